@@ -1,0 +1,148 @@
+# podplan - one non-recursive Makefile.
+#
+#   make deps      install the missing Debian packages (idempotent)
+#   make           bin/podplan, plus bin/podplan-calibrate when nvcc and NCCL exist
+#   make run       deps + build + the default scenario end to end
+#   make test      deps + build + every test, then the suite again under ASan+UBSan
+#   make bench     the benchmarks under bench/
+#   make install   PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Automatic header dependencies come from -MMD -MP. Every .c under sim/ and
+# reports/ goes into build/libpodplan.a; every tests/test_*.c becomes a test
+# program; calibrate/*.c and *.cu build podplan-calibrate.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+BUILD ?= build
+BINDIR ?= bin
+SAN ?=
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral
+CPPFLAGS += -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Isim -Ireports -MMD -MP
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN) -fno-strict-aliasing
+LDLIBS += -lcjson -lgsl -lgslcblas -lsqlite3 -lm
+
+ifeq ($(SAN),1)
+  BUILD := build/san
+  BINDIR := build/san/bin
+  CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard reports/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libpodplan.a
+MAIN_OBJ := $(BUILD)/sim/main.o
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_HELPER_OBJ := $(BUILD)/tests/harness.o
+BENCH_SRC := $(wildcard bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+# --- CUDA / NCCL / MPI detection for podplan-calibrate ---
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+NCCL_INC ?= $(firstword $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h))
+HAVE_CUDA := $(if $(and $(NVCC),$(NCCL_INC)),1,)
+MPICC_SHOW := $(shell command -v mpicc >/dev/null 2>&1 && mpicc --showme:compile 2>/dev/null)
+MPI_LINK := $(shell command -v mpicc >/dev/null 2>&1 && mpicc --showme:link 2>/dev/null)
+CALIB_C := $(wildcard calibrate/*.c)
+CALIB_CU := $(wildcard calibrate/*.cu)
+CALIB_OBJ := $(CALIB_C:%.c=$(BUILD)/%.o) $(CALIB_CU:%.cu=$(BUILD)/%.cu.o)
+CALIB_CPPFLAGS := -I$(CUDA_HOME)/include -I$(dir $(NCCL_INC)) $(if $(MPICC_SHOW),-DPP_HAVE_MPI $(MPICC_SHOW),)
+CALIB_LDLIBS := -L$(CUDA_HOME)/lib64 -lnccl -lcublasLt -lcudart_static -ldl -lrt -lpthread \
+	$(if $(MPI_LINK),$(MPI_LINK),) -Wl,-rpath,'$$ORIGIN/../lib'
+NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+
+ALL := $(BINDIR)/podplan $(if $(HAVE_CUDA),$(if $(CALIB_C),$(BINDIR)/podplan-calibrate,),)
+
+.PHONY: all deps deps-test deps-install run test check test-only bench install clean calibrate
+all: $(ALL)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BINDIR)/podplan: $(MAIN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_HELPER_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# calibrate/ is the only place that sees CUDA, NCCL and MPI headers.
+$(BUILD)/calibrate/%.o: calibrate/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CALIB_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/calibrate/%.cu.o: calibrate/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Isim -c -o $@ $<
+
+$(BINDIR)/podplan-calibrate: $(CALIB_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CALIB_LDLIBS) -lstdc++
+
+calibrate: $(BINDIR)/podplan-calibrate
+
+# --- set-up ---
+DEB_PKGS := build-essential pkg-config libsqlite3-dev libcjson-dev libgsl-dev libopenmpi-dev \
+	openmpi-bin sqlite3 python3
+# the tests also drive a real browser (report rendering)
+DEB_PKGS_TEST := $(DEB_PKGS) chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+deps:
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS)"
+deps-test:
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS_TEST)"
+deps-install:
+	@missing=""; for p in $(PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+
+DEFAULT_SCENARIO ?= scenarios/default.json
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BINDIR)/podplan predict $(DEFAULT_SCENARIO)
+
+test: deps-test
+	@$(MAKE) --no-print-directory all test-only
+	@$(MAKE) --no-print-directory SAN=1 test-only
+
+test-only: $(BINDIR)/podplan $(TEST_BIN)
+	@sh tests/run.sh "$(BUILD)" "$(BINDIR)"
+
+check: test
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@sh bench/run.sh "$(BUILD)" "$(BINDIR)"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/podplan/models
+	install -m 755 $(ALL) $(DESTDIR)$(PREFIX)/bin/
+	cp -R models/. $(DESTDIR)$(PREFIX)/share/podplan/models/
+	install -d $(DESTDIR)$(PREFIX)/share/podplan/scenarios
+	cp -R scenarios/. $(DESTDIR)$(PREFIX)/share/podplan/scenarios/
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

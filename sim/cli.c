@@ -1,0 +1,37 @@
+/* cli.c - see cli.h. */
+#include "cli.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <unistd.h>
+
+int pp_cli_fail(const pp_err *err)
+{
+	fprintf(stderr, "podplan: %s\n", err->msg[0] ? err->msg : "unknown error");
+	return pp_exit_status(err->code ? err->code : PP_EINTERNAL);
+}
+
+int pp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "podplan %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'podplan %s --help'.\n", cmd);
+	return 2;
+}
+
+int pp_cli_catalog(pp_catalog **cat)
+{
+	pp_err err = {0};
+	int rc = pp_catalog_load(cat, NULL, &err);
+	if (rc)
+		return pp_cli_fail(&err);
+	return 0;
+}
+
+bool pp_cli_tty(void)
+{
+	return isatty(2);
+}

@@ -1,0 +1,30 @@
+/*
+ * cli.h - what the podplan subcommands share: their entry points, the
+ * common option handling, and error reporting with the exit-status rule
+ * (2 for bad input, 1 for anything else).
+ */
+#ifndef PP_CLI_H
+#define PP_CLI_H
+
+#include "catalog.h"
+#include "pp.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Print "podplan: <msg>" to stderr and return the exit status for code. */
+int pp_cli_fail(const pp_err *err);
+/* Print a usage error (exit status 2). */
+int pp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Load the catalogs from pp_data_dir(); prints the error itself. */
+int pp_cli_catalog(pp_catalog **cat);
+/* True when stderr is a terminal (progress output goes there). */
+bool pp_cli_tty(void);
+
+/* Subcommands. Each returns the process exit status. */
+int pp_cmd_catalog(int argc, char **argv);
+int pp_cmd_check(int argc, char **argv);
+int pp_cmd_predict(int argc, char **argv);
+int pp_cmd_trace(int argc, char **argv);
+int pp_cmd_validate(int argc, char **argv);
+
+#endif
