@@ -215,6 +215,31 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 		f->kind = (pp_fabric_kind)kind;
 		f->intra_node = scope == 0;
 		f->latency_s = lat_us * 1e-6;
+		const cJSON *cv = cJSON_GetObjectItemCaseSensitive(e, "allreduce_busbw_curve");
+		if (cv) {
+			char q[256];
+			pp_jpath(q, sizeof(q), p, "allreduce_busbw_curve");
+			const cJSON *pts = cJSON_GetObjectItemCaseSensitive(cv, "points");
+			int64_t nr = 0;
+			if ((rc = pp_jget_int(d, cv, q, "nranks", true, 2, 100000, &nr, NULL, err)))
+				return rc;
+			f->curve_nranks = (int)nr;
+			if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < 2 ||
+			    cJSON_GetArraySize(pts) > 48)
+				return pp_jdoc_errf(d, err, q, "points: expected 2 to 48 [bytes, GB/s] pairs");
+			int k = 0;
+			for (const cJSON *pt = pts->child; pt; pt = pt->next, k++) {
+				const cJSON *a = cJSON_GetArrayItem(pt, 0), *b2 = cJSON_GetArrayItem(pt, 1);
+				if (!cJSON_IsArray(pt) || !cJSON_IsNumber(a) || !cJSON_IsNumber(b2) ||
+				    a->valuedouble <= 0 || b2->valuedouble <= 0 ||
+				    (k && a->valuedouble <= f->curve_bytes[k - 1]))
+					return pp_jdoc_errf(d, err, q, "points[%d]: expected [bytes, GB/s] with "
+							    "increasing positive sizes", k);
+				f->curve_bytes[k] = a->valuedouble;
+				f->curve_Bps[k] = b2->valuedouble * PP_GB;
+			}
+			f->ncurve = k;
+		}
 		const cJSON *sw = cJSON_GetObjectItemCaseSensitive(e, "switch");
 		if (sw && cJSON_IsObject(sw)) {
 			char q[256];
@@ -335,6 +360,22 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 		    (rc = read_fig(d, e, p, "kernel_overhead_us", true, false, 1e-6, &ovh, &k->ovh_prov,
 				   err)))
 			return rc;
+		double resv = 0;
+		if ((rc = read_fig(d, e, p, "half_tile_efficiency", true, false, 1, &k->half_tile_eff,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "quarter_tile_efficiency", true, false, 1,
+				   &k->quarter_tile_eff, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "activation_memory_margin", true, false, 1, &k->act_margin,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "framework_reserved_gib", true, false, PP_GIB, &resv, NULL,
+				   err)))
+			return rc;
+		if ((rc = read_fig(d, e, p, "elementwise_bw_fraction", true, false, 1,
+				   &k->elementwise_bw_fraction, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "comm_overlap_efficiency", true, false, 1, &k->overlap_eff,
+				   NULL, err)))
+			return rc;
+		k->reserved_bytes = resv;
 		k->gemm_min_time_s = gmin;
 		k->kernel_overhead_s = ovh;
 		c->nkernels++;

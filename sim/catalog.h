@@ -77,6 +77,9 @@ typedef struct pp_fabric {
 	double efficiency;      /* fraction of line rate NCCL's busbw reaches */
 	double latency_s;       /* per hop, small message */
 	int switch_ports;       /* radix of the typical switch; 0 for intra-node */
+	int ncurve;             /* published all_reduce busbw curve (0 = none) */
+	double curve_bytes[48], curve_Bps[48];
+	int curve_nranks;
 	pp_prov bw_prov, eff_prov, lat_prov;
 } pp_fabric;
 
@@ -113,6 +116,11 @@ typedef struct pp_kernel_params {
 	double mem_bw_fraction;                 /* achieved / datasheet memory bandwidth */
 	double attn_peak_fraction;              /* fused flash attention, of dense peak */
 	double kernel_overhead_s;               /* launch + tail per kernel */
+	double half_tile_eff, quarter_tile_eff; /* smaller GEMM tiles, relative rate */
+	double act_margin;                      /* allocator fragmentation share */
+	double elementwise_bw_fraction;         /* norm/dropout/softmax kernels, of datasheet bw */
+	double overlap_eff;                     /* share of overlappable comm actually hidden */
+	double reserved_bytes;                  /* context + workspaces per GPU */
 	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
 } pp_kernel_params;
 

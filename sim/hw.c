@@ -50,6 +50,12 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->tile_m = k->tile_m;
 	hw->tile_n = k->tile_n;
 	hw->gemm_min_s = k->gemm_min_time_s;
+	hw->half_tile_eff = k->half_tile_eff;
+	hw->quarter_tile_eff = k->quarter_tile_eff;
+	hw->act_margin = k->act_margin;
+	hw->reserved_bytes = k->reserved_bytes;
+	hw->elementwise_Bps = g->mem_Bps * k->elementwise_bw_fraction;
+	hw->overlap_eff = k->overlap_eff;
 	hw->mem_Bps = g->mem_Bps * k->mem_bw_fraction;
 	hw->attn_frac = k->attn_peak_fraction;
 	hw->kernel_overhead_s = k->kernel_overhead_s;
@@ -66,6 +72,16 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	double port = in->kind == PP_FAB_NVLINK && g->nvlink_Bps > 0 ? g->nvlink_Bps : in->port_Bps;
 	hw->intra_Bps = port * in->efficiency;
 	hw->intra_lat_s = in->latency_s;
+	hw->intra_ncurve = in->ncurve;
+	for (int i = 0; i < in->ncurve; i++) {
+		hw->intra_curve_bytes[i] = in->curve_bytes[i];
+		hw->intra_curve_Bps[i] = in->curve_Bps[i];
+	}
+	if (in->ncurve)
+		pp_hw_set_origin(hw, "intra_node_busbw_curve", "catalog fabrics.json: published "
+				 "nccl-tests all_reduce curve for %s (%s, %s)", in->id,
+				 pp_catalog_source_title(cat, "fabrics", in->bw_prov.source),
+				 in->bw_prov.date);
 	prov_origin(hw, "intra_node_busbw", cat, "fabrics", &in->eff_prov);
 	const pp_fabric *ex = cl->inter;
 	hw->nic_Bps = ex->port_Bps * ex->efficiency;

@@ -56,6 +56,11 @@ typedef struct pp_hw {
 	int sm_count;
 	int tile_m, tile_n;
 	double gemm_min_s;
+	double half_tile_eff, quarter_tile_eff;
+	double act_margin;         /* fragmentation share of the peak */
+	double elementwise_Bps;    /* norm/dropout/softmax/activation kernels */
+	double overlap_eff;        /* share of overlappable communication hidden */
+	double reserved_bytes;     /* context and workspaces per GPU */
 	double mem_Bps;            /* achieved device-memory bandwidth */
 	double attn_frac;          /* fused attention, share of dense peak */
 	double kernel_overhead_s;
@@ -63,6 +68,8 @@ typedef struct pp_hw {
 	/* network */
 	double intra_Bps;          /* per-GPU busbw reachable inside a node */
 	double intra_lat_s;
+	int intra_ncurve;          /* published all_reduce busbw curve inside a node */
+	double intra_curve_bytes[48], intra_curve_Bps[48];
 	double nic_Bps;            /* per NIC, achieved */
 	double inter_lat_s;
 	int gpus_per_node;

@@ -11,6 +11,7 @@
 
 #include "hw.h"
 #include "scenario.h"
+#include "workload.h"
 #include <stdbool.h>
 
 /* Where the step's time went, on the critical path of the slowest rank:
@@ -68,8 +69,5 @@ typedef struct pp_predict_opts {
  * simulate (the scenario loader rejects those first). */
 int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opts,
 	       pp_result *out, pp_err *err);
-
-/* Model parameter count (embeddings included once when tied). */
-double pp_model_params(const pp_model *m);
 
 #endif

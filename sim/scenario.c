@@ -23,7 +23,7 @@ static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "h
 					 "untie_embeddings_and_output_weights"};
 static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
 					    "recompute", "optimizer", "train_tokens", "use_flash_attn",
-					    "overlap_grad_reduce", "overlap_param_gather",
+					    "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm",
 					    "bucket_size", "data_bytes_per_token"};
 static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
@@ -83,6 +83,8 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if ((int64_t)p->pp * p->vpp > m->num_layers)
 		FAIL(VPP, "found %d x %d model chunks for %d layers; expected at least one layer per chunk",
 		     p->pp, p->vpp, m->num_layers);
+	if (p->vpp > 64)
+		FAIL(VPP, "found %d; expected at most 64 model chunks per stage", p->vpp);
 	if (p->vpp > 1 && p->pp < 2)
 		FAIL(VPP, "found %d with pipeline_model_parallel_size 1; expected interleaving only "
 		     "with 2 or more pipeline stages", p->vpp);
@@ -277,6 +279,7 @@ static int parse_training(pp_scenario *s, pp_err *err)
 	tr->use_flash_attn = true;
 	tr->overlap_grad_reduce = true;
 	tr->overlap_param_gather = true;
+	tr->overlap_p2p_comm = true;
 	tr->bucket_bytes = 0; /* filled below from the parameter count default */
 	tr->data_bytes_per_token = 4; /* Megatron's indexed datasets store int32 tokens */
 	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
@@ -319,6 +322,8 @@ static int parse_training(pp_scenario *s, pp_err *err)
 			       NULL, err)) ||
 	    (rc = pp_jget_bool(d, t, "training", "overlap_param_gather", false,
 			       &tr->overlap_param_gather, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_p2p_comm", false, &tr->overlap_p2p_comm,
+			       NULL, err)) ||
 	    (rc = pp_jget_num(d, t, "training", "bucket_size", false, 1, 1e13, &bucket, NULL, err)) ||
 	    (rc = pp_jget_num(d, t, "training", "data_bytes_per_token", false, 0, 1e9,
 			      &tr->data_bytes_per_token, NULL, err)))

@@ -38,6 +38,7 @@ typedef struct pp_training {
 	bool use_flash_attn;          /* fused attention core (default true) */
 	bool overlap_grad_reduce;     /* DP gradient reduction overlapped with backward */
 	bool overlap_param_gather;    /* ZeRO/distributed-optimizer all-gather overlapped */
+	bool overlap_p2p_comm;        /* pipeline send/recv asynchronous (else blocking) */
 	double bucket_bytes;          /* DP gradient bucket (Megatron: 40M params) */
 	double data_bytes_per_token;  /* bytes read from storage per training token */
 	int64_t num_microbatches;     /* derived: gbs / (mbs * dp) */

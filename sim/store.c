@@ -64,6 +64,9 @@ static const char *const migrations[] = {
 	"  params_json TEXT NOT NULL,"
 	"  residuals_json TEXT NOT NULL,"
 	"  UNIQUE(name, version));",
+	/* 2: per-run JSON for what has no column: sweep options, NCCL_* settings,
+	 * the writer's pid, an imported log's footer. */
+	"ALTER TABLE calib_runs ADD COLUMN extra_json TEXT;",
 };
 
 int pp_store_schema_latest(void)
