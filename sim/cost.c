@@ -150,7 +150,7 @@ static double age_months(const ctx *c, const char *date)
 	for (int i = 0; i < 4; i++)
 		if (date[i] < '0' || date[i] > '9')
 			return NAN;
-	int y = atoi(date), m = 1;
+	int y = atoi(date), m = 12; /* a year, half or quarter counts from its end */
 	if (date[4] == '-') {
 		if (date[5] == 'Q')
 			m = 3 * atoi(date + 6);
@@ -692,7 +692,7 @@ static int resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_
 		o->tier = t;
 		snprintf(out->provider, sizeof(out->provider), "%s", sp->provider);
 		snprintf(out->tier, sizeof(out->tier), "%s", tier_keys[t]);
-		const cJSON *prov = jpath(jpath(sku, "cloud_prices"), sp->provider);
+		const cJSON *prov = cJSON_GetObjectItemCaseSensitive(jpath(sku, "cloud_prices"), sp->provider);
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(prov, tier_keys[t]);
 		bool est = false;
 		snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, tier_keys[t]);
@@ -703,7 +703,7 @@ static int resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_
 			snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
 				 tier_keys[t]);
 			add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
-				   c->as_of_y ? NULL : NULL, false);
+				   c->r->as_of, false);
 		}
 		if (isnan(rate)) {
 			pp_sb avail = {0};
@@ -1600,6 +1600,8 @@ static void recommend(ctx *c, int rec, int ru)
 			pp_sb_addf(&sb, ", payback in %.1f months", f->payback_months);
 		if (isfinite(f->breakeven_utilization))
 			pp_sb_addf(&sb, ", breaks even at %.0f%% utilisation", 100 * f->breakeven_utilization);
+		if (isfinite(f->crossover_month))
+			pp_sb_addf(&sb, ", cumulative cost crosses below renting in month %.0f", f->crossover_month);
 		else
 			pp_sb_adds(&sb, ", never breaks even on $/token even at 100% utilisation");
 		pp_sb_adds(&sb, ".");
@@ -1623,28 +1625,41 @@ out:
 	pp_sb_release(&sb);
 }
 
+static const char *fmt_tokens(double t, char *buf, size_t n)
+{
+	if (t >= 1e12)
+		snprintf(buf, n, "%.3gT", t / 1e12);
+	else if (t >= 1e9)
+		snprintf(buf, n, "%.3gB", t / 1e9);
+	else if (t >= 1e6)
+		snprintf(buf, n, "%.3gM", t / 1e6);
+	else
+		snprintf(buf, n, "%.3g", t);
+	return buf;
+}
+
 static void describe_work(ctx *c)
 {
+	char tk[32];
 	pp_cost_result *r = c->r;
-	char a[32];
 	switch (c->work) {
 	case PP_WORK_RUN:
-		snprintf(r->work, sizeof(r->work), "%g run%s of %.3gB tokens", c->runs, c->runs == 1 ? "" : "s",
-			 c->train_tokens / 1e9);
+		snprintf(r->work, sizeof(r->work), "%g run%s of %s tokens", c->runs, c->runs == 1 ? "" : "s",
+			 fmt_tokens(c->train_tokens, tk, sizeof(tk)));
 		r->runs = c->runs;
 		break;
 	case PP_WORK_RECURRING:
-		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %.3gM tokens for %.0f months",
-			 c->jobs_per_month, c->tokens_per_job / 1e6, c->horizon_m);
+		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
+			 c->jobs_per_month, fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_m);
 		r->runs = c->jobs_per_month * c->horizon_m;
 		break;
 	case PP_WORK_CAPACITY:
-		snprintf(r->work, sizeof(r->work), "steady training of %.3gB tokens/month for %.0f months",
-			 c->cap_tokens_pm / 1e9, c->horizon_m);
+		snprintf(r->work, sizeof(r->work), "steady training of %s tokens/month for %.0f months",
+			 fmt_tokens(c->cap_tokens_pm, tk, sizeof(tk)), c->horizon_m);
 		break;
 	default:
-		snprintf(r->work, sizeof(r->work), "serving %.3gB tokens/month for %.0f months (%s)",
-			 c->tokens_per_month / 1e9, c->horizon_m, pp_fmt_usd(0, a, sizeof(a)) ? "24/7" : "");
+		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",
+			 fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_m);
 	}
 }
 
@@ -1761,18 +1776,27 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	tornado(&c, oi, out->recommended, out->runner_up);
 	out->mc_elapsed_s = pp_mono_s() - tm;
 	recommend(&c, out->recommended, out->runner_up);
-	/* stale or undated prices */
+	/* stale or undated prices, one warning each */
+	pp_sb stale = {0}, undated = {0};
+	int nstale = 0, nund = 0;
 	for (int i = 0; i < out->nsources; i++) {
 		const pp_cost_source *sr = &out->sources[i];
 		if (strncmp(sr->unit, "usd", 3))
 			continue;
-		if (isnan(sr->age_months))
-			warnf(&c, "price \"%s\" is undated (%s): check it before deciding", sr->item,
-			      sr->date);
-		else if (sr->age_months > c.stale_months)
-			warnf(&c, "price \"%s\" is dated %s, %.0f months before %s: check it before "
-			      "deciding", sr->item, sr->date, sr->age_months, out->as_of);
+		if (isnan(sr->age_months)) {
+			pp_sb_addf(&undated, "%s%s", nund++ ? "; " : "", sr->item);
+		} else if (sr->age_months > c.stale_months) {
+			pp_sb_addf(&stale, "%s%s (%s)", nstale++ ? "; " : "", sr->item, sr->date);
+		}
 	}
+	if (nstale)
+		warnf(&c, "%d price%s older than %.0f months at %s, check before deciding: %s", nstale,
+		      nstale > 1 ? "s are" : " is", c.stale_months, out->as_of, stale.buf);
+	if (nund)
+		warnf(&c, "%d price%s undated, check before deciding: %s", nund, nund > 1 ? "s are" : " is",
+		      undated.buf);
+	pp_sb_release(&stale);
+	pp_sb_release(&undated);
 	rc = 0;
 out:
 	free(oi);
