@@ -84,6 +84,9 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 		jnum(sb, "memory_capacity_bytes", o->memory_capacity_bytes, true);
 		jnum(sb, "gpu_hours_used", o->gpu_hours_used, true);
 		jnum(sb, "replicas", o->replicas, true);
+		pp_sb_addf(sb, "\"network\": {\"switches\": %d, \"links\": %d, \"tiers\": %d}, ",
+			   o->net_switches, o->net_links, o->net_tiers);
+		jnum(sb, "storage_tb", o->storage_tb, true);
 		jnum(sb, "p10_usd", o->p10_usd, true);
 		jnum(sb, "p50_usd", o->p50_usd, true);
 		jnum(sb, "p90_usd", o->p90_usd, true);

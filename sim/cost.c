@@ -1225,6 +1225,10 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->lead_time_s = o->owned ? o->lead_m * PP_SECONDS_PER_MONTH : 0;
 	out->gpu_hours_used = cluster ? e->gpu_hours : NAN;
 	out->replicas = e->replicas;
+	out->net_switches = o->nswitches;
+	out->net_links = o->nlinks;
+	out->net_tiers = o->tiers;
+	out->storage_tb = o->tb;
 	out->usd_total = e->total;
 	out->usd_amortized = e->amortized;
 	out->usd_marginal = e->marginal;

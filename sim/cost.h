@@ -122,6 +122,9 @@ typedef struct pp_cost_option {
 	double lead_time_s;         /* build: order to first step; 0 otherwise */
 	double gpu_hours_used;      /* over the horizon */
 	double replicas;            /* clusters needed to keep up (recurring/inference), usually 1 */
+	/* owned fabric, derived from the cluster size (0 on one node or when rented) */
+	int net_switches, net_links, net_tiers;
+	double storage_tb;          /* shared file system sized for dataset + kept checkpoints */
 	/* money (full view unless named) */
 	double usd_total;
 	double usd_amortized;
