@@ -20,7 +20,7 @@ BINDIR ?= bin
 SAN ?=
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral
+	-Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral -Wno-format-truncation
 CPPFLAGS += -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Isim -Ireports -MMD -MP
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -fno-strict-aliasing
@@ -39,7 +39,7 @@ LIB := $(BUILD)/libpodplan.a
 MAIN_OBJ := $(BUILD)/sim/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_HELPER_OBJ := $(BUILD)/tests/harness.o
+TEST_HELPER_OBJ := $(BUILD)/tests/harness.o $(BUILD)/tests/testutil.o
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
@@ -61,6 +61,7 @@ NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=co
 
 ALL := $(BINDIR)/podplan $(if $(HAVE_CUDA),$(if $(CALIB_C),$(BINDIR)/podplan-calibrate,),)
 
+.SECONDARY:
 .PHONY: all deps deps-test deps-install run test check test-only bench install clean calibrate
 all: $(ALL)
 

@@ -24,6 +24,30 @@ static void offset_to_linecol(const char *text, size_t off, int *line, int *col)
 	*col = c;
 }
 
+/* True when the text ends inside a string or with objects/arrays still
+ * open: a truncated file rather than a syntax error. */
+static bool unbalanced(const char *t, size_t len)
+{
+	long depth = 0;
+	bool str = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = t[i];
+		if (str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				str = false;
+		} else if (c == '"') {
+			str = true;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return str || depth > 0;
+}
+
 int pp_jdoc_parse(pp_jdoc *d, const char *name, const char *text, size_t len, pp_err *err)
 {
 	memset(d, 0, sizeof(*d));
@@ -47,7 +71,7 @@ int pp_jdoc_parse(pp_jdoc *d, const char *name, const char *text, size_t len, pp
 		size_t off = end && end >= d->text ? (size_t)(end - d->text) : 0;
 		int line, col;
 		offset_to_linecol(d->text, off, &line, &col);
-		if (off >= len)
+		if (off >= len || unbalanced(d->text, len))
 			return pp_errf(err, PP_EINPUT,
 				       "%s:%d:%d: the JSON ends too early (truncated file?), "
 				       "expected a complete JSON object", name, line, col);

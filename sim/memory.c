@@ -22,8 +22,8 @@ static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_traini
 	double e = (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0;
 	double mask = m->swiglu ? 0.0 : 1.0; /* dropout masks, GPT recipes only */
 	double sbh = sq * b * h;
-	double rep = sbh * (4.0 * e + 2.0 * mask) / (sp ? t : 1.0) /* LN inputs, masks */
-		     + sbh * 2.0 * e / (sp ? t : 1.0);            /* QKV and FC1 inputs */
+	double rep = sbh * (2.0 * e + 2.0 * mask) / (sp ? t : 1.0) /* LN inputs, masks */
+		     + sbh * 2.0 * e / (sp ? t : 1.0); /* QKV and FC1 inputs */
 	double tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t   /* Q, K, V, projection input */
 			  + sq * b * f * e * ((m->swiglu ? 2.0 : 1.0) + 1.0) / t; /* act in, FC2 in */
 	double core = 0;

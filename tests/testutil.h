@@ -1,0 +1,22 @@
+/*
+ * testutil.h - helpers shared by the engine tests: load the catalog and
+ * turn a JSON scenario string into a validated scenario and its hardware.
+ */
+#ifndef PP_TESTUTIL_H
+#define PP_TESTUTIL_H
+
+#include "catalog.h"
+#include "hw.h"
+#include "predict.h"
+#include "scenario.h"
+
+/* The catalog from $PODPLAN_DATA (tests run from the repo root). Aborts the
+ * test program when it cannot be loaded. */
+const pp_catalog *tu_catalog(void);
+/* Parse json into *s and resolve *hw; returns 0 or the error code (message
+ * printed). */
+int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw);
+/* Predict a JSON scenario; returns the step time (negative on error). */
+double tu_step(const char *json, pp_result *r);
+
+#endif
