@@ -88,10 +88,6 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (p->vpp > 1 && p->pp < 2)
 		FAIL(VPP, "found %d with pipeline_model_parallel_size 1; expected interleaving only "
 		     "with 2 or more pipeline stages", p->vpp);
-	if (p->vpp > 1 && m->num_layers % (p->pp * p->vpp))
-		FAIL(VPP, "found %d: %d layers do not split evenly into %d stages x %d chunks; expected "
-		     "num_layers to be a multiple of pipeline x virtual size", p->vpp, m->num_layers,
-		     p->pp, p->vpp);
 	if (p->cp > 1 && m->seq_length % (2 * p->cp))
 		FAIL("parallel.context_parallel_size", "found %d: seq_length %d is not a multiple of "
 		     "2 x %d; expected a size that splits the sequence into 2*cp balanced chunks",
