@@ -118,7 +118,7 @@ deps-install:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi
 
-DEFAULT_SCENARIO ?= scenarios/default.json
+DEFAULT_SCENARIO ?= scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json
 run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BINDIR)/podplan predict $(DEFAULT_SCENARIO)

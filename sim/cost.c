@@ -455,8 +455,9 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		o->feasible = res.memory.fits;
 		if (!o->feasible)
 			snprintf(o->why, sizeof(o->why), "does not fit: %.1f GiB per GPU needed, %.1f GiB "
-				 "available (full %s training; try \"method\": \"qlora\")",
-				 o->mem / PP_GIB, o->cap / PP_GIB, pp_ft_method_names[method]);
+				 "available with every weight trained (add pipeline/tensor/context "
+				 "parallelism or recompute; for a fine-tune, \"method\": \"qlora\")",
+				 o->mem / PP_GIB, o->cap / PP_GIB);
 	} else {
 		/* Frozen base: no weight gradients, so with full recompute the
 		 * FLOPs are fwd + recompute fwd + input-grad bwd = 6N of the 8N
@@ -934,6 +935,8 @@ static void evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodpu
 	case PP_WORK_CAPACITY:
 		busy_pm = c->cap_tokens_pm * d->demand / eff;
 		e->tokens = H * c->cap_tokens_pm * d->demand;
+		if (c->train_tokens > 0) /* time of one run of training.train_tokens */
+			e->ttt = c->train_tokens / eff + c->setup_s;
 		break;
 	default: {
 		double capacity = eff; /* tokens/s of one replica */
@@ -1373,6 +1376,9 @@ static double price_sigma_of(const oin *o)
 static void monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 {
 	pp_cost_result *r = c->r;
+	for (int i = 0; i < n; i++)
+		r->options[i].p10_usd = r->options[i].p50_usd = r->options[i].p90_usd =
+			r->options[i].mean_usd = r->options[i].p_cheapest = NAN;
 	if (draws <= 0)
 		return;
 	pp_mc *mc = pp_mc_new(seed);
@@ -1805,6 +1811,8 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 out:
 	free(oi);
 	pp_jdoc_release(&c.tco);
+	if (rc) /* on failure the result holds nothing */
+		pp_cost_result_release(out);
 	out->elapsed_s = pp_mono_s() - t0;
 	return rc;
 }

@@ -212,7 +212,8 @@ typedef struct pp_cost_opts {
  * that cannot be priced (unknown provider or tier, missing price, layout
  * that does not divide the option's GPUs), naming file:line:col and the
  * JSON path; PP_EIO when tco.json cannot be read. An option that does not
- * fit in memory is not an error: it is reported infeasible with why. */
+ * fit in memory is not an error: it is reported infeasible with why.
+ * On failure *out holds nothing to release (releasing it is harmless). */
 int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,
 		pp_cost_result *out, pp_err *err);
 void pp_cost_result_release(pp_cost_result *r);

@@ -1,0 +1,545 @@
+/*
+ * test_cost.c - the TCO engine on hand-computed cases, with a fake
+ * step-time engine whose throughput is set by the test (so the expected
+ * dollars can be worked out on paper), plus properties (cost monotone in
+ * price), the derived fat tree against a published bill of materials,
+ * strict parsing of the costs section, and the CLI's JSON/CSV/timing.
+ */
+#include "cost.h"
+#include "finance.h"
+#include "harness.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pp_catalog *cat;
+static double fake_tok_per_gpu = 1000; /* tokens/s per GPU */
+static double fake_ckpt_write_s = 0;
+static double fake_act_bytes = 1.0 * (1 << 30);
+
+/* A stand-in for pp_predict: tokens/s = GPUs x fake_tok_per_gpu, all of the
+ * step is compute; memory = 16 bytes/param of Adam state over tp x pp plus
+ * fake activations. */
+static int fake_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *o,
+			pp_result *r, pp_err *err)
+{
+	(void)o;
+	(void)err;
+	memset(r, 0, sizeof(*r));
+	double n = s->cluster.num_gpus;
+	r->tokens_per_step = (double)s->training.global_batch_size * s->model.seq_length;
+	r->tokens_per_s = n * fake_tok_per_gpu;
+	r->step_time_s = r->tokens_per_step / r->tokens_per_s;
+	r->breakdown.compute_s = r->step_time_s;
+	r->params_total = s->model.params_published;
+	r->mfu = 0.4;
+	double shard = (double)s->parallel.tp * s->parallel.pp;
+	r->memory.activations_bytes = fake_act_bytes;
+	r->memory.total_bytes = r->params_total * 16 / shard + fake_act_bytes;
+	r->memory.capacity_bytes = hw->mem_capacity_bytes;
+	r->memory.fits = r->memory.total_bytes <= r->memory.capacity_bytes;
+	r->checkpoint_bytes = r->params_total * 16;
+	r->checkpoint_write_s = fake_ckpt_write_s;
+	return 0;
+}
+
+/* A 13B scenario on one 8 x H100 node with the given costs section. */
+static char *scenario(const char *model, int gpus, const char *parallel, const char *costs)
+{
+	pp_sb sb = {0};
+	pp_sb_addf(&sb,
+		   "{\"name\": \"t\", \"model\": {\"preset\": \"%s\", \"seq_length\": 4096},\n"
+		   " \"training\": {\"global_batch_size\": %d, \"micro_batch_size\": 1},\n"
+		   " \"parallel\": {%s},\n"
+		   " \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d},\n"
+		   " \"costs\": %s}\n",
+		   model, gpus > 64 ? gpus : 64, parallel, gpus, costs);
+	return pp_sb_detach(&sb);
+}
+
+static int price(const char *json, int draws, pp_scenario *s, pp_cost_result *r, pp_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	int rc = pp_scenario_parse(s, "t.json", json, strlen(json), cat, err);
+	if (rc)
+		return rc;
+	pp_cost_opts o = {0};
+	o.predict = fake_predict;
+	o.draws_given = true;
+	o.draws = draws;
+	o.seed_given = true;
+	o.seed = 1;
+	return pp_cost_run(s, cat, &o, r, err);
+}
+
+static const char *quiet_run =
+	"\"work\": {\"type\": \"run\", \"train_tokens\": 3.6e9},"
+	" \"goodput\": {\"enabled\": false, \"job_setup_s\": 0},"
+	" \"rent\": {\"storage_usd_per_tb_month\": 0},";
+
+/* (13B on 8 GPUs with TP 8: the fake engine's 16 B/param / 8 = 26 GB fits.)
+ * 3.6e9 tokens at 8 x 1000 tokens/s = 450,000 s = 125 h; 8 GPUs x 125 h =
+ * 1,000 GPU-hours; at Lambda's $3.99 (prices.json) = $3,990. */
+static void test_rent_on_demand_hand(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"od\", \"kind\": \"rent\", "
+		 "\"provider\": \"lambda_8x\", \"staff_fte\": 0}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		printf("  %s\n", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *o = &r.options[0];
+		CHECK_NEAR(o->time_to_train_s, 450000, 1e-9);
+		CHECK_NEAR(o->gpu_hours_used, 1000, 1e-9);
+		CHECK_NEAR(o->usd_total, 3990, 1e-9);
+		CHECK_NEAR(o->components[PP_CC_GPU_TIME], 3990, 1e-9);
+		CHECK_NEAR(o->usd_per_million_tokens, 3990 / 3600.0, 1e-9);
+		CHECK_NEAR(o->usd_marginal, 3990, 1e-9);
+		CHECK(r.recommended == 0);
+		CHECK(isnan(o->p50_usd)); /* no draws */
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* A 1-year commitment for a 125-hour job: 12 months x 730.5 h x 8 GPUs x
+ * $4.06 (AWS p5 1-yr, prices.json) = $284,716.80 paid; 1,000 h x $4.06 =
+ * $4,060 of it used, the rest idle. */
+static void test_reserved_idle_hand(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"r1\", \"kind\": \"rent\", "
+		 "\"provider\": \"aws_p5.48xlarge\", \"tier\": \"reserved_1y\", \"staff_fte\": 0}]}",
+		 quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *o = &r.options[0];
+		CHECK_NEAR(o->usd_total, 12 * 730.5 * 8 * 4.06, 1e-9);
+		CHECK_NEAR(o->components[PP_CC_GPU_TIME], 4060, 1e-9);
+		CHECK_NEAR(o->components[PP_CC_IDLE_COMMIT], 12 * 730.5 * 8 * 4.06 - 4060, 1e-9);
+		CHECK(o->usd_marginal == 0);
+		CHECK(r.nwarnings > 0);
+		CHECK_CONTAINS(r.warnings[0], "commitment outlasts the work");
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+static double tco_value(const char *path)
+{
+	char *f = pp_path_join(pp_data_dir(), "tco.json");
+	char *text = NULL;
+	size_t len;
+	pp_err err = {0};
+	double v = NAN;
+	if (pp_read_file(f, 1 << 20, &text, &len, &err) == 0) {
+		cJSON *root = cJSON_Parse(text);
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%s", path);
+		const cJSON *o = root;
+		for (char *t = strtok(buf, "/"); t && o; t = strtok(NULL, "/"))
+			o = cJSON_GetObjectItemCaseSensitive(o, t);
+		const cJSON *val = cJSON_GetObjectItemCaseSensitive(o, "value");
+		if (cJSON_IsNumber(val))
+			v = val->valuedouble;
+		cJSON_Delete(root);
+	}
+	free(text);
+	free(f);
+	return v;
+}
+
+/* The derived fabric: 128 nodes x 8 NDR NICs on 64-port switches, 1:1 ->
+ * 32 leaves (32 down, 32 up) + 16 spines = 48 switches, 2,048 links: the
+ * spreadsheet's "$13.5k of switches per node" (48 x $36k / 128 = $13.5k,
+ * Cheah, Aug 2024). 16,384 GPUs -> 512 leaves, 512 aggregation, 256 core
+ * (a k = 64 three-tier fat tree holds k^3/4 = 65,536 ports). */
+static void test_network_bom(void)
+{
+	const char *costs = "{\"work\": {\"type\": \"run\", \"train_tokens\": 1e12},"
+			    " \"options\": [{\"name\": \"b\", \"kind\": \"build\"}]}";
+	char *js = scenario("llama2-13b", 1024, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		printf("  %s\n", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.options[0].net_switches == 48);
+		CHECK(r.options[0].net_links == 2048);
+		CHECK(r.options[0].net_tiers == 2);
+		CHECK_NEAR(48 * tco_value("network/ib-ndr/switch_usd") / 128, 13500, 1e-9);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	js = scenario("llama2-13b", 16384, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.options[0].net_switches == 512 + 512 + 256);
+		CHECK(r.options[0].net_tiers == 3);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* Capex of a 2-node build by hand: 2 servers at the given $200,000; one
+ * 64-port NDR switch for 16 NIC ports, 16 links, 16 NICs (tco.json
+ * prices); storage max(1 TB, dataset 3.6e9 x 4 B + 3 checkpoints of
+ * 13e9 x 16 B) at tco.json's $/TB; integration 3% on top. */
+static void test_build_capex_hand(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"b\", \"kind\": \"build\", "
+		 "\"server_usd\": 200000}]}", quiet_run);
+	char *js = scenario("llama2-13b", 16, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		printf("  %s\n", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		double net = tco_value("network/ib-ndr/switch_usd") + 16 * tco_value("network/ib-ndr/link_usd") +
+			     16 * tco_value("network/ib-ndr/nic_usd");
+		double tb = fmax(1, (3.6e9 * 4 + 3 * 13e9 * 16) / 1e12);
+		double hw = 2 * 200000 + net + tb * tco_value("storage/purchased_usd_per_tb");
+		double capex = hw * (1 + tco_value("build/integration_fraction"));
+		CHECK_NEAR(r.options[0].cum_usd[0], capex, 1e-9);
+		CHECK_NEAR(r.options[0].storage_tb, tb, 1e-9);
+		CHECK(r.options[0].net_switches == 1 && r.options[0].net_links == 16);
+		/* the stack adds up to the total */
+		double sum = 0;
+		for (int k = 0; k < PP_CC_COUNT; k++)
+			sum += r.options[0].components[k];
+		CHECK_NEAR(sum, r.options[0].usd_total, 1e-12);
+		/* and the cumulative curve ends at the total */
+		CHECK_NEAR(r.options[0].cum_usd[r.options[0].nmonths], r.options[0].usd_total, 1e-9);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+static double total_of(const char *costs, int gpus, const char *parallel)
+{
+	char *js = scenario("llama2-13b", gpus, parallel, costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	double v = NAN;
+	if (price(js, 0, &s, &r, &err) == 0)
+		v = r.options[0].usd_total;
+	else
+		printf("  %s\n", err.msg);
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	return v;
+}
+
+/* Cost is monotone in price: rent rate and server price. */
+static void test_monotone_in_price(void)
+{
+	double prev = 0;
+	for (int i = 1; i <= 4; i++) {
+		char costs[1024];
+		snprintf(costs, sizeof(costs), "{\"work\": {\"type\": \"run\", \"train_tokens\": 1e10}, "
+			 "\"options\": [{\"name\": \"x\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", "
+			 "\"usd_per_gpu_hour\": %d}]}", i);
+		double v = total_of(costs, 8, "\"tensor_model_parallel_size\": 1");
+		CHECK(v > prev);
+		prev = v;
+	}
+	prev = 0;
+	for (int i = 1; i <= 4; i++) {
+		char costs[1024];
+		snprintf(costs, sizeof(costs), "{\"work\": {\"type\": \"run\", \"train_tokens\": 1e10}, "
+			 "\"options\": [{\"name\": \"x\", \"kind\": \"build\", \"server_usd\": %d}]}",
+			 i * 100000);
+		double v = total_of(costs, 16, "\"tensor_model_parallel_size\": 8");
+		CHECK(v > prev);
+		prev = v;
+	}
+}
+
+/* Failures and checkpoints cost GPU time: goodput < 1, the lost work is
+ * the difference to a failure-free run, and more GPUs lose more. */
+static void test_goodput_costs(void)
+{
+	fake_ckpt_write_s = 60;
+	const char *costs = "{\"work\": {\"type\": \"run\", \"train_tokens\": 1e12},"
+			    " \"options\": [{\"name\": \"x\", \"kind\": \"rent\", \"provider\": \"lambda_8x\"}]}";
+	char *js = scenario("llama2-13b", 1024, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *o = &r.options[0];
+		CHECK(o->goodput < 1 && o->goodput > 0.9);
+		CHECK(o->usd_lost_work > 0);
+		/* GPU time scales with 1/goodput: lost share ~ 1 - goodput */
+		CHECK_NEAR(o->usd_lost_work / o->components[PP_CC_GPU_TIME], 1 - o->goodput, 0.05);
+		CHECK(isfinite(o->checkpoint_interval_s) && o->checkpoint_interval_s > 60);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	fake_ckpt_write_s = 0;
+}
+
+/* Monte Carlo with only a price spread: the total is GPU-hours x rate x
+ * exp(N(0, s^2)), so P50 = the base and P90 = base x exp(1.2816 s). Same
+ * seed, same answer. */
+static void test_mc_analytic(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"uncertainty\": {\"step_time_sigma\": 0, "
+		 "\"price_sigma\": 0.2}, \"options\": [{\"name\": \"od\", \"kind\": \"rent\", "
+		 "\"provider\": \"lambda_8x\", \"staff_fte\": 0}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r, r2;
+	pp_err err = {0};
+	int rc = price(js, 20000, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *o = &r.options[0];
+		CHECK_NEAR(o->p50_usd, 3990, 0.01);
+		CHECK_NEAR(o->p90_usd, 3990 * exp(1.281552 * 0.2), 0.015);
+		CHECK_NEAR(o->p10_usd, 3990 * exp(-1.281552 * 0.2), 0.015);
+		CHECK(o->nsamples == 20000);
+		CHECK(o->p_cheapest == 1);
+		pp_scenario s2;
+		price(js, 20000, &s2, &r2, &err);
+		CHECK(r2.options[0].p10_usd == o->p10_usd && r2.options[0].p90_usd == o->p90_usd);
+		pp_cost_result_release(&r2);
+		pp_scenario_release(&s2);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* The hosted API: tokens x price; a 70B model does not fit a <=16B price. */
+static void test_api(void)
+{
+	const char *costs = "{\"work\": {\"type\": \"run\", \"train_tokens\": 2e8},"
+			    " \"options\": [{\"name\": \"api\", \"kind\": \"api\", \"price\": "
+			    "\"fireworks_lora_sft_le16B\"}]}";
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 1", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		/* 2e8 tokens x $0.50 per 1M (Fireworks, prices.json) = $100 */
+		CHECK_NEAR(r.options[0].usd_total, 100, 1e-12);
+		CHECK(r.options[0].feasible);
+		CHECK(isnan(r.options[0].time_to_train_s));
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	js = scenario("llama3-70b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(!r.options[0].feasible);
+		CHECK_CONTAINS(r.options[0].infeasible_why, "0-16B");
+		CHECK(r.recommended == -1);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* A 13B full fine-tune does not fit 8 x 24 GB (16 B/param = 208 GB per
+ * GPU unsharded); "auto" falls back to QLoRA, whose 4.127-bit base (6.7 GB)
+ * does. */
+static void test_tier4_qlora_auto(void)
+{
+	const char *costs = "{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e8, "
+			    "\"jobs_per_month\": 4, \"method\": \"auto\"},"
+			    " \"options\": [{\"name\": \"box\", \"kind\": \"tier4\", \"own\": true,"
+			    " \"cluster\": {\"gpu\": \"rtx4090\", \"num_gpus\": 8}},"
+			    " {\"name\": \"h100\", \"kind\": \"tier4\", \"own\": false, \"provider\": \"lambda_8x\","
+			    "  \"method\": \"full\"}]}";
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 1", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		printf("  %s\n", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.options[0].feasible);
+		CHECK(!strcmp(r.options[0].method, "qlora"));
+		CHECK(r.options[0].memory_per_gpu_bytes < 24e9);
+		/* the H100 option asked for a full fine-tune: 208 GB > 80 GB */
+		CHECK(!r.options[1].feasible);
+		CHECK_CONTAINS(r.options[1].infeasible_why, "does not fit");
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+static void expect_error(const char *costs, const char *needle1, const char *needle2)
+{
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 1", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, needle1);
+	CHECK_CONTAINS(err.msg, needle2);
+	if (rc == 0)
+		pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+static void test_strict_errors(void)
+{
+	expect_error("{\"work\": {\"type\": \"run\"}, \"options\": [{\"name\": \"x\", \"kind\": \"rent\","
+		     " \"provider\": \"lambda_8\"}]}", "t.json:5:", "did you mean \"lambda_8x\"");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokenz\": 5}, \"options\": []}",
+		     "costs.work", "train_tokens");
+	expect_error("{\"horizon_month\": 3, \"options\": [{\"name\": \"x\", \"kind\": \"build\"}]}",
+		     "horizon_months", "t.json:");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\"}]}", "costs.options[0]", "needs \"provider\"");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"tier\": \"reserved_1y\"}]}",
+		     "costs.options[0].tier", "no reserved_1y price");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"build\", \"cluster\": {\"gpu\": \"h100-pcie\"}}]}",
+		     "costs.options[0]", "no prices for GPU");
+	expect_error("{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e9}, \"options\": "
+		     "[{\"name\": \"x\", \"kind\": \"build\"}]}", "costs.work", "jobs_per_month");
+	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");
+}
+
+static const char *const scenario_files[] = {
+	"scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json",
+	"scenarios/llama405b-16k-gpus-which-fabric-how-long-what-cost.json",
+	"scenarios/qlora-13b-weekly-tier4-box-or-tier5-pod-or-api.json",
+	"scenarios/board-own-chatgpt-api-or-rented-pod-or-build.json",
+	"scenarios/tp70b-8x-rtx4090-pcie-or-8x-h100-nvlink.json",
+	"scenarios/multinode-10gbe-or-infiniband-ndr.json",
+};
+
+/* The CLI: --json carries the fields the issue names; every scenario,
+ * 10,000 draws included, runs in <= 2 s. */
+static void test_cli_json_and_timing(void)
+{
+	for (size_t i = 0; i < PP_ARRAY_LEN(scenario_files); i++) {
+		char cmd[512], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "%s cost %s --json --draws 10000 2>/dev/null", pp_t_bin(),
+			 scenario_files[i]);
+		double t0 = pp_mono_s();
+		int st = pp_t_sh(cmd, &out);
+		double dt = pp_mono_s() - t0;
+		printf("  %s: %.3f s\n", scenario_files[i], dt);
+		CHECK(st == 0);
+		CHECK(dt <= 2.0);
+		cJSON *root = cJSON_Parse(out);
+		CHECK(root != NULL);
+		const cJSON *opts = cJSON_GetObjectItemCaseSensitive(root, "options");
+		CHECK(cJSON_GetArraySize(opts) >= 3);
+		CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "recommendation")));
+		CHECK(cJSON_GetObjectItemCaseSensitive(root, "draws")->valueint == 10000);
+		const cJSON *o;
+		cJSON_ArrayForEach(o, opts)
+		{
+			const char *keys[] = {"name", "kind", "usd_total", "usd_per_million_tokens",
+					      "time_to_train_s", "p10_usd", "p50_usd", "p90_usd"};
+			for (size_t k = 0; k < PP_ARRAY_LEN(keys); k++)
+				CHECK(cJSON_GetObjectItemCaseSensitive(o, keys[k]) != NULL);
+			const char *kind = cJSON_GetObjectItemCaseSensitive(o, "kind")->valuestring;
+			CHECK(!strcmp(kind, "rent") || !strcmp(kind, "build") || !strcmp(kind, "api") ||
+			      !strcmp(kind, "tier4"));
+			double p10 = cJSON_GetObjectItemCaseSensitive(o, "p10_usd")->valuedouble;
+			double p90 = cJSON_GetObjectItemCaseSensitive(o, "p90_usd")->valuedouble;
+			CHECK(p10 <= p90);
+		}
+		cJSON_Delete(root);
+		free(out);
+	}
+}
+
+static void test_cli_csv_seed_errors(void)
+{
+	char cmd[512], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s cost %s --csv --seed 7 --draws 100", pp_t_bin(), scenario_files[0]);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(!strncmp(out, PP_COST_CSV_HEADER "\r\n", strlen(PP_COST_CSV_HEADER) + 2));
+	CHECK_CONTAINS(out, ",7,100,");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cost %s --draws 100", pp_t_bin(), scenario_files[0]);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "seed 42");
+	CHECK_CONTAINS(out, "Recommendation:");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cost %s --draws many", pp_t_bin(), scenario_files[0]);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cost /nonexistent/x.json", pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cost --help", pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "--seed");
+	free(out);
+}
+
+int main(void)
+{
+	pp_err err = {0};
+	if (pp_catalog_load(&cat, NULL, &err)) {
+		printf("catalog: %s\n", err.msg);
+		return 1;
+	}
+	RUN(test_rent_on_demand_hand);
+	RUN(test_reserved_idle_hand);
+	RUN(test_network_bom);
+	RUN(test_build_capex_hand);
+	RUN(test_monotone_in_price);
+	RUN(test_goodput_costs);
+	RUN(test_mc_analytic);
+	RUN(test_api);
+	RUN(test_tier4_qlora_auto);
+	RUN(test_strict_errors);
+	RUN(test_cli_json_and_timing);
+	RUN(test_cli_csv_seed_errors);
+	pp_catalog_free(cat);
+	return pp_t_done("test_cost");
+}
