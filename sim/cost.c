@@ -78,6 +78,7 @@ typedef struct oin {
 	bool feasible;
 	char why[256];
 	double tok_s, step_s, mfu, mem, cap, ckpt_bytes, ckpt_write_s, ckpt_load_s;
+	pp_breakdown bd;    /* step_s's parts (reports' step-time chart) */
 	double inf_tok_s;
 	/* owned */
 	double server_usd, server_kw, servers, net_usd, switch_kw, tb, capex_sigma, fte, lead_m;
@@ -448,6 +449,7 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 	double P = res.params_total > 0 ? res.params_total : c->params;
 	if (!adapters) {
 		o->step_s = res.step_time_s;
+		o->bd = res.breakdown;
 		o->tok_s = res.tokens_per_s;
 		o->mem = res.memory.total_bytes;
 		o->ckpt_bytes = res.checkpoint_bytes;
@@ -469,6 +471,12 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		double small = P > 0 ? A / P : 0;
 		o->step_s = (b->compute_s + b->pp_bubble_s) * k + b->tp_comm_exposed_s +
 			    b->pp_comm_exposed_s + b->data_s + (b->dp_comm_exposed_s + b->optimizer_s) * small;
+		/* the same terms, kept apart for the step-time breakdown */
+		o->bd = *b;
+		o->bd.compute_s *= k;
+		o->bd.pp_bubble_s *= k;
+		o->bd.dp_comm_exposed_s *= small;
+		o->bd.optimizer_s *= small;
 		if (o->step_s <= 0)
 			o->step_s = res.step_time_s * 0.75;
 		o->tok_s = res.tokens_per_step / o->step_s;
@@ -1218,6 +1226,8 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->step_time_s = cluster && c->work != PP_WORK_INFERENCE ? o->step_s : NAN;
 	out->tokens_per_s = cluster ? o->tok_s : NAN;
 	out->mfu = cluster && c->work != PP_WORK_INFERENCE ? o->mfu : NAN;
+	if (cluster && c->work != PP_WORK_INFERENCE)
+		out->breakdown = o->bd;
 	out->memory_per_gpu_bytes = cluster ? o->mem : NAN;
 	out->memory_capacity_bytes = cluster ? o->cap : NAN;
 	out->goodput = cluster ? e->goodput : NAN;

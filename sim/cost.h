@@ -114,6 +114,9 @@ typedef struct pp_cost_option {
 	double step_time_s;         /* predicted, before goodput */
 	double tokens_per_s;        /* predicted, before goodput */
 	double mfu;
+	pp_breakdown breakdown;     /* where step_time_s goes (predict.h), with the lora/qlora
+				       rescaling applied: its parts add up to step_time_s; all
+				       zero for api options and inference work */
 	double memory_per_gpu_bytes, memory_capacity_bytes;
 	double goodput;             /* useful fraction of wall time, 0..1 (failures, checkpoints, spot) */
 	double checkpoint_interval_s; /* Young/Daly optimum used */
