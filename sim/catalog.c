@@ -373,7 +373,9 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 		if ((rc = read_fig(d, e, p, "elementwise_bw_fraction", true, false, 1,
 				   &k->elementwise_bw_fraction, NULL, err)) ||
 		    (rc = read_fig(d, e, p, "comm_overlap_efficiency", true, false, 1, &k->overlap_eff,
-				   NULL, err)))
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "blocking_p2p_overhead_us", true, false, 1e-6,
+				   &k->blocking_p2p_overhead_s, NULL, err)))
 			return rc;
 		k->reserved_bytes = resv;
 		k->gemm_min_time_s = gmin;

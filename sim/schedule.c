@@ -79,6 +79,7 @@ typedef struct builder {
 	int *first_f, *last_f, *first_b, *last_b; /* [vs * M + mb] */
 	int *send_f, *send_b;                     /* blocking sends on the compute stream */
 	int64_t *p2p_dur;                         /* per boundary st -> st+1 */
+	int64_t sync_ns;                          /* host cost of a blocking send/recv */
 	double bucket_params;
 } builder;
 
@@ -296,12 +297,13 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 		 * sender's compute stream until the transfer is done */
 		if (!s->training.overlap_p2p_comm && P > 1) {
 			if (u.fwd && vs < P * V - 1) {
-				int t = pp_des_task(b->d, comp_res, b->p2p_dur[st],
+				int t = pp_des_task(b->d, comp_res, b->p2p_dur[st] + b->sync_ns,
 						    tag(PP_CAT_P2P_FWD, u.chunk, -1, u.mb));
 				b->send_f[key] = t;
 				last = t;
 			} else if (!u.fwd && vs > 0) {
-				int t = pp_des_task(b->d, comp_res, b->p2p_dur[(st + P - 1) % P],
+				int t = pp_des_task(b->d, comp_res,
+						    b->p2p_dur[(st + P - 1) % P] + b->sync_ns,
 						    tag(PP_CAT_P2P_BWD, u.chunk, -1, u.mb));
 				b->send_b[key] = t;
 				last = t;
@@ -406,6 +408,7 @@ void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const p
 	for (size_t i = 0; i < nk; i++)
 		b.first_f[i] = b.last_f[i] = b.first_b[i] = b.last_b[i] = b.send_f[i] = b.send_b[i] = -1;
 	b.p2p_dur = pp_xmalloc(sizeof(int64_t) * (size_t)b.P);
+	b.sync_ns = o->no_p2p ? 0 : ns(hw->blocking_p2p_overhead_s);
 	for (int st = 0; st < b.P; st++) {
 		bool same = st == b.P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
 					  : pp_stage_link_same_node(s, st);

@@ -261,7 +261,15 @@ int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_er
 			continue;
 		}
 		static const char *const mk[] = {"microbatch ", "micro-batch ", "MBS="};
-		long mbs = after(r.notes, mk, PP_ARRAY_LEN(mk), 1);
+		long mbs = after(r.notes, mk, PP_ARRAY_LEN(mk), -1);
+		/* rows of the same run (source, model, GPUs) share their notes */
+		for (int k = 1; mbs < 0 && k < c.nrows; k++)
+			if (k != i && !strcmp(pp_csv_get(&c, k, col[0]), r.source) &&
+			    !strcmp(pp_csv_get(&c, k, col[2]), r.model) &&
+			    !strcmp(pp_csv_get(&c, k, col[9]), pp_csv_get(&c, i, col[9])))
+				mbs = after(pp_csv_get(&c, k, col[20]), mk, PP_ARRAY_LEN(mk), -1);
+		if (mbs < 0)
+			mbs = 1;
 		if (has(r.gbs, "micro-batch"))
 			mbs = after(r.gbs, mk, 2, mbs);
 		pp_scenario s;
