@@ -1404,10 +1404,12 @@ static void monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
 	}
-	double kwh_lo = fmin(c->kwh_lo, c->kwh) / c->kwh, kwh_hi = fmax(c->kwh_hi, c->kwh) / c->kwh;
+	double kwh_lo = c->kwh > 0 ? fmin(c->kwh_lo, c->kwh) / c->kwh : 1;
+	double kwh_hi = c->kwh > 0 ? fmax(c->kwh_hi, c->kwh) / c->kwh : 1;
+	double f_lo = c->fail > 0 ? c->fail_lo / c->fail : 1, f_hi = c->fail > 0 ? c->fail_hi / c->fail : 1;
 	for (int d = 0; d < draws; d++) {
 		draw dr = base_draw;
-		dr.fail = pp_mc_loguniform(mc, c->fail_lo / c->fail, c->fail_hi / c->fail);
+		dr.fail = pp_mc_loguniform(mc, f_lo, f_hi);
 		dr.demand = pp_mc_triangular(mc, c->dem_lo, 1.0, c->dem_hi);
 		dr.kwh = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
@@ -1512,15 +1514,16 @@ static void tornado(ctx *c, oin *oi, int rec, int ru)
 	double s10 = pp_mc_lognormal_q(c->sig_step, q10), s90 = pp_mc_lognormal_q(c->sig_step, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
-	tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->fail, c->fail_lo,
-		    c->fail_hi, c->fail_lo / c->fail, c->fail_hi / c->fail);
+	if (c->fail > 0 && c->goodput && c->work != PP_WORK_INFERENCE)
+		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->fail,
+			    c->fail_lo, c->fail_hi, c->fail_lo / c->fail, c->fail_hi / c->fail);
 	if (c->work != PP_WORK_RUN) {
 		double d10 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q10);
 		double d90 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q90);
 		tornado_row(c, oi, rec, ru, DRV_DEMAND, -1, "demand (utilisation of plan)", "factor", 1,
 			    d10, d90, d10, d90);
 	}
-	if (oi[rec].owned || (ru >= 0 && oi[ru].owned))
+	if (c->kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
 		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh", c->kwh,
 			    c->kwh_lo, c->kwh_hi, c->kwh_lo / c->kwh, c->kwh_hi / c->kwh);
 	int who[2] = {rec, ru};
@@ -1548,11 +1551,32 @@ static void tornado(ctx *c, oin *oi, int rec, int ru)
 	qsort(c->r->tornado, (size_t)c->r->ntornado, sizeof(pp_tornado_row), cmp_swing);
 }
 
+static const char *fmt_tokens(double t, char *buf, size_t n)
+{
+	if (t >= 1e12)
+		snprintf(buf, n, "%.3gT", t / 1e12);
+	else if (t >= 1e9)
+		snprintf(buf, n, "%.3gB", t / 1e9);
+	else if (t >= 1e6)
+		snprintf(buf, n, "%.3gM", t / 1e6);
+	else
+		snprintf(buf, n, "%.3g", t);
+	return buf;
+}
+
 static const char *fmt_time(double s, char *buf, size_t n)
 {
 	if (!isfinite(s))
 		return snprintf(buf, n, "n/a"), buf;
 	return pp_fmt_duration(s, buf, n);
+}
+
+/* A spot option bigger than tco.json's spot.max_nodes_warn nodes. */
+static bool oin_nodes_over(const ctx *c, const pp_cost_option *o)
+{
+	const pp_gpu *g = pp_catalog_gpu(c->cat, o->gpu);
+	int gpn = g && g->gpus_per_node > 0 ? g->gpus_per_node : 8;
+	return (o->num_gpus + gpn - 1) / gpn > c->spot_max_nodes;
 }
 
 static void recommend(ctx *c, int rec, int ru)
@@ -1575,11 +1599,30 @@ static void recommend(ctx *c, int rec, int ru)
 		pp_sb_addf(&sb, " (P10-P90 %s-%s)", pp_fmt_usd(o->p10_usd, a, sizeof(a)),
 			   pp_fmt_usd(o->p90_usd, b, sizeof(b)));
 	if (isfinite(o->time_to_train_s))
-		pp_sb_addf(&sb, "; one %s takes %s", c->work == PP_WORK_RUN ? "run" : "job",
-			   fmt_time(o->time_to_train_s, t, sizeof(t)));
+	{
+		char tk[32];
+		if (c->work == PP_WORK_RECURRING)
+			pp_sb_addf(&sb, "; one job takes %s", fmt_time(o->time_to_train_s, t, sizeof(t)));
+		else
+			pp_sb_addf(&sb, "; one %s-token run takes %s",
+				   fmt_tokens(c->train_tokens, tk, sizeof(tk)),
+				   fmt_time(o->time_to_train_s, t, sizeof(t)));
+	}
 	if (o->lead_time_s > 0)
 		pp_sb_addf(&sb, " after a %s lead time", fmt_time(o->lead_time_s, t, sizeof(t)));
 	pp_sb_adds(&sb, ".");
+	if (!strcmp(o->tier, "spot") && oin_nodes_over(c, o)) {
+		int alt = -1;
+		for (int i = 0; i < r->noptions; i++)
+			if (r->options[i].feasible && strcmp(r->options[i].tier, "spot") &&
+			    (alt < 0 || r->options[i].usd_total < r->options[alt].usd_total))
+				alt = i;
+		pp_sb_addf(&sb, " Caution: it needs %d spot GPUs at once, which clouds rarely grant;",
+			   o->num_gpus);
+		if (alt >= 0)
+			pp_sb_addf(&sb, " the cheapest option without that risk is %s at %s.",
+				   r->options[alt].name, pp_fmt_usd(r->options[alt].usd_total, a, sizeof(a)));
+	}
 	if (ru >= 0) {
 		const pp_cost_option *u = &r->options[ru];
 		double d = u->usd_total - o->usd_total;
@@ -1606,11 +1649,14 @@ static void recommend(ctx *c, int rec, int ru)
 				break;
 			}
 	}
-	/* build economics, whichever option won */
-	for (int i = 0; i < r->noptions; i++) {
+	/* build economics of the cheapest owned option, whichever option won */
+	int own = -1;
+	for (int i = 0; i < r->noptions; i++)
+		if (r->options[i].fin.valid && r->options[i].feasible &&
+		    (own < 0 || r->options[i].usd_total < r->options[own].usd_total))
+			own = i;
+	for (int i = own; i >= 0 && i < r->noptions; i++) {
 		const pp_cost_option *b2 = &r->options[i];
-		if (!b2->fin.valid || !b2->feasible)
-			continue;
 		const pp_cost_fin *f = &b2->fin;
 		pp_sb_addf(&sb, " Building (%s) instead of renting (%s): NPV %s at %.0f%%", b2->name,
 			   f->versus, pp_fmt_usd(f->npv_usd, a, sizeof(a)), 100 * f->discount_rate);
@@ -1619,11 +1665,13 @@ static void recommend(ctx *c, int rec, int ru)
 		if (isfinite(f->payback_months))
 			pp_sb_addf(&sb, ", payback in %.1f months", f->payback_months);
 		if (isfinite(f->breakeven_utilization))
-			pp_sb_addf(&sb, ", breaks even at %.0f%% utilisation", 100 * f->breakeven_utilization);
-		if (isfinite(f->crossover_month))
-			pp_sb_addf(&sb, ", cumulative cost crosses below renting in month %.0f", f->crossover_month);
+			pp_sb_addf(&sb, ", breaks even with renting on $/token at %.0f%% utilisation",
+				   100 * f->breakeven_utilization);
 		else
 			pp_sb_adds(&sb, ", never breaks even on $/token even at 100% utilisation");
+		if (isfinite(f->crossover_month))
+			pp_sb_addf(&sb, ", cumulative cost crosses below renting in month %.0f",
+				   f->crossover_month);
 		pp_sb_adds(&sb, ".");
 		break;
 	}
@@ -1643,19 +1691,6 @@ static void recommend(ctx *c, int rec, int ru)
 out:
 	snprintf(r->recommendation, sizeof(r->recommendation), "%s", sb.buf ? sb.buf : "");
 	pp_sb_release(&sb);
-}
-
-static const char *fmt_tokens(double t, char *buf, size_t n)
-{
-	if (t >= 1e12)
-		snprintf(buf, n, "%.3gT", t / 1e12);
-	else if (t >= 1e9)
-		snprintf(buf, n, "%.3gB", t / 1e9);
-	else if (t >= 1e6)
-		snprintf(buf, n, "%.3gM", t / 1e6);
-	else
-		snprintf(buf, n, "%.3g", t);
-	return buf;
 }
 
 static void describe_work(ctx *c)
