@@ -78,6 +78,15 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 		jnum(sb, "tokens_per_s", o->tokens_per_s, true);
 		jnum(sb, "tokens_per_s_effective", o->tokens_per_s_effective, true);
 		jnum(sb, "mfu", o->mfu, true);
+		pp_sb_adds(sb, "\"breakdown\": {");
+		jnum(sb, "compute_s", o->breakdown.compute_s, true);
+		jnum(sb, "tp_comm_exposed_s", o->breakdown.tp_comm_exposed_s, true);
+		jnum(sb, "dp_comm_exposed_s", o->breakdown.dp_comm_exposed_s, true);
+		jnum(sb, "pp_bubble_s", o->breakdown.pp_bubble_s, true);
+		jnum(sb, "pp_comm_exposed_s", o->breakdown.pp_comm_exposed_s, true);
+		jnum(sb, "optimizer_s", o->breakdown.optimizer_s, true);
+		jnum(sb, "data_s", o->breakdown.data_s, false);
+		pp_sb_adds(sb, "}, ");
 		jnum(sb, "goodput", o->goodput, true);
 		jnum(sb, "checkpoint_interval_s", o->checkpoint_interval_s, true);
 		jnum(sb, "memory_per_gpu_bytes", o->memory_per_gpu_bytes, true);
