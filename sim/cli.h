@@ -26,6 +26,7 @@ int pp_cmd_check(int argc, char **argv);
 int pp_cmd_predict(int argc, char **argv);
 int pp_cmd_trace(int argc, char **argv);
 int pp_cmd_validate(int argc, char **argv);
+int pp_cmd_fit(int argc, char **argv);
 int pp_cmd_calib(int argc, char **argv);
 int pp_cmd_cost(int argc, char **argv);
 

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "hw.h"
 #include "predict.h"
+#include "profile.h"
 #include "trace.h"
 #include "util.h"
 
@@ -20,6 +21,10 @@ static void help_predict(void)
 	       "step-time breakdown, memory per GPU with a fits/does-not-fit verdict, and where\n"
 	       "each hardware parameter came from (catalog or calibration).\n\n"
 	       "  --ops     the op list of one micro-batch: shapes, FLOPs, bytes, time per op\n"
+	       "  --calibration DB:PROFILE[@VERSION]\n"
+	       "            use a fitted calibration profile (podplan fit) instead of the catalog's\n"
+	       "            defaults where it has parameters; the scenario's \"calibration\" section\n"
+	       "            does the same\n"
 	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
 	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
 	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
@@ -37,7 +42,31 @@ typedef struct loaded {
 	bool have_s;
 } loaded;
 
-static int load(loaded *l, const char *path)
+/* Apply the calibration profile named by --calibration DB:PROFILE, else by
+ * the scenario's calibration section (db relative to the scenario; the
+ * default store when only a profile is named). */
+static int calibrate_hw(loaded *l, const char *spec)
+{
+	pp_err err = {0};
+	char db[4096] = "", prof[160] = "";
+	if (spec) {
+		const char *colon = strrchr(spec, ':');
+		if (!colon || colon == spec || !colon[1])
+			return pp_cli_usage_error("predict", "--calibration %s: expected DB:PROFILE", spec);
+		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
+		snprintf(prof, sizeof(prof), "%s", colon + 1);
+	} else if (l->s.calib_profile[0]) {
+		snprintf(db, sizeof(db), "%s", l->s.calib_db[0] ? l->s.calib_db : pp_store_default_path());
+		snprintf(prof, sizeof(prof), "%s", l->s.calib_profile);
+	} else {
+		return 0;
+	}
+	if (pp_profile_apply_spec(&l->hw, db, prof, &err))
+		return pp_cli_fail(&err);
+	return 0;
+}
+
+static int load(loaded *l, const char *path, const char *calib)
 {
 	pp_err err = {0};
 	int rc = pp_cli_catalog(&l->cat);
@@ -48,7 +77,7 @@ static int load(loaded *l, const char *path)
 	l->have_s = true;
 	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)))
 		return pp_cli_fail(&err);
-	return 0;
+	return calibrate_hw(l, calib);
 }
 
 static void unload(loaded *l)
@@ -223,14 +252,17 @@ int pp_cmd_predict(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'}, {"ops", no_argument, NULL, 'O'},
-		{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+		{"calibration", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0}};
 	bool json = false, ops = false;
+	const char *calib = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'O': ops = true; break;
+		case 'C': calib = optarg; break;
 		case 'h': help_predict(); return 0;
 		default: return pp_cli_usage_error("predict", "unknown option");
 		}
@@ -238,7 +270,7 @@ int pp_cmd_predict(int argc, char **argv)
 	if (optind + 1 != argc)
 		return pp_cli_usage_error("predict", "expected one scenario file");
 	loaded l = {0};
-	int rc = load(&l, argv[optind]);
+	int rc = load(&l, argv[optind], calib);
 	if (!rc && ops) {
 		print_ops(&l.s, &l.hw);
 	} else if (!rc) {
@@ -258,14 +290,16 @@ int pp_cmd_predict(int argc, char **argv)
 int pp_cmd_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"calibration", required_argument, NULL, 'C'},
 					     {"help", no_argument, NULL, 'h'},
 					     {0, 0, 0, 0}};
-	const char *outp = NULL;
+	const char *outp = NULL, *calib = NULL;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outp = optarg; break;
+		case 'C': calib = optarg; break;
 		case 'h':
 			printf("usage: podplan trace SCENARIO.json -o FILE.json\n\n"
 			       "Writes the simulated step as a Chrome/Perfetto trace: one process per\n"
@@ -281,7 +315,7 @@ int pp_cmd_trace(int argc, char **argv)
 	if (!outp)
 		return pp_cli_usage_error("trace", "-o FILE is required");
 	loaded l = {0};
-	int rc = load(&l, argv[optind]);
+	int rc = load(&l, argv[optind], calib);
 	if (!rc) {
 		pp_result r;
 		pp_err err = {0};

@@ -1,0 +1,201 @@
+/*
+ * test_fit.c - the calibration fit (issue 5): synthetic measurements made
+ * from known parameters with noise are recovered within the confidence
+ * intervals the fit reports; profiles round-trip through JSON and SQLite;
+ * applying a profile changes the simulator's parameters and says so.
+ */
+#include "calibdb.h"
+#include "collective.h"
+#include "compute.h"
+#include "fit.h"
+#include "harness.h"
+#include "profile.h"
+#include "testutil.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* True collective model: two regimes, as NCCL's protocols give. */
+static const double A1 = 20e-6, B1 = 40e9, A2 = 80e-6, B2 = 180e9, CUT = 4.0 * (1 << 20);
+
+static double true_time(double bytes, int n)
+{
+	double f = 2.0 * (n - 1) / n;
+	return bytes < CUT ? A1 + bytes * f / B1 : A2 + bytes * f / B2;
+}
+
+static void collective_recovery(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 42);
+	pp_fit_point pts[64];
+	int n = 0;
+	for (double s = 1024; s <= 1024.0 * 1024 * 1024; s *= 2, n++) {
+		pts[n].bytes = s;
+		pts[n].time_s = true_time(s, 8) * (1 + gsl_ran_gaussian(r, 0.01));
+	}
+	gsl_rng_free(r);
+	pp_coll_fit f;
+	memset(&f, 0, sizeof(f));
+	f.op = PP_COLL_ALL_REDUCE;
+	f.scope = PP_SCOPE_INTRA;
+	f.nranks = 8;
+	pp_fit_piece_ci ci[PP_FIT_PIECES];
+	double rms;
+	pp_err err = {0};
+	CHECK(pp_fit_collective(&f, ci, &rms, pts, n, &err) == 0);
+	printf("  %d pieces, rms %.2f%%\n", f.npieces, 100 * rms);
+	for (int k = 0; k < f.npieces; k++)
+		printf("  piece %d: [%.3g, %.3g) alpha %.2f +- %.2f us, busbw %.1f +- %.1f GB/s\n", k,
+		       f.piece[k].lo_bytes, f.piece[k].hi_bytes, f.piece[k].alpha_s * 1e6,
+		       ci[k].alpha_ci_s * 1e6, f.piece[k].busbw_Bps / 1e9, ci[k].busbw_ci_Bps / 1e9);
+	CHECK(f.npieces >= 2);
+	CHECK(rms < 0.02);
+	/* the large-message piece recovers the true parameters within its CI */
+	int last = f.npieces - 1;
+	CHECK(fabs(f.piece[last].busbw_Bps - B2) <= ci[last].busbw_ci_Bps);
+	CHECK(fabs(f.piece[last].alpha_s - A2) <= ci[last].alpha_ci_s);
+	CHECK(fabs(f.piece[0].busbw_Bps - B1) <= ci[0].busbw_ci_Bps);
+	CHECK(fabs(f.piece[0].alpha_s - A1) <= ci[0].alpha_ci_s);
+	/* the cut lies between measured sizes around the true cut */
+	CHECK(f.piece[last].lo_bytes > CUT / 4 && f.piece[last].lo_bytes < CUT * 4);
+	/* too few points: a clear error */
+	CHECK(pp_fit_collective(&f, ci, &rms, pts, 2, &err) == PP_EINPUT);
+}
+
+static void fit_from_store(void)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/fit.db", pp_t_tmpdir());
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	pp_calib_run run;
+	pp_calib_run_init(&run);
+	run.source = "fake";
+	run.command_line = "test_fit";
+	run.gpu_name = "NVIDIA H200";
+	int64_t id = 0;
+	CHECK(pp_calibdb_begin_run(st, &run, &id, &err) == 0);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	/* collectives over 2 GPUs */
+	for (double s = 8192; s <= 1024.0 * 1024 * 1024; s *= 2) {
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "collective";
+		m.op = "all_reduce";
+		m.dtype = "float";
+		m.nranks = 2;
+		m.bytes = (int64_t)s;
+		m.inplace = 0;
+		m.wrong = 0;
+		m.scope = "nvlink";
+		m.time_us = true_time(s, 2) * 1e6 * (1 + gsl_ran_gaussian(r, 0.01));
+		CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+	}
+	/* GEMMs generated from the compute model with a known share of peak */
+	const double want_frac = 0.72;
+	const pp_gpu *g = pp_catalog_gpu(tu_catalog(), "h200");
+	pp_scenario s;
+	pp_hw hw;
+	CHECK(tu_scenario("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"cluster\": {\"gpu\": \"h200\", "
+			  "\"num_gpus\": 8}}", &s, &hw) == 0);
+	hw.gemm_frac[PP_DT_BF16] = want_frac;
+	int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 16384, 16384},
+			   {8192, 4608, 12288}, {8192, 12288, 4096}, {2048, 28672, 8192},
+			   {6144, 6144, 6144}, {12288, 12288, 12288}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(shapes); i++) {
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "gemm";
+		m.op = "square";
+		m.dtype = "bf16";
+		m.m = shapes[i][0];
+		m.n = shapes[i][1];
+		m.k = shapes[i][2];
+		double t = pp_gemm_time(&hw, PP_DT_BF16, m.m, m.n, m.k, 1, 2) - hw.kernel_overhead_s;
+		m.time_us = t * 1e6 * (1 + gsl_ran_gaussian(r, 0.01));
+		m.tflops = 2.0 * m.m * m.n * m.k / (m.time_us * 1e-6) / 1e12;
+		CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+	}
+	/* device copies: 4.3 TB/s */
+	for (double b = 256.0 * (1 << 20); b <= 4.0 * (1 << 30); b *= 2) {
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "memcpy";
+		m.op = "d2d";
+		m.bytes = (int64_t)b;
+		m.GBps = 4300 * (1 + gsl_ran_gaussian(r, 0.005));
+		m.time_us = b / (m.GBps * 1e9) * 1e6;
+		CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+	}
+	gsl_rng_free(r);
+	CHECK(pp_calibdb_end_run(st, id, "complete", NULL, &err) == 0);
+
+	pp_profile p;
+	int rc = pp_fit_runs(st, tu_catalog(), &id, 1, NULL, "synthetic", &p, &err);
+	if (rc)
+		printf("  %s\n", err.msg);
+	CHECK(rc == 0);
+	CHECK(p.nfits == 1 && p.fits[0].nranks == 2 && p.fits[0].op == PP_COLL_ALL_REDUCE);
+	CHECK(p.has_gemm[PP_DT_BF16]);
+	printf("  gemm bf16 %.4f +- %.4f (truth %.2f), memory %.0f GB/s\n", p.gemm_frac[PP_DT_BF16],
+	       p.gemm_frac_ci[PP_DT_BF16], want_frac, p.mem_Bps / 1e9);
+	CHECK(fabs(p.gemm_frac[PP_DT_BF16] - want_frac) <= p.gemm_frac_ci[PP_DT_BF16] + 1e-9);
+	CHECK(p.has_mem && fabs(p.mem_Bps - 4300e9) <= 4300e9 * 0.01);
+
+	/* save, load, JSON round trip */
+	CHECK(pp_profile_save(st, &p, &err) == 0 && p.version == 1);
+	CHECK(pp_profile_save(st, &p, &err) == 0 && p.version == 2);
+	pp_profile q;
+	CHECK(pp_profile_load(st, "synthetic", 0, &q, &err) == 0 && q.version == 2);
+	CHECK(q.nfits == p.nfits && q.fits[0].npieces == p.fits[0].npieces);
+	CHECK_NEAR(q.fits[0].piece[0].busbw_Bps, p.fits[0].piece[0].busbw_Bps, 1e-6);
+	CHECK_NEAR(q.gemm_frac[PP_DT_BF16], p.gemm_frac[PP_DT_BF16], 1e-5);
+	CHECK(pp_profile_load(st, "nope", 0, &q, &err) == PP_ENOTFOUND);
+
+	/* applying it: the fitted parameters replace the catalog's */
+	pp_hw h2 = hw;
+	pp_hw_from_catalog(&h2, tu_catalog(), &s.cluster, &err);
+	double before = pp_coll_time(&h2, PP_COLL_ALL_REDUCE, 1 << 30, (pp_group){2, 2});
+	pp_profile_apply(&h2, &q);
+	double after = pp_coll_time(&h2, PP_COLL_ALL_REDUCE, 1 << 30, (pp_group){2, 2});
+	CHECK_NEAR(after, true_time(1 << 30, 2), 0.03);
+	CHECK(fabs(after - before) > 1e-6);
+	CHECK(h2.gemm_frac[PP_DT_BF16] == q.gemm_frac[PP_DT_BF16]);
+	CHECK(h2.profile[0] != '\0');
+	(void)g;
+	pp_scenario_release(&s);
+	pp_store_close(st);
+
+	/* the CLI: fit the newest run, list, export */
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s fit --db %s --name cli", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "all_reduce");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s fit --db %s --export cli", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "podplan-profile/1");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s fit --db %s --export missing", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s predict --calibration %s:cli tests/data/ddp-70b.json", pp_t_bin(),
+		 path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "calibration profile cli");
+	free(out);
+}
+
+int main(void)
+{
+	RUN(collective_recovery);
+	RUN(fit_from_store);
+	return pp_t_done("test_fit");
+}
