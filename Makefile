@@ -53,9 +53,11 @@ MPI_LINK := $(shell command -v mpicc >/dev/null 2>&1 && mpicc --showme:link 2>/d
 CALIB_C := $(wildcard calibrate/*.c)
 CALIB_CU := $(wildcard calibrate/*.cu)
 CALIB_OBJ := $(CALIB_C:%.c=$(BUILD)/%.o) $(CALIB_CU:%.cu=$(BUILD)/%.cu.o)
-CALIB_CPPFLAGS := -I$(CUDA_HOME)/include -I$(dir $(NCCL_INC)) $(if $(MPICC_SHOW),-DPP_HAVE_MPI $(MPICC_SHOW),)
+# -isystem: the CUDA, NCCL and MPI headers are not held to our -Werror warnings
+CALIB_CPPFLAGS := -isystem $(CUDA_HOME)/include -isystem $(dir $(NCCL_INC)) \
+	$(if $(MPICC_SHOW),-DPP_HAVE_MPI $(patsubst -I%,-isystem %,$(MPICC_SHOW)),)
 CALIB_LDLIBS := -L$(CUDA_HOME)/lib64 -lnccl -lcublasLt -lcudart_static -ldl -lrt -lpthread \
-	$(if $(MPI_LINK),$(MPI_LINK),) -Wl,-rpath,'$$ORIGIN/../lib'
+	$(if $(MPI_LINK),$(MPI_LINK),) -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_HOME)/lib64
 NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 

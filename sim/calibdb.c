@@ -200,6 +200,27 @@ out:
 	return rc;
 }
 
+int pp_calibdb_set_verdict(pp_store *st, int64_t id, const char *verdict_json, pp_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+	if (sqlite3_prepare_v2(pp_store_db(st), "UPDATE calib_runs SET verdict_json = ? WHERE id = ?",
+			       -1, &s, NULL) != SQLITE_OK) {
+		rc = db_fail(st, err, "cannot store a verdict");
+		goto out;
+	}
+	bind_text(s, 1, verdict_json);
+	sqlite3_bind_int64(s, 2, id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		rc = db_fail(st, err, "cannot store a verdict");
+	else if (sqlite3_changes(pp_store_db(st)) != 1)
+		rc = pp_errf(err, PP_ENOTFOUND, "%s: no calibration run %lld", pp_store_path(st),
+			     (long long)id);
+out:
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int pp_calibdb_add(pp_store *st, int64_t run_id, const pp_calib_meas *m, int64_t *id,
 		   pp_err *err)
 {
@@ -565,16 +586,17 @@ int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err
 
 const char *pp_calibdb_effective_status(const pp_calib_run *r)
 {
-	if (!r->status || strcmp(r->status, "running") || !r->extra_json || !r->host)
+	if (!r->status || strcmp(r->status, "running") || !r->extra_json)
 		return r->status ? r->status : "?";
 	char host[256] = "";
-	if (gethostname(host, sizeof(host) - 1) || strcmp(host, r->host))
-		return r->status;
 	cJSON *j = cJSON_Parse(r->extra_json);
 	const cJSON *pid = j ? cJSON_GetObjectItemCaseSensitive(j, "pid") : NULL;
+	const cJSON *wh = j ? cJSON_GetObjectItemCaseSensitive(j, "writer_host") : NULL;
 	const char *st = r->status;
-	/* kill(pid, 0) fails with ESRCH once the writer is gone. */
-	if (cJSON_IsNumber(pid) && pid->valuedouble > 0 && kill((pid_t)pid->valuedouble, 0) != 0 &&
+	/* kill(pid, 0) fails with ESRCH once the writer is gone; only
+	 * meaningful on the host that ran it */
+	if (cJSON_IsString(wh) && !gethostname(host, sizeof(host) - 1) && !strcmp(host, wh->valuestring) &&
+	    cJSON_IsNumber(pid) && pid->valuedouble > 0 && kill((pid_t)pid->valuedouble, 0) != 0 &&
 	    errno == ESRCH)
 		st = "interrupted";
 	cJSON_Delete(j);
@@ -616,13 +638,11 @@ int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 			       "a \"rows\" array)");
 	}
 	int slow = 0, ok = 0;
-	pp_sb_addf(out, "  %-34s %-14s %-14s %6s  %-7s %s\n", "check", "measured", "expected", "ratio",
-		   "verdict", "likely cause / basis");
+	pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", "check", "scope", "measured",
+		   "expected", "ratio", "verdict", "likely cause (SLOW) / basis (OK)");
 	for (const cJSON *r = rows->child; r; r = r->next) {
-		char check[128], meas[32], exp[32], ratio[16];
-		const char *unit = jstr(r, "unit"), *v = jstr(r, "verdict"), *scope = jstr(r, "scope");
-		snprintf(check, sizeof(check), "%s%s%s%s", jstr(r, "check"), *scope ? " (" : "", scope,
-			 *scope ? ")" : "");
+		char meas[32], exp[32], ratio[16];
+		const char *unit = jstr(r, "unit"), *v = jstr(r, "verdict");
 		fmt_fig(meas, sizeof(meas), jnum(r, "measured"), unit);
 		fmt_fig(exp, sizeof(exp), jnum(r, "expected"), unit);
 		double q = jnum(r, "ratio");
@@ -635,8 +655,8 @@ int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 			slow++;
 		else if (!strcmp(v, "OK"))
 			ok++;
-		pp_sb_addf(out, "  %-34s %-14s %-14s %6s  %-7s %s\n", check, meas, exp, ratio, v,
-			   *cause ? cause : jstr(r, "basis"));
+		pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", jstr(r, "check"),
+			   jstr(r, "scope"), meas, exp, ratio, v, *cause ? cause : jstr(r, "basis"));
 	}
 	pp_sb_addf(out, "  %d OK, %d SLOW%s\n", ok, slow,
 		   slow ? ": see the likely causes above" : "");

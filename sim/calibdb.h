@@ -67,6 +67,9 @@ int pp_calibdb_update_run(pp_store *st, int64_t id, const pp_calib_run *info, pp
  * (JSON text, may be NULL). */
 int pp_calibdb_end_run(pp_store *st, int64_t id, const char *status, const char *verdict_json,
 		       pp_err *err);
+/* Replace a run's stored verdict (a re-judged run keeps its status and
+ * times). PP_ENOTFOUND when the run does not exist. */
+int pp_calibdb_set_verdict(pp_store *st, int64_t id, const char *verdict_json, pp_err *err);
 /* Add one measurement to run_id and commit it; *id (may be NULL) gets its
  * row id. Rejects rows without kind or with a non-finite time. */
 int pp_calibdb_add(pp_store *st, int64_t run_id, const pp_calib_meas *m, int64_t *id,
@@ -104,7 +107,8 @@ int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err
 int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err);
 
 /* "interrupted" for a run left "running" by a process of this host that no
- * longer exists (its pid is in extra_json), else the stored status. */
+ * longer exists (extra_json's "pid" and "writer_host"), else the stored
+ * status. */
 const char *pp_calibdb_effective_status(const pp_calib_run *r);
 
 #endif

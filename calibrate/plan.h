@@ -1,0 +1,106 @@
+/*
+ * plan.h - what a calibration sweep measures, in order: the options of
+ * podplan-calibrate, nccl-tests' size semantics, and the list of
+ * measurements they expand to. CPU only; no CUDA.
+ *
+ * Sizes follow nccl-tests: -b MIN -e MAX, then -f FACTOR (multiply) or
+ * -i STEP (add, when the factor is 1); a size is the larger of one rank's
+ * send and receive buffers in bytes, and the NCCL count is derived from it
+ * per collective exactly as nccl-tests' getCollByteCount does.
+ */
+#ifndef PP_CAL_PLAN_H
+#define PP_CAL_PLAN_H
+
+#include "backend.h"
+#include "catalog.h"
+
+typedef enum pp_item_kind {
+	PP_ITEM_GROUP,    /* switch to the communicator of coll.nranks GPUs (+ canary) */
+	PP_ITEM_COLL,
+	PP_ITEM_GEMM,
+	PP_ITEM_MEM,
+	PP_ITEM_STORAGE
+} pp_item_kind;
+
+typedef struct pp_cal_item {
+	pp_item_kind kind;
+	pp_cal_coll_req coll;
+	pp_cal_gemm_req gemm;
+	pp_mem_kind mem;
+	size_t mem_bytes;
+	pp_cal_storage_req storage;
+	double est_s;     /* expected duration, for the progress line */
+} pp_cal_item;
+
+#define PP_CAL_MAX_TP 8
+#define PP_CAL_MAX_GROUPS 16
+
+typedef struct pp_cal_opts {
+	/* collectives */
+	bool do_coll;
+	size_t min_bytes, max_bytes, step_bytes;
+	int step_factor;
+	bool ops[PP_COLL_COUNT];
+	pp_cdtype coll_dtype;
+	int groups[PP_CAL_MAX_GROUPS];  /* group sizes; ngroups 0 = 2, 4, 8, ... and all GPUs */
+	int ngroups;
+	/* GEMMs */
+	bool do_gemm;
+	bool gemm_dtypes[PP_DT_COUNT];
+	int64_t square_min, square_max; /* powers of two between them */
+	const char *models;             /* "all", "none" or a comma-separated list of presets */
+	int tps[PP_CAL_MAX_TP];         /* tensor-parallel degrees; ntps 0 = 1 and the GPU count */
+	int ntps;
+	bool shapes_bwd;                /* backward GEMMs (dgrad, wgrad) of the model shapes too */
+	bool shapes_all_gpus;           /* model shapes on every GPU (default: the first) */
+	/* memory */
+	bool do_mem;
+	size_t mem_min, mem_max;        /* sizes, x4 steps */
+	/* storage */
+	const char *storage_dir;        /* NULL: no storage measurement */
+	size_t storage_bytes, storage_block;
+	int storage_repeats;
+	pp_cal_iters coll_it, gemm_it, mem_it;
+	bool quick;
+} pp_cal_opts;
+
+/* The defaults of a full sweep (quick = the --quick pass of about a minute). */
+void pp_cal_opts_defaults(pp_cal_opts *o, bool quick);
+
+/* nccl-tests' size syntax: a number with an optional K, M or G suffix
+ * (powers of 1024), "8", "64K", "1.5M", "8G". PP_EINPUT otherwise. */
+int pp_cal_parse_size(const char *s, size_t *out, pp_err *err);
+
+/* The sizes nccl-tests visits for -b min -e max -f factor -i step: min,
+ * then times factor while factor > 1, else plus step, while <= max. Writes
+ * at most cap of them into out and returns how many there are. */
+size_t pp_cal_sizes(size_t min, size_t max, size_t step_bytes, int step_factor, size_t *out,
+		    size_t cap);
+
+/* Fill r's count, send_bytes, recv_bytes and bytes (the size nccl-tests
+ * prints) for op over nranks at a requested size, as nccl-tests does:
+ * all_gather, reduce_scatter and alltoall split the size among the ranks
+ * (rounding the per-rank count down). Returns PP_CAL_SKIPPED when the count
+ * comes out 0. */
+int pp_cal_coll_layout(pp_coll op, pp_cdtype dt, size_t size, int nranks, pp_cal_coll_req *r);
+
+/* algbw = bytes / time; busbw = algbw x nccl-tests' factor for op and n. */
+double pp_cal_busbw_factor(pp_coll op, int nranks);
+
+/* Expand the options into the measurement list (heap; caller frees) for a
+ * job of ngpus GPUs. Model presets come from the catalog. */
+int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_item **items,
+		size_t *n, pp_err *err);
+
+/* The largest buffers the plan needs on one GPU. */
+typedef struct pp_cal_plan_max {
+	size_t coll_send, coll_recv, gemm_a, gemm_b, gemm_d, mem;
+} pp_cal_plan_max;
+void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out);
+
+/* Bytes of one element of a GEMM operand (fp8 1, bf16/fp16 2, tf32 4) and
+ * of its output (fp8 GEMMs write bf16; tf32 writes fp32). */
+size_t pp_cal_gemm_in_bytes(pp_dtype dt);
+size_t pp_cal_gemm_out_bytes(pp_dtype dt);
+
+#endif

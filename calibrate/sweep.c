@@ -1,0 +1,363 @@
+/* sweep.c - see sweep.h. */
+#include "sweep.h"
+#include "calibdb.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pp_cal_coll_scope(const pp_cal_host *h)
+{
+	if (h->nhosts > 1)
+		return "net";
+	return h->nvlink_all_pairs ? "nvlink" : "pcie";
+}
+
+static const char *const mem_ops[PP_MEM_COUNT] = {"cudaMemcpy", "copy_kernel", "pinned", "pinned"};
+static const char *const mem_kinds[PP_MEM_COUNT] = {"memcpy", "memcpy", "h2d", "d2h"};
+
+/* The section header printed above a run of similar rows. */
+static void section(pp_cal_sweep *sw, const pp_cal_item *it, char *last, size_t n)
+{
+	char key[160];
+	switch (it->kind) {
+	case PP_ITEM_COLL:
+		snprintf(key, sizeof(key), "c %s %d %s %d", pp_coll_names[it->coll.op], it->coll.nranks,
+			 pp_cdtype_names[it->coll.dtype], it->coll.inplace);
+		break;
+	case PP_ITEM_GEMM:
+		snprintf(key, sizeof(key), "g %s %d", pp_dtype_names[it->gemm.dtype],
+			 !strcmp(it->gemm.name, "square"));
+		break;
+	case PP_ITEM_MEM:
+		snprintf(key, sizeof(key), "m %d", it->mem);
+		break;
+	default:
+		snprintf(key, sizeof(key), "%d", it->kind);
+	}
+	if (!strcmp(key, last) || !sw->out)
+		return;
+	snprintf(last, n, "%s", key);
+	FILE *f = sw->out;
+	switch (it->kind) {
+	case PP_ITEM_COLL:
+		fprintf(f, "\n# collective %s, %d ranks, %s, %s (size = max(send, recv) bytes per rank; "
+			   "times per iteration)\n", pp_coll_names[it->coll.op], it->coll.nranks,
+			pp_cdtype_names[it->coll.dtype], it->coll.inplace ? "in-place" : "out-of-place");
+		fprintf(f, "#%11s %12s %10s %10s %10s %10s %10s %6s %6s\n", "size", "count", "median_us",
+			"min_us", "max_us", "algbw GB/s", "busbw GB/s", "batch", "#wrong");
+		break;
+	case PP_ITEM_GEMM:
+		fprintf(f, "\n# gemm %s (cuBLASLt), %s; TFLOP/s = 2mnk / median time\n",
+			pp_dtype_names[it->gemm.dtype],
+			strcmp(it->gemm.name, "square") ? "transformer shapes per TP shard" : "square");
+		fprintf(f, "#%3s %7s %7s %7s %10s %10s %8s %6s  %s\n", "GPU", "m", "n", "k", "median_us",
+			"max_us", "TFLOP/s", "#wrong", "shape");
+		break;
+	case PP_ITEM_MEM:
+		fprintf(f, "\n# %s %s (GB/s = bytes %s / median time)\n", mem_kinds[it->mem],
+			mem_ops[it->mem], it->mem <= PP_MEM_D2D_KERNEL ? "read + written" : "copied");
+		fprintf(f, "#%3s %12s %10s %10s %10s %9s\n", "GPU", "bytes", "median_us", "min_us",
+			"max_us", "GB/s");
+		break;
+	case PP_ITEM_STORAGE:
+		fprintf(f, "\n# storage (%s): checkpoint-sized file, GB/s = bytes / wall time\n",
+			it->storage.dir);
+		fprintf(f, "#%-14s %12s %10s %10s %9s %6s  %s\n", "kind", "bytes", "median_s", "max_s",
+			"GB/s", "#wrong", "method");
+		break;
+	default:
+		break;
+	}
+}
+
+static int record(pp_cal_sweep *sw, pp_calib_meas *m, const char *extra, pp_err *err)
+{
+	int64_t id = 0;
+	int rc;
+	m->extra_json = extra;
+	if (!sw->st)
+		return 0;
+	if ((rc = pp_calibdb_add(sw->st, sw->run_id, m, &id, err)))
+		return rc;
+	sw->recorded++;
+	if (sw->on_record)
+		sw->on_record(sw->ctx, id);
+	return 0;
+}
+
+static void stats_cols(pp_calib_meas *m, const pp_cal_stats *s)
+{
+	m->time_us = s->med_s * 1e6;
+	m->time_min_us = s->min_s * 1e6;
+	m->time_max_us = s->max_s * 1e6;
+	m->repeats = s->repeats;
+	m->wrong = s->wrong >= 0 ? s->wrong : PP_CALIB_NULL;
+}
+
+static int do_coll(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *iters, pp_err *err)
+{
+	pp_cal_stats s = {0};
+	int rc = sw->be->ops->collective(sw->be, &it->coll, iters, &s, err);
+	if (rc < 0)
+		return rc;
+	if (!sw->be->root)
+		return 0;
+	if (rc == PP_CAL_SKIPPED) {
+		sw->skipped++;
+		if (sw->out)
+			fprintf(sw->out, "%12zu  skipped: %s\n", it->coll.bytes, s.note);
+		return 0;
+	}
+	pp_calib_meas m;
+	pp_calib_meas_init(&m);
+	m.kind = "collective";
+	m.op = pp_coll_names[it->coll.op];
+	m.dtype = pp_cdtype_names[it->coll.dtype];
+	m.nranks = it->coll.nranks;
+	m.bytes = (int64_t)it->coll.bytes;
+	m.inplace = it->coll.inplace;
+	stats_cols(&m, &s);
+	m.algbw_GBps = (double)it->coll.bytes / s.med_s / 1e9;
+	m.busbw_GBps = m.algbw_GBps * pp_cal_busbw_factor(it->coll.op, it->coll.nranks);
+	m.scope = pp_cal_coll_scope(sw->host);
+	if (s.wrong > 0)
+		sw->wrong += s.wrong;
+	char extra[320];
+	snprintf(extra, sizeof(extra), "{\"count\": %zu, \"batch\": %d, \"warmup\": %d, \"root\": %d, "
+		 "\"stat\": \"median\"}", it->coll.count, s.batch, iters->warmup, it->coll.root);
+	if (sw->out)
+		fprintf(sw->out, "%12zu %12zu %10.2f %10.2f %10.2f %10.2f %10.2f %6d %6lld\n",
+			it->coll.bytes, it->coll.count, m.time_us, m.time_min_us, m.time_max_us,
+			m.algbw_GBps, m.busbw_GBps, s.batch, (long long)s.wrong);
+	return record(sw, &m, extra, err);
+}
+
+static int do_gemm(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *iters, pp_err *err)
+{
+	pp_cal_stats s[PP_CAL_MAX_GPUS];
+	memset(s, 0, sizeof(s));
+	int rc = sw->be->ops->gemm(sw->be, &it->gemm, iters, s, err);
+	if (rc < 0)
+		return rc;
+	if (!sw->be->root)
+		return 0;
+	if (rc == PP_CAL_SKIPPED) {
+		sw->skipped++;
+		if (sw->out)
+			fprintf(sw->out, "   %7lld %7lld %7lld  skipped: %s\n", (long long)it->gemm.m,
+				(long long)it->gemm.n, (long long)it->gemm.k, s[0].note);
+		return 0;
+	}
+	for (int d = 0; d < sw->be->ngpus && d < PP_CAL_MAX_GPUS; d++) {
+		if (!s[d].repeats)
+			continue;
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "gemm";
+		m.op = it->gemm.name;
+		m.dtype = pp_dtype_names[it->gemm.dtype];
+		m.m = it->gemm.m;
+		m.n = it->gemm.n;
+		m.k = it->gemm.k;
+		m.device = d;
+		stats_cols(&m, &s[d]);
+		m.tflops = 2.0 * (double)it->gemm.m * (double)it->gemm.n * (double)it->gemm.k /
+			   s[d].med_s / 1e12;
+		m.scope = "local";
+		if (s[d].wrong > 0)
+			sw->wrong += s[d].wrong;
+		pp_sb ex = {0};
+		pp_sb_addf(&ex, "{\"batch\": %d, \"warmup\": %d, \"stat\": \"median\", \"note\": ",
+			   s[d].batch, iters->warmup);
+		pp_sb_add_json(&ex, s[d].note);
+		pp_sb_adds(&ex, "}");
+		if (sw->out)
+			fprintf(sw->out, "%4d %7lld %7lld %7lld %10.2f %10.2f %8.1f %6lld  %s\n", d,
+				(long long)m.m, (long long)m.n, (long long)m.k, m.time_us, m.time_max_us,
+				m.tflops, (long long)s[d].wrong, it->gemm.name);
+		rc = record(sw, &m, ex.buf, err);
+		pp_sb_release(&ex);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int do_mem(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *iters, pp_err *err)
+{
+	pp_cal_stats s[PP_CAL_MAX_GPUS];
+	memset(s, 0, sizeof(s));
+	int rc = sw->be->ops->mem(sw->be, it->mem, it->mem_bytes, iters, s, err);
+	if (rc < 0)
+		return rc;
+	if (!sw->be->root)
+		return 0;
+	if (rc == PP_CAL_SKIPPED) {
+		sw->skipped++;
+		if (sw->out)
+			fprintf(sw->out, "     %12zu  skipped: %s\n", it->mem_bytes, s[0].note);
+		return 0;
+	}
+	double moved = (double)it->mem_bytes * (it->mem <= PP_MEM_D2D_KERNEL ? 2.0 : 1.0);
+	for (int d = 0; d < sw->be->ngpus && d < PP_CAL_MAX_GPUS; d++) {
+		if (!s[d].repeats)
+			continue;
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = mem_kinds[it->mem];
+		m.op = mem_ops[it->mem];
+		m.bytes = (int64_t)it->mem_bytes;
+		m.device = d;
+		stats_cols(&m, &s[d]);
+		m.GBps = moved / s[d].med_s / 1e9;
+		m.scope = it->mem >= PP_MEM_H2D ? "pcie" : "local";
+		if (s[d].wrong > 0)
+			sw->wrong += s[d].wrong;
+		char extra[200];
+		snprintf(extra, sizeof(extra), "{\"batch\": %d, \"counted\": \"%s\", \"stat\": \"median\"}",
+			 s[d].batch, it->mem <= PP_MEM_D2D_KERNEL ? "read+written" : "copied");
+		if (sw->out)
+			fprintf(sw->out, "%4d %12zu %10.2f %10.2f %10.2f %9.2f\n", d, it->mem_bytes,
+				m.time_us, m.time_min_us, m.time_max_us, m.GBps);
+		if ((rc = record(sw, &m, extra, err)))
+			return rc;
+	}
+	return 0;
+}
+
+static int do_storage(pp_cal_sweep *sw, const pp_cal_item *it, pp_err *err)
+{
+	pp_cal_stats s = {0};
+	int rc = sw->be->ops->storage(sw->be, &it->storage, &s, err);
+	if (rc < 0)
+		return rc;
+	if (!sw->be->root)
+		return 0;
+	const char *kind = it->storage.write ? "storage_write" : "storage_read";
+	if (rc == PP_CAL_SKIPPED) {
+		sw->skipped++;
+		if (sw->out)
+			fprintf(sw->out, " %-14s skipped: %s\n", kind, s.note);
+		return 0;
+	}
+	pp_calib_meas m;
+	pp_calib_meas_init(&m);
+	m.kind = kind;
+	m.op = s.note;
+	m.bytes = (int64_t)it->storage.bytes;
+	stats_cols(&m, &s);
+	m.GBps = (double)it->storage.bytes / s.med_s / 1e9;
+	m.scope = "local";
+	if (s.wrong > 0)
+		sw->wrong += s.wrong;
+	pp_sb ex = {0};
+	pp_sb_addf(&ex, "{\"block\": %zu, \"stat\": \"median\", \"dir\": ", it->storage.block);
+	pp_sb_add_json(&ex, it->storage.dir);
+	pp_sb_adds(&ex, "}");
+	if (sw->out)
+		fprintf(sw->out, " %-14s %12zu %10.3f %10.3f %9.3f %6lld  %s\n", kind, it->storage.bytes,
+			s.med_s, s.max_s, m.GBps, (long long)s.wrong, s.note);
+	rc = record(sw, &m, ex.buf, err);
+	pp_sb_release(&ex);
+	return rc;
+}
+
+static const char *item_label(const pp_cal_item *it, char *buf, size_t n)
+{
+	char b[32];
+	switch (it->kind) {
+	case PP_ITEM_GROUP:
+		snprintf(buf, n, "communicator of %d GPUs", it->coll.nranks);
+		break;
+	case PP_ITEM_COLL:
+		snprintf(buf, n, "%s %d GPUs %s%s", pp_coll_names[it->coll.op], it->coll.nranks,
+			 pp_fmt_bytes((double)it->coll.bytes, b, sizeof(b)),
+			 it->coll.inplace ? " in-place" : "");
+		break;
+	case PP_ITEM_GEMM:
+		snprintf(buf, n, "gemm %s %lldx%lldx%lld", pp_dtype_names[it->gemm.dtype],
+			 (long long)it->gemm.m, (long long)it->gemm.n, (long long)it->gemm.k);
+		break;
+	case PP_ITEM_MEM:
+		snprintf(buf, n, "%s %s %s", mem_kinds[it->mem], mem_ops[it->mem],
+			 pp_fmt_bytes((double)it->mem_bytes, b, sizeof(b)));
+		break;
+	default:
+		snprintf(buf, n, "storage %s %s", it->storage.write ? "write" : "read",
+			 pp_fmt_bytes((double)it->storage.bytes, b, sizeof(b)));
+	}
+	return buf;
+}
+
+static void progress(const pp_cal_item *it, size_t i, size_t n, double done_est,
+		     double total_est, double elapsed)
+{
+	char label[96], el[32], left[32];
+	/* Rescale the plan's estimates by how fast the sweep has really gone. */
+	double rate = done_est > 0 && elapsed > 1 ? elapsed / done_est : 1.0;
+	double rem = (total_est - done_est) * rate;
+	fprintf(stderr, "\r\033[K[%3.0f%%] %zu/%zu %s | %s elapsed, about %s left",
+		100.0 * done_est / (total_est > 0 ? total_est : 1), i + 1, n,
+		item_label(it, label, sizeof(label)), pp_fmt_duration(elapsed, el, sizeof(el)),
+		pp_fmt_duration(rem, left, sizeof(left)));
+	fflush(stderr);
+}
+
+int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_err *err)
+{
+	double total = 0, done = 0, t0 = pp_mono_s();
+	char last[160] = "";
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		total += items[i].est_s;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const pp_cal_item *it = &items[i];
+		if (sw->progress && sw->be->root)
+			progress(it, i, n, done, total, pp_mono_s() - t0);
+		if (sw->be->root)
+			section(sw, it, last, sizeof(last));
+		switch (it->kind) {
+		case PP_ITEM_GROUP:
+			rc = sw->be->ops->group(sw->be, it->coll.nranks, sw->opts->coll_it.timeout_s, err);
+			break;
+		case PP_ITEM_COLL:
+			rc = do_coll(sw, it, &sw->opts->coll_it, err);
+			break;
+		case PP_ITEM_GEMM:
+			rc = do_gemm(sw, it, &sw->opts->gemm_it, err);
+			break;
+		case PP_ITEM_MEM:
+			rc = do_mem(sw, it, &sw->opts->mem_it, err);
+			break;
+		case PP_ITEM_STORAGE:
+			rc = do_storage(sw, it, err);
+			break;
+		}
+		done += it->est_s;
+		if (sw->out)
+			fflush(sw->out);
+	}
+	if (sw->progress && sw->be->root)
+		fprintf(stderr, "\r\033[K");
+	sw->elapsed_s = pp_mono_s() - t0;
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void pp_cal_stats_from(double *t, int n, int batch, pp_cal_stats *out)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_double);
+	out->repeats = n;
+	out->batch = batch;
+	out->min_s = t[0];
+	out->max_s = t[n - 1];
+	/* the median of an even count is the mean of the middle two */
+	out->med_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}

@@ -1,0 +1,42 @@
+/*
+ * sweep.h - run a measurement plan against a backend: one measurement at a
+ * time, each recorded in the store (and so committed) before the next one
+ * starts, a result table on stdout and a progress line with the time left
+ * on a terminal. CPU only.
+ */
+#ifndef PP_CAL_SWEEP_H
+#define PP_CAL_SWEEP_H
+
+#include "backend.h"
+#include "plan.h"
+#include "store.h"
+#include <stdio.h>
+
+typedef struct pp_cal_sweep {
+	pp_store *st;              /* the root's store; NULL on other ranks */
+	int64_t run_id;
+	pp_cal_backend *be;
+	const pp_cal_opts *opts;   /* iteration settings */
+	const pp_cal_host *host;
+	FILE *out;                 /* result tables; NULL for none */
+	bool progress;             /* the progress line on stderr */
+	/* Called after each row is committed, with its id (tests use it to
+	 * know what a kill must not lose). */
+	void (*on_record)(void *ctx, int64_t row_id);
+	void *ctx;
+	/* what happened */
+	size_t recorded, skipped;
+	int64_t wrong;             /* elements that failed a check, summed */
+	double elapsed_s;
+} pp_cal_sweep;
+
+/* Measure items[0..n) in order. Returns 0, or the error of the
+ * measurement (or database write) that stopped the sweep; the rows
+ * recorded before it stay in the store. */
+int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_err *err);
+
+/* The scope a collective of this job runs over: "net" when the ranks span
+ * hosts, "nvlink" when every pair of GPUs has NVLink, else "pcie". */
+const char *pp_cal_coll_scope(const pp_cal_host *h);
+
+#endif

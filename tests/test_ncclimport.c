@@ -1,0 +1,286 @@
+/*
+ * test_ncclimport.c - nccl-tests logs into the calibration tables. The logs
+ * in tests/data/nccl-tests/ are in nccl-tests' exact formats (three
+ * generations of its printf formats; make_samples.py there writes them):
+ * 8 and 16 ranks, one and two hosts, with and without in-place columns,
+ * checked and unchecked (#wrong N/A), old max-error columns, NCCL INFO
+ * chatter, two programs in one file. Expected values are read off the log
+ * lines quoted in the comments, or computed from nccl-tests' formulas.
+ */
+#include "calibdb.h"
+#include "harness.h"
+#include "ncclimport.h"
+#include "store.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DATA "tests/data/nccl-tests/"
+
+static int parse_file(const char *name, const pp_ncclimport_opts *o, pp_nccl_log *log, pp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = pp_read_file(name, 1 << 24, &text, &len, err);
+	if (!rc)
+		rc = pp_ncclimport_parse(name, text, o, log, err);
+	free(text);
+	return rc;
+}
+
+static const pp_nccl_row *row_of(const pp_nccl_section *s, int64_t size)
+{
+	for (size_t i = 0; i < s->nrows; i++)
+		if (s->rows[i].size_bytes == size)
+			return &s->rows[i];
+	return NULL;
+}
+
+static void test_all_reduce_8(void)
+{
+	pp_nccl_log log;
+	pp_err err = {0};
+	CHECK(parse_file(DATA "all_reduce_perf_8gpu.log", NULL, &log, &err) == 0);
+	CHECK(log.nsections == 1);
+	const pp_nccl_section *s = &log.sections[0];
+	CHECK(!strcmp(s->op, "all_reduce") && !strcmp(s->op_from, "log"));
+	CHECK(s->nranks == 8 && s->nhosts == 1 && !strcmp(s->hosts, "dgx-h100-01"));
+	CHECK(!strcmp(s->gpu_name, "NVIDIA H100 80GB HBM3"));
+	CHECK(!strcmp(s->nccl_version, "22803"));
+	CHECK(s->nrows == 25 && s->iters == 20);
+	CHECK_NEAR(s->avg_busbw_GBps, 78.0437, 1e-9);
+	CHECK(s->out_of_bounds == 0);
+	/* "134217728  33554432  float  sum  -1   682.28  196.72  344.26  0   674.45  199.00  348.26  0" */
+	const pp_nccl_row *r = row_of(s, 134217728);
+	CHECK(r && r->count == 33554432 && !strcmp(r->type, "float") && !strcmp(r->redop, "sum"));
+	CHECK(r && r->root == -1 && r->has[0] && r->has[1]);
+	CHECK(r && r->time_us[0] == 682.28 && r->algbw_GBps[0] == 196.72 && r->busbw_GBps[0] == 344.26);
+	CHECK(r && r->time_us[1] == 674.45 && r->busbw_GBps[1] == 348.26 && r->wrong[1] == 0);
+	/* nccl-tests' formulas hold on the printed figures: algbw = size / time,
+	 * all_reduce busbw = algbw x 2(n-1)/n = 1.75 x algbw on 8 ranks */
+	CHECK(r && fabs(134217728 / (r->time_us[0] * 1e3) - r->algbw_GBps[0]) < 0.01);
+	CHECK(r && fabs(r->busbw_GBps[0] - 1.75 * r->algbw_GBps[0]) < 0.01);
+	CHECK(!log.warnings[0]);
+	pp_nccl_log_release(&log);
+}
+
+static void test_all_gather_16_two_nodes(void)
+{
+	pp_nccl_log log;
+	pp_err err = {0};
+	CHECK(parse_file(DATA "all_gather_perf.16ranks.2nodes.log", NULL, &log, &err) == 0);
+	const pp_nccl_section *s = &log.sections[0];
+	/* the log does not name the program: the file does */
+	CHECK(!strcmp(s->op, "all_gather") && !strcmp(s->op_from, "file name"));
+	CHECK(s->nranks == 16 && s->nhosts == 2 && !strcmp(s->hosts, "node01,node02"));
+	CHECK(s->nrows == 11); /* 1 KiB .. 1 GiB by 4 */
+	/* "1073741824  16777216  float  none  -1  22181  48.41  45.38  0  21918  48.99  45.93  0" */
+	const pp_nccl_row *r = row_of(s, 1073741824);
+	CHECK(r && r->count == 16777216 && r->time_us[0] == 22181 && r->busbw_GBps[1] == 45.93);
+	/* all_gather busbw = algbw x (n-1)/n */
+	CHECK(r && fabs(r->busbw_GBps[0] - r->algbw_GBps[0] * 15.0 / 16.0) < 0.01);
+	CHECK_NEAR(pp_nccl_busbw_factor("all_gather", 16), 15.0 / 16.0, 1e-12);
+	pp_nccl_log_release(&log);
+}
+
+static void test_oldest_format_inferred(void)
+{
+	pp_nccl_log log;
+	pp_err err = {0};
+	CHECK(parse_file(DATA "nccl16.log", NULL, &log, &err) == 0);
+	const pp_nccl_section *s = &log.sections[0];
+	/* no root column, a max-error column, the collective only in the columns:
+	 * redop sum and size = count x 2 B x 16 ranks is reduce_scatter */
+	CHECK(!strcmp(s->op, "reduce_scatter") && !strcmp(s->op_from, "columns"));
+	CHECK(s->nranks == 16 && s->iters == 50 && !strcmp(s->gpu_name, "NVIDIA A100-SXM4-80GB"));
+	/* "1073741824  33554432  half  sum  23193  46.30  43.40  0e+00  22918  46.85  43.92  0e+00" */
+	const pp_nccl_row *r = row_of(s, 1073741824);
+	CHECK(r && r->root == -1 && r->time_us[0] == 23193 && r->time_us[1] == 22918);
+	CHECK(r && r->max_error[0] == 0 && r->wrong[0] == PP_CALIB_NULL);
+	pp_nccl_log_release(&log);
+	/* --op overrides what the log says */
+	pp_ncclimport_opts o = {.op = "all_reduce"};
+	CHECK(parse_file(DATA "nccl16.log", &o, &log, &err) == 0);
+	CHECK(!strcmp(log.sections[0].op, "all_reduce") && !strcmp(log.sections[0].op_from, "option"));
+	pp_nccl_log_release(&log);
+}
+
+static void test_out_of_place_only(void)
+{
+	pp_nccl_log log;
+	pp_err err = {0};
+	CHECK(parse_file(DATA "alltoall_perf_8gpu_outofplace.log", NULL, &log, &err) == 0);
+	const pp_nccl_section *s = &log.sections[0];
+	CHECK(!strcmp(s->op, "alltoall") && s->nranks == 8 && s->nrows == 25);
+	bool any_in = false;
+	for (size_t i = 0; i < s->nrows; i++)
+		any_in |= s->rows[i].has[1];
+	CHECK(!any_in);
+	/* "1073741824  33554432  float  none  -1  2826.47  379.89  332.40  N/A" */
+	const pp_nccl_row *r = row_of(s, 1073741824);
+	CHECK(r && r->has[0] && r->time_us[0] == 2826.47 && r->wrong[0] == PP_CALIB_NULL);
+	CHECK(r && fabs(r->busbw_GBps[0] - r->algbw_GBps[0] * 7.0 / 8.0) < 0.01);
+	pp_nccl_log_release(&log);
+}
+
+static void test_two_programs(void)
+{
+	pp_nccl_log log;
+	pp_err err = {0};
+	CHECK(parse_file(DATA "broadcast_sendrecv_8gpu.log", NULL, &log, &err) == 0);
+	CHECK(log.nsections == 2);
+	CHECK(!strcmp(log.sections[0].op, "broadcast") && log.sections[0].nrows == 6);
+	CHECK(!strcmp(log.sections[1].op, "sendrecv") && log.sections[1].nrows == 6);
+	/* broadcast's root column is 0, sendrecv's -1 */
+	CHECK(log.sections[0].rows[0].root == 0 && log.sections[1].rows[0].root == -1);
+	CHECK_NEAR(log.sections[1].avg_busbw_GBps, 270.498, 1e-9);
+	pp_nccl_log_release(&log);
+}
+
+static void test_store_import(void)
+{
+	pp_store *st = NULL;
+	pp_err err = {0};
+	char path[512];
+	snprintf(path, sizeof(path), "%s/imp.db", pp_t_tmpdir());
+	unlink(path);
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	int64_t run = 0;
+	CHECK(pp_ncclimport_file(st, DATA "all_gather_perf.16ranks.2nodes.log", NULL, &run, NULL, &err) == 0);
+	pp_calib_run r;
+	CHECK(pp_calibdb_get_run(st, run, &r, &err) == 0);
+	CHECK(!strcmp(r.source, "nccl-tests") && !strcmp(r.status, "complete"));
+	CHECK(r.gpu_count == 16 && r.n_measurements == 22);
+	CHECK(r.extra_json && strstr(r.extra_json, "\"avg_busbw_GBps\": 21.4948"));
+	pp_calib_run_release(&r);
+	pp_calib_meas *rows = NULL;
+	size_t n = 0;
+	CHECK(pp_calibdb_query(st, run, "collective", &rows, &n, &err) == 0 && n == 22);
+	/* two hosts: the net scope; the mean time is the statistic */
+	CHECK(n && !strcmp(rows[0].scope, "net") && rows[0].nranks == 16 && rows[0].repeats == 20);
+	CHECK(n && strstr(rows[0].extra_json, "\"stat\": \"mean\""));
+	CHECK(n && rows[n - 1].bytes == 1073741824 && rows[n - 1].inplace == 1 &&
+	      rows[n - 1].time_us == 21918);
+	pp_calib_meas_free(rows, n);
+	/* the NCCL version code becomes a version */
+	CHECK(pp_ncclimport_file(st, DATA "all_reduce_perf_8gpu.log", NULL, &run, NULL, &err) == 0);
+	CHECK(pp_calibdb_get_run(st, run, &r, &err) == 0);
+	CHECK(!strcmp(r.nccl_version, "2.28.3") && r.n_measurements == 50);
+	CHECK(r.host && !strcmp(r.host, "dgx-h100-01"));
+	pp_calib_run_release(&r);
+	/* a bad log adds nothing (one transaction) */
+	char bad[512];
+	snprintf(bad, sizeof(bad), "%s/bad.log", pp_t_tmpdir());
+	FILE *f = fopen(bad, "w");
+	fputs("#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] GPU\n#  Rank  1 Group  0 Pid 1 on h "
+	      "device  1 [0x19] GPU\n#       size         count      type   redop    root     time   "
+	      "algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	      "        1024           256     float     sum      -1    12.00    0.09    0.09      0"
+	      "    12.00    0.09    0.09      0\n        2048           512     float     sum      -1"
+	      "    oops    0.09    0.09      0    12.00    0.09    0.09      0\n", f);
+	fclose(f);
+	int64_t before = 0, after = 0;
+	pp_calibdb_latest_run(st, &before, &err);
+	CHECK(pp_ncclimport_file(st, bad, NULL, &run, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "bad.log:5: field 6: found 'oops', expected a number");
+	pp_calibdb_latest_run(st, &after, &err);
+	CHECK(before == after);
+	pp_store_close(st);
+}
+
+static int parse_text(const char *text, const pp_ncclimport_opts *o, pp_err *err)
+{
+	pp_nccl_log log;
+	int rc = pp_ncclimport_parse("x.log", text, o, &log, err);
+	if (!rc)
+		pp_nccl_log_release(&log);
+	return rc;
+}
+
+static void test_errors(void)
+{
+	pp_err err = {0};
+	const char *devs = "#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] GPU\n"
+			   "#  Rank  1 Group  0 Pid 1 on h device  1 [0x19] GPU\n";
+	const char *hdr = "#       size         count      type   redop    root     time   algbw   "
+			  "busbw #wrong     time   algbw   busbw #wrong\n";
+	char buf[2048];
+	/* a result row before the header */
+	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", devs);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "x.log:3: a result row before any column header");
+	/* all_gather and alltoall print alike: the name must come from somewhere */
+	snprintf(buf, sizeof(buf), "%s%s        1024           128     float    none      -1    12.00    "
+		 "0.09    0.04      0    12.00    0.09    0.04      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "--op");
+	pp_ncclimport_opts o = {.op = "all_gather"};
+	CHECK(parse_text(buf, &o, &err) == 0);
+	o.op = "allgather";
+	CHECK(parse_text(buf, &o, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "did you mean 'all_gather'");
+	/* a row with a column missing */
+	snprintf(buf, sizeof(buf), "%s%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "x.log:4: a result row with 11 fields; the header above it has 13");
+	/* no device list: the ranks are unknown unless given */
+	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "--nranks");
+	pp_ncclimport_opts on = {.nranks = 4};
+	CHECK(parse_text(buf, &on, &err) == 0);
+	/* nothing to import */
+	CHECK(parse_text("hello\n# nThread 1 nGpus 1\n", NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "no nccl-tests result rows");
+	/* a footer that does not match the rows: imported, with a warning */
+	snprintf(buf, sizeof(buf), "%s%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n# Avg bus bandwidth    : 7.5 \n",
+		 devs, hdr);
+	pp_nccl_log log;
+	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK_CONTAINS(log.warnings, "differs from the rows' mean");
+	CHECK(!strcmp(log.sections[0].op, "all_reduce") && !strcmp(log.sections[0].op_from, "columns"));
+	pp_nccl_log_release(&log);
+}
+
+static void test_cli(void)
+{
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s %s --db %s/cli.db", pp_t_bin(),
+		 DATA "all_gather_perf.16ranks.2nodes.log", DATA "broadcast_sendrecv_8gpu.log",
+		 pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "all_gather (from the file name), 16 ranks on 2 hosts, 11 sizes, 22 rows");
+	CHECK_CONTAINS(out, "sendrecv (from the log), 8 ranks on 1 host");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s/nope.log --db %s/cli.db", pp_t_bin(),
+		 pp_t_tmpdir(), pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "nope.log");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --scope nvlinks --db %s/cli.db",
+		 pp_t_bin(), DATA "nccl16.log", pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "--scope");
+	free(out);
+}
+
+int main(void)
+{
+	RUN(test_all_reduce_8);
+	RUN(test_all_gather_16_two_nodes);
+	RUN(test_oldest_format_inferred);
+	RUN(test_out_of_place_only);
+	RUN(test_two_programs);
+	RUN(test_store_import);
+	RUN(test_errors);
+	RUN(test_cli);
+	return pp_t_done("test_ncclimport");
+}
