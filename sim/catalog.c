@@ -377,6 +377,10 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 		    (rc = read_fig(d, e, p, "blocking_p2p_overhead_us", true, false, 1e-6,
 				   &k->blocking_p2p_overhead_s, NULL, err)))
 			return rc;
+		if ((rc = read_fig(d, e, p, "wave_quantization_weight", true, false, 1, &k->wave_weight,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "gemm_k_overhead", true, false, 1, &k->gemm_k0, NULL, err)))
+			return rc;
 		k->reserved_bytes = resv;
 		k->gemm_min_time_s = gmin;
 		k->kernel_overhead_s = ovh;

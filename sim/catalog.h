@@ -117,6 +117,8 @@ typedef struct pp_kernel_params {
 	double attn_peak_fraction;              /* fused flash attention, of dense peak */
 	double kernel_overhead_s;               /* launch + tail per kernel */
 	double half_tile_eff, quarter_tile_eff; /* smaller GEMM tiles, relative rate */
+	double wave_weight;                     /* 1 = full wave-quantisation loss, 0 = none */
+	double gemm_k0;                         /* reduction overhead: time x (1 + k0/k) */
 	double act_margin;                      /* allocator fragmentation share */
 	double elementwise_bw_fraction;         /* norm/dropout/softmax kernels, of datasheet bw */
 	double overlap_eff;                     /* share of overlappable comm actually hidden */

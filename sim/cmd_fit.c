@@ -39,7 +39,7 @@ static void print_profile(const pp_profile *p)
 	printf(")\n");
 	if (p->nfits)
 		printf("  %-15s %-10s %5s  %-22s %12s %18s %8s\n", "collective", "scope", "GPUs",
-		       "message sizes", "alpha (us)", "busbw (GB/s)", "rms res");
+		       "message sizes", "alpha (us)", "busbw (GB/s)", "rms rel.");
 	for (int i = 0; i < p->nfits; i++) {
 		const pp_coll_fit *f = &p->fits[i];
 		for (int k = 0; k < f->npieces; k++) {
@@ -49,17 +49,19 @@ static void print_profile(const pp_profile *p)
 				snprintf(hi, sizeof(hi), "up");
 			else
 				pp_fmt_bytes(f->piece[k].hi_bytes, hi, sizeof(hi));
-			printf("  %-15s %-10s %5d  %9s - %-10s %6.1f +-%-5.1f %8.1f +-%-7.1f %7.1f%%\n",
+			char rms[16] = "";
+			if (k == 0)
+				snprintf(rms, sizeof(rms), "%.1f%%", 100 * p->fit_rms[i]);
+			printf("  %-15s %-10s %5d  %9s - %-10s %6.1f +-%-5.1f %8.1f +-%-7.1f %8s\n",
 			       k ? "" : pp_coll_names[f->op], k ? "" : (f->scope ? "inter-node" : "intra-node"),
 			       f->nranks, lo, hi, f->piece[k].alpha_s * 1e6, p->fit_ci[i][k].alpha_ci_s * 1e6,
-			       f->piece[k].busbw_Bps / PP_GB, p->fit_ci[i][k].busbw_ci_Bps / PP_GB,
-			       k ? 0.0 : 100 * p->fit_rms[i]);
+			       f->piece[k].busbw_Bps / PP_GB, p->fit_ci[i][k].busbw_ci_Bps / PP_GB, rms);
 		}
 	}
 	for (int dt = 0; dt < PP_DT_COUNT; dt++)
 		if (p->has_gemm[dt])
-			printf("  GEMM %-5s  %.3f of dense peak +- %.3f  (%d shapes, rms residual %.1f%%)\n",
-			       pp_dtype_names[dt], p->gemm_frac[dt], p->gemm_frac_ci[dt], p->gemm_points[dt],
+			printf("  GEMM %-5s  %.3f of dense peak +- %.3f, k0 %.0f +- %.0f  (%d shapes, rms residual %.1f%%)\n",
+			       pp_dtype_names[dt], p->gemm_frac[dt], p->gemm_frac_ci[dt], p->gemm_k0[dt], p->gemm_k0_ci[dt], p->gemm_points[dt],
 			       100 * p->gemm_rms[dt]);
 	if (p->has_mem)
 		printf("  memory-bound kernels  %.0f GB/s +- %.0f  (%d sizes)\n", p->mem_Bps / PP_GB,

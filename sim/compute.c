@@ -3,35 +3,38 @@
 
 #include <math.h>
 
-static double tile_wave_eff(double m, double n, double batch, double tm, double tn, int sms)
+static double tile_wave_eff(double m, double n, double batch, double tm, double tn, int sms,
+			    double wave_weight)
 {
 	double tiles_m = ceil(m / tm), tiles_n = ceil(n / tn);
 	double tile_util = (m * n) / (tiles_m * tm * tiles_n * tn);
 	double tiles = tiles_m * tiles_n * batch;
 	double waves = ceil(tiles / sms);
 	double wave_util = tiles / (waves * sms);
-	return tile_util * wave_util;
+	/* persistent / Stream-K kernels (Hopper cuBLAS) spread the last partial
+	 * wave: only wave_weight of its loss remains */
+	return tile_util * (1.0 - wave_weight + wave_weight * wave_util);
 }
 
 double pp_gemm_efficiency(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch)
 {
-	(void)k;
-	double tm = hw->tile_m, tn = hw->tile_n;
+	double tm = hw->tile_m, tn = hw->tile_n, w = hw->wave_weight;
 	int sms = hw->sm_count;
-	double best = tile_wave_eff(m, n, batch, tm, tn, sms);
-	double e = tile_wave_eff(m, n, batch, tn, tm, sms);
+	double best = tile_wave_eff(m, n, batch, tm, tn, sms, w);
+	double e = tile_wave_eff(m, n, batch, tn, tm, sms, w);
 	if (e > best)
 		best = e;
-	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tm, tn / 2, sms);
+	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tm, tn / 2, sms, w);
 	if (e > best)
 		best = e;
-	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tn / 2, tm, sms);
+	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tn / 2, tm, sms, w);
 	if (e > best)
 		best = e;
-	e = hw->quarter_tile_eff * tile_wave_eff(m, n, batch, tm / 2, tn / 2, sms);
+	e = hw->quarter_tile_eff * tile_wave_eff(m, n, batch, tm / 2, tn / 2, sms, w);
 	if (e > best)
 		best = e;
-	return hw->gemm_frac[dt] * best;
+	/* the per-tile prologue and epilogue, amortised over the k loop */
+	return hw->gemm_frac[dt] * best / (1.0 + hw->gemm_k0 / k);
 }
 
 double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch,

@@ -4,7 +4,9 @@
  *
  * GEMM efficiency = (large-GEMM share of peak for the dtype, from data)
  *                 x tile quantisation (padding of M and N up to the tile)
- *                 x wave quantisation (tiles over the SM count),
+ *                 x wave quantisation (tiles over the SM count; weighted,
+ *                   since persistent/Stream-K kernels hide most of it)
+ *                 / (1 + k0 / k) (per-tile prologue/epilogue over the k loop),
  * taking the best of the default tile, its transpose and two smaller tiles
  * (what cuBLAS's heuristics do). Sources: NVIDIA "GEMM performance
  * background" (tile and wave quantisation), Bekman's MAMF table for the

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,14 +276,20 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 	}
 	free(pts);
 
-	/* GEMMs: share of peak after the shape's tile and wave efficiency */
+	/* GEMMs: time = x / frac x (1 + k0 / k), x the time the shape takes
+	 * at the dense peak after tile and (weighted) wave quantisation: linear
+	 * in x and x/k, so weighted least squares gives 1/frac and k0/frac. */
 	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
-		double sw = 0, swf = 0, swf2 = 0;
-		int n = 0;
 		if (hw.peak_flops[dt] <= 0)
 			continue;
 		pp_hw unit = hw;
 		unit.gemm_frac[dt] = 1.0;
+		unit.gemm_k0 = 0;
+		size_t cap = nall ? nall : 1;
+		gsl_matrix *X = gsl_matrix_alloc(cap, 2);
+		gsl_vector *y = gsl_vector_alloc(cap), *w = gsl_vector_alloc(cap);
+		double *ks = pp_xmalloc(sizeof(double) * cap);
+		size_t n = 0;
 		for (size_t i = 0; i < nall; i++) {
 			pp_calib_meas *m = &all[i];
 			if (!m->kind || strcmp(m->kind, "gemm") || dtype_of(m->dtype) != dt ||
@@ -295,36 +302,66 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 			double t_mem = (M * K + K * N + M * N) * pp_dtype_bytes((pp_dtype)dt) / hw.mem_Bps;
 			if (t_comp < t_mem)
 				continue; /* memory-bound: says nothing about the tensor cores */
-			double frac = flops / t / (hw.peak_flops[dt] * eff);
-			sw += t;
-			swf += t * frac;
-			swf2 += t * frac * frac;
+			gsl_matrix_set(X, n, 0, t_comp);
+			gsl_matrix_set(X, n, 1, t_comp / K);
+			gsl_vector_set(y, n, t);
+			gsl_vector_set(w, n, 1.0 / (t * t));
+			ks[n] = K;
 			n++;
 		}
-		if (n < 2)
-			continue;
-		double mean = swf / sw, var = swf2 / sw - mean * mean;
-		out->has_gemm[dt] = true;
-		out->gemm_frac[dt] = mean;
-		out->gemm_frac_ci[dt] = 1.96 * sqrt(var > 0 ? var : 0) / sqrt((double)n);
-		out->gemm_points[dt] = n;
-		/* residuals of the fitted model on every compute-bound point */
-		double ss = 0;
-		int k = 0;
-		unit.gemm_frac[dt] = mean;
-		for (size_t i = 0; i < nall; i++) {
-			pp_calib_meas *m = &all[i];
-			if (!m->kind || strcmp(m->kind, "gemm") || dtype_of(m->dtype) != dt ||
-			    m->m == PP_CALIB_NULL || !(m->time_us > 20))
-				continue;
-			double pred = pp_gemm_time(&unit, (pp_dtype)dt, (double)m->m, (double)m->n,
-						   (double)m->k, 1, pp_dtype_bytes((pp_dtype)dt)) -
-				      unit.kernel_overhead_s;
-			double r = pred / (m->time_us * 1e-6) - 1;
-			ss += r * r;
-			k++;
+		if (n >= 4) {
+			gsl_matrix_view Xv = gsl_matrix_submatrix(X, 0, 0, n, 2);
+			gsl_vector_view yv = gsl_vector_subvector(y, 0, n), wv = gsl_vector_subvector(w, 0, n);
+			gsl_vector *c = gsl_vector_alloc(2);
+			gsl_matrix *cov = gsl_matrix_alloc(2, 2);
+			gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, 2);
+			double chisq;
+			gsl_multifit_wlinear(&Xv.matrix, &wv.vector, &yv.vector, c, cov, &chisq, ws);
+			double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1);
+			double scale = chisq / (double)(n - 2);
+			double va = gsl_matrix_get(cov, 0, 0) * scale, vb = gsl_matrix_get(cov, 1, 1) * scale,
+			       vab = gsl_matrix_get(cov, 0, 1) * scale;
+			if (b < 0) { /* no measurable k overhead: slope only */
+				b = 0;
+				double sxy = 0, sxx = 0;
+				for (size_t i = 0; i < n; i++) {
+					double xi = gsl_matrix_get(X, i, 0), wi = gsl_vector_get(w, i);
+					sxy += wi * xi * gsl_vector_get(y, i);
+					sxx += wi * xi * xi;
+				}
+				a = sxy / sxx;
+				va = 0;
+				vb = vab = 0;
+				double rss = 0;
+				for (size_t i = 0; i < n; i++) {
+					double r = a * gsl_matrix_get(X, i, 0) - gsl_vector_get(y, i);
+					rss += gsl_vector_get(w, i) * r * r;
+				}
+				va = rss / (double)(n - 1) / sxx;
+			}
+			out->has_gemm[dt] = true;
+			out->gemm_frac[dt] = 1.0 / a;
+			out->gemm_frac_ci[dt] = 1.96 * sqrt(va) / (a * a);
+			out->gemm_k0[dt] = b / a;
+			/* var(b/a) by the delta method */
+			double vk = vb / (a * a) + b * b * va / (a * a * a * a) - 2 * b * vab / (a * a * a);
+			out->gemm_k0_ci[dt] = 1.96 * sqrt(vk > 0 ? vk : 0);
+			out->gemm_points[dt] = (int)n;
+			double ss = 0;
+			for (size_t i = 0; i < n; i++) {
+				double pred = a * gsl_matrix_get(X, i, 0) + b * gsl_matrix_get(X, i, 1);
+				double r = pred / gsl_vector_get(y, i) - 1;
+				ss += r * r;
+			}
+			out->gemm_rms[dt] = sqrt(ss / (double)n);
+			gsl_multifit_linear_free(ws);
+			gsl_matrix_free(cov);
+			gsl_vector_free(c);
 		}
-		out->gemm_rms[dt] = k ? sqrt(ss / k) : 0;
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		gsl_vector_free(w);
+		free(ks);
 	}
 
 	/* memory-bound kernels: device copy bandwidth of large buffers */

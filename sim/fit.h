@@ -10,10 +10,12 @@
  * Confidence intervals: 1.96 standard errors, the covariance scaled by the
  * residual variance (the measurement noise is not known a priori).
  *
- * GEMMs: per dtype, the large-GEMM share of peak is the weighted mean of
- * measured rate / (peak x tile-and-wave efficiency of the shape), over shapes
- * that are compute-bound and longer than 20 us; the spread gives its
- * interval and the residuals.
+ * GEMMs: per dtype, a weighted least-squares fit of time = x / frac x
+ * (1 + k0 / k) over compute-bound shapes longer than 20 us, x being the time
+ * the shape takes at the full dense peak after its tile and (weighted) wave
+ * quantisation: frac is the large-GEMM share of peak, k0 the reduction
+ * overhead (both with 95% intervals); the residuals are what the shape model
+ * does not explain.
  *
  * Memory: the median achieved bandwidth of the largest memcpy measurements.
  */

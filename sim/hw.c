@@ -51,6 +51,8 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->tile_n = k->tile_n;
 	hw->gemm_min_s = k->gemm_min_time_s;
 	hw->half_tile_eff = k->half_tile_eff;
+	hw->wave_weight = k->wave_weight;
+	hw->gemm_k0 = k->gemm_k0;
 	hw->quarter_tile_eff = k->quarter_tile_eff;
 	hw->act_margin = k->act_margin;
 	hw->reserved_bytes = k->reserved_bytes;

@@ -56,6 +56,8 @@ typedef struct pp_hw {
 	int sm_count;
 	int tile_m, tile_n;
 	double gemm_min_s;
+	double wave_weight;        /* weight of the wave-quantisation loss */
+	double gemm_k0;            /* reduction-dimension overhead, elements */
 	double half_tile_eff, quarter_tile_eff;
 	double act_margin;         /* fragmentation share of the peak */
 	double elementwise_Bps;    /* norm/dropout/softmax/activation kernels */

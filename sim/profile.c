@@ -42,9 +42,11 @@ char *pp_profile_to_json(const pp_profile *p)
 	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
 		if (!p->has_gemm[dt])
 			continue;
-		pp_sb_addf(&o, "%s\n    \"%s\": {\"peak_fraction\": %.6g, \"ci\": %.6g, \"points\": %d, "
-			       "\"rms_rel_residual\": %.6g}", first ? "" : ",", pp_dtype_names[dt],
-			   p->gemm_frac[dt], p->gemm_frac_ci[dt], p->gemm_points[dt], p->gemm_rms[dt]);
+		pp_sb_addf(&o, "%s\n    \"%s\": {\"peak_fraction\": %.6g, \"ci\": %.6g, \"k0\": "
+			       "%.6g, \"k0_ci\": %.6g, \"points\": %d, \"rms_rel_residual\": %.6g}",
+			   first ? "" : ",", pp_dtype_names[dt], p->gemm_frac[dt], p->gemm_frac_ci[dt],
+			   p->gemm_k0[dt], p->gemm_k0_ci[dt], p->gemm_points[dt],
+			   p->gemm_rms[dt]);
 		first = false;
 	}
 	pp_sb_adds(&o, "\n  }");
@@ -120,6 +122,8 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		p->has_gemm[dt] = true;
 		p->gemm_frac[dt] = num(e, "peak_fraction");
 		p->gemm_frac_ci[dt] = num(e, "ci");
+		p->gemm_k0[dt] = isfinite(num(e, "k0")) ? num(e, "k0") : 0;
+		p->gemm_k0_ci[dt] = isfinite(num(e, "k0_ci")) ? num(e, "k0_ci") : 0;
 		p->gemm_points[dt] = (int)num(e, "points");
 		p->gemm_rms[dt] = num(e, "rms_rel_residual");
 	}
@@ -243,6 +247,8 @@ void pp_profile_apply(pp_hw *hw, const pp_profile *p)
 			hw->gemm_frac[dt] = p->gemm_frac[dt];
 			gemm = true;
 		}
+	if (p->has_gemm[PP_DT_BF16])
+		hw->gemm_k0 = p->gemm_k0[PP_DT_BF16];
 	if (gemm)
 		pp_hw_set_origin(hw, "gemm_efficiency", "calibration profile %s v%d (runs %s): bf16 "
 				 "%.3f of peak", p->name, p->version, runs,

@@ -10,14 +10,16 @@
  *    time = alpha + bytes x factor / busbw (nccl-tests' busbw factor), each
  *    piece with 95% confidence intervals;
  *  - per dtype: the large-GEMM share of peak (the compute model's tile and
- *    wave quantisation stays), with its 95% interval and residuals;
+ *    wave quantisation stays) and the reduction overhead k0 (time x
+ *    (1 + k0/k)), with their 95% intervals and residuals;
  *  - the device-memory bandwidth of memory-bound kernels (bytes read +
  *    written per second).
  * JSON form (podplan fit --export): {"format": "podplan-profile/1", "name",
  * "version", "gpu", "runs": [...], "collectives": [{"op", "scope", "nranks",
  * "pieces": [{"lo_bytes", "hi_bytes", "alpha_us", "alpha_ci_us",
  * "busbw_GBps", "busbw_ci_GBps", "points"}], "rms_rel_residual"}], "gemm":
- * {"bf16": {"peak_fraction", "ci", "points", "rms_rel_residual"}},
+ * {"bf16": {"peak_fraction", "ci", "k0", "k0_ci", "points",
+ * "rms_rel_residual"}},
  * "memory": {"GBps", "ci_GBps", "points"}}.
  */
 #ifndef PP_PROFILE_H
@@ -45,6 +47,7 @@ typedef struct pp_profile {
 	int nfits;
 	bool has_gemm[PP_DT_COUNT];
 	double gemm_frac[PP_DT_COUNT], gemm_frac_ci[PP_DT_COUNT], gemm_rms[PP_DT_COUNT];
+	double gemm_k0[PP_DT_COUNT], gemm_k0_ci[PP_DT_COUNT];
 	int gemm_points[PP_DT_COUNT];
 	bool has_mem;
 	double mem_Bps, mem_ci_Bps;

@@ -193,9 +193,98 @@ static void fit_from_store(void)
 	free(out);
 }
 
+/* The committed H200 profile (fitted from the committed calibration sweep)
+ * moves predictions towards what that sweep measured. */
+static void committed_h200_profile(void)
+{
+	char path[512], cmd[1200], *out = NULL;
+	snprintf(path, sizeof(path), "%s/h200.db", pp_t_tmpdir());
+	snprintf(cmd, sizeof(cmd), "cp models/calibrations/h200-nvlink-2gpu.db %s", path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	free(out);
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	pp_profile p;
+	CHECK(pp_profile_load(st, "h200-nvlink-2gpu", 0, &p, &err) == 0);
+	/* measured: every bf16 GEMM of the sweep and the 1 GiB all_reduce over 2 GPUs */
+	sqlite3_stmt *q;
+	double ar_us = 0;
+	int ng = 0;
+	double shapes[512][4];
+	sqlite3_prepare_v2(pp_store_db(st), "SELECT m, n, k, time_us FROM calib_measurements WHERE "
+			   "kind = 'gemm' AND dtype = 'bf16' AND time_us > 20", -1, &q, NULL);
+	while (sqlite3_step(q) == SQLITE_ROW && ng < 512) {
+		for (int c = 0; c < 4; c++)
+			shapes[ng][c] = sqlite3_column_double(q, c);
+		ng++;
+	}
+	sqlite3_finalize(q);
+	sqlite3_prepare_v2(pp_store_db(st), "SELECT avg(time_us) FROM calib_measurements WHERE "
+			   "kind = 'collective' AND op = 'all_reduce' AND nranks = 2 AND inplace = 0 "
+			   "AND bytes = 1073741824", -1, &q, NULL);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		ar_us = sqlite3_column_double(q, 0);
+	sqlite3_finalize(q);
+	pp_store_close(st);
+	CHECK(ng > 100 && ar_us > 0);
+	const char *j = "{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": {\"global_batch_size\": 16,"
+			" \"micro_batch_size\": 4}, \"parallel\": {\"tensor_model_parallel_size\": 2}, "
+			"\"cluster\": {\"gpu\": \"h200\", \"num_gpus\": 2}}";
+	pp_scenario s;
+	pp_hw cat_hw, cal_hw;
+	CHECK(tu_scenario(j, &s, &cat_hw) == 0);
+	cal_hw = cat_hw;
+	pp_profile_apply(&cal_hw, &p);
+	/* GEMMs: the profile's predictions are closer to what was measured
+	 * (rms of the relative error over the sweep's shapes), and move the
+	 * mean in the measured direction */
+	double ss_cat = 0, ss_cal = 0, lr_meas = 0, lr_cal = 0;
+	for (int i = 0; i < ng; i++) {
+		double t = shapes[i][3] * 1e-6;
+		double tc = pp_gemm_time(&cat_hw, PP_DT_BF16, shapes[i][0], shapes[i][1], shapes[i][2], 1, 2) -
+			    cat_hw.kernel_overhead_s;
+		double tp = pp_gemm_time(&cal_hw, PP_DT_BF16, shapes[i][0], shapes[i][1], shapes[i][2], 1, 2) -
+			    cal_hw.kernel_overhead_s;
+		ss_cat += (tc / t - 1) * (tc / t - 1);
+		ss_cal += (tp / t - 1) * (tp / t - 1);
+		lr_meas += log(t / tc);
+		lr_cal += log(tp / tc);
+	}
+	double g_cat = sqrt(ss_cat / ng), g_cal = sqrt(ss_cal / ng);
+	pp_group two = {2, 2};
+	double a_cat = pp_coll_time(&cat_hw, PP_COLL_ALL_REDUCE, 1 << 30, two);
+	double a_cal = pp_coll_time(&cal_hw, PP_COLL_ALL_REDUCE, 1 << 30, two);
+	printf("  %d bf16 GEMM shapes: rms error catalog %.1f%%, profile %.1f%%; mean measured/catalog "
+	       "%+.1f%%, profile/catalog %+.1f%%\n", ng, 100 * g_cat, 100 * g_cal,
+	       100 * (exp(lr_meas / ng) - 1), 100 * (exp(lr_cal / ng) - 1));
+	printf("  all_reduce 1 GiB / 2 GPUs: measured %.0f us, catalog %.0f, profile %.0f\n", ar_us,
+	       a_cat * 1e6, a_cal * 1e6);
+	CHECK(g_cal < g_cat);
+	CHECK(lr_meas * lr_cal > 0);
+	CHECK(fabs(exp(lr_cal / ng) / exp(lr_meas / ng) - 1) < 0.03);
+	CHECK(fabs(a_cal / (ar_us * 1e-6) - 1) < 0.03);
+	CHECK(fabs(a_cal - ar_us * 1e-6) < fabs(a_cat - ar_us * 1e-6));
+	double gemm_ratio = exp(lr_cal / ng);
+	/* a whole step: slower GEMMs than the catalog assumes -> a slower step,
+	 * by less than the GEMM ratio (not every op is a GEMM) */
+	pp_result r_cat, r_cal;
+	CHECK(pp_predict(&s, &cat_hw, NULL, &r_cat, &err) == 0);
+	CHECK(pp_predict(&s, &cal_hw, NULL, &r_cal, &err) == 0);
+	double step_ratio = r_cal.step_time_s / r_cat.step_time_s;
+	printf("  step: catalog %.1f ms, profile %.1f ms (GEMM ratio %.3f, step ratio %.3f)\n",
+	       r_cat.step_time_s * 1e3, r_cal.step_time_s * 1e3, gemm_ratio, step_ratio);
+	if (gemm_ratio > 1)
+		CHECK(step_ratio > 1 && step_ratio < gemm_ratio * 1.10);
+	else
+		CHECK(step_ratio < 1 && step_ratio > gemm_ratio * 0.90);
+	pp_scenario_release(&s);
+}
+
 int main(void)
 {
 	RUN(collective_recovery);
 	RUN(fit_from_store);
+	RUN(committed_h200_profile);
 	return pp_t_done("test_fit");
 }
