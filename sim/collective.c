@@ -129,6 +129,11 @@ double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node)
 {
 	if (bytes <= 0)
 		return 0;
+	/* a calibrated send/recv between two GPUs of this scope */
+	const pp_coll_fit *fit = find_fit(hw, PP_COLL_SENDRECV, same_node ? PP_SCOPE_INTRA
+									 : PP_SCOPE_INTER, 2);
+	if (fit)
+		return fit_time(fit, bytes, 1.0);
 	if (same_node)
 		return hw->coll_launch_s + hw->intra_lat_s + bytes / hw->intra_Bps;
 	double bw = hw->nic_Bps * hw->nics_per_node / hw->gpus_per_node / hw->oversubscription;
