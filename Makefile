@@ -24,7 +24,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 CPPFLAGS += -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Isim -Ireports -MMD -MP
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -fno-strict-aliasing
-LDLIBS += -lcjson -lgsl -lgslcblas -lsqlite3 -lm
+LDLIBS += -lcjson -lgsl -lgslcblas -lsqlite3 -lm -ldl
 
 ifeq ($(SAN),1)
   BUILD := build/san

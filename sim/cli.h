@@ -29,5 +29,7 @@ int pp_cmd_validate(int argc, char **argv);
 int pp_cmd_fit(int argc, char **argv);
 int pp_cmd_calib(int argc, char **argv);
 int pp_cmd_cost(int argc, char **argv);
+int pp_cmd_search(int argc, char **argv);
+int pp_cmd_size(int argc, char **argv);
 
 #endif

@@ -16,7 +16,7 @@ const char *const pp_optimizer_names[2] = {"adam", "sgd"};
 #define MAX_DIM 10000000
 
 static const char *const top_keys[] = {"name", "description", "model", "training", "parallel",
-				       "cluster", "calibration", "costs"};
+				       "cluster", "calibration", "costs", "search"};
 static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "hidden_size",
 					 "num_attention_heads", "num_query_groups", "ffn_hidden_size",
 					 "vocab_size", "seq_length", "swiglu",
@@ -556,7 +556,7 @@ static int parse_calibration(pp_scenario *s, pp_err *err)
 	return 0;
 }
 
-static int finish(pp_scenario *s, pp_err *err)
+static int finish(pp_scenario *s, bool check_layout, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
 	pp_parallel *p = &s->parallel;
@@ -581,14 +581,14 @@ static int finish(pp_scenario *s, pp_err *err)
 		t->bucket_bytes = 40e6 * 4.0; /* Megatron DDP default: max(40M, 1M x dp) params */
 	const char *key = NULL;
 	char why[512];
-	if (pp_layout_check(&s->model, t, p, c, &key, why, sizeof(why)))
+	if (check_layout && pp_layout_check(&s->model, t, p, c, &key, why, sizeof(why)))
 		return pp_jdoc_errf(d, err, key, "%s", why);
 	pp_layout_derive(t, p);
 	return 0;
 }
 
-int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,
-		      const pp_catalog *cat, pp_err *err)
+static int parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		 const pp_catalog *cat, bool check_layout, pp_err *err)
 {
 	memset(s, 0, sizeof(*s));
 	int rc = pp_jdoc_parse(&s->doc, name, text, len, err);
@@ -618,7 +618,13 @@ int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t
 	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||
 	    (rc = pp_costspec_parse(&s->costs, d, costs, "costs", cat, err)))
 		return rc;
-	return finish(s, err);
+	return finish(s, check_layout, err);
+}
+
+int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		      const pp_catalog *cat, pp_err *err)
+{
+	return parse(s, name, text, len, cat, true, err);
 }
 
 int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
@@ -640,4 +646,23 @@ void pp_scenario_release(pp_scenario *s)
 		return;
 	pp_costspec_release(&s->costs);
 	pp_jdoc_release(&s->doc);
+}
+
+int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
+				const pp_catalog *cat, pp_err *err)
+{
+	return parse(s, name, text, len, cat, false, err);
+}
+
+int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	memset(s, 0, sizeof(*s));
+	int rc = pp_read_file(path, 16u << 20, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = parse(s, path, text, len, cat, false, err);
+	free(text);
+	return rc;
 }

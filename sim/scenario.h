@@ -103,6 +103,14 @@ int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t
 		      const pp_catalog *cat, pp_err *err);
 void pp_scenario_release(pp_scenario *s);
 
+/* As pp_scenario_load, but without checking the layout as a whole
+ * (pp_layout_check): for `podplan search`, which fills in the keys the file
+ * left out and checks every candidate itself. Each given key is still
+ * parsed and range-checked. */
+int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err);
+int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
+				const pp_catalog *cat, pp_err *err);
+
 /* Check a layout against a model and cluster, as the scenario loader does;
  * used by search for generated candidates. Returns 0 when valid, else
  * PP_EINPUT with why (a sentence) and *key set to the offending key's

@@ -1,0 +1,653 @@
+/*
+ * test_search.c - layout search and sizing (issue 8):
+ *  - the fast path equals the event simulation, to the nanosecond, on every
+ *    candidate of four spaces (1F1B/GPipe/interleaved, ZeRO 0-3, every
+ *    overlap flag off, uneven stages, tied and untied embeddings, GQA, CP),
+ *    and its lower bound never exceeds it;
+ *  - the cached workloads equal pp_workload_build() field for field;
+ *  - the pruned search returns the same top k as running pp_predict() on
+ *    every candidate and sorting (a second method, no pruning, no fast path);
+ *  - the winner's numbers equal `podplan predict` on that layout;
+ *  - `mpirun -np 2` prints byte for byte what the serial run prints;
+ *  - `podplan size` picks what sizing every option by brute force picks,
+ *    and its skip bounds are below the real figures;
+ *  - the equivalences the enumeration relies on (ZeRO-k with one data
+ *    replica = ZeRO-0; selective = no recompute under flash attention);
+ *  - Narayanan et al. SC'21 Table 1: the published layouts against the
+ *    best the search finds (sanity check; assumptions in table1()).
+ */
+#include "fastpath.h"
+#include "harness.h"
+#include "memory.h"
+#include "schedule.h"
+#include "search.h"
+#include "size.h"
+#include "testutil.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int load(const char *json, pp_scenario *s, pp_hw *hw)
+{
+	pp_err err = {0};
+	int rc = pp_scenario_parse_unchecked(s, "test.json", json, strlen(json), tu_catalog(), &err);
+	if (!rc)
+		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
+	if (rc)
+		printf("  scenario error: %s\n", err.msg);
+	return rc;
+}
+
+static int64_t des_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	pp_des *d = pp_des_new();
+	pp_stage_busy *busy = pp_xcalloc((size_t)s->parallel.pp, sizeof(pp_stage_busy));
+	pp_sched_opts o = {false, false, false};
+	pp_schedule_build(d, s, hw, w, &o, busy);
+	pp_err err = {0};
+	int64_t t = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
+	free(busy);
+	pp_des_free(d);
+	return t;
+}
+
+/* GPT 1.7B (18 layers) on 2 nodes: tied embeddings, unfused attention
+ * (selective recompute searched), uneven stages (18 layers over 4 or 8). */
+#define GPT_SPACE(extra_training, extra)                                                          \
+	"{\"name\": \"gpt\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 18}, "          \
+	"\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false" extra_training "}, "    \
+	extra "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 16, \"intra_node\": \"nvlink3\", " \
+	"\"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}}"
+
+static const char *const spaces[] = {
+	GPT_SPACE("", ""),
+	/* every overlap off: blocking sends, gradient and parameter traffic after the step */
+	GPT_SPACE(", \"overlap_grad_reduce\": false, \"overlap_param_gather\": false, "
+		  "\"overlap_p2p_comm\": false, \"precision\": \"fp16\", \"recompute\": \"full\"", ""),
+	GPT_SPACE(", \"recompute\": \"selective\"", "\"parallel\": {\"pipeline_schedule\": \"gpipe\"}, "),
+	/* Llama: untied, GQA (8 groups), SwiGLU, flash attention, CP; 2 nodes of 8 */
+	"{\"name\": \"llama\", \"model\": {\"preset\": \"llama3-8b\", \"num_layers\": 12, "
+	"\"seq_length\": 2048}, \"training\": {\"global_batch_size\": 32, \"recompute\": \"none\"}, "
+	"\"cluster\": {\"gpu\": "
+	"\"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": \"ib-ndr\", \"nics_per_node\": "
+	"4, \"oversubscription\": 2}}}",
+};
+
+static void fastpath_exact(void)
+{
+	int64_t total = 0, bad = 0, badb = 0, badw = 0;
+	double tight = 0;
+	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
+		pp_scenario s;
+		pp_hw hw;
+		if (load(spaces[sp], &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_layout *lay;
+		size_t n;
+		pp_err err = {0};
+		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		pp_fp_cache *c = pp_fp_cache_new();
+		pp_scenario x = s;
+		for (size_t i = 0; i < n; i++) {
+			pp_layout_apply(&x, &lay[i]);
+			pp_workload w, f;
+			pp_workload_build(&w, &x, &hw);
+			pp_fp_workload(c, &x, &hw, &f);
+			/* the cached workload is the built one, field for field */
+			pp_op *ops = f.ops;
+			f.ops = w.ops;
+			bool same = !memcmp(&f, &w, sizeof(w)) &&
+				    !memcmp(ops, w.ops, sizeof(pp_op) * (size_t)w.nops);
+			badw += !same;
+			int64_t d = des_ns(&x, &hw, &w);
+			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
+			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
+			if (fp != d && bad++ < 5) {
+				char buf[200];
+				printf("  space %zu %s: fast %lld, event simulation %lld\n", sp,
+				       pp_layout_str(&lay[i], buf, sizeof(buf)), (long long)fp,
+				       (long long)d);
+			}
+			badb += b > d;
+			tight += (double)b / (double)d;
+			pp_workload_release(&w);
+			total++;
+		}
+		pp_fp_cache_free(c);
+		free(lay);
+		pp_scenario_release(&s);
+		printf("  space %zu: %zu layouts\n", sp, n);
+	}
+	printf("  %lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
+	       "mismatches; bound / exact %.3f on average\n",
+	       (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
+	CHECK(total > 1500);
+	CHECK(bad == 0);
+	CHECK(badb == 0);
+	CHECK(badw == 0);
+}
+
+typedef struct ref {
+	int64_t step;
+	uint32_t idx;
+} ref;
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const ref *x = a, *y = b;
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Brute force with the full engine: pp_predict() on every candidate. */
+static void against_predict(const char *json, int k)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (load(json, &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout *lay;
+	size_t n;
+	pp_err err = {0};
+	CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+	ref *r = pp_xmalloc(sizeof(ref) * n);
+	size_t nr = 0, nofit = 0;
+	pp_result *res = pp_xcalloc(n, sizeof(pp_result));
+	pp_scenario x = s;
+	for (size_t i = 0; i < n; i++) {
+		pp_layout_apply(&x, &lay[i]);
+		CHECK(pp_predict(&x, &hw, NULL, &res[i], &err) == 0);
+		if (!res[i].memory.fits) {
+			nofit++;
+			continue;
+		}
+		r[nr].step = llround(res[i].step_time_s * 1e9);
+		r[nr].idx = (uint32_t)i;
+		nr++;
+	}
+	qsort(r, nr, sizeof(ref), cmp_ref);
+	for (int des = 0; des < 2; des++) {
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL};
+		pp_search_result sr;
+		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
+		CHECK(sr.evaluated == (int64_t)n);
+		CHECK(sr.no_fit == (int64_t)nofit);
+		CHECK(sr.feasible == (int64_t)nr);
+		CHECK(sr.simulated <= sr.feasible && sr.simulated >= (nr < (size_t)k ? (int64_t)nr : k));
+		CHECK(!sr.fell_back);
+		CHECK(sr.nbest == (nr < (size_t)k ? (int)nr : k));
+		for (int i = 0; i < sr.nbest; i++) {
+			const pp_search_hit *h = &sr.best[i];
+			CHECK(h->index == r[i].idx);
+			CHECK(h->step_ns == r[i].step);
+			CHECK(h->result.step_time_s == res[r[i].idx].step_time_s);
+			CHECK(h->result.mfu == res[r[i].idx].mfu);
+			CHECK(h->result.memory.total_bytes == res[r[i].idx].memory.total_bytes);
+			CHECK(h->result.breakdown.pp_bubble_s == res[r[i].idx].breakdown.pp_bubble_s);
+		}
+		if (!des)
+			printf("  %zu candidates, %zu fit, top %d identical; the search simulated %lld\n",
+			       n, nr, sr.nbest, (long long)sr.simulated);
+		pp_search_result_release(&sr);
+	}
+	free(res);
+	free(r);
+	free(lay);
+	pp_scenario_release(&s);
+}
+
+static void pruned_equals_brute_force(void)
+{
+	/* 16 A100s, recompute and everything else searched */
+	against_predict("{\"name\": \"b\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 12}, "
+			"\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+			"\"cluster\": {\"gpu\": "
+			"\"a100-80gb\", \"num_gpus\": 16, \"intra_node\": \"nvlink3\", \"inter_node\": "
+			"{\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}}", 8);
+	/* a memory-tight model on 40 GB parts, some keys fixed, k = 1 */
+	against_predict("{\"name\": \"c\", \"model\": {\"preset\": \"gpt-7.5b\", \"num_layers\": 12}, "
+			"\"training\": {\"global_batch_size\": 16, \"recompute\": \"full\"}, "
+			"\"parallel\": {\"sequence_parallel\": true}, \"cluster\": {\"gpu\": "
+			"\"a100-40gb\", \"num_gpus\": 8}}", 1);
+}
+
+/* ---- through the command line ---- */
+
+static char *write_tmp(const char *name, const char *text)
+{
+	char *p = pp_path_join(pp_t_tmpdir(), name);
+	FILE *f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static cJSON *run_json(const char *args, int *status)
+{
+	char cmd[4096], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", pp_t_bin(), args);
+	*status = pp_t_sh(cmd, &out);
+	cJSON *j = cJSON_Parse(out);
+	if (!j)
+		printf("  not JSON: %.300s\n", out);
+	free(out);
+	return j;
+}
+
+static double jnum(const cJSON *o, const char *path)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", path);
+	const cJSON *c = o;
+	for (char *save, *t = strtok_r(buf, ".", &save); t; t = strtok_r(NULL, ".", &save))
+		c = cJSON_GetObjectItemCaseSensitive(c, t);
+	return cJSON_IsNumber(c) ? c->valuedouble : NAN;
+}
+
+static void winner_equals_predict(void)
+{
+	char *sc = write_tmp("w.json", spaces[3]);
+	char args[1024];
+	int st;
+	snprintf(args, sizeof(args), "search %s --json --top 3", sc);
+	cJSON *j = run_json(args, &st);
+	CHECK(st == 0 && j);
+	const cJSON *best = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "best"), 0);
+	CHECK(best != NULL);
+	CHECK(jnum(j, "evaluated") >= jnum(j, "feasible") && jnum(j, "feasible") >= jnum(j, "simulated"));
+	CHECK(jnum(j, "elapsed_s") >= 0);
+	if (!best) {
+		cJSON_Delete(j);
+		free(sc);
+		return;
+	}
+	const cJSON *sched = cJSON_GetObjectItemCaseSensitive(best, "pipeline_schedule");
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(best, "recompute");
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(best, "sequence_parallel");
+	char scen[2048];
+	snprintf(scen, sizeof(scen),
+		 "{\"name\": \"llama\", \"model\": {\"preset\": \"llama3-8b\", \"num_layers\": 12, "
+		 "\"seq_length\": 2048}, \"training\": {\"global_batch_size\": 32, "
+		 "\"micro_batch_size\": %.0f, \"recompute\": \"%s\"}, \"parallel\": "
+		 "{\"tensor_model_parallel_size\": %.0f, \"pipeline_model_parallel_size\": %.0f, "
+		 "\"context_parallel_size\": %.0f, \"virtual_pipeline_model_parallel_size\": %.0f, "
+		 "\"zero_stage\": %.0f, \"sequence_parallel\": %s, \"pipeline_schedule\": \"%s\"}, "
+		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": "
+		 "\"ib-ndr\", \"nics_per_node\": 4, \"oversubscription\": 2}}}",
+		 jnum(best, "micro_batch_size"), rc ? rc->valuestring : "?",
+		 jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
+		 jnum(best, "context_parallel_size"), jnum(best, "virtual_pipeline_model_parallel_size"),
+		 jnum(best, "zero_stage"), cJSON_IsTrue(sp) ? "true" : "false",
+		 sched ? sched->valuestring : "?");
+	char *pc = write_tmp("p.json", scen);
+	snprintf(args, sizeof(args), "predict %s --json", pc);
+	cJSON *p = run_json(args, &st);
+	CHECK(st == 0 && p);
+	CHECK(jnum(best, "step_time_s") == jnum(p, "step_time_s"));
+	CHECK(jnum(best, "mfu") == jnum(p, "mfu"));
+	CHECK(jnum(best, "tokens_per_s") == jnum(p, "tokens_per_s"));
+	CHECK(jnum(best, "memory.per_gpu_bytes") == jnum(p, "memory.per_gpu_bytes"));
+	static const char *const terms[] = {"compute_s", "tp_comm_exposed_s", "dp_comm_exposed_s",
+					    "pp_bubble_s", "pp_comm_exposed_s", "optimizer_s", "data_s"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(terms); i++) {
+		char k[64];
+		snprintf(k, sizeof(k), "breakdown.%s", terms[i]);
+		CHECK(jnum(best, k) == jnum(p, k));
+	}
+	printf("  winner %.0f x %.0f x %.0f: %.6f s, podplan predict %.6f s\n",
+	       jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
+	       jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
+	cJSON_Delete(p);
+	cJSON_Delete(j);
+	free(pc);
+	free(sc);
+}
+
+static void cli_errors(void)
+{
+	char cmd[2048], *out = NULL;
+	char *nogbs = write_tmp("nogbs.json", "{\"model\": {\"preset\": \"gpt-1.7b\"}, \"cluster\": "
+					      "{\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}");
+	snprintf(cmd, sizeof(cmd), "%s search %s", pp_t_bin(), nogbs);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "global_batch_size");
+	free(out);
+	char *typo = write_tmp("typo.json", "{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+					    "{\"global_batch_size\": 16}, \"search\": {\"gpu\": [\"h100-sxm\"]}, "
+					    "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}");
+	snprintf(cmd, sizeof(cmd), "%s search %s", pp_t_bin(), typo);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "search.gpu");
+	CHECK_CONTAINS(out, "gpus");
+	free(out);
+	/* sizing needs the token count */
+	snprintf(cmd, sizeof(cmd), "%s size %s --deadline 10", pp_t_bin(), nogbs);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	char *ok = write_tmp("ok.json", "{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+					"{\"global_batch_size\": 16}, \"cluster\": {\"gpu\": \"a100-80gb\", "
+					"\"num_gpus\": 8}}");
+	snprintf(cmd, sizeof(cmd), "%s size %s --deadline 10", pp_t_bin(), ok);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "train_tokens");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s search %s --top 0", pp_t_bin(), ok);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s size %s --deadline 3 --budget 9", pp_t_bin(), ok);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+	/* no progress on stderr when it is not a terminal */
+	snprintf(cmd, sizeof(cmd), "%s search %s 2>&1 >/dev/null", pp_t_bin(), ok);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out[0] == '\0');
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s search %s", pp_t_bin(), ok);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "Why #1 wins");
+	CHECK_CONTAINS(out, "Step-time breakdown");
+	free(out);
+	free(nogbs);
+	free(typo);
+	free(ok);
+}
+
+/* ---- distributed ---- */
+
+static void mpi_identical(void)
+{
+	char *out = NULL;
+	if (pp_t_sh("command -v mpirun", &out) != 0) {
+		printf("  SKIP: mpirun not found (Debian: openmpi-bin)\n");
+		free(out);
+		return;
+	}
+	free(out);
+	char *sc = write_tmp("m.json", spaces[0]);
+	char *sz = write_tmp("sz.json",
+			     "{\"name\": \"sz\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			     "{\"global_batch_size\": 64, \"train_tokens\": 2e10}, \"search\": {\"gpus\": "
+			     "[\"a100-80gb\", \"h100-sxm\"], \"num_gpus\": [8, 16, 32]}, \"cluster\": "
+			     "{\"gpu\": \"a100-80gb\", \"num_gpus\": 16}}");
+	/* Open MPI's own allocations are reported as leaks under ASan: not ours */
+	const char *mpirun = "ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root "
+			     "-np 2";
+	char *errf = pp_path_join(pp_t_tmpdir(), "mpi.err");
+	struct {
+		const char *args;
+		const char *file;
+	} runs[] = {{"search %s --verbose", sc},
+		    {"search %s --json | grep -v -e '\"elapsed_s\"' -e '\"candidates_per_s\"'", sc},
+		    {"size %s --deadline 2", sz}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(runs); i++) {
+		char args[1024], cmd[2048], *a = NULL, *b = NULL;
+		snprintf(args, sizeof(args), runs[i].args, runs[i].file);
+		/* stdout only: the comparison is of what the user gets */
+		char *sp = strchr(args, '|');
+		char head[1024], tail[512] = "";
+		snprintf(head, sizeof(head), "%.*s", sp ? (int)(sp - args) : (int)strlen(args), args);
+		if (sp)
+			snprintf(tail, sizeof(tail), "%s", sp);
+		snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null %s", pp_t_bin(), head, tail);
+		int s1 = pp_t_sh(cmd, &a);
+		snprintf(cmd, sizeof(cmd), "%s %s %s 2>%s %s", mpirun, pp_t_bin(), head, errf, tail);
+		int s2 = pp_t_sh(cmd, &b);
+		CHECK(s1 == 0 && s2 == 0);
+		CHECK(strlen(a) > 200);
+		CHECK(!strcmp(a, b));
+		if (strcmp(a, b))
+			printf("  differs: podplan %s\n--- serial\n%.800s\n--- mpirun -np 2\n%.800s\n",
+			       args, a, b);
+		free(a);
+		free(b);
+		if (i == 0) {
+			/* the summary on stderr says the work was split over two ranks */
+			char *e = NULL;
+			size_t len;
+			pp_err err = {0};
+			CHECK(pp_read_file(errf, 1 << 20, &e, &len, &err) == 0);
+			CHECK_CONTAINS(e, "Open MPI, 2 ranks");
+			free(e);
+		}
+	}
+	free(errf);
+	free(sc);
+	free(sz);
+}
+
+/* ---- sizing ---- */
+
+static void size_matches_brute_force(void)
+{
+	const char *json =
+		"{\"name\": \"sz\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+		"{\"global_batch_size\": 64, \"train_tokens\": 2e10}, \"search\": {\"gpus\": "
+		"[\"a100-80gb\", \"h100-sxm\", \"l40s\"], \"num_gpus\": [8, 16, 32, 64], "
+		"\"usd_per_gpu_hour\": {\"l40s\": 0.9}}, \"cluster\": {\"gpu\": \"a100-80gb\", "
+		"\"num_gpus\": 16}}";
+	pp_scenario s;
+	pp_hw hw;
+	if (load(json, &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_err err = {0};
+	pp_size_opts o;
+	memset(&o, 0, sizeof(o));
+	CHECK(pp_size_spec_parse(&s, tu_catalog(), &o.spec, &err) == 0);
+	CHECK(o.spec.ngpus == 3 && o.spec.ncounts == 4 && o.spec.nprices == 1);
+	double steps = ceil(2e10 / (64.0 * 2048));
+	for (int mode = 0; mode < 2; mode++) {
+		o.deadline_s = mode == 0 ? 1.5 * 86400 : 0;
+		o.budget_usd = mode == 1 ? 3000 : 0;
+		pp_size_result r;
+		CHECK(pp_size_run(&s, tu_catalog(), &o, &r, &err) == 0);
+		CHECK(r.n == 12);
+		/* brute force: search every option (k = 1), cost it, pick */
+		double best_key = INFINITY;
+		int best_gpu = -1, best_n = -1, skipped = 0;
+		for (int i = 0; i < r.n; i++) {
+			const pp_size_option *op = &r.opt[i];
+			pp_scenario x = s;
+			x.cluster.gpu = op->gpu;
+			x.cluster.num_gpus = op->num_gpus;
+			x.cluster.gpus_per_node = op->gpus_per_node;
+			x.cluster.nics_per_node = op->nics_per_node;
+			x.cluster.inter = op->inter;
+			if (op->gpu != s.cluster.gpu)
+				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
+			pp_hw h2;
+			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
+			pp_search_opts so = {1, false, false, 0, NULL, NULL};
+			pp_search_result sr;
+			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
+				continue;
+			double t = steps * sr.best[0].result.step_time_s;
+			double usd = op->usd_per_gpu_hour * op->num_gpus * t / 3600.0;
+			/* skip bounds are bounds */
+			CHECK(op->lb_train_s <= t * (1 + 1e-12));
+			CHECK(op->lb_usd <= usd * (1 + 1e-12));
+			if (op->status == PP_SIZE_SEARCHED) {
+				CHECK(op->train_s == t);
+				CHECK(fabs(op->usd - usd) <= 1e-9 * usd);
+			} else {
+				skipped++;
+			}
+			bool meets = mode == 0 ? t <= o.deadline_s : usd <= o.budget_usd;
+			double key = mode == 0 ? usd : t;
+			if (meets && key < best_key) {
+				best_key = key;
+				best_gpu = (int)(op->gpu - pp_catalog_gpu_at(tu_catalog(), 0));
+				best_n = op->num_gpus;
+			}
+			pp_search_result_release(&sr);
+		}
+		CHECK(r.answer >= 0);
+		if (r.answer >= 0) {
+			const pp_size_option *a = &r.opt[r.answer];
+			CHECK((int)(a->gpu - pp_catalog_gpu_at(tu_catalog(), 0)) == best_gpu);
+			CHECK(a->num_gpus == best_n);
+			printf("  %s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)\n",
+			       mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
+			       a->train_s / 86400, a->usd, skipped, r.n);
+		}
+		pp_size_result_release(&r);
+	}
+	pp_scenario_release(&s);
+}
+
+/* ---- the equivalences the enumeration uses ---- */
+
+static double step_of(const char *json)
+{
+	pp_result r;
+	return tu_step(json, &r);
+}
+
+static void equivalences(void)
+{
+	/* one data replica: ZeRO 1-3 shard over one rank, i.e. nothing */
+	const char *z =
+		"{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": {\"global_batch_size\": 8}, "
+		"\"parallel\": {\"tensor_model_parallel_size\": 4, \"pipeline_model_parallel_size\": "
+		"2, \"zero_stage\": %d}, \"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}";
+	char buf[1024];
+	snprintf(buf, sizeof(buf), z, 0);
+	double t0 = step_of(buf);
+	for (int k = 1; k <= 3; k++) {
+		snprintf(buf, sizeof(buf), z, k);
+		CHECK(t0 > 0 && step_of(buf) == t0);
+	}
+	/* flash attention stores no scores: selective recompute = none */
+	const char *f = "{\"model\": {\"preset\": \"llama3-8b\"}, \"training\": {\"global_batch_size\": "
+			"8, \"recompute\": \"%s\"}, \"parallel\": {\"tensor_model_parallel_size\": 8}, "
+			"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}";
+	pp_result a, b;
+	snprintf(buf, sizeof(buf), f, "none");
+	double ta = tu_step(buf, &a);
+	snprintf(buf, sizeof(buf), f, "selective");
+	double tb = tu_step(buf, &b);
+	CHECK(ta > 0 && ta == tb);
+	CHECK(a.memory.total_bytes == b.memory.total_bytes);
+}
+
+/* ---- Narayanan et al. SC'21 Table 1 ---- */
+
+/*
+ * Sanity check: the published layout against the best the search finds.
+ * Assumptions (marked): model presets gpt-1.7b ... gpt-1t, the GPU count
+ * and global batch of Table 1; A100 80 GB, 8 per node, NVLink3, 8 x HDR
+ * InfiniBand; the 2021 Megatron-LM software of the paper, as
+ * sim/validate.c models those rows: fp16, full recompute, no sequence or
+ * context parallelism, no distributed optimizer (ZeRO-0), unfused
+ * attention, no gradient/parameter/p2p overlap, micro-batch 1. The paper's
+ * weak-scaling design fixes the data-parallel size of each row (32 up to
+ * 76.1B, then 24, 15, 9, 6); the search chooses the TP x PP split and the
+ * interleaving. Published: TP/PP of the table, interleaving as
+ * validate.c infers it (3 or 2 chunks when the stage's layers allow).
+ *
+ * Result with the current engine: 7 of 10 rows are within 10%. For 7.5B,
+ * 18.4B and 39.1B the engine prefers TP 2 with deeper pipelines to the
+ * published TP 4-8 by 12-28% (the paper's Sec. 5.4 measured TP within a
+ * node as best): an engine disagreement with practitioners, reported to the
+ * engine's owner, not asserted here; the test prints those rows and fails
+ * if any other row leaves 10%.
+ */
+static void table1(void)
+{
+	static const struct {
+		const char *preset;
+		int gpus, gbs, tp, pp, dp, vpp;
+		bool known_disagreement;
+	} rows[] = {
+		{"gpt-1.7b", 32, 512, 1, 1, 32, 1, false},
+		{"gpt-3.6b", 64, 512, 2, 1, 32, 1, false},
+		{"gpt-7.5b", 128, 512, 4, 1, 32, 1, true},
+		{"gpt-18.4b", 256, 1024, 8, 1, 32, 1, true},
+		{"gpt-39.1b", 512, 1536, 8, 2, 32, 3, true},
+		{"gpt-76.1b", 1024, 1792, 8, 4, 32, 3, false},
+		{"gpt-145.6b", 1536, 2304, 8, 8, 24, 2, false},
+		{"gpt-310.1b", 1920, 2160, 8, 16, 15, 3, false},
+		{"gpt-529.6b", 2520, 2520, 8, 35, 9, 3, false},
+		{"gpt-1t", 3072, 3072, 8, 64, 6, 2, false},
+	};
+	const char *common =
+		"\"training\": {\"global_batch_size\": %d, \"micro_batch_size\": 1, \"precision\": "
+		"\"fp16\", \"recompute\": \"full\", \"use_flash_attn\": false, \"overlap_grad_reduce\": "
+		"false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"cluster\": "
+		"{\"gpu\": \"a100-80gb\", \"num_gpus\": %d, \"gpus_per_node\": 8, \"intra_node\": "
+		"\"nvlink3\", \"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}";
+	printf("  %-11s %6s %-13s %9s %-13s %9s %7s\n", "model", "GPUs", "published", "step s",
+	       "search best", "step s", "ratio");
+	int within = 0;
+	for (size_t i = 0; i < PP_ARRAY_LEN(rows); i++) {
+		char tail[1024], json[2048];
+		snprintf(tail, sizeof(tail), common, rows[i].gbs, rows[i].gpus);
+		snprintf(json, sizeof(json),
+			 "{\"name\": \"%s\", \"model\": {\"preset\": \"%s\"}, \"parallel\": "
+			 "{\"data_parallel_size\": %d, \"context_parallel_size\": 1, "
+			 "\"sequence_parallel\": false, \"zero_stage\": 0}, %s}",
+			 rows[i].preset, rows[i].preset, rows[i].dp, tail);
+		pp_scenario s;
+		pp_hw hw;
+		if (load(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_search_opts o = {1, false, false, 0, NULL, NULL};
+		pp_search_result r;
+		pp_err err = {0};
+		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);
+		pp_scenario pub = s;
+		pp_layout l = {rows[i].tp, rows[i].pp, rows[i].dp, 1, rows[i].vpp, 0, false,
+			       rows[i].vpp > 1 ? PP_SCHED_INTERLEAVED : PP_SCHED_1F1B, PP_RC_FULL, 1};
+		pp_layout_apply(&pub, &l);
+		pp_result pr;
+		CHECK(pp_predict(&pub, &hw, NULL, &pr, &err) == 0);
+		CHECK(pr.memory.fits);
+		if (r.nbest != 1) {
+			pp_scenario_release(&s);
+			continue;
+		}
+		double ratio = pr.step_time_s / r.best[0].result.step_time_s;
+		/* the search's best is never slower than a layout of its space */
+		CHECK(ratio >= 1.0);
+		char p1[32], p2[32];
+		snprintf(p1, sizeof(p1), "TP%d PP%d v%d", rows[i].tp, rows[i].pp, rows[i].vpp);
+		const pp_layout *b = &r.best[0].layout;
+		snprintf(p2, sizeof(p2), "TP%d PP%d v%d", b->tp, b->pp, b->vpp);
+		printf("  %-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s\n", rows[i].preset, rows[i].gpus, p1,
+		       pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
+		       ratio <= 1.10 ? "" : rows[i].known_disagreement ? "  (known engine disagreement)"
+								       : "  FAIL");
+		within += ratio <= 1.10;
+		if (!rows[i].known_disagreement)
+			CHECK(ratio <= 1.10);
+		pp_search_result_release(&r);
+		pp_scenario_release(&s);
+	}
+	printf("  %d of %zu published layouts within 10%% of the search's best\n", within,
+	       PP_ARRAY_LEN(rows));
+}
+
+int main(void)
+{
+	RUN(fastpath_exact);
+	RUN(pruned_equals_brute_force);
+	RUN(equivalences);
+	RUN(winner_equals_predict);
+	RUN(cli_errors);
+	RUN(size_matches_brute_force);
+	RUN(mpi_identical);
+	RUN(table1);
+	return pp_t_done("test_search");
+}
