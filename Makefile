@@ -124,6 +124,8 @@ DEFAULT_SCENARIO ?= scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200
 run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BINDIR)/podplan predict $(DEFAULT_SCENARIO)
+	./$(BINDIR)/podplan report $(DEFAULT_SCENARIO) -o $(BUILD)/report
+	@echo "$(CURDIR)/$(BUILD)/report/index.html"
 
 test: deps-test
 	@$(MAKE) --no-print-directory all test-only

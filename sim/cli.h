@@ -29,6 +29,8 @@ int pp_cmd_validate(int argc, char **argv);
 int pp_cmd_fit(int argc, char **argv);
 int pp_cmd_calib(int argc, char **argv);
 int pp_cmd_cost(int argc, char **argv);
+int pp_cmd_report(int argc, char **argv);
+int pp_cmd_history(int argc, char **argv);
 int pp_cmd_search(int argc, char **argv);
 int pp_cmd_size(int argc, char **argv);
 

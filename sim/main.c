@@ -16,6 +16,8 @@ static const struct {
 	{"trace", pp_cmd_trace, "write the simulated step as a Chrome/Perfetto trace"},
 	{"validate", pp_cmd_validate, "predict published runs (CSV) and print the errors"},
 	{"cost", pp_cmd_cost, "rent vs build vs lower tier: TCO, $/1M tokens, goodput, P10-P90"},
+	{"report", pp_cmd_report, "HTML/Markdown/CSV report with charts; --compare two runs"},
+	{"history", pp_cmd_history, "past report runs: scenario, version, answer, where written"},
 	{"search", pp_cmd_search, "the fastest parallel layouts for a model, batch and cluster"},
 	{"size", pp_cmd_size, "the cheapest cluster (SKU, GPUs, fabric) for a deadline or budget"},
 	{"fit", pp_cmd_fit, "fit a calibration profile from calibration runs; list, export"},

@@ -1,0 +1,1141 @@
+/*
+ * html.c - the report page: one self-contained HTML file (inline CSS and
+ * SVG; no script, no web fonts, no images, no network), the question and
+ * its answer on the first screen, then warnings, the options table, the
+ * charts, build-versus-rent finance, the engine's figures, and every
+ * assumption with its source and date. Prints on A4 or Letter (the @media
+ * print rules; the paper size is the printer's).
+ *
+ * Every user-supplied string (scenario name and description, option names
+ * and labels, warnings, sources) goes through pp_sb_add_html.
+ */
+#include "report.h"
+#include "svg.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char css[] =
+	":root{--ink:#1d232a;--muted:#5b6570;--line:#d9dee3;--accent:#1f5fa8;--warn:#9a5b00;"
+	"--bad:#b3261e;--soft:#f4f6f8}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0;font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"Helvetica Neue\","
+	"Arial,sans-serif;color:var(--ink);background:#fff;-webkit-print-color-adjust:exact;"
+	"print-color-adjust:exact}\n"
+	"header.top{display:flex;justify-content:space-between;flex-wrap:wrap;gap:2px 18px;"
+	"padding:9px 28px;background:#1d232a;color:#fff;font-size:13px}\n"
+	"header.top b{font-weight:700}\n"
+	"main{max-width:1180px;margin:0 auto;padding:18px 28px 40px}\n"
+	".label{text-transform:uppercase;font-size:12px;letter-spacing:.08em;color:var(--muted);"
+	"margin:0}\n"
+	"h1.question{font-size:23px;line-height:1.3;margin:2px 0 14px;font-weight:600}\n"
+	".answer{border:2px solid var(--accent);border-radius:8px;padding:14px 20px 16px;"
+	"background:#f5f9fe}\n"
+	".answer.none{border-color:var(--bad);background:#fdf3f2}\n"
+	".pick{font-size:22px;margin:2px 0 12px;line-height:1.3}\n"
+	".pick .what{font-size:16px;color:var(--muted);font-weight:400}\n"
+	".kpis{display:grid;grid-template-columns:repeat(4,1fr);gap:12px;margin:0 0 12px}\n"
+	".kpi{background:#fff;border:1px solid var(--line);border-radius:6px;padding:9px 12px}\n"
+	".kpi .k{display:block;font-size:12px;color:var(--muted);text-transform:uppercase;"
+	"letter-spacing:.05em}\n"
+	".kpi .v{display:block;font-size:26px;font-weight:700;font-variant-numeric:tabular-nums;"
+	"line-height:1.25}\n"
+	".kpi .s{display:block;font-size:13px;color:var(--muted)}\n"
+	".why{margin:0;font-size:14px}\n"
+	"section{margin-top:26px}\n"
+	"h2{font-size:19px;border-bottom:1px solid var(--line);padding-bottom:4px;margin:0 0 10px}\n"
+	"h3{font-size:15px;margin:16px 0 6px}\n"
+	"p.note{font-size:13px;color:var(--muted);margin:6px 0 0}\n"
+	"table{border-collapse:collapse;width:100%;font-size:13.5px;font-variant-numeric:tabular-nums}\n"
+	"th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}\n"
+	"th{font-size:12px;color:var(--muted);font-weight:600;background:var(--soft)}\n"
+	"td.n,th.n{text-align:right;white-space:nowrap}\n"
+	"tr.rec td{background:#eaf4ea;font-weight:600}\n"
+	"tr.no td{color:#8a8f94}\n"
+	"td.why{font-size:12.5px;color:var(--bad)}\n"
+	"td.src{font-size:12.5px;word-break:break-word;min-width:34%;width:40%}\n"
+	".tag{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;"
+	"background:var(--soft);color:var(--muted);border:1px solid var(--line);font-weight:400}\n"
+	".tag.old{background:#fff1dc;color:var(--warn);border-color:#f0cf9c}\n"
+	".tag.rec{background:#1e7b45;color:#fff;border-color:#1e7b45}\n"
+	".tag.slow{background:#fde3e0;color:var(--bad);border-color:#f3b5ae}\n"
+	".warnings{border-left:4px solid var(--warn);background:#fff8ec;padding:8px 16px 8px 12px;"
+	"margin-top:14px}\n"
+	".warnings h2{border:0;font-size:15px;margin:0 0 4px;color:var(--warn)}\n"
+	".warnings ul{margin:0;padding-left:20px;font-size:13.5px}\n"
+	".warnings.none{border-color:#1e7b45;background:#eef7f0}\n"
+	".warnings.none h2{color:#1e7b45}\n"
+	".grid{display:grid;grid-template-columns:1fr;gap:18px}\n"
+	"figure{margin:0;border:1px solid var(--line);border-radius:6px;padding:12px 14px 8px;"
+	"break-inside:avoid}\n"
+	"figcaption{font-size:14px;margin-bottom:6px}\n"
+	"figcaption .how{display:block;font-size:12.5px;color:var(--muted)}\n"
+	"svg.chart{display:block;width:100%;height:auto;max-width:900px}\n"
+	"td.name{white-space:nowrap}\n"
+	"table.options td:nth-child(2){min-width:190px}\n"
+	"span.sub{display:block;font-size:12px;color:var(--muted);font-weight:400;white-space:normal}\n"
+	"table.narrow{width:auto;min-width:50%}\n"
+	"td.date{white-space:nowrap}\n"
+	"code{font-size:12.5px;background:var(--soft);padding:1px 4px;border-radius:3px;"
+	"word-break:break-all}\n"
+	"footer{max-width:1180px;margin:0 auto;padding:10px 28px 30px;font-size:12px;color:var(--muted)}\n"
+	"@media (max-width:820px){.kpis{grid-template-columns:repeat(2,1fr)}}\n"
+	"@media print{\n"
+	"@page{margin:13mm 12mm}\n"
+	"body{font-size:9.5pt;color:#000}\n"
+	"header.top{background:none;color:#000;border-bottom:1.5pt solid #000;padding:0 0 3pt}\n"
+	"main{max-width:none;padding:0}\n"
+	"footer{padding:6pt 0 0}\n"
+	"h1.question{font-size:15pt}\n"
+	".pick{font-size:14pt}\n"
+	".kpi .v{font-size:15pt}\n"
+	".kpis{gap:6pt}\n"
+	".grid{display:block}\n"
+	"figure{margin:0 0 8pt;page-break-inside:avoid;break-inside:avoid}\n"
+	"svg.chart{max-height:120mm;width:auto;max-width:100%;margin:0 auto}\n"
+	"section{margin-top:12pt}\n"
+	"h2{font-size:12.5pt;break-after:avoid;page-break-after:avoid}\n"
+	"table{font-size:8pt}\n"
+	"th,td{padding:2pt 4pt}\n"
+	"tr{break-inside:avoid;page-break-inside:avoid}\n"
+	"thead{display:table-header-group}\n"
+	"a{color:#000;text-decoration:none}\n"
+	"td.src a[href]::after{content:\" <\" attr(href) \">\";font-size:7pt;word-break:break-all}\n"
+	"#answer,#warnings{break-inside:avoid}\n"
+	"}\n";
+
+/* ---- small writers ---- */
+
+static void esc(pp_sb *o, const char *s)
+{
+	pp_sb_add_html(o, s ? s : "");
+}
+
+static void td(pp_sb *o, const char *cls, const char *s)
+{
+	if (cls)
+		pp_sb_addf(o, "<td class=\"%s\">", cls);
+	else
+		pp_sb_adds(o, "<td>");
+	esc(o, s);
+	pp_sb_adds(o, "</td>");
+}
+
+static void tdn(pp_sb *o, const char *s)
+{
+	td(o, "n", s);
+}
+
+static void th_row(pp_sb *o, const char *const *cols, const bool *num, int n)
+{
+	pp_sb_adds(o, "<thead><tr>");
+	for (int i = 0; i < n; i++) {
+		pp_sb_adds(o, num && num[i] ? "<th class=\"n\">" : "<th>");
+		esc(o, cols[i]);
+		pp_sb_adds(o, "</th>");
+	}
+	pp_sb_adds(o, "</tr></thead>\n<tbody>\n");
+}
+
+static const char *pct(double v, char *b, size_t n)
+{
+	if (!isfinite(v))
+		return snprintf(b, n, "-"), b;
+	snprintf(b, n, "%.0f%%", 100 * v);
+	return b;
+}
+
+static const char *pct1(double v, char *b, size_t n)
+{
+	if (!isfinite(v))
+		return snprintf(b, n, "-"), b;
+	snprintf(b, n, "%.1f%%", 100 * v);
+	return b;
+}
+
+static const char *per_mtok(double v, char *b, size_t n)
+{
+	if (!isfinite(v))
+		return snprintf(b, n, "-"), b;
+	snprintf(b, n, "$%.3g", v);
+	return b;
+}
+
+static void figure_open(pp_sb *o, const char *id, const char *title, const char *how)
+{
+	pp_sb_addf(o, "<figure id=\"%s\"><figcaption><b>", id);
+	esc(o, title);
+	pp_sb_adds(o, "</b>");
+	if (how) {
+		pp_sb_adds(o, "<span class=\"how\">");
+		esc(o, how);
+		pp_sb_adds(o, "</span>");
+	}
+	pp_sb_adds(o, "</figcaption>\n");
+}
+
+static void figure_close(pp_sb *o)
+{
+	pp_sb_adds(o, "</figure>\n");
+}
+
+/* ---- the first screen ---- */
+
+static void kpi(pp_sb *o, const char *k, const char *v, const char *s)
+{
+	pp_sb_adds(o, "<div class=\"kpi\"><span class=\"k\">");
+	esc(o, k);
+	pp_sb_adds(o, "</span><span class=\"v\">");
+	esc(o, v);
+	pp_sb_adds(o, "</span><span class=\"s\">");
+	esc(o, s);
+	pp_sb_adds(o, "</span></div>\n");
+}
+
+static void answer_cost(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	char a[48], b[48], d[48], s[400];
+	if (c->recommended < 0) {
+		pp_sb_adds(o, "<div class=\"answer none\"><p class=\"label\">Answer</p>\n"
+			      "<p class=\"pick\">No option can do the work</p>\n<ul>");
+		for (int i = 0; i < c->noptions; i++) {
+			pp_sb_adds(o, "<li><b>");
+			esc(o, c->options[i].name);
+			pp_sb_adds(o, "</b>: ");
+			esc(o, c->options[i].infeasible_why);
+			pp_sb_adds(o, "</li>");
+		}
+		pp_sb_adds(o, "</ul></div>\n");
+		return;
+	}
+	const pp_cost_option *w = &c->options[c->recommended];
+	const pp_cost_option *ru = c->runner_up >= 0 ? &c->options[c->runner_up] : NULL;
+	pp_sb_adds(o, "<div class=\"answer\"><p class=\"label\">Answer: the cheapest option that "
+		      "does the work</p>\n<p class=\"pick\"><b>");
+	esc(o, w->name);
+	pp_sb_adds(o, "</b> <span class=\"what\">");
+	esc(o, w->label);
+	pp_sb_adds(o, "</span></p>\n<div class=\"kpis\">\n");
+	if (isfinite(w->p10_usd))
+		snprintf(s, sizeof(s), "P10-P90 %s - %s", pp_report_usd(w->p10_usd, a, sizeof(a)),
+			 pp_report_usd(w->p90_usd, b, sizeof(b)));
+	else
+		snprintf(s, sizeof(s), "no Monte Carlo range (0 draws)");
+	kpi(o, "Total cost", pp_report_usd(w->usd_total, d, sizeof(d)), s);
+	snprintf(s, sizeof(s), "%s", c->work);
+	kpi(o, "Per 1M tokens", per_mtok(w->usd_per_million_tokens, d, sizeof(d)), s);
+	double t = pp_report_time_to_result(w);
+	if (isfinite(t)) {
+		if (w->lead_time_s > 0)
+			snprintf(s, sizeof(s), "incl. %s lead time; goodput %s",
+				 pp_report_dur(w->lead_time_s, a, sizeof(a)), pct1(w->goodput, b, sizeof(b)));
+		else if (isfinite(w->goodput))
+			snprintf(s, sizeof(s), "wall time, goodput %s", pct1(w->goodput, b, sizeof(b)));
+		else
+			snprintf(s, sizeof(s), "wall time");
+		kpi(o, "Time to result", pp_report_dur(t, d, sizeof(d)), s);
+	} else {
+		snprintf(s, sizeof(s), "%s: priced per token, no training time",
+			 w->kind == PP_OPT_API ? "hosted API" : "serving");
+		kpi(o, "Horizon", (snprintf(d, sizeof(d), "%.0f months", c->horizon_months), d), s);
+	}
+	if (ru && isfinite(w->p_cheapest)) {
+		char nd[32];
+		snprintf(s, sizeof(s), "of %s draws; runner-up %s costs %s (%+.0f%%) more",
+			 pp_report_count(c->draws, nd, sizeof(nd)), ru->name, pp_report_usd(ru->usd_total - w->usd_total, a, sizeof(a)),
+			 w->usd_total > 0 ? 100 * (ru->usd_total - w->usd_total) / w->usd_total : 0);
+		kpi(o, "Cheapest in", pct(w->p_cheapest, d, sizeof(d)), s);
+	} else if (ru) {
+		snprintf(s, sizeof(s), "%s costs that much more", ru->name);
+		kpi(o, "Lead over runner-up", pp_report_usd(ru->usd_total - w->usd_total, d, sizeof(d)), s);
+	} else {
+		kpi(o, "Runner-up", "none", "no other option can do the work");
+	}
+	pp_sb_adds(o, "</div>\n<p class=\"why\">");
+	esc(o, c->recommendation);
+	pp_sb_adds(o, "</p></div>\n");
+}
+
+static void answer_pred(pp_sb *o, const pp_report *r)
+{
+	const pp_result *p = &r->pred;
+	const pp_scenario *s = r->s;
+	char a[48], b[48], d[48], t[300];
+	pp_sb_addf(o, "<div class=\"answer%s\"><p class=\"label\">Answer: the simulated step</p>\n"
+		      "<p class=\"pick\"><b>", p->memory.fits ? "" : " none");
+	snprintf(t, sizeof(t), "%d x %s", s->cluster.num_gpus, s->cluster.gpu->name);
+	esc(o, t);
+	pp_sb_adds(o, "</b> <span class=\"what\">");
+	snprintf(t, sizeof(t), "%s, TP %d x PP %d x DP %d x CP %d, %d nodes over %s", s->model.name,
+		 s->parallel.tp, s->parallel.pp, s->parallel.dp, s->parallel.cp,
+		 pp_cluster_nodes(&s->cluster), s->cluster.inter->name);
+	esc(o, t);
+	pp_sb_adds(o, "</span></p>\n<div class=\"kpis\">\n");
+	if (s->training.train_tokens > 0) {
+		char tk[32], st[32];
+		snprintf(t, sizeof(t), "%s tokens, %s steps, no failures counted",
+			 pp_report_tokens(s->training.train_tokens, tk, sizeof(tk)),
+			 pp_report_count(p->steps_to_train, st, sizeof(st)));
+		kpi(o, "Time to train", pp_report_dur(p->time_to_train_s, d, sizeof(d)), t);
+	} else {
+		kpi(o, "Time to train", "-", "training.train_tokens not given");
+	}
+	char tk[32];
+	snprintf(t, sizeof(t), "%s tokens/s; bottleneck: %s", pp_report_count(p->tokens_per_s, tk, sizeof(tk)),
+		 p->bottleneck);
+	kpi(o, "Step time", pp_report_dur(p->step_time_s, d, sizeof(d)), t);
+	snprintf(t, sizeof(t), "HFU %.1f%%, %.0f model TFLOP/s per GPU", 100 * p->hfu,
+		 p->model_tflops_per_gpu);
+	kpi(o, "MFU", pct1(p->mfu, d, sizeof(d)), t);
+	snprintf(t, sizeof(t), "of %s per GPU: %s", pp_fmt_bytes(p->memory.capacity_bytes, a, sizeof(a)),
+		 p->memory.fits ? "fits" : "does NOT fit");
+	kpi(o, "Memory", pp_fmt_bytes(p->memory.total_bytes, b, sizeof(b)), t);
+	pp_sb_adds(o, "</div>\n<p class=\"why\">");
+	pp_sb t2 = {0};
+	pp_report_headline(r, &t2);
+	esc(o, t2.buf);
+	pp_sb_release(&t2);
+	pp_sb_adds(o, " Nothing is priced: the scenario has no \"costs\" section.</p></div>\n");
+}
+
+static void warnings(pp_sb *o, const pp_report *r)
+{
+	if (r->nwarnings == 0) {
+		pp_sb_adds(o, "<section id=\"warnings\" class=\"warnings none\"><h2>No warnings</h2>"
+			      "<p class=\"note\">Every option fits, no calibration verdict is SLOW, no "
+			      "price is older than the staleness limit.</p></section>\n");
+		return;
+	}
+	pp_sb_addf(o, "<section id=\"warnings\" class=\"warnings\"><h2>Check before deciding (%d)</h2>"
+		      "<ul>\n", r->nwarnings);
+	for (int i = 0; i < r->nwarnings; i++) {
+		pp_sb_adds(o, "<li>");
+		esc(o, r->warnings[i]);
+		pp_sb_adds(o, "</li>\n");
+	}
+	pp_sb_adds(o, "</ul></section>\n");
+}
+
+/* ---- tables ---- */
+
+static void options_table(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	static const char *const cols[] = {"Option", "What it is", "Time to result", "Total cost",
+					   "P10 - P90", "vs cheapest", "$ / 1M tokens",
+					   "Cheapest in", "Goodput"};
+	static const char *const cols_nt[] = {"Option", "What it is", "Total cost", "P10 - P90",
+					      "vs cheapest", "$ / 1M tokens", "Cheapest in", "Goodput"};
+	static const bool num[] = {false, false, true, true, true, true, true, true, true};
+	char a[48], b[48], d[96];
+	/* serving and API-only comparisons have no time to result: no column for it */
+	bool any_time = false;
+	for (int i = 0; i < c->noptions; i++)
+		any_time |= c->options[i].feasible && isfinite(pp_report_time_to_result(&c->options[i]));
+	pp_sb_adds(o, "<section id=\"options\"><h2>The options compared</h2>\n<table class=\"options\">\n");
+	if (any_time)
+		th_row(o, cols, num, (int)PP_ARRAY_LEN(cols));
+	else
+		th_row(o, cols_nt, num + 1, (int)PP_ARRAY_LEN(cols_nt));
+	double best = c->recommended >= 0 ? c->options[c->recommended].usd_total : NAN;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		pp_sb_addf(o, "<tr%s>", i == c->recommended ? " class=\"rec\"" : !x->feasible ? " class=\"no\"" : "");
+		pp_sb_adds(o, "<td class=\"name\">");
+		esc(o, x->name);
+		if (i == c->recommended)
+			pp_sb_adds(o, "<br><span class=\"tag rec\">cheapest</span>");
+		pp_sb_adds(o, "</td>");
+		if (!x->feasible) {
+			pp_sb_addf(o, "<td class=\"why\" colspan=\"%d\">cannot do the work: ", any_time ? 8 : 7);
+			esc(o, x->infeasible_why);
+			pp_sb_adds(o, "</td></tr>\n");
+			continue;
+		}
+		td(o, NULL, x->label);
+		double t = pp_report_time_to_result(x);
+		if (any_time && isfinite(t) && x->lead_time_s > 0) {
+			pp_sb_addf(o, "<td class=\"n\">%s<span class=\"sub\">incl. %s lead time</span></td>",
+				   pp_report_dur(t, a, sizeof(a)), pp_report_dur(x->lead_time_s, b, sizeof(b)));
+		} else if (any_time) {
+			tdn(o, pp_report_dur(t, a, sizeof(a)));
+		}
+		tdn(o, pp_report_usd(x->usd_total, a, sizeof(a)));
+		if (isfinite(x->p10_usd))
+			snprintf(d, sizeof(d), "%s - %s", pp_report_usd(x->p10_usd, a, sizeof(a)),
+				 pp_report_usd(x->p90_usd, b, sizeof(b)));
+		else
+			snprintf(d, sizeof(d), "-");
+		tdn(o, d);
+		if (i == c->recommended || !isfinite(best))
+			tdn(o, "-");
+		else
+			pp_sb_addf(o, "<td class=\"n\">+%s<span class=\"sub\">%+.0f%%</span></td>",
+				   pp_report_usd(x->usd_total - best, a, sizeof(a)),
+				   best > 0 ? 100 * (x->usd_total - best) / best : 0);
+		tdn(o, per_mtok(x->usd_per_million_tokens, a, sizeof(a)));
+		tdn(o, pct(x->p_cheapest, a, sizeof(a)));
+		tdn(o, pct1(x->goodput, a, sizeof(a)));
+		pp_sb_adds(o, "</tr>\n");
+	}
+	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Total cost is the full cost over the "
+		      "horizon: every dollar paid if this work is all the capacity does (capex net of "
+		      "resale value, idle reserved hours, staff, power). ");
+	pp_sb_addf(o, "Horizon %.1f months; prices as of %s; Monte Carlo %d draws, seed %lu. "
+		      "Amortized and marginal views: options.csv.</p></section>\n",
+		   c->horizon_months, c->as_of, c->draws, c->seed);
+}
+
+static void finance_table(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	int n = 0;
+	for (int i = 0; i < c->noptions; i++)
+		n += c->options[i].fin.valid;
+	pp_sb_adds(o, "<section id=\"finance\"><h2>Build versus rent</h2>\n");
+	if (n == 0) {
+		pp_sb_adds(o, "<p class=\"note\">No owned option is compared with a rented one in this "
+			      "scenario.</p></section>\n");
+		return;
+	}
+	static const char *const cols[] = {"Owned option", "Against", "Capex", "Resale at end",
+					   "NPV of building", "IRR", "Payback",
+					   "Cost crosses below renting", "Break-even utilisation"};
+	static const bool num[] = {false, false, true, true, true, true, true, true, true};
+	pp_sb_adds(o, "<table>\n");
+	th_row(o, cols, num, (int)PP_ARRAY_LEN(cols));
+	char a[48];
+	double rate = NAN;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_fin *f = &c->options[i].fin;
+		if (!f->valid)
+			continue;
+		rate = f->discount_rate;
+		pp_sb_adds(o, "<tr>");
+		td(o, NULL, c->options[i].name);
+		td(o, NULL, f->versus);
+		tdn(o, pp_report_usd(f->capex_usd, a, sizeof(a)));
+		tdn(o, pp_report_usd(f->residual_usd, a, sizeof(a)));
+		tdn(o, pp_report_usd(f->npv_usd, a, sizeof(a)));
+		tdn(o, isfinite(f->irr) ? pct1(f->irr, a, sizeof(a)) : "none");
+		tdn(o, isfinite(f->payback_months) ? (snprintf(a, sizeof(a), "%.1f months",
+							       f->payback_months), a) : "never");
+		tdn(o, isfinite(f->crossover_month) ? (snprintf(a, sizeof(a), "month %.0f",
+								f->crossover_month), a) : "never");
+		tdn(o, isfinite(f->breakeven_utilization) ? pct(f->breakeven_utilization, a, sizeof(a))
+							   : "above 100%");
+		pp_sb_adds(o, "</tr>\n");
+	}
+	pp_sb_addf(o, "</tbody></table>\n<p class=\"note\">Monthly cash flows against the cheapest "
+		      "rented option: capex at month 0, then the rent avoided minus the owned "
+		      "option's running costs, plus resale value at the end; NPV at %.0f%% a year. "
+		      "Break-even utilisation: how busy the owned cluster must be kept for its cost per "
+		      "token to match renting. finance.csv has every figure.</p></section>\n",
+		   isfinite(rate) ? 100 * rate : 0);
+}
+
+static void engine_cost(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	static const char *const cols[] = {"Option", "GPUs", "Method", "Step time", "Tokens/s",
+					   "MFU", "Memory per GPU", "Goodput", "Checkpoint every",
+					   "GPU-hours"};
+	static const bool num[] = {false, true, false, true, true, true, true, true, true, true};
+	char a[48], b[48], d[96];
+	pp_sb_adds(o, "<h3>Per option</h3><table>\n");
+	th_row(o, cols, num, (int)PP_ARRAY_LEN(cols));
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		pp_sb_addf(o, "<tr%s>", !x->feasible ? " class=\"no\"" : "");
+		td(o, NULL, x->name);
+		if (x->kind == PP_OPT_API) {
+			pp_sb_adds(o, "<td class=\"n\">-</td><td colspan=\"8\">hosted API: priced per token, "
+				      "nothing simulated</td></tr>\n");
+			continue;
+		}
+		snprintf(d, sizeof(d), "%d x %s", x->num_gpus, x->gpu);
+		tdn(o, d);
+		td(o, NULL, x->method);
+		tdn(o, pp_report_dur(x->step_time_s, a, sizeof(a)));
+		tdn(o, pp_report_count(x->tokens_per_s, d, sizeof(d)));
+		tdn(o, pct1(x->mfu, a, sizeof(a)));
+		if (isfinite(x->memory_per_gpu_bytes) && isfinite(x->memory_capacity_bytes)) {
+			snprintf(d, sizeof(d), "%s of %s", pp_fmt_bytes(x->memory_per_gpu_bytes, a, sizeof(a)),
+				 pp_fmt_bytes(x->memory_capacity_bytes, b, sizeof(b)));
+			tdn(o, d);
+		} else {
+			tdn(o, "-");
+		}
+		tdn(o, pct1(x->goodput, a, sizeof(a)));
+		tdn(o, pp_report_dur(x->checkpoint_interval_s, a, sizeof(a)));
+		tdn(o, pp_report_count(x->gpu_hours_used, d, sizeof(d)));
+		pp_sb_adds(o, "</tr>\n");
+	}
+	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Step time, throughput and memory come from "
+		      "the discrete-event step simulator on each option's cluster (before goodput); "
+		      "goodput discounts failures, checkpoint writes at the Young/Daly interval and "
+		      "restarts. Per-part step times: step_time.csv.</p>\n");
+}
+
+static void engine_pred(pp_sb *o, const pp_report *r)
+{
+	const pp_result *p = &r->pred;
+	const pp_memory *m = &p->memory;
+	char a[48], b[48];
+	pp_sb_adds(o, "<h3>The simulated step</h3><table class=\"narrow\">\n");
+	static const char *const cols[] = {"Figure", "Value"};
+	static const bool num[] = {false, true};
+	th_row(o, cols, num, 2);
+	double parts[PP_REPORT_NBD];
+	pp_report_bd_parts(&p->breakdown, parts);
+	pp_sb_adds(o, "<tr>");
+	td(o, NULL, "step time");
+	tdn(o, pp_report_dur(p->step_time_s, a, sizeof(a)));
+	pp_sb_adds(o, "</tr>\n");
+	for (int k = 0; k < PP_REPORT_NBD; k++) {
+		char d[96];
+		snprintf(d, sizeof(d), "%s (%.1f%%)", pp_report_dur(parts[k], a, sizeof(a)),
+			 p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
+		pp_sb_adds(o, "<tr>");
+		snprintf(b, sizeof(b), "  %s", pp_report_bd_words[k]);
+		td(o, NULL, b);
+		tdn(o, d);
+		pp_sb_adds(o, "</tr>\n");
+	}
+	static const char *const mw[] = {"weights", "gradients", "optimizer state", "activations",
+					 "temporary buffers", "fragmentation"};
+	double mv[] = {m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->activations_bytes,
+		       m->temp_bytes, m->fragmentation_bytes};
+	pp_sb_adds(o, "<tr>");
+	snprintf(b, sizeof(b), "memory per GPU (stage %d)", m->worst_stage);
+	td(o, NULL, b);
+	char d[96];
+	snprintf(d, sizeof(d), "%s of %s", pp_fmt_bytes(m->total_bytes, a, sizeof(a)),
+		 pp_fmt_bytes(m->capacity_bytes, b, sizeof(b)));
+	tdn(o, d);
+	pp_sb_adds(o, "</tr>\n");
+	for (size_t k = 0; k < PP_ARRAY_LEN(mw); k++) {
+		pp_sb_adds(o, "<tr>");
+		td(o, NULL, mw[k]);
+		tdn(o, pp_fmt_bytes(mv[k], a, sizeof(a)));
+		pp_sb_adds(o, "</tr>\n");
+	}
+	pp_sb_addf(o, "<tr><td>checkpoint</td><td class=\"n\">%s, written in %s</td></tr>\n",
+		   pp_fmt_bytes(p->checkpoint_bytes, a, sizeof(a)),
+		   pp_report_dur(p->checkpoint_write_s, b, sizeof(b)));
+	pp_sb_adds(o, "</tbody></table>\n");
+}
+
+static void model_layout(pp_sb *o, const pp_report *r)
+{
+	const pp_scenario *s = r->s;
+	const pp_parallel *p = &s->parallel;
+	const pp_training *t = &s->training;
+	const pp_cluster *c = &s->cluster;
+	char line[900];
+	pp_sb_adds(o, "<h3>The scenario's model, layout and cluster</h3><p class=\"note\">");
+	snprintf(line, sizeof(line), "Model %s (%s): %d layers, hidden %d, %d heads, sequence %d. "
+		 "Layout TP %d x PP %d x DP %d x CP %d%s, ZeRO-%d, global batch %lld of micro-batch "
+		 "%lld, %s, recompute %s. Cluster %d x %s in %d nodes of %d, %s inside nodes, %d x %s "
+		 "per node, storage %s.", s->model.name, s->model_origin, s->model.num_layers,
+		 s->model.hidden_size, s->model.num_attention_heads, s->model.seq_length, p->tp, p->pp,
+		 p->dp, p->cp, p->vpp > 1 ? " (interleaved)" : "", p->zero_stage,
+		 (long long)t->global_batch_size, (long long)t->micro_batch_size,
+		 pp_dtype_names[t->precision], pp_recompute_names[t->recompute], c->num_gpus,
+		 c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->name, c->nics_per_node,
+		 c->inter->name, c->storage->name);
+	esc(o, line);
+	if (r->have_cost)
+		pp_sb_adds(o, " Options change the cluster or layout where the scenario's \"costs\" "
+			      "section says so.");
+	pp_sb_adds(o, "</p>\n");
+}
+
+static void assumptions(pp_sb *o, const pp_report *r, double stale_months)
+{
+	char a[48], b[48];
+	pp_sb_adds(o, "<section id=\"assumptions\"><h2>Assumptions and sources</h2>\n");
+	if (r->have_cost) {
+		const pp_cost_result *c = &r->cost;
+		/* prices (dollar figures) first: what finance checks; then the rest */
+		for (int pass = 0; pass < 2; pass++) {
+			int n = 0, est = 0, old = 0;
+			for (int i = 0; i < c->nsources; i++) {
+				const pp_cost_source *f = &c->sources[i];
+				if ((strncmp(f->unit, "usd", 3) == 0) != (pass == 0))
+					continue;
+				n++;
+				est += f->estimate;
+				old += isfinite(f->age_months) && f->age_months > stale_months;
+			}
+			pp_sb_addf(o, "<h3 id=\"%s\">%s (%d; %d estimates", pass ? "figures" : "sources",
+				   pass ? "Other figures: failure rates, lifetimes, efficiencies" : "Prices",
+				   n, est);
+			if (isfinite(stale_months))
+				pp_sb_addf(o, ", %d older than %.0f months at %s", old, stale_months, c->as_of);
+			pp_sb_adds(o, ")</h3>\n<table>\n");
+			static const char *const cols[] = {"Figure", "Value", "Unit", "Date", "Age", "Source"};
+			static const bool num[] = {false, true, false, false, true, false};
+			th_row(o, cols, num, 6);
+			for (int i = 0; i < c->nsources; i++) {
+				const pp_cost_source *f = &c->sources[i];
+				if ((strncmp(f->unit, "usd", 3) == 0) != (pass == 0))
+					continue;
+				pp_sb_adds(o, "<tr><td>");
+				esc(o, f->item);
+				if (f->estimate)
+					pp_sb_adds(o, " <span class=\"tag\">estimate</span>");
+				pp_sb_adds(o, "</td>");
+				snprintf(a, sizeof(a), "%.6g", f->value);
+				tdn(o, a);
+				td(o, NULL, f->unit);
+				td(o, "date", f->date[0] ? f->date : "undated");
+				pp_sb_adds(o, "<td class=\"n\">");
+				if (isfinite(f->age_months)) {
+					snprintf(b, sizeof(b), "%.0f mo", f->age_months);
+					esc(o, b);
+					if (isfinite(stale_months) && f->age_months > stale_months)
+						pp_sb_adds(o, " <span class=\"tag old\">old</span>");
+				} else {
+					pp_sb_adds(o, "<span class=\"tag old\">undated</span>");
+				}
+				pp_sb_adds(o, "</td><td class=\"src\">");
+				if (f->url[0] && (!strncmp(f->url, "http://", 7) || !strncmp(f->url, "https://", 8))) {
+					pp_sb_adds(o, "<a href=\"");
+					esc(o, f->url);
+					pp_sb_adds(o, "\">");
+					esc(o, f->source[0] ? f->source : f->url);
+					pp_sb_adds(o, "</a>");
+				} else {
+					esc(o, f->source);
+					if (f->url[0]) {
+						pp_sb_adds(o, " (");
+						esc(o, f->url);
+						pp_sb_adds(o, ")");
+					}
+				}
+				pp_sb_adds(o, "</td></tr>\n");
+			}
+			pp_sb_adds(o, "</tbody></table>\n");
+		}
+	}
+	pp_sb_adds(o, "<h3 id=\"parameters\">Hardware parameters of the scenario's cluster</h3>\n<table>\n");
+	static const char *const pc[] = {"Parameter", "Origin"};
+	th_row(o, pc, NULL, 2);
+	for (int i = 0; i < r->hw.norigins; i++) {
+		pp_sb_adds(o, "<tr>");
+		td(o, NULL, r->hw.origins[i].name);
+		pp_sb_adds(o, "<td class=\"src\">");
+		esc(o, r->hw.origins[i].origin);
+		if (!strncmp(r->hw.origins[i].origin, "calibration", 11))
+			pp_sb_adds(o, " <span class=\"tag rec\">calibrated</span>");
+		pp_sb_adds(o, "</td></tr>\n");
+	}
+	pp_sb_adds(o, "</tbody></table>\n<h3 id=\"calibration\">Calibration</h3>\n<p class=\"note\">");
+	esc(o, r->calib_note);
+	pp_sb_adds(o, "</p>\n");
+	if (r->nverdict > 0) {
+		static const char *const vc[] = {"Run", "Check", "Measured", "Expected", "Ratio",
+						 "Verdict", "Likely cause / basis"};
+		static const bool vn[] = {true, false, true, true, true, false, false};
+		pp_sb_adds(o, "<table>\n");
+		th_row(o, vc, vn, 7);
+		for (int i = 0; i < r->nverdict; i++) {
+			const pp_report_verdict *v = &r->verdict[i];
+			char ch[200];
+			pp_sb_adds(o, "<tr>");
+			snprintf(a, sizeof(a), "%lld", (long long)v->run_id);
+			tdn(o, a);
+			snprintf(ch, sizeof(ch), "%s%s%s%s", v->check, v->scope[0] ? " (" : "", v->scope,
+				 v->scope[0] ? ")" : "");
+			td(o, NULL, ch);
+			snprintf(a, sizeof(a), "%.4g %s", v->measured, v->unit);
+			tdn(o, isfinite(v->measured) ? a : "-");
+			snprintf(b, sizeof(b), "%.4g %s", v->expected, v->unit);
+			tdn(o, isfinite(v->expected) ? b : "-");
+			snprintf(a, sizeof(a), "%.2f", v->ratio);
+			tdn(o, isfinite(v->ratio) ? a : "-");
+			pp_sb_adds(o, !strcmp(v->verdict, "SLOW") ? "<td><span class=\"tag slow\">"
+								  : "<td><span class=\"tag\">");
+			esc(o, v->verdict);
+			pp_sb_adds(o, "</span></td>");
+			td(o, "src", v->cause);
+			pp_sb_adds(o, "</tr>\n");
+		}
+		pp_sb_adds(o, "</tbody></table>\n");
+	}
+	pp_sb_adds(o, "</section>\n");
+}
+
+/* ---- charts ---- */
+
+static void chart_cost(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	int n = c->noptions;
+	const char **cat = pp_xcalloc((size_t)n + 1, sizeof(*cat));
+	const char **note = pp_xcalloc((size_t)n + 1, sizeof(*note));
+	char **endl = pp_xcalloc((size_t)n + 1, sizeof(*endl));
+	char **notes = pp_xcalloc((size_t)n + 1, sizeof(*notes));
+	double *v = pp_xcalloc((size_t)n * PP_CC_COUNT + 1, sizeof(*v));
+	double *lo = pp_xcalloc((size_t)n + 1, sizeof(*lo)), *hi = pp_xcalloc((size_t)n + 1, sizeof(*hi));
+	char a[48];
+	for (int i = 0; i < n; i++) {
+		const pp_cost_option *x = &c->options[i];
+		cat[i] = x->name;
+		for (int k = 0; k < PP_CC_COUNT; k++)
+			v[i * PP_CC_COUNT + k] = x->feasible ? x->components[k] : NAN;
+		lo[i] = x->feasible ? x->p10_usd : NAN;
+		hi[i] = x->feasible ? x->p90_usd : NAN;
+		endl[i] = pp_xstrdup(x->feasible ? pp_report_usd(x->usd_total, a, sizeof(a)) : "");
+		if (!x->feasible) {
+			size_t l = strlen(x->infeasible_why) + 32;
+			notes[i] = pp_xmalloc(l);
+			snprintf(notes[i], l, "cannot do the work: %s", x->infeasible_why);
+		}
+		note[i] = notes[i];
+	}
+	pp_svg_bars b = {n, PP_CC_COUNT, cat, pp_report_comp_words, pp_report_comp_colors, v, lo, hi,
+			 "P10-P90 of the total", note, (const char *const *)endl, c->recommended};
+	pp_svg_frame f = {"chart-cost", "Full cost per option, stacked by component",
+			  "Horizontal stacked bars: one per option, the full cost over the horizon split "
+			  "into its components; the whisker spans the Monte Carlo P10-P90 of the total.",
+			  0, 0, PP_SVG_USD, PP_SVG_NUM, "full cost over the horizon (US dollars)", NULL};
+	figure_open(o, "fig-cost", "Cost per option, by component",
+		    "Where the money goes: GPU time, idle commitments, capex net of resale, power, "
+		    "staff, API charges. The whisker is the P10-P90 range.");
+	pp_svg_hbars(o, &f, &b);
+	figure_close(o);
+	for (int i = 0; i < n; i++) {
+		free(endl[i]);
+		free(notes[i]);
+	}
+	free(cat);
+	free(note);
+	free(endl);
+	free(notes);
+	free(v);
+	free(lo);
+	free(hi);
+}
+
+static void chart_tradeoff(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	pp_svg_point *p = pp_xcalloc((size_t)c->noptions + 1, sizeof(*p));
+	int n = 0;
+	/* Serving has no training time: then the time that matters is when an
+	 * option can start (the build lead time; renting and APIs start now). */
+	bool any_time = false;
+	for (int i = 0; i < c->noptions; i++)
+		any_time |= c->options[i].feasible && isfinite(pp_report_time_to_result(&c->options[i]));
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (!x->feasible)
+			continue;
+		double t = any_time ? pp_report_time_to_result(x)
+				    : isfinite(x->lead_time_s) ? x->lead_time_s : 0;
+		p[n++] = (pp_svg_point){t, x->usd_total, x->p10_usd, x->p90_usd, x->name,
+					pp_report_option_color(i), i == c->recommended};
+	}
+	pp_svg_frame f = {"chart-tradeoff", "Cost against time to result, per option",
+			  any_time ? "Scatter: x is the wall time until the work is done (lead time plus "
+				     "training), y the full cost with its P10-P90 range."
+				   : "Scatter: x is the time until an option can start (build lead time), y "
+				     "the full cost with its P10-P90 range.",
+			  0, 0, PP_SVG_SECONDS, PP_SVG_USD,
+			  any_time ? "time to result, lead time + training" : "time until it can start",
+			  "full cost (US dollars)"};
+	figure_open(o, "fig-tradeoff", any_time ? "Cost versus time to result" : "Cost versus time to start",
+		    any_time ? "Down and to the left is better. Time to result adds the build lead time "
+			       "to the training wall time (with goodput)."
+			     : "Down and to the left is better. Serving has no training time: the x axis "
+			       "is the lead time before an option can serve (renting and APIs start at 0).");
+	pp_svg_scatter(o, &f, p, n, "No option has a training time (hosted APIs and serving are "
+				    "priced per token): compare $ per 1M tokens in the table.");
+	figure_close(o);
+	free(p);
+}
+
+static void chart_cumulative(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	pp_svg_series *s = pp_xcalloc((size_t)c->noptions + 1, sizeof(*s));
+	double **xs = pp_xcalloc((size_t)c->noptions + 1, sizeof(*xs));
+	pp_svg_marker *m = pp_xcalloc((size_t)c->noptions + 1, sizeof(*m));
+	char **ml = pp_xcalloc((size_t)c->noptions + 1, sizeof(*ml));
+	int ns = 0, nm = 0;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (!x->feasible || !x->cum_usd || x->nmonths <= 0)
+			continue;
+		xs[i] = pp_xcalloc((size_t)x->nmonths + 1, sizeof(double));
+		for (int k = 0; k <= x->nmonths; k++)
+			xs[i][k] = k;
+		s[ns++] = (pp_svg_series){x->name, pp_report_option_color(i), x->nmonths + 1, xs[i],
+					  x->cum_usd, i == c->recommended};
+		if (x->fin.valid && isfinite(x->fin.crossover_month)) {
+			ml[nm] = pp_xmalloc(200);
+			snprintf(ml[nm], 200, "%s below %s from month %.0f", x->name, x->fin.versus,
+				 x->fin.crossover_month);
+			m[nm] = (pp_svg_marker){x->fin.crossover_month, ml[nm]};
+			nm++;
+		}
+	}
+	pp_svg_frame f = {"chart-cumulative", "Cumulative cost by month, per option",
+			  "Lines: cash paid up to the end of each month (capex at month 0); a dashed "
+			  "line marks the month an owned option's cumulative cost falls below renting.",
+			  0, 0, PP_SVG_MONTHS, PP_SVG_USD, "month", "cumulative cost (US dollars)"};
+	bool resale = false; /* an owned line that ends lower: the resale value returned */
+	for (int i = 0; i < ns; i++)
+		if (s[i].n >= 2 && s[i].y[s[i].n - 1] < s[i].y[s[i].n - 2])
+			resale = true;
+	char cap[400];
+	snprintf(cap, sizeof(cap), "%s%s",
+		 nm ? "Owning starts with the capex and grows slowly; renting starts at zero and grows "
+		      "faster. The dashed line is the rent/build crossover."
+		    : "Cash paid up to each month. No owned option's cumulative cost falls below renting "
+		      "within the horizon (no crossover).",
+		 resale ? " Owned lines drop in the last month: the hardware's resale value comes back." : "");
+	figure_open(o, "fig-cumulative", "Cumulative cost over the months", cap);
+	pp_svg_lines(o, &f, s, ns, m, nm, "No option has a monthly cost schedule.");
+	figure_close(o);
+	for (int i = 0; i < c->noptions; i++)
+		free(xs[i]);
+	for (int i = 0; i < nm; i++)
+		free(ml[i]);
+	free(xs);
+	free(ml);
+	free(m);
+	free(s);
+}
+
+static void chart_tornado(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	pp_svg_trow *rows = pp_xcalloc((size_t)c->ntornado + 1, sizeof(*rows));
+	char **ranges = pp_xcalloc((size_t)c->ntornado + 1, sizeof(*ranges));
+	for (int i = 0; i < c->ntornado; i++) {
+		const pp_tornado_row *t = &c->tornado[i];
+		ranges[i] = pp_xmalloc(96);
+		snprintf(ranges[i], 96, "%.3g .. %.3g %s", t->low_input, t->high_input, t->unit);
+		rows[i] = (pp_svg_trow){t->driver, ranges[i], t->low_usd, t->high_usd,
+					isfinite(t->low_margin_usd) && t->low_margin_usd < 0,
+					isfinite(t->high_margin_usd) && t->high_margin_usd < 0};
+	}
+	const pp_cost_option *w = c->recommended >= 0 ? &c->options[c->recommended] : NULL;
+	char base[120];
+	snprintf(base, sizeof(base), "%s:", w ? w->name : "-");
+	pp_svg_frame f = {"chart-tornado", "Sensitivity of the recommended option's cost",
+			  "Tornado: each row moves one input from its low to its high value (P10/P90 or "
+			  "range) with the others at base, and shows the recommended option's full cost.",
+			  0, 0, PP_SVG_USD, PP_SVG_NUM, "full cost of the recommended option (US dollars)",
+			  NULL};
+	figure_open(o, "fig-tornado", "What moves the answer: one input at a time",
+		    "Bars run from the base cost to the cost with the input at its low (blue) and high "
+		    "(orange) end. A flag marks an end where another option becomes cheaper.");
+	pp_svg_tornado(o, &f, w ? w->usd_total : NAN, base, rows, c->ntornado,
+		       c->draws > 0 ? "No sensitivity rows: no option is feasible."
+				    : "No sensitivity: Monte Carlo draws = 0 (run with --draws N).");
+	figure_close(o);
+	for (int i = 0; i < c->ntornado; i++)
+		free(ranges[i]);
+	free(ranges);
+	free(rows);
+}
+
+#define NBINS 40
+
+static void chart_distribution(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	int pick[4], np = 0;
+	if (c->recommended >= 0)
+		pick[np++] = c->recommended;
+	if (c->runner_up >= 0)
+		pick[np++] = c->runner_up;
+	for (int i = 0; i < c->noptions && np < 4; i++)
+		if (i != c->recommended && i != c->runner_up && c->options[i].feasible &&
+		    isfinite(c->options[i].p_cheapest) && c->options[i].p_cheapest >= 0.01)
+			pick[np++] = i;
+	double lo = INFINITY, hi = -INFINITY;
+	int counts[NBINS];
+	int used = 0;
+	for (int k = 0; k < np; k++) {
+		double l = 0, h = 0;
+		if (pp_cost_histogram(&c->options[pick[k]], NBINS, &l, &h, counts) > 0) {
+			lo = fmin(lo, l);
+			hi = fmax(hi, h);
+			pick[used++] = pick[k];
+		}
+	}
+	np = used;
+	pp_svg_hist hs[4];
+	double share[4][NBINS];
+	for (int k = 0; k < np; k++) {
+		const pp_cost_option *x = &c->options[pick[k]];
+		double l = lo, h = hi;
+		pp_cost_histogram(x, NBINS, &l, &h, counts);
+		for (int b = 0; b < NBINS; b++)
+			share[k][b] = x->nsamples > 0 ? (double)counts[b] / x->nsamples : 0;
+		hs[k] = (pp_svg_hist){x->name, pp_report_option_color(pick[k]), share[k],
+				      pick[k] == c->recommended};
+	}
+	pp_svg_marker m[2];
+	char l10[160], l90[160], a[48];
+	int nm = 0;
+	if (np > 0 && c->recommended >= 0) {
+		const pp_cost_option *w = &c->options[c->recommended];
+		snprintf(l10, sizeof(l10), "P10 %s", pp_report_usd(w->p10_usd, a, sizeof(a)));
+		snprintf(l90, sizeof(l90), "P90 %s", pp_report_usd(w->p90_usd, a, sizeof(a)));
+		m[nm++] = (pp_svg_marker){w->p10_usd, l10};
+		m[nm++] = (pp_svg_marker){w->p90_usd, l90};
+	}
+	char title[200];
+	snprintf(title, sizeof(title), "Monte Carlo distribution of the full cost (%d draws, seed %lu)",
+		 c->draws, c->seed);
+	pp_svg_frame f = {"chart-distribution", title,
+			  "Histograms of the full cost over the Monte Carlo draws for the recommended "
+			  "option and its closest competitors, on common bins (P1 to P99).",
+			  0, 0, PP_SVG_USD, PP_SVG_PCT, "full cost (US dollars)", "share of draws"};
+	figure_open(o, "fig-distribution", "How sure is the answer: the cost distributions",
+		    "Each draw varies prices, step-time error, failure rate, demand and electricity "
+		    "together for every option. Overlap means the ranking can flip; the dashed lines "
+		    "are the recommended option's P10 and P90.");
+	pp_svg_histogram(o, &f, lo, hi, NBINS, hs, np, m, nm,
+			 "No Monte Carlo draws (run with --draws N to see the distribution).");
+	figure_close(o);
+}
+
+static void chart_steptime_cost(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	int n = c->noptions;
+	const char **cat = pp_xcalloc((size_t)n + 1, sizeof(*cat));
+	const char **note = pp_xcalloc((size_t)n + 1, sizeof(*note));
+	char **endl = pp_xcalloc((size_t)n + 1, sizeof(*endl));
+	double *v = pp_xcalloc((size_t)n * PP_REPORT_NBD + 1, sizeof(*v));
+	char a[48];
+	int nsim = 0;
+	for (int i = 0; i < n; i++) {
+		const pp_cost_option *x = &c->options[i];
+		cat[i] = x->name;
+		double parts[PP_REPORT_NBD];
+		pp_report_bd_parts(&x->breakdown, parts);
+		bool sim = isfinite(x->step_time_s) && x->step_time_s > 0;
+		nsim += sim;
+		for (int k = 0; k < PP_REPORT_NBD; k++)
+			v[i * PP_REPORT_NBD + k] = sim ? parts[k] : NAN;
+		if (sim) {
+			endl[i] = pp_xmalloc(96);
+			if (isfinite(x->mfu))
+				snprintf(endl[i], 96, "%s, MFU %.0f%%", pp_report_dur(x->step_time_s, a, sizeof(a)),
+					 100 * x->mfu);
+			else
+				snprintf(endl[i], 96, "%s", pp_report_dur(x->step_time_s, a, sizeof(a)));
+		}
+		note[i] = sim ? (x->feasible ? NULL : "does not fit")
+			      : x->kind == PP_OPT_API ? "hosted API: nothing simulated"
+						      : "serving: throughput from published figures";
+	}
+	pp_svg_bars b = {n, PP_REPORT_NBD, cat, pp_report_bd_words, pp_report_bd_colors, v, NULL,
+			 NULL, NULL, note, (const char *const *)endl, c->recommended};
+	pp_svg_frame f = {"chart-steptime", "Step time per option, by part",
+			  "Horizontal stacked bars: the simulated training step of each option split into "
+			  "compute, exposed communication, pipeline bubble, optimizer and data loading.",
+			  0, 0, PP_SVG_SECONDS, PP_SVG_NUM, "time per training step", NULL};
+	figure_open(o, "fig-steptime", "Where a training step goes, per option",
+		    nsim ? "Compute versus exposed communication, pipeline bubble and I/O on the "
+			   "critical path of one step (before goodput)."
+			 : "No option runs a simulated training step in this scenario.");
+	pp_svg_hbars(o, &f, &b);
+	figure_close(o);
+	for (int i = 0; i < n; i++)
+		free(endl[i]);
+	free(cat);
+	free(note);
+	free(endl);
+	free(v);
+}
+
+static void chart_steptime_pred(pp_sb *o, const pp_report *r)
+{
+	const pp_result *p = &r->pred;
+	double parts[PP_REPORT_NBD];
+	pp_report_bd_parts(&p->breakdown, parts);
+	char a[48], e[96];
+	snprintf(e, sizeof(e), "%s, MFU %.0f%%", pp_report_dur(p->step_time_s, a, sizeof(a)), 100 * p->mfu);
+	const char *cat[1] = {r->s->name};
+	const char *endl[1] = {e};
+	pp_svg_bars b = {1, PP_REPORT_NBD, cat, pp_report_bd_words, pp_report_bd_colors, parts, NULL,
+			 NULL, NULL, NULL, endl, 0};
+	pp_svg_frame f = {"chart-steptime", "Step time by part",
+			  "A stacked bar: the simulated training step split into compute, exposed "
+			  "communication, pipeline bubble, optimizer and data loading.",
+			  0, 0, PP_SVG_SECONDS, PP_SVG_NUM, "time per training step", NULL};
+	figure_open(o, "fig-steptime", "Where a training step goes",
+		    "Critical path of one step of the slowest pipeline stage.");
+	pp_svg_hbars(o, &f, &b);
+	figure_close(o);
+}
+
+static void chart_memory(pp_sb *o, const pp_report *r)
+{
+	const pp_memory *m = &r->pred.memory;
+	static const char *const ser[] = {"weights", "gradients", "optimizer state", "activations",
+					  "temporary buffers", "fragmentation", "GPU memory"};
+	static const char *const col[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759",
+					  "#76b7b2", "#bab0ac", "#9aa5b1"};
+	double v[14];
+	for (int k = 0; k < 14; k++)
+		v[k] = 0;
+	v[0] = m->weights_bytes / PP_GIB;
+	v[1] = m->grads_bytes / PP_GIB;
+	v[2] = m->optimizer_bytes / PP_GIB;
+	v[3] = m->activations_bytes / PP_GIB;
+	v[4] = m->temp_bytes / PP_GIB;
+	v[5] = m->fragmentation_bytes / PP_GIB;
+	v[13] = m->capacity_bytes / PP_GIB;
+	char c0[64], e0[64], e1[64], a[32];
+	snprintf(c0, sizeof(c0), "needed (stage %d)", m->worst_stage);
+	snprintf(e0, sizeof(e0), "%s%s", pp_fmt_bytes(m->total_bytes, a, sizeof(a)),
+		 m->fits ? "" : " - does NOT fit");
+	snprintf(e1, sizeof(e1), "%s", pp_fmt_bytes(m->capacity_bytes, a, sizeof(a)));
+	const char *cat[2] = {c0, "available per GPU"};
+	const char *endl[2] = {e0, e1};
+	pp_svg_bars b = {2, 7, cat, ser, col, v, NULL, NULL, NULL, NULL, endl, m->fits ? -1 : 0};
+	pp_svg_frame f = {"chart-memory", "Memory per GPU against its capacity",
+			  "Stacked bar of what one GPU holds on the most loaded pipeline stage, and a "
+			  "bar of the GPU's memory.",
+			  0, 0, PP_SVG_NUM, PP_SVG_NUM, "GiB per GPU", NULL};
+	figure_open(o, "fig-memory", "Does it fit: memory per GPU",
+		    "Weights, gradients and optimizer state (after ZeRO sharding), peak activations "
+		    "and buffers, against the GPU's memory.");
+	pp_svg_hbars(o, &f, &b);
+	figure_close(o);
+}
+
+/* ---- the page ---- */
+
+static double stale_limit(void)
+{
+	/* the cost engine's staleness limit (tco.json uncertainty.stale_months) */
+	pp_jdoc d;
+	pp_err err = {0};
+	double v = NAN;
+	char *path = pp_path_join(pp_data_dir(), "tco.json");
+	if (pp_jdoc_load(&d, path, &err) == 0) {
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(d.root, "uncertainty");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(u, "stale_months");
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(s, "value");
+		if (cJSON_IsNumber(x))
+			v = x->valuedouble;
+		pp_jdoc_release(&d);
+	}
+	free(path);
+	return v;
+}
+
+static void files_section(pp_sb *o, const pp_report *r)
+{
+	pp_report_file files[PP_REPORT_MAX_FILES];
+	int n = pp_report_csv(r, files, PP_REPORT_MAX_FILES);
+	pp_sb_adds(o, "<section id=\"files\"><h2>Files and how to reproduce</h2>\n<p class=\"note\">"
+		      "Next to this page: <code>summary.md</code>");
+	for (int i = 0; i < n; i++) {
+		pp_sb_adds(o, ", <code>");
+		esc(o, files[i].name);
+		pp_sb_adds(o, "</code>");
+	}
+	pp_report_files_release(files, n);
+	pp_sb_adds(o, " (every number shown here, RFC 4180 CSV).</p>\n<p class=\"note\">Reproduce: "
+		      "<code>podplan report ");
+	esc(o, r->scenario_path);
+	if (r->have_cost)
+		pp_sb_addf(o, " --seed %lu --draws %d", r->cost.seed, r->cost.draws);
+	pp_sb_adds(o, " -o DIR</code>; scenario hash <code>");
+	esc(o, r->s->hash);
+	pp_sb_adds(o, "</code>");
+	if (r->run_id > 0)
+		pp_sb_addf(o, "; recorded as run %lld (<code>podplan history</code>, "
+			      "<code>podplan report --compare %lld OTHER</code>)",
+			   (long long)r->run_id, (long long)r->run_id);
+	pp_sb_adds(o, ".</p></section>\n");
+}
+
+void pp_report_html(const pp_report *r, pp_sb *o)
+{
+	const pp_scenario *s = r->s;
+	pp_sb_adds(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		      "<meta name=\"generator\" content=\"podplan " PP_VERSION "\">\n<title>");
+	esc(o, s->name);
+	pp_sb_adds(o, " - podplan report</title>\n<style>\n");
+	pp_sb_adds(o, css);
+	pp_sb_adds(o, "</style>\n</head>\n<body>\n<header class=\"top\"><span><b>podplan report</b> "
+		      "&middot; ");
+	esc(o, s->name);
+	pp_sb_adds(o, "</span><span>");
+	if (r->run_id > 0)
+		pp_sb_addf(o, "run %lld &middot; ", (long long)r->run_id);
+	esc(o, r->generated);
+	pp_sb_adds(o, " &middot; podplan " PP_VERSION);
+	if (r->have_cost) {
+		pp_sb_adds(o, " &middot; prices as of ");
+		esc(o, r->cost.as_of);
+	}
+	pp_sb_adds(o, "</span></header>\n<main>\n<section id=\"answer\"><p class=\"label\">Question</p>\n"
+		      "<h1 class=\"question\">");
+	if (s->description[0])
+		esc(o, s->description);
+	else if (r->have_cost) {
+		esc(o, "Which option does the work cheapest: ");
+		esc(o, r->cost.work);
+		esc(o, "?");
+	} else {
+		esc(o, "How fast does this cluster train the model, and does it fit?");
+	}
+	pp_sb_adds(o, "</h1>\n");
+	if (r->have_cost)
+		answer_cost(o, r);
+	else
+		answer_pred(o, r);
+	pp_sb_adds(o, "</section>\n");
+	warnings(o, r);
+	if (r->have_cost) {
+		options_table(o, r);
+		pp_sb_adds(o, "<section id=\"charts\"><h2>Charts</h2>\n<div class=\"grid\">\n");
+		chart_cost(o, r);
+		chart_tradeoff(o, r);
+		chart_cumulative(o, r);
+		chart_tornado(o, r);
+		chart_distribution(o, r);
+		chart_steptime_cost(o, r);
+		pp_sb_adds(o, "</div></section>\n");
+		finance_table(o, r);
+		pp_sb_adds(o, "<section id=\"engine\"><h2>Step time, memory and goodput</h2>\n");
+		engine_cost(o, r);
+		model_layout(o, r);
+		pp_sb_adds(o, "</section>\n");
+	} else {
+		pp_sb_adds(o, "<section id=\"charts\"><h2>Charts</h2>\n<div class=\"grid\">\n");
+		chart_steptime_pred(o, r);
+		chart_memory(o, r);
+		pp_sb_adds(o, "</div></section>\n");
+		pp_sb_adds(o, "<section id=\"engine\"><h2>Step time and memory</h2>\n");
+		engine_pred(o, r);
+		model_layout(o, r);
+		pp_sb_adds(o, "</section>\n");
+	}
+	assumptions(o, r, stale_limit());
+	files_section(o, r);
+	pp_sb_adds(o, "</main>\n<footer>Generated by podplan " PP_VERSION " on ");
+	esc(o, r->generated);
+	pp_sb_adds(o, " from ");
+	esc(o, r->scenario_path);
+	pp_sb_adds(o, ". Estimates are marked; every figure's source and date is listed above. "
+		      "This page needs no network and no script.</footer>\n</body>\n</html>\n");
+}

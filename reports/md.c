@@ -1,0 +1,230 @@
+/*
+ * md.c - the report's summary.md: the question, the answer, warnings, the
+ * options and the figures behind them, for pasting into a ticket or a
+ * review document. User text is escaped for Markdown and for the HTML that
+ * Markdown renderers pass through (a scenario named <script> stays text).
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Markdown-safe text: HTML specials as entities, Markdown punctuation
+ * backslash-escaped, line breaks as spaces (table cells stay one line). */
+static void md(pp_sb *o, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': pp_sb_adds(o, "&lt;"); break;
+		case '>': pp_sb_adds(o, "&gt;"); break;
+		case '&': pp_sb_adds(o, "&amp;"); break;
+		case '\n':
+		case '\r': pp_sb_adds(o, " "); break;
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '#':
+		case '!':
+			pp_sb_addf(o, "\\%c", *s);
+			break;
+		default:
+			pp_sb_add(o, s, 1);
+		}
+	}
+}
+
+static const char *pct(double v, char *b, size_t n)
+{
+	if (!isfinite(v))
+		return snprintf(b, n, "-"), b;
+	snprintf(b, n, "%.0f%%", 100 * v);
+	return b;
+}
+
+static void cost_md(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	char a[48], b[48], d[48];
+	pp_sb_adds(o, "## Options\n\n| Option | What | Time to result | Total cost | P10 - P90 | "
+		      "$/1M tokens | Cheapest in | Goodput |\n|---|---|--:|--:|--:|--:|--:|--:|\n");
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		pp_sb_adds(o, "| ");
+		if (i == c->recommended)
+			pp_sb_adds(o, "**");
+		md(o, x->name);
+		if (i == c->recommended)
+			pp_sb_adds(o, "** (cheapest)");
+		pp_sb_adds(o, " | ");
+		if (!x->feasible) {
+			pp_sb_adds(o, "cannot do the work: ");
+			md(o, x->infeasible_why);
+			pp_sb_adds(o, " | - | - | - | - | - | - |\n");
+			continue;
+		}
+		md(o, x->label);
+		pp_sb_addf(o, " | %s | %s | ", pp_report_dur(pp_report_time_to_result(x), a, sizeof(a)),
+			   pp_report_usd(x->usd_total, b, sizeof(b)));
+		if (isfinite(x->p10_usd))
+			pp_sb_addf(o, "%s - ", pp_report_usd(x->p10_usd, a, sizeof(a)));
+		pp_sb_addf(o, "%s | ", isfinite(x->p90_usd) ? pp_report_usd(x->p90_usd, b, sizeof(b)) : "-");
+		if (isfinite(x->usd_per_million_tokens))
+			pp_sb_addf(o, "$%.3g", x->usd_per_million_tokens);
+		else
+			pp_sb_adds(o, "-");
+		pp_sb_addf(o, " | %s | ", pct(x->p_cheapest, d, sizeof(d)));
+		if (isfinite(x->goodput))
+			pp_sb_addf(o, "%.1f%%", 100 * x->goodput);
+		else
+			pp_sb_adds(o, "-");
+		pp_sb_adds(o, " |\n");
+	}
+	pp_sb_addf(o, "\nFull cost over %.1f months (%s); prices as of %s; Monte Carlo %d draws, seed "
+		      "%lu.\n\n", c->horizon_months, c->work, c->as_of, c->draws, c->seed);
+	bool any = false;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_fin *f = &c->options[i].fin;
+		if (!f->valid)
+			continue;
+		if (!any)
+			pp_sb_adds(o, "## Build versus rent\n\n| Owned option | Against | Capex | NPV of "
+				      "building | IRR | Payback | Crossover | Break-even utilisation |\n"
+				      "|---|---|--:|--:|--:|--:|--:|--:|\n");
+		any = true;
+		pp_sb_adds(o, "| ");
+		md(o, c->options[i].name);
+		pp_sb_adds(o, " | ");
+		md(o, f->versus);
+		pp_sb_addf(o, " | %s | %s | ", pp_report_usd(f->capex_usd, a, sizeof(a)),
+			   pp_report_usd(f->npv_usd, b, sizeof(b)));
+		if (isfinite(f->irr))
+			pp_sb_addf(o, "%.1f%%", 100 * f->irr);
+		else
+			pp_sb_adds(o, "none");
+		if (isfinite(f->payback_months))
+			pp_sb_addf(o, " | %.1f months", f->payback_months);
+		else
+			pp_sb_adds(o, " | never");
+		if (isfinite(f->crossover_month))
+			pp_sb_addf(o, " | month %.0f", f->crossover_month);
+		else
+			pp_sb_adds(o, " | never");
+		pp_sb_addf(o, " | %s |\n", isfinite(f->breakeven_utilization)
+						   ? pct(f->breakeven_utilization, d, sizeof(d)) : "above 100%");
+	}
+	if (any)
+		pp_sb_adds(o, "\n");
+	if (c->ntornado > 0 && c->recommended >= 0) {
+		pp_sb_adds(o, "## Sensitivity\n\nThe full cost of ");
+		md(o, c->options[c->recommended].name);
+		pp_sb_adds(o, " with one input at a time at its low and high end (flips: another option "
+			      "becomes cheaper).\n\n| Input | Low .. high | Cost at low | Cost at high |\n"
+			      "|---|--:|--:|--:|\n");
+		for (int i = 0; i < c->ntornado; i++) {
+			const pp_tornado_row *t = &c->tornado[i];
+			pp_sb_adds(o, "| ");
+			md(o, t->driver);
+			pp_sb_addf(o, " | %.3g .. %.3g ", t->low_input, t->high_input);
+			md(o, t->unit);
+			pp_sb_addf(o, " | %s%s | %s%s |\n", pp_report_usd(t->low_usd, a, sizeof(a)),
+				   isfinite(t->low_margin_usd) && t->low_margin_usd < 0 ? " (flips)" : "",
+				   pp_report_usd(t->high_usd, b, sizeof(b)),
+				   isfinite(t->high_margin_usd) && t->high_margin_usd < 0 ? " (flips)" : "");
+		}
+		pp_sb_adds(o, "\n");
+	}
+	pp_sb_adds(o, "## Step time per option\n\n| Option | Step time | Compute | Exposed comm | "
+		      "Bubble | Other | MFU |\n|---|--:|--:|--:|--:|--:|--:|\n");
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (!isfinite(x->step_time_s))
+			continue;
+		const pp_breakdown *bd = &x->breakdown;
+		double comm = bd->tp_comm_exposed_s + bd->dp_comm_exposed_s + bd->pp_comm_exposed_s;
+		double other = bd->optimizer_s + bd->data_s;
+		char e[48], f2[48];
+		pp_sb_adds(o, "| ");
+		md(o, x->name);
+		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_report_dur(x->step_time_s, a, sizeof(a)),
+			   pp_report_dur(bd->compute_s, b, sizeof(b)), pp_report_dur(comm, d, sizeof(d)),
+			   pp_report_dur(bd->pp_bubble_s, e, sizeof(e)), pp_report_dur(other, f2, sizeof(f2)),
+			   isfinite(x->mfu) ? (snprintf(e, sizeof(e), "%.1f%%", 100 * x->mfu), e) : "-");
+	}
+	int est = 0;
+	for (int i = 0; i < c->nsources; i++)
+		est += c->sources[i].estimate;
+	pp_sb_addf(o, "\n## Assumptions\n\n%d figures used (%d estimates), each with its source and "
+		      "date in sources.csv and index.html; %d hardware parameters with their origin in "
+		      "parameters.csv.\n", c->nsources, est, r->hw.norigins);
+}
+
+static void pred_md(pp_sb *o, const pp_report *r)
+{
+	const pp_result *p = &r->pred;
+	char a[48], b[48];
+	double parts[PP_REPORT_NBD];
+	pp_report_bd_parts(&p->breakdown, parts);
+	pp_sb_addf(o, "## Step time\n\n| Part | Time | Share |\n|---|--:|--:|\n| step | %s | 100%% |\n",
+		   pp_report_dur(p->step_time_s, a, sizeof(a)));
+	for (int k = 0; k < PP_REPORT_NBD; k++)
+		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_report_bd_words[k],
+			   pp_report_dur(parts[k], a, sizeof(a)),
+			   p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
+	pp_sb_addf(o, "\n## Memory per GPU\n\n%s of %s on pipeline stage %d: %s.\n",
+		   pp_fmt_bytes(p->memory.total_bytes, a, sizeof(a)),
+		   pp_fmt_bytes(p->memory.capacity_bytes, b, sizeof(b)), p->memory.worst_stage,
+		   p->memory.fits ? "fits" : "does NOT fit");
+	pp_sb_addf(o, "\n## Assumptions\n\n%d hardware parameters with their origin in "
+		      "parameters.csv and index.html.\n", r->hw.norigins);
+}
+
+void pp_report_md(const pp_report *r, pp_sb *o)
+{
+	const pp_scenario *s = r->s;
+	pp_sb_adds(o, "# ");
+	md(o, s->name);
+	pp_sb_adds(o, "\n\npodplan " PP_VERSION " report, ");
+	md(o, r->generated);
+	if (r->run_id > 0)
+		pp_sb_addf(o, ", run %lld", (long long)r->run_id);
+	pp_sb_adds(o, ", scenario hash ");
+	md(o, s->hash);
+	pp_sb_adds(o, ".\n\n**Question:** ");
+	md(o, s->description[0] ? s->description : r->have_cost ? r->cost.work : s->name);
+	pp_sb_adds(o, "\n\n**Answer:** ");
+	pp_sb h = {0};
+	pp_report_headline(r, &h);
+	md(o, h.buf ? h.buf : "");
+	pp_sb_release(&h);
+	pp_sb_adds(o, "\n\n");
+	if (r->have_cost && r->cost.recommendation[0]) {
+		md(o, r->cost.recommendation);
+		pp_sb_adds(o, "\n\n");
+	}
+	pp_sb_addf(o, "## Warnings\n\n");
+	if (r->nwarnings == 0)
+		pp_sb_adds(o, "None.\n");
+	for (int i = 0; i < r->nwarnings; i++) {
+		pp_sb_adds(o, "- ");
+		md(o, r->warnings[i]);
+		pp_sb_adds(o, "\n");
+	}
+	pp_sb_adds(o, "\n");
+	if (r->have_cost)
+		cost_md(o, r);
+	else if (r->have_pred)
+		pred_md(o, r);
+	pp_sb_adds(o, "\n## Calibration\n\n");
+	md(o, r->calib_note);
+	pp_sb_adds(o, "\n");
+	for (int i = 0; i < r->nverdict; i++) {
+		const pp_report_verdict *v = &r->verdict[i];
+		pp_sb_addf(o, "- run %lld: ", (long long)v->run_id);
+		md(o, v->check);
+		pp_sb_addf(o, " %s (%.2f of expected)", v->verdict, v->ratio);
+		if (v->cause[0]) {
+			pp_sb_adds(o, ": ");
+			md(o, v->cause);
+		}
+		pp_sb_adds(o, "\n");
+	}
+	pp_sb_adds(o, "\n## Files\n\nindex.html (the full report, charts and sources), this summary, "
+		      "and CSV files with every number shown.\n");
+}
