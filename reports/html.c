@@ -104,6 +104,10 @@ static const char css[] =
 	"a{color:#000;text-decoration:none}\n"
 	"td.src a[href]::after{content:\" <\" attr(href) \">\";font-size:7pt;word-break:break-all}\n"
 	"#answer,#warnings{break-inside:avoid}\n"
+	".kpis{grid-template-columns:repeat(4,1fr)}\n"
+	"table.options td:nth-child(2){min-width:0}\n"
+	".tag{white-space:nowrap}\n"
+	"table.options{font-size:7.5pt}\n"
 	"}\n";
 
 /* ---- small writers ---- */
