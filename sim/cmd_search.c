@@ -12,8 +12,10 @@
 #include "cli.h"
 #include "dist.h"
 #include "hw.h"
+#include "profile.h"
 #include "search.h"
 #include "size.h"
+#include "store.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -26,6 +28,7 @@
 typedef struct prog {
 	bool on;
 	double last;
+	double phase1_at;  /* elapsed when simulation started; < 0 before */
 	char prefix[96];
 } prog;
 
@@ -34,6 +37,10 @@ static void on_progress(const pp_search_progress *p, void *ctx)
 	prog *g = ctx;
 	if (!g->on)
 		return;
+	if (p->phase == 0)
+		g->phase1_at = -1;
+	else if (g->phase1_at < 0)
+		g->phase1_at = p->elapsed_s;
 	double now = pp_mono_s();
 	if (now - g->last < 0.1)
 		return;
@@ -44,9 +51,11 @@ static void on_progress(const pp_search_progress *p, void *ctx)
 		fprintf(stderr, "\r\033[K%sbounding %lld/%lld candidates, %.0f/s, ~%.1f s left",
 			g->prefix, (long long)p->done, (long long)p->total, rate, left);
 	} else {
-		double srate = p->elapsed_s > 0 ? p->simulated / p->elapsed_s : 0;
-		fprintf(stderr, "\r\033[K%ssimulating: %lld done, at most %lld left (%.0f/s)",
-			g->prefix, (long long)p->simulated, (long long)p->to_simulate, srate);
+		double dt = p->elapsed_s - g->phase1_at;
+		double srate = dt > 0 ? p->simulated / dt : 0;
+		fprintf(stderr, "\r\033[K%ssimulating in order of the bound: %lld done, %.0f/s; "
+			"%lld more have a bound under the current k-th best",
+			g->prefix, (long long)p->simulated, srate, (long long)p->to_simulate);
 	}
 	fflush(stderr);
 }
@@ -68,7 +77,31 @@ typedef struct loaded {
 	pp_size_spec spec;
 } loaded;
 
-static int load(loaded *l, const char *path)
+/* The calibration profile of --calibration DB:PROFILE, else of the
+ * scenario's calibration section, as `podplan predict` applies it (so the
+ * winner's numbers are predict's). */
+static int calibrate_hw(loaded *l, const char *cmd, const char *spec)
+{
+	pp_err err = {0};
+	char db[4096] = "", prof[160] = "";
+	if (spec) {
+		const char *colon = strrchr(spec, ':');
+		if (!colon || colon == spec || !colon[1])
+			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
+		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
+		snprintf(prof, sizeof(prof), "%s", colon + 1);
+	} else if (l->s.calib_profile[0]) {
+		snprintf(db, sizeof(db), "%s", l->s.calib_db[0] ? l->s.calib_db : pp_store_default_path());
+		snprintf(prof, sizeof(prof), "%s", l->s.calib_profile);
+	} else {
+		return 0;
+	}
+	if (pp_profile_apply_spec(&l->hw, db, prof, &err))
+		return pp_cli_fail(&err);
+	return 0;
+}
+
+static int load(loaded *l, const char *path, const char *cmd, const char *calib)
 {
 	pp_err err = {0};
 	int rc = pp_cli_catalog(&l->cat);
@@ -80,6 +113,15 @@ static int load(loaded *l, const char *path)
 	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)) ||
 	    (rc = pp_size_spec_parse(&l->s, l->cat, &l->spec, &err)))
 		return pp_cli_fail(&err);
+	if (calib || l->s.calib_profile[0]) {
+		if (!strcmp(cmd, "size")) {
+			if (pp_dist_rank() == 0)
+				fprintf(stderr, "podplan size: the calibration profile describes one "
+						"cluster; every option is sized with catalog parameters\n");
+		} else if ((rc = calibrate_hw(l, cmd, calib))) {
+			return rc;
+		}
+	}
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(l->s.doc.root, "training");
 	if (!cJSON_GetObjectItemCaseSensitive(t, "global_batch_size")) {
 		pp_jdoc_errf(&l->s.doc, &err, "training", "has no global_batch_size; expected one "
@@ -447,6 +489,8 @@ static void help_search(void)
 	       "                  candidates_per_s, best: [{layout keys, step_time_s, mfu, memory,\n"
 	       "                  breakdown, usd_per_million_tokens}], why}\n"
 	       "  --csv           one row per layout of the top K (RFC 4180, header first)\n"
+	       "  --calibration DB:PROFILE  a fitted calibration profile, as `podplan predict` uses\n"
+	       "                  it (default: the scenario's calibration section)\n"
 	       "  --exhaustive    simulate every layout that fits (slow; checks the pruning)\n"
 	       "  --verbose       timing summary on stderr even when it is not a terminal\n\n"
 	       "Counts: evaluated = every candidate of the space; no_fit = pruned by memory;\n"
@@ -487,8 +531,10 @@ int pp_cmd_search(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},           {"csv", no_argument, NULL, 'c'},
 		{"provider", required_argument, NULL, 'P'}, {"tier", required_argument, NULL, 'T'},
 		{"exhaustive", no_argument, NULL, 'X'},     {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0}};
+		{"calibration", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0}};
 	bool json = false, csv = false, exhaustive = false, verbose = false, by_cost = false;
+	const char *calib = NULL;
 	long top = 0;
 	const char *provider = NULL, *tier = NULL;
 	int c;
@@ -517,6 +563,7 @@ int pp_cmd_search(int argc, char **argv)
 		case 'T': tier = optarg; break;
 		case 'X': exhaustive = true; break;
 		case 'v': verbose = true; break;
+		case 'C': calib = optarg; break;
 		case 'h': help_search(); return 0;
 		default: return pp_cli_usage_error("search", "unknown option");
 		}
@@ -530,7 +577,7 @@ int pp_cmd_search(int argc, char **argv)
 		return 0;
 	bool out0 = pp_dist_rank() == 0;
 	loaded l = {0};
-	int rc = load(&l, argv[optind]);
+	int rc = load(&l, argv[optind], "search", calib);
 	if (rc)
 		goto out;
 	if (provider)
@@ -544,7 +591,7 @@ int pp_cmd_search(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	prog pg = {out0 && pp_cli_tty(), 0, "search: "};
+	prog pg = {out0 && pp_cli_tty(), 0, -1, "search: "};
 	pp_search_opts so = {top ? (int)top : l.spec.top ? l.spec.top : 5, exhaustive, false, usd,
 			     on_progress, &pg};
 	pp_search_result r;
@@ -806,7 +853,7 @@ int pp_cmd_size(int argc, char **argv)
 		return 0;
 	bool out0 = pp_dist_rank() == 0;
 	loaded l = {0};
-	int rc = load(&l, argv[optind]);
+	int rc = load(&l, argv[optind], "size", NULL);
 	if (rc)
 		goto out;
 	if ((gpus && (rc = parse_ids("size", gpus, l.cat, true, &l.spec))) ||
@@ -817,7 +864,7 @@ int pp_cmd_size(int argc, char **argv)
 		snprintf(l.spec.provider, sizeof(l.spec.provider), "%s", provider);
 	if (tier)
 		snprintf(l.spec.tier, sizeof(l.spec.tier), "%s", tier);
-	prog pg = {out0 && pp_cli_tty(), 0, "size: "};
+	prog pg = {out0 && pp_cli_tty(), 0, -1, "size: "};
 	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, on_progress, &pg, on_option};
 	pp_size_result r;
 	pp_err err = {0};

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int load(const char *json, pp_scenario *s, pp_hw *hw)
 {
@@ -253,9 +254,13 @@ static double jnum(const cJSON *o, const char *path)
 	return cJSON_IsNumber(c) ? c->valuedouble : NAN;
 }
 
-static void winner_equals_predict(void)
+/* search --json, then the winner's layout written into the scenario and
+ * run through `podplan predict --json`: the same numbers. */
+static void check_winner(const char *space_json, const char *name)
 {
-	char *sc = write_tmp("w.json", spaces[3]);
+	char file[64];
+	snprintf(file, sizeof(file), "%s.json", name);
+	char *sc = write_tmp(file, space_json);
 	char args[1024];
 	int st;
 	snprintf(args, sizeof(args), "search %s --json --top 3", sc);
@@ -270,25 +275,28 @@ static void winner_equals_predict(void)
 		free(sc);
 		return;
 	}
-	const cJSON *sched = cJSON_GetObjectItemCaseSensitive(best, "pipeline_schedule");
-	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(best, "recompute");
-	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(best, "sequence_parallel");
-	char scen[2048];
-	snprintf(scen, sizeof(scen),
-		 "{\"name\": \"llama\", \"model\": {\"preset\": \"llama3-8b\", \"num_layers\": 12, "
-		 "\"seq_length\": 2048}, \"training\": {\"global_batch_size\": 32, "
-		 "\"micro_batch_size\": %.0f, \"recompute\": \"%s\"}, \"parallel\": "
-		 "{\"tensor_model_parallel_size\": %.0f, \"pipeline_model_parallel_size\": %.0f, "
-		 "\"context_parallel_size\": %.0f, \"virtual_pipeline_model_parallel_size\": %.0f, "
-		 "\"zero_stage\": %.0f, \"sequence_parallel\": %s, \"pipeline_schedule\": \"%s\"}, "
-		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": "
-		 "\"ib-ndr\", \"nics_per_node\": 4, \"oversubscription\": 2}}}",
-		 jnum(best, "micro_batch_size"), rc ? rc->valuestring : "?",
-		 jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
-		 jnum(best, "context_parallel_size"), jnum(best, "virtual_pipeline_model_parallel_size"),
-		 jnum(best, "zero_stage"), cJSON_IsTrue(sp) ? "true" : "false",
-		 sched ? sched->valuestring : "?");
-	char *pc = write_tmp("p.json", scen);
+	/* the scenario with every layout key fixed to the winner's */
+	cJSON *scen = cJSON_Parse(space_json);
+	cJSON *tr = cJSON_GetObjectItemCaseSensitive(scen, "training");
+	cJSON_DeleteItemFromObjectCaseSensitive(tr, "micro_batch_size");
+	cJSON_DeleteItemFromObjectCaseSensitive(tr, "recompute");
+	cJSON_AddNumberToObject(tr, "micro_batch_size", jnum(best, "micro_batch_size"));
+	cJSON_AddStringToObject(tr, "recompute",
+				cJSON_GetObjectItemCaseSensitive(best, "recompute")->valuestring);
+	cJSON_DeleteItemFromObjectCaseSensitive(scen, "parallel");
+	cJSON *par = cJSON_AddObjectToObject(scen, "parallel");
+	static const char *const keys[] = {"tensor_model_parallel_size", "pipeline_model_parallel_size",
+					   "data_parallel_size", "context_parallel_size",
+					   "virtual_pipeline_model_parallel_size", "zero_stage"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(keys); i++)
+		cJSON_AddNumberToObject(par, keys[i], jnum(best, keys[i]));
+	cJSON_AddBoolToObject(par, "sequence_parallel",
+			      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(best, "sequence_parallel")));
+	cJSON_AddStringToObject(par, "pipeline_schedule",
+				cJSON_GetObjectItemCaseSensitive(best, "pipeline_schedule")->valuestring);
+	char *text = cJSON_Print(scen);
+	snprintf(file, sizeof(file), "%s-winner.json", name);
+	char *pc = write_tmp(file, text);
 	snprintf(args, sizeof(args), "predict %s --json", pc);
 	cJSON *p = run_json(args, &st);
 	CHECK(st == 0 && p);
@@ -303,13 +311,33 @@ static void winner_equals_predict(void)
 		snprintf(k, sizeof(k), "breakdown.%s", terms[i]);
 		CHECK(jnum(best, k) == jnum(p, k));
 	}
-	printf("  winner %.0f x %.0f x %.0f: %.6f s, podplan predict %.6f s\n",
-	       jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
+	printf("  %s: winner TP %.0f x PP %.0f x DP %.0f: search %.9g s, podplan predict %.9g s\n",
+	       name, jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
 	       jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
 	cJSON_Delete(p);
+	cJSON_Delete(scen);
 	cJSON_Delete(j);
+	free(text);
 	free(pc);
 	free(sc);
+}
+
+static void winner_equals_predict(void)
+{
+	check_winner(spaces[3], "llama");
+	/* with a calibration profile (the committed H200 one): search applies it
+	 * as predict does */
+	char json[2048];
+	char cwd[2048];
+	char *db = pp_path_join(getcwd(cwd, sizeof(cwd)) ? cwd : ".",
+				"models/calibrations/h200-nvlink-2gpu.db");
+	snprintf(json, sizeof(json),
+		 "{\"name\": \"cal\", \"model\": {\"preset\": \"llama3-8b\", \"num_layers\": 8, "
+		 "\"seq_length\": 2048}, \"training\": {\"global_batch_size\": 8}, \"calibration\": "
+		 "{\"db\": \"%s\", \"profile\": \"h200-nvlink-2gpu\"}, \"cluster\": {\"gpu\": "
+		 "\"h200\", \"num_gpus\": 2}}", db);
+	check_winner(json, "calibrated");
+	free(db);
 }
 
 static void cli_errors(void)
