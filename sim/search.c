@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_VALS 512
+#define MAX_VALS 2048          /* divisors: at most 1,344 below 1e9 */
+#define MAX_CANDIDATES 50000000 /* ~2 GB of layouts: ask for fixed keys beyond */
 
 /* ---- the space ---- */
 
@@ -74,10 +75,15 @@ typedef struct gen {
 	pp_layout *c;
 	size_t n, cap;
 	vals tp, pp, dp, cp, vpp, mbs, zero, sp, rc;
+	bool overflow;
 } gen;
 
 static void push(gen *g, const pp_layout *l)
 {
+	if (g->n == MAX_CANDIDATES) {
+		g->overflow = true;
+		return;
+	}
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->c = pp_xrealloc(g->c, sizeof(pp_layout) * g->cap);
@@ -102,6 +108,7 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 	const pp_cluster *cl = &s->cluster;
 	unsigned given = s->given;
 	int64_t N = cl->num_gpus, gbs = tr->global_batch_size;
+	/* about 200 KB of value lists: fine on the stack */
 	gen g;
 	memset(&g, 0, sizeof(g));
 	vals tps, cps, pps, mbss;
@@ -203,6 +210,13 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 				}
 			}
 		}
+	}
+	if (g.overflow) {
+		free(g.c);
+		return pp_errf(err, PP_EINPUT, "%s: the space has more than %d candidate layouts; fix "
+			       "some keys in the scenario's parallel section (e.g. "
+			       "context_parallel_size or training.micro_batch_size)", s->name,
+			       MAX_CANDIDATES);
 	}
 	if (!g.n) {
 		free(g.c);
