@@ -518,9 +518,13 @@ int pp_history_compare(pp_store *st, int64_t ida, int64_t idb, pp_sb *out, pp_er
 				const cJSON *g = item ? figure_named(fa, item) : NULL;
 				if (item && figure_of(item, o) &&
 				    (!g || !same_num(jd(fg, "value"), jd(g, "value")))) {
-					pp_sb_addf(&why, "%s%s%s %.6g -> %.6g", reasons ? "; " : "",
-						   fown ? "" : "its price ", item, g ? jd(g, "value") : NAN,
-						   jd(fg, "value"));
+					if (g)
+						pp_sb_addf(&why, "%s%s%s %.6g -> %.6g", reasons ? "; " : "",
+							   fown ? "" : "its price ", item, jd(g, "value"),
+							   jd(fg, "value"));
+					else
+						pp_sb_addf(&why, "%s%s%s now %.6g (new)", reasons ? "; " : "",
+							   fown ? "" : "its price ", item, jd(fg, "value"));
 					fown++;
 					reasons++;
 				}
