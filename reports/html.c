@@ -758,8 +758,9 @@ static void chart_tradeoff(pp_sb *o, const pp_report *r)
 			       "to the training wall time (with goodput)."
 			     : "Down and to the left is better. Serving has no training time: the x axis "
 			       "is the lead time before an option can serve (renting and APIs start at 0).");
-	pp_svg_scatter(o, &f, p, n, "No option has a training time (hosted APIs and serving are "
-				    "priced per token): compare $ per 1M tokens in the table.");
+	pp_svg_scatter(o, &f, p, n, c->recommended < 0 ? "No option can do the work."
+				    : "No option has a training time (hosted APIs and serving are "
+				      "priced per token): compare $ per 1M tokens in the table.");
 	figure_close(o);
 	free(p);
 }
@@ -805,7 +806,8 @@ static void chart_cumulative(pp_sb *o, const pp_report *r)
 		      "within the horizon (no crossover).",
 		 resale ? " Owned lines drop in the last month: the hardware's resale value comes back." : "");
 	figure_open(o, "fig-cumulative", "Cumulative cost over the months", cap);
-	pp_svg_lines(o, &f, s, ns, m, nm, "No option has a monthly cost schedule.");
+	pp_svg_lines(o, &f, s, ns, m, nm, c->recommended < 0 ? "No option can do the work."
+						    : "No option has a monthly cost schedule.");
 	figure_close(o);
 	for (int i = 0; i < c->noptions; i++)
 		free(xs[i]);
@@ -910,7 +912,9 @@ static void chart_distribution(pp_sb *o, const pp_report *r)
 		    "together for every option. Overlap means the ranking can flip; the dashed lines "
 		    "are the recommended option's P10 and P90.");
 	pp_svg_histogram(o, &f, lo, hi, NBINS, hs, np, m, nm,
-			 "No Monte Carlo draws (run with --draws N to see the distribution).");
+			 c->recommended < 0 ? "No option can do the work: no distribution."
+			 : c->draws > 0 ? "No Monte Carlo samples to show."
+					: "No Monte Carlo draws (run with --draws N to see the distribution).");
 	figure_close(o);
 }
 

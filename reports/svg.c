@@ -496,7 +496,8 @@ void pp_svg_hbars(pp_sb *o, const pp_svg_frame *f, const pp_svg_bars *b)
 	legend(o, x0, 6, x1 - x0, it, nit, true);
 	axis a;
 	axis_init(&a, f->xfmt, 0, vmax > 0 ? vmax : 1, x0, x1, 5);
-	xaxis_draw(o, &a, top - 4, plot_bottom, f->xlabel);
+	if (vmax > 0) /* an axis with nothing on it says nothing */
+		xaxis_draw(o, &a, top - 4, plot_bottom, f->xlabel);
 	char tip[400], vb[48];
 	for (int c = 0; c < b->ncat; c++) {
 		double y = top + c * row;

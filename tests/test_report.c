@@ -690,7 +690,7 @@ static void test_report_predict(void)
 	" \"description\": \"<img src=x onerror=alert(2)> & \\\"quoted\\\" 'q'\",\n"             \
 	" \"model\": {\"preset\": \"llama2-7b\", \"seq_length\": 4096},\n"                       \
 	" \"training\": {\"global_batch_size\": 64, \"micro_batch_size\": 1, \"train_tokens\": 1e10},\n" \
-	" \"parallel\": {\"tensor_model_parallel_size\": 1},\n"                                  \
+	" \"parallel\": {\"zero_stage\": 1},\n"                                                  \
 	" \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8},\n"                              \
 	" \"costs\": {\"work\": {\"type\": \"run\"}, \"uncertainty\": {\"draws\": 300, \"seed\": 3},\n" \
 	"  \"options\": [\n"                                                                     \
@@ -735,6 +735,37 @@ static void test_escaping(void)
 	pp_report_files_release(files, n);
 	pp_sb_release(&html);
 	pp_sb_release(&md);
+	pp_report_release(&r);
+	pp_scenario_release(&s);
+}
+
+/* No option fits: the page says so first and every chart still renders. */
+static void test_nothing_fits(void)
+{
+	static const char json[] =
+		"{\"name\": \"70b-on-one-node\", \"model\": {\"preset\": \"llama3-70b\", \"seq_length\": 4096},"
+		" \"training\": {\"global_batch_size\": 64, \"micro_batch_size\": 1, \"train_tokens\": 1e9},"
+		" \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8},"
+		" \"costs\": {\"work\": {\"type\": \"run\"}, \"uncertainty\": {\"draws\": 200, \"seed\": 1},"
+		" \"options\": [{\"name\": \"rent\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", "
+		"\"tier\": \"on_demand\"}]}}";
+	pp_scenario s;
+	pp_report r;
+	if (build_text("nofit.json", json, &s, &r)) {
+		CHECK(!"scenario builds");
+		return;
+	}
+	/* 70B parameters x 16 bytes (bf16 weights and grads, fp32 Adam) / 8 GPUs = 140 GB > 80 GB */
+	CHECK(r.cost.recommended < 0);
+	pp_sb html = {0}, h = {0};
+	pp_report_html(&r, &html);
+	pp_report_headline(&r, &h);
+	CHECK_CONTAINS(h.buf, "No option can do the work");
+	CHECK_CONTAINS(after(html.buf, "<section id=\"answer\""), "No option can do the work");
+	CHECK(count(html.buf, "<svg class=\"chart\"") == 6);
+	CHECK(strstr(html.buf, "--draws N") == NULL); /* draws were asked for: not the hint */
+	pp_sb_release(&html);
+	pp_sb_release(&h);
 	pp_report_release(&r);
 	pp_scenario_release(&s);
 }
@@ -1094,6 +1125,7 @@ int main(void)
 	RUN(test_report_qlora);
 	RUN(test_report_predict);
 	RUN(test_escaping);
+	RUN(test_nothing_fits);
 	RUN(test_calibration_verdict);
 	RUN(test_cli);
 	RUN(test_compare);

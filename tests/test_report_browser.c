@@ -31,6 +31,7 @@
 	" \"description\": \"<img src=x onerror=alert(2)> & \\\"quoted\\\" 'q'\",\n"             \
 	" \"model\": {\"preset\": \"llama2-7b\", \"seq_length\": 4096},\n"                       \
 	" \"training\": {\"global_batch_size\": 64, \"micro_batch_size\": 1, \"train_tokens\": 1e10},\n" \
+	" \"parallel\": {\"zero_stage\": 1},\n"                                                  \
 	" \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8},\n"                              \
 	" \"costs\": {\"work\": {\"type\": \"run\"}, \"uncertainty\": {\"draws\": 300, \"seed\": 3},\n" \
 	"  \"options\": [\n"                                                                     \
