@@ -224,6 +224,11 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 			if ((rc = pp_jget_int(d, cv, q, "nranks", true, 2, 100000, &nr, NULL, err)))
 				return rc;
 			f->curve_nranks = (int)nr;
+			if ((rc = pp_jget_str(d, cv, q, "source", true, f->curve_prov.source,
+					      sizeof(f->curve_prov.source), NULL, err)) ||
+			    (rc = pp_jget_str(d, cv, q, "date", true, f->curve_prov.date,
+					      sizeof(f->curve_prov.date), NULL, err)))
+				return rc;
 			if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < 2 ||
 			    cJSON_GetArraySize(pts) > 48)
 				return pp_jdoc_errf(d, err, q, "points: expected 2 to 48 [bytes, GB/s] pairs");

@@ -80,6 +80,7 @@ typedef struct pp_fabric {
 	int ncurve;             /* published all_reduce busbw curve (0 = none) */
 	double curve_bytes[48], curve_Bps[48];
 	int curve_nranks;
+	pp_prov curve_prov;
 	pp_prov bw_prov, eff_prov, lat_prov;
 } pp_fabric;
 

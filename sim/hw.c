@@ -83,8 +83,8 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	if (in->ncurve)
 		pp_hw_set_origin(hw, "intra_node_busbw_curve", "catalog fabrics.json: published "
 				 "nccl-tests all_reduce curve for %s (%s, %s)", in->id,
-				 pp_catalog_source_title(cat, "fabrics", in->bw_prov.source),
-				 in->bw_prov.date);
+				 pp_catalog_source_title(cat, "fabrics", in->curve_prov.source),
+				 in->curve_prov.date);
 	prov_origin(hw, "intra_node_busbw", cat, "fabrics", &in->eff_prov);
 	const pp_fabric *ex = cl->inter;
 	hw->nic_Bps = ex->port_Bps * ex->efficiency;
