@@ -627,7 +627,8 @@ int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t
 	return parse(s, name, text, len, cat, true, err);
 }
 
-int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
+static int load(pp_scenario *s, const char *path, const pp_catalog *cat, bool check_layout,
+		pp_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -635,9 +636,14 @@ int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp
 	int rc = pp_read_file(path, 16u << 20, &text, &len, err);
 	if (rc)
 		return rc;
-	rc = pp_scenario_parse(s, path, text, len, cat, err);
+	rc = parse(s, path, text, len, cat, check_layout, err);
 	free(text);
 	return rc;
+}
+
+int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
+{
+	return load(s, path, cat, true, err);
 }
 
 void pp_scenario_release(pp_scenario *s)
@@ -656,13 +662,5 @@ int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *te
 
 int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	memset(s, 0, sizeof(*s));
-	int rc = pp_read_file(path, 16u << 20, &text, &len, err);
-	if (rc)
-		return rc;
-	rc = parse(s, path, text, len, cat, false, err);
-	free(text);
-	return rc;
+	return load(s, path, cat, false, err);
 }
