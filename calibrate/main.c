@@ -12,7 +12,9 @@
 #include "gpu.h"
 #include "health.h"
 #include "mpiglue.h"
+#include "overlap.h"
 #include "plan.h"
+#include "replay.h"
 #include "store.h"
 #include "sweep.h"
 #include "util.h"
@@ -40,7 +42,9 @@ static void help(const pp_cal_opts *d)
 	printf(
 		"usage: podplan-calibrate [sweep] [options]\n"
 		"       mpirun -np N podplan-calibrate [options]   (one rank per GPU; multi-node)\n"
-		"       podplan-calibrate verdict RUN [--db DB]      (judge a stored run again)\n\n"
+		"       podplan-calibrate verdict RUN [--db DB]      (judge a stored run again)\n"
+		"       podplan-calibrate replay SCENARIO.json ...   (execute a simulated step; --help)\n"
+		"       podplan-calibrate overlap [--db DB]          (collectives beside compute; --help)\n\n"
 		"Measures this GPU pod and stores every figure, with its provenance, in the podplan\n"
 		"store: NCCL collectives (nccl-tests' sizes, algbw/busbw, in- and out-of-place,\n"
 		"every element checked), cuBLASLt GEMMs (bf16, fp16, fp8 e4m3, tf32; squares and the\n"
@@ -554,6 +558,14 @@ int main(int argc, char **argv)
 	bool run_open = false;
 	memset(&host, 0, sizeof(host));
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "overlap")) {
+		free(cmdline);
+		return pp_cal_overlap_main(argc - 1, argv + 1);
+	}
+	if (argc > 1 && !strcmp(argv[1], "replay")) {
+		free(cmdline);
+		return pp_cal_replay_main(argc - 1, argv + 1);
+	}
 	if (argc > 1 && !strcmp(argv[1], "verdict")) {
 		free(cmdline);
 		return cmd_verdict(argc - 1, argv + 1);

@@ -24,7 +24,8 @@ static void help(void)
 	       "    (time = alpha + bytes x factor / busbw, 1-3 pieces over message size,\n"
 	       "    weighted least squares, 95%% confidence intervals);\n"
 	       "  - per dtype: the large-GEMM share of peak after tile/wave quantisation;\n"
-	       "  - the bandwidth of memory-bound kernels.\n"
+	       "  - the bandwidth of memory-bound kernels;\n"
+	       "  - the overlap efficiency (podplan-calibrate overlap runs).\n"
 	       "Without --run, the newest run is used. The GPU is taken from the run (or --gpu,\n"
 	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
 	       "\"calibration\": {\"db\": ..., \"profile\": ...} in a scenario.\n"
@@ -66,6 +67,9 @@ static void print_profile(const pp_profile *p)
 	if (p->has_mem)
 		printf("  memory-bound kernels  %.0f GB/s +- %.0f  (%d sizes)\n", p->mem_Bps / PP_GB,
 		       p->mem_ci_Bps / PP_GB, p->mem_points);
+	if (p->has_overlap)
+		printf("  overlap efficiency    %.2f +- %.2f of a collective hidden beside compute  (%d "
+		       "pairs)\n", p->overlap_eff, p->overlap_ci, p->overlap_points);
 }
 
 int pp_cmd_fit(int argc, char **argv)

@@ -343,6 +343,13 @@ pp_des_tag pp_des_task_tag(const pp_des *d, int t) { return d->tag[t]; }
 const char *pp_des_resource_name(const pp_des *d, int r) { return d->res[r].name; }
 int pp_des_resource_rank(const pp_des *d, int r) { return d->res[r].rank; }
 int64_t pp_des_events(const pp_des *d) { return d->events; }
+int pp_des_nedges(const pp_des *d) { return d->nedge; }
+
+void pp_des_edge(const pp_des *d, int e, int *pred, int *succ)
+{
+	*pred = d->epred[e];
+	*succ = d->esucc[e];
+}
 
 int64_t pp_des_makespan(const pp_des *d)
 {

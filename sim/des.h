@@ -56,5 +56,9 @@ int pp_des_resource_rank(const pp_des *d, int res);
 int64_t pp_des_makespan(const pp_des *d);
 /* Events processed by the last run (task completions). */
 int64_t pp_des_events(const pp_des *d);
+/* The dependency edges as added (edge e: succ waits for pred), for
+ * consumers that execute the graph rather than simulate it (the replay). */
+int pp_des_nedges(const pp_des *d);
+void pp_des_edge(const pp_des *d, int e, int *pred, int *succ);
 
 #endif

@@ -184,6 +184,19 @@ static int64_t red_ns(const fp *f, double params)
 	return ns(pp_coll_time(f->hw, f->red_op, params * f->w->grad_comm_bytes_per_param, f->w->dp));
 }
 
+/* schedule.c interference(): a data-parallel collective of comm ns adds
+ * (1 - overlap_eff) x min(comm, its time at the intra-node rate) to the
+ * compute stream where it is issued */
+static int64_t itf(const fp *f, int64_t comm, pp_coll op, double bytes)
+{
+	double x = 1.0 - f->hw->overlap_eff;
+	if (x <= 0 || comm <= 0)
+		return 0;
+	pp_group local = {f->w->dp.n, f->w->dp.n};
+	double t = fmin((double)comm, 1e9 * pp_coll_time(f->hw, op, bytes, local));
+	return (int64_t)llround(x * t);
+}
+
 static double stage_params(const fp *f, int st)
 {
 	const pp_workload *w = f->w;
@@ -290,6 +303,7 @@ typedef struct stg {
 	bool *first_use;
 	int *last_b_of_chunk;
 	int64_t opt_end;
+	int64_t edep;              /* end of the last unit's last task (the embedding all-reduce waits) */
 } stg;
 
 typedef struct walk {
@@ -317,6 +331,9 @@ static int64_t ctask(walk *k, stg *S, int64_t dur, double params, int which, boo
 		int64_t agend = start + ag;
 		S->dp = agend;
 		seen(k, agend);
+		double pr = which == 0 ? f->w->params_layer : which == 1 ? f->w->params_embed
+									  : f->w->params_head;
+		S->comp += itf(f, ag, PP_COLL_ALL_GATHER, pr * f->w->param_gather_bytes_per_param);
 		if (S->pend_rs >= 0) {
 			int64_t rs = S->pend_params == f->w->params_layer ? f->rs_l
 				     : S->pend_params == f->w->params_embed ? f->rs_e
@@ -324,7 +341,10 @@ static int64_t ctask(walk *k, stg *S, int64_t dur, double params, int which, boo
 			S->dp = max64(S->dp, S->pend_rs) + rs;
 			S->pend_rs = -1;
 			seen(k, S->dp);
+			S->comp += itf(f, rs, PP_COLL_REDUCE_SCATTER,
+				       S->pend_params * f->w->grad_comm_bytes_per_param);
 		}
+		seen(k, S->comp);
 		ready = max64(ready, agend);
 	}
 	int64_t end = max64(S->comp, ready) + dur;
@@ -343,9 +363,12 @@ static int64_t ctask(walk *k, stg *S, int64_t dur, double params, int which, boo
 
 static void greduce(walk *k, stg *S, double params, int64_t after)
 {
-	S->dp = max64(S->dp, after) + red_ns(&k->f, params);
+	int64_t d = red_ns(&k->f, params);
+	S->dp = max64(S->dp, after) + d;
 	S->last_dp = S->dp;
 	seen(k, S->dp);
+	S->comp += itf(&k->f, d, k->f.red_op, params * k->f.w->grad_comm_bytes_per_param);
+	seen(k, S->comp);
 }
 
 static bool unit_ready(const walk *k, int st, const pp_unit *u)
@@ -476,8 +499,11 @@ static void stage_start(walk *k, int st)
 			bool last = l == L - 1;
 			if (acc >= f->bucket || last) {
 				double pr = acc + (last && vs == P * V - 1 ? w->params_head : 0);
-				S->dp += ns(ag_time(f, pr));
+				int64_t d = ns(ag_time(f, pr));
+				S->dp += d;
 				seen(k, S->dp);
+				S->comp += itf(f, d, PP_COLL_ALL_GATHER, pr * w->param_gather_bytes_per_param);
+				seen(k, S->comp);
 				for (int j = first; j <= l; j++)
 					S->ag[c * (S->maxl + 1) + j] = S->dp;
 				first = l + 1;
@@ -529,6 +555,7 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 	/* after the last unit: pending reductions, the optimizer, gathers */
 	for (int st = 0; st < P; st++) {
 		stg *S = &k.st[st];
+		S->edep = S->comp;
 		if (f->z3 && S->pend_rs >= 0) {
 			int64_t rs = S->pend_params == w->params_layer ? f->rs_l
 				     : S->pend_params == w->params_embed ? f->rs_e
@@ -536,6 +563,9 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 			S->dp = max64(S->dp, S->pend_rs) + rs;
 			S->last_dp = S->dp;
 			seen(&k, S->dp);
+			S->comp += itf(f, rs, PP_COLL_REDUCE_SCATTER,
+				       S->pend_params * w->grad_comm_bytes_per_param);
+			seen(&k, S->comp);
 		}
 		if (!f->z3 && w->dp.n > 1 && !f->overlap_grad) {
 			double total = 0;
@@ -545,9 +575,10 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 				total += w->params_embed;
 			if (st == P - 1)
 				total += w->params_head;
+			int64_t after = S->comp;
 			while (total > 0) {
 				double chunk = total > f->bucket ? f->bucket : total;
-				greduce(&k, S, chunk, S->comp);
+				greduce(&k, S, chunk, after);
 				total -= chunk;
 			}
 		}
@@ -556,7 +587,7 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 	}
 	int64_t ar_end = -1;
 	if (f->ar >= 0) {
-		int64_t start = max64(k.st[0].comp, k.st[P - 1].comp);
+		int64_t start = max64(k.st[0].edep, k.st[P - 1].edep);
 		start = max64(start, max64(k.st[0].last_dp, k.st[P - 1].last_dp));
 		ar_end = start + f->ar;
 		seen(&k, ar_end);
@@ -570,10 +601,14 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 		seen(&k, S->opt_end);
 		if (f->dist_ag && !f->overlap_ag) {
 			double pr = stage_params(f, st);
+			int64_t c = S->opt_end;
 			while (pr > 0) {
 				double chunk = pr > f->bucket ? f->bucket : pr;
-				S->dp = max64(S->dp, S->opt_end) + ns(ag_time(f, chunk));
+				int64_t d = ns(ag_time(f, chunk));
+				S->dp = max64(S->dp, S->opt_end) + d;
 				seen(&k, S->dp);
+				c += itf(f, d, PP_COLL_ALL_GATHER, chunk * w->param_gather_bytes_per_param);
+				seen(&k, c);
 				pr -= chunk;
 			}
 		}

@@ -381,7 +381,42 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 		out->mem_points = nb;
 	}
 	free(bw);
-	if (!out->nfits && !out->has_mem) {
+
+	/* overlap: per pair (podplan-calibrate overlap), the share of the
+	 * shorter side hidden when both run at once, e = (Tc + Tg - Tboth) /
+	 * min(Tc, Tg), clamped to [0, 1]; the profile takes the median, its
+	 * interval 1.96 standard errors */
+	double *ov = pp_xmalloc(sizeof(double) * (nall ? nall : 1));
+	int no = 0;
+	for (size_t i = 0; i < nall; i++) {
+		pp_calib_meas *m = &all[i];
+		if (!m->kind || strcmp(m->kind, "overlap") || !m->extra_json)
+			continue;
+		cJSON *j = cJSON_Parse(m->extra_json);
+		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "comm_us");
+		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "compute_us");
+		if (cJSON_IsNumber(tc) && cJSON_IsNumber(tg) && tc->valuedouble > 0 &&
+		    tg->valuedouble > 0 && m->time_us > 0) {
+			double a = tc->valuedouble, c = tg->valuedouble;
+			double e = (a + c - m->time_us) / (a < c ? a : c);
+			ov[no++] = e < 0 ? 0 : e > 1 ? 1 : e;
+		}
+		cJSON_Delete(j);
+	}
+	if (no) {
+		double mean = 0, var = 0;
+		for (int i = 0; i < no; i++)
+			mean += ov[i] / no;
+		for (int i = 0; i < no; i++)
+			var += (ov[i] - mean) * (ov[i] - mean) / (no > 1 ? no - 1 : 1);
+		qsort(ov, (size_t)no, sizeof(double), cmp_double);
+		out->has_overlap = true;
+		out->overlap_eff = no % 2 ? ov[no / 2] : 0.5 * (ov[no / 2 - 1] + ov[no / 2]);
+		out->overlap_ci = 1.96 * sqrt(var / no);
+		out->overlap_points = no;
+	}
+	free(ov);
+	if (!out->nfits && !out->has_mem && !out->has_overlap) {
 		bool any = false;
 		for (int dt = 0; dt < PP_DT_COUNT; dt++)
 			any |= out->has_gemm[dt];

@@ -18,6 +18,11 @@
  * does not explain.
  *
  * Memory: the median achieved bandwidth of the largest memcpy measurements.
+ *
+ * Overlap: the median over podplan-calibrate overlap pairs (a GEMM or copy
+ * batch beside a collective batch, each also timed alone) of the share of
+ * the shorter one hidden, (Tc + Tg - Tboth) / min(Tc, Tg), with 1.96
+ * standard errors.
  */
 #ifndef PP_FIT_H
 #define PP_FIT_H

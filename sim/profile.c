@@ -53,6 +53,9 @@ char *pp_profile_to_json(const pp_profile *p)
 	if (p->has_mem)
 		pp_sb_addf(&o, ",\n  \"memory\": {\"GBps\": %.6g, \"ci_GBps\": %.6g, \"points\": %d}",
 			   p->mem_Bps / PP_GB, p->mem_ci_Bps / PP_GB, p->mem_points);
+	if (p->has_overlap)
+		pp_sb_addf(&o, ",\n  \"overlap\": {\"efficiency\": %.6g, \"ci\": %.6g, \"points\": %d}",
+			   p->overlap_eff, p->overlap_ci, p->overlap_points);
 	pp_sb_adds(&o, "\n}\n");
 	return pp_sb_detach(&o);
 }
@@ -133,6 +136,13 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		p->mem_Bps = num(m, "GBps") * PP_GB;
 		p->mem_ci_Bps = num(m, "ci_GBps") * PP_GB;
 		p->mem_points = (int)num(m, "points");
+	}
+	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(r, "overlap");
+	if (ov && isfinite(num(ov, "efficiency"))) {
+		p->has_overlap = true;
+		p->overlap_eff = num(ov, "efficiency");
+		p->overlap_ci = num(ov, "ci");
+		p->overlap_points = (int)num(ov, "points");
 	}
 out:
 	pp_jdoc_release(&d);
@@ -259,6 +269,12 @@ void pp_profile_apply(pp_hw *hw, const pp_profile *p)
 		pp_hw_set_origin(hw, "memory_bandwidth", "calibration profile %s v%d (runs %s): %.0f GB/s "
 				 "(podplan-calibrate's copy kernel; framework kernels may be slower)",
 				 p->name, p->version, runs, p->mem_Bps / PP_GB);
+	}
+	if (p->has_overlap) {
+		hw->overlap_eff = p->overlap_eff;
+		pp_hw_set_origin(hw, "overlap_efficiency", "calibration profile %s v%d (runs %s): %.2f "
+				 "of a collective hidden beside compute (%d GEMM/copy + collective pairs)",
+				 p->name, p->version, runs, p->overlap_eff, p->overlap_points);
 	}
 }
 

@@ -13,14 +13,16 @@
  *    wave quantisation stays) and the reduction overhead k0 (time x
  *    (1 + k0/k)), with their 95% intervals and residuals;
  *  - the device-memory bandwidth of memory-bound kernels (bytes read +
- *    written per second).
+ *    written per second);
+ *  - the overlap efficiency: the share of a collective's time hidden when it
+ *    runs beside compute (hw overlap_eff).
  * JSON form (podplan fit --export): {"format": "podplan-profile/1", "name",
  * "version", "gpu", "runs": [...], "collectives": [{"op", "scope", "nranks",
  * "pieces": [{"lo_bytes", "hi_bytes", "alpha_us", "alpha_ci_us",
  * "busbw_GBps", "busbw_ci_GBps", "points"}], "rms_rel_residual"}], "gemm":
  * {"bf16": {"peak_fraction", "ci", "k0", "k0_ci", "points",
  * "rms_rel_residual"}},
- * "memory": {"GBps", "ci_GBps", "points"}}.
+ * "memory": {"GBps", "ci_GBps", "points"}, "overlap": {"efficiency", "ci", "points"}}.
  */
 #ifndef PP_PROFILE_H
 #define PP_PROFILE_H
@@ -52,6 +54,11 @@ typedef struct pp_profile {
 	bool has_mem;
 	double mem_Bps, mem_ci_Bps;
 	int mem_points;
+	/* share of a collective hidden behind concurrent compute (GEMMs and
+	 * copies), from podplan-calibrate overlap measurements */
+	bool has_overlap;
+	double overlap_eff, overlap_ci;
+	int overlap_points;
 } pp_profile;
 
 /* JSON text of a profile (heap, caller frees). */

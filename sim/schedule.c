@@ -81,6 +81,7 @@ typedef struct builder {
 	int64_t *p2p_dur;                         /* per boundary st -> st+1 */
 	int64_t sync_ns;                          /* host cost of a blocking send/recv */
 	double bucket_params;
+	int comp_res;                             /* the stage being built's compute stream */
 } builder;
 
 static pp_des_tag tag(int cat, int chunk, int layer, int mb)
@@ -96,6 +97,26 @@ typedef struct z3 {
 	int pending_rs;      /* a backward task whose reduce-scatter is still to emit */
 	double pending_params;
 } z3;
+
+/* A collective on the data-parallel stream slows the compute running
+ * beside it: its NCCL kernels take SMs and memory bandwidth for the bytes
+ * each GPU sends, receives and reduces. That GPU-side work lasts as long as
+ * the collective takes at the intra-node rate (t_local); a slower fabric
+ * stretches the collective, not the work. The share (1 - overlap_eff) of
+ * min(its time, t_local) is added to the compute stream where it is issued,
+ * as workload.c charges a TP collective that overlaps a GEMM; beside an
+ * idle compute stream it costs nothing (it ends before the collective).
+ * overlap_eff: the catalog prior, or measured by podplan-calibrate overlap
+ * (a GEMM or copy beside an NVLink collective vs each alone). */
+static void interference(builder *b, int64_t comm_ns, pp_coll op, double bytes, pp_des_tag tg)
+{
+	double f = 1.0 - b->hw->overlap_eff;
+	if (f <= 0 || comm_ns <= 0)
+		return;
+	pp_group local = {b->w->dp.n, b->w->dp.n};
+	double t = fmin((double)comm_ns, 1e9 * pp_coll_time(b->hw, op, bytes, local));
+	pp_des_task(b->d, b->comp_res, (int64_t)llround(f * t), tg);
+}
 
 static double ag_time(const builder *b, double params)
 {
@@ -118,10 +139,15 @@ static int compute_task(builder *b, z3 *z, int res, int64_t dur, pp_des_tag tg, 
 		int64_t ag = b->o->no_dp ? 0 : ns(ag_time(b, params));
 		agt = pp_des_task(b->d, z->dp_res, ag, tag(PP_CAT_PARAM_GATHER, tg.chunk, tg.layer, tg.mb));
 		pp_des_dep(b->d, agt, z->prev_compute[0]);
+		interference(b, ag, PP_COLL_ALL_GATHER, params * b->w->param_gather_bytes_per_param,
+			     tag(PP_CAT_PARAM_GATHER, tg.chunk, tg.layer, tg.mb));
 		if (z->pending_rs >= 0) {
 			int64_t rs = b->o->no_dp ? 0 : ns(rs_time(b, z->pending_params));
 			int rst = pp_des_task(b->d, z->dp_res, rs, tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 			pp_des_dep(b->d, rst, z->pending_rs);
+			interference(b, rs, PP_COLL_REDUCE_SCATTER,
+				     z->pending_params * b->w->grad_comm_bytes_per_param,
+				     tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 			z->pending_rs = -1;
 		}
 	}
@@ -148,6 +174,7 @@ static void grad_reduce(builder *b, int dp_res, double params, int after, int *l
 	int64_t dur = b->o->no_dp ? 0 : ns(pp_coll_time(b->hw, op, bytes, w->dp));
 	int t = pp_des_task(b->d, dp_res, dur, tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 	pp_des_dep(b->d, t, after);
+	interference(b, dur, op, bytes, tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 	*last_dp = t;
 }
 
@@ -163,6 +190,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 	bool overlap_ag = s->training.overlap_param_gather;
 	int n = pp_schedule_order(s, st, order);
 	int last_dp = -1;
+	b->comp_res = comp_res;
 
 	/* the last backward unit of each chunk (its backward carries the
 	 * gradient reduction of that chunk) */
@@ -198,6 +226,9 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 					int64_t dur = b->o->no_dp ? 0 : ns(ag_time(b, pr));
 					int t = pp_des_task(b->d, dp_res, dur,
 							    tag(PP_CAT_PARAM_GATHER, c, l, -1));
+					interference(b, dur, PP_COLL_ALL_GATHER,
+						     pr * w->param_gather_bytes_per_param,
+						     tag(PP_CAT_PARAM_GATHER, c, l, -1));
 					for (int k = first_in_bucket; k <= l; k++)
 						ag_of[c * (maxl + 1) + k] = t;
 					first_in_bucket = l + 1;
@@ -314,6 +345,9 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 		int64_t rs = b->o->no_dp ? 0 : ns(rs_time(b, z->pending_params));
 		int rst = pp_des_task(b->d, z->dp_res, rs, tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 		pp_des_dep(b->d, rst, z->pending_rs);
+		interference(b, rs, PP_COLL_REDUCE_SCATTER,
+			     z->pending_params * w->grad_comm_bytes_per_param,
+			     tag(PP_CAT_GRAD_REDUCE, 0, -1, -1));
 		last_dp = rst;
 	}
 	if (!z && w->dp.n > 1 && !overlap_grad) {
@@ -364,6 +398,8 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 			int64_t dur = b->o->no_dp ? 0 : ns(ag_time(b, chunk));
 			int t = pp_des_task(b->d, dp_res, dur, tag(PP_CAT_PARAM_GATHER, 0, -1, -1));
 			pp_des_dep(b->d, t, opt);
+			interference(b, dur, PP_COLL_ALL_GATHER, chunk * w->param_gather_bytes_per_param,
+				     tag(PP_CAT_PARAM_GATHER, 0, -1, -1));
 			pr -= chunk;
 		}
 	}

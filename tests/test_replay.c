@@ -1,0 +1,410 @@
+/*
+ * test_replay.c - the replay plan (sim/replayplan.h) that podplan-calibrate
+ * replay issues on GPUs, checked without a GPU: instruction counts against
+ * hand counts of the model's GEMMs and collectives, data-parallel bytes
+ * against the parameter count, the plan executed on paper (a dataflow
+ * interpreter) against the event simulation (a second method), NCCL's
+ * same-order rule and deadlock freedom, the size inversion, refusals; the
+ * overlap fit and the interference it drives; validate --replay's summary.
+ */
+#include "calibdb.h"
+#include "fit.h"
+#include "harness.h"
+#include "replayplan.h"
+#include "replayval.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPT17 "\"model\": {\"preset\": \"gpt-1.7b\"}, "
+#define H200X2 "\"cluster\": {\"gpu\": \"h200\", \"num_gpus\": 2}"
+
+/* gpt-1.7b: 24 layers, hidden 2304, vocabulary 51200, 2048 positions. */
+static const double L = 24, H = 2304, V = 51200, S = 2048;
+
+/* The plan of a scenario on catalog hardware; overlap_eff 1: the model
+ * charges no slowdown of compute beside data-parallel collectives (that
+ * slowdown is physical on a GPU, and not an instruction of the plan), so
+ * the plan on paper and the event simulation must agree exactly. */
+static int plan_of(const char *json, const pp_rplan_opts *o, pp_rplan *p, pp_hw *hw_out)
+{
+	pp_scenario s;
+	pp_hw hw;
+	pp_err err = {0};
+	if (tu_scenario(json, &s, &hw))
+		return -1;
+	hw.overlap_eff = 1.0;
+	int rc = pp_rplan_build(p, &s, &hw, o, &err);
+	if (rc)
+		printf("  plan: %s\n", err.msg);
+	if (hw_out)
+		*hw_out = hw;
+	pp_scenario_release(&s);
+	return rc;
+}
+
+static int count_stream(const pp_rplan *p, int g, int kind, int stream)
+{
+	int n = 0;
+	for (int i = 0; i < p->gpu[g].nins; i++)
+		n += p->gpu[g].ins[i].kind == kind && p->gpu[g].ins[i].stream == stream;
+	return n;
+}
+
+/* DDP: every GEMM of every micro-batch, the gradients all-reduced once. */
+static void ddp_counts(void)
+{
+	pp_rplan p;
+	pp_hw hw;
+	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+		    "\"parallel\": {\"data_parallel_size\": 2}, " H200X2 "}", NULL, &p, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_rplan_counts c;
+	pp_rplan_count(&p, 0, &c);
+	/* per layer: forward qkv, QK^T, AV, proj, fc1, fc2 (6); backward two
+	 * GEMMs each (12); the head: logits forward 1, backward 2; 8 / (1 x 2)
+	 * = 4 micro-batches */
+	CHECK(p.ngpus == 2);
+	CHECK(c.gemms == 4 * (int)(L * 18 + 3));
+	/* GPT with biases and LayerNorm: 12h^2 + 13h per layer, word and
+	 * position embeddings, final LayerNorm; fp32 gradients (4 bytes) */
+	double params = L * (12 * H * H + 13 * H) + V * H + S * H + 2 * H;
+	CHECK_NEAR(c.coll_bytes[PP_RS_DP], 4 * params, 1e-5);
+	CHECK(c.sends == 0 && c.recvs == 0);
+	/* the optimizer: one memory op of the whole model's Adam traffic */
+	bool opt = false;
+	for (int i = 0; i < p.gpu[0].nins; i++)
+		if (p.gpu[0].ins[i].kind == PP_RI_MEM && fabs(p.gpu[0].ins[i].bytes - params * 34) < 1)
+			opt = true;
+	CHECK(opt);
+	/* both GPUs issue the same list (data-parallel peers) */
+	CHECK(p.gpu[0].nins == p.gpu[1].nins);
+	double paper = 0;
+	pp_err err = {0};
+	CHECK(pp_rplan_simulate(&p, &paper, &err) == 0);
+	/* a second method: the interpreter over the instruction lists equals
+	 * the event simulation's makespan where nothing overlaps partially */
+	CHECK_NEAR(paper, p.des_step_s, 1e-6);
+	pp_rplan_release(&p);
+}
+
+/* ZeRO-3: a gather before each compute task, a reduce-scatter after each
+ * backward one, on the data-parallel stream. */
+static void zero3_counts(void)
+{
+	pp_rplan p;
+	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+		    "\"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 3}, " H200X2 "}", NULL,
+		    &p, NULL)) {
+		CHECK(0);
+		return;
+	}
+	/* embedding, 24 layers, head: 26 tasks each way, 4 micro-batches */
+	CHECK(count_stream(&p, 0, PP_RI_COLL, PP_RS_DP) == 4 * 3 * (int)(L + 2));
+	double paper;
+	pp_err err = {0};
+	CHECK(pp_rplan_simulate(&p, &paper, &err) == 0);
+	CHECK_NEAR(paper, p.des_step_s, 1e-6);
+	/* without the collectives the plan keeps its events and still runs */
+	pp_rplan q;
+	pp_rplan_opts o = {false, true};
+	if (!plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+		     "\"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 3}, " H200X2 "}", &o,
+		     &q, NULL)) {
+		CHECK(count_stream(&q, 0, PP_RI_COLL, PP_RS_DP) == 0);
+		CHECK(pp_rplan_simulate(&q, &paper, &err) == 0);
+		pp_rplan_release(&q);
+	}
+	pp_rplan_release(&p);
+}
+
+/* Pipeline: one send per micro-batch each way, matched in order. */
+static void pipeline(void)
+{
+	const char *sched[] = {"1f1b", "gpipe"};
+	for (int k = 0; k < 2; k++) {
+		char json[512];
+		snprintf(json, sizeof(json), "{" GPT17 "\"training\": {\"global_batch_size\": 8, "
+			 "\"use_flash_attn\": false}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+			 "\"pipeline_schedule\": \"%s\"}, " H200X2 "}", sched[k]);
+		for (int early = 0; early < 2; early++) {
+			pp_rplan p;
+			pp_rplan_opts o = {early != 0, false};
+			if (plan_of(json, &o, &p, NULL)) {
+				CHECK(0);
+				continue;
+			}
+			pp_rplan_counts c0, c1;
+			pp_rplan_count(&p, 0, &c0);
+			pp_rplan_count(&p, 1, &c1);
+			CHECK(p.gpu[0].stage == 0 && p.gpu[1].stage == 1);
+			/* 8 micro-batches: activations forward, gradients back */
+			CHECK(c0.sends == 8 && c0.recvs == 8 && c1.sends == 8 && c1.recvs == 8);
+			/* each stage holds 12 layers; the head is on stage 1 */
+			CHECK(c0.gemms == 8 * 12 * 18);
+			CHECK(c1.gemms == 8 * (12 * 18 + 3));
+			double paper;
+			pp_err err = {0};
+			CHECK(pp_rplan_simulate(&p, &paper, &err) == 0);
+			if (early) {
+				CHECK_NEAR(paper, p.des_step_s, 1e-6);
+			} else {
+				/* posted when the consumer is reached: a transfer the
+				 * receiver was busy for now starts late, never early */
+				CHECK(paper >= p.des_step_s - 1e-9);
+				CHECK(paper <= p.des_step_s * 1.01);
+			}
+			pp_rplan_release(&p);
+		}
+	}
+}
+
+/* TP with SP: the overlapped collectives on the TP stream, joined. */
+static void tensor_parallel(void)
+{
+	pp_rplan p;
+	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 4, \"use_flash_attn\": false}, "
+		    "\"parallel\": {\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true}, "
+		    H200X2 "}", NULL, &p, NULL)) {
+		CHECK(0);
+		return;
+	}
+	/* per layer backward: the all-gather of each column-parallel linear's
+	 * input (for its weight gradient) and the reduce-scatter of its input
+	 * gradient (2 linears x 2), plus the head's reduce-scatter; 4 micro-
+	 * batches */
+	CHECK(count_stream(&p, 0, PP_RI_COLL, PP_RS_TP) == 4 * (int)(4 * L + 1));
+	/* TP peers issue alike */
+	CHECK(p.gpu[0].nins == p.gpu[1].nins);
+	double paper;
+	pp_err err = {0};
+	CHECK(pp_rplan_simulate(&p, &paper, &err) == 0);
+	/* on paper the side stream hides all it can; the model hides a share */
+	CHECK(paper <= p.des_step_s + 1e-9);
+	pp_rplan_release(&p);
+}
+
+static void refusals(void)
+{
+	pp_rplan p;
+	pp_scenario s;
+	pp_hw hw;
+	pp_err err = {0};
+	if (!tu_scenario("{" GPT17 "\"training\": {\"global_batch_size\": 8}, "
+			 "\"parallel\": {\"data_parallel_size\": 2}, " H200X2 "}", &s, &hw)) {
+		CHECK(pp_rplan_build(&p, &s, &hw, NULL, &err) == PP_EINPUT);
+		CHECK_CONTAINS(err.msg, "use_flash_attn");
+		pp_scenario_release(&s);
+	}
+	if (!tu_scenario("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": "
+			 "false}, \"parallel\": {\"context_parallel_size\": 2}, " H200X2 "}", &s, &hw)) {
+		CHECK(pp_rplan_build(&p, &s, &hw, NULL, &err) == PP_EINPUT);
+		CHECK_CONTAINS(err.msg, "context");
+		pp_scenario_release(&s);
+	}
+}
+
+/* The graph keeps durations only: sizes come back by inverting the model. */
+static void inversion(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario("{" GPT17 H200X2 "}", &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_group g = {2, 2};
+	/* the catalog's published busbw curve (flat in time below its first
+	 * point, so only above it) */
+	double sizes[] = {1.7e7, 2.5e8, 3.3e9};
+	for (size_t i = 0; i < 3; i++) {
+		double t = llround(1e9 * pp_coll_time(&hw, PP_COLL_ALL_REDUCE, sizes[i], g)) * 1e-9;
+		double b = pp_rplan_invert_coll(&hw, PP_COLL_ALL_REDUCE, g, t);
+		/* half a nanosecond at the bandwidth: a few hundred bytes */
+		CHECK(fabs(b - sizes[i]) < 1e-3 * sizes[i]);
+	}
+	/* a fitted latency-bandwidth line, 10 us + bytes / 100 GB/s (the
+	 * all-reduce factor is 1 on 2 GPUs): 300 kB take 13 us */
+	hw.nfits = 1;
+	memset(&hw.fits[0], 0, sizeof(hw.fits[0]));
+	hw.fits[0].op = PP_COLL_ALL_REDUCE;
+	hw.fits[0].scope = PP_SCOPE_INTRA;
+	hw.fits[0].nranks = 2;
+	hw.fits[0].npieces = 1;
+	hw.fits[0].piece[0].hi_bytes = INFINITY;
+	hw.fits[0].piece[0].alpha_s = 10e-6;
+	hw.fits[0].piece[0].busbw_Bps = 100e9;
+	CHECK(fabs(pp_rplan_invert_coll(&hw, PP_COLL_ALL_REDUCE, g, 13e-6) - 3e5) < 100);
+	pp_scenario_release(&s);
+}
+
+/* The overlap fit: the median of (Tc + Tg - Tboth) / min(Tc, Tg). */
+static void overlap_fit(void)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/overlap.db", pp_t_tmpdir());
+	pp_store *st = NULL;
+	pp_err err = {0};
+	int64_t run = 0;
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	pp_calib_run r;
+	pp_calib_run_init(&r);
+	r.source = "test";
+	r.command_line = "test_replay";
+	r.gpu_name = "NVIDIA H200";
+	r.gpu_count = 2;
+	CHECK(pp_calibdb_begin_run(st, &r, &run, &err) == 0);
+	/* hidden shares 0.2, 0.5, 0.6, 0.7 and an over-1 one (clamped to 1):
+	 * Tg = 4000 us, Tc = 2000 us, Tboth = Tg + Tc - e x Tc */
+	double e[] = {0.2, 0.5, 0.6, 0.7, 1.3};
+	for (int i = 0; i < 5; i++) {
+		char ex[160];
+		snprintf(ex, sizeof(ex), "{\"compute_us\": 4000, \"comm_us\": 2000}");
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "overlap";
+		m.op = "all_gather";
+		m.nranks = 2;
+		m.time_us = 6000 - e[i] * 2000;
+		m.extra_json = ex;
+		CHECK(pp_calibdb_add(st, run, &m, NULL, &err) == 0);
+	}
+	pp_calibdb_end_run(st, run, "complete", NULL, &err);
+	pp_profile prof;
+	CHECK(pp_fit_runs(st, tu_catalog(), &run, 1, "h200", "t", &prof, &err) == 0);
+	CHECK(prof.has_overlap && prof.overlap_points == 5);
+	CHECK_NEAR(prof.overlap_eff, 0.6, 1e-9);
+	/* applied, it becomes the simulator's overlap efficiency */
+	pp_hw hw;
+	memset(&hw, 0, sizeof(hw));
+	hw.overlap_eff = 0.5;
+	pp_profile_apply(&hw, &prof);
+	CHECK_NEAR(hw.overlap_eff, 0.6, 1e-9);
+	pp_store_close(st);
+}
+
+/* Data-parallel collectives slow the compute beside them: more hidden,
+ * never slower; all hidden, no cost beyond the exposed part. */
+static void interference(void)
+{
+	const char *json = "{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": "
+			   "false}, \"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 3}, "
+			   H200X2 "}";
+	pp_scenario s;
+	pp_hw hw;
+	pp_err err = {0};
+	if (tu_scenario(json, &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	double t[3], eff[3] = {1.0, 0.6, 0.0};
+	pp_result r;
+	for (int i = 0; i < 3; i++) {
+		hw.overlap_eff = eff[i];
+		CHECK(pp_predict(&s, &hw, NULL, &r, &err) == 0);
+		t[i] = r.step_time_s;
+	}
+	CHECK(t[0] < t[1] && t[1] < t[2]);
+	/* eff 0: each gather and reduce-scatter (all inside the node) costs
+	 * the compute stream its whole time: 4 micro-batches x 26 tasks x
+	 * (2 gathers + 1 reduce-scatter) of the modelled sizes */
+	pp_group g = {2, 2};
+	double lay = L * (12 * H * H + 13 * H) / L, emb = V * H + S * H, head = 2 * H;
+	double per[3] = {lay, emb, head}, cnt[3] = {L, 1, 1}, sum = 0;
+	for (int k = 0; k < 3; k++)
+		sum += cnt[k] * (2 * pp_coll_time(&hw, PP_COLL_ALL_GATHER, per[k] * 2, g) +
+				 pp_coll_time(&hw, PP_COLL_REDUCE_SCATTER, per[k] * 2, g));
+	/* the step grows by at most that (what was exposed before is not
+	 * charged twice) and by most of it (the collectives are short beside
+	 * the layers, so nearly all of it was hidden) */
+	CHECK(t[2] - t[0] <= 4 * sum * 1.001);
+	CHECK(t[2] - t[0] >= 0.8 * 4 * sum);
+	pp_scenario_release(&s);
+}
+
+static void validate_cli(void)
+{
+	char path[512], cmd[1024], *out = NULL;
+	snprintf(path, sizeof(path), "%s/replay.csv", pp_t_tmpdir());
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		CHECK(0);
+		return;
+	}
+	/* errors +11.11% and -9.09%: mean 10.10%, max 11.11% */
+	fputs("config,predicted_s,measured_s\na,1.0,0.9\n\"b, with a comma\",2.0,2.2\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s validate --replay %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "2 replayed steps: mean |error| 10.1%, max 11.1%");
+	CHECK_CONTAINS(out, "+11.1%");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s validate --replay %s --csv", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "config,predicted_s,measured_s,error_pct\n");
+	CHECK_CONTAINS(out, "\"b, with a comma\",2.000000,2.200000,-9.09\n");
+	free(out);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("config,measured_s\na,0.9\n", f);
+		fclose(f);
+	}
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "predicted_s");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s validate --repredict %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+}
+
+/* The committed replays (measured on 2x H200, never fitted) against the
+ * current engine and the committed profile: the acceptance of issue 5. */
+static void committed_replays(void)
+{
+	pp_replayset v;
+	pp_err err = {0};
+	if (pp_replayval_load("models/calibrations/replay-h200-nvlink-2gpu.csv", &v, &err)) {
+		printf("  %s\n", err.msg);
+		CHECK(0);
+		return;
+	}
+	CHECK(pp_replayval_repredict(&v, tu_catalog(), &err) == 0);
+	CHECK(v.n >= 20);
+	/* the layouts, recompute modes, models and micro-batch sizes covered */
+	const char *need[] = {"-ddp-", "-zero1-", "-zero2-", "-zero3-", "-tp2-", "-tp2sp-",
+			      "-pp2-1f1b-", "-pp2-gpipe-", "-none", "-selective", "-full",
+			      "gpt-1_7b", "gpt-3_6b", "-mbs1-", "-mbs2-"};
+	for (size_t k = 0; k < PP_ARRAY_LEN(need); k++) {
+		bool found = false;
+		for (int i = 0; i < v.n; i++)
+			found |= strstr(v.rows[i].config, need[k]) != NULL;
+		if (!found)
+			printf("  no replay of %s\n", need[k]);
+		CHECK(found);
+	}
+	printf("  %d replays: mean |error| %.1f%%, max %.1f%%\n", v.n, 100 * v.mean_abs,
+	       100 * v.max_abs);
+	CHECK(v.mean_abs <= 0.05);
+	CHECK(v.max_abs <= 0.12);
+	pp_replayset_release(&v);
+}
+
+int main(void)
+{
+	RUN(ddp_counts);
+	RUN(zero3_counts);
+	RUN(pipeline);
+	RUN(tensor_parallel);
+	RUN(refusals);
+	RUN(inversion);
+	RUN(overlap_fit);
+	RUN(interference);
+	RUN(validate_cli);
+	RUN(committed_replays);
+	return pp_t_done("test_replay");
+}
