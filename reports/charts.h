@@ -1,0 +1,31 @@
+/*
+ * charts.h - the report's figures: each writes one <figure> with its
+ * caption and an inline SVG chart (svg.h) into o, from the report's results.
+ * Cost charts need a cost result (r->has_cost); the step-time and memory
+ * charts work for either kind of report.
+ *
+ *   chart_cost           full cost per option, stacked by component, P10-P90 whiskers
+ *   chart_tradeoff       cost versus time to result (or to start) per option
+ *   chart_cumulative     cumulative cost by month: the rent/build crossover
+ *   chart_tornado        one-at-a-time sensitivity of the recommended option
+ *   chart_distribution   the Monte Carlo distribution of the leading options
+ *   chart_steptime_cost  step-time breakdown per option (cost reports)
+ *   chart_steptime_pred  step-time breakdown (step-only reports)
+ *   chart_memory         memory per GPU against capacity (step-only reports)
+ */
+#ifndef PP_CHARTS_H
+#define PP_CHARTS_H
+
+#include "report.h"
+#include "util.h"
+
+void pp_chart_cost(pp_sb *o, const pp_report *r);
+void pp_chart_tradeoff(pp_sb *o, const pp_report *r);
+void pp_chart_cumulative(pp_sb *o, const pp_report *r);
+void pp_chart_tornado(pp_sb *o, const pp_report *r);
+void pp_chart_distribution(pp_sb *o, const pp_report *r);
+void pp_chart_steptime_cost(pp_sb *o, const pp_report *r);
+void pp_chart_steptime_pred(pp_sb *o, const pp_report *r);
+void pp_chart_memory(pp_sb *o, const pp_report *r);
+
+#endif
