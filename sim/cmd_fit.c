@@ -26,7 +26,8 @@ static void help(void)
 	       "  - per dtype: the large-GEMM share of peak after tile/wave quantisation;\n"
 	       "  - the bandwidth of memory-bound kernels;\n"
 	       "  - the overlap efficiency (podplan-calibrate overlap runs).\n"
-	       "Without --run, the newest run is used. The GPU is taken from the run (or --gpu,\n"
+	       "Without --run, every complete run of the newest run's GPU is used. The GPU is\n"
+	       "taken from the runs (or --gpu,\n"
 	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
 	       "\"calibration\": {\"db\": ..., \"profile\": ...} in a scenario.\n"
 	       "The database: --db, else $PODPLAN_DB, else %s.\n", pp_store_default_path());
@@ -158,11 +159,30 @@ int pp_cmd_fit(int argc, char **argv)
 	if ((rc = pp_cli_catalog(&cat)))
 		goto out;
 	if (nruns == 0) {
-		if ((rc = pp_calibdb_latest_run(st, &runs[0], &err))) {
+		/* every complete run of the newest run's GPU: a sweep and the
+		 * separate runs (overlap, imports) that complement it */
+		int64_t newest;
+		pp_calib_run nr, *all = NULL;
+		size_t n = 0;
+		pp_calib_run_init(&nr);
+		if ((rc = pp_calibdb_latest_run(st, &newest, &err)) ||
+		    (rc = pp_calibdb_get_run(st, newest, &nr, &err)) ||
+		    (rc = pp_calibdb_list_runs(st, &all, &n, &err))) {
 			rc = pp_cli_fail(&err);
 			goto out;
 		}
-		nruns = 1;
+		for (size_t i = 0; i < n; i++) {
+			bool same = (!nr.gpu_name && !all[i].gpu_name) ||
+				    (nr.gpu_name && all[i].gpu_name && !strcmp(nr.gpu_name, all[i].gpu_name));
+			if (same && all[i].status && !strcmp(all[i].status, "complete") &&
+			    nruns < PP_PROFILE_MAX_RUNS)
+				runs[nruns++] = all[i].id;
+			pp_calib_run_release(&all[i]);
+		}
+		free(all);
+		if (nruns == 0)
+			runs[nruns++] = newest;
+		pp_calib_run_release(&nr);
 	}
 	char defname[64];
 	if (!name) {

@@ -296,11 +296,13 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 			    m->m == PP_CALIB_NULL || !(m->time_us > 20))
 				continue;
 			double M = (double)m->m, N = (double)m->n, K = (double)m->k;
-			double flops = 2 * M * N * K, t = m->time_us * 1e-6;
+			/* the compute model adds the per-kernel overhead to every GEMM
+			 * itself: fit what remains of the measured time without it */
+			double flops = 2 * M * N * K, t = m->time_us * 1e-6 - hw.kernel_overhead_s;
 			double eff = pp_gemm_efficiency(&unit, (pp_dtype)dt, M, N, K, 1);
 			double t_comp = flops / (hw.peak_flops[dt] * eff);
 			double t_mem = (M * K + K * N + M * N) * pp_dtype_bytes((pp_dtype)dt) / hw.mem_Bps;
-			if (t_comp < t_mem)
+			if (t_comp < t_mem || t <= 0)
 				continue; /* memory-bound: says nothing about the tensor cores */
 			gsl_matrix_set(X, n, 0, t_comp);
 			gsl_matrix_set(X, n, 1, t_comp / K);
