@@ -2,7 +2,9 @@
 #include "cli.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int pp_cli_fail(const pp_err *err)
@@ -28,6 +30,17 @@ int pp_cli_catalog(pp_catalog **cat)
 	int rc = pp_catalog_load(cat, NULL, &err);
 	if (rc)
 		return pp_cli_fail(&err);
+	return 0;
+}
+
+int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > max)
+		return -1;
+	*out = (unsigned long)v;
 	return 0;
 }
 

@@ -17,6 +17,9 @@ int pp_cli_fail(const pp_err *err);
 int pp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load the catalogs from pp_data_dir(); prints the error itself. */
 int pp_cli_catalog(pp_catalog **cat);
+/* A decimal option value in [0, max]: 0, or -1 (with *out untouched) for
+ * anything else (sign, junk, overflow). */
+int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 /* True when stderr is a terminal (progress output goes there). */
 bool pp_cli_tty(void);
 

@@ -393,17 +393,6 @@ static void help(void)
 	       "Exit status 2 for bad input (file:line:col and JSON path in the message).\n");
 }
 
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v > max)
-		return -1;
-	*out = (unsigned long)v;
-	return 0;
-}
-
 int pp_cmd_cost(int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
@@ -430,14 +419,14 @@ int pp_cmd_cost(int argc, char **argv)
 			csv = true;
 			break;
 		case 's':
-			if (parse_ulong(optarg, 4294967295UL, &v))
+			if (pp_cli_parse_ulong(optarg, 4294967295UL, &v))
 				return pp_cli_usage_error("cost", "--seed: found \"%s\", expected an integer "
 							  "0..4294967295", optarg);
 			co.seed_given = true;
 			co.seed = v;
 			break;
 		case 'd':
-			if (parse_ulong(optarg, 10000000UL, &v))
+			if (pp_cli_parse_ulong(optarg, 10000000UL, &v))
 				return pp_cli_usage_error("cost", "--draws: found \"%s\", expected an integer "
 							  "0..10000000", optarg);
 			co.draws_given = true;

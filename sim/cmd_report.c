@@ -69,21 +69,10 @@ static void help_history(void)
 	       "  --db DB          the store (default $PODPLAN_DB, else ~/.local/share/podplan)\n");
 }
 
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v > max)
-		return -1;
-	*out = (unsigned long)v;
-	return 0;
-}
-
 static int parse_run(const char *s, int64_t *id)
 {
 	unsigned long v;
-	if (parse_ulong(s, 0x7fffffffUL, &v) || v == 0)
+	if (pp_cli_parse_ulong(s, 0x7fffffffUL, &v) || v == 0)
 		return -1;
 	*id = (int64_t)v;
 	return 0;
@@ -159,14 +148,14 @@ int pp_cmd_report(int argc, char **argv)
 			db = optarg;
 			break;
 		case 's':
-			if (parse_ulong(optarg, 4294967295UL, &v))
+			if (pp_cli_parse_ulong(optarg, 4294967295UL, &v))
 				return pp_cli_usage_error("report", "--seed: found \"%s\", expected an integer "
 							  "0..4294967295", optarg);
 			ro.seed_given = true;
 			ro.seed = v;
 			break;
 		case 'd':
-			if (parse_ulong(optarg, 10000000UL, &v))
+			if (pp_cli_parse_ulong(optarg, 10000000UL, &v))
 				return pp_cli_usage_error("report", "--draws: found \"%s\", expected an integer "
 							  "0..10000000", optarg);
 			ro.draws_given = true;
@@ -193,7 +182,7 @@ int pp_cmd_report(int argc, char **argv)
 					  "to");
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	if (sde && *sde) {
-		if (parse_ulong(sde, 253402300799UL, &v))
+		if (pp_cli_parse_ulong(sde, 253402300799UL, &v))
 			return pp_cli_usage_error("report", "SOURCE_DATE_EPOCH: found \"%s\", expected "
 						  "seconds since 1970", sde);
 		ro.now_s = (double)v;
@@ -291,7 +280,7 @@ int pp_cmd_history(int argc, char **argv)
 			scenario = optarg;
 			break;
 		case 'l':
-			if (parse_ulong(optarg, 1000000000UL, &limit))
+			if (pp_cli_parse_ulong(optarg, 1000000000UL, &limit))
 				return pp_cli_usage_error("history", "--limit: found \"%s\", expected a count "
 							  "(0 = all)", optarg);
 			break;
