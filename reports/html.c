@@ -264,7 +264,7 @@ static void answer_pred(pp_sb *o, const pp_report *r)
 	if (s->training.train_tokens > 0) {
 		char tk[32], st[32];
 		snprintf(t, sizeof(t), "%s tokens, %s steps, no failures counted",
-			 pp_report_tokens(s->training.train_tokens, tk, sizeof(tk)),
+			 pp_fmt_tokens(s->training.train_tokens, tk, sizeof(tk)),
 			 pp_report_count(p->steps_to_train, st, sizeof(st)));
 		kpi(o, "Time to train", pp_report_dur(p->time_to_train_s, d, sizeof(d)), t);
 	} else {

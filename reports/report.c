@@ -75,21 +75,6 @@ const char *pp_report_dur(double s, char *buf, size_t n)
 	return pp_fmt_duration(s, buf, n);
 }
 
-const char *pp_report_tokens(double t, char *buf, size_t n)
-{
-	if (!isfinite(t))
-		snprintf(buf, n, "-");
-	else if (t >= 1e12)
-		snprintf(buf, n, "%.3gT", t / 1e12);
-	else if (t >= 1e9)
-		snprintf(buf, n, "%.3gB", t / 1e9);
-	else if (t >= 1e6)
-		snprintf(buf, n, "%.3gM", t / 1e6);
-	else
-		snprintf(buf, n, "%.0f", t);
-	return buf;
-}
-
 const char *pp_report_count(double v, char *buf, size_t n)
 {
 	if (!isfinite(v))
@@ -164,7 +149,7 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		pp_sb_addf(out, "%d x %s", cl->num_gpus, cl->gpu->name);
 		if (r->s->training.train_tokens > 0)
 			pp_sb_addf(out, " train %s tokens in %s",
-				   pp_report_tokens(r->s->training.train_tokens, tk, sizeof(tk)),
+				   pp_fmt_tokens(r->s->training.train_tokens, tk, sizeof(tk)),
 				   pp_report_dur(p->time_to_train_s, a, sizeof(a)));
 		else
 			pp_sb_adds(out, " run");

@@ -142,7 +142,5 @@ void pp_report_bd_parts(const pp_breakdown *b, double out[PP_REPORT_NBD]);
 const char *pp_report_usd(double v, char *buf, size_t n);
 const char *pp_report_dur(double s, char *buf, size_t n);
 const char *pp_report_count(double v, char *buf, size_t n);
-/* A token count for people: "2T", "150M". */
-const char *pp_report_tokens(double t, char *buf, size_t n);
 
 #endif

@@ -1,10 +1,13 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
+#include "profile.h"
+#include "store.h"
 #include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int pp_cli_fail(const pp_err *err)
@@ -41,6 +44,27 @@ int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	if (errno || end == s || *end || s[0] == '-' || v > max)
 		return -1;
 	*out = (unsigned long)v;
+	return 0;
+}
+
+int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec)
+{
+	pp_err err = {0};
+	char db[4096] = "", prof[160] = "";
+	if (spec) {
+		const char *colon = strrchr(spec, ':');
+		if (!colon || colon == spec || !colon[1])
+			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
+		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
+		snprintf(prof, sizeof(prof), "%s", colon + 1);
+	} else if (s->calib_profile[0]) {
+		snprintf(db, sizeof(db), "%s", s->calib_db[0] ? s->calib_db : pp_store_default_path());
+		snprintf(prof, sizeof(prof), "%s", s->calib_profile);
+	} else {
+		return 0;
+	}
+	if (pp_profile_apply_spec(hw, db, prof, &err))
+		return pp_cli_fail(&err);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #define PP_CLI_H
 
 #include "catalog.h"
+#include "hw.h"
+#include "scenario.h"
 #include "pp.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +22,11 @@ int pp_cli_catalog(pp_catalog **cat);
 /* A decimal option value in [0, max]: 0, or -1 (with *out untouched) for
  * anything else (sign, junk, overflow). */
 int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+/* Apply the calibration profile named by `--calibration DB:PROFILE` (spec,
+ * may be NULL), else by the scenario's calibration section (its db, or the
+ * default store when only a profile is named), to hw. Prints its own error
+ * and returns the exit status; 0 when nothing is named or it applied. */
+int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec);
 /* True when stderr is a terminal (progress output goes there). */
 bool pp_cli_tty(void);
 

@@ -42,30 +42,6 @@ typedef struct loaded {
 	bool have_s;
 } loaded;
 
-/* Apply the calibration profile named by --calibration DB:PROFILE, else by
- * the scenario's calibration section (db relative to the scenario; the
- * default store when only a profile is named). */
-static int calibrate_hw(loaded *l, const char *spec)
-{
-	pp_err err = {0};
-	char db[4096] = "", prof[160] = "";
-	if (spec) {
-		const char *colon = strrchr(spec, ':');
-		if (!colon || colon == spec || !colon[1])
-			return pp_cli_usage_error("predict", "--calibration %s: expected DB:PROFILE", spec);
-		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
-		snprintf(prof, sizeof(prof), "%s", colon + 1);
-	} else if (l->s.calib_profile[0]) {
-		snprintf(db, sizeof(db), "%s", l->s.calib_db[0] ? l->s.calib_db : pp_store_default_path());
-		snprintf(prof, sizeof(prof), "%s", l->s.calib_profile);
-	} else {
-		return 0;
-	}
-	if (pp_profile_apply_spec(&l->hw, db, prof, &err))
-		return pp_cli_fail(&err);
-	return 0;
-}
-
 static int load(loaded *l, const char *path, const char *calib)
 {
 	pp_err err = {0};
@@ -77,7 +53,7 @@ static int load(loaded *l, const char *path, const char *calib)
 	l->have_s = true;
 	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)))
 		return pp_cli_fail(&err);
-	return calibrate_hw(l, calib);
+	return pp_cli_calibrate(&l->hw, &l->s, "predict", calib);
 }
 
 static void unload(loaded *l)

@@ -77,30 +77,6 @@ typedef struct loaded {
 	pp_size_spec spec;
 } loaded;
 
-/* The calibration profile of --calibration DB:PROFILE, else of the
- * scenario's calibration section, as `podplan predict` applies it (so the
- * winner's numbers are predict's). */
-static int calibrate_hw(loaded *l, const char *cmd, const char *spec)
-{
-	pp_err err = {0};
-	char db[4096] = "", prof[160] = "";
-	if (spec) {
-		const char *colon = strrchr(spec, ':');
-		if (!colon || colon == spec || !colon[1])
-			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
-		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
-		snprintf(prof, sizeof(prof), "%s", colon + 1);
-	} else if (l->s.calib_profile[0]) {
-		snprintf(db, sizeof(db), "%s", l->s.calib_db[0] ? l->s.calib_db : pp_store_default_path());
-		snprintf(prof, sizeof(prof), "%s", l->s.calib_profile);
-	} else {
-		return 0;
-	}
-	if (pp_profile_apply_spec(&l->hw, db, prof, &err))
-		return pp_cli_fail(&err);
-	return 0;
-}
-
 static int load(loaded *l, const char *path, const char *cmd, const char *calib)
 {
 	pp_err err = {0};
@@ -118,7 +94,7 @@ static int load(loaded *l, const char *path, const char *cmd, const char *calib)
 			if (pp_dist_rank() == 0)
 				fprintf(stderr, "podplan size: the calibration profile describes one "
 						"cluster; every option is sized with catalog parameters\n");
-		} else if ((rc = calibrate_hw(l, cmd, calib))) {
+		} else if ((rc = pp_cli_calibrate(&l->hw, &l->s, cmd, calib))) {
 			return rc;
 		}
 	}

@@ -1,19 +1,6 @@
 /* costtext.c - the recommendation and the description of the work, in words (see cost.h). */
 #include "costint.h"
 
-static const char *fmt_tokens(double t, char *buf, size_t n)
-{
-	if (t >= 1e12)
-		snprintf(buf, n, "%.3gT", t / 1e12);
-	else if (t >= 1e9)
-		snprintf(buf, n, "%.3gB", t / 1e9);
-	else if (t >= 1e6)
-		snprintf(buf, n, "%.3gM", t / 1e6);
-	else
-		snprintf(buf, n, "%.3g", t);
-	return buf;
-}
-
 static const char *fmt_time(double s, char *buf, size_t n)
 {
 	if (!isfinite(s))
@@ -55,7 +42,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 			pp_sb_addf(&sb, "; one job takes %s", fmt_time(o->time_to_train_s, t, sizeof(t)));
 		else
 			pp_sb_addf(&sb, "; one %s-token run takes %s",
-				   fmt_tokens(c->train_tokens, tk, sizeof(tk)),
+				   pp_fmt_tokens(c->train_tokens, tk, sizeof(tk)),
 				   fmt_time(o->time_to_train_s, t, sizeof(t)));
 	}
 	if (o->lead_time_s > 0)
@@ -150,21 +137,21 @@ void cost_describe_work(ctx *c)
 	switch (c->work) {
 	case PP_WORK_RUN:
 		snprintf(r->work, sizeof(r->work), "%g run%s of %s tokens", c->runs, c->runs == 1 ? "" : "s",
-			 fmt_tokens(c->train_tokens, tk, sizeof(tk)));
+			 pp_fmt_tokens(c->train_tokens, tk, sizeof(tk)));
 		r->runs = c->runs;
 		break;
 	case PP_WORK_RECURRING:
 		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
-			 c->jobs_per_month, fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_m);
+			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_m);
 		r->runs = c->jobs_per_month * c->horizon_m;
 		break;
 	case PP_WORK_CAPACITY:
 		snprintf(r->work, sizeof(r->work), "steady training of %s tokens/month for %.0f months",
-			 fmt_tokens(c->cap_tokens_pm, tk, sizeof(tk)), c->horizon_m);
+			 pp_fmt_tokens(c->cap_tokens_pm, tk, sizeof(tk)), c->horizon_m);
 		break;
 	default:
 		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",
-			 fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_m);
+			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_m);
 	}
 }
 

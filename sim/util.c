@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -437,6 +438,21 @@ const char *pp_fmt_usd(double usd, char *buf, size_t n)
 		snprintf(buf, n, "%s$%.0f", sign, a);
 	else
 		snprintf(buf, n, "%s$%.2f", sign, a);
+	return buf;
+}
+
+const char *pp_fmt_tokens(double t, char *buf, size_t n)
+{
+	if (!isfinite(t))
+		snprintf(buf, n, "-");
+	else if (t >= 1e12)
+		snprintf(buf, n, "%.3gT", t / 1e12);
+	else if (t >= 1e9)
+		snprintf(buf, n, "%.3gB", t / 1e9);
+	else if (t >= 1e6)
+		snprintf(buf, n, "%.3gM", t / 1e6);
+	else
+		snprintf(buf, n, "%.0f", t);
 	return buf;
 }
 

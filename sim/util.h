@@ -75,6 +75,9 @@ const char *pp_fmt_bytes(double b, char *buf, size_t n);
 /* Format dollars: "$1.23M", "$412k", "$88". */
 const char *pp_fmt_usd(double usd, char *buf, size_t n);
 
+/* Format a token count: "2T", "15.6B", "3.2M", "512"; "-" when not finite. */
+const char *pp_fmt_tokens(double t, char *buf, size_t n);
+
 /* FNV-1a 64-bit hash of bytes, printed as 16 hex digits into buf[17]. */
 void pp_hash_hex(const void *data, size_t n, char buf[17]);
 

@@ -323,8 +323,8 @@ static void test_labels(void)
 	/* 91.3 days = 3.0 months of 30.44 days */
 	CHECK(!strcmp(pp_report_dur(91.3 * 86400, b, sizeof(b)), "3.0 months"));
 	CHECK(!strcmp(pp_report_dur(3.99, b, sizeof(b)), "3.99 s"));
-	CHECK(!strcmp(pp_report_tokens(2e12, b, sizeof(b)), "2T"));
-	CHECK(!strcmp(pp_report_tokens(1.5e8, b, sizeof(b)), "150M"));
+	CHECK(!strcmp(pp_fmt_tokens(2e12, b, sizeof(b)), "2T"));
+	CHECK(!strcmp(pp_fmt_tokens(1.5e8, b, sizeof(b)), "150M"));
 	/* 0.6 em per character at 10 px, UTF-8 characters counted once */
 	CHECK_NEAR(pp_svg_text_width("abcd", 10), 24, 1e-12);
 	CHECK_NEAR(pp_svg_text_width("\xc3\xa9\xc3\xa9", 10), 12, 1e-12);
