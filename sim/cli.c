@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <unistd.h>
 
 int pp_cli_fail(const pp_err *err)
 {
@@ -57,9 +58,19 @@ int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const cha
 			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
 		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
 		snprintf(prof, sizeof(prof), "%s", colon + 1);
+		if (access(db, R_OK) != 0)
+			return pp_cli_usage_error(cmd, "--calibration %s: the store %s does not exist or "
+						  "is unreadable; expected a podplan store with a "
+						  "calibration profile (podplan fit --list)", spec, db);
 	} else if (s->calib_profile[0]) {
 		snprintf(db, sizeof(db), "%s", s->calib_db[0] ? s->calib_db : pp_store_default_path());
 		snprintf(prof, sizeof(prof), "%s", s->calib_profile);
+		if (access(db, R_OK) != 0) {
+			pp_jdoc_errf(&s->doc, &err, s->calib_db[0] ? "calibration.db" : "calibration.profile",
+				     "the store %s does not exist or is unreadable; expected a podplan "
+				     "store holding profile \"%s\" (podplan fit --list)", db, prof);
+			return pp_cli_fail(&err);
+		}
 	} else {
 		return 0;
 	}

@@ -587,8 +587,8 @@ static int finish(pp_scenario *s, bool check_layout, pp_err *err)
 	return 0;
 }
 
-static int parse(pp_scenario *s, const char *name, const char *text, size_t len,
-		 const pp_catalog *cat, bool check_layout, pp_err *err)
+static int parse_body(pp_scenario *s, const char *name, const char *text, size_t len,
+		      const pp_catalog *cat, bool check_layout, pp_err *err)
 {
 	memset(s, 0, sizeof(*s));
 	int rc = pp_jdoc_parse(&s->doc, name, text, len, err);
@@ -619,6 +619,19 @@ static int parse(pp_scenario *s, const char *name, const char *text, size_t len,
 	    (rc = pp_costspec_parse(&s->costs, d, costs, "costs", cat, err)))
 		return rc;
 	return finish(s, check_layout, err);
+}
+
+/* On failure, nothing stays allocated (s is zeroed: releasing it is
+ * harmless). */
+static int parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		 const pp_catalog *cat, bool check_layout, pp_err *err)
+{
+	int rc = parse_body(s, name, text, len, cat, check_layout, err);
+	if (rc) {
+		pp_scenario_release(s);
+		memset(s, 0, sizeof(*s));
+	}
+	return rc;
 }
 
 int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,

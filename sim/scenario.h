@@ -97,7 +97,8 @@ typedef struct pp_scenario {
 } pp_scenario;
 
 /* Load and validate. On PP_EINPUT the message names file:line:col, the JSON
- * path, what was found and what was expected. cat must outlive s. */
+ * path, what was found and what was expected. cat must outlive s. On any
+ * failure nothing stays allocated (releasing s anyway is harmless). */
 int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err);
 int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,
 		      const pp_catalog *cat, pp_err *err);
