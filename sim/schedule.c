@@ -298,14 +298,12 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 				if (l == L - 1 && vs != P * V - 1)
 					b->first_b[key] = t;
 				b->last_b[key] = t;
-				if (reduce_here && overlap_grad) {
+				if (reduce_here) {
 					acc += w->params_layer;
-					if (acc >= b->bucket_params) {
+					if (overlap_grad && acc >= b->bucket_params) {
 						grad_reduce(b, dp_res, acc, t, &last_dp);
 						acc = 0;
 					}
-				} else if (reduce_here) {
-					acc += w->params_layer;
 				}
 			}
 			compute_total += L * (w->layer.bwd.compute_s + w->layer.recompute.compute_s);
