@@ -379,8 +379,8 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 				   &k->elementwise_bw_fraction, NULL, err)) ||
 		    (rc = read_fig(d, e, p, "comm_overlap_efficiency", true, false, 1, &k->overlap_eff,
 				   NULL, err)) ||
-		    (rc = read_fig(d, e, p, "blocking_p2p_overhead_us", true, false, 1e-6,
-				   &k->blocking_p2p_overhead_s, NULL, err)))
+		    (rc = read_fig(d, e, p, "blocking_pipeline_stall", true, false, 1,
+				   &k->blocking_pipeline_stall, NULL, err)))
 			return rc;
 		if ((rc = read_fig(d, e, p, "wave_quantization_weight", true, false, 1, &k->wave_weight,
 				   NULL, err)) ||

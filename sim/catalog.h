@@ -123,7 +123,7 @@ typedef struct pp_kernel_params {
 	double act_margin;                      /* allocator fragmentation share */
 	double elementwise_bw_fraction;         /* norm/dropout/softmax kernels, of datasheet bw */
 	double overlap_eff;                     /* share of overlappable comm actually hidden */
-	double blocking_p2p_overhead_s;         /* host cost of a blocking pipeline send/recv */
+	double blocking_pipeline_stall;        /* share a blocking pipeline adds to each stage's work */
 	double reserved_bytes;                  /* context + workspaces per GPU */
 	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
 } pp_kernel_params;

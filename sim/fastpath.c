@@ -158,7 +158,6 @@ typedef struct fp {
 	bool z3, dist_ag, overlap_grad, overlap_ag, overlap_p2p;
 	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
 	int64_t *p2p;      /* [P] */
-	int64_t sync;      /* host cost of a blocking send (added to it) */
 	int *layers;       /* [NV] */
 	double bucket;
 	int64_t ag_l, ag_e, ag_h, rs_l, rs_e, rs_h; /* ZeRO-3 per task */
@@ -237,13 +236,14 @@ static void fp_init(fp *f, const pp_scenario *s, const pp_hw *hw, const pp_workl
 	f->overlap_ag = s->training.overlap_param_gather;
 	f->overlap_p2p = s->training.overlap_p2p_comm;
 	const pp_part_cost *lc = &w->layer;
-	f->f_layer = ns(lc->fwd.compute_s + lc->fwd.comm_s);
-	f->b_layer = ns(lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
-			lc->recompute.comm_s);
-	f->f_embed = ns(w->embed.fwd.compute_s + w->embed.fwd.comm_s);
-	f->b_embed = ns(w->embed.bwd.compute_s + w->embed.bwd.comm_s);
-	f->f_head = ns(w->head.fwd.compute_s + w->head.fwd.comm_s);
-	f->b_head = ns(w->head.bwd.compute_s + w->head.bwd.comm_s);
+	double k = pp_pipeline_stretch(s, hw); /* as schedule.c, without ablations */
+	f->f_layer = ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
+	f->b_layer = ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
+			     lc->recompute.comm_s));
+	f->f_embed = ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
+	f->b_embed = ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
+	f->f_head = ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
+	f->b_head = ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
 	double bucket = s->training.bucket_bytes / 4.0;
 	if (bucket < 1e6 * w->dp.n)
 		bucket = 1e6 * w->dp.n;
@@ -254,7 +254,6 @@ static void fp_init(fp *f, const pp_scenario *s, const pp_hw *hw, const pp_workl
 					   : pp_stage_link_same_node(s, st);
 		f->p2p[st] = ns(pp_p2p_time(hw, w->p2p_bytes, same));
 	}
-	f->sync = ns(hw->blocking_p2p_overhead_s);
 	f->layers = pp_xmalloc(sizeof(int) * (size_t)f->NV);
 	for (int vs = 0; vs < f->NV; vs++)
 		f->layers[vs] = pp_stage_layers(s, vs);
@@ -440,11 +439,11 @@ static void run_unit(walk *k, int st)
 	if (!f->overlap_p2p) {
 		/* blocking send on the compute stream; the receiver waits for it */
 		if (u.fwd && vs < NV - 1) {
-			S->comp += f->p2p[st] + f->sync;
+			S->comp += f->p2p[st];
 			k->arr_f[key + (size_t)M] = S->comp;
 			seen(k, S->comp);
 		} else if (!u.fwd && vs > 0) {
-			S->comp += f->p2p[(st + P - 1) % P] + f->sync;
+			S->comp += f->p2p[(st + P - 1) % P];
 			k->arr_b[key - (size_t)M] = S->comp;
 			seen(k, S->comp);
 		}
@@ -678,9 +677,9 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 			b += M * L * (f.f_layer + f.b_layer);
 			dpz += M * L * (2 * f.ag_l + f.rs_l);
 			if (blocking && vs < NV - 1)
-				b += M * (f.p2p[st] + f.sync);
+				b += M * f.p2p[st];
 			if (blocking && vs > 0)
-				b += M * (f.p2p[(st + P - 1) % P] + f.sync);
+				b += M * f.p2p[(st + P - 1) % P];
 		}
 		if (st == 0) {
 			b += M * (f.f_embed + f.b_embed);
@@ -692,11 +691,11 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		}
 		busy[st] = b;
 		opt[st] = opt_ns(&f, st);
-		tailsend[st] = blocking && st > 0 ? f.p2p[st - 1] + f.sync : 0;
+		tailsend[st] = blocking && st > 0 ? f.p2p[st - 1] : 0;
 		head[st] = h;
 		int64_t L0 = f.layers[st];
 		h += L0 * f.f_layer + (st == 0 ? f.f_embed : 0) + (st == NV - 1 ? f.f_head : 0) +
-		     f.p2p[st] + (blocking ? f.sync : 0);
+		     f.p2p[st];
 		if (f.z3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
 		lb = max64(lb, head[st] + busy[st] + opt[st]);
@@ -709,7 +708,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 			int64_t L0 = f.layers[st];
 			int64_t B0 = L0 * f.b_layer + (st == 0 ? f.b_embed : 0) +
 				     (st == NV - 1 ? f.b_head : 0);
-			E[st] = max64(E[st], E[st + 1] + f.p2p[st] + (blocking ? f.sync : 0) + B0);
+			E[st] = max64(E[st], E[st + 1] + f.p2p[st] + B0);
 		}
 	}
 	/* bucket tails are the same for stages of the same shape */

@@ -58,7 +58,7 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->reserved_bytes = k->reserved_bytes;
 	hw->elementwise_Bps = g->mem_Bps * k->elementwise_bw_fraction;
 	hw->overlap_eff = k->overlap_eff;
-	hw->blocking_p2p_overhead_s = k->blocking_p2p_overhead_s;
+	hw->blocking_pipeline_stall = k->blocking_pipeline_stall;
 	hw->mem_Bps = g->mem_Bps * k->mem_bw_fraction;
 	hw->attn_frac = k->attn_peak_fraction;
 	hw->kernel_overhead_s = k->kernel_overhead_s;

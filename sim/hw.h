@@ -62,7 +62,7 @@ typedef struct pp_hw {
 	double act_margin;         /* fragmentation share of the peak */
 	double elementwise_Bps;    /* norm/dropout/softmax/activation kernels */
 	double overlap_eff;        /* share of overlappable communication hidden */
-	double blocking_p2p_overhead_s; /* host cost of one blocking pipeline send/recv */
+	double blocking_pipeline_stall; /* share a blocking pipeline adds to each stage's work */
 	double reserved_bytes;     /* context and workspaces per GPU */
 	double mem_Bps;            /* achieved device-memory bandwidth */
 	double attn_frac;          /* fused attention, share of dense peak */

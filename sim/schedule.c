@@ -79,7 +79,6 @@ typedef struct builder {
 	int *first_f, *last_f, *first_b, *last_b; /* [vs * M + mb] */
 	int *send_f, *send_b;                     /* blocking sends on the compute stream */
 	int64_t *p2p_dur;                         /* per boundary st -> st+1 */
-	int64_t sync_ns;                          /* host cost of a blocking send/recv */
 	double bucket_params;
 	int comp_res;                             /* the stage being built's compute stream */
 } builder;
@@ -326,13 +325,13 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 		 * sender's compute stream until the transfer is done */
 		if (!s->training.overlap_p2p_comm && P > 1) {
 			if (u.fwd && vs < P * V - 1) {
-				int t = pp_des_task(b->d, comp_res, b->p2p_dur[st] + b->sync_ns,
+				int t = pp_des_task(b->d, comp_res, b->p2p_dur[st],
 						    tag(PP_CAT_P2P_FWD, u.chunk, -1, u.mb));
 				b->send_f[key] = t;
 				last = t;
 			} else if (!u.fwd && vs > 0) {
 				int t = pp_des_task(b->d, comp_res,
-						    b->p2p_dur[(st + P - 1) % P] + b->sync_ns,
+						    b->p2p_dur[(st + P - 1) % P],
 						    tag(PP_CAT_P2P_BWD, u.chunk, -1, u.mb));
 				b->send_b[key] = t;
 				last = t;
@@ -404,6 +403,13 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 	free(ag_of);
 }
 
+double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw)
+{
+	if (s->parallel.pp < 2 || s->training.overlap_p2p_comm)
+		return 1;
+	return 1 + hw->blocking_pipeline_stall;
+}
+
 void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 		       const pp_sched_opts *o, pp_stage_busy *busy)
 {
@@ -420,13 +426,14 @@ void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const p
 	b.V = p->vpp;
 	b.M = (int)s->training.num_microbatches;
 	const pp_part_cost *lc = &w->layer;
-	b.f_layer = ns(lc->fwd.compute_s + lc->fwd.comm_s);
-	b.b_layer = ns(lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
-		       lc->recompute.comm_s);
-	b.f_embed = ns(w->embed.fwd.compute_s + w->embed.fwd.comm_s);
-	b.b_embed = ns(w->embed.bwd.compute_s + w->embed.bwd.comm_s);
-	b.f_head = ns(w->head.fwd.compute_s + w->head.fwd.comm_s);
-	b.b_head = ns(w->head.bwd.compute_s + w->head.bwd.comm_s);
+	double k = o->no_p2p ? 1 : pp_pipeline_stretch(s, hw);
+	b.f_layer = ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
+	b.b_layer = ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
+			    lc->recompute.comm_s));
+	b.f_embed = ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
+	b.b_embed = ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
+	b.f_head = ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
+	b.b_head = ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
 	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
 	double bucket = s->training.bucket_bytes / 4.0;
 	if (bucket < 1e6 * w->dp.n)
@@ -442,7 +449,6 @@ void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const p
 	for (size_t i = 0; i < nk; i++)
 		b.first_f[i] = b.last_f[i] = b.first_b[i] = b.last_b[i] = b.send_f[i] = b.send_b[i] = -1;
 	b.p2p_dur = pp_xmalloc(sizeof(int64_t) * (size_t)b.P);
-	b.sync_ns = o->no_p2p ? 0 : ns(hw->blocking_p2p_overhead_s);
 	for (int st = 0; st < b.P; st++) {
 		bool same = st == b.P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
 					  : pp_stage_link_same_node(s, st);

@@ -62,4 +62,11 @@ typedef struct pp_unit {
 } pp_unit;
 int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
 
+/* The factor every compute task of a blocking pipeline is stretched by:
+ * 1 + kernels.json blocking_pipeline_stall when the step has pipeline stages
+ * and "overlap_p2p_comm" is false (Megatron-LM 2021-22's blocking
+ * send/recv, which couples neighbouring stages at every micro-batch), else 1.
+ * The step-time breakdown books the stretch as pipeline send/recv. */
+double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw);
+
 #endif

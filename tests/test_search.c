@@ -583,11 +583,13 @@ static void equivalences(void)
  * interleaving. Published: TP/PP of the table, interleaving as
  * validate.c infers it (3 or 2 chunks when the stage's layers allow).
  *
- * Result with the current engine: 7 of 10 rows are within 10%. For 7.5B,
- * 18.4B and 39.1B the engine prefers TP 2 with deeper pipelines to the
- * published TP 4-8 by 12-28% (the paper's Sec. 5.4 measured TP within a
- * node as best): an engine disagreement with practitioners, reported to the
- * engine's owner, not asserted here; the test prints those rows and fails
+ * Result with the current engine: 8 of 10 rows are within 10%. For 18.4B
+ * and 39.1B the engine prefers TP 1-2 with deeper pipelines to the
+ * published TP 8 by 24-26% (the paper's Sec. 5.4 measured TP within a
+ * node as best): an engine disagreement with practitioners about the cost
+ * of TP 8 against pipelining, which only measurements of both layouts on
+ * an 8-GPU node can settle (scenarios/replay8); not asserted here; the
+ * test prints those rows and fails
  * if any other row leaves 10%.
  */
 static void table1(void)
@@ -599,7 +601,7 @@ static void table1(void)
 	} rows[] = {
 		{"gpt-1.7b", 32, 512, 1, 1, 32, 1, false},
 		{"gpt-3.6b", 64, 512, 2, 1, 32, 1, false},
-		{"gpt-7.5b", 128, 512, 4, 1, 32, 1, true},
+		{"gpt-7.5b", 128, 512, 4, 1, 32, 1, false},
 		{"gpt-18.4b", 256, 1024, 8, 1, 32, 1, true},
 		{"gpt-39.1b", 512, 1536, 8, 2, 32, 3, true},
 		{"gpt-76.1b", 1024, 1792, 8, 4, 32, 3, false},
