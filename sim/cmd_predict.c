@@ -198,7 +198,10 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	row("tensor/context-parallel comm", b->tp_comm_exposed_s, r->step_time_s);
 	row("data-parallel comm (exposed)", b->dp_comm_exposed_s, r->step_time_s);
 	row("pipeline bubble", b->pp_bubble_s, r->step_time_s);
-	row("pipeline send/recv (exposed)", b->pp_comm_exposed_s, r->step_time_s);
+	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
+	row(p->pp > 1 && !t->overlap_p2p_comm ? "pipeline p2p + blocking stall"
+					      : "pipeline send/recv (exposed)",
+	    b->pp_comm_exposed_s, r->step_time_s);
 	row("optimizer step", b->optimizer_s, r->step_time_s);
 	row("data loading (exposed)", b->data_s, r->step_time_s);
 	const pp_memory *mm = &r->memory;
