@@ -156,7 +156,7 @@ typedef struct fp {
 	int P, V, M, NV;
 	int zero;
 	bool z3, dist_ag, overlap_grad, overlap_ag, overlap_p2p;
-	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
+	pp_task_ns dur;    /* compute-stream task durations */
 	int64_t *p2p;      /* [P] */
 	int *layers;       /* [NV] */
 	double bucket;
@@ -235,15 +235,7 @@ static void fp_init(fp *f, const pp_scenario *s, const pp_hw *hw, const pp_workl
 	f->overlap_grad = s->training.overlap_grad_reduce;
 	f->overlap_ag = s->training.overlap_param_gather;
 	f->overlap_p2p = s->training.overlap_p2p_comm;
-	const pp_part_cost *lc = &w->layer;
-	double k = pp_pipeline_stretch(s, hw); /* as schedule.c, without ablations */
-	f->f_layer = ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
-	f->b_layer = ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
-			     lc->recompute.comm_s));
-	f->f_embed = ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
-	f->b_embed = ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
-	f->f_head = ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
-	f->b_head = ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
+	f->dur = pp_task_durations(w, pp_pipeline_stretch(s, hw)); /* no ablations here */
 	double bucket = s->training.bucket_bytes / 4.0;
 	if (bucket < 1e6 * w->dp.n)
 		bucket = 1e6 * w->dp.n;
@@ -394,28 +386,28 @@ static void run_unit(walk *k, int st)
 	if (u.fwd) {
 		int64_t arr = vs > 0 ? k->arr_f[key] : 0;
 		if (vs == 0)
-			end = ctask(k, S, f->f_embed, w->params_embed, 1, false, 0);
+			end = ctask(k, S, f->dur.f_embed, w->params_embed, 1, false, 0);
 		for (int l = 0; l < L; l++) {
 			int64_t dep = l == 0 && vs != 0 ? arr : 0;
 			if (S->ag && S->first_use[u.chunk])
 				dep = max64(dep, S->ag[u.chunk * (S->maxl + 1) + l]);
-			end = ctask(k, S, f->f_layer, w->params_layer, 0, false, dep);
+			end = ctask(k, S, f->dur.f_layer, w->params_layer, 0, false, dep);
 		}
 		S->first_use[u.chunk] = false;
 		if (vs == NV - 1)
-			end = ctask(k, S, f->f_head, w->params_head, 2, false, 0);
+			end = ctask(k, S, f->dur.f_head, w->params_head, 2, false, 0);
 	} else {
 		int64_t arr = vs < NV - 1 ? k->arr_b[key] : 0;
 		bool reduce_here = i == S->last_b_of_chunk[u.chunk] && !f->z3 && w->dp.n > 1;
 		double acc = 0;
 		if (vs == NV - 1) {
-			end = ctask(k, S, f->b_head, w->params_head, 2, true, 0);
+			end = ctask(k, S, f->dur.b_head, w->params_head, 2, true, 0);
 			if (reduce_here)
 				acc += w->params_head;
 		}
 		for (int l = L - 1; l >= 0; l--) {
 			int64_t dep = l == L - 1 && vs != NV - 1 ? arr : 0;
-			end = ctask(k, S, f->b_layer, w->params_layer, 0, true, dep);
+			end = ctask(k, S, f->dur.b_layer, w->params_layer, 0, true, dep);
 			if (reduce_here && f->overlap_grad) {
 				acc += w->params_layer;
 				if (acc >= f->bucket) {
@@ -427,7 +419,7 @@ static void run_unit(walk *k, int st)
 			}
 		}
 		if (vs == 0) {
-			end = ctask(k, S, f->b_embed, w->params_embed, 1, true, 0);
+			end = ctask(k, S, f->dur.b_embed, w->params_embed, 1, true, 0);
 			if (reduce_here)
 				acc += w->params_embed;
 		}
@@ -645,7 +637,7 @@ static int64_t tail_reduce(const fp *f, int st, int64_t e)
 	for (int l = L - 1; l >= 0; l--) {
 		acc += w->params_layer;
 		if (acc >= f->bucket) {
-			int64_t after = (int64_t)l * f->b_layer + (vs == 0 ? f->b_embed : 0);
+			int64_t after = (int64_t)l * f->dur.b_layer + (vs == 0 ? f->dur.b_embed : 0);
 			fin = max64(fin, e - after) + red_ns(f, acc);
 			acc = 0;
 		}
@@ -674,7 +666,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		for (int c = 0; c < V; c++) {
 			int vs = c * P + st;
 			int64_t L = f.layers[vs];
-			b += M * L * (f.f_layer + f.b_layer);
+			b += M * L * (f.dur.f_layer + f.dur.b_layer);
 			dpz += M * L * (2 * f.ag_l + f.rs_l);
 			if (blocking && vs < NV - 1)
 				b += M * f.p2p[st];
@@ -682,11 +674,11 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 				b += M * f.p2p[(st + P - 1) % P];
 		}
 		if (st == 0) {
-			b += M * (f.f_embed + f.b_embed);
+			b += M * (f.dur.f_embed + f.dur.b_embed);
 			dpz += M * (2 * f.ag_e + f.rs_e);
 		}
 		if (st == P - 1) {
-			b += M * (f.f_head + f.b_head);
+			b += M * (f.dur.f_head + f.dur.b_head);
 			dpz += M * (2 * f.ag_h + f.rs_h);
 		}
 		busy[st] = b;
@@ -694,7 +686,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		tailsend[st] = blocking && st > 0 ? f.p2p[st - 1] : 0;
 		head[st] = h;
 		int64_t L0 = f.layers[st];
-		h += L0 * f.f_layer + (st == 0 ? f.f_embed : 0) + (st == NV - 1 ? f.f_head : 0) +
+		h += L0 * f.dur.f_layer + (st == 0 ? f.dur.f_embed : 0) + (st == NV - 1 ? f.dur.f_head : 0) +
 		     f.p2p[st];
 		if (f.z3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
@@ -706,8 +698,8 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		E[st] = head[st] + busy[st] - tailsend[st];
 		if (st < P - 1) {
 			int64_t L0 = f.layers[st];
-			int64_t B0 = L0 * f.b_layer + (st == 0 ? f.b_embed : 0) +
-				     (st == NV - 1 ? f.b_head : 0);
+			int64_t B0 = L0 * f.dur.b_layer + (st == 0 ? f.dur.b_embed : 0) +
+				     (st == NV - 1 ? f.dur.b_head : 0);
 			E[st] = max64(E[st], E[st + 1] + f.p2p[st] + B0);
 		}
 	}

@@ -75,7 +75,7 @@ typedef struct builder {
 	const pp_workload *w;
 	const pp_sched_opts *o;
 	int P, V, M;
-	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
+	pp_task_ns dur;                           /* compute-stream task durations */
 	int *first_f, *last_f, *first_b, *last_b; /* [vs * M + mb] */
 	int *send_f, *send_b;                     /* blocking sends on the compute stream */
 	int64_t *p2p_dur;                         /* per boundary st -> st+1 */
@@ -252,7 +252,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 		double acc = 0;
 		if (u.fwd) {
 			if (vs == 0) {
-				int t = compute_task(b, z, comp_res, b->f_embed,
+				int t = compute_task(b, z, comp_res, b->dur.f_embed,
 						     tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
 						     w->params_embed, false);
 				b->first_f[key] = t;
@@ -260,7 +260,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 				tp_total += w->embed.fwd.comm_s;
 			}
 			for (int l = 0; l < L; l++) {
-				int t = compute_task(b, z, comp_res, b->f_layer,
+				int t = compute_task(b, z, comp_res, b->dur.f_layer,
 						     tag(PP_CAT_FWD, u.chunk, l, u.mb), w->params_layer,
 						     false);
 				if (l == 0 && vs != 0)
@@ -273,7 +273,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 			compute_total += L * w->layer.fwd.compute_s;
 			tp_total += L * w->layer.fwd.comm_s;
 			if (vs == P * V - 1) {
-				int t = compute_task(b, z, comp_res, b->f_head,
+				int t = compute_task(b, z, comp_res, b->dur.f_head,
 						     tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 						     w->params_head, false);
 				b->last_f[key] = t;
@@ -282,7 +282,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 			}
 		} else {
 			if (vs == P * V - 1) {
-				int t = compute_task(b, z, comp_res, b->b_head,
+				int t = compute_task(b, z, comp_res, b->dur.b_head,
 						     tag(PP_CAT_BWD, u.chunk, PP_LAYER_HEAD, u.mb),
 						     w->params_head, true);
 				b->first_b[key] = t;
@@ -292,7 +292,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 					acc += w->params_head;
 			}
 			for (int l = L - 1; l >= 0; l--) {
-				int t = compute_task(b, z, comp_res, b->b_layer,
+				int t = compute_task(b, z, comp_res, b->dur.b_layer,
 						     tag(PP_CAT_BWD, u.chunk, l, u.mb), w->params_layer, true);
 				if (l == L - 1 && vs != P * V - 1)
 					b->first_b[key] = t;
@@ -308,7 +308,7 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 			compute_total += L * (w->layer.bwd.compute_s + w->layer.recompute.compute_s);
 			tp_total += L * (w->layer.bwd.comm_s + w->layer.recompute.comm_s);
 			if (vs == 0) {
-				int t = compute_task(b, z, comp_res, b->b_embed,
+				int t = compute_task(b, z, comp_res, b->dur.b_embed,
 						     tag(PP_CAT_BWD, u.chunk, PP_LAYER_EMBED, u.mb),
 						     w->params_embed, true);
 				b->last_b[key] = t;
@@ -403,6 +403,20 @@ static void build_stage(builder *b, int st, int comp_res, int dp_res, pp_unit *o
 	free(ag_of);
 }
 
+pp_task_ns pp_task_durations(const pp_workload *w, double k)
+{
+	const pp_part_cost *lc = &w->layer;
+	pp_task_ns t;
+	t.f_layer = ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
+	t.b_layer = ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
+			    lc->recompute.comm_s));
+	t.f_embed = ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
+	t.b_embed = ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
+	t.f_head = ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
+	t.b_head = ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
+	return t;
+}
+
 double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw)
 {
 	if (s->parallel.pp < 2 || s->training.overlap_p2p_comm)
@@ -425,15 +439,7 @@ void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const p
 	b.P = p->pp;
 	b.V = p->vpp;
 	b.M = (int)s->training.num_microbatches;
-	const pp_part_cost *lc = &w->layer;
-	double k = o->no_p2p ? 1 : pp_pipeline_stretch(s, hw);
-	b.f_layer = ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
-	b.b_layer = ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
-			    lc->recompute.comm_s));
-	b.f_embed = ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
-	b.b_embed = ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
-	b.f_head = ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
-	b.b_head = ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
+	b.dur = pp_task_durations(w, o->no_p2p ? 1 : pp_pipeline_stretch(s, hw));
 	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
 	double bucket = s->training.bucket_bytes / 4.0;
 	if (bucket < 1e6 * w->dp.n)

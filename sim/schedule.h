@@ -69,4 +69,13 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
  * The step-time breakdown books the stretch as pipeline send/recv. */
 double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw);
 
+/* The compute-stream duration (ns) of each task kind of a micro-batch:
+ * kernels plus the blocking TP/CP collectives, the backward with its
+ * recompute, all stretched by k (pp_pipeline_stretch, or 1). One
+ * definition for the event graph and the fast path, which must agree. */
+typedef struct pp_task_ns {
+	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
+} pp_task_ns;
+pp_task_ns pp_task_durations(const pp_workload *w, double k);
+
 #endif
