@@ -131,7 +131,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory all test-only
 	@$(MAKE) --no-print-directory SAN=1 test-only
 
-test-only: $(BINDIR)/podplan $(TEST_BIN)
+test-only: $(ALL) $(TEST_BIN)
 	@sh tests/run.sh "$(BUILD)" "$(BINDIR)"
 
 check: test
