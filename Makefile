@@ -8,9 +8,12 @@
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make clean
 #
-# Automatic header dependencies come from -MMD -MP. Every .c under sim/ and
-# reports/ goes into build/libpodplan.a; every tests/test_*.c becomes a test
-# program; calibrate/*.c and *.cu build podplan-calibrate.
+# Automatic header dependencies come from -MMD -MP. Every .c under sim/'s
+# layer folders but cli/ and every .c under reports/ goes into
+# build/libpodplan.a; sim/cli/ (the commands) links into bin/podplan only;
+# every tests/test_*.c becomes a test program; calibrate/*.c and *.cu build
+# podplan-calibrate. The layers and what each may include: sim/LAYERS
+# (make check-layers).
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -33,10 +36,11 @@ ifeq ($(SAN),1)
   LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c)) $(wildcard reports/*.c)
+LIB_SRC := $(filter-out sim/cli/%,$(wildcard sim/*/*.c)) $(wildcard reports/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libpodplan.a
-MAIN_OBJ := $(BUILD)/sim/main.o
+CLI_SRC := $(wildcard sim/cli/*.c)
+MAIN_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_HELPER_OBJ := $(BUILD)/tests/harness.o $(BUILD)/tests/testutil.o
@@ -64,7 +68,7 @@ NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=co
 ALL := $(BINDIR)/podplan $(if $(HAVE_CUDA),$(if $(CALIB_C),$(BINDIR)/podplan-calibrate,),)
 
 .SECONDARY:
-.PHONY: all deps deps-test deps-install run test check test-only bench install clean calibrate
+.PHONY: all deps deps-test deps-install run test check check-layers test-only bench install clean calibrate
 all: $(ALL)
 
 $(BUILD)/%.o: %.c
@@ -131,8 +135,12 @@ test: deps-test
 	@$(MAKE) --no-print-directory all test-only
 	@$(MAKE) --no-print-directory SAN=1 test-only
 
-test-only: $(ALL) $(TEST_BIN)
+test-only: check-layers $(ALL) $(TEST_BIN)
 	@sh tests/run.sh "$(BUILD)" "$(BINDIR)"
+
+# no file includes a header of a layer above its own (sim/LAYERS)
+check-layers:
+	@sh tests/check-layers.sh .
 
 check: test
 

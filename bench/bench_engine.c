@@ -10,11 +10,11 @@
  * runs that give the breakdown; "events" counts task completions over all
  * four runs.
  */
-#include "catalog.h"
-#include "hw.h"
-#include "predict.h"
-#include "scenario.h"
-#include "util.h"
+#include "input/catalog.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
+#include "core/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,9 +20,9 @@
 #ifndef PP_CAL_BACKEND_H
 #define PP_CAL_BACKEND_H
 
-#include "catalog.h"
-#include "hw.h"
-#include "pp.h"
+#include "input/catalog.h"
+#include "input/hw.h"
+#include "core/pp.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

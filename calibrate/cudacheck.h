@@ -8,7 +8,7 @@
 #ifndef PP_CAL_CUDACHECK_H
 #define PP_CAL_CUDACHECK_H
 
-#include "pp.h"
+#include "core/pp.h"
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>

@@ -10,7 +10,7 @@
  */
 #include "backend.h"
 #include "plan.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #ifndef PP_CAL_GEMM_H
 #define PP_CAL_GEMM_H
 
-#include "catalog.h"
-#include "pp.h"
+#include "input/catalog.h"
+#include "core/pp.h"
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 #include <stdbool.h>

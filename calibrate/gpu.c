@@ -9,7 +9,7 @@
 #include "storage.h"
 #include "stream.h"
 #include "topo.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>

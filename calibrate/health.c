@@ -1,7 +1,7 @@
 /* health.c - see health.h. */
 #include "health.h"
-#include "jdoc.h"
-#include "util.h"
+#include "core/jdoc.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -27,8 +27,8 @@
 #define PP_CAL_HEALTH_H
 
 #include "backend.h"
-#include "calibdb.h"
-#include "catalog.h"
+#include "calib/calibdb.h"
+#include "input/catalog.h"
 
 typedef struct pp_cal_health_opts {
 	const char *gpu_sku;     /* catalog GPU id; NULL = from the GPU name via health.json */

@@ -7,17 +7,17 @@
  *   mpirun -np N podplan-calibrate [options]     one rank per GPU (Open MPI)
  */
 #include "backend.h"
-#include "calibdb.h"
-#include "catalog.h"
+#include "calib/calibdb.h"
+#include "input/catalog.h"
 #include "gpu.h"
 #include "health.h"
 #include "mpiglue.h"
 #include "overlap.h"
 #include "plan.h"
 #include "replay.h"
-#include "store.h"
+#include "core/store.h"
 #include "sweep.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

@@ -8,7 +8,7 @@
 #ifndef PP_CAL_MPI_H
 #define PP_CAL_MPI_H
 
-#include "pp.h"
+#include "core/pp.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,15 +1,15 @@
 /* overlap.c - see overlap.h. */
 #include "overlap.h"
 #include "backend.h"
-#include "calibdb.h"
+#include "calib/calibdb.h"
 #include "coll.h"
 #include "cudacheck.h"
 #include "gemm.h"
 #include "kernels.h"
 #include "plan.h"
-#include "store.h"
+#include "core/store.h"
 #include "stream.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <getopt.h>
 #include <math.h>

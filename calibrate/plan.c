@@ -1,7 +1,7 @@
 /* plan.c - see plan.h. */
 #include "plan.h"
-#include "ncclimport.h"
-#include "util.h"
+#include "calib/ncclimport.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdio.h>

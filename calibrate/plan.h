@@ -12,7 +12,7 @@
 #define PP_CAL_PLAN_H
 
 #include "backend.h"
-#include "catalog.h"
+#include "input/catalog.h"
 
 typedef enum pp_item_kind {
 	PP_ITEM_GROUP,    /* switch to the communicator of coll.nranks GPUs (+ canary) */

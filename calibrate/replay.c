@@ -7,13 +7,13 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "plan.h"
-#include "predict.h"
-#include "profile.h"
-#include "replayplan.h"
-#include "schedule.h"
-#include "store.h"
+#include "engine/predict.h"
+#include "calib/profile.h"
+#include "calib/replayplan.h"
+#include "engine/schedule.h"
+#include "core/store.h"
 #include "stream.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -8,7 +8,7 @@
  *
  * For each scenario: load it with the simulator's own code, resolve the
  * hardware (catalog, then the calibration profile), predict the step
- * (pp_predict), build the replay plan (sim/replayplan.h: the step's event
+ * (pp_predict), build the replay plan (sim/calib/replayplan.h: the step's event
  * graph as per-GPU instruction lists) and issue it, one thread per GPU in
  * this process (communicators by ncclCommInitAll, one per plan
  * communicator): the same GEMM shapes and dtypes through cuBLASLt

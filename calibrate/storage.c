@@ -1,7 +1,7 @@
 /* storage.c - see storage.h. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "storage.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

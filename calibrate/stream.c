@@ -1,7 +1,7 @@
 /* stream.c - see stream.h. */
 #include "stream.h"
 #include "cudacheck.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <sched.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef PP_CAL_STREAM_H
 #define PP_CAL_STREAM_H
 
-#include "pp.h"
+#include "core/pp.h"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <stdbool.h>

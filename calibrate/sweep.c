@@ -1,7 +1,7 @@
 /* sweep.c - see sweep.h. */
 #include "sweep.h"
-#include "calibdb.h"
-#include "util.h"
+#include "calib/calibdb.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 
 #include "backend.h"
 #include "plan.h"
-#include "store.h"
+#include "core/store.h"
 #include <stdio.h>
 
 typedef struct pp_cal_sweep {

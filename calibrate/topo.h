@@ -14,7 +14,7 @@
 #define PP_CAL_TOPO_H
 
 #include "backend.h"
-#include "util.h"
+#include "core/util.h"
 
 /* One GPU of the job as the rank driving it sees it. */
 typedef struct pp_cal_gpu_desc {

@@ -17,7 +17,7 @@
 #define PP_CHARTS_H
 
 #include "report.h"
-#include "util.h"
+#include "core/util.h"
 
 void pp_chart_cost(pp_sb *o, const pp_report *r);
 void pp_chart_tradeoff(pp_sb *o, const pp_report *r);

@@ -14,7 +14,7 @@
 #define PP_HISTORY_H
 
 #include "report.h"
-#include "store.h"
+#include "core/store.h"
 #include <stdbool.h>
 
 /* Insert the run (kind "report"); *id gets its row id. */

@@ -5,9 +5,9 @@
  * writing the files in write.c.
  */
 #include "report.h"
-#include "calibdb.h"
-#include "profile.h"
-#include "store.h"
+#include "calib/calibdb.h"
+#include "calib/profile.h"
+#include "core/store.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

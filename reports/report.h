@@ -24,12 +24,12 @@
 #ifndef PP_REPORT_H
 #define PP_REPORT_H
 
-#include "catalog.h"
-#include "cost.h"
-#include "hw.h"
-#include "predict.h"
-#include "scenario.h"
-#include "util.h"
+#include "input/catalog.h"
+#include "cost/cost.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
+#include "core/util.h"
 #include <stdbool.h>
 
 /* One row of a calibration run's health verdict (calib_runs.verdict_json). */

@@ -20,7 +20,7 @@
 #ifndef PP_SVG_H
 #define PP_SVG_H
 
-#include "util.h"
+#include "core/util.h"
 #include <stdbool.h>
 
 typedef enum pp_svg_fmt {

@@ -13,10 +13,10 @@
 #include "../calibrate/plan.c"
 #include "../calibrate/sweep.c"
 
-#include "calibdb.h"
-#include "catalog.h"
+#include "calib/calibdb.h"
+#include "input/catalog.h"
 #include "harness.h"
-#include "store.h"
+#include "core/store.h"
 
 #include <math.h>
 #include <signal.h>

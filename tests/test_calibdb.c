@@ -4,9 +4,9 @@
  * issue's columns first, a run killed without closing reads as interrupted,
  * and the podplan calib commands answer with the right exit status.
  */
-#include "calibdb.h"
+#include "calib/calibdb.h"
 #include "harness.h"
-#include "store.h"
+#include "core/store.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,10 +5,10 @@
  * price), the derived fat tree against a published bill of materials,
  * strict parsing of the costs section, and the CLI's JSON/CSV/timing.
  */
-#include "cost.h"
-#include "finance.h"
+#include "cost/cost.h"
+#include "cost/finance.h"
 #include "harness.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -14,13 +14,13 @@
  *  - activation memory equals Korthikanti et al. 2022 Table 2 formulas;
  *  - DDP of a 70B model on 80 GB GPUs does not fit, with the breakdown.
  */
-#include "collective.h"
-#include "des.h"
+#include "engine/collective.h"
+#include "engine/des.h"
 #include "harness.h"
-#include "memory.h"
-#include "schedule.h"
+#include "engine/memory.h"
+#include "engine/schedule.h"
 #include "testutil.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 #include <math.h>
 #include <stdio.h>

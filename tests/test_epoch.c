@@ -25,7 +25,7 @@
  *     (DGX A100) x 0.75 average draw x PUE 1.25 (non-hyperscaler, OpenAI)
  *     x $0.0806/kWh (US industrial average, 2023, the publication year).
  */
-#include "finance.h"
+#include "cost/finance.h"
 #include "harness.h"
 
 #include <math.h>

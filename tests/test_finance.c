@@ -2,7 +2,7 @@
  * test_finance.c - NPV, IRR, payback, capital recovery and residual value
  * against hand-computed cases (the arithmetic is written out beside each).
  */
-#include "finance.h"
+#include "cost/finance.h"
 #include "harness.h"
 
 #include <math.h>

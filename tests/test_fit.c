@@ -4,12 +4,12 @@
  * intervals the fit reports; profiles round-trip through JSON and SQLite;
  * applying a profile changes the simulator's parameters and says so.
  */
-#include "calibdb.h"
-#include "collective.h"
-#include "compute.h"
-#include "fit.h"
+#include "calib/calibdb.h"
+#include "engine/collective.h"
+#include "engine/compute.h"
+#include "calib/fit.h"
 #include "harness.h"
-#include "profile.h"
+#include "calib/profile.h"
 #include "testutil.h"
 
 #include <gsl/gsl_randist.h>

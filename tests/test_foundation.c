@@ -3,12 +3,12 @@
  * ids present), JSON positions, the SQLite store (schema version, foreign
  * keys, WAL, forward migration), atomic writes, did-you-mean.
  */
-#include "catalog.h"
+#include "input/catalog.h"
 #include "harness.h"
-#include "jdoc.h"
-#include "store.h"
+#include "core/jdoc.h"
+#include "core/store.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

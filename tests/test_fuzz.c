@@ -5,10 +5,10 @@
  * or a clean PP_EINPUT with a message; the sanitizer pass of `make test`
  * turns any memory error or leak into a failure.
  */
-#include "cost.h"
+#include "cost/cost.h"
 #include "harness.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * Daly's efficiency against a direct simulation of the failure/restart
  * process (a second method), and its first-order limit.
  */
-#include "goodput.h"
+#include "cost/goodput.h"
 #include "harness.h"
-#include "montecarlo.h"
+#include "cost/montecarlo.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * hand-worked sample.
  */
 #include "harness.h"
-#include "montecarlo.h"
+#include "cost/montecarlo.h"
 
 #include <math.h>
 #include <stdlib.h>

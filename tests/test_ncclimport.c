@@ -7,11 +7,11 @@
  * chatter, two programs in one file. Expected values are read off the log
  * lines quoted in the comments, or computed from nccl-tests' formulas.
  */
-#include "calibdb.h"
+#include "calib/calibdb.h"
 #include "harness.h"
-#include "ncclimport.h"
-#include "store.h"
-#include "util.h"
+#include "calib/ncclimport.h"
+#include "core/store.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * test_replay.c - the replay plan (sim/replayplan.h) that podplan-calibrate
+ * test_replay.c - the replay plan (sim/calib/replayplan.h) that podplan-calibrate
  * replay issues on GPUs, checked without a GPU: instruction counts against
  * hand counts of the model's GEMMs and collectives, data-parallel bytes
  * against the parameter count, the plan executed on paper (a dataflow
@@ -7,11 +7,11 @@
  * same-order rule and deadlock freedom, the size inversion, refusals; the
  * overlap fit and the interference it drives; validate --replay's summary.
  */
-#include "calibdb.h"
-#include "fit.h"
+#include "calib/calibdb.h"
+#include "calib/fit.h"
 #include "harness.h"
-#include "replayplan.h"
-#include "replayval.h"
+#include "calib/replayplan.h"
+#include "calib/replayval.h"
 #include "testutil.h"
 
 #include <math.h>

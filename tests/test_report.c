@@ -12,11 +12,11 @@
  *   PP_UPDATE_GOLDEN=1 build/tests/test_report
  * and read the diff before committing.
  */
-#include "calibdb.h"
+#include "calib/calibdb.h"
 #include "harness.h"
 #include "history.h"
 #include "report.h"
-#include "store.h"
+#include "core/store.h"
 #include "svg.h"
 #include "testutil.h"
 

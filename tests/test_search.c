@@ -16,14 +16,14 @@
  *  - Narayanan et al. SC'21 Table 1: the published layouts against the
  *    best the search finds (sanity check; assumptions in table1()).
  */
-#include "fastpath.h"
+#include "engine/fastpath.h"
 #include "harness.h"
-#include "memory.h"
-#include "schedule.h"
-#include "search.h"
-#include "size.h"
+#include "engine/memory.h"
+#include "engine/schedule.h"
+#include "plan/search.h"
+#include "plan/size.h"
 #include "testutil.h"
-#include "util.h"
+#include "core/util.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -575,7 +575,7 @@ static void equivalences(void)
  * Assumptions (marked): model presets gpt-1.7b ... gpt-1t, the GPU count
  * and global batch of Table 1; A100 80 GB, 8 per node, NVLink3, 8 x HDR
  * InfiniBand; the 2021 Megatron-LM software of the paper, as
- * sim/validate.c models those rows: fp16, full recompute, no sequence or
+ * sim/calib/validate.c models those rows: fp16, full recompute, no sequence or
  * context parallelism, no distributed optimizer (ZeRO-0), unfused
  * attention, no gradient/parameter/p2p overlap, micro-batch 1. The paper's
  * weak-scaling design fixes the data-parallel size of each row (32 up to

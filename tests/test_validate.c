@@ -6,7 +6,7 @@
  */
 #include "harness.h"
 #include "testutil.h"
-#include "validate.h"
+#include "calib/validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

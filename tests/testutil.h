@@ -5,10 +5,10 @@
 #ifndef PP_TESTUTIL_H
 #define PP_TESTUTIL_H
 
-#include "catalog.h"
-#include "hw.h"
-#include "predict.h"
-#include "scenario.h"
+#include "input/catalog.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
 
 /* The catalog from $PODPLAN_DATA (tests run from the repo root). Aborts the
  * test program when it cannot be loaded. */

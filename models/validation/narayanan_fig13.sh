@@ -2,7 +2,7 @@
 # models/validation/narayanan_fig13.sh [BIN] - podplan's ranking of the
 # tensor x pipeline splits of Narayanan et al. SC'21 Figure 13 (GPT 161B:
 # 32 layers, hidden 20480, 128 heads; 64 A100 80 GB, 8 per node; batch 32,
-# 128 and 512; 2021 Megatron-LM settings as in sim/validate.c: fp16, full
+# 128 and 512; 2021 Megatron-LM settings as in sim/calib/validate.c: fp16, full
 # recompute, micro-batch 1, no overlap). The paper's text: "we see peak
 # performance when the tensor-parallel size is equal to the number of GPUs
 # in a single node (8 with DGX A100 nodes)" at every batch size. Figure

@@ -1,0 +1,432 @@
+/* fit.c - see fit.h. */
+#include "calib/fit.h"
+#include "calib/calibdb.h"
+#include "engine/collective.h"
+#include "engine/compute.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_pt(const void *a, const void *b)
+{
+	double x = ((const pp_fit_point *)a)->bytes, y = ((const pp_fit_point *)b)->bytes;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct line {
+	double a, b, ca, cb; /* intercept, slope, 95% half-widths */
+	double rss;          /* weighted (relative) residual sum of squares */
+} line;
+
+/* Weighted least squares t = a + b x over pts[lo, hi), weights 1/t^2; a
+ * negative intercept is refitted through the origin. */
+static void fit_line(const pp_fit_point *pts, int lo, int hi, line *L)
+{
+	int n = hi - lo;
+	double *x = pp_xmalloc(sizeof(double) * (size_t)n), *y = pp_xmalloc(sizeof(double) * (size_t)n),
+	       *w = pp_xmalloc(sizeof(double) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		x[i] = pts[lo + i].bytes;
+		y[i] = pts[lo + i].time_s;
+		w[i] = 1.0 / (y[i] * y[i]);
+	}
+	double c0, c1, v00, v01, v11, chisq;
+	gsl_fit_wlinear(x, 1, w, 1, y, 1, (size_t)n, &c0, &c1, &v00, &v01, &v11, &chisq);
+	double scale = n > 2 ? chisq / (n - 2) : 1.0;
+	if (c0 < 0 || !isfinite(c0)) {
+		double sumsq = 0;
+		gsl_fit_wmul(x, 1, w, 1, y, 1, (size_t)n, &c1, &v11, &sumsq);
+		c0 = 0;
+		v00 = 0;
+		chisq = sumsq;
+		scale = n > 1 ? chisq / (n - 1) : 1.0;
+	}
+	L->a = c0;
+	L->b = c1;
+	L->ca = 1.96 * sqrt(v00 * scale);
+	L->cb = 1.96 * sqrt(v11 * scale);
+	L->rss = chisq;
+	free(x);
+	free(y);
+	free(w);
+}
+
+int pp_fit_collective(pp_coll_fit *f, pp_fit_piece_ci *ci, double *rms, const pp_fit_point *in,
+		      int n, pp_err *err)
+{
+	if (n < 3)
+		return pp_errf(err, PP_EINPUT, "%s over %d GPUs: %d sizes measured, need at least 3 "
+			       "to fit", pp_coll_names[f->op], f->nranks, n);
+	pp_fit_point *pts = pp_xmalloc(sizeof(pp_fit_point) * (size_t)n);
+	memcpy(pts, in, sizeof(pp_fit_point) * (size_t)n);
+	qsort(pts, (size_t)n, sizeof(pp_fit_point), cmp_pt);
+	const int minp = 3;
+	double best_aic = INFINITY;
+	int best_k = 1, best_cut[PP_FIT_PIECES] = {0};
+	/* 1, 2 or 3 pieces; cuts between measured sizes, at least minp points
+	 * per piece; BIC: n ln(rss/n) + ln(n) x parameters */
+	for (int k = 1; k <= 3; k++) {
+		int c1_max = k >= 2 ? n - minp * (k - 1) : 0;
+		for (int c1 = k >= 2 ? minp : n; c1 <= (k >= 2 ? c1_max : n); c1++) {
+			for (int c2 = k == 3 ? c1 + minp : n; c2 <= (k == 3 ? n - minp : n); c2++) {
+				int cuts[4] = {0, k >= 2 ? c1 : n, k == 3 ? c2 : n, n};
+				double rss = 0;
+				for (int p = 0; p < k; p++) {
+					line L;
+					fit_line(pts, cuts[p], cuts[p + 1], &L);
+					rss += L.rss;
+				}
+				double aic = n * log((rss + 1e-300) / n) + log((double)n) * (3 * k - 1);
+				if (aic < best_aic - 1e-9) {
+					best_aic = aic;
+					best_k = k;
+					best_cut[0] = cuts[1];
+					best_cut[1] = cuts[2];
+				}
+				if (k < 3)
+					break;
+			}
+			if (k < 2)
+				break;
+		}
+	}
+	int cuts[4] = {0, best_k >= 2 ? best_cut[0] : n, best_k == 3 ? best_cut[1] : n, n};
+	double factor = pp_coll_busbw_factor(f->op, f->nranks);
+	double ss = 0;
+	f->npieces = best_k;
+	for (int p = 0; p < best_k; p++) {
+		line L;
+		fit_line(pts, cuts[p], cuts[p + 1], &L);
+		f->piece[p].lo_bytes = p ? 0.5 * (pts[cuts[p] - 1].bytes + pts[cuts[p]].bytes) : 0;
+		f->piece[p].hi_bytes = p + 1 < best_k ? 0.5 * (pts[cuts[p + 1] - 1].bytes +
+							      pts[cuts[p + 1]].bytes)
+						      : INFINITY;
+		f->piece[p].alpha_s = L.a;
+		f->piece[p].busbw_Bps = L.b > 0 ? factor / L.b : INFINITY;
+		ci[p].alpha_ci_s = L.ca;
+		/* d(busbw) = factor / b^2 db */
+		ci[p].busbw_ci_Bps = L.b > 0 ? factor / (L.b * L.b) * L.cb : 0;
+		ci[p].points = cuts[p + 1] - cuts[p];
+		for (int i = cuts[p]; i < cuts[p + 1]; i++) {
+			double pred = L.a + L.b * pts[i].bytes;
+			double r = pred / pts[i].time_s - 1.0;
+			ss += r * r;
+		}
+	}
+	*rms = sqrt(ss / n);
+	free(pts);
+	return 0;
+}
+
+/* ---- from the store ---- */
+
+static const char *gpu_from_name(const char *name)
+{
+	char low[128];
+	size_t i;
+	for (i = 0; name && name[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = '\0';
+	if (strstr(low, "h200"))
+		return "h200";
+	if (strstr(low, "h100") && strstr(low, "pcie"))
+		return "h100-pcie";
+	if (strstr(low, "h100"))
+		return "h100-sxm";
+	if (strstr(low, "a100") && strstr(low, "40"))
+		return "a100-40gb";
+	if (strstr(low, "a100"))
+		return "a100-80gb";
+	if (strstr(low, "b200"))
+		return "b200";
+	if (strstr(low, "l40s"))
+		return "l40s";
+	if (strstr(low, "4090"))
+		return "rtx4090";
+	return NULL;
+}
+
+static int hw_for_gpu(const pp_catalog *cat, const pp_gpu *g, pp_hw *hw, pp_err *err)
+{
+	pp_cluster cl;
+	memset(&cl, 0, sizeof(cl));
+	cl.gpu = g;
+	cl.num_gpus = g->gpus_per_node;
+	cl.gpus_per_node = g->gpus_per_node;
+	cl.intra = pp_catalog_fabric(cat, g->intra_node);
+	cl.inter = pp_catalog_fabric(cat, "ib-ndr");
+	cl.nics_per_node = g->gpus_per_node;
+	cl.oversubscription = 1;
+	cl.storage = pp_catalog_storage_at(cat, 0);
+	if (!cl.intra || !cl.inter || !cl.storage)
+		return pp_errf(err, PP_EINPUT, "catalog lacks the fabrics or storage to fit %s", g->id);
+	cl.storage_read_Bps = cl.storage->read_Bps_per_node;
+	cl.storage_write_Bps = cl.storage->write_Bps_per_node;
+	return pp_hw_from_catalog(hw, cat, &cl, err);
+}
+
+static int coll_of(const char *op)
+{
+	for (int i = 0; op && i < PP_COLL_COUNT; i++)
+		if (!strcmp(op, pp_coll_names[i]))
+			return i;
+	return -1;
+}
+
+static int dtype_of(const char *d)
+{
+	for (int i = 0; d && i < PP_DT_COUNT; i++)
+		if (!strcmp(d, pp_dtype_names[i]))
+			return i;
+	return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nruns,
+		const char *gpu_id, const char *name, pp_profile *out, pp_err *err)
+{
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	pp_calib_meas *all = NULL;
+	size_t nall = 0;
+	if (nruns < 1 || nruns > PP_PROFILE_MAX_RUNS)
+		return pp_errf(err, PP_EINPUT, "fit: expected 1 to %d runs", PP_PROFILE_MAX_RUNS);
+	for (int r = 0; r < nruns; r++) {
+		pp_calib_run run;
+		pp_calib_run_init(&run);
+		if ((rc = pp_calibdb_get_run(st, runs[r], &run, err)))
+			goto out;
+		if (!gpu_id)
+			gpu_id = gpu_from_name(run.gpu_name);
+		if (!out->gpu[0])
+			snprintf(out->gpu, sizeof(out->gpu), "%s", run.gpu_name ? run.gpu_name : "");
+		pp_calib_run_release(&run);
+		pp_calib_meas *rows = NULL;
+		size_t n = 0;
+		if ((rc = pp_calibdb_query(st, runs[r], NULL, &rows, &n, err)))
+			goto out;
+		all = pp_xrealloc(all, sizeof(pp_calib_meas) * (nall + n));
+		memcpy(all + nall, rows, sizeof(pp_calib_meas) * n);
+		free(rows); /* the strings now belong to all[] */
+		nall += n;
+		out->runs[out->nruns++] = runs[r];
+	}
+	const pp_gpu *g = gpu_id ? pp_catalog_gpu(cat, gpu_id) : NULL;
+	if (!g) {
+		rc = pp_errf(err, PP_EINPUT, "fit: cannot tell which catalog GPU \"%s\" is; pass --gpu ID",
+			     out->gpu);
+		goto out;
+	}
+	pp_hw hw;
+	if ((rc = hw_for_gpu(cat, g, &hw, err)))
+		goto out;
+
+	/* collectives: group by (op, scope, nranks), out-of-place, correct */
+	pp_fit_point *pts = pp_xmalloc(sizeof(pp_fit_point) * (nall ? nall : 1));
+	for (size_t i = 0; i < nall; i++) {
+		pp_calib_meas *m = &all[i];
+		if (!m->kind || strcmp(m->kind, "collective") || m->nranks == PP_CALIB_NULL)
+			continue;
+		int op = coll_of(m->op);
+		if (op < 0)
+			continue;
+		pp_scope sc = m->scope && !strcmp(m->scope, "net") ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+		int nr = (int)m->nranks;
+		bool seen = false;
+		for (int f = 0; f < out->nfits; f++)
+			if (out->fits[f].op == (pp_coll)op && out->fits[f].scope == sc &&
+			    out->fits[f].nranks == nr)
+				seen = true;
+		if (seen || out->nfits == PP_HW_MAX_FITS)
+			continue;
+		int np = 0;
+		for (size_t j = i; j < nall; j++) {
+			pp_calib_meas *q = &all[j];
+			if (!q->kind || strcmp(q->kind, "collective") || coll_of(q->op) != op ||
+			    q->nranks != nr || (q->inplace != PP_CALIB_NULL && q->inplace) ||
+			    (q->wrong != PP_CALIB_NULL && q->wrong > 0) || q->bytes == PP_CALIB_NULL ||
+			    q->bytes <= 0 || !(q->time_us > 0))
+				continue;
+			pp_scope qs = q->scope && !strcmp(q->scope, "net") ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+			if (qs != sc)
+				continue;
+			pts[np].bytes = (double)q->bytes;
+			pts[np].time_s = q->time_us * 1e-6;
+			np++;
+		}
+		pp_coll_fit *f = &out->fits[out->nfits];
+		f->op = (pp_coll)op;
+		f->scope = sc;
+		f->nranks = nr;
+		pp_err sub = {0};
+		if (np >= 3 && pp_fit_collective(f, out->fit_ci[out->nfits], &out->fit_rms[out->nfits],
+						 pts, np, &sub) == 0)
+			out->nfits++;
+	}
+	free(pts);
+
+	/* GEMMs: time = x / frac x (1 + k0 / k), x the time the shape takes
+	 * at the dense peak after tile and (weighted) wave quantisation: linear
+	 * in x and x/k, so weighted least squares gives 1/frac and k0/frac. */
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (hw.peak_flops[dt] <= 0)
+			continue;
+		pp_hw unit = hw;
+		unit.gemm_frac[dt] = 1.0;
+		unit.gemm_k0 = 0;
+		size_t cap = nall ? nall : 1;
+		gsl_matrix *X = gsl_matrix_alloc(cap, 2);
+		gsl_vector *y = gsl_vector_alloc(cap), *w = gsl_vector_alloc(cap);
+		double *ks = pp_xmalloc(sizeof(double) * cap);
+		size_t n = 0;
+		for (size_t i = 0; i < nall; i++) {
+			pp_calib_meas *m = &all[i];
+			if (!m->kind || strcmp(m->kind, "gemm") || dtype_of(m->dtype) != dt ||
+			    m->m == PP_CALIB_NULL || !(m->time_us > 20))
+				continue;
+			double M = (double)m->m, N = (double)m->n, K = (double)m->k;
+			/* the compute model adds the per-kernel overhead to every GEMM
+			 * itself: fit what remains of the measured time without it */
+			double flops = 2 * M * N * K, t = m->time_us * 1e-6 - hw.kernel_overhead_s;
+			double eff = pp_gemm_efficiency(&unit, (pp_dtype)dt, M, N, K, 1);
+			double t_comp = flops / (hw.peak_flops[dt] * eff);
+			double t_mem = (M * K + K * N + M * N) * pp_dtype_bytes((pp_dtype)dt) / hw.mem_Bps;
+			if (t_comp < t_mem || t <= 0)
+				continue; /* memory-bound: says nothing about the tensor cores */
+			gsl_matrix_set(X, n, 0, t_comp);
+			gsl_matrix_set(X, n, 1, t_comp / K);
+			gsl_vector_set(y, n, t);
+			gsl_vector_set(w, n, 1.0 / (t * t));
+			ks[n] = K;
+			n++;
+		}
+		if (n >= 4) {
+			gsl_matrix_view Xv = gsl_matrix_submatrix(X, 0, 0, n, 2);
+			gsl_vector_view yv = gsl_vector_subvector(y, 0, n), wv = gsl_vector_subvector(w, 0, n);
+			gsl_vector *c = gsl_vector_alloc(2);
+			gsl_matrix *cov = gsl_matrix_alloc(2, 2);
+			gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, 2);
+			double chisq;
+			gsl_multifit_wlinear(&Xv.matrix, &wv.vector, &yv.vector, c, cov, &chisq, ws);
+			double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1);
+			double scale = chisq / (double)(n - 2);
+			double va = gsl_matrix_get(cov, 0, 0) * scale, vb = gsl_matrix_get(cov, 1, 1) * scale,
+			       vab = gsl_matrix_get(cov, 0, 1) * scale;
+			if (b < 0) { /* no measurable k overhead: slope only */
+				b = 0;
+				double sxy = 0, sxx = 0;
+				for (size_t i = 0; i < n; i++) {
+					double xi = gsl_matrix_get(X, i, 0), wi = gsl_vector_get(w, i);
+					sxy += wi * xi * gsl_vector_get(y, i);
+					sxx += wi * xi * xi;
+				}
+				a = sxy / sxx;
+				va = 0;
+				vb = vab = 0;
+				double rss = 0;
+				for (size_t i = 0; i < n; i++) {
+					double r = a * gsl_matrix_get(X, i, 0) - gsl_vector_get(y, i);
+					rss += gsl_vector_get(w, i) * r * r;
+				}
+				va = rss / (double)(n - 1) / sxx;
+			}
+			out->has_gemm[dt] = true;
+			out->gemm_frac[dt] = 1.0 / a;
+			out->gemm_frac_ci[dt] = 1.96 * sqrt(va) / (a * a);
+			out->gemm_k0[dt] = b / a;
+			/* var(b/a) by the delta method */
+			double vk = vb / (a * a) + b * b * va / (a * a * a * a) - 2 * b * vab / (a * a * a);
+			out->gemm_k0_ci[dt] = 1.96 * sqrt(vk > 0 ? vk : 0);
+			out->gemm_points[dt] = (int)n;
+			double ss = 0;
+			for (size_t i = 0; i < n; i++) {
+				double pred = a * gsl_matrix_get(X, i, 0) + b * gsl_matrix_get(X, i, 1);
+				double r = pred / gsl_vector_get(y, i) - 1;
+				ss += r * r;
+			}
+			out->gemm_rms[dt] = sqrt(ss / (double)n);
+			gsl_multifit_linear_free(ws);
+			gsl_matrix_free(cov);
+			gsl_vector_free(c);
+		}
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		gsl_vector_free(w);
+		free(ks);
+	}
+
+	/* memory-bound kernels: device copy bandwidth of large buffers */
+	double *bw = pp_xmalloc(sizeof(double) * (nall ? nall : 1));
+	int nb = 0;
+	for (size_t i = 0; i < nall; i++) {
+		pp_calib_meas *m = &all[i];
+		if (m->kind && !strcmp(m->kind, "memcpy") && m->bytes != PP_CALIB_NULL &&
+		    m->bytes >= (64 << 20) && m->GBps > 0)
+			bw[nb++] = m->GBps * PP_GB;
+	}
+	if (nb) {
+		qsort(bw, (size_t)nb, sizeof(double), cmp_double);
+		out->has_mem = true;
+		out->mem_Bps = bw[nb / 2];
+		out->mem_ci_Bps = nb > 1 ? (bw[nb - 1] - bw[0]) / 2 : 0;
+		out->mem_points = nb;
+	}
+	free(bw);
+
+	/* overlap: per pair (podplan-calibrate overlap), the share of the
+	 * shorter side hidden when both run at once, e = (Tc + Tg - Tboth) /
+	 * min(Tc, Tg), clamped to [0, 1]; the profile takes the median, its
+	 * interval 1.96 standard errors */
+	double *ov = pp_xmalloc(sizeof(double) * (nall ? nall : 1));
+	int no = 0;
+	for (size_t i = 0; i < nall; i++) {
+		pp_calib_meas *m = &all[i];
+		if (!m->kind || strcmp(m->kind, "overlap") || !m->extra_json)
+			continue;
+		cJSON *j = cJSON_Parse(m->extra_json);
+		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "comm_us");
+		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "compute_us");
+		if (cJSON_IsNumber(tc) && cJSON_IsNumber(tg) && tc->valuedouble > 0 &&
+		    tg->valuedouble > 0 && m->time_us > 0) {
+			double a = tc->valuedouble, c = tg->valuedouble;
+			double e = (a + c - m->time_us) / (a < c ? a : c);
+			ov[no++] = e < 0 ? 0 : e > 1 ? 1 : e;
+		}
+		cJSON_Delete(j);
+	}
+	if (no) {
+		double mean = 0, var = 0;
+		for (int i = 0; i < no; i++)
+			mean += ov[i] / no;
+		for (int i = 0; i < no; i++)
+			var += (ov[i] - mean) * (ov[i] - mean) / (no > 1 ? no - 1 : 1);
+		qsort(ov, (size_t)no, sizeof(double), cmp_double);
+		out->has_overlap = true;
+		out->overlap_eff = no % 2 ? ov[no / 2] : 0.5 * (ov[no / 2 - 1] + ov[no / 2]);
+		out->overlap_ci = 1.96 * sqrt(var / no);
+		out->overlap_points = no;
+	}
+	free(ov);
+	if (!out->nfits && !out->has_mem && !out->has_overlap) {
+		bool any = false;
+		for (int dt = 0; dt < PP_DT_COUNT; dt++)
+			any |= out->has_gemm[dt];
+		if (!any)
+			rc = pp_errf(err, PP_EINPUT, "fit: the runs hold no measurement to fit (collectives "
+				     "with >= 3 sizes, compute-bound GEMMs, or large copies)");
+	}
+out:
+	pp_calib_meas_free(all, nall);
+	return rc;
+}

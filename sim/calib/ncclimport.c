@@ -1,0 +1,663 @@
+/* ncclimport.c - see ncclimport.h. */
+#include "calib/ncclimport.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_nccl_ops[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+				   "reduce", "alltoall", "sendrecv", "gather", "scatter",
+				   "hypercube"};
+const size_t pp_nccl_nops = PP_ARRAY_LEN(pp_nccl_ops);
+
+double pp_nccl_busbw_factor(const char *op, int nranks)
+{
+	double n = nranks > 0 ? nranks : 1;
+	if (!strcmp(op, "all_reduce"))
+		return 2.0 * (n - 1) / n;
+	if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") || !strcmp(op, "alltoall") ||
+	    !strcmp(op, "gather") || !strcmp(op, "scatter") || !strcmp(op, "hypercube"))
+		return (n - 1) / n;
+	return 1.0;
+}
+
+#define MAX_TOK 64
+
+/* Copy s into d[n], cutting it short when it does not fit. */
+static void cpy(char *d, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+	if (l >= n)
+		l = n - 1;
+	memcpy(d, s, l);
+	d[l] = '\0';
+}
+
+/* Split s (modified) at white space into at most MAX_TOK tokens. */
+static int tokenize(char *s, char **tok)
+{
+	int n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(s, " \t\r\n", &save); t && n < MAX_TOK; t = strtok_r(NULL, " \t\r\n", &save))
+		tok[n++] = t;
+	return n;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int word_size(const char *type)
+{
+	static const struct {
+		const char *name;
+		int bytes;
+	} t[] = {{"int8", 1}, {"uint8", 1}, {"char", 1}, {"f8e4m3", 1}, {"f8e5m2", 1},
+		 {"half", 2}, {"float16", 2}, {"bfloat16", 2}, {"bf16", 2},
+		 {"int32", 4}, {"uint32", 4}, {"int", 4}, {"float", 4}, {"float32", 4},
+		 {"int64", 8}, {"uint64", 8}, {"double", 8}, {"float64", 8}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(t); i++)
+		if (!strcmp(type, t[i].name))
+			return t[i].bytes;
+	return 0;
+}
+
+static bool known_op(const char *op)
+{
+	for (size_t i = 0; i < pp_nccl_nops; i++)
+		if (!strcmp(op, pp_nccl_ops[i]))
+			return true;
+	return false;
+}
+
+/* The collective a path names ("logs/all_gather_perf-16.log" -> all_gather);
+ * the longest match wins so that "all_reduce" is not read as "reduce". */
+static const char *op_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *best = NULL;
+	for (size_t i = 0; i < pp_nccl_nops; i++)
+		if (strstr(base, pp_nccl_ops[i]) && (!best || strlen(pp_nccl_ops[i]) > strlen(best)))
+			best = pp_nccl_ops[i];
+	return best;
+}
+
+/* Column layout read from the header line. */
+enum { COL_TIME, COL_ALGBW, COL_BUSBW, COL_WRONG, COL_ERROR, COL_OTHER };
+typedef struct layout {
+	int nbase;          /* size count type [redop] [root] */
+	int redop_at, root_at; /* their positions, -1 when absent (old logs) */
+	int ngroups;        /* 1 or 2 */
+	int group_w[2];
+	int kind[2][16];    /* COL_* per column of a group */
+	int first_group;    /* 0 when group 0 is out-of-place, 1 when the only group is in-place */
+	int trailing;       /* timestamp tokens after the groups (0 or 2) */
+	bool valid;
+} layout;
+
+static int parse_header(char *line, const char *label_line, layout *L)
+{
+	char *tok[MAX_TOK];
+	int n = tokenize(line + 1, tok), i = 0;
+	memset(L, 0, sizeof(*L));
+	static const char *const base[] = {"size", "count", "type"};
+	for (i = 0; i < 3; i++)
+		if (i >= n || strcmp(tok[i], base[i]))
+			return -1;
+	L->redop_at = L->root_at = -1;
+	for (; i < n && (!strcmp(tok[i], "redop") || !strcmp(tok[i], "root")); i++)
+		*(!strcmp(tok[i], "redop") ? &L->redop_at : &L->root_at) = i;
+	L->nbase = i;
+	while (i < n) {
+		if (!strcmp(tok[i], "time") || !strcmp(tok[i], "cputime")) {
+			if (L->ngroups == 2)
+				return -1;
+			L->ngroups++;
+		} else if (!strcmp(tok[i], "timestamp")) {
+			L->trailing = 2; /* "YYYY-MM-DD HH:MM:SS" */
+			i++;
+			continue;
+		} else if (L->ngroups == 0) {
+			return -1;
+		}
+		int g = L->ngroups - 1, c = L->group_w[g]++;
+		if (c >= 16)
+			return -1;
+		L->kind[g][c] = !strcmp(tok[i], "time") || !strcmp(tok[i], "cputime") ? COL_TIME :
+				!strcmp(tok[i], "algbw") ? COL_ALGBW :
+				!strcmp(tok[i], "busbw") ? COL_BUSBW :
+				!strcmp(tok[i], "#wrong") ? COL_WRONG :
+				!strcmp(tok[i], "error") ? COL_ERROR : COL_OTHER;
+		i++;
+	}
+	if (L->ngroups == 0)
+		return -1;
+	L->first_group = 0;
+	if (L->ngroups == 1 && label_line && strstr(label_line, "in-place") &&
+	    !strstr(label_line, "out-of-place"))
+		L->first_group = 1;
+	L->valid = true;
+	return 0;
+}
+
+static void section_init(pp_nccl_section *s, int line)
+{
+	memset(s, 0, sizeof(*s));
+	s->line = line;
+	s->avg_busbw_GBps = NAN;
+	s->out_of_bounds = PP_CALIB_NULL;
+}
+
+/* "#  Rank  3 Group  0 Pid  1234 on   node01 device  3 [0000:18:00] NVIDIA H100 80GB HBM3"
+ * (older logs have no Group, and "[0x18]"). Adds the rank and host. */
+typedef struct rankset {
+	int ranks[4096];
+	int n;
+} rankset;
+
+static int parse_rank_line(const char *line, pp_nccl_section *s, rankset *rs)
+{
+	char buf[1024], *tok[MAX_TOK];
+	snprintf(buf, sizeof(buf), "%s", line + 1);
+	int n = tokenize(buf, tok), rank = -1;
+	const char *host = NULL;
+	for (int i = 0; i + 1 < n; i++) {
+		if (!strcmp(tok[i], "Rank") && all_digits(tok[i + 1]))
+			rank = atoi(tok[i + 1]);
+		else if (!strcmp(tok[i], "on"))
+			host = tok[i + 1];
+	}
+	if (rank < 0 || !host)
+		return -1;
+	bool seen = false;
+	for (int i = 0; i < rs->n; i++)
+		seen |= rs->ranks[i] == rank;
+	if (!seen && rs->n < (int)PP_ARRAY_LEN(rs->ranks))
+		rs->ranks[rs->n++] = rank;
+	s->nranks = rs->n;
+	/* hosts: a comma-separated set */
+	char pat[300];
+	snprintf(pat, sizeof(pat), ",%s,", host);
+	char have[300];
+	snprintf(have, sizeof(have), ",%s,", s->hosts);
+	if (!strstr(have, pat)) {
+		size_t l = strlen(s->hosts);
+		if (l + strlen(host) + 2 < sizeof(s->hosts))
+			snprintf(s->hosts + l, sizeof(s->hosts) - l, "%s%s", l ? "," : "", host);
+		s->nhosts++;
+	}
+	const char *br = strchr(line, ']');
+	if (br && !s->gpu_name[0]) {
+		br++;
+		while (*br == ' ')
+			br++;
+		snprintf(s->gpu_name, sizeof(s->gpu_name), "%s", br);
+		size_t l = strlen(s->gpu_name);
+		while (l && isspace((unsigned char)s->gpu_name[l - 1]))
+			s->gpu_name[--l] = '\0';
+	}
+	return 0;
+}
+
+static bool parse_num(const char *t, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(t, &end);
+	return end != t && !*end && errno == 0 && isfinite(*v);
+}
+
+static int parse_row(const char *name, int lineno, char *line, const layout *L, pp_nccl_row *r,
+		     pp_err *err)
+{
+	char *tok[MAX_TOK];
+	int n = tokenize(line, tok);
+	memset(r, 0, sizeof(*r));
+	r->line = lineno;
+	r->root = -1;
+	for (int g = 0; g < 2; g++) {
+		r->wrong[g] = PP_CALIB_NULL;
+		r->time_us[g] = r->algbw_GBps[g] = r->busbw_GBps[g] = r->max_error[g] = NAN;
+	}
+	int full = L->nbase + L->group_w[0] + (L->ngroups > 1 ? L->group_w[1] : 0);
+	int groups_present = L->ngroups, skip_first = 0;
+	if (n == full + L->trailing || n == full) {
+		/* every group present */
+	} else if (L->ngroups == 2 && (n == full - L->group_w[0] || n == full - L->group_w[0] + L->trailing)) {
+		groups_present = 1; /* out-of-place left out (nccl-tests prints blanks) */
+		skip_first = 1;
+	} else {
+		return pp_errf(err, PP_EINPUT, "%s:%d: a result row with %d fields; the header above "
+			       "it has %d", name, lineno, n, full);
+	}
+	if (!all_digits(tok[0]) || !all_digits(tok[1]))
+		return pp_errf(err, PP_EINPUT, "%s:%d: size and count must be whole numbers, found "
+			       "'%s' '%s'", name, lineno, tok[0], tok[1]);
+	r->size_bytes = strtoll(tok[0], NULL, 10);
+	r->count = strtoll(tok[1], NULL, 10);
+	cpy(r->type, sizeof(r->type), tok[2]);
+	cpy(r->redop, sizeof(r->redop), L->redop_at >= 0 ? tok[L->redop_at] : "");
+	if (L->root_at >= 0)
+		r->root = atoi(tok[L->root_at]);
+	int t = L->nbase;
+	for (int g = skip_first; g < skip_first + groups_present; g++) {
+		int slot = L->ngroups == 1 ? L->first_group : g;
+		r->has[slot] = true;
+		for (int c = 0; c < L->group_w[g]; c++, t++) {
+			double v = NAN;
+			bool na = !strcmp(tok[t], "N/A");
+			if (!na && !parse_num(tok[t], &v))
+				return pp_errf(err, PP_EINPUT, "%s:%d: field %d: found '%s', expected a "
+					       "number", name, lineno, t + 1, tok[t]);
+			switch (L->kind[g][c]) {
+			case COL_TIME: r->time_us[slot] = v; break;
+			case COL_ALGBW: r->algbw_GBps[slot] = v; break;
+			case COL_BUSBW: r->busbw_GBps[slot] = v; break;
+			case COL_WRONG: r->wrong[slot] = na ? PP_CALIB_NULL : (int64_t)v; break;
+			case COL_ERROR: r->max_error[slot] = v; break;
+			default: break;
+			}
+		}
+		if (!isfinite(r->time_us[slot]) || r->time_us[slot] <= 0)
+			return pp_errf(err, PP_EINPUT, "%s:%d: found time '%s', expected a positive "
+				       "number of microseconds", name, lineno, tok[t - L->group_w[g]]);
+	}
+	return 0;
+}
+
+static const char *infer_op(const pp_nccl_row *r, int nranks, const char **why)
+{
+	int ws = word_size(r->type);
+	bool reduces = strcmp(r->redop, "none") != 0;
+	*why = NULL;
+	if (!ws) {
+		*why = "unknown data type";
+		return NULL;
+	}
+	if (!r->redop[0]) {
+		*why = "the log has no redop column";
+		return NULL;
+	}
+	bool per_rank = nranks > 1 && r->size_bytes == r->count * ws * (int64_t)nranks;
+	bool whole = r->size_bytes == r->count * ws;
+	if (per_rank && reduces)
+		return "reduce_scatter";
+	if (per_rank) {
+		*why = "all_gather and alltoall print the same columns";
+		return NULL;
+	}
+	if (whole && reduces)
+		return r->root >= 0 ? "reduce" : "all_reduce";
+	if (whole)
+		return r->root >= 0 ? "broadcast" : "sendrecv";
+	*why = "size is neither count x type size nor that times the ranks";
+	return NULL;
+}
+
+static void trim_copy(char *dst, size_t n, const char *src)
+{
+	while (*src == '#' || *src == ' ')
+		src++;
+	cpy(dst, n, src);
+	size_t l = strlen(dst);
+	while (l && isspace((unsigned char)dst[l - 1]))
+		dst[--l] = '\0';
+}
+
+static int finish_section(const char *name, pp_nccl_section *s, const pp_ncclimport_opts *o,
+			  pp_nccl_log *log, pp_err *err)
+{
+	if (o && o->nranks > 0)
+		s->nranks = o->nranks;
+	if (s->nrows == 0)
+		return 0;
+	if (s->nranks <= 0)
+		return pp_errf(err, PP_EINPUT, "%s:%d: no '# Using devices' rank list before the "
+			       "results, so the number of ranks is unknown; pass --nranks N",
+			       name, s->line);
+	if (o && o->op) {
+		snprintf(s->op, sizeof(s->op), "%s", o->op);
+		snprintf(s->op_from, sizeof(s->op_from), "option");
+	} else if (!s->op[0]) {
+		const char *f = op_from_name(name), *why = NULL;
+		if (f) {
+			snprintf(s->op, sizeof(s->op), "%s", f);
+			snprintf(s->op_from, sizeof(s->op_from), "file name");
+		} else if ((f = infer_op(&s->rows[0], s->nranks, &why))) {
+			snprintf(s->op, sizeof(s->op), "%s", f);
+			snprintf(s->op_from, sizeof(s->op_from), "columns");
+		} else {
+			return pp_errf(err, PP_EINPUT, "%s:%d: cannot tell which collective this is "
+				       "(%s); name it with --op (one of all_reduce, all_gather, "
+				       "reduce_scatter, broadcast, reduce, alltoall, sendrecv)",
+				       name, s->rows[0].line, why);
+		}
+	}
+	/* nccl-tests' footer is the mean busbw over every printed result. */
+	if (isfinite(s->avg_busbw_GBps)) {
+		double sum = 0;
+		int cnt = 0;
+		for (size_t i = 0; i < s->nrows; i++)
+			for (int g = 0; g < 2; g++)
+				if (s->rows[i].has[g]) {
+					sum += s->rows[i].busbw_GBps[g];
+					cnt++;
+				}
+		double mean = cnt ? sum / cnt : 0;
+		/* the rows carry two decimals: allow their rounding */
+		if (fabs(mean - s->avg_busbw_GBps) > 0.005 + 1e-3 * s->avg_busbw_GBps) {
+			size_t l = strlen(log->warnings);
+			snprintf(log->warnings + l, sizeof(log->warnings) - l,
+				 "%s%s:%d: the footer's average bus bandwidth %.4g GB/s differs from the "
+				 "rows' mean %.4g GB/s (truncated or edited log?)", l ? "; " : "", name,
+				 s->line, s->avg_busbw_GBps, mean);
+		}
+	}
+	return 0;
+}
+
+void pp_nccl_log_release(pp_nccl_log *log)
+{
+	for (size_t i = 0; i < log->nsections; i++)
+		free(log->sections[i].rows);
+	free(log->sections);
+	memset(log, 0, sizeof(*log));
+}
+
+/* A new section takes the collective and NCCL version printed above its
+ * "# nThread" line (pend_op, pend_ver), which are then consumed. */
+static pp_nccl_section *new_section(pp_nccl_log *log, int line, char *pend_op, char *pend_ver)
+{
+	log->sections = pp_xrealloc(log->sections, (log->nsections + 1) * sizeof(*log->sections));
+	pp_nccl_section *s = &log->sections[log->nsections++];
+	section_init(s, line);
+	if (pend_op[0]) {
+		snprintf(s->op, sizeof(s->op), "%s", pend_op);
+		snprintf(s->op_from, sizeof(s->op_from), "log");
+	}
+	snprintf(s->nccl_version, sizeof(s->nccl_version), "%s", pend_ver);
+	pend_op[0] = pend_ver[0] = '\0';
+	return s;
+}
+
+int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_opts *opts,
+			pp_nccl_log *out, pp_err *err)
+{
+	int rc = 0, lineno = 0;
+	size_t cap = 0;
+	char label[1024] = "", prev[1024] = "", pend_op[32] = "", pend_ver[32] = "";
+	layout L = {0};
+	rankset *rs = pp_xcalloc(1, sizeof(*rs));
+	pp_nccl_section *s = NULL;
+	memset(out, 0, sizeof(*out));
+	if (opts && opts->op && !known_op(opts->op)) {
+		const char *dym = pp_did_you_mean(opts->op, pp_nccl_ops, pp_nccl_nops);
+		rc = pp_errf(err, PP_EINPUT, "--op: unknown collective '%s'%s%s%s", opts->op,
+			     dym ? " (did you mean '" : "", dym ? dym : "", dym ? "'?)" : "");
+		goto out;
+	}
+	for (const char *p = text; *p && !rc;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) ? len : sizeof(line) - 1), p);
+		p = nl ? nl + 1 : p + len;
+		lineno++;
+		const char *q = line;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == '#') {
+			char tmp[1024], *tok[MAX_TOK];
+			snprintf(tmp, sizeof(tmp), "%s", q + 1);
+			int n = tokenize(tmp, tok);
+			if (n >= 2 && !strcmp(tok[0], "nThread")) {
+				if (s)
+					rc = finish_section(name, s, opts, out, err);
+				if (rc)
+					break;
+				s = new_section(out, lineno, pend_op, pend_ver);
+				cap = 0;
+				rs->n = 0;
+				L.valid = false;
+				trim_copy(s->params, sizeof(s->params), q);
+				for (int i = 1; i + 1 < n; i++)
+					if (!strcmp(tok[i], "iters:") && strcmp(tok[i - 1], "warmup") &&
+					    strcmp(tok[i - 1], "agg"))
+						s->iters = atoi(tok[i + 1]);
+			} else if (n >= 3 && !strcmp(tok[0], "nccl-tests") && !strcmp(tok[1], "version")) {
+				for (int i = 2; i < n; i++)
+					if (!strncmp(tok[i], "nccl-library=", 13))
+						snprintf(pend_ver, sizeof(pend_ver), "%s", tok[i] + 13);
+			} else if (n >= 4 && !strcmp(tok[0], "Collective") && !strcmp(tok[2], "starting:")) {
+				/* printed before "# nThread": applies to the next section */
+				char opname[64];
+				const char *b = strrchr(tok[3], '/');
+				snprintf(opname, sizeof(opname), "%s", b ? b + 1 : tok[3]);
+				char *suf = strstr(opname, "_perf");
+				if (suf)
+					*suf = '\0';
+				if (known_op(opname))
+					cpy(pend_op, sizeof(pend_op), opname);
+			} else if (n >= 2 && !strcmp(tok[0], "Rank")) {
+				if (!s)
+					s = new_section(out, lineno, pend_op, pend_ver);
+				if (parse_rank_line(q, s, rs))
+					rc = pp_errf(err, PP_EINPUT, "%s:%d: a device line without 'Rank N' "
+						     "and 'on HOST'", name, lineno);
+			} else if (n >= 4 && !strcmp(tok[0], "size") && !strcmp(tok[1], "count")) {
+				snprintf(label, sizeof(label), "%s", prev);
+				char h[1024];
+				snprintf(h, sizeof(h), "%s", q);
+				if (parse_header(h, label, &L))
+					rc = pp_errf(err, PP_EINPUT, "%s:%d: a results header this importer "
+						     "does not know (expected 'size count type [redop] "
+						     "[root] time algbw busbw #wrong ...')", name, lineno);
+				if (!s)
+					s = new_section(out, lineno, pend_op, pend_ver);
+			} else if (s && n >= 5 && !strcmp(tok[0], "Avg") && !strcmp(tok[1], "bus")) {
+				double v;
+				if (parse_num(tok[4], &v))
+					s->avg_busbw_GBps = v;
+			} else if (s && n >= 6 && !strcmp(tok[0], "Out") && !strcmp(tok[2], "bounds")) {
+				s->out_of_bounds = atoll(tok[5]);
+			}
+			snprintf(prev, sizeof(prev), "%s", q);
+			continue;
+		}
+		char tmp[1024], *tok[MAX_TOK];
+		snprintf(tmp, sizeof(tmp), "%s", q);
+		int n = tokenize(tmp, tok);
+		if (n == 0 || !all_digits(tok[0]))
+			continue; /* NCCL INFO lines, blank lines, program chatter */
+		if (!s || !L.valid) {
+			rc = pp_errf(err, PP_EINPUT, "%s:%d: a result row before any column header "
+				     "('#  size  count  type ...')", name, lineno);
+			break;
+		}
+		if (s->nrows == cap) {
+			cap = cap ? 2 * cap : 64;
+			s->rows = pp_xrealloc(s->rows, cap * sizeof(*s->rows));
+		}
+		char row[1024];
+		snprintf(row, sizeof(row), "%s", q);
+		if ((rc = parse_row(name, lineno, row, &L, &s->rows[s->nrows], err)))
+			break;
+		s->nrows++;
+	}
+	if (!rc && s)
+		rc = finish_section(name, s, opts, out, err);
+	if (!rc) {
+		size_t rows = 0;
+		for (size_t i = 0; i < out->nsections; i++)
+			rows += out->sections[i].nrows;
+		if (!rows)
+			rc = pp_errf(err, PP_EINPUT, "%s: no nccl-tests result rows found (expected "
+				     "lines like '  1048576  262144  float  sum  -1  ...')", name);
+	}
+out:
+	free(rs);
+	if (rc)
+		pp_nccl_log_release(out);
+	return rc;
+}
+
+static void json_kv_str(pp_sb *sb, const char *key, const char *v, bool comma)
+{
+	if (comma)
+		pp_sb_adds(sb, ", ");
+	pp_sb_add_json(sb, key);
+	pp_sb_adds(sb, ": ");
+	pp_sb_add_json(sb, v);
+}
+
+static int store_log(pp_store *st, const char *path, const char *text, size_t len,
+		     const pp_ncclimport_opts *opts, const pp_nccl_log *log, int64_t *run_id,
+		     pp_err *err)
+{
+	pp_calib_run run;
+	pp_sb cmd = {0}, extra = {0};
+	int rc = 0, maxranks = 0;
+	const pp_nccl_section *first = NULL;
+	char hash[17];
+	pp_hash_hex(text, len, hash);
+	for (size_t i = 0; i < log->nsections; i++) {
+		const pp_nccl_section *s = &log->sections[i];
+		if (!s->nrows)
+			continue;
+		if (!first)
+			first = s;
+		if (s->nranks > maxranks)
+			maxranks = s->nranks;
+	}
+	pp_sb_addf(&cmd, "podplan calib import-nccl-tests %s", path);
+	pp_sb_adds(&extra, "{");
+	json_kv_str(&extra, "file", path, false);
+	json_kv_str(&extra, "fnv1a64", hash, true);
+	pp_sb_adds(&extra, ", \"sections\": [");
+	bool comma = false;
+	for (size_t i = 0; i < log->nsections; i++) {
+		const pp_nccl_section *s = &log->sections[i];
+		if (!s->nrows)
+			continue;
+		pp_sb_adds(&extra, comma ? ", {" : "{");
+		comma = true;
+		json_kv_str(&extra, "op", s->op, false);
+		json_kv_str(&extra, "op_from", s->op_from, true);
+		json_kv_str(&extra, "params", s->params, true);
+		json_kv_str(&extra, "hosts", s->hosts, true);
+		pp_sb_addf(&extra, ", \"nranks\": %d, \"line\": %d, \"rows\": %zu", s->nranks, s->line,
+			   s->nrows);
+		if (isfinite(s->avg_busbw_GBps))
+			pp_sb_addf(&extra, ", \"avg_busbw_GBps\": %.9g", s->avg_busbw_GBps);
+		if (s->out_of_bounds != PP_CALIB_NULL)
+			pp_sb_addf(&extra, ", \"out_of_bounds\": %lld", (long long)s->out_of_bounds);
+		pp_sb_adds(&extra, "}");
+	}
+	pp_sb_adds(&extra, "]");
+	if (log->warnings[0])
+		json_kv_str(&extra, "warnings", log->warnings, true);
+	pp_sb_adds(&extra, "}");
+
+	pp_calib_run_init(&run);
+	run.source = "nccl-tests";
+	run.command_line = cmd.buf;
+	run.host = first->hosts;
+	run.gpu_name = first->gpu_name[0] ? first->gpu_name : NULL;
+	run.gpu_count = maxranks;
+	/* nccl-library=22803 is NCCL_VERSION_CODE: major*10000 + minor*100 + patch */
+	char ver[32] = "";
+	long code = first->nccl_version[0] ? strtol(first->nccl_version, NULL, 10) : 0;
+	if (code >= 20900)
+		snprintf(ver, sizeof(ver), "%ld.%ld.%ld", code / 10000, code / 100 % 100, code % 100);
+	else if (first->nccl_version[0])
+		cpy(ver, sizeof(ver), first->nccl_version);
+	run.nccl_version = ver[0] ? ver : NULL;
+	run.extra_json = extra.buf;
+	if ((rc = pp_store_exec(st, "BEGIN IMMEDIATE", err)))
+		goto out;
+	if ((rc = pp_calibdb_begin_run(st, &run, run_id, err)))
+		goto rollback;
+	for (size_t i = 0; i < log->nsections && !rc; i++) {
+		const pp_nccl_section *s = &log->sections[i];
+		const char *scope = opts && opts->scope ? opts->scope : s->nhosts > 1 ? "net" : NULL;
+		for (size_t r = 0; r < s->nrows && !rc; r++) {
+			const pp_nccl_row *row = &s->rows[r];
+			for (int g = 0; g < 2 && !rc; g++) {
+				if (!row->has[g])
+					continue;
+				pp_sb ex = {0};
+				pp_calib_meas m;
+				pp_calib_meas_init(&m);
+				pp_sb_addf(&ex, "{\"stat\": \"mean\", \"count\": %lld, \"redop\": ",
+					   (long long)row->count);
+				pp_sb_add_json(&ex, row->redop);
+				pp_sb_addf(&ex, ", \"root\": %d, \"line\": %d", row->root, row->line);
+				if (isfinite(row->max_error[g]))
+					pp_sb_addf(&ex, ", \"max_error\": %.9g", row->max_error[g]);
+				pp_sb_adds(&ex, "}");
+				m.kind = "collective";
+				m.op = s->op;
+				m.dtype = row->type;
+				m.nranks = s->nranks;
+				m.bytes = row->size_bytes;
+				m.inplace = g;
+				m.time_us = row->time_us[g];
+				m.algbw_GBps = row->algbw_GBps[g];
+				m.busbw_GBps = row->busbw_GBps[g];
+				m.repeats = s->iters > 0 ? s->iters : PP_CALIB_NULL;
+				m.wrong = row->wrong[g];
+				m.scope = scope;
+				m.extra_json = ex.buf;
+				rc = pp_calibdb_add(st, *run_id, &m, NULL, err);
+				pp_sb_release(&ex);
+			}
+		}
+	}
+	if (!rc)
+		rc = pp_calibdb_end_run(st, *run_id, "complete", NULL, err);
+	if (!rc) {
+		rc = pp_store_exec(st, "COMMIT", err);
+		goto out;
+	}
+rollback:
+	sqlite3_exec(pp_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+out:
+	pp_sb_release(&cmd);
+	pp_sb_release(&extra);
+	return rc;
+}
+
+int pp_ncclimport_file(pp_store *st, const char *path, const pp_ncclimport_opts *opts,
+		       int64_t *run_id, pp_nccl_log *log, pp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	pp_nccl_log local;
+	pp_nccl_log *lg = log ? log : &local;
+	int rc = pp_read_file(path, (size_t)1 << 30, &text, &len, err);
+	if (rc)
+		return rc;
+	if (memchr(text, '\0', len)) {
+		rc = pp_errf(err, PP_EINPUT, "%s: binary data, expected nccl-tests' text output", path);
+		free(text);
+		return rc;
+	}
+	rc = pp_ncclimport_parse(path, text, opts, lg, err);
+	if (!rc) {
+		rc = store_log(st, path, text, len, opts, lg, run_id, err);
+		if (rc || !log)
+			pp_nccl_log_release(lg);
+	}
+	free(text);
+	return rc;
+}

@@ -1,0 +1,148 @@
+/* replayval.c - see replayval.h. */
+#include "calib/replayval.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "calib/profile.h"
+#include "input/scenario.h"
+#include "core/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void summarise(pp_replayset *v)
+{
+	v->mean_abs = v->max_abs = 0;
+	for (int i = 0; i < v->n; i++) {
+		pp_replay_row *r = &v->rows[i];
+		r->error = (r->predicted_s - r->measured_s) / r->measured_s;
+		v->mean_abs += fabs(r->error) / v->n;
+		if (fabs(r->error) > v->max_abs)
+			v->max_abs = fabs(r->error);
+	}
+}
+
+int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
+{
+	memset(v, 0, sizeof(*v));
+	int rc = pp_csv_load(&v->csv, path, err);
+	if (rc)
+		return rc;
+	const pp_csv *c = &v->csv;
+	int ci = pp_csv_col(c, "config"), pi = pp_csv_col(c, "predicted_s"),
+	    mi = pp_csv_col(c, "measured_s"), si = pp_csv_col(c, "scenario"),
+	    fi = pp_csv_col(c, "profile");
+	if (ci < 0 || pi < 0 || mi < 0) {
+		rc = pp_errf(err, PP_EINPUT, "%s: expected the columns config, predicted_s and "
+			     "measured_s (as podplan-calibrate replay --csv writes them)", path);
+		goto out;
+	}
+	v->rows = pp_xcalloc((size_t)(c->nrows > 0 ? c->nrows : 1), sizeof(pp_replay_row));
+	for (int i = 1; i < c->nrows; i++) {
+		if (c->nfields[i] == 1 && !*pp_csv_get(c, i, 0))
+			continue; /* a blank line */
+		pp_replay_row *r = &v->rows[v->n];
+		char *end;
+		const char *ps = pp_csv_get(c, i, pi), *ms = pp_csv_get(c, i, mi);
+		r->predicted_s = strtod(ps, &end);
+		bool bad = end == ps || *end || !(r->predicted_s > 0);
+		r->measured_s = strtod(ms, &end);
+		bad = bad || end == ms || *end || !(r->measured_s > 0);
+		if (bad) {
+			rc = pp_errf(err, PP_EINPUT, "%s:%d: predicted_s '%s', measured_s '%s': expected "
+				     "positive seconds", path, i + 1, ps, ms);
+			goto out;
+		}
+		snprintf(r->config, sizeof(r->config), "%s", pp_csv_get(c, i, ci));
+		if (si >= 0)
+			snprintf(r->scenario, sizeof(r->scenario), "%s", pp_csv_get(c, i, si));
+		if (fi >= 0)
+			snprintf(r->profile, sizeof(r->profile), "%s", pp_csv_get(c, i, fi));
+		r->csv_row = i;
+		v->n++;
+	}
+	if (!v->n) {
+		rc = pp_errf(err, PP_EINPUT, "%s: no replayed steps", path);
+		goto out;
+	}
+	summarise(v);
+out:
+	if (rc)
+		pp_replayset_release(v);
+	return rc;
+}
+
+int pp_replayval_repredict(pp_replayset *v, const pp_catalog *cat, pp_err *err)
+{
+	int rc = 0;
+	for (int i = 0; i < v->n && !rc; i++) {
+		pp_replay_row *r = &v->rows[i];
+		if (!r->scenario[0])
+			return pp_errf(err, PP_EINPUT, "%s: no scenario column to predict from",
+				       r->config);
+		pp_scenario s;
+		pp_hw hw;
+		pp_result res;
+		if ((rc = pp_scenario_load(&s, r->scenario, cat, err)))
+			return rc;
+		if (!(rc = pp_hw_from_catalog(&hw, cat, &s.cluster, err)) && s.calib_profile[0])
+			rc = pp_profile_apply_spec(&hw, s.calib_db[0] ? s.calib_db : pp_store_default_path(),
+						   s.calib_profile, err);
+		if (!rc && !(rc = pp_predict(&s, &hw, NULL, &res, err))) {
+			r->predicted_s = res.step_time_s;
+			snprintf(r->profile, sizeof(r->profile), "%s", hw.profile[0] ? hw.profile : "catalog");
+		}
+		pp_scenario_release(&s);
+	}
+	if (!rc)
+		summarise(v);
+	return rc;
+}
+
+void pp_replayval_csv(const pp_replayset *v, pp_sb *out)
+{
+	/* a fixed set of columns, those the file has: the replay's own
+	 * diagnostics (plan_s: the plan on paper with the durations modelled
+	 * at replay time) are left out, as they go stale with the engine */
+	static const char *const cols[] = {"config", "predicted_s", "measured_s", "error_pct",
+					   "measured_min_s", "measured_max_s", "steps", "warmup",
+					   "profile", "scenario"};
+	const pp_csv *c = &v->csv;
+	int idx[PP_ARRAY_LEN(cols)], n = 0;
+	const char *name[PP_ARRAY_LEN(cols)];
+	for (size_t k = 0; k < PP_ARRAY_LEN(cols); k++) {
+		int j = pp_csv_col(c, cols[k]);
+		if (j < 0 && strcmp(cols[k], "error_pct"))
+			continue;
+		name[n] = cols[k];
+		idx[n++] = j;
+	}
+	for (int k = 0; k < n; k++)
+		pp_sb_addf(out, "%s%s", k ? "," : "", name[k]);
+	pp_sb_adds(out, "\n");
+	for (int i = 0; i < v->n; i++) {
+		const pp_replay_row *r = &v->rows[i];
+		for (int k = 0; k < n; k++) {
+			if (k)
+				pp_sb_adds(out, ",");
+			if (!strcmp(name[k], "predicted_s"))
+				pp_sb_addf(out, "%.6f", r->predicted_s);
+			else if (!strcmp(name[k], "measured_s"))
+				pp_sb_addf(out, "%.6f", r->measured_s);
+			else if (!strcmp(name[k], "error_pct"))
+				pp_sb_addf(out, "%.2f", 100 * r->error);
+			else if (!strcmp(name[k], "profile") && r->profile[0])
+				pp_sb_add_csv(out, r->profile);
+			else
+				pp_sb_add_csv(out, pp_csv_get(c, r->csv_row, idx[k]));
+		}
+		pp_sb_adds(out, "\n");
+	}
+}
+
+void pp_replayset_release(pp_replayset *v)
+{
+	free(v->rows);
+	pp_csv_release(&v->csv);
+	memset(v, 0, sizeof(*v));
+}

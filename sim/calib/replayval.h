@@ -1,0 +1,50 @@
+/*
+ * replayval.h - replayed steps against predictions: the CSV that
+ * `podplan-calibrate replay --csv` writes (config, predicted_s, measured_s,
+ * ..., scenario), read back, optionally predicted again with the current
+ * engine and calibration profile, with the absolute-error summary.
+ * `podplan validate --replay FILE.csv` prints it.
+ *
+ * error = (predicted - measured) / measured. The measured steps never feed
+ * a fit: they are held-out ground truth.
+ */
+#ifndef PP_REPLAYVAL_H
+#define PP_REPLAYVAL_H
+
+#include "input/catalog.h"
+#include "core/csv.h"
+#include "core/pp.h"
+#include "core/util.h"
+
+typedef struct pp_replay_row {
+	char config[192];
+	char scenario[512];     /* "" when the CSV has no scenario column */
+	char profile[160];
+	double predicted_s, measured_s, error;
+	int csv_row;            /* index into the parsed CSV (0 = header) */
+} pp_replay_row;
+
+typedef struct pp_replayset {
+	pp_replay_row *rows;
+	int n;
+	double mean_abs, max_abs;   /* over the rows */
+	pp_csv csv;                 /* the file as read (for --csv output) */
+} pp_replayset;
+
+/* Read FILE.csv (needs the columns config, predicted_s, measured_s).
+ * PP_EINPUT names the line and column of a bad value. */
+int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err);
+
+/* Predict every row again from its scenario file (relative paths are taken
+ * from the current directory, as the replay wrote them) with the
+ * scenario's calibration section, and recompute the errors. */
+int pp_replayval_repredict(pp_replayset *v, const pp_catalog *cat, pp_err *err);
+
+/* The CSV again: config, predicted_s, measured_s, error_pct and, where the
+ * file has them, measured_min_s, measured_max_s, steps, warmup, profile,
+ * scenario; predictions, errors and profile as they now are. */
+void pp_replayval_csv(const pp_replayset *v, pp_sb *out);
+
+void pp_replayset_release(pp_replayset *v);
+
+#endif

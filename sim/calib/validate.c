@@ -1,0 +1,366 @@
+/* validate.c - see validate.h. */
+#include "calib/validate.h"
+#include "core/csv.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
+#include "engine/workload.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool has(const char *s, const char *needle)
+{
+	return s && strstr(s, needle) != NULL;
+}
+
+static bool hasi(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; s && *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+/* The first integer after any of the keys in text, else def. */
+static long after(const char *text, const char *const *keys, size_t nkeys, long def)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		const char *p = strstr(text, keys[i]);
+		if (!p)
+			continue;
+		p += strlen(keys[i]);
+		while (*p && !isdigit((unsigned char)*p))
+			p++;
+		if (!*p)
+			continue;
+		long v = strtol(p, NULL, 10);
+		/* thousands separators, e.g. "250,680" */
+		const char *q = p;
+		while (isdigit((unsigned char)*q) || (*q == ',' && isdigit((unsigned char)q[1])))
+			q++;
+		if (memchr(p, ',', (size_t)(q - p))) {
+			v = 0;
+			for (const char *r = p; r < q; r++)
+				if (isdigit((unsigned char)*r))
+					v = v * 10 + (*r - '0');
+		}
+		return v;
+	}
+	return def;
+}
+
+static void group_of(const char *source, const char *table, char *out, size_t n)
+{
+	if (has(source, "Korthikanti"))
+		snprintf(out, n, "Korthikanti et al. 2022 %s", table);
+	else if (has(source, "Narayanan"))
+		snprintf(out, n, "Narayanan et al. SC'21 %s", table);
+	else if (has(source, "bigscience"))
+		snprintf(out, n, "BLOOM-176B production run");
+	else
+		snprintf(out, n, "%.60s", source);
+	char *paren = strstr(out, " (");
+	if (paren && (has(table, "Table 1") || has(table, "Table 2") || has(table, "DP scaling") ||
+		      has(table, "per-layer")))
+		*paren = '\0';
+}
+
+static const char *gpu_id(const char *sku)
+{
+	if (has(sku, "A100") && has(sku, "40"))
+		return "a100-40gb";
+	if (has(sku, "A100"))
+		return "a100-80gb";
+	if (has(sku, "H200"))
+		return "h200";
+	if (has(sku, "H100"))
+		return "h100-sxm";
+	return NULL;
+}
+
+static const char *inter_id(const char *txt, int *nics)
+{
+	static const char *const k[] = {"x "};
+	*nics = (int)after(txt, k, 0, 8);
+	long n = strtol(txt, NULL, 10);
+	if (n > 0)
+		*nics = (int)n;
+	if (has(txt, "Omni-Path")) {
+		*nics = (int)after(txt, (const char *const[]){"("}, 1, 4);
+		return "opa-100g";
+	}
+	if (has(txt, "HDR"))
+		return "ib-hdr";
+	if (has(txt, "NDR") || has(txt, "400"))
+		return "ib-ndr";
+	if (has(txt, "n/a") || !txt[0])
+		return "ib-hdr";
+	return NULL;
+}
+
+typedef struct rowin {
+	const char *source, *table, *model, *gbs, *sku, *inter, *zero, *recompute, *precision, *metric,
+		*notes;
+	long layers, hidden, heads, seq, gpus, gpn, tp, pp, dp;
+	double measured;
+} rowin;
+
+static int vpp_for(const rowin *r)
+{
+	if (r->pp < 2)
+		return 1;
+	bool inter = hasi(r->notes, "interleaved");
+	if (!inter)
+		return 1;
+	long per = r->layers / r->pp;
+	if (r->layers % r->pp)
+		return 1;
+	if (per % 3 == 0)
+		return 3;
+	if (per % 2 == 0)
+		return 2;
+	return 1;
+}
+
+static int build(const pp_catalog *cat, const rowin *r, pp_scenario *s, char *why, size_t nwhy,
+		 long mbs)
+{
+	const char *gpu = gpu_id(r->sku);
+	int nics = 8;
+	const char *inter = inter_id(r->inter, &nics);
+	if (!gpu || !inter) {
+		snprintf(why, nwhy, "GPU or fabric not in the catalog");
+		return -1;
+	}
+	long gbs = strtol(r->gbs, NULL, 10);
+	if (has(r->gbs, "micro-batch"))
+		gbs = mbs * r->dp;
+	static const char *const vk[] = {"V=", "Vocab ", "vocab "};
+	long vocab = after(r->notes, vk, PP_ARRAY_LEN(vk), 51200);
+	bool sp = hasi(r->recompute, "sequence") && !hasi(r->recompute, "no sequence");
+	const char *rc = hasi(r->recompute, "selective") ? "selective"
+			 : (hasi(r->recompute, "full") || hasi(r->recompute, "recompute-inclusive") ||
+			    hasi(r->recompute, "checkpointing"))
+				 ? "full"
+				 : "none";
+	int zero = has(r->zero, "ZeRO-3") ? 3 : has(r->zero, "ZeRO-1") ? 1 : 0;
+	const char *prec = hasi(r->precision, "bf16") ? "bf16" : "fp16";
+	int vpp = vpp_for(r);
+	char json[2048];
+	snprintf(json, sizeof(json),
+		 "{\"name\": \"%.60s\", \"model\": {\"num_layers\": %ld, \"hidden_size\": %ld, "
+		 "\"num_attention_heads\": %ld, \"seq_length\": %ld, \"vocab_size\": %ld}, "
+		 "\"training\": {\"global_batch_size\": %ld, \"micro_batch_size\": %ld, \"precision\": "
+		 "\"%s\", \"recompute\": \"%s\", \"use_flash_attn\": false, \"overlap_grad_reduce\": "
+		 "false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"parallel\": {\"tensor_model_parallel_size\": "
+		 "%ld, \"pipeline_model_parallel_size\": %ld, \"data_parallel_size\": %ld, "
+		 "\"virtual_pipeline_model_parallel_size\": %d, \"sequence_parallel\": %s, "
+		 "\"zero_stage\": %d}, \"cluster\": {\"gpu\": \"%s\", \"num_gpus\": %ld, "
+		 "\"gpus_per_node\": %ld, \"intra_node\": \"nvlink3\", \"inter_node\": {\"fabric\": "
+		 "\"%s\", \"nics_per_node\": %d}}}",
+		 r->model, r->layers, r->hidden, r->heads, r->seq, vocab, gbs, mbs, prec, rc, r->tp,
+		 r->pp, r->dp, vpp, sp ? "true" : "false", zero, gpu, r->gpus, r->gpn, inter, nics);
+	pp_err e = {0};
+	if (pp_scenario_parse(s, "row", json, strlen(json), cat, &e)) {
+		snprintf(why, nwhy, "%s", e.msg);
+		pp_scenario_release(s);
+		return -1;
+	}
+	return 0;
+}
+
+static void add_row(pp_valset *v, const pp_valrow *r)
+{
+	v->rows = pp_xrealloc(v->rows, sizeof(pp_valrow) * (size_t)(v->n + 1));
+	v->rows[v->n++] = *r;
+}
+
+static void skip(pp_valset *v, int line, const char *why)
+{
+	v->skipped++;
+	size_t len = strlen(v->skipped_why);
+	if (len + 80 < sizeof(v->skipped_why))
+		snprintf(v->skipped_why + len, sizeof(v->skipped_why) - len, "%sline %d: %.60s",
+			 len ? "; " : "", line, why);
+}
+
+int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_err *err)
+{
+	pp_csv c;
+	memset(v, 0, sizeof(*v));
+	int rc = pp_csv_load(&c, path, err);
+	if (rc)
+		return rc;
+	const char *need[] = {"source", "table_or_section", "model", "layers", "hidden", "heads",
+			      "seq_len", "global_batch_tokens_or_seqs", "gpu_sku", "num_gpus",
+			      "gpus_per_node", "inter_node_fabric", "TP", "PP", "DP",
+			      "zero_stage_or_fsdp", "recompute", "precision", "measured_metric",
+			      "measured_value", "notes"};
+	int col[PP_ARRAY_LEN(need)];
+	for (size_t i = 0; i < PP_ARRAY_LEN(need); i++) {
+		col[i] = pp_csv_col(&c, need[i]);
+		if (col[i] < 0) {
+			rc = pp_errf(err, PP_EINPUT, "%s:1: missing column \"%s\", expected the layout of "
+				     "validation-public.csv", path, need[i]);
+			goto out;
+		}
+	}
+	for (int i = 1; i < c.nrows; i++) {
+#define F(k) pp_csv_get(&c, i, col[k])
+		rowin r;
+		memset(&r, 0, sizeof(r));
+		r.source = F(0);
+		r.table = F(1);
+		r.model = F(2);
+		r.gbs = F(7);
+		r.sku = F(8);
+		r.inter = F(11);
+		r.zero = F(15);
+		r.recompute = F(16);
+		r.precision = F(17);
+		r.metric = F(18);
+		r.notes = F(20);
+		r.layers = strtol(F(3), NULL, 10);
+		r.hidden = strtol(F(4), NULL, 10);
+		r.heads = strtol(F(5), NULL, 10);
+		r.seq = strtol(F(6), NULL, 10);
+		r.gpus = strtol(F(9), NULL, 10);
+		r.gpn = strtol(F(10), NULL, 10);
+		r.tp = strtol(F(12), NULL, 10);
+		r.pp = strtol(F(13), NULL, 10);
+		r.dp = strtol(F(14), NULL, 10);
+		r.measured = strtod(F(19), NULL);
+#undef F
+		const char *m = r.metric;
+		enum { M_ITER, M_TFLOPS, M_MFU, M_HFU, M_PCT_HFU, M_LAYER } kind;
+		if (!strcmp(m, "iteration_time_s"))
+			kind = M_ITER;
+		else if (!strncmp(m, "TFLOPs_per_gpu", 14) && !has(m, "max"))
+			kind = M_TFLOPS;
+		else if (!strcmp(m, "MFU_pct"))
+			kind = M_MFU;
+		else if (!strcmp(m, "HFU_pct"))
+			kind = M_HFU;
+		else if (!strcmp(m, "pct_of_peak_HFU_like"))
+			kind = M_PCT_HFU;
+		else if (!strcmp(m, "layer_fwd_plus_bwd_ms"))
+			kind = M_LAYER;
+		else
+			continue; /* not a step-time metric (bandwidths, specs) */
+		if (r.layers <= 0 || r.hidden <= 0 || r.heads <= 0 || r.seq <= 0 || r.gpus <= 0 ||
+		    r.tp <= 0 || r.pp <= 0 || r.dp <= 0 || !r.gbs[0] || r.measured <= 0) {
+			skip(v, i + 1, "configuration incomplete");
+			continue;
+		}
+		if (has(r.zero, "offload") || has(r.zero, "FSDP")) {
+			skip(v, i + 1, "CPU offload / FSDP variant not modelled");
+			continue;
+		}
+		static const char *const mk[] = {"microbatch ", "micro-batch ", "MBS="};
+		long mbs = after(r.notes, mk, PP_ARRAY_LEN(mk), -1);
+		/* rows of the same run (source, model, GPUs) share their notes */
+		for (int k = 1; mbs < 0 && k < c.nrows; k++)
+			if (k != i && !strcmp(pp_csv_get(&c, k, col[0]), r.source) &&
+			    !strcmp(pp_csv_get(&c, k, col[2]), r.model) &&
+			    !strcmp(pp_csv_get(&c, k, col[9]), pp_csv_get(&c, i, col[9])))
+				mbs = after(pp_csv_get(&c, k, col[20]), mk, PP_ARRAY_LEN(mk), -1);
+		if (mbs < 0)
+			mbs = 1;
+		if (has(r.gbs, "micro-batch"))
+			mbs = after(r.gbs, mk, 2, mbs);
+		pp_scenario s;
+		char why[PP_ERR_MAX];
+		if (build(cat, &r, &s, why, sizeof(why), mbs)) {
+			skip(v, i + 1, why);
+			continue;
+		}
+		pp_hw hw;
+		pp_result res;
+		pp_err e = {0};
+		if (pp_hw_from_catalog(&hw, cat, &s.cluster, &e) || pp_predict(&s, &hw, NULL, &res, &e)) {
+			skip(v, i + 1, e.msg);
+			pp_scenario_release(&s);
+			continue;
+		}
+		pp_valrow out = {0};
+		out.csv_row = i + 1;
+		group_of(r.source, r.table, out.group, sizeof(out.group));
+		snprintf(out.model, sizeof(out.model), "%.63s", r.model);
+		snprintf(out.config, sizeof(out.config), "%ld GPUs TP%ld PP%ld%s DP%ld mb%ld %s%s%s",
+			 r.gpus, r.tp, r.pp,
+			 s.parallel.vpp > 1 ? (char[8]){'x', (char)('0' + s.parallel.vpp), 0} : "",
+			 r.dp, mbs, pp_recompute_names[s.training.recompute],
+			 s.parallel.sequence_parallel ? "+SP" : "",
+			 s.parallel.zero_stage ? (s.parallel.zero_stage == 3 ? " ZeRO-3" : " ZeRO-1") : "");
+		snprintf(out.metric, sizeof(out.metric), "%s", m);
+		out.measured = r.measured;
+		double N = (double)s.cluster.num_gpus, T = res.step_time_s;
+		double gbs = (double)s.training.global_batch_size;
+		double peak = hw.peak_flops[s.training.precision];
+		switch (kind) {
+		case M_ITER:
+			out.predicted = T;
+			out.primary = true;
+			break;
+		case M_TFLOPS:
+			out.predicted = pp_flops_narayanan(&s.model, gbs, true) / (T * N) / PP_TERA;
+			out.primary = true;
+			break;
+		case M_PCT_HFU:
+			out.predicted = 100.0 * pp_flops_narayanan(&s.model, gbs, true) / (T * N * peak);
+			break;
+		case M_MFU:
+			out.predicted = 100.0 * res.mfu;
+			break;
+		case M_HFU:
+			out.predicted = 100.0 * res.hfu;
+			break;
+		case M_LAYER: {
+			pp_workload w;
+			pp_workload_build(&w, &s, &hw);
+			const pp_part_cost *l = &w.layer;
+			out.predicted = 1e3 * (l->fwd.compute_s + l->fwd.comm_s + l->bwd.compute_s +
+					       l->bwd.comm_s + l->recompute.compute_s +
+					       l->recompute.comm_s);
+			out.primary = true;
+			pp_workload_release(&w);
+			break;
+		}
+		}
+		out.error = (out.predicted - out.measured) / out.measured;
+		add_row(v, &out);
+		pp_scenario_release(&s);
+	}
+out:
+	pp_csv_release(&c);
+	return rc;
+}
+
+void pp_valset_release(pp_valset *v)
+{
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+int pp_valset_summary(const pp_valset *v, const char *group, double *mean, double *max)
+{
+	int n = 0;
+	double sum = 0, mx = 0;
+	for (int i = 0; i < v->n; i++) {
+		const pp_valrow *r = &v->rows[i];
+		if (!r->primary || (group && strcmp(group, r->group)))
+			continue;
+		double a = fabs(r->error);
+		sum += a;
+		if (a > mx)
+			mx = a;
+		n++;
+	}
+	*mean = n ? sum / n : 0;
+	*max = mx;
+	return n;
+}

@@ -1,0 +1,85 @@
+/* cli.c - see cli.h. */
+#include "cli/cli.h"
+#include "calib/profile.h"
+#include "core/store.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <unistd.h>
+
+int pp_cli_fail(const pp_err *err)
+{
+	fprintf(stderr, "podplan: %s\n", err->msg[0] ? err->msg : "unknown error");
+	return pp_exit_status(err->code ? err->code : PP_EINTERNAL);
+}
+
+int pp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "podplan %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'podplan %s --help'.\n", cmd);
+	return 2;
+}
+
+int pp_cli_catalog(pp_catalog **cat)
+{
+	pp_err err = {0};
+	int rc = pp_catalog_load(cat, NULL, &err);
+	if (rc)
+		return pp_cli_fail(&err);
+	return 0;
+}
+
+int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > max)
+		return -1;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec)
+{
+	pp_err err = {0};
+	char db[4096] = "", prof[160] = "";
+	if (spec) {
+		const char *colon = strrchr(spec, ':');
+		if (!colon || colon == spec || !colon[1])
+			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
+		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
+		snprintf(prof, sizeof(prof), "%s", colon + 1);
+		if (access(db, R_OK) != 0)
+			return pp_cli_usage_error(cmd, "--calibration %s: the store %s does not exist or "
+						  "is unreadable; expected a podplan store with a "
+						  "calibration profile (podplan fit --list)", spec, db);
+	} else if (s->calib_profile[0]) {
+		snprintf(db, sizeof(db), "%s", s->calib_db[0] ? s->calib_db : pp_store_default_path());
+		snprintf(prof, sizeof(prof), "%s", s->calib_profile);
+		if (access(db, R_OK) != 0) {
+			pp_jdoc_errf(&s->doc, &err, s->calib_db[0] ? "calibration.db" : "calibration.profile",
+				     "the store %s does not exist or is unreadable; expected a podplan "
+				     "store holding profile \"%s\" (podplan fit --list)", db, prof);
+			return pp_cli_fail(&err);
+		}
+	} else {
+		return 0;
+	}
+	if (pp_profile_apply_spec(hw, db, prof, &err))
+		return pp_cli_fail(&err);
+	return 0;
+}
+
+bool pp_cli_tty(void)
+{
+	return isatty(2);
+}

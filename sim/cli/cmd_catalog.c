@@ -1,0 +1,224 @@
+/*
+ * cmd_catalog.c - podplan catalog [gpus|fabrics|storage|models|prices|kernels]
+ * [--json]: the catalogs as a summary table plus every figure with its
+ * source and date; --json prints the catalog data as loaded, sources included.
+ */
+#include "input/catalog.h"
+#include "cli/cli.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kinds[] = {"gpus", "fabrics", "storage", "models", "prices", "kernels"};
+
+static void help(void)
+{
+	printf("usage: podplan catalog [gpus|fabrics|storage|models|prices|kernels] [--json]\n\n"
+	       "Prints a catalog from %s: a summary table, then every figure with its\n"
+	       "source and date (estimates marked). With no kind, prints all of them.\n"
+	       "  --json   the catalog data as loaded, each entry with its sources\n",
+	       pp_data_dir());
+}
+
+/* Print every figure object (one with "value") under node, depth-first. */
+static void walk_figures(const pp_catalog *cat, const char *kind, const cJSON *node,
+			 const char *path, const char *id)
+{
+	if (!cJSON_IsObject(node))
+		return;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, "value");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(node, "source");
+	if (v && cJSON_IsNumber(v) && src) {
+		const cJSON *date = cJSON_GetObjectItemCaseSensitive(node, "date");
+		const cJSON *unit = cJSON_GetObjectItemCaseSensitive(node, "unit");
+		const cJSON *est = cJSON_GetObjectItemCaseSensitive(node, "estimate");
+		printf("  %-16s %-44s %12.6g %-18s %s%s [%s]\n", id, path, v->valuedouble,
+		       cJSON_IsString(unit) ? unit->valuestring : "",
+		       cJSON_IsTrue(est) ? "ESTIMATE " : "",
+		       cJSON_IsString(src) ? pp_catalog_source_title(cat, kind, src->valuestring) : "?",
+		       cJSON_IsString(date) ? date->valuestring : "no date");
+		return;
+	}
+	for (const cJSON *c = node->child; c; c = c->next) {
+		char p[512];
+		if (!c->string || !strcmp(c->string, "sources"))
+			continue;
+		pp_jpath(p, sizeof(p), path, c->string);
+		walk_figures(cat, kind, c, p, id);
+	}
+}
+
+static void print_gpus(const pp_catalog *cat)
+{
+	printf("GPUs (%zu)\n", pp_catalog_ngpus(cat));
+	printf("  %-10s %-30s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "id", "name", "fp32", "tf32",
+	       "bf16", "fp8", "mem", "mem bw", "NVLink", "PCIe", "TDP");
+	printf("  %-10s %-30s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "", "", "TFLOP/s", "TFLOP/s",
+	       "TFLOP/s", "TFLOP/s", "GiB", "TB/s", "GB/s/dir", "gen", "W");
+	for (size_t i = 0; i < pp_catalog_ngpus(cat); i++) {
+		const pp_gpu *g = pp_catalog_gpu_at(cat, i);
+		char fp8[16], nv[16];
+		if (g->peak_flops[PP_DT_FP8] > 0)
+			snprintf(fp8, sizeof(fp8), "%.1f", g->peak_flops[PP_DT_FP8] / PP_TERA);
+		else
+			snprintf(fp8, sizeof(fp8), "-");
+		if (g->nvlink_gen)
+			snprintf(nv, sizeof(nv), "%.0f", g->nvlink_Bps / PP_GB);
+		else
+			snprintf(nv, sizeof(nv), "none");
+		printf("  %-10s %-30.30s %8.1f %8.1f %8.1f %8s %7.0f %8.2f %8s %5d %6.0f\n", g->id,
+		       g->name, g->peak_flops[PP_DT_FP32] / PP_TERA, g->peak_flops[PP_DT_TF32] / PP_TERA,
+		       g->peak_flops[PP_DT_BF16] / PP_TERA, fp8, g->mem_bytes / PP_GIB,
+		       g->mem_Bps / PP_TERA, nv, g->pcie_gen, g->tdp_w);
+	}
+}
+
+static void print_fabrics(const pp_catalog *cat)
+{
+	static const char *const kn[] = {"nvlink", "pcie", "infiniband", "roce", "ethernet"};
+	printf("Fabrics (%zu)\n", pp_catalog_nfabrics(cat));
+	printf("  %-10s %-36s %-10s %-6s %10s %6s %9s %6s\n", "id", "name", "kind", "scope",
+	       "GB/s/dir", "eff", "latency", "radix");
+	for (size_t i = 0; i < pp_catalog_nfabrics(cat); i++) {
+		const pp_fabric *f = pp_catalog_fabric_at(cat, i);
+		printf("  %-10s %-36.36s %-10s %-6s %10.2f %6.2f %7.2fus %6d\n", f->id, f->name,
+		       kn[f->kind], f->intra_node ? "intra" : "inter", f->port_Bps / PP_GB,
+		       f->efficiency, f->latency_s * 1e6, f->switch_ports);
+	}
+}
+
+static void print_storage(const pp_catalog *cat)
+{
+	printf("Storage (%zu)\n", pp_catalog_nstorage(cat));
+	printf("  %-18s %-40s %10s %10s %10s %10s\n", "id", "name", "rd/node", "wr/node", "rd agg",
+	       "wr agg");
+	for (size_t i = 0; i < pp_catalog_nstorage(cat); i++) {
+		const pp_storage *s = pp_catalog_storage_at(cat, i);
+		printf("  %-18s %-40.40s %8.1fGB %8.1fGB %8.0fGB %8.0fGB  (GB/s; 0 = scales per node)\n",
+		       s->id, s->name, s->read_Bps_per_node / PP_GB, s->write_Bps_per_node / PP_GB,
+		       s->agg_read_Bps / PP_GB, s->agg_write_Bps / PP_GB);
+	}
+}
+
+static void print_models(const pp_catalog *cat)
+{
+	printf("Model presets (%zu)\n", pp_catalog_nmodels(cat));
+	printf("  %-20s %7s %7s %6s %6s %7s %8s %7s %6s\n", "id", "layers", "hidden", "heads",
+	       "groups", "ffn", "vocab", "seq", "swiglu");
+	for (size_t i = 0; i < pp_catalog_nmodels(cat); i++) {
+		const pp_model *m = pp_catalog_model_at(cat, i);
+		printf("  %-20s %7d %7d %6d %6d %7d %8d %7d %6s\n", m->id, m->num_layers,
+		       m->hidden_size, m->num_attention_heads, m->num_query_groups, m->ffn_hidden_size,
+		       m->vocab_size, m->seq_length, m->swiglu ? "yes" : "no");
+	}
+}
+
+static void print_figures(const pp_catalog *cat, const char *kind)
+{
+	const pp_jdoc *d = pp_catalog_doc(cat, kind);
+	printf("\n%s: every figure, with its source and date\n", kind);
+	const char *arrays[] = {"gpus", "fabrics", "storage", "models", "archs"};
+	for (size_t a = 0; a < PP_ARRAY_LEN(arrays); a++) {
+		const cJSON *arr = cJSON_GetObjectItemCaseSensitive(d->root, arrays[a]);
+		if (!cJSON_IsArray(arr))
+			continue;
+		for (const cJSON *e = arr->child; e; e = e->next) {
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+			if (!id)
+				id = cJSON_GetObjectItemCaseSensitive(e, "arch");
+			walk_figures(cat, kind, e, "", cJSON_IsString(id) ? id->valuestring : "?");
+		}
+		return;
+	}
+	/* prices: keyed objects rather than arrays */
+	for (const cJSON *c = d->root->child; c; c = c->next) {
+		if (!c->string || !strcmp(c->string, "sources") || !strcmp(c->string, "meta"))
+			continue;
+		if (!strcmp(c->string, "skus")) {
+			for (const cJSON *s = c->child; s; s = s->next)
+				walk_figures(cat, kind, s, "", s->string);
+		} else {
+			walk_figures(cat, kind, c, "", c->string);
+		}
+	}
+}
+
+static void print_kind(const pp_catalog *cat, const char *kind)
+{
+	if (!strcmp(kind, "gpus"))
+		print_gpus(cat);
+	else if (!strcmp(kind, "fabrics"))
+		print_fabrics(cat);
+	else if (!strcmp(kind, "storage"))
+		print_storage(cat);
+	else if (!strcmp(kind, "models"))
+		print_models(cat);
+	else if (!strcmp(kind, "prices"))
+		printf("Prices (per GPU-hour unless stated; from %s/prices.json)\n", pp_catalog_dir(cat));
+	else
+		printf("Kernel efficiency defaults (per GPU architecture)\n");
+	print_figures(cat, kind);
+	printf("\n");
+}
+
+int pp_cmd_catalog(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': help(); return 0;
+		default: return pp_cli_usage_error("catalog", "unknown option");
+		}
+	}
+	const char *kind = optind < argc ? argv[optind] : NULL;
+	if (kind) {
+		size_t i;
+		for (i = 0; i < PP_ARRAY_LEN(kinds); i++)
+			if (!strcmp(kind, kinds[i]))
+				break;
+		if (i == PP_ARRAY_LEN(kinds)) {
+			const char *dym = pp_did_you_mean(kind, kinds, PP_ARRAY_LEN(kinds));
+			return pp_cli_usage_error("catalog", "unknown catalog '%s'%s%s%s; expected gpus, "
+						  "fabrics, storage, models, prices or kernels", kind,
+						  dym ? " (did you mean '" : "", dym ? dym : "",
+						  dym ? "'?)" : "");
+		}
+		if (optind + 1 < argc)
+			return pp_cli_usage_error("catalog", "unexpected argument '%s'", argv[optind + 1]);
+	}
+	pp_catalog *cat;
+	int rc = pp_cli_catalog(&cat);
+	if (rc)
+		return rc;
+	if (json) {
+		cJSON *out = cJSON_CreateObject();
+		for (size_t i = 0; i < PP_ARRAY_LEN(kinds); i++) {
+			if (kind && strcmp(kind, kinds[i]))
+				continue;
+			cJSON *dup = cJSON_Duplicate(pp_catalog_doc(cat, kinds[i])->root, 1);
+			if (kind) {
+				cJSON_Delete(out);
+				out = dup;
+			} else {
+				cJSON_AddItemToObject(out, kinds[i], dup);
+			}
+		}
+		char *s = cJSON_Print(out);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(out);
+	} else {
+		for (size_t i = 0; i < PP_ARRAY_LEN(kinds); i++)
+			if (!kind || !strcmp(kind, kinds[i]))
+				print_kind(cat, kinds[i]);
+	}
+	pp_catalog_free(cat);
+	return 0;
+}

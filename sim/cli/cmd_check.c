@@ -1,0 +1,64 @@
+/*
+ * cmd_check.c - podplan check SCENARIO.json: validate a scenario and print
+ * what it resolves to (defaults filled in, derived sizes).
+ */
+#include "cli/cli.h"
+#include "input/scenario.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <string.h>
+
+int pp_cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: podplan check SCENARIO.json\n\n"
+			       "Validates a scenario file: bad input gets file:line:col, the JSON path,\n"
+			       "what was found and what was expected, and exit status 2. A valid file\n"
+			       "prints the configuration it resolves to, defaults included.\n");
+			return 0;
+		}
+		return pp_cli_usage_error("check", "unknown option");
+	}
+	if (optind + 1 != argc)
+		return pp_cli_usage_error("check", "expected one scenario file");
+	pp_catalog *cat;
+	int rc = pp_cli_catalog(&cat);
+	if (rc)
+		return rc;
+	pp_scenario s;
+	pp_err err = {0};
+	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	const pp_model *m = &s.model;
+	const pp_parallel *p = &s.parallel;
+	const pp_training *t = &s.training;
+	const pp_cluster *cl = &s.cluster;
+	printf("%s: OK (%s)\n", argv[optind], s.name);
+	printf("  model      %s: %d layers, hidden %d, %d heads (%d groups), ffn %d, vocab %d, seq %d%s\n",
+	       s.model_origin, m->num_layers, m->hidden_size, m->num_attention_heads,
+	       m->num_query_groups, m->ffn_hidden_size, m->vocab_size, m->seq_length,
+	       m->swiglu ? ", SwiGLU" : "");
+	printf("  training   global batch %lld, micro batch %lld, %lld micro-batches, %s, recompute %s, "
+	       "%s%s\n", (long long)t->global_batch_size, (long long)t->micro_batch_size,
+	       (long long)t->num_microbatches, pp_dtype_names[t->precision],
+	       pp_recompute_names[t->recompute], pp_optimizer_names[t->optimizer],
+	       t->use_flash_attn ? ", flash attention" : "");
+	printf("  parallel   TP %d, PP %d (%s%s), DP %d, CP %d, SP %s, ZeRO %d\n", p->tp, p->pp,
+	       pp_schedule_names[p->schedule], p->vpp > 1 ? ", interleaved" : "", p->dp, p->cp,
+	       p->sequence_parallel ? "on" : "off", p->zero_stage);
+	printf("  cluster    %d x %s, %d per node (%d nodes), intra %s, inter %s x %d NICs/node, "
+	       "oversubscription %.2g:1, storage %s\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node,
+	       pp_cluster_nodes(cl), cl->intra->id, cl->inter->id, cl->nics_per_node,
+	       cl->oversubscription, cl->storage->id);
+out:
+	pp_scenario_release(&s);
+	pp_catalog_free(cat);
+	return rc;
+}

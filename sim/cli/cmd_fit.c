@@ -1,0 +1,204 @@
+/*
+ * cmd_fit.c - podplan fit: fit a calibration profile from calibration runs,
+ * list profiles, export one as JSON.
+ */
+#include "calib/calibdb.h"
+#include "cli/cli.h"
+#include "calib/fit.h"
+#include "calib/profile.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+	printf("usage: podplan fit [--db DB] [--run RUN]... [--name NAME] [--gpu ID]\n"
+	       "       podplan fit --list [--db DB]\n"
+	       "       podplan fit --export NAME[@VERSION] [-o FILE] [--db DB]\n\n"
+	       "Fits simulator parameters to calibration measurements (podplan-calibrate or\n"
+	       "podplan calib import-nccl-tests) and stores them as a named, versioned profile:\n"
+	       "  - per collective, scope and GPU count: a piecewise latency-bandwidth model\n"
+	       "    (time = alpha + bytes x factor / busbw, 1-3 pieces over message size,\n"
+	       "    weighted least squares, 95%% confidence intervals);\n"
+	       "  - per dtype: the large-GEMM share of peak after tile/wave quantisation;\n"
+	       "  - the bandwidth of memory-bound kernels;\n"
+	       "  - the overlap efficiency (podplan-calibrate overlap runs).\n"
+	       "Without --run, every complete run of the newest run's GPU is used. The GPU is\n"
+	       "taken from the runs (or --gpu,\n"
+	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
+	       "\"calibration\": {\"db\": ..., \"profile\": ...} in a scenario.\n"
+	       "The database: --db, else $PODPLAN_DB, else %s.\n", pp_store_default_path());
+}
+
+static void print_profile(const pp_profile *p)
+{
+	printf("profile %s v%d  (GPU %s, runs", p->name, p->version, p->gpu);
+	for (int i = 0; i < p->nruns; i++)
+		printf(" %lld", (long long)p->runs[i]);
+	printf(")\n");
+	if (p->nfits)
+		printf("  %-15s %-10s %5s  %-22s %12s %18s %8s\n", "collective", "scope", "GPUs",
+		       "message sizes", "alpha (us)", "busbw (GB/s)", "rms rel.");
+	for (int i = 0; i < p->nfits; i++) {
+		const pp_coll_fit *f = &p->fits[i];
+		for (int k = 0; k < f->npieces; k++) {
+			char lo[32], hi[32];
+			pp_fmt_bytes(f->piece[k].lo_bytes, lo, sizeof(lo));
+			if (f->piece[k].hi_bytes > 1e299)
+				snprintf(hi, sizeof(hi), "up");
+			else
+				pp_fmt_bytes(f->piece[k].hi_bytes, hi, sizeof(hi));
+			char rms[16] = "";
+			if (k == 0)
+				snprintf(rms, sizeof(rms), "%.1f%%", 100 * p->fit_rms[i]);
+			printf("  %-15s %-10s %5d  %9s - %-10s %6.1f +-%-5.1f %8.1f +-%-7.1f %8s\n",
+			       k ? "" : pp_coll_names[f->op], k ? "" : (f->scope ? "inter-node" : "intra-node"),
+			       f->nranks, lo, hi, f->piece[k].alpha_s * 1e6, p->fit_ci[i][k].alpha_ci_s * 1e6,
+			       f->piece[k].busbw_Bps / PP_GB, p->fit_ci[i][k].busbw_ci_Bps / PP_GB, rms);
+		}
+	}
+	for (int dt = 0; dt < PP_DT_COUNT; dt++)
+		if (p->has_gemm[dt])
+			printf("  GEMM %-5s  %.3f of dense peak +- %.3f, k0 %.0f +- %.0f  (%d shapes, rms residual %.1f%%)\n",
+			       pp_dtype_names[dt], p->gemm_frac[dt], p->gemm_frac_ci[dt], p->gemm_k0[dt], p->gemm_k0_ci[dt], p->gemm_points[dt],
+			       100 * p->gemm_rms[dt]);
+	if (p->has_mem)
+		printf("  memory-bound kernels  %.0f GB/s +- %.0f  (%d sizes)\n", p->mem_Bps / PP_GB,
+		       p->mem_ci_Bps / PP_GB, p->mem_points);
+	if (p->has_overlap)
+		printf("  overlap efficiency    %.2f +- %.2f of a collective hidden beside compute  (%d "
+		       "pairs)\n", p->overlap_eff, p->overlap_ci, p->overlap_points);
+}
+
+int pp_cmd_fit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},   {"run", required_argument, NULL, 'r'},
+		{"name", required_argument, NULL, 'n'}, {"gpu", required_argument, NULL, 'g'},
+		{"list", no_argument, NULL, 'l'},       {"export", required_argument, NULL, 'e'},
+		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0}};
+	const char *db = NULL, *name = NULL, *gpu = NULL, *exp = NULL, *outp = NULL;
+	int64_t runs[PP_PROFILE_MAX_RUNS];
+	int nruns = 0;
+	bool list = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:r:n:g:le:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'r': {
+			char *end;
+			long long v = strtoll(optarg, &end, 10);
+			if (*end || v <= 0 || nruns == PP_PROFILE_MAX_RUNS)
+				return pp_cli_usage_error("fit", "--run %s: expected a run id (podplan calib "
+							  "list), at most %d runs", optarg,
+							  PP_PROFILE_MAX_RUNS);
+			runs[nruns++] = v;
+			break;
+		}
+		case 'n': name = optarg; break;
+		case 'g': gpu = optarg; break;
+		case 'l': list = true; break;
+		case 'e': exp = optarg; break;
+		case 'o': outp = optarg; break;
+		case 'h': help(); return 0;
+		default: return pp_cli_usage_error("fit", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return pp_cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
+	pp_err err = {0};
+	pp_store *st = NULL;
+	pp_catalog *cat = NULL;
+	int rc = 0;
+	if ((rc = pp_store_open(&st, db, &err)))
+		return pp_cli_fail(&err);
+	if (list) {
+		sqlite3_stmt *q;
+		sqlite3_prepare_v2(pp_store_db(st), "SELECT name, version, created_at, run_ids FROM "
+				   "profiles ORDER BY name, version", -1, &q, NULL);
+		printf("%-24s %7s %-20s %s\n", "profile", "version", "created (UTC)", "runs");
+		while (sqlite3_step(q) == SQLITE_ROW) {
+			time_t t = (time_t)sqlite3_column_double(q, 2);
+			char when[32];
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
+			printf("%-24s %7d %-20s %s\n", sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
+			       when, sqlite3_column_text(q, 3));
+		}
+		sqlite3_finalize(q);
+		goto out;
+	}
+	if (exp) {
+		char nm[128];
+		snprintf(nm, sizeof(nm), "%s", exp);
+		char *at = strchr(nm, '@');
+		int v = 0;
+		if (at) {
+			*at = '\0';
+			v = atoi(at + 1);
+		}
+		pp_profile p;
+		if ((rc = pp_profile_load(st, nm, v, &p, &err))) {
+			rc = pp_cli_fail(&err);
+			goto out;
+		}
+		char *json = pp_profile_to_json(&p);
+		if (outp) {
+			if ((rc = pp_write_file_atomic(outp, json, strlen(json), &err)))
+				rc = pp_cli_fail(&err);
+		} else {
+			fputs(json, stdout);
+		}
+		free(json);
+		goto out;
+	}
+	if ((rc = pp_cli_catalog(&cat)))
+		goto out;
+	if (nruns == 0) {
+		/* every complete run of the newest run's GPU: a sweep and the
+		 * separate runs (overlap, imports) that complement it */
+		int64_t newest;
+		pp_calib_run nr, *all = NULL;
+		size_t n = 0;
+		pp_calib_run_init(&nr);
+		if ((rc = pp_calibdb_latest_run(st, &newest, &err)) ||
+		    (rc = pp_calibdb_get_run(st, newest, &nr, &err)) ||
+		    (rc = pp_calibdb_list_runs(st, &all, &n, &err))) {
+			rc = pp_cli_fail(&err);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool same = (!nr.gpu_name && !all[i].gpu_name) ||
+				    (nr.gpu_name && all[i].gpu_name && !strcmp(nr.gpu_name, all[i].gpu_name));
+			if (same && all[i].status && !strcmp(all[i].status, "complete") &&
+			    nruns < PP_PROFILE_MAX_RUNS)
+				runs[nruns++] = all[i].id;
+			pp_calib_run_release(&all[i]);
+		}
+		free(all);
+		if (nruns == 0)
+			runs[nruns++] = newest;
+		pp_calib_run_release(&nr);
+	}
+	char defname[64];
+	if (!name) {
+		snprintf(defname, sizeof(defname), "run-%lld", (long long)runs[0]);
+		name = defname;
+	}
+	pp_profile p;
+	if ((rc = pp_fit_runs(st, cat, runs, nruns, gpu, name, &p, &err)) ||
+	    (rc = pp_profile_save(st, &p, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	print_profile(&p);
+	printf("stored as %s v%d in %s\n", p.name, p.version, pp_store_path(st));
+out:
+	pp_catalog_free(cat);
+	pp_store_close(st);
+	return rc;
+}

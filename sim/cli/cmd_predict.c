@@ -1,0 +1,312 @@
+/*
+ * cmd_predict.c - podplan predict SCENARIO.json [--json]
+ *                 podplan trace SCENARIO.json -o FILE
+ */
+#include "cli/cli.h"
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "calib/profile.h"
+#include "engine/trace.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help_predict(void)
+{
+	printf("usage: podplan predict SCENARIO.json [--json]\n\n"
+	       "Simulates one training step of the scenario (discrete-event, one simulated GPU per\n"
+	       "pipeline stage) and prints step time, throughput, MFU/HFU, time to train, the\n"
+	       "step-time breakdown, memory per GPU with a fits/does-not-fit verdict, and where\n"
+	       "each hardware parameter came from (catalog or calibration).\n\n"
+	       "  --ops     the op list of one micro-batch: shapes, FLOPs, bytes, time per op\n"
+	       "  --calibration DB:PROFILE[@VERSION]\n"
+	       "            use a fitted calibration profile (podplan fit) instead of the catalog's\n"
+	       "            defaults where it has parameters; the scenario's \"calibration\" section\n"
+	       "            does the same\n"
+	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
+	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
+	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
+	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s}, time_to_train_s\n\n"
+	       "MFU counts model FLOPs (Narayanan et al. SC'21 eq. 3, no recompute) over the dense\n"
+	       "peak of the training precision; HFU adds recomputation. The breakdown adds up to\n"
+	       "the step time on the critical pipeline stage; exposed communication is measured\n"
+	       "by re-simulating the step with that traffic free.\n");
+}
+
+typedef struct loaded {
+	pp_catalog *cat;
+	pp_scenario s;
+	pp_hw hw;
+	bool have_s;
+} loaded;
+
+static int load(loaded *l, const char *path, const char *calib)
+{
+	pp_err err = {0};
+	int rc = pp_cli_catalog(&l->cat);
+	if (rc)
+		return rc;
+	if ((rc = pp_scenario_load(&l->s, path, l->cat, &err)))
+		return pp_cli_fail(&err);
+	l->have_s = true;
+	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)))
+		return pp_cli_fail(&err);
+	return pp_cli_calibrate(&l->hw, &l->s, "predict", calib);
+}
+
+static void unload(loaded *l)
+{
+	if (l->have_s)
+		pp_scenario_release(&l->s);
+	pp_catalog_free(l->cat);
+}
+
+static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
+{
+	pp_sb o = {0};
+	const pp_breakdown *b = &r->breakdown;
+	const pp_memory *m = &r->memory;
+	pp_sb_adds(&o, "{\n  \"scenario\": ");
+	pp_sb_add_json(&o, s->name);
+	pp_sb_addf(&o, ",\n  \"step_time_s\": %.9g,\n  \"tokens_per_step\": %.9g,\n"
+		       "  \"tokens_per_s\": %.9g,\n  \"mfu\": %.6g,\n  \"hfu\": %.6g,\n"
+		       "  \"model_tflops_per_gpu\": %.6g,\n  \"hw_tflops_per_gpu\": %.6g,\n"
+		       "  \"params\": %.9g,\n",
+		   r->step_time_s, r->tokens_per_step, r->tokens_per_s, r->mfu, r->hfu,
+		   r->model_tflops_per_gpu, r->hw_tflops_per_gpu, r->params_total);
+	if (s->training.train_tokens > 0)
+		pp_sb_addf(&o, "  \"time_to_train_s\": %.9g,\n  \"steps_to_train\": %.9g,\n",
+			   r->time_to_train_s, r->steps_to_train);
+	pp_sb_addf(&o, "  \"memory\": {\"per_gpu_bytes\": %.9g, \"capacity_bytes\": %.9g, "
+		       "\"fits\": %s, \"worst_stage\": %d, \"breakdown\": {\"weights_bytes\": %.9g, "
+		       "\"grads_bytes\": %.9g, \"optimizer_bytes\": %.9g, \"activations_bytes\": %.9g, "
+		       "\"temp_bytes\": %.9g, \"fragmentation_bytes\": %.9g}},\n",
+		   m->total_bytes, m->capacity_bytes, m->fits ? "true" : "false", m->worst_stage,
+		   m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->activations_bytes,
+		   m->temp_bytes, m->fragmentation_bytes);
+	pp_sb_addf(&o, "  \"breakdown\": {\"compute_s\": %.9g, \"tp_comm_exposed_s\": %.9g, "
+		       "\"dp_comm_exposed_s\": %.9g, \"pp_bubble_s\": %.9g, \"pp_comm_exposed_s\": %.9g, "
+		       "\"optimizer_s\": %.9g, \"data_s\": %.9g},\n",
+		   b->compute_s, b->tp_comm_exposed_s, b->dp_comm_exposed_s, b->pp_bubble_s,
+		   b->pp_comm_exposed_s, b->optimizer_s, b->data_s);
+	pp_sb_adds(&o, "  \"bottleneck\": ");
+	pp_sb_add_json(&o, r->bottleneck);
+	pp_sb_addf(&o, ",\n  \"checkpoint_bytes\": %.9g,\n  \"checkpoint_write_s\": %.9g,\n",
+		   r->checkpoint_bytes, r->checkpoint_write_s);
+	pp_sb_adds(&o, "  \"calibration_profile\": ");
+	if (hw->profile[0])
+		pp_sb_add_json(&o, hw->profile);
+	else
+		pp_sb_adds(&o, "null");
+	pp_sb_adds(&o, ",\n  \"parameter_origins\": {");
+	for (int i = 0; i < hw->norigins; i++) {
+		pp_sb_adds(&o, i ? ", " : "");
+		pp_sb_add_json(&o, hw->origins[i].name);
+		pp_sb_adds(&o, ": ");
+		pp_sb_add_json(&o, hw->origins[i].origin);
+	}
+	pp_sb_addf(&o, "},\n  \"simulated_events\": %lld\n}\n", (long long)r->events);
+	fputs(o.buf, stdout);
+	pp_sb_release(&o);
+}
+
+static void print_ops(const pp_scenario *s, const pp_hw *hw)
+{
+	pp_workload w;
+	pp_workload_build(&w, s, hw);
+	static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
+	static const char *const parts[] = {"layer", "embed", "head"};
+	printf("Ops of one micro-batch on one GPU (per layer for layer ops)\n");
+	printf("  %-6s %-9s %-24s %-5s %28s %10s %10s %10s %10s\n", "part", "phase", "op", "kind",
+	       "shape (m x n x k, batch)", "GFLOP", "MB", "time us", "exposed");
+	double tot[3] = {0, 0, 0};
+	for (int i = 0; i < w.nops; i++) {
+		const pp_op *o = &w.ops[i];
+		char shape[64] = "";
+		if (o->kind == PP_OP_GEMM)
+			snprintf(shape, sizeof(shape), "%.0fx%.0fx%.0f,%.0f", o->m, o->n, o->k, o->batch);
+		else if (o->kind == PP_OP_COMM)
+			snprintf(shape, sizeof(shape), "%s n=%d/%d", pp_coll_names[o->coll], o->group.n,
+				 o->group.per_node);
+		double t = o->kind == PP_OP_COMM ? o->exposed_s : o->time_s;
+		if (o->part == PP_PART_LAYER)
+			tot[o->phase] += t;
+		printf("  %-6s %-9s %-24s %-5s %28s %10.2f %10.2f %10.1f %10.1f\n", parts[o->part],
+		       pp_phase_names[o->phase], o->name, kinds[o->kind], shape, o->flops / 1e9,
+		       (o->kind == PP_OP_COMM ? o->bytes : o->bytes) / 1e6, o->time_s * 1e6, t * 1e6);
+	}
+	printf("  layer totals: fwd %.1f us, bwd %.1f us, recompute %.1f us\n", tot[0] * 1e6,
+	       tot[1] * 1e6, tot[2] * 1e6);
+	pp_workload_release(&w);
+}
+
+static void row(const char *what, double s, double total)
+{
+	char buf[32];
+	printf("  %-34s %12s %6.1f%%\n", what, pp_fmt_duration(s, buf, sizeof(buf)),
+	       total > 0 ? 100.0 * s / total : 0);
+}
+
+static void mrow(const char *what, double bytes, double total)
+{
+	char buf[32];
+	printf("  %-34s %12s %6.1f%%\n", what, pp_fmt_bytes(bytes, buf, sizeof(buf)),
+	       total > 0 ? 100.0 * bytes / total : 0);
+}
+
+static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
+{
+	const pp_model *m = &s->model;
+	const pp_parallel *p = &s->parallel;
+	const pp_training *t = &s->training;
+	const pp_cluster *c = &s->cluster;
+	char b1[32], b2[32], b3[32];
+	printf("Scenario   %s\n", s->name);
+	printf("Model      %s: %.1fB parameters, %d layers, hidden %d, %d heads (%d KV groups), "
+	       "seq %d\n", s->model_origin, r->params_total / 1e9, m->num_layers, m->hidden_size,
+	       m->num_attention_heads, m->num_query_groups, m->seq_length);
+	printf("Layout     TP %d x PP %d x DP %d x CP %d%s%s, ZeRO-%d, %s; %lld micro-batches of %lld, "
+	       "global batch %lld, %s, recompute %s\n", p->tp, p->pp, p->dp, p->cp,
+	       p->pp > 1 ? (p->schedule == PP_SCHED_GPIPE ? " (GPipe)" :
+			    p->schedule == PP_SCHED_INTERLEAVED ? " (interleaved 1F1B)" : " (1F1B)")
+			 : "",
+	       p->sequence_parallel && p->tp > 1 ? " + SP" : "", p->zero_stage,
+	       t->use_flash_attn ? "flash attention" : "unfused attention",
+	       (long long)t->num_microbatches, (long long)t->micro_batch_size,
+	       (long long)t->global_batch_size, pp_dtype_names[t->precision],
+	       pp_recompute_names[t->recompute]);
+	printf("Cluster    %d x %s (%d nodes of %d), %s inside nodes, %d x %s per node%s\n\n",
+	       c->num_gpus, c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->id,
+	       c->nics_per_node, c->inter->id,
+	       c->oversubscription > 1 ? " (oversubscribed)" : "");
+	printf("Step time          %s\n", pp_fmt_duration(r->step_time_s, b1, sizeof(b1)));
+	printf("Throughput         %.0f tokens/s (%.0f per GPU)\n", r->tokens_per_s,
+	       r->tokens_per_s / c->num_gpus);
+	printf("MFU / HFU          %.1f%% / %.1f%%  (%.0f model TFLOP/s per GPU, peak %.0f)\n",
+	       100 * r->mfu, 100 * r->hfu, r->model_tflops_per_gpu,
+	       hw->peak_flops[t->precision] / PP_TERA);
+	if (t->train_tokens > 0)
+		printf("Time to train      %s  (%.3g tokens, %.0f steps)\n",
+		       pp_fmt_duration(r->time_to_train_s, b1, sizeof(b1)), t->train_tokens,
+		       r->steps_to_train);
+	printf("Bottleneck         %s\n\n", r->bottleneck);
+	const pp_breakdown *b = &r->breakdown;
+	printf("Step-time breakdown (critical pipeline stage)\n");
+	row("compute (kernels, recompute incl.)", b->compute_s, r->step_time_s);
+	row("tensor/context-parallel comm", b->tp_comm_exposed_s, r->step_time_s);
+	row("data-parallel comm (exposed)", b->dp_comm_exposed_s, r->step_time_s);
+	row("pipeline bubble", b->pp_bubble_s, r->step_time_s);
+	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
+	row(p->pp > 1 && !t->overlap_p2p_comm ? "pipeline p2p + blocking stall"
+					      : "pipeline send/recv (exposed)",
+	    b->pp_comm_exposed_s, r->step_time_s);
+	row("optimizer step", b->optimizer_s, r->step_time_s);
+	row("data loading (exposed)", b->data_s, r->step_time_s);
+	const pp_memory *mm = &r->memory;
+	printf("\nMemory per GPU (stage %d): %s of %s -> %s\n", mm->worst_stage,
+	       pp_fmt_bytes(mm->total_bytes, b2, sizeof(b2)),
+	       pp_fmt_bytes(mm->capacity_bytes, b3, sizeof(b3)),
+	       mm->fits ? "fits" : "DOES NOT FIT");
+	mrow("weights", mm->weights_bytes, mm->total_bytes);
+	mrow("gradients", mm->grads_bytes, mm->total_bytes);
+	mrow("optimizer states", mm->optimizer_bytes, mm->total_bytes);
+	mrow("activations (in flight)", mm->activations_bytes, mm->total_bytes);
+	mrow("buffers, workspace, context", mm->temp_bytes, mm->total_bytes);
+	mrow("fragmentation margin", mm->fragmentation_bytes, mm->total_bytes);
+	if (!mm->fits)
+		printf("  -> needs %s more per GPU: shard optimizer states (ZeRO), add pipeline or "
+		       "tensor parallelism, or recompute activations\n",
+		       pp_fmt_bytes(mm->total_bytes - mm->capacity_bytes, b1, sizeof(b1)));
+	printf("\nCheckpoint         %s, written in %s\n",
+	       pp_fmt_bytes(r->checkpoint_bytes, b1, sizeof(b1)),
+	       pp_fmt_duration(r->checkpoint_write_s, b2, sizeof(b2)));
+	printf("\nParameters from%s\n", hw->profile[0] ? " (calibration profile applied)" : "");
+	for (int i = 0; i < hw->norigins; i++)
+		printf("  %-22s %s\n", hw->origins[i].name, hw->origins[i].origin);
+}
+
+int pp_cmd_predict(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"ops", no_argument, NULL, 'O'},
+		{"calibration", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0}};
+	bool json = false, ops = false;
+	const char *calib = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'O': ops = true; break;
+		case 'C': calib = optarg; break;
+		case 'h': help_predict(); return 0;
+		default: return pp_cli_usage_error("predict", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return pp_cli_usage_error("predict", "expected one scenario file");
+	loaded l = {0};
+	int rc = load(&l, argv[optind], calib);
+	if (!rc && ops) {
+		print_ops(&l.s, &l.hw);
+	} else if (!rc) {
+		pp_result r;
+		pp_err err = {0};
+		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
+			rc = pp_cli_fail(&err);
+		else if (json)
+			print_json(&l.s, &l.hw, &r);
+		else
+			print_table(&l.s, &l.hw, &r);
+	}
+	unload(&l);
+	return rc;
+}
+
+int pp_cmd_trace(int argc, char **argv)
+{
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"calibration", required_argument, NULL, 'C'},
+					     {"help", no_argument, NULL, 'h'},
+					     {0, 0, 0, 0}};
+	const char *outp = NULL, *calib = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outp = optarg; break;
+		case 'C': calib = optarg; break;
+		case 'h':
+			printf("usage: podplan trace SCENARIO.json -o FILE.json\n\n"
+			       "Writes the simulated step as a Chrome/Perfetto trace: one process per\n"
+			       "pipeline stage, one track per stream (compute, data-parallel comm) and per\n"
+			       "stage-to-stage link; F<mb>/B<mb> tasks per layer. Open it in\n"
+			       "https://ui.perfetto.dev or chrome://tracing.\n");
+			return 0;
+		default: return pp_cli_usage_error("trace", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return pp_cli_usage_error("trace", "expected one scenario file");
+	if (!outp)
+		return pp_cli_usage_error("trace", "-o FILE is required");
+	loaded l = {0};
+	int rc = load(&l, argv[optind], calib);
+	if (!rc) {
+		pp_result r;
+		pp_err err = {0};
+		pp_trace *tr = pp_trace_new();
+		pp_predict_opts po = {tr};
+		if ((rc = pp_predict(&l.s, &l.hw, &po, &r, &err)) ||
+		    (rc = pp_trace_write(tr, outp, &err)))
+			rc = pp_cli_fail(&err);
+		else
+			fprintf(stderr, "wrote %s (step %.3f s)\n", outp, r.step_time_s);
+		pp_trace_free(tr);
+	}
+	unload(&l);
+	return rc;
+}

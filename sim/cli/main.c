@@ -1,0 +1,61 @@
+/*
+ * main.c - the podplan command: dispatch to a subcommand.
+ */
+#include "cli/cli.h"
+#include "core/pp.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} cmds[] = {
+	{"predict", pp_cmd_predict, "step time, MFU, memory fit and bottleneck of a scenario"},
+	{"trace", pp_cmd_trace, "write the simulated step as a Chrome/Perfetto trace"},
+	{"validate", pp_cmd_validate, "predict published runs (CSV) and print the errors"},
+	{"cost", pp_cmd_cost, "rent vs build vs lower tier: TCO, $/1M tokens, goodput, P10-P90"},
+	{"report", pp_cmd_report, "HTML/Markdown/CSV report with charts; --compare two runs"},
+	{"history", pp_cmd_history, "past report runs: scenario, version, answer, where written"},
+	{"search", pp_cmd_search, "the fastest parallel layouts for a model, batch and cluster"},
+	{"size", pp_cmd_size, "the cheapest cluster (SKU, GPUs, fabric) for a deadline or budget"},
+	{"fit", pp_cmd_fit, "fit a calibration profile from calibration runs; list, export"},
+	{"check", pp_cmd_check, "validate a scenario file and print what it resolves to"},
+	{"catalog", pp_cmd_catalog, "print the GPU, fabric, storage, model and price catalogs"},
+	{"calib", pp_cmd_calib, "calibration runs: list, show, export CSV, import nccl-tests logs"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: podplan <command> [options]\n\n"
+		   "podplan answers: rent a GPU cluster, build one, or stay on a lower tier?\n"
+		   "It simulates training steps, prices them, and calibrates against real pods.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < PP_ARRAY_LEN(cmds); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\n'podplan <command> --help' for a command's options.\n"
+		   "Environment: PODPLAN_DATA (catalog dir), PODPLAN_DB (SQLite store).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("podplan %s\n", PP_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < PP_ARRAY_LEN(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "podplan: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

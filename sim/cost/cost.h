@@ -1,0 +1,248 @@
+/*
+ * cost.h - the TCO engine: the same useful work (a training run, a recurring
+ * job, continuous training or an inference volume) priced several ways -
+ * rent (on-demand, reserved, spot), build (servers, derived network,
+ * storage, facility, support, staff, residual value), a hosted API (Tier 1)
+ * or one 8-GPU node (Tier 4) - in $ per run, $ per 1M tokens, time to
+ * train, with goodput (failures, checkpoints, restarts, spot interruptions)
+ * and Monte Carlo uncertainty.
+ *
+ * Data flow: pp_scenario (its "costs" section, sim/input/costspec.h) -> for each
+ * option a modified copy of the scenario -> the step-time engine (through
+ * the predict callback, so this module never links the engine itself) ->
+ * throughput -> goodput -> cost over a monthly schedule -> Monte Carlo and
+ * tornado -> pp_cost_result. Prices come from the catalog's prices.json,
+ * TCO figures (failure rates, restart times, network parts...) from
+ * models/tco.json; every figure used is listed in result.sources.
+ *
+ * Money is in US dollars, undiscounted unless a field says "npv"/"pv";
+ * time is seconds unless the name says months.
+ *
+ * Three cost views per option (README, "Costs"):
+ *   full       - every dollar paid over the horizon if this work is all the
+ *                capacity does: idle reserved hours, capex net of the
+ *                residual value at the end of the horizon, staff, power.
+ *   amortized  - the GPU-hours the work uses, each priced at the option's
+ *                fully loaded cost per *used* GPU-hour at the fleet
+ *                utilisation (finance.utilization): what the work costs
+ *                when the capacity is shared with other work.
+ *   marginal   - only the costs the work causes: billed on-demand/spot
+ *                hours, API tokens, energy; nothing for sunk capex or
+ *                commitments.
+ * The headline usd_total is the full cost; the recommendation uses it.
+ *
+ * Ownership: pp_cost_run() fills a caller-owned pp_cost_result whose arrays
+ * are heap-allocated; pp_cost_result_release() frees them.
+ */
+#ifndef PP_COST_H
+#define PP_COST_H
+
+#include "input/catalog.h"
+#include "input/hw.h"
+#include "core/pp.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
+#include "core/util.h"
+#include <stdbool.h>
+
+typedef enum pp_option_kind {
+	PP_OPT_RENT,   /* a rented cluster (Tier 5 pod or larger) */
+	PP_OPT_BUILD,  /* an owned cluster */
+	PP_OPT_API,    /* Tier 1: hosted fine-tuning or inference API */
+	PP_OPT_TIER4,  /* Tier 4: one node of <= 8 GPUs, rented or owned */
+	PP_OPT_KIND_COUNT
+} pp_option_kind;
+
+/* "rent", "build", "api", "tier4" */
+extern const char *const pp_option_kind_names[PP_OPT_KIND_COUNT];
+
+/* Cost components of an option's full cost (the stacked chart). They add
+ * up to usd_total. */
+typedef enum pp_cost_comp {
+	PP_CC_GPU_TIME,        /* rented GPU-hours that did work (incl. work lost to failures) */
+	PP_CC_IDLE_COMMIT,     /* reserved hours paid for and not used */
+	PP_CC_SERVERS,         /* owned servers: purchase minus residual value at horizon end */
+	PP_CC_NETWORK,         /* owned fabric: NICs, switches, cables/optics (net of residual) */
+	PP_CC_STORAGE,         /* parallel file system: bought (net) or rented per TB-month */
+	PP_CC_FACILITY,        /* energy x PUE, colocation $/kW-month */
+	PP_CC_SUPPORT,         /* hardware maintenance/support contracts, software licences */
+	PP_CC_STAFF,           /* platform-engineering staff */
+	PP_CC_API,             /* hosted API token charges */
+	PP_CC_COUNT
+} pp_cost_comp;
+
+/* "gpu_time", "idle_commitment", "servers", "network", "storage",
+ * "facility", "support", "staff", "api" */
+extern const char *const pp_cost_comp_names[PP_CC_COUNT];
+
+/* Build-versus-rent finance for a build (or owned tier4) option, against the
+ * cheapest rent option of the result ("versus"). Cash flows are monthly:
+ * capex at month 0, then (rent avoided - own opex) each month, plus the
+ * residual value at the horizon's end. */
+typedef struct pp_cost_fin {
+	bool valid;                       /* false when there is no rent option to compare */
+	char versus[64];                  /* name of the rent option compared against */
+	double capex_usd;                 /* servers + network + storage + installation */
+	double residual_usd;              /* value at horizon end (market or book, see finance.residual) */
+	double discount_rate;             /* annual */
+	double npv_usd;                   /* NPV of building instead of renting (> 0: building saves) */
+	double irr;                       /* annual IRR of that investment; NAN when undefined */
+	double payback_months;            /* undiscounted; NAN when never within the horizon */
+	double discounted_payback_months; /* NAN when never */
+	double crossover_month;           /* first month where cumulative build cost <= rent; NAN never */
+	double utilization;               /* fleet utilisation assumed for the amortized view */
+	double usd_per_gpu_hour_used;     /* fully loaded $ per used GPU-hour at that utilisation */
+	double breakeven_utilization;     /* utilisation at which build $/token = rent $/token;
+					     NAN when building never breaks even (> 1) */
+} pp_cost_fin;
+
+typedef struct pp_cost_option {
+	char name[64];
+	pp_option_kind kind;
+	char provider[64];          /* rent/tier4-rent: prices.json provider key ("aws_p5.48xlarge");
+				       api: price key ("fireworks_lora_sft_le16B"); build: "own" */
+	char tier[32];              /* on_demand | reserved_1y | reserved_3y | spot | capacity_block |
+				       own | api */
+	char label[256];            /* one line for people: "1,024 x H100 SXM, AWS p5, 1-yr reserved" */
+	char gpu[32];               /* catalog GPU id; "" for api */
+	int num_gpus;
+	char fabric[24];            /* inter-node fabric id ("" on one node) */
+	char method[8];             /* full | lora | qlora (fine-tunes) */
+	bool feasible;              /* false: does not fit in memory, or cannot do the work */
+	char infeasible_why[256];
+	/* throughput (NAN for api) */
+	double step_time_s;         /* predicted, before goodput */
+	double tokens_per_s;        /* predicted, before goodput */
+	double mfu;
+	pp_breakdown breakdown;     /* where step_time_s goes (predict.h), with the lora/qlora
+				       rescaling applied: its parts add up to step_time_s; all
+				       zero for api options and inference work */
+	double memory_per_gpu_bytes, memory_capacity_bytes;
+	double goodput;             /* useful fraction of wall time, 0..1 (failures, checkpoints, spot) */
+	double checkpoint_interval_s; /* Young/Daly optimum used */
+	double tokens_per_s_effective; /* tokens_per_s x goodput */
+	double time_to_train_s;     /* wall time of one run/job incl. goodput; NAN when unknown (api) */
+	double lead_time_s;         /* build: order to first step; 0 otherwise */
+	double gpu_hours_used;      /* over the horizon */
+	double replicas;            /* clusters needed to keep up (recurring/inference), usually 1 */
+	/* owned fabric, derived from the cluster size (0 on one node or when rented) */
+	int net_switches, net_links, net_tiers;
+	double storage_tb;          /* shared file system sized for dataset + kept checkpoints */
+	/* money (full view unless named) */
+	double usd_total;
+	double usd_amortized;
+	double usd_marginal;
+	double usd_per_run;         /* full cost / number of runs or jobs (= usd_total for one run) */
+	double usd_per_million_tokens;          /* full */
+	double usd_per_million_tokens_marginal;
+	double usd_per_gpu_hour_used;           /* full cost / GPU-hours used */
+	double usd_lost_work;       /* part of usd_total caused by goodput < 1 */
+	double components[PP_CC_COUNT];
+	/* uncertainty, of usd_total */
+	double p10_usd, p50_usd, p90_usd, mean_usd;
+	double p_cheapest;          /* share of draws in which this option is the cheapest feasible */
+	double *samples;            /* draws of usd_total, in draw order (same draw = same inputs
+				       for every option); nsamples of them; NULL when no draws */
+	int nsamples;
+	/* cumulative cash, undiscounted: cum_usd[0] at the start (capex), cum_usd[m] at the
+	 * end of month m, m = 1..nmonths */
+	double *cum_usd;
+	int nmonths;
+	pp_cost_fin fin;
+} pp_cost_option;
+
+/* One-at-a-time sensitivity of the recommended option (tornado chart). */
+typedef struct pp_tornado_row {
+	char driver[48];            /* "H100 rent price", "step-time error", "failure rate", ... */
+	char unit[24];              /* of the inputs: "usd_per_gpu_hour", "factor", "fraction" */
+	double base_input, low_input, high_input;
+	double low_usd, high_usd;   /* recommended option's usd_total at low/high input */
+	double low_margin_usd, high_margin_usd; /* runner-up minus recommended (< 0: it flips) */
+	double swing_usd;           /* |high_usd - low_usd| (rows are sorted by it) */
+} pp_tornado_row;
+
+/* A figure the result used, for the assumptions table. */
+typedef struct pp_cost_source {
+	char item[128];             /* "H100-SXM-80GB aws_p5.48xlarge on_demand" */
+	double value;
+	char unit[32];
+	char source[256];           /* source title */
+	char url[256];
+	char date[40];              /* as the data file gives it */
+	bool estimate;
+	double age_months;          /* at result.as_of; NAN when undated */
+} pp_cost_source;
+
+typedef struct pp_cost_result {
+	char scenario[128];
+	char question[512];         /* the scenario's description */
+	char work[256];             /* "1 run of 2.00T tokens", "4.33 jobs/month of 500M tokens" */
+	char as_of[16];             /* date prices are aged against (YYYY-MM-DD) */
+	double tokens_total;        /* useful tokens over the horizon */
+	double runs;                /* runs or jobs over the horizon */
+	double horizon_months;
+	unsigned long seed;
+	int draws;
+	pp_cost_option *options;
+	int noptions;
+	int recommended;            /* index; -1 when no option is feasible */
+	int runner_up;              /* -1 when none */
+	char recommendation[1024];  /* the answer and why, in sentences */
+	pp_tornado_row *tornado;
+	int ntornado;
+	pp_cost_source *sources;
+	int nsources;
+	char **warnings;            /* one sentence each */
+	int nwarnings;
+	double elapsed_s;           /* wall time of pp_cost_run */
+	double mc_elapsed_s;        /* of which Monte Carlo and tornado */
+} pp_cost_result;
+
+/* The step-time engine, injected: pass pp_predict. Tests pass a fake. */
+typedef int (*pp_cost_predict_fn)(const pp_scenario *s, const pp_hw *hw,
+				  const pp_predict_opts *opts, pp_result *out, pp_err *err);
+
+typedef struct pp_cost_opts {
+	pp_cost_predict_fn predict;  /* required */
+	bool seed_given;             /* else costs.uncertainty.seed, else tco.json's default */
+	unsigned long seed;
+	bool draws_given;            /* else costs.uncertainty.draws, else tco.json's default */
+	int draws;                   /* 0 = no Monte Carlo */
+	const char *tco_path;        /* NULL = pp_data_dir()/tco.json */
+} pp_cost_opts;
+
+/* Price every option of s->costs. Errors: PP_EINPUT for a costs section
+ * that cannot be priced (unknown provider or tier, missing price, layout
+ * that does not divide the option's GPUs), naming file:line:col and the
+ * JSON path; PP_EIO when tco.json cannot be read. An option that does not
+ * fit in memory is not an error: it is reported infeasible with why.
+ * On failure *out holds nothing to release (releasing it is harmless). */
+int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,
+		pp_cost_result *out, pp_err *err);
+void pp_cost_result_release(pp_cost_result *r);
+
+/* The result as JSON (what `podplan cost --json` prints): {"scenario",
+ * "seed", "draws", "work", "horizon_months", "options": [{"name", "kind",
+ * "usd_total", "usd_per_million_tokens", "time_to_train_s", "p10_usd",
+ * "p50_usd", "p90_usd", ...}], "recommendation", "recommended", "tornado",
+ * "sources", "warnings", ...}. NAN prints as null. Appends to out. */
+void pp_cost_to_json(const pp_cost_result *r, pp_sb *out);
+/* One CSV row per option (RFC 4180, header first); columns are stable:
+ * see PP_COST_CSV_HEADER. Appends to out. */
+#define PP_COST_CSV_HEADER                                                                      \
+	"scenario,seed,draws,option,kind,provider,tier,gpu,num_gpus,method,feasible,usd_total,"    \
+	"usd_amortized,usd_marginal,usd_per_run,usd_per_million_tokens,"                          \
+	"usd_per_million_tokens_marginal,usd_per_gpu_hour_used,time_to_train_s,gpu_hours_used,"   \
+	"goodput,tokens_per_s,p10_usd,p50_usd,p90_usd,p_cheapest,gpu_time_usd,idle_commitment_usd," \
+	"servers_usd,network_usd,storage_usd,facility_usd,support_usd,staff_usd,api_usd,npv_usd,"  \
+	"irr,payback_months,crossover_month,breakeven_utilization,recommended"
+void pp_cost_to_csv(const pp_cost_result *r, pp_sb *out);
+/* The readable table and recommendation `podplan cost` prints. */
+void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
+
+/* Histogram of an option's samples over [lo, hi) in nbins equal bins
+ * (counts[nbins], caller-owned); lo/hi = the P1/P99 of the samples when
+ * *lo >= *hi on entry. Returns the number of samples counted. */
+int pp_cost_histogram(const pp_cost_option *o, int nbins, double *lo, double *hi, int *counts);
+
+#endif

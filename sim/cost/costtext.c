@@ -1,0 +1,157 @@
+/* costtext.c - the recommendation and the description of the work, in words (see cost.h). */
+#include "cost/costint.h"
+
+static const char *fmt_time(double s, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		return snprintf(buf, n, "n/a"), buf;
+	return pp_fmt_duration(s, buf, n);
+}
+
+/* A spot option bigger than tco.json's spot.max_nodes_warn nodes. */
+static bool oin_nodes_over(const ctx *c, const pp_cost_option *o)
+{
+	const pp_gpu *g = pp_catalog_gpu(c->cat, o->gpu);
+	int gpn = g && g->gpus_per_node > 0 ? g->gpus_per_node : 8;
+	return (o->num_gpus + gpn - 1) / gpn > c->spot_max_nodes;
+}
+
+void cost_recommend(ctx *c, int rec, int ru)
+{
+	pp_cost_result *r = c->r;
+	pp_sb sb = {0};
+	char a[32], b[32], x[32], t[32];
+	if (rec < 0) {
+		pp_sb_adds(&sb, "No option can do this work:");
+		for (int i = 0; i < r->noptions; i++)
+			pp_sb_addf(&sb, " %s: %s.", r->options[i].name, r->options[i].infeasible_why);
+		goto out;
+	}
+	const pp_cost_option *o = &r->options[rec];
+	pp_sb_addf(&sb, "%s (%s) is the cheapest: %s for %s", o->name, o->label,
+		   pp_fmt_usd(o->usd_total, a, sizeof(a)), r->work);
+	if (isfinite(o->usd_per_million_tokens))
+		pp_sb_addf(&sb, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
+	if (r->draws > 0)
+		pp_sb_addf(&sb, " (P10-P90 %s-%s)", pp_fmt_usd(o->p10_usd, a, sizeof(a)),
+			   pp_fmt_usd(o->p90_usd, b, sizeof(b)));
+	if (isfinite(o->time_to_train_s))
+	{
+		char tk[32];
+		if (c->work == PP_WORK_RECURRING)
+			pp_sb_addf(&sb, "; one job takes %s", fmt_time(o->time_to_train_s, t, sizeof(t)));
+		else
+			pp_sb_addf(&sb, "; one %s-token run takes %s",
+				   pp_fmt_tokens(c->train_tokens, tk, sizeof(tk)),
+				   fmt_time(o->time_to_train_s, t, sizeof(t)));
+	}
+	if (o->lead_time_s > 0)
+		pp_sb_addf(&sb, " after a %s lead time", fmt_time(o->lead_time_s, t, sizeof(t)));
+	pp_sb_adds(&sb, ".");
+	if (!strcmp(o->tier, "spot") && oin_nodes_over(c, o)) {
+		int alt = -1;
+		for (int i = 0; i < r->noptions; i++)
+			if (r->options[i].feasible && strcmp(r->options[i].tier, "spot") &&
+			    (alt < 0 || r->options[i].usd_total < r->options[alt].usd_total))
+				alt = i;
+		pp_sb_addf(&sb, " Caution: it needs %d spot GPUs at once, which clouds rarely grant;",
+			   o->num_gpus);
+		if (alt >= 0)
+			pp_sb_addf(&sb, " the cheapest option without that risk is %s at %s.",
+				   r->options[alt].name, pp_fmt_usd(r->options[alt].usd_total, a, sizeof(a)));
+	}
+	if (ru >= 0) {
+		const pp_cost_option *u = &r->options[ru];
+		double d = u->usd_total - o->usd_total;
+		pp_sb_addf(&sb, " The runner-up, %s, costs %s: %s (%.0f%%) more.", u->name,
+			   pp_fmt_usd(u->usd_total, a, sizeof(a)), pp_fmt_usd(d, b, sizeof(b)),
+			   100.0 * d / o->usd_total);
+	}
+	if (r->draws > 0) {
+		pp_sb_addf(&sb, " It is the cheapest in %.0f%% of %d Monte Carlo draws (seed %lu)",
+			   100 * o->p_cheapest, r->draws, r->seed);
+		pp_sb_adds(&sb, o->p_cheapest < 0.6 ? ", so the choice is within the uncertainty: look "
+						     "at the tornado for what decides it." : ".");
+	}
+	if (r->ntornado > 0) {
+		const pp_tornado_row *tr = &r->tornado[0];
+		pp_sb_addf(&sb, " The largest driver is %s (%s to %s).", tr->driver,
+			   pp_fmt_usd(fmin(tr->low_usd, tr->high_usd), a, sizeof(a)),
+			   pp_fmt_usd(fmax(tr->low_usd, tr->high_usd), b, sizeof(b)));
+		for (int i = 0; i < r->ntornado; i++)
+			if (r->tornado[i].low_margin_usd < 0 || r->tornado[i].high_margin_usd < 0) {
+				pp_sb_addf(&sb, " At the %s end of \"%s\" the runner-up would win.",
+					   r->tornado[i].low_margin_usd < 0 ? "low" : "high",
+					   r->tornado[i].driver);
+				break;
+			}
+	}
+	/* build economics of the cheapest owned option, whichever option won */
+	int own = -1;
+	for (int i = 0; i < r->noptions; i++)
+		if (r->options[i].fin.valid && r->options[i].feasible &&
+		    (own < 0 || r->options[i].usd_total < r->options[own].usd_total))
+			own = i;
+	for (int i = own; i >= 0 && i < r->noptions; i++) {
+		const pp_cost_option *b2 = &r->options[i];
+		const pp_cost_fin *f = &b2->fin;
+		pp_sb_addf(&sb, " Building (%s) instead of renting (%s): NPV %s at %.0f%%", b2->name,
+			   f->versus, pp_fmt_usd(f->npv_usd, a, sizeof(a)), 100 * f->discount_rate);
+		if (isfinite(f->irr))
+			pp_sb_addf(&sb, ", IRR %.0f%%", 100 * f->irr);
+		if (isfinite(f->payback_months))
+			pp_sb_addf(&sb, ", payback in %.1f months", f->payback_months);
+		if (isfinite(f->breakeven_utilization))
+			pp_sb_addf(&sb, ", breaks even with renting on $/token at %.0f%% utilisation",
+				   100 * f->breakeven_utilization);
+		else
+			pp_sb_adds(&sb, ", never breaks even on $/token even at 100% utilisation");
+		if (isfinite(f->crossover_month))
+			pp_sb_addf(&sb, ", cumulative cost crosses below renting in month %.0f",
+				   f->crossover_month);
+		pp_sb_adds(&sb, ".");
+		break;
+	}
+	/* the fastest, when it is not the cheapest */
+	int fast = -1;
+	for (int i = 0; i < r->noptions; i++)
+		if (r->options[i].feasible && isfinite(r->options[i].time_to_train_s) &&
+		    (fast < 0 || r->options[i].time_to_train_s + r->options[i].lead_time_s <
+				 r->options[fast].time_to_train_s + r->options[fast].lead_time_s))
+			fast = i;
+	if (fast >= 0 && fast != rec && isfinite(o->time_to_train_s)) {
+		const pp_cost_option *f = &r->options[fast];
+		pp_sb_addf(&sb, " Fastest is %s (%s), for %s more.", f->name,
+			   fmt_time(f->time_to_train_s + f->lead_time_s, t, sizeof(t)),
+			   pp_fmt_usd(f->usd_total - o->usd_total, x, sizeof(x)));
+	}
+out:
+	snprintf(r->recommendation, sizeof(r->recommendation), "%s", sb.buf ? sb.buf : "");
+	pp_sb_release(&sb);
+}
+
+void cost_describe_work(ctx *c)
+{
+	char tk[32];
+	pp_cost_result *r = c->r;
+	switch (c->work) {
+	case PP_WORK_RUN:
+		snprintf(r->work, sizeof(r->work), "%g run%s of %s tokens", c->runs, c->runs == 1 ? "" : "s",
+			 pp_fmt_tokens(c->train_tokens, tk, sizeof(tk)));
+		r->runs = c->runs;
+		break;
+	case PP_WORK_RECURRING:
+		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
+			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_m);
+		r->runs = c->jobs_per_month * c->horizon_m;
+		break;
+	case PP_WORK_CAPACITY:
+		snprintf(r->work, sizeof(r->work), "steady training of %s tokens/month for %.0f months",
+			 pp_fmt_tokens(c->cap_tokens_pm, tk, sizeof(tk)), c->horizon_m);
+		break;
+	default:
+		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",
+			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_m);
+	}
+}
+

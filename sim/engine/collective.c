@@ -1,0 +1,143 @@
+/* collective.c - see collective.h. */
+#include "engine/collective.h"
+
+#include <math.h>
+
+double pp_coll_busbw_factor(pp_coll op, int n)
+{
+	if (n <= 1)
+		return 0;
+	switch (op) {
+	case PP_COLL_ALL_REDUCE: return 2.0 * (n - 1) / n;
+	case PP_COLL_ALL_GATHER:
+	case PP_COLL_REDUCE_SCATTER:
+	case PP_COLL_ALL_TO_ALL: return (double)(n - 1) / n;
+	default: return 1.0;
+	}
+}
+
+static int nodes_of(pp_group g)
+{
+	int per = g.per_node < 1 ? 1 : g.per_node;
+	return (g.n + per - 1) / per;
+}
+
+double pp_coll_busbw(const pp_hw *hw, pp_group g)
+{
+	int nodes = nodes_of(g);
+	double bw = INFINITY;
+	if (g.per_node > 1)
+		bw = hw->intra_Bps;
+	if (nodes > 1) {
+		/* the group's members own per_node/gpus_per_node of the node's NICs */
+		double share = (double)g.per_node / hw->gpus_per_node;
+		double inter = hw->nic_Bps * hw->nics_per_node * share / hw->oversubscription;
+		/* a ring crosses each node boundary on every channel: the slowest
+		 * link of the ring sets busbw */
+		if (inter < bw)
+			bw = inter;
+	}
+	return bw;
+}
+
+static const pp_coll_fit *find_fit(const pp_hw *hw, pp_coll op, pp_scope scope, int n)
+{
+	const pp_coll_fit *best = NULL;
+	for (int i = 0; i < hw->nfits; i++) {
+		const pp_coll_fit *f = &hw->fits[i];
+		if (f->op != op || f->scope != scope)
+			continue;
+		if (f->nranks == n)
+			return f;
+	}
+	return best;
+}
+
+static double fit_time(const pp_coll_fit *f, double bytes, double factor)
+{
+	for (int i = 0; i < f->npieces; i++) {
+		if (bytes < f->piece[i].hi_bytes || i == f->npieces - 1)
+			return f->piece[i].alpha_s + bytes * factor / f->piece[i].busbw_Bps;
+	}
+	return 0;
+}
+
+/* The published all_reduce busbw at this message size (log-size linear
+ * interpolation; latency-bound below the first point, flat above the last). */
+static double curve_busbw(const pp_hw *hw, double bytes)
+{
+	int n = hw->intra_ncurve;
+	const double *x = hw->intra_curve_bytes, *y = hw->intra_curve_Bps;
+	if (bytes <= x[0])
+		return y[0] * bytes / x[0];
+	if (bytes >= x[n - 1])
+		return y[n - 1];
+	int i = 1;
+	while (x[i] < bytes)
+		i++;
+	double f = (log(bytes) - log(x[i - 1])) / (log(x[i]) - log(x[i - 1]));
+	return y[i - 1] + f * (y[i] - y[i - 1]);
+}
+
+double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
+{
+	if (g.n <= 1 || bytes <= 0)
+		return 0;
+	double factor = pp_coll_busbw_factor(op, g.n);
+	int nodes = nodes_of(g);
+	pp_scope scope = nodes > 1 ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+	const pp_coll_fit *fit = find_fit(hw, op, scope, g.n);
+	if (fit)
+		return fit_time(fit, bytes, factor);
+	double bw = pp_coll_busbw(hw, g);
+	if (hw->intra_ncurve && g.per_node > 1) {
+		/* measured busbw against size inside a node: all_reduce as
+		 * published, other collectives with the same shape scaled to the
+		 * ring asymptote of the fabric */
+		double cb = curve_busbw(hw, bytes);
+		if (op != PP_COLL_ALL_REDUCE)
+			cb *= hw->intra_Bps / hw->intra_curve_Bps[hw->intra_ncurve - 1];
+		if (nodes == 1)
+			return bytes * factor / cb;
+		if (cb < bw)
+			bw = cb;
+	}
+	/* per-step latency of a ring: intra-node hops at NVLink/PCIe latency,
+	 * node-crossing hops at the NIC fabric's */
+	double hop = nodes > 1 ? ((double)(g.per_node - 1) * hw->intra_lat_s + hw->inter_lat_s) /
+					 g.per_node
+			       : hw->intra_lat_s;
+	double steps;
+	switch (op) {
+	case PP_COLL_ALL_REDUCE: steps = 2.0 * (g.n - 1); break;
+	case PP_COLL_BROADCAST: steps = g.n - 1; break;
+	case PP_COLL_SENDRECV: steps = 1; break;
+	default: steps = g.n - 1; break;
+	}
+	double ring = hw->coll_launch_s + steps * hop + bytes * factor / bw;
+	if (op != PP_COLL_ALL_REDUCE || nodes <= 2)
+		return ring;
+	/* double binary tree across nodes, chain inside: latency grows with
+	 * log2(nodes); NCCL's tree reaches about the ring's busbw at large sizes */
+	double tree_lat = 2.0 * (log2((double)nodes) * hw->inter_lat_s +
+				 (g.per_node - 1) * hw->intra_lat_s);
+	double tree = hw->coll_launch_s + tree_lat + bytes * factor / bw;
+	return tree < ring ? tree : ring;
+}
+
+double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node)
+{
+	if (bytes <= 0)
+		return 0;
+	/* a calibrated send/recv between two GPUs of this scope */
+	const pp_coll_fit *fit = find_fit(hw, PP_COLL_SENDRECV, same_node ? PP_SCOPE_INTRA
+									 : PP_SCOPE_INTER, 2);
+	if (fit)
+		return fit_time(fit, bytes, 1.0);
+	if (same_node)
+		return hw->coll_launch_s + hw->intra_lat_s + bytes / hw->intra_Bps;
+	double bw = hw->nic_Bps * hw->nics_per_node / hw->gpus_per_node / hw->oversubscription;
+	if (bw > hw->nic_Bps)
+		bw = hw->nic_Bps;
+	return hw->coll_launch_s + hw->inter_lat_s + bytes / bw;
+}

@@ -1,0 +1,40 @@
+/*
+ * collective.h - NCCL-like collective and send/recv costs.
+ *
+ * Sizes follow nccl-tests: all_reduce and broadcast take the buffer size;
+ * all_gather the total output; reduce_scatter the total input; alltoall the
+ * total per-rank buffer. Time = launch + latency(algorithm) + bytes x
+ * factor / busbw, with nccl-tests' busbw factors (all_reduce 2(n-1)/n,
+ * all_gather/reduce_scatter/alltoall (n-1)/n, broadcast and sendrecv 1).
+ *
+ * Hierarchy: a group of n ranks with `per_node` members in each node runs
+ * at the NVLink/PCIe busbw inside a node and, across nodes, at the share of
+ * the node's NICs its members own (all groups of a kind run at once, e.g.
+ * the 8 data-parallel groups of a TP=8 layout each own 1 of 8 rails), over
+ * the oversubscription. Ring and (for all_reduce across nodes) double
+ * binary tree are both costed and the faster taken, as NCCL's tuner does.
+ * A calibration fit for (op, scope, n) replaces the model when present.
+ */
+#ifndef PP_COLLECTIVE_H
+#define PP_COLLECTIVE_H
+
+#include "input/hw.h"
+
+typedef struct pp_group {
+	int n;          /* ranks */
+	int per_node;   /* members of the group inside one node (1..n) */
+} pp_group;
+
+/* nccl-tests' bus-bandwidth factor for op over n ranks. */
+double pp_coll_busbw_factor(pp_coll op, int n);
+
+/* Seconds for one collective; 0 for n <= 1 or bytes <= 0. */
+double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g);
+
+/* The busbw the model uses for a group (bytes/s), for reports. */
+double pp_coll_busbw(const pp_hw *hw, pp_group g);
+
+/* Seconds to send bytes from one GPU to another, same node or not. */
+double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node);
+
+#endif

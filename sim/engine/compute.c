@@ -1,0 +1,73 @@
+/* compute.c - see compute.h. */
+#include "engine/compute.h"
+
+#include <math.h>
+
+static double tile_wave_eff(double m, double n, double batch, double tm, double tn, int sms,
+			    double wave_weight)
+{
+	double tiles_m = ceil(m / tm), tiles_n = ceil(n / tn);
+	double tile_util = (m * n) / (tiles_m * tm * tiles_n * tn);
+	double tiles = tiles_m * tiles_n * batch;
+	double waves = ceil(tiles / sms);
+	double wave_util = tiles / (waves * sms);
+	/* persistent / Stream-K kernels (Hopper cuBLAS) spread the last partial
+	 * wave: only wave_weight of its loss remains */
+	return tile_util * (1.0 - wave_weight + wave_weight * wave_util);
+}
+
+double pp_gemm_efficiency(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch)
+{
+	double tm = hw->tile_m, tn = hw->tile_n, w = hw->wave_weight;
+	int sms = hw->sm_count;
+	double best = tile_wave_eff(m, n, batch, tm, tn, sms, w);
+	double e = tile_wave_eff(m, n, batch, tn, tm, sms, w);
+	if (e > best)
+		best = e;
+	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tm, tn / 2, sms, w);
+	if (e > best)
+		best = e;
+	e = hw->half_tile_eff * tile_wave_eff(m, n, batch, tn / 2, tm, sms, w);
+	if (e > best)
+		best = e;
+	e = hw->quarter_tile_eff * tile_wave_eff(m, n, batch, tm / 2, tn / 2, sms, w);
+	if (e > best)
+		best = e;
+	/* the per-tile prologue and epilogue, amortised over the k loop */
+	return hw->gemm_frac[dt] * best / (1.0 + hw->gemm_k0 / k);
+}
+
+double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch,
+		    double out_bytes)
+{
+	if (m <= 0 || n <= 0 || k <= 0 || batch <= 0)
+		return 0;
+	double flops = 2.0 * m * n * k * batch;
+	double eff = pp_gemm_efficiency(hw, dt, m, n, k, batch);
+	double t_compute = flops / (hw->peak_flops[dt] * eff);
+	double in_b = pp_dtype_bytes(dt);
+	double bytes = batch * ((m * k + k * n) * in_b + m * n * out_bytes);
+	double t_mem = bytes / hw->mem_Bps;
+	double t = t_compute > t_mem ? t_compute : t_mem;
+	if (t < hw->gemm_min_s)
+		t = hw->gemm_min_s;
+	return t + hw->kernel_overhead_s;
+}
+
+double pp_mem_time(const pp_hw *hw, double bytes)
+{
+	if (bytes <= 0)
+		return 0;
+	return bytes / hw->elementwise_Bps + hw->kernel_overhead_s;
+}
+
+double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes)
+{
+	if (flops <= 0)
+		return 0;
+	/* fp32 has no fused attention kernel in practice; attention then runs
+	 * at the tf32/fp32 GEMM rate, which the dtype's peak already reflects. */
+	double t_compute = flops / (hw->peak_flops[dt] * hw->attn_frac);
+	double t_mem = bytes / hw->mem_Bps;
+	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;
+}

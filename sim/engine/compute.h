@@ -1,0 +1,38 @@
+/*
+ * compute.h - time of one kernel on one GPU: a roofline (FLOPs against
+ * bytes moved) with a shape-dependent GEMM efficiency.
+ *
+ * GEMM efficiency = (large-GEMM share of peak for the dtype, from data)
+ *                 x tile quantisation (padding of M and N up to the tile)
+ *                 x wave quantisation (tiles over the SM count; weighted,
+ *                   since persistent/Stream-K kernels hide most of it)
+ *                 / (1 + k0 / k) (per-tile prologue/epilogue over the k loop),
+ * taking the best of the default tile, its transpose and two smaller tiles
+ * (what cuBLAS's heuristics do). Sources: NVIDIA "GEMM performance
+ * background" (tile and wave quantisation), Bekman's MAMF table for the
+ * large-GEMM shares (models/kernels.json).
+ */
+#ifndef PP_COMPUTE_H
+#define PP_COMPUTE_H
+
+#include "input/hw.h"
+
+/* Efficiency of a (batch x) m x n x k GEMM, in (0, 1]: the share of the
+ * dtype's dense peak it reaches, before the memory roofline. */
+double pp_gemm_efficiency(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch);
+
+/* Seconds for batch GEMMs of m x n x k in dtype dt (inputs dt, output
+ * out_bytes per element), kernel overhead included. */
+double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch,
+		    double out_bytes);
+
+/* Seconds for a memory-bound kernel (normalisation, dropout, softmax,
+ * activation, optimizer) moving bytes (read + written), at the achieved
+ * elementwise bandwidth. */
+double pp_mem_time(const pp_hw *hw, double bytes);
+
+/* Seconds for a fused (flash) attention kernel executing flops with bytes
+ * of input/output traffic. */
+double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * fastpath.h - what the layout search needs to evaluate hundreds of
+ * thousands of layouts a second: the per-layout workload without rebuilding
+ * it, the exact step time without the event queue, and a lower bound on the
+ * step time that costs O(stages).
+ *
+ * Exactness. pp_fp_step_ns() returns the int64 nanoseconds that
+ * pp_schedule_build() + pp_des_run() give for the full step (no ablation):
+ * the same tasks with the same rounded durations, walked per pipeline unit
+ * in closed form. Every resource of the step graph is either an in-order
+ * stream (a task starts at max(the previous task's end, its predecessors'
+ * ends)) or a FIFO link with exactly one producing stage whose releases are
+ * strictly increasing in that stage's program order (so the link serves in
+ * program order); with no choice left to an event queue, the recurrence
+ * and the simulation agree to the nanosecond. tests/test_search.c checks
+ * it on every candidate of several search spaces (1F1B, GPipe,
+ * interleaved; ZeRO 0-3; each overlap flag off; uneven stages; tied and
+ * untied embeddings; context parallelism). It re-implements the task
+ * structure of schedule.c, so a change there must be mirrored here: the
+ * test fails until it is, and pp_search_run() also compares its winners
+ * with pp_predict() and falls back to the event simulation on a mismatch.
+ *
+ * Lower bound. pp_fp_bound_ns() <= pp_fp_step_ns() for every layout:
+ *  - each stage's compute stream runs its tasks one after another and cannot
+ *    start before micro-batch 0 has crossed the stages in front of it;
+ *  - each stage's last backward (chunk 0 of the same micro-batch on every
+ *    stage, for all three schedules) must flow back to stage 0 before the
+ *    optimizer steps there;
+ *  - the data-parallel gradient buckets of that last backward are released
+ *    no earlier than their layers end, and the optimizer waits for the last;
+ *  - ZeRO-3's gathers and reduce-scatters share one stream per stage;
+ *  - the tied-embedding all-reduce and the data-loading read.
+ * It ignores what only delays (link queueing, steady-state waits), which is
+ * what makes it a bound; the search simulates a layout only while its bound
+ * can still beat the current k-th best (tests check bound <= exact).
+ */
+#ifndef PP_FASTPATH_H
+#define PP_FASTPATH_H
+
+#include "input/hw.h"
+#include "input/scenario.h"
+#include "engine/workload.h"
+
+typedef struct pp_fp_cache pp_fp_cache;
+
+/* A cache of workloads for one scenario family: every call on one cache
+ * must pass the same hw and scenarios that differ only in their layout
+ * (parallel sizes, ZeRO stage, micro-batch size, SP, recompute, schedule). */
+pp_fp_cache *pp_fp_cache_new(void);
+void pp_fp_cache_free(pp_fp_cache *c);
+/* Number of workloads built so far (one per tensor x context x micro-batch
+ * x SP x recompute x pipelined-or-not). */
+int pp_fp_cache_builds(const pp_fp_cache *c);
+
+/* Fill *w with the workload of s's layout, field for field what
+ * pp_workload_build(w, s, hw) gives. w->ops points into the cache: do not
+ * pp_workload_release() it; it stays valid until pp_fp_cache_free(). */
+void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w);
+
+/* The step time in nanoseconds, equal to the event simulation's makespan
+ * (see above); -1 when the layout gives no micro-batches or the walk stalls
+ * (a dependency cycle, which the event simulation would report too). */
+int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+
+/* A lower bound on pp_fp_step_ns(s, hw, w), in O(stages x chunks). */
+int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+
+#endif

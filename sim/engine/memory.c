@@ -1,0 +1,136 @@
+/* memory.c - see memory.h. */
+#include "engine/memory.h"
+
+#include <string.h>
+
+int pp_stage_layers(const pp_scenario *s, int vs)
+{
+	int nv = s->parallel.pp * s->parallel.vpp;
+	int L = s->model.num_layers;
+	return L / nv + (vs < L % nv ? 1 : 0);
+}
+
+static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr,
+			pp_recompute rc)
+{
+	double t = p->tp;
+	bool sp = p->sequence_parallel && p->tp > 1;
+	double b = (double)tr->micro_batch_size;
+	double sq = (double)m->seq_length / p->cp;
+	double h = m->hidden_size, a = m->num_attention_heads, f = m->ffn_hidden_size;
+	double g = m->num_query_groups < p->tp ? p->tp : m->num_query_groups;
+	double e = (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0;
+	double mask = m->swiglu ? 0.0 : 1.0; /* dropout masks, GPT recipes only */
+	double sbh = sq * b * h;
+	double rep = sbh * (2.0 * e + 2.0 * mask) / (sp ? t : 1.0) /* LN inputs, masks */
+		     + sbh * 2.0 * e / (sp ? t : 1.0); /* QKV and FC1 inputs */
+	double tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t   /* Q, K, V, projection input */
+			  + sq * b * f * e * ((m->swiglu ? 2.0 : 1.0) + 1.0) / t; /* act in, FC2 in */
+	double core = 0;
+	if (!tr->use_flash_attn) {
+		if (rc == PP_RC_NONE)
+			core = a * sq * sq * b * (e + (mask > 0 ? e + 1.0 : 0.0)) / t;
+	} else {
+		core = 4.0 * a * sq * b / t; /* fp32 log-sum-exp per row */
+	}
+	if (rc == PP_RC_FULL)
+		return sbh * e / (sp ? t : 1.0);
+	return rep + tp_split + core;
+}
+
+double pp_layer_activation_bytes(const pp_scenario *s)
+{
+	return act_bytes(&s->model, &s->parallel, &s->training, s->training.recompute);
+}
+
+double pp_inflight_chunks(const pp_scenario *s, int stage)
+{
+	const pp_parallel *p = &s->parallel;
+	double m = (double)s->training.num_microbatches;
+	double n;
+	switch (p->schedule) {
+	case PP_SCHED_GPIPE:
+		n = m;
+		break;
+	case PP_SCHED_INTERLEAVED:
+		n = (double)(p->pp - stage - 1) * 2 + (double)(p->vpp - 1) * p->pp + 1;
+		if (n > m * p->vpp)
+			n = m * p->vpp;
+		break;
+	default:
+		n = p->pp - stage;
+		if (n > m)
+			n = m;
+		break;
+	}
+	return n;
+}
+
+void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			pp_memory *out)
+{
+	const pp_parallel *p = &s->parallel;
+	const pp_training *tr = &s->training;
+	const pp_model *m = &s->model;
+	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
+	double d = (double)p->dp * p->cp;
+	double wb = mixed ? 2.0 : 4.0;
+	double gb, ob;
+	double opt_state = tr->optimizer == PP_OPTIM_ADAM ? 8.0 : 4.0;
+	if (mixed)
+		opt_state += 4.0; /* fp32 master copy */
+	/* main gradients: fp32 for bf16 and fp32 training, fp16 for fp16
+	 * (Megatron-LM's --accumulate-allreduce-grads-in-fp32 default) */
+	double main_grad = mixed && tr->precision != PP_DT_BF16 ? 2.0 : 4.0;
+	switch (p->zero_stage) {
+	case 0: gb = main_grad; ob = opt_state; break;
+	case 1: gb = main_grad; ob = opt_state / d; break;
+	case 2: gb = (mixed ? 2.0 : 4.0) / d; ob = opt_state / d; break;
+	default: gb = (mixed ? 2.0 : 4.0) / d; ob = opt_state / d; wb /= d; break;
+	}
+	double per_layer = pp_layer_activation_bytes(s);
+	bool sp = p->sequence_parallel && p->tp > 1;
+	double e = mixed ? 2.0 : 4.0;
+	double b = (double)tr->micro_batch_size, sq = (double)m->seq_length / p->cp;
+	memset(out, 0, sizeof(*out));
+	out->capacity_bytes = hw->mem_capacity_bytes;
+	double worst = -1;
+	for (int st = 0; st < p->pp; st++) {
+		double layers = 0;
+		for (int c = 0; c < p->vpp; c++)
+			layers += pp_stage_layers(s, c * p->pp + st);
+		double params = layers * w->params_layer;
+		if (st == 0)
+			params += w->params_embed;
+		if (st == p->pp - 1)
+			params += w->params_head;
+		double chunks = pp_inflight_chunks(s, st);
+		double layers_per_chunk = layers / p->vpp;
+		double act = chunks * layers_per_chunk * per_layer;
+		if (tr->recompute == PP_RC_FULL) /* one layer fully materialised in its backward */
+			act += act_bytes(m, p, tr, PP_RC_NONE);
+		if (st == 0) /* embedding output and its dropout mask per micro-batch in flight */
+			act += chunks / p->vpp * sq * b * m->hidden_size * (e + 1.0) / (sp ? p->tp : 1);
+		double temp = hw->reserved_bytes;
+		if (st == p->pp - 1) /* fp32 logits and their softmax for one micro-batch */
+			temp += 2.0 * 4.0 * sq * b * m->vocab_size / p->tp;
+		if (p->zero_stage == 3) /* two gathered layers (prefetch) and one layer's grads */
+			temp += 2.0 * w->params_layer * 2.0 + w->params_layer * 4.0;
+		if (p->zero_stage == 2) /* gradient buckets before their reduce-scatter */
+			temp += tr->bucket_bytes;
+		double frag = hw->act_margin * (act + temp);
+		double total = params * (wb + gb + ob) + act + temp + frag;
+		if (total > worst) {
+			worst = total;
+			out->weights_bytes = params * wb;
+			out->grads_bytes = params * gb;
+			out->optimizer_bytes = params * ob;
+			out->activations_bytes = act;
+			out->temp_bytes = temp;
+			out->fragmentation_bytes = frag;
+			out->total_bytes = total;
+			out->worst_stage = st;
+		}
+	}
+	out->fits = out->total_bytes <= out->capacity_bytes;
+}

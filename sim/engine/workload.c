@@ -1,0 +1,437 @@
+/* workload.c - see workload.h. */
+#include "engine/workload.h"
+#include "engine/compute.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_phase_names[3] = {"fwd", "bwd", "recompute"};
+
+double pp_layer_params(const pp_model *m)
+{
+	double h = m->hidden_size, f = m->ffn_hidden_size;
+	double d = h / m->num_attention_heads;
+	double kv = 2.0 * m->num_query_groups * d;
+	if (m->swiglu) /* Llama style: no biases, RMSNorm (one vector each) */
+		return h * (h + kv) + h * h + 3.0 * h * f + 2.0 * h;
+	/* GPT style: biases, LayerNorm (weight and bias) */
+	return h * (h + kv) + (h + kv) + h * h + h + 2.0 * h * f + f + h + 4.0 * h;
+}
+
+double pp_model_params(const pp_model *m)
+{
+	double h = m->hidden_size;
+	double emb = (double)m->vocab_size * h;
+	double p = m->num_layers * pp_layer_params(m) + emb;
+	if (!m->swiglu)
+		p += (double)m->seq_length * h + 2.0 * h; /* learned positions, final LayerNorm */
+	else
+		p += h;                                  /* final RMSNorm */
+	if (!m->tied_embeddings)
+		p += emb;
+	return p;
+}
+
+double pp_flops_narayanan(const pp_model *m, double B, bool recompute_full)
+{
+	double s = m->seq_length, l = m->num_layers, h = m->hidden_size, V = m->vocab_size;
+	double c = recompute_full ? 96.0 : 72.0;
+	double vterm = recompute_full ? V / (16.0 * l * h) : V / (12.0 * l * h);
+	return c * B * s * l * h * h * (1.0 + s / (6.0 * h) + vterm);
+}
+
+/* ---- op list ---- */
+
+typedef struct ctx {
+	pp_workload *w;
+	const pp_hw *hw;
+	pp_dtype dt;          /* GEMM dtype */
+	pp_dtype attn_dt;     /* attention dtype (fp8 runs attention in bf16) */
+	double act;           /* bytes per activation element */
+	pp_part part;
+	pp_phase phase;
+} ctx;
+
+static pp_op *add(ctx *c, const char *name, pp_op_kind kind)
+{
+	pp_workload *w = c->w;
+	if (w->nops == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->ops = pp_xrealloc(w->ops, sizeof(pp_op) * (size_t)w->cap);
+	}
+	pp_op *o = &w->ops[w->nops++];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->kind = kind;
+	o->phase = c->phase;
+	o->part = c->part;
+	o->dtype = c->dt;
+	return o;
+}
+
+static void gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count)
+{
+	pp_op *o = add(c, name, PP_OP_GEMM);
+	o->m = m;
+	o->n = n;
+	o->k = k;
+	o->batch = batch;
+	o->flops = 2.0 * m * n * k * batch;
+	o->model_flops = count ? o->flops : 0;
+	o->bytes = batch * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
+	o->time_s = pp_gemm_time(c->hw, c->dt, m, n, k, batch, c->act);
+}
+
+/* Forward GEMM plus, in the backward pass, its input- and weight-gradient
+ * GEMMs (dgrad: m x k x n; wgrad: k x n x m). Returns the wgrad time. */
+static double linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch,
+			 double *dgrad_s)
+{
+	char nm[40];
+	snprintf(nm, sizeof(nm), "%s.dgrad", name);
+	gemm(c, nm, m, k, n, batch, true);
+	*dgrad_s = c->w->ops[c->w->nops - 1].time_s;
+	snprintf(nm, sizeof(nm), "%s.wgrad", name);
+	gemm(c, nm, k, n, m, batch, true);
+	return c->w->ops[c->w->nops - 1].time_s;
+}
+
+static void mem(ctx *c, const char *name, double bytes)
+{
+	pp_op *o = add(c, name, PP_OP_MEM);
+	o->bytes = bytes;
+	o->time_s = pp_mem_time(c->hw, bytes);
+}
+
+static void comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, double overlap_s)
+{
+	if (g.n <= 1 || bytes <= 0)
+		return;
+	pp_op *o = add(c, name, PP_OP_COMM);
+	o->coll = op;
+	o->group = g;
+	o->bytes = bytes;
+	o->overlap_s = overlap_s;
+	o->time_s = pp_coll_time(c->hw, op, bytes, g);
+	/* overlapping compute hides only part of a collective (SM and memory
+	 * contention): overlap_eff of the overlappable span */
+	double hidden = c->hw->overlap_eff * (o->time_s < overlap_s ? o->time_s : overlap_s);
+	o->exposed_s = o->time_s - hidden;
+}
+
+typedef struct dims {
+	double b, s, sl, h, a, g, d, f, t, V, T, Tn; /* Tn: tokens on norm/dropout ops (SP) */
+	bool sp, flash, dropout, swiglu;
+} dims;
+
+static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_core_only)
+{
+	double act = c->act;
+	double kvw = 2.0 * x->g * x->d;            /* K and V width */
+	double heads_t = x->a / x->t;
+	double mask = x->dropout ? 1.0 : 0.0;
+	if (!attn_core_only) {
+		mem(c, "ln1", 2.0 * act * x->Tn * x->h);
+		if (x->sp)
+			comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+		gemm(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, count);
+	}
+	if (x->flash) {
+		if (!attn_core_only) {
+			pp_op *o = add(c, "flash_attn", PP_OP_ATTN);
+			double full = 4.0 * x->b * x->sl * x->s * heads_t * x->d;
+			o->dtype = c->attn_dt;
+			o->flops = 0.5 * full; /* causal: blocks above the diagonal are skipped */
+			o->model_flops = count ? full : 0;
+			o->bytes = x->T * (x->h + kvw + x->h) / x->t * act;
+			o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+		}
+	} else {
+		double scores = x->b * heads_t * x->sl * x->s;
+		gemm(c, "attn.qk", x->sl, x->s, x->d, x->b * heads_t, count);
+		mem(c, "attn.softmax", scores * 2.0 * act);
+		if (x->dropout)
+			mem(c, "attn.dropout", scores * (2.0 * act + mask));
+		gemm(c, "attn.av", x->sl, x->d, x->s, x->b * heads_t, count);
+	}
+	if (attn_core_only)
+		return;
+	gemm(c, "proj", x->T, x->h, x->h / x->t, 1, count);
+	comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, 0);
+	mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
+	mem(c, "ln2", 2.0 * act * x->Tn * x->h);
+	if (x->sp)
+		comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
+	gemm(c, "fc1", x->T, fc1_n, x->h, 1, count);
+	mem(c, x->swiglu ? "swiglu" : "gelu",
+	    x->T * x->f / x->t * act * (x->swiglu ? 3.0 : 2.0));
+	gemm(c, "fc2", x->T, x->h, x->f / x->t, 1, count);
+	comm(c, x->sp ? "sp.reducescatter2" : "tp.allreduce2",
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, 0);
+	mem(c, "dropout_add2", x->Tn * x->h * (3.0 * act + mask));
+}
+
+/* Backward of a layer, in reverse op order. TP collectives of the
+ * column-parallel linears overlap with the other half of their backward
+ * (Megatron's async grad all-reduce / SP all-gather), those of the
+ * row-parallel linears under SP block. */
+static void layer_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	double act = c->act;
+	double kvw = 2.0 * x->g * x->d;
+	double heads_t = x->a / x->t;
+	double mask = x->dropout ? 1.0 : 0.0;
+	double dg, wg;
+	mem(c, "dropout_add2.bwd", x->Tn * x->h * (2.0 * act + mask));
+	if (x->sp)
+		comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+	wg = linear_bwd(c, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
+	mem(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
+	    x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
+	wg = linear_bwd(c, "fc1", x->T, fc1_n, x->h, 1, &dg);
+	if (x->sp) {
+		comm(c, "sp.allgather_ln2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, dg);
+		comm(c, "sp.reducescatter_grad1", PP_COLL_REDUCE_SCATTER, x->T * x->h * act, tp, wg);
+	} else {
+		comm(c, "tp.allreduce_grad1", PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, wg);
+	}
+	mem(c, "ln2.bwd", 3.0 * act * x->Tn * x->h);
+	mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
+	if (x->sp)
+		comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+	wg = linear_bwd(c, "proj", x->T, x->h, x->h / x->t, 1, &dg);
+	if (x->flash) {
+		pp_op *o = add(c, "flash_attn.bwd", PP_OP_ATTN);
+		double full = 4.0 * x->b * x->sl * x->s * heads_t * x->d;
+		o->dtype = c->attn_dt;
+		o->flops = 2.5 * 0.5 * full;
+		o->model_flops = 2.0 * full; /* the backward counted as 2x forward, eq. 3 */
+		o->bytes = x->T * (x->h + kvw + x->h) / x->t * act * 2.0;
+		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+	} else {
+		double scores = x->b * heads_t * x->sl * x->s;
+		linear_bwd(c, "attn.av", x->sl, x->d, x->s, x->b * heads_t, &dg);
+		if (x->dropout)
+			mem(c, "attn.dropout.bwd", scores * (2.0 * act + mask));
+		mem(c, "attn.softmax.bwd", scores * 3.0 * act);
+		linear_bwd(c, "attn.qk", x->sl, x->s, x->d, x->b * heads_t, &dg);
+	}
+	wg = linear_bwd(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, &dg);
+	if (x->sp) {
+		comm(c, "sp.allgather_ln1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, dg);
+		comm(c, "sp.reducescatter_grad0", PP_COLL_REDUCE_SCATTER, x->T * x->h * act, tp, wg);
+	} else {
+		comm(c, "tp.allreduce_grad0", PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, wg);
+	}
+	mem(c, "ln1.bwd", 3.0 * act * x->Tn * x->h);
+}
+
+static void embed_fwd(ctx *c, const dims *x, pp_group tp)
+{
+	/* vocab-parallel lookup (read rows, write), position add, dropout */
+	mem(c, "embed.lookup", x->T * x->h * c->act * (x->swiglu ? 2.0 : 4.0));
+	comm(c, x->sp ? "embed.reducescatter" : "embed.allreduce",
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, 0);
+	if (x->dropout)
+		mem(c, "embed.dropout", x->Tn * x->h * (2.0 * c->act + 1.0));
+}
+
+static void embed_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	if (x->sp)
+		comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, 0);
+	/* scatter-add of the token gradients into the fp32 embedding gradient */
+	mem(c, "embed.grad", x->T * x->h * (c->act + 8.0));
+}
+
+static void head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	mem(c, "final_norm", 2.0 * c->act * x->Tn * x->h);
+	if (x->sp)
+		comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, 0);
+	gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);
+	/* vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss */
+	mem(c, "cross_entropy", x->T * x->V / x->t * (c->act + 12.0));
+	comm(c, "loss.allreduce", PP_COLL_ALL_REDUCE, x->T * 4.0 * 3.0, tp, 0);
+}
+
+static void head_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	double dg;
+	mem(c, "cross_entropy.bwd", x->T * x->V / x->t * (4.0 + c->act));
+	double wg = linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
+	if (x->sp)
+		comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp, wg);
+	else
+		comm(c, "head.allreduce_grad", PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, wg);
+	mem(c, "final_norm.bwd", 3.0 * c->act * x->Tn * x->h);
+}
+
+static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	for (int i = from; i < to; i++) {
+		const pp_op *o = &w->ops[i];
+		if (o->kind == PP_OP_COMM) {
+			pc->comm_s += o->exposed_s;
+		} else {
+			pc->compute_s += o->time_s;
+			pc->flops += o->flops;
+			pc->model_flops += o->model_flops;
+		}
+	}
+}
+
+static pp_group place(int n, int stride, int gpus_per_node)
+{
+	pp_group g = {n, 1};
+	if (stride < gpus_per_node) {
+		int fit = gpus_per_node / stride;
+		g.per_node = n < fit ? n : fit;
+	}
+	return g;
+}
+
+bool pp_stage_link_same_node(const pp_scenario *s, int stage)
+{
+	const pp_parallel *p = &s->parallel;
+	long per_stage = (long)p->tp * p->cp * p->dp;
+	long G = s->cluster.gpus_per_node;
+	if (s->cluster.num_gpus <= G)
+		return true;
+	return (stage * per_stage) / G == ((stage + 1) * per_stage) / G;
+}
+
+void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
+{
+	memset(w, 0, sizeof(*w));
+	const pp_model *m = &s->model;
+	const pp_parallel *p = &s->parallel;
+	const pp_training *tr = &s->training;
+	int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
+							      : s->cluster.num_gpus;
+	dims x;
+	x.b = (double)tr->micro_batch_size;
+	x.s = m->seq_length;
+	x.sl = (double)m->seq_length / p->cp;
+	x.h = m->hidden_size;
+	x.a = m->num_attention_heads;
+	x.g = m->num_query_groups;
+	x.d = x.h / x.a;
+	x.f = m->ffn_hidden_size;
+	x.t = p->tp;
+	x.V = m->vocab_size;
+	x.T = x.b * x.sl;
+	x.sp = p->sequence_parallel && p->tp > 1;
+	x.Tn = x.sp ? x.T / x.t : x.T;
+	x.flash = tr->use_flash_attn;
+	x.dropout = !m->swiglu; /* GPT recipes train with dropout 0.1; Llama recipes with none */
+	x.swiglu = m->swiglu;
+	/* GQA with fewer groups than TP ranks replicates K/V heads per rank */
+	if (x.g < x.t)
+		x.g = x.t;
+
+	w->tp = place(p->tp, 1, G);
+	w->cp = place(p->cp, p->tp, G);
+	w->dp = place(p->dp * p->cp, p->tp, G);
+	w->pp_group_ = place(p->pp, p->tp * p->cp * p->dp, G);
+
+	ctx c = {w, hw, tr->precision, tr->precision == PP_DT_FP8 ? PP_DT_BF16 : tr->precision,
+		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
+		 PP_PART_LAYER, PP_PH_FWD};
+
+	/* one layer */
+	int a0 = w->nops;
+	layer_fwd(&c, &x, w->tp, true, false);
+	int a1 = w->nops;
+	c.phase = PP_PH_BWD;
+	layer_bwd(&c, &x, w->tp);
+	int a2 = w->nops;
+	c.phase = PP_PH_RECOMPUTE;
+	if (tr->recompute == PP_RC_FULL)
+		layer_fwd(&c, &x, w->tp, true, false);
+	else if (tr->recompute == PP_RC_SELECTIVE && !x.flash)
+		layer_fwd(&c, &x, w->tp, true, true);
+	int a3 = w->nops;
+	sum_pass(w, a0, a1, &w->layer.fwd);
+	sum_pass(w, a1, a2, &w->layer.bwd);
+	sum_pass(w, a2, a3, &w->layer.recompute);
+
+	/* embedding (first stage) */
+	c.part = PP_PART_EMBED;
+	c.phase = PP_PH_FWD;
+	a0 = w->nops;
+	embed_fwd(&c, &x, w->tp);
+	a1 = w->nops;
+	c.phase = PP_PH_BWD;
+	embed_bwd(&c, &x, w->tp);
+	a2 = w->nops;
+	sum_pass(w, a0, a1, &w->embed.fwd);
+	sum_pass(w, a1, a2, &w->embed.bwd);
+
+	/* head and loss (last stage); recomputed only under full recompute of
+	 * the last layer's output, which Megatron does not do: none here */
+	c.part = PP_PART_HEAD;
+	c.phase = PP_PH_FWD;
+	a0 = w->nops;
+	head_fwd(&c, &x, w->tp, true);
+	a1 = w->nops;
+	c.phase = PP_PH_BWD;
+	head_bwd(&c, &x, w->tp);
+	a2 = w->nops;
+	sum_pass(w, a0, a1, &w->head.fwd);
+	sum_pass(w, a1, a2, &w->head.bwd);
+
+	/* parameters per GPU */
+	double emb = x.V * x.h / x.t;
+	w->params_layer = pp_layer_params(m) / x.t;
+	w->params_embed = emb + (m->swiglu ? 0 : x.s * x.h);
+	w->params_head = (m->swiglu ? x.h : 2.0 * x.h);
+	if (!m->tied_embeddings || p->pp > 1)
+		w->params_head += emb; /* untied output layer, or the tied copy on the last stage */
+	w->params_total = pp_model_params(m);
+	w->tokens_per_mb = x.b * x.s;
+	w->p2p_bytes = x.T * x.h * c.act / x.t; /* scatter/gather or SP: each TP rank sends 1/t */
+
+	/* DP gradient reduction dtype: Megatron-LM reduces fp32 main grads for
+	 * bf16 (it forces --accumulate-allreduce-grads-in-fp32) and fp16 grads
+	 * for fp16 (that flag's default); DeepSpeed ZeRO-2/3 and FSDP reduce in
+	 * the training dtype. */
+	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
+	w->grad_comm_bytes_per_param =
+		mixed && (p->zero_stage >= 2 || tr->precision != PP_DT_BF16) ? 2.0 : 4.0;
+	w->param_gather_bytes_per_param = mixed ? 2.0 : 4.0;
+	/* Adam: read fp32 param, grad, m, v; write param, m, v; write the 16-bit
+	 * copy. SGD with momentum: read param, grad, momentum; write both. */
+	double copy = mixed ? 2.0 : 0.0;
+	w->optimizer_bytes_per_param = tr->optimizer == PP_OPTIM_ADAM ? 16.0 + 12.0 + copy
+								      : 12.0 + 8.0 + copy;
+
+	/* context parallelism: ring exchange of K and V per layer, overlapped
+	 * with the attention it feeds (Megatron CP, ring attention) */
+	if (p->cp > 1) {
+		double kv = 2.0 * x.b * x.sl * x.g * x.d / x.t * c.act;
+		double t_ring = (p->cp - 1) * pp_p2p_time(hw, kv, w->cp.per_node == p->cp);
+		double attn = 0;
+		for (int i = 0; i < w->nops; i++)
+			if (w->ops[i].part == PP_PART_LAYER && w->ops[i].phase == PP_PH_FWD &&
+			    (w->ops[i].kind == PP_OP_ATTN || !strncmp(w->ops[i].name, "attn.", 5)))
+				attn += w->ops[i].time_s;
+		w->cp_comm_s = t_ring > attn ? t_ring - attn : 0;
+		w->layer.fwd.comm_s += w->cp_comm_s;
+		w->layer.bwd.comm_s += 2.0 * w->cp_comm_s; /* K,V and their gradients */
+		if (tr->recompute == PP_RC_FULL)
+			w->layer.recompute.comm_s += w->cp_comm_s;
+	}
+}
+
+void pp_workload_release(pp_workload *w)
+{
+	free(w->ops);
+	memset(w, 0, sizeof(*w));
+}

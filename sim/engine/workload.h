@@ -1,0 +1,94 @@
+/*
+ * workload.h - the work of one micro-batch on one pipeline stage: the ops
+ * of a transformer layer (forward, backward, recompute) with their exact
+ * FLOPs and bytes, the first stage's embedding, the last stage's head and
+ * loss, and the optimizer step; each op costed on the scenario's hardware.
+ *
+ * FLOP counts: a GEMM of m x n x k is 2mnk. Attention core (per micro-batch,
+ * per TP rank) is 4 b s_q s_kv a d / t in the forward, half of that executed
+ * under a causal mask by flash attention; its backward is 2.5x the forward
+ * (FlashAttention-2 paper, Sec. 3). Model FLOPs (MFU) count the full s^2
+ * attention, as Narayanan et al. SC'21 eq. 3 does; for a GPT model the sum
+ * over the op list equals that equation (tests/test_workload.c checks it).
+ * Bytes: every input read once, every output written once, plus dropout
+ * masks (1 byte per element).
+ */
+#ifndef PP_WORKLOAD_H
+#define PP_WORKLOAD_H
+
+#include "engine/collective.h"
+#include "input/hw.h"
+#include "input/scenario.h"
+
+typedef enum pp_op_kind { PP_OP_GEMM, PP_OP_ATTN, PP_OP_MEM, PP_OP_COMM } pp_op_kind;
+typedef enum pp_phase { PP_PH_FWD, PP_PH_BWD, PP_PH_RECOMPUTE } pp_phase;
+typedef enum pp_part { PP_PART_LAYER, PP_PART_EMBED, PP_PART_HEAD } pp_part;
+
+extern const char *const pp_phase_names[3];
+
+typedef struct pp_op {
+	char name[32];
+	pp_op_kind kind;
+	pp_phase phase;
+	pp_part part;
+	pp_dtype dtype;
+	double m, n, k, batch;    /* GEMM shape (batch = batched GEMMs) */
+	double flops;             /* executed */
+	double model_flops;       /* in the MFU convention (full s^2 attention) */
+	double bytes;             /* device-memory traffic */
+	pp_coll coll;             /* PP_OP_COMM */
+	pp_group group;
+	double overlap_s;         /* compute this collective can hide behind */
+	double time_s;            /* costed duration (collectives: full time) */
+	double exposed_s;         /* collectives: time on the critical path */
+} pp_op;
+
+/* Per-pass cost of one part (a layer, the embedding, the head). */
+typedef struct pp_pass_cost {
+	double compute_s;   /* kernels on the compute stream */
+	double comm_s;      /* exposed TP/CP collectives on the compute stream */
+	double flops;       /* executed */
+	double model_flops;
+} pp_pass_cost;
+
+typedef struct pp_part_cost {
+	pp_pass_cost fwd, bwd, recompute;
+} pp_part_cost;
+
+typedef struct pp_workload {
+	pp_op *ops;
+	int nops, cap;
+	pp_part_cost layer, embed, head;
+	/* parameters per GPU (after TP split) */
+	double params_layer;
+	double params_embed;        /* first stage: word (+ position) embeddings */
+	double params_head;         /* last stage: final norm (+ untied output layer) */
+	double params_total;        /* whole model */
+	double tokens_per_mb;       /* b x s (whole sequence, all CP ranks) */
+	double p2p_bytes;           /* activation sent between stages per micro-batch per GPU */
+	double grad_comm_bytes_per_param;  /* DP gradient reduction dtype */
+	double param_gather_bytes_per_param;
+	double optimizer_bytes_per_param;  /* optimizer step traffic */
+	pp_group tp, cp, dp, pp_group_;    /* placement of the parallel groups */
+	double cp_comm_s;          /* context-parallel exchange per layer fwd (exposed) */
+} pp_workload;
+
+/* Build and cost the op lists. w is owned by the caller (release it). */
+void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw);
+void pp_workload_release(pp_workload *w);
+
+/* Model parameter count (embeddings once when tied, learned positions for
+ * GPT-style models). */
+double pp_model_params(const pp_model *m);
+
+/* Parameters of one transformer layer (whole, before TP split). */
+double pp_layer_params(const pp_model *m);
+
+/* Narayanan et al. SC'21 eq. 3 model FLOPs per iteration (no recompute):
+ * 72 B s l h^2 (1 + s/6h + V/12lh) with B the global batch. */
+double pp_flops_narayanan(const pp_model *m, double global_batch, bool recompute_full);
+
+/* Which stage boundaries are inside a node (same_node[s] for s -> s+1). */
+bool pp_stage_link_same_node(const pp_scenario *s, int stage);
+
+#endif

@@ -1,0 +1,556 @@
+/* catalog.c - see catalog.h. */
+#include "input/catalog.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_dtype_names[PP_DT_COUNT] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+
+double pp_dtype_bytes(pp_dtype dt)
+{
+	switch (dt) {
+	case PP_DT_FP8: return 1.0;
+	case PP_DT_BF16:
+	case PP_DT_FP16: return 2.0;
+	default: return 4.0;
+	}
+}
+
+enum { DOC_GPUS, DOC_FABRICS, DOC_STORAGE, DOC_MODELS, DOC_PRICES, DOC_KERNELS, DOC_COUNT };
+static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices", "kernels"};
+
+struct pp_catalog {
+	char *dir;
+	pp_jdoc docs[DOC_COUNT];
+	pp_gpu *gpus;
+	size_t ngpus;
+	pp_fabric *fabrics;
+	size_t nfabrics;
+	pp_storage *storage;
+	size_t nstorage;
+	pp_model *models;
+	size_t nmodels;
+	pp_kernel_params *kernels;
+	size_t nkernels;
+	const char **ids[DOC_COUNT];
+	size_t nids[DOC_COUNT];
+};
+
+/* A figure: {"value", "source", "date", "estimate"}; or null when nullable.
+ * *out = value * scale. */
+static int read_fig(const pp_jdoc *d, const cJSON *obj, const char *parent, const char *key,
+		    bool required, bool nullable, double scale, double *out, pp_prov *prov, pp_err *err)
+{
+	char path[512];
+	pp_jpath(path, sizeof(path), parent, key);
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!f) {
+		if (required)
+			return pp_jdoc_errf(d, err, path, "missing, expected a figure "
+					    "{\"value\", \"source\", \"date\"}");
+		return 0;
+	}
+	if (cJSON_IsNull(f)) {
+		if (!nullable)
+			return pp_jdoc_errf(d, err, path, "found null, expected a figure");
+		*out = 0;
+		return 0;
+	}
+	if (!cJSON_IsObject(f))
+		return pp_jdoc_errf(d, err, path, "found a bare value, expected a figure "
+				    "{\"value\", \"source\", \"date\"} (every figure carries its source)");
+	double v = 0;
+	int rc = pp_jget_num(d, f, path, "value", true, -1e30, 1e30, &v, NULL, err);
+	if (rc)
+		return rc;
+	pp_prov p = {0};
+	rc = pp_jget_str(d, f, path, "source", true, p.source, sizeof(p.source), NULL, err);
+	if (rc)
+		return rc;
+	rc = pp_jget_str(d, f, path, "date", true, p.date, sizeof(p.date), NULL, err);
+	if (rc)
+		return rc;
+	rc = pp_jget_bool(d, f, path, "estimate", false, &p.estimate, NULL, err);
+	if (rc)
+		return rc;
+	*out = v * scale;
+	if (prov)
+		*prov = p;
+	return 0;
+}
+
+static int read_int(const pp_jdoc *d, const cJSON *o, const char *parent, const char *key,
+		    int64_t min, int64_t max, int *out, pp_err *err)
+{
+	int64_t v = 0;
+	int rc = pp_jget_int(d, o, parent, key, true, min, max, &v, NULL, err);
+	if (!rc)
+		*out = (int)v;
+	return rc;
+}
+
+static int load_doc(pp_catalog *c, int kind, pp_err *err)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%s.json", doc_kinds[kind]);
+	char *path = pp_path_join(c->dir, name);
+	int rc = pp_jdoc_load(&c->docs[kind], path, err);
+	free(path);
+	return rc;
+}
+
+static const cJSON *doc_array(const pp_jdoc *d, const char *key, pp_err *err, int *rc)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(d->root, key);
+	*rc = 0;
+	if (!cJSON_IsArray(a))
+		*rc = pp_jdoc_errf(d, err, key, "missing or not an array, expected an array of entries");
+	return a;
+}
+
+static int load_gpus(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_GPUS];
+	int rc;
+	const cJSON *arr = doc_array(d, "gpus", err, &rc);
+	if (rc)
+		return rc;
+	size_t n = (size_t)cJSON_GetArraySize(arr);
+	c->gpus = pp_xcalloc(n, sizeof(pp_gpu));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		pp_gpu *g = &c->gpus[i];
+		char p[256], q[256];
+		pp_jpath_idx(p, sizeof(p), "gpus", i);
+		if ((rc = pp_jget_str(d, e, p, "id", true, g->id, sizeof(g->id), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "name", true, g->name, sizeof(g->name), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "arch", true, g->arch, sizeof(g->arch), NULL, err)))
+			return rc;
+		char ff[16] = "";
+		if ((rc = pp_jget_str(d, e, p, "form_factor", true, ff, sizeof(ff), NULL, err)))
+			return rc;
+		g->sxm = !strcmp(ff, "sxm");
+		const cJSON *pk;
+		if ((rc = pp_jget_obj(d, e, p, "peak_dense_tflops", true, &pk, err)))
+			return rc;
+		pp_jpath(q, sizeof(q), p, "peak_dense_tflops");
+		for (int t = 0; t < PP_DT_COUNT; t++) {
+			pp_prov pv;
+			if ((rc = read_fig(d, pk, q, pp_dtype_names[t], t != PP_DT_FP8, true, PP_TERA,
+					   &g->peak_flops[t], &pv, err)))
+				return rc;
+			if (t == PP_DT_BF16)
+				g->peak_prov = pv;
+		}
+		double sm = 0, clk = 0;
+		if ((rc = read_fig(d, e, p, "sm_count", true, false, 1, &sm, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "boost_clock_mhz", false, true, 1e6, &clk, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "memory_gib", true, false, PP_GIB, &g->mem_bytes, &g->mem_prov, err)) ||
+		    (rc = read_fig(d, e, p, "memory_tbps", true, false, PP_TERA, &g->mem_Bps, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "tdp_w", true, false, 1, &g->tdp_w, NULL, err)))
+			return rc;
+		g->sm_count = (int)sm;
+		g->clock_hz = clk;
+		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(e, "nvlink");
+		if (nv && !cJSON_IsNull(nv)) {
+			pp_jpath(q, sizeof(q), p, "nvlink");
+			int64_t gen = 0;
+			if ((rc = pp_jget_int(d, nv, q, "generation", true, 1, 9, &gen, NULL, err)) ||
+			    (rc = pp_jget_str(d, nv, q, "fabric", true, g->nvlink_fabric,
+					      sizeof(g->nvlink_fabric), NULL, err)) ||
+			    (rc = read_fig(d, nv, q, "unidir_gbytes_per_s", true, false, PP_GB,
+					   &g->nvlink_Bps, NULL, err)))
+				return rc;
+			g->nvlink_gen = (int)gen;
+		}
+		const cJSON *pc;
+		if ((rc = pp_jget_obj(d, e, p, "pcie", true, &pc, err)))
+			return rc;
+		pp_jpath(q, sizeof(q), p, "pcie");
+		if ((rc = read_int(d, pc, q, "generation", 1, 9, &g->pcie_gen, err)) ||
+		    (rc = pp_jget_str(d, pc, q, "fabric", true, g->pcie_fabric, sizeof(g->pcie_fabric),
+				      NULL, err)))
+			return rc;
+		const cJSON *node;
+		if ((rc = pp_jget_obj(d, e, p, "node", true, &node, err)))
+			return rc;
+		pp_jpath(q, sizeof(q), p, "node");
+		if ((rc = read_int(d, node, q, "gpus_per_node", 1, 1024, &g->gpus_per_node, err)) ||
+		    (rc = pp_jget_str(d, node, q, "intra_node", true, g->intra_node, sizeof(g->intra_node),
+				      NULL, err)))
+			return rc;
+		c->ngpus++;
+	}
+	return 0;
+}
+
+static int load_fabrics(pp_catalog *c, pp_err *err)
+{
+	static const char *const kinds[] = {"nvlink", "pcie", "infiniband", "roce", "ethernet"};
+	static const char *const scopes[] = {"intra_node", "inter_node"};
+	const pp_jdoc *d = &c->docs[DOC_FABRICS];
+	int rc;
+	const cJSON *arr = doc_array(d, "fabrics", err, &rc);
+	if (rc)
+		return rc;
+	c->fabrics = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_fabric));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		pp_fabric *f = &c->fabrics[i];
+		char p[256];
+		pp_jpath_idx(p, sizeof(p), "fabrics", i);
+		int kind = 0, scope = 0;
+		double lat_us = 0;
+		if ((rc = pp_jget_str(d, e, p, "id", true, f->id, sizeof(f->id), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "name", true, f->name, sizeof(f->name), NULL, err)) ||
+		    (rc = pp_jget_enum(d, e, p, "kind", true, kinds, 5, &kind, NULL, err)) ||
+		    (rc = pp_jget_enum(d, e, p, "scope", true, scopes, 2, &scope, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "port_unidir_gbytes_per_s", true, false, PP_GB, &f->port_Bps,
+				   &f->bw_prov, err)) ||
+		    (rc = read_fig(d, e, p, "achievable_fraction", true, false, 1, &f->efficiency,
+				   &f->eff_prov, err)) ||
+		    (rc = read_fig(d, e, p, "latency_us", true, false, 1, &lat_us, &f->lat_prov, err)))
+			return rc;
+		f->kind = (pp_fabric_kind)kind;
+		f->intra_node = scope == 0;
+		f->latency_s = lat_us * 1e-6;
+		const cJSON *cv = cJSON_GetObjectItemCaseSensitive(e, "allreduce_busbw_curve");
+		if (cv) {
+			char q[256];
+			pp_jpath(q, sizeof(q), p, "allreduce_busbw_curve");
+			const cJSON *pts = cJSON_GetObjectItemCaseSensitive(cv, "points");
+			int64_t nr = 0;
+			if ((rc = pp_jget_int(d, cv, q, "nranks", true, 2, 100000, &nr, NULL, err)))
+				return rc;
+			f->curve_nranks = (int)nr;
+			if ((rc = pp_jget_str(d, cv, q, "source", true, f->curve_prov.source,
+					      sizeof(f->curve_prov.source), NULL, err)) ||
+			    (rc = pp_jget_str(d, cv, q, "date", true, f->curve_prov.date,
+					      sizeof(f->curve_prov.date), NULL, err)))
+				return rc;
+			if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < 2 ||
+			    cJSON_GetArraySize(pts) > 48)
+				return pp_jdoc_errf(d, err, q, "points: expected 2 to 48 [bytes, GB/s] pairs");
+			int k = 0;
+			for (const cJSON *pt = pts->child; pt; pt = pt->next, k++) {
+				const cJSON *a = cJSON_GetArrayItem(pt, 0), *b2 = cJSON_GetArrayItem(pt, 1);
+				if (!cJSON_IsArray(pt) || !cJSON_IsNumber(a) || !cJSON_IsNumber(b2) ||
+				    a->valuedouble <= 0 || b2->valuedouble <= 0 ||
+				    (k && a->valuedouble <= f->curve_bytes[k - 1]))
+					return pp_jdoc_errf(d, err, q, "points[%d]: expected [bytes, GB/s] with "
+							    "increasing positive sizes", k);
+				f->curve_bytes[k] = a->valuedouble;
+				f->curve_Bps[k] = b2->valuedouble * PP_GB;
+			}
+			f->ncurve = k;
+		}
+		const cJSON *sw = cJSON_GetObjectItemCaseSensitive(e, "switch");
+		if (sw && cJSON_IsObject(sw)) {
+			char q[256];
+			double ports = 0;
+			pp_jpath(q, sizeof(q), p, "switch");
+			if ((rc = read_fig(d, sw, q, "ports", true, false, 1, &ports, NULL, err)))
+				return rc;
+			f->switch_ports = (int)ports;
+		}
+		c->nfabrics++;
+	}
+	return 0;
+}
+
+static int load_storage(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_STORAGE];
+	int rc;
+	const cJSON *arr = doc_array(d, "storage", err, &rc);
+	if (rc)
+		return rc;
+	c->storage = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_storage));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		pp_storage *s = &c->storage[i];
+		char p[256];
+		pp_jpath_idx(p, sizeof(p), "storage", i);
+		if ((rc = pp_jget_str(d, e, p, "id", true, s->id, sizeof(s->id), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "name", true, s->name, sizeof(s->name), NULL, err)) ||
+		    (rc = read_fig(d, e, p, "read_gbytes_per_s_per_node", true, false, PP_GB,
+				   &s->read_Bps_per_node, &s->prov, err)) ||
+		    (rc = read_fig(d, e, p, "write_gbytes_per_s_per_node", true, false, PP_GB,
+				   &s->write_Bps_per_node, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "aggregate_read_gbytes_per_s", false, true, PP_GB,
+				   &s->agg_read_Bps, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "aggregate_write_gbytes_per_s", false, true, PP_GB,
+				   &s->agg_write_Bps, NULL, err)))
+			return rc;
+		c->nstorage++;
+	}
+	return 0;
+}
+
+
+static int load_models(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_MODELS];
+	int rc;
+	const cJSON *arr = doc_array(d, "models", err, &rc);
+	if (rc)
+		return rc;
+	c->models = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_model));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		pp_model *m = &c->models[i];
+		char p[256];
+		pp_jpath_idx(p, sizeof(p), "models", i);
+		int64_t v;
+		if ((rc = pp_jget_str(d, e, p, "id", true, m->id, sizeof(m->id), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "name", true, m->name, sizeof(m->name), NULL, err)))
+			return rc;
+#define MI(field)                                                                           \
+	if ((rc = pp_jget_int(d, e, p, #field, true, 1, 10000000, &v, NULL, err)))         \
+		return rc;                                                                  \
+	m->field = (int)v;
+		MI(num_layers)
+		MI(hidden_size)
+		MI(num_attention_heads)
+		MI(num_query_groups)
+		MI(ffn_hidden_size)
+		MI(vocab_size)
+		MI(seq_length)
+#undef MI
+		if ((rc = pp_jget_bool(d, e, p, "swiglu", true, &m->swiglu, NULL, err)) ||
+		    (rc = pp_jget_bool(d, e, p, "tied_embeddings", false, &m->tied_embeddings, NULL, err)))
+			return rc;
+		double pb = 0;
+		if ((rc = pp_jget_num(d, e, p, "params_b_published", false, 0, 1e6, &pb, NULL, err)))
+			return rc;
+		m->params_published = pb * 1e9;
+		c->nmodels++;
+	}
+	return 0;
+}
+
+static int load_kernels(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_KERNELS];
+	int rc;
+	const cJSON *arr = doc_array(d, "archs", err, &rc);
+	if (rc)
+		return rc;
+	c->kernels = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_kernel_params));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		pp_kernel_params *k = &c->kernels[i];
+		char p[256], q[256];
+		pp_jpath_idx(p, sizeof(p), "archs", i);
+		if ((rc = pp_jget_str(d, e, p, "arch", true, k->arch, sizeof(k->arch), NULL, err)))
+			return rc;
+		const cJSON *g;
+		if ((rc = pp_jget_obj(d, e, p, "gemm_peak_fraction", true, &g, err)))
+			return rc;
+		pp_jpath(q, sizeof(q), p, "gemm_peak_fraction");
+		for (int t = 0; t < PP_DT_COUNT; t++)
+			if ((rc = read_fig(d, g, q, pp_dtype_names[t], true, true, 1,
+					   &k->gemm_peak_fraction[t], t == PP_DT_BF16 ? &k->gemm_prov : NULL,
+					   err)))
+				return rc;
+		double gmin = 0, ovh = 0;
+		if ((rc = read_int(d, e, p, "tile_m", 1, 1024, &k->tile_m, err)) ||
+		    (rc = read_int(d, e, p, "tile_n", 1, 1024, &k->tile_n, err)) ||
+		    (rc = read_fig(d, e, p, "gemm_min_time_us", true, false, 1e-6, &gmin, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "mem_bw_fraction", true, false, 1, &k->mem_bw_fraction,
+				   &k->mem_prov, err)) ||
+		    (rc = read_fig(d, e, p, "attn_peak_fraction", true, false, 1, &k->attn_peak_fraction,
+				   &k->attn_prov, err)) ||
+		    (rc = read_fig(d, e, p, "kernel_overhead_us", true, false, 1e-6, &ovh, &k->ovh_prov,
+				   err)))
+			return rc;
+		double resv = 0;
+		if ((rc = read_fig(d, e, p, "half_tile_efficiency", true, false, 1, &k->half_tile_eff,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "quarter_tile_efficiency", true, false, 1,
+				   &k->quarter_tile_eff, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "activation_memory_margin", true, false, 1, &k->act_margin,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "framework_reserved_gib", true, false, PP_GIB, &resv, NULL,
+				   err)))
+			return rc;
+		if ((rc = read_fig(d, e, p, "elementwise_bw_fraction", true, false, 1,
+				   &k->elementwise_bw_fraction, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "comm_overlap_efficiency", true, false, 1, &k->overlap_eff,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "blocking_pipeline_stall", true, false, 1,
+				   &k->blocking_pipeline_stall, NULL, err)))
+			return rc;
+		if ((rc = read_fig(d, e, p, "wave_quantization_weight", true, false, 1, &k->wave_weight,
+				   NULL, err)) ||
+		    (rc = read_fig(d, e, p, "gemm_k_overhead", true, false, 1, &k->gemm_k0, NULL, err)))
+			return rc;
+		k->reserved_bytes = resv;
+		k->gemm_min_time_s = gmin;
+		k->kernel_overhead_s = ovh;
+		c->nkernels++;
+	}
+	return 0;
+}
+
+static void index_ids(pp_catalog *c)
+{
+	c->nids[DOC_GPUS] = c->ngpus;
+	c->ids[DOC_GPUS] = pp_xcalloc(c->ngpus, sizeof(char *));
+	for (size_t i = 0; i < c->ngpus; i++)
+		c->ids[DOC_GPUS][i] = c->gpus[i].id;
+	c->nids[DOC_FABRICS] = c->nfabrics;
+	c->ids[DOC_FABRICS] = pp_xcalloc(c->nfabrics, sizeof(char *));
+	for (size_t i = 0; i < c->nfabrics; i++)
+		c->ids[DOC_FABRICS][i] = c->fabrics[i].id;
+	c->nids[DOC_STORAGE] = c->nstorage;
+	c->ids[DOC_STORAGE] = pp_xcalloc(c->nstorage, sizeof(char *));
+	for (size_t i = 0; i < c->nstorage; i++)
+		c->ids[DOC_STORAGE][i] = c->storage[i].id;
+	c->nids[DOC_MODELS] = c->nmodels;
+	c->ids[DOC_MODELS] = pp_xcalloc(c->nmodels, sizeof(char *));
+	for (size_t i = 0; i < c->nmodels; i++)
+		c->ids[DOC_MODELS][i] = c->models[i].id;
+}
+
+static int check_refs(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_GPUS];
+	for (size_t i = 0; i < c->ngpus; i++) {
+		const pp_gpu *g = &c->gpus[i];
+		char p[128];
+		if (!pp_catalog_fabric(c, g->intra_node))
+			return pp_jdoc_errf(d, err, pp_jpath_idx(p, sizeof(p), "gpus", (int)i),
+					    "node.intra_node \"%s\" is not in fabrics.json", g->intra_node);
+		if (g->nvlink_gen && !pp_catalog_fabric(c, g->nvlink_fabric))
+			return pp_jdoc_errf(d, err, pp_jpath_idx(p, sizeof(p), "gpus", (int)i),
+					    "nvlink.fabric \"%s\" is not in fabrics.json", g->nvlink_fabric);
+	}
+	return 0;
+}
+
+int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err)
+{
+	pp_catalog *c = pp_xcalloc(1, sizeof(*c));
+	int rc = 0;
+	c->dir = pp_xstrdup(dir ? dir : pp_data_dir());
+	for (int k = 0; k < DOC_COUNT; k++)
+		if ((rc = load_doc(c, k, err)))
+			goto out;
+	if ((rc = load_gpus(c, err)) || (rc = load_fabrics(c, err)) || (rc = load_storage(c, err)) ||
+	    (rc = load_models(c, err)) || (rc = load_kernels(c, err)))
+		goto out;
+	index_ids(c);
+	rc = check_refs(c, err);
+out:
+	if (rc) {
+		pp_catalog_free(c);
+		c = NULL;
+	}
+	*out = c;
+	return rc;
+}
+
+void pp_catalog_free(pp_catalog *c)
+{
+	if (!c)
+		return;
+	for (int k = 0; k < DOC_COUNT; k++) {
+		pp_jdoc_release(&c->docs[k]);
+		free(c->ids[k]);
+	}
+	free(c->gpus);
+	free(c->fabrics);
+	free(c->storage);
+	free(c->models);
+	free(c->kernels);
+	free(c->dir);
+	free(c);
+}
+
+const char *pp_catalog_dir(const pp_catalog *c) { return c->dir; }
+size_t pp_catalog_ngpus(const pp_catalog *c) { return c->ngpus; }
+const pp_gpu *pp_catalog_gpu_at(const pp_catalog *c, size_t i) { return i < c->ngpus ? &c->gpus[i] : NULL; }
+size_t pp_catalog_nfabrics(const pp_catalog *c) { return c->nfabrics; }
+const pp_fabric *pp_catalog_fabric_at(const pp_catalog *c, size_t i) { return i < c->nfabrics ? &c->fabrics[i] : NULL; }
+size_t pp_catalog_nstorage(const pp_catalog *c) { return c->nstorage; }
+const pp_storage *pp_catalog_storage_at(const pp_catalog *c, size_t i) { return i < c->nstorage ? &c->storage[i] : NULL; }
+size_t pp_catalog_nmodels(const pp_catalog *c) { return c->nmodels; }
+const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i) { return i < c->nmodels ? &c->models[i] : NULL; }
+
+const pp_gpu *pp_catalog_gpu(const pp_catalog *c, const char *id)
+{
+	for (size_t i = 0; i < c->ngpus; i++)
+		if (!strcmp(c->gpus[i].id, id))
+			return &c->gpus[i];
+	return NULL;
+}
+
+const pp_fabric *pp_catalog_fabric(const pp_catalog *c, const char *id)
+{
+	for (size_t i = 0; i < c->nfabrics; i++)
+		if (!strcmp(c->fabrics[i].id, id))
+			return &c->fabrics[i];
+	return NULL;
+}
+
+const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id)
+{
+	for (size_t i = 0; i < c->nstorage; i++)
+		if (!strcmp(c->storage[i].id, id))
+			return &c->storage[i];
+	return NULL;
+}
+
+const pp_model *pp_catalog_model(const pp_catalog *c, const char *id)
+{
+	for (size_t i = 0; i < c->nmodels; i++)
+		if (!strcmp(c->models[i].id, id))
+			return &c->models[i];
+	return NULL;
+}
+
+const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch)
+{
+	const pp_kernel_params *def = NULL;
+	for (size_t i = 0; i < c->nkernels; i++) {
+		if (!strcmp(c->kernels[i].arch, arch))
+			return &c->kernels[i];
+		if (!strcmp(c->kernels[i].arch, "default"))
+			def = &c->kernels[i];
+	}
+	return def ? def : (c->nkernels ? &c->kernels[0] : NULL);
+}
+
+const pp_jdoc *pp_catalog_doc(const pp_catalog *c, const char *kind)
+{
+	for (int k = 0; k < DOC_COUNT; k++)
+		if (!strcmp(doc_kinds[k], kind))
+			return &c->docs[k];
+	return NULL;
+}
+
+const char *const *pp_catalog_ids(const pp_catalog *c, const char *kind, size_t *n)
+{
+	for (int k = 0; k < DOC_COUNT; k++) {
+		if (!strcmp(doc_kinds[k], kind)) {
+			*n = c->nids[k];
+			return (const char *const *)c->ids[k];
+		}
+	}
+	*n = 0;
+	return NULL;
+}
+
+const char *pp_catalog_source_title(const pp_catalog *c, const char *kind, const char *key)
+{
+	const pp_jdoc *d = pp_catalog_doc(c, kind);
+	if (!d || !d->root)
+		return key;
+	const cJSON *srcs = cJSON_GetObjectItemCaseSensitive(d->root, "sources");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(srcs, key);
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "title");
+	if (!t) t = cJSON_GetObjectItemCaseSensitive(s, "what");
+	return cJSON_IsString(t) ? t->valuestring : key;
+}

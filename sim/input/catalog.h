@@ -1,0 +1,164 @@
+/*
+ * catalog.h - the catalogs in models/: GPU SKUs, fabrics, storage, model
+ * presets, prices, kernel-efficiency defaults. Loaded at run time from
+ * pp_data_dir(); every figure in the files carries a source and date, and
+ * the loaded structs keep the source of the figures the simulator uses.
+ *
+ * Units: the files use datasheet units with the unit in the key name
+ * (memory_gib, memory_tbps, port_unidir_gbytes_per_s); these structs hold SI
+ * (bytes, bytes/s, flop/s, s, W).
+ *
+ * Ownership: pp_catalog_load() returns a heap catalog; every pointer into it
+ * stays valid until pp_catalog_free().
+ */
+#ifndef PP_CATALOG_H
+#define PP_CATALOG_H
+
+#include "core/jdoc.h"
+#include "core/pp.h"
+#include <stdbool.h>
+
+typedef enum pp_dtype {
+	PP_DT_FP32,
+	PP_DT_TF32,
+	PP_DT_BF16,
+	PP_DT_FP16,
+	PP_DT_FP8,
+	PP_DT_COUNT
+} pp_dtype;
+
+extern const char *const pp_dtype_names[PP_DT_COUNT];
+/* Bytes per element a dtype's tensors take (fp8: 1, bf16/fp16: 2, fp32/tf32: 4). */
+double pp_dtype_bytes(pp_dtype dt);
+
+/* Where a figure came from: source key (resolved to its title) and date. */
+typedef struct pp_prov {
+	char source[160];
+	char date[24];
+	bool estimate;
+} pp_prov;
+
+typedef struct pp_gpu {
+	char id[32];
+	char name[96];
+	char arch[16];
+	bool sxm;
+	double peak_flops[PP_DT_COUNT];   /* dense flop/s; 0 = unsupported */
+	pp_prov peak_prov;                /* of the bf16 figure */
+	int sm_count;
+	double clock_hz;
+	double mem_bytes;
+	double mem_Bps;
+	pp_prov mem_prov;
+	int nvlink_gen;                   /* 0 = no NVLink */
+	char nvlink_fabric[16];
+	double nvlink_Bps;                /* per GPU, per direction */
+	int pcie_gen;
+	char pcie_fabric[16];
+	double tdp_w;
+	int gpus_per_node;
+	char intra_node[16];              /* default intra-node fabric id */
+} pp_gpu;
+
+typedef enum pp_fabric_kind {
+	PP_FAB_NVLINK,
+	PP_FAB_PCIE,
+	PP_FAB_INFINIBAND,
+	PP_FAB_ROCE,
+	PP_FAB_ETHERNET
+} pp_fabric_kind;
+
+typedef struct pp_fabric {
+	char id[24];
+	char name[96];
+	pp_fabric_kind kind;
+	bool intra_node;
+	double port_Bps;        /* line rate per port (per GPU for NVLink), per direction */
+	double efficiency;      /* fraction of line rate NCCL's busbw reaches */
+	double latency_s;       /* per hop, small message */
+	int switch_ports;       /* radix of the typical switch; 0 for intra-node */
+	int ncurve;             /* published all_reduce busbw curve (0 = none) */
+	double curve_bytes[48], curve_Bps[48];
+	int curve_nranks;
+	pp_prov curve_prov;
+	pp_prov bw_prov, eff_prov, lat_prov;
+} pp_fabric;
+
+typedef struct pp_storage {
+	char id[32];
+	char name[96];
+	double read_Bps_per_node, write_Bps_per_node;
+	double agg_read_Bps, agg_write_Bps;  /* 0 = scales with nodes */
+	pp_prov prov;
+} pp_storage;
+
+typedef struct pp_model {
+	char id[48];
+	char name[96];
+	int num_layers;
+	int hidden_size;
+	int num_attention_heads;
+	int num_query_groups;
+	int ffn_hidden_size;
+	int vocab_size;
+	int seq_length;
+	bool swiglu;
+	bool tied_embeddings;
+	double params_published;   /* 0 = unknown */
+} pp_model;
+
+/* Kernel-level efficiency defaults for one GPU architecture: the knobs of the
+ * compute model, kept in data so calibration can replace them. */
+typedef struct pp_kernel_params {
+	char arch[16];
+	double gemm_peak_fraction[PP_DT_COUNT]; /* large-GEMM rate / datasheet peak */
+	int tile_m, tile_n;                     /* output tile of the typical GEMM kernel */
+	double gemm_min_time_s;                 /* floor of one GEMM kernel */
+	double mem_bw_fraction;                 /* achieved / datasheet memory bandwidth */
+	double attn_peak_fraction;              /* fused flash attention, of dense peak */
+	double kernel_overhead_s;               /* launch + tail per kernel */
+	double half_tile_eff, quarter_tile_eff; /* smaller GEMM tiles, relative rate */
+	double wave_weight;                     /* 1 = full wave-quantisation loss, 0 = none */
+	double gemm_k0;                         /* reduction overhead: time x (1 + k0/k) */
+	double act_margin;                      /* allocator fragmentation share */
+	double elementwise_bw_fraction;         /* norm/dropout/softmax kernels, of datasheet bw */
+	double overlap_eff;                     /* share of overlappable comm actually hidden */
+	double blocking_pipeline_stall;        /* share a blocking pipeline adds to each stage's work */
+	double reserved_bytes;                  /* context + workspaces per GPU */
+	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
+} pp_kernel_params;
+
+typedef struct pp_catalog pp_catalog;
+
+int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err);
+void pp_catalog_free(pp_catalog *c);
+const char *pp_catalog_dir(const pp_catalog *c);
+
+size_t pp_catalog_ngpus(const pp_catalog *c);
+const pp_gpu *pp_catalog_gpu_at(const pp_catalog *c, size_t i);
+const pp_gpu *pp_catalog_gpu(const pp_catalog *c, const char *id);
+size_t pp_catalog_nfabrics(const pp_catalog *c);
+const pp_fabric *pp_catalog_fabric_at(const pp_catalog *c, size_t i);
+const pp_fabric *pp_catalog_fabric(const pp_catalog *c, const char *id);
+size_t pp_catalog_nstorage(const pp_catalog *c);
+const pp_storage *pp_catalog_storage_at(const pp_catalog *c, size_t i);
+const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id);
+size_t pp_catalog_nmodels(const pp_catalog *c);
+const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i);
+const pp_model *pp_catalog_model(const pp_catalog *c, const char *id);
+/* Kernel parameters for a GPU's architecture (falls back to "default"). */
+const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch);
+
+/* The parsed documents, for printing with sources (--json) and for the
+ * prices, which the cost module reads itself. Kinds: "gpus", "fabrics",
+ * "storage", "models", "prices", "kernels". NULL for an unknown kind. */
+const pp_jdoc *pp_catalog_doc(const pp_catalog *c, const char *kind);
+
+/* Ids of every entry of a kind, for did-you-mean. Static within c. */
+const char *const *pp_catalog_ids(const pp_catalog *c, const char *kind, size_t *n);
+
+/* Resolve a source key of a document to "title (url)"; the key itself when
+ * it is not in the document's sources map. */
+const char *pp_catalog_source_title(const pp_catalog *c, const char *kind, const char *key);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * hw.h - the hardware parameters the simulator uses, resolved once per
+ * scenario from the catalogs (GPU SKU, kernel-efficiency defaults, fabrics,
+ * storage) and, where a calibration profile is named, from measurements.
+ *
+ * Every parameter records its origin ("catalog: <source>" or
+ * "calibration: <profile>") so predict can say which came from where.
+ * Nothing below this module reads the catalogs again.
+ */
+#ifndef PP_HW_H
+#define PP_HW_H
+
+#include "input/catalog.h"
+#include "input/scenario.h"
+
+typedef enum pp_coll {
+	PP_COLL_ALL_REDUCE,
+	PP_COLL_ALL_GATHER,
+	PP_COLL_REDUCE_SCATTER,
+	PP_COLL_BROADCAST,
+	PP_COLL_ALL_TO_ALL,
+	PP_COLL_SENDRECV,
+	PP_COLL_COUNT
+} pp_coll;
+
+extern const char *const pp_coll_names[PP_COLL_COUNT];
+
+typedef enum pp_scope { PP_SCOPE_INTRA, PP_SCOPE_INTER, PP_SCOPE_COUNT } pp_scope;
+
+/* A fitted latency-bandwidth model for one collective over one scope and
+ * group size, piecewise over message size: for bytes in [lo, hi),
+ * time = alpha_s + bytes * factor / busbw_Bps (nccl-tests' busbw). */
+#define PP_FIT_PIECES 4
+typedef struct pp_coll_fit {
+	pp_coll op;
+	pp_scope scope;
+	int nranks;
+	int npieces;
+	struct {
+		double lo_bytes, hi_bytes, alpha_s, busbw_Bps;
+	} piece[PP_FIT_PIECES];
+} pp_coll_fit;
+
+typedef struct pp_param_origin {
+	const char *name;
+	char origin[200];
+} pp_param_origin;
+
+#define PP_HW_MAX_ORIGINS 16
+#define PP_HW_MAX_FITS 64
+
+typedef struct pp_hw {
+	/* compute */
+	double peak_flops[PP_DT_COUNT];
+	double gemm_frac[PP_DT_COUNT];
+	int sm_count;
+	int tile_m, tile_n;
+	double gemm_min_s;
+	double wave_weight;        /* weight of the wave-quantisation loss */
+	double gemm_k0;            /* reduction-dimension overhead, elements */
+	double half_tile_eff, quarter_tile_eff;
+	double act_margin;         /* fragmentation share of the peak */
+	double elementwise_Bps;    /* norm/dropout/softmax/activation kernels */
+	double overlap_eff;        /* share of overlappable communication hidden */
+	double blocking_pipeline_stall; /* share a blocking pipeline adds to each stage's work */
+	double reserved_bytes;     /* context and workspaces per GPU */
+	double mem_Bps;            /* achieved device-memory bandwidth */
+	double attn_frac;          /* fused attention, share of dense peak */
+	double kernel_overhead_s;
+	double mem_capacity_bytes;
+	/* network */
+	double intra_Bps;          /* per-GPU busbw reachable inside a node */
+	double intra_lat_s;
+	int intra_ncurve;          /* published all_reduce busbw curve inside a node */
+	double intra_curve_bytes[48], intra_curve_Bps[48];
+	double nic_Bps;            /* per NIC, achieved */
+	double inter_lat_s;
+	int gpus_per_node;
+	int nics_per_node;
+	double oversubscription;
+	double coll_launch_s;      /* NCCL per-collective software floor */
+	pp_coll_fit fits[PP_HW_MAX_FITS];
+	int nfits;
+	/* storage, per node */
+	double storage_read_Bps, storage_write_Bps;
+	double storage_agg_read_Bps, storage_agg_write_Bps; /* 0 = unlimited */
+	/* provenance */
+	pp_param_origin origins[PP_HW_MAX_ORIGINS];
+	int norigins;
+	char profile[128];         /* "" when no calibration profile applies */
+} pp_hw;
+
+/* Resolve the parameters for a scenario's cluster from the catalog. */
+int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, pp_err *err);
+
+/* Record (or replace) the origin of a named parameter. */
+void pp_hw_set_origin(pp_hw *hw, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

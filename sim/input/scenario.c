@@ -1,0 +1,679 @@
+/* scenario.c - see scenario.h. */
+#include "input/scenario.h"
+#include "core/util.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_recompute_names[3] = {"none", "selective", "full"};
+const char *const pp_schedule_names[3] = {"1f1b", "gpipe", "interleaved"};
+const char *const pp_optimizer_names[2] = {"adam", "sgd"};
+
+/* Upper bounds that catch typos and overflow, not real limits. */
+#define MAX_GPUS 4194304
+#define MAX_DIM 10000000
+
+static const char *const top_keys[] = {"name", "description", "model", "training", "parallel",
+				       "cluster", "calibration", "costs", "search"};
+static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "hidden_size",
+					 "num_attention_heads", "num_query_groups", "ffn_hidden_size",
+					 "vocab_size", "seq_length", "swiglu",
+					 "untie_embeddings_and_output_weights"};
+static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
+					    "recompute", "optimizer", "train_tokens", "use_flash_attn",
+					    "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm",
+					    "bucket_size", "data_bytes_per_token"};
+static const char *const parallel_keys[] = {"tensor_model_parallel_size",
+					    "pipeline_model_parallel_size", "data_parallel_size",
+					    "context_parallel_size",
+					    "virtual_pipeline_model_parallel_size", "sequence_parallel",
+					    "zero_stage", "pipeline_schedule"};
+static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
+					   "inter_node", "storage"};
+static const char *const inter_keys[] = {"fabric", "nics_per_node", "oversubscription", "topology"};
+static const char *const storage_keys[] = {"type", "read_gbytes_per_s_per_node",
+					   "write_gbytes_per_s_per_node"};
+static const char *const calib_keys[] = {"db", "profile"};
+static const char *const hf_keys_note = "hidden_size, num_hidden_layers, num_attention_heads";
+
+int pp_cluster_nodes(const pp_cluster *c)
+{
+	if (c->num_gpus <= c->gpus_per_node)
+		return 1;
+	return (c->num_gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+}
+
+void pp_layout_derive(pp_training *t, const pp_parallel *p)
+{
+	int64_t per = t->micro_batch_size * p->dp;
+	t->num_microbatches = per > 0 ? t->global_batch_size / per : 0;
+}
+
+int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
+		    const pp_cluster *c, const char **key, char *why, size_t n)
+{
+#define FAIL(k, ...)                                    \
+	do {                                            \
+		*key = k;                               \
+		snprintf(why, n, __VA_ARGS__);          \
+		return PP_EINPUT;                       \
+	} while (0)
+	const char *TP = "parallel.tensor_model_parallel_size";
+	const char *PPK = "parallel.pipeline_model_parallel_size";
+	const char *VPP = "parallel.virtual_pipeline_model_parallel_size";
+	if (m->num_attention_heads % p->tp)
+		FAIL(TP, "found %d, which does not divide num_attention_heads = %d; expected a divisor "
+		     "of the head count", p->tp, m->num_attention_heads);
+	if (m->num_query_groups % p->tp && p->tp % m->num_query_groups)
+		FAIL(TP, "found %d, which neither divides nor is a multiple of num_query_groups = %d; "
+		     "expected one of them", p->tp, m->num_query_groups);
+	if (m->ffn_hidden_size % p->tp)
+		FAIL(TP, "found %d, which does not divide ffn_hidden_size = %d; expected a divisor",
+		     p->tp, m->ffn_hidden_size);
+	int64_t prod = (int64_t)p->tp * p->pp * p->dp * p->cp;
+	if (prod != c->num_gpus)
+		FAIL("parallel", "found tensor %d x pipeline %d x data %d x context %d = %lld GPUs, "
+		     "expected cluster.num_gpus = %d", p->tp, p->pp, p->dp, p->cp, (long long)prod,
+		     c->num_gpus);
+	if (p->pp > m->num_layers)
+		FAIL(PPK, "found %d pipeline stages for %d layers; expected at most one stage per layer",
+		     p->pp, m->num_layers);
+	if ((int64_t)p->pp * p->vpp > m->num_layers)
+		FAIL(VPP, "found %d x %d model chunks for %d layers; expected at least one layer per chunk",
+		     p->pp, p->vpp, m->num_layers);
+	if (p->vpp > 64)
+		FAIL(VPP, "found %d; expected at most 64 model chunks per stage", p->vpp);
+	if (p->vpp > 1 && p->pp < 2)
+		FAIL(VPP, "found %d with pipeline_model_parallel_size 1; expected interleaving only "
+		     "with 2 or more pipeline stages", p->vpp);
+	if (p->cp > 1 && m->seq_length % (2 * p->cp))
+		FAIL("parallel.context_parallel_size", "found %d: seq_length %d is not a multiple of "
+		     "2 x %d; expected a size that splits the sequence into 2*cp balanced chunks",
+		     p->cp, m->seq_length, p->cp);
+	int64_t per = t->micro_batch_size * p->dp;
+	if (t->global_batch_size % per)
+		FAIL("training.global_batch_size", "found %lld, not a multiple of micro_batch_size %lld "
+		     "x data_parallel_size %d = %lld; expected a multiple of it",
+		     (long long)t->global_batch_size, (long long)t->micro_batch_size, p->dp,
+		     (long long)per);
+	int64_t mb = t->global_batch_size / per;
+	if (p->vpp > 1 && mb % p->pp)
+		FAIL(VPP, "interleaving needs the number of micro-batches (%lld) to be a multiple of "
+		     "pipeline_model_parallel_size %d (Megatron-LM requires it)", (long long)mb, p->pp);
+	if (p->schedule == PP_SCHED_INTERLEAVED && p->vpp < 2)
+		FAIL("parallel.pipeline_schedule", "found \"interleaved\" with "
+		     "virtual_pipeline_model_parallel_size %d; expected a virtual size of 2 or more",
+		     p->vpp);
+	if (c->num_gpus > c->gpus_per_node && c->num_gpus % c->gpus_per_node)
+		FAIL("cluster.num_gpus", "found %d GPUs on nodes of %d; expected a multiple of "
+		     "gpus_per_node", c->num_gpus, c->gpus_per_node);
+	if (c->gpu->peak_flops[t->precision] <= 0)
+		FAIL("training.precision", "found \"%s\", which %s does not support; expected one "
+		     "of its datatypes", pp_dtype_names[t->precision], c->gpu->id);
+	return 0;
+#undef FAIL
+}
+
+/* ---- model ---- */
+
+static int read_hf_config(pp_scenario *s, const pp_jdoc *d, const char *hfpath, pp_model *m,
+			  pp_err *err)
+{
+	pp_jdoc hf;
+	char resolved[PATH_MAX + 8];
+	int rc = 0;
+	if (hfpath[0] == '/') {
+		snprintf(resolved, sizeof(resolved), "%s", hfpath);
+	} else {
+		char tmp[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "%s", d->path);
+		snprintf(resolved, sizeof(resolved), "%s/%s", dirname(tmp), hfpath);
+	}
+	pp_err sub = {0};
+	rc = pp_jdoc_load(&hf, resolved, &sub);
+	if (rc) {
+		rc = pp_jdoc_errf(d, err, "model.hf_config", "cannot use \"%s\": %s; expected a readable "
+				  "Hugging Face config.json", hfpath, sub.msg);
+		goto out;
+	}
+	int64_t v = 0;
+	bool present;
+#define HF(key, field, req)                                                                       \
+	if ((rc = pp_jget_int(&hf, hf.root, "", key, req, 1, MAX_DIM, &v, &present, err)))       \
+		goto out;                                                                        \
+	if (present)                                                                             \
+		m->field = (int)v;
+	HF("hidden_size", hidden_size, true)
+	HF("num_hidden_layers", num_layers, true)
+	HF("num_attention_heads", num_attention_heads, true)
+	m->num_query_groups = m->num_attention_heads;
+	HF("num_key_value_heads", num_query_groups, false)
+	m->ffn_hidden_size = 4 * m->hidden_size;
+	HF("intermediate_size", ffn_hidden_size, false)
+	HF("vocab_size", vocab_size, true)
+	m->seq_length = 2048;
+	HF("max_position_embeddings", seq_length, false)
+#undef HF
+	/* Llama-style (gated SiLU MLP) when the activation is silu or the
+	 * architecture says so. */
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(hf.root, "hidden_act");
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(hf.root, "model_type");
+	m->swiglu = (cJSON_IsString(act) && !strcmp(act->valuestring, "silu")) ||
+		    (cJSON_IsString(mt) && (strstr(mt->valuestring, "llama") ||
+					     strstr(mt->valuestring, "mistral") ||
+					     strstr(mt->valuestring, "qwen")));
+	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf.root, "tie_word_embeddings");
+	m->tied_embeddings = cJSON_IsTrue(tie);
+	snprintf(m->id, sizeof(m->id), "hf");
+	snprintf(m->name, sizeof(m->name), "%.80s", hfpath);
+	snprintf(s->model_origin, sizeof(s->model_origin), "hf_config %s", hfpath);
+out:
+	(void)hf_keys_note;
+	pp_jdoc_release(&hf);
+	return rc;
+}
+
+static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *mo;
+	int rc;
+	if ((rc = pp_jget_obj(d, d->root, "", "model", true, &mo, err)) ||
+	    (rc = pp_jcheck_keys(d, mo, "model", model_keys, PP_ARRAY_LEN(model_keys), err)))
+		return rc;
+	pp_model *m = &s->model;
+	char preset[64] = "", hf[PATH_MAX] = "";
+	bool has_preset = false, has_hf = false;
+	if ((rc = pp_jget_str(d, mo, "model", "preset", false, preset, sizeof(preset), &has_preset, err)) ||
+	    (rc = pp_jget_str(d, mo, "model", "hf_config", false, hf, sizeof(hf), &has_hf, err)))
+		return rc;
+	if (has_preset && has_hf)
+		return pp_jdoc_errf(d, err, "model.hf_config", "found both preset and hf_config; "
+				    "expected one of them");
+	if (has_preset) {
+		const pp_model *pm = pp_catalog_model(cat, preset);
+		if (!pm) {
+			size_t n;
+			const char *const *ids = pp_catalog_ids(cat, "models", &n);
+			const char *dym = pp_did_you_mean(preset, ids, n);
+			pp_sb list = {0};
+			for (size_t i = 0; i < n; i++)
+				pp_sb_addf(&list, "%s%s", i ? ", " : "", ids[i]);
+			if (dym)
+				rc = pp_jdoc_errf(d, err, "model.preset", "unknown model preset \"%s\", did "
+						  "you mean \"%s\"?", preset, dym);
+			else
+				rc = pp_jdoc_errf(d, err, "model.preset", "unknown model preset \"%s\", "
+						  "expected one of: %s", preset, list.buf);
+			pp_sb_release(&list);
+			return rc;
+		}
+		*m = *pm;
+		snprintf(s->model_origin, sizeof(s->model_origin), "preset %s", preset);
+	} else if (has_hf) {
+		if ((rc = read_hf_config(s, d, hf, m, err)))
+			return rc;
+	} else {
+		snprintf(m->id, sizeof(m->id), "custom");
+		snprintf(m->name, sizeof(m->name), "custom");
+		snprintf(s->model_origin, sizeof(s->model_origin), "inline");
+	}
+	bool inl = !has_preset && !has_hf;
+	int64_t v;
+	bool present;
+#define MK(key, field, req)                                                                       \
+	if ((rc = pp_jget_int(d, mo, "model", key, req, 1, MAX_DIM, &v, &present, err)))          \
+		return rc;                                                                        \
+	if (present)                                                                              \
+		m->field = (int)v;
+	MK("num_layers", num_layers, inl)
+	MK("hidden_size", hidden_size, inl)
+	MK("num_attention_heads", num_attention_heads, inl)
+	if (inl) {
+		m->num_query_groups = m->num_attention_heads;
+		m->ffn_hidden_size = 4 * m->hidden_size;
+	}
+	MK("num_query_groups", num_query_groups, false)
+	MK("ffn_hidden_size", ffn_hidden_size, false)
+	MK("vocab_size", vocab_size, inl)
+	MK("seq_length", seq_length, inl)
+#undef MK
+	if ((rc = pp_jget_bool(d, mo, "model", "swiglu", false, &m->swiglu, NULL, err)))
+		return rc;
+	bool untie = !m->tied_embeddings, have_untie = false;
+	if ((rc = pp_jget_bool(d, mo, "model", "untie_embeddings_and_output_weights", false, &untie,
+			       &have_untie, err)))
+		return rc;
+	if (have_untie)
+		m->tied_embeddings = !untie;
+	/* Structural checks. */
+	if (m->hidden_size % m->num_attention_heads)
+		return pp_jdoc_errf(d, err, "model.num_attention_heads", "found %d heads for "
+				    "hidden_size %d; expected a head count that divides hidden_size",
+				    m->num_attention_heads, m->hidden_size);
+	if (m->num_attention_heads % m->num_query_groups)
+		return pp_jdoc_errf(d, err, "model.num_query_groups", "found %d groups for %d heads; "
+				    "expected a divisor of num_attention_heads", m->num_query_groups,
+				    m->num_attention_heads);
+	return 0;
+}
+
+/* ---- training, parallel ---- */
+
+static int parse_training(pp_scenario *s, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *t;
+	int rc;
+	pp_training *tr = &s->training;
+	tr->micro_batch_size = 1;
+	tr->precision = PP_DT_BF16;
+	tr->recompute = PP_RC_NONE;
+	tr->optimizer = PP_OPTIM_ADAM;
+	tr->use_flash_attn = true;
+	tr->overlap_grad_reduce = true;
+	tr->overlap_param_gather = true;
+	tr->overlap_p2p_comm = true;
+	tr->bucket_bytes = 0; /* filled below from the parameter count default */
+	tr->data_bytes_per_token = 4; /* Megatron's indexed datasets store int32 tokens */
+	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
+		return rc;
+	if (!t)
+		return 0;
+	if ((rc = pp_jcheck_keys(d, t, "training", training_keys, PP_ARRAY_LEN(training_keys), err)))
+		return rc;
+	bool present;
+	int e = 0;
+	if ((rc = pp_jget_int(d, t, "training", "global_batch_size", false, 1, 1000000000,
+			      &tr->global_batch_size, NULL, err)) ||
+	    (rc = pp_jget_int(d, t, "training", "micro_batch_size", false, 1, 1000000,
+			      &tr->micro_batch_size, &present, err)))
+		return rc;
+	if (present)
+		s->given |= PP_GIVEN_MBS;
+	if ((rc = pp_jget_enum(d, t, "training", "precision", false, pp_dtype_names, PP_DT_COUNT, &e,
+			       &present, err)))
+		return rc;
+	if (present)
+		tr->precision = (pp_dtype)e;
+	if ((rc = pp_jget_enum(d, t, "training", "recompute", false, pp_recompute_names, 3, &e,
+			       &present, err)))
+		return rc;
+	if (present) {
+		tr->recompute = (pp_recompute)e;
+		s->given |= PP_GIVEN_RECOMPUTE;
+	}
+	if ((rc = pp_jget_enum(d, t, "training", "optimizer", false, pp_optimizer_names, 2, &e,
+			       &present, err)))
+		return rc;
+	if (present)
+		tr->optimizer = (pp_optimizer)e;
+	double bucket = 0;
+	if ((rc = pp_jget_num(d, t, "training", "train_tokens", false, 1, 1e18, &tr->train_tokens,
+			      NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "use_flash_attn", false, &tr->use_flash_attn, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_grad_reduce", false, &tr->overlap_grad_reduce,
+			       NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_param_gather", false,
+			       &tr->overlap_param_gather, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_p2p_comm", false, &tr->overlap_p2p_comm,
+			       NULL, err)) ||
+	    (rc = pp_jget_num(d, t, "training", "bucket_size", false, 1, 1e13, &bucket, NULL, err)) ||
+	    (rc = pp_jget_num(d, t, "training", "data_bytes_per_token", false, 0, 1e9,
+			      &tr->data_bytes_per_token, NULL, err)))
+		return rc;
+	/* Megatron's bucket_size counts parameters; store bytes of fp32 grads. */
+	tr->bucket_bytes = bucket * 4.0;
+	return 0;
+}
+
+static int parse_parallel(pp_scenario *s, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *p;
+	int rc;
+	pp_parallel *pa = &s->parallel;
+	pa->tp = pa->pp = pa->dp = pa->cp = pa->vpp = 1;
+	pa->schedule = PP_SCHED_1F1B;
+	if ((rc = pp_jget_obj(d, d->root, "", "parallel", false, &p, err)))
+		return rc;
+	if (!p)
+		return 0;
+	if ((rc = pp_jcheck_keys(d, p, "parallel", parallel_keys, PP_ARRAY_LEN(parallel_keys), err)))
+		return rc;
+	struct {
+		const char *key;
+		int *field;
+		unsigned flag;
+	} ints[] = {
+		{"tensor_model_parallel_size", &pa->tp, PP_GIVEN_TP},
+		{"pipeline_model_parallel_size", &pa->pp, PP_GIVEN_PP},
+		{"data_parallel_size", &pa->dp, PP_GIVEN_DP},
+		{"context_parallel_size", &pa->cp, PP_GIVEN_CP},
+		{"virtual_pipeline_model_parallel_size", &pa->vpp, PP_GIVEN_VPP},
+	};
+	for (size_t i = 0; i < PP_ARRAY_LEN(ints); i++) {
+		int64_t v = 0;
+		bool present;
+		if ((rc = pp_jget_int(d, p, "parallel", ints[i].key, false, 1, MAX_GPUS, &v, &present, err)))
+			return rc;
+		if (present) {
+			*ints[i].field = (int)v;
+			s->given |= ints[i].flag;
+		}
+	}
+	bool present;
+	if ((rc = pp_jget_bool(d, p, "parallel", "sequence_parallel", false, &pa->sequence_parallel,
+			       &present, err)))
+		return rc;
+	if (present)
+		s->given |= PP_GIVEN_SP;
+	int64_t z = 0;
+	if ((rc = pp_jget_int(d, p, "parallel", "zero_stage", false, 0, 3, &z, &present, err)))
+		return rc;
+	if (present) {
+		pa->zero_stage = (int)z;
+		s->given |= PP_GIVEN_ZERO;
+	}
+	int e = 0;
+	if ((rc = pp_jget_enum(d, p, "parallel", "pipeline_schedule", false, pp_schedule_names, 3, &e,
+			       &present, err)))
+		return rc;
+	if (present) {
+		pa->schedule = (pp_schedule)e;
+		s->given |= PP_GIVEN_SCHEDULE;
+	}
+	if (pa->vpp > 1 && !(s->given & PP_GIVEN_SCHEDULE))
+		pa->schedule = PP_SCHED_INTERLEAVED;
+	if (pa->vpp > 1 && pa->schedule != PP_SCHED_INTERLEAVED)
+		return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with "
+				    "virtual_pipeline_model_parallel_size %d; expected \"interleaved\"",
+				    pp_schedule_names[pa->schedule], pa->vpp);
+	return 0;
+}
+
+/* ---- cluster ---- */
+
+static int lookup_fabric(const pp_jdoc *d, const pp_catalog *cat, const char *path, const char *id,
+			 bool want_intra, const pp_fabric **out, pp_err *err)
+{
+	const pp_fabric *f = pp_catalog_fabric(cat, id);
+	if (!f) {
+		size_t n;
+		const char *const *ids = pp_catalog_ids(cat, "fabrics", &n);
+		const char *dym = pp_did_you_mean(id, ids, n);
+		pp_sb list = {0};
+		for (size_t i = 0; i < n; i++)
+			if (pp_catalog_fabric_at(cat, i)->intra_node == want_intra)
+				pp_sb_addf(&list, "%s%s", list.len ? ", " : "", ids[i]);
+		int rc = dym ? pp_jdoc_errf(d, err, path, "unknown fabric \"%s\", did you mean \"%s\"?",
+					    id, dym)
+			     : pp_jdoc_errf(d, err, path, "unknown fabric \"%s\", expected one of: %s", id,
+					    list.buf);
+		pp_sb_release(&list);
+		return rc;
+	}
+	if (f->intra_node != want_intra)
+		return pp_jdoc_errf(d, err, path, "found \"%s\", an %s fabric; expected an %s fabric", id,
+				    f->intra_node ? "intra-node" : "inter-node",
+				    want_intra ? "intra-node" : "inter-node");
+	*out = f;
+	return 0;
+}
+
+static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *c;
+	int rc;
+	pp_cluster *cl = &s->cluster;
+	if ((rc = pp_jget_obj(d, d->root, "", "cluster", true, &c, err)) ||
+	    (rc = pp_jcheck_keys(d, c, "cluster", cluster_keys, PP_ARRAY_LEN(cluster_keys), err)))
+		return rc;
+	char gpu[64];
+	if ((rc = pp_jget_str(d, c, "cluster", "gpu", true, gpu, sizeof(gpu), NULL, err)))
+		return rc;
+	cl->gpu = pp_catalog_gpu(cat, gpu);
+	if (!cl->gpu) {
+		size_t n;
+		const char *const *ids = pp_catalog_ids(cat, "gpus", &n);
+		const char *dym = pp_did_you_mean(gpu, ids, n);
+		pp_sb list = {0};
+		for (size_t i = 0; i < n; i++)
+			pp_sb_addf(&list, "%s%s", i ? ", " : "", ids[i]);
+		rc = dym ? pp_jdoc_errf(d, err, "cluster.gpu", "unknown GPU \"%s\", did you mean \"%s\"?",
+					gpu, dym)
+			 : pp_jdoc_errf(d, err, "cluster.gpu", "unknown GPU \"%s\", expected one of: %s",
+					gpu, list.buf);
+		pp_sb_release(&list);
+		return rc;
+	}
+	int64_t v = 0;
+	bool present;
+	if ((rc = pp_jget_int(d, c, "cluster", "num_gpus", true, 1, MAX_GPUS, &v, NULL, err)))
+		return rc;
+	cl->num_gpus = (int)v;
+	cl->gpus_per_node = cl->gpu->gpus_per_node;
+	if ((rc = pp_jget_int(d, c, "cluster", "gpus_per_node", false, 1, 1024, &v, &present, err)))
+		return rc;
+	if (present)
+		cl->gpus_per_node = (int)v;
+	char intra[32];
+	snprintf(intra, sizeof(intra), "%s", cl->gpu->intra_node);
+	if ((rc = pp_jget_str(d, c, "cluster", "intra_node", false, intra, sizeof(intra), NULL, err)) ||
+	    (rc = lookup_fabric(d, cat, "cluster.intra_node", intra, true, &cl->intra, err)))
+		return rc;
+	if (cl->intra->kind == PP_FAB_NVLINK && !cl->gpu->nvlink_gen)
+		return pp_jdoc_errf(d, err, "cluster.intra_node", "found \"%s\", but %s has no NVLink; "
+				    "expected a PCIe fabric", intra, cl->gpu->id);
+	/* Inter-node fabric: defaults are one 400G NDR NIC per GPU, non-blocking. */
+	char inter[32] = "ib-ndr";
+	cl->nics_per_node = cl->gpus_per_node;
+	cl->oversubscription = 1.0;
+	cl->rail_optimized = true;
+	const cJSON *in;
+	if ((rc = pp_jget_obj(d, c, "cluster", "inter_node", false, &in, err)))
+		return rc;
+	if (in) {
+		static const char *const topo[] = {"rail-optimized", "fat-tree"};
+		int t = 0;
+		if ((rc = pp_jcheck_keys(d, in, "cluster.inter_node", inter_keys,
+					 PP_ARRAY_LEN(inter_keys), err)) ||
+		    (rc = pp_jget_str(d, in, "cluster.inter_node", "fabric", false, inter, sizeof(inter),
+				      NULL, err)) ||
+		    (rc = pp_jget_int(d, in, "cluster.inter_node", "nics_per_node", false, 1, 64, &v,
+				      &present, err)))
+			return rc;
+		if (present)
+			cl->nics_per_node = (int)v;
+		if ((rc = pp_jget_num(d, in, "cluster.inter_node", "oversubscription", false, 1, 64,
+				      &cl->oversubscription, NULL, err)) ||
+		    (rc = pp_jget_enum(d, in, "cluster.inter_node", "topology", false, topo, 2, &t,
+				       &present, err)))
+			return rc;
+		if (present)
+			cl->rail_optimized = t == 0;
+	}
+	if ((rc = lookup_fabric(d, cat, "cluster.inter_node.fabric", inter, false, &cl->inter, err)))
+		return rc;
+	/* Storage. */
+	char st[48] = "lustre";
+	const cJSON *so;
+	if ((rc = pp_jget_obj(d, c, "cluster", "storage", false, &so, err)))
+		return rc;
+	double rd = 0, wr = 0;
+	if (so) {
+		if ((rc = pp_jcheck_keys(d, so, "cluster.storage", storage_keys,
+					 PP_ARRAY_LEN(storage_keys), err)) ||
+		    (rc = pp_jget_str(d, so, "cluster.storage", "type", false, st, sizeof(st), NULL, err)) ||
+		    (rc = pp_jget_num(d, so, "cluster.storage", "read_gbytes_per_s_per_node", false, 1e-3,
+				      1e5, &rd, NULL, err)) ||
+		    (rc = pp_jget_num(d, so, "cluster.storage", "write_gbytes_per_s_per_node", false, 1e-3,
+				      1e5, &wr, NULL, err)))
+			return rc;
+	}
+	cl->storage = pp_catalog_storage(cat, st);
+	if (!cl->storage) {
+		size_t n;
+		const char *const *ids = pp_catalog_ids(cat, "storage", &n);
+		pp_sb list = {0};
+		for (size_t i = 0; i < n; i++)
+			pp_sb_addf(&list, "%s%s", i ? ", " : "", ids[i]);
+		rc = pp_jdoc_errf(d, err, "cluster.storage.type", "unknown storage \"%s\", expected one "
+				  "of: %s", st, list.buf);
+		pp_sb_release(&list);
+		return rc;
+	}
+	cl->storage_read_Bps = rd > 0 ? rd * PP_GB : cl->storage->read_Bps_per_node;
+	cl->storage_write_Bps = wr > 0 ? wr * PP_GB : cl->storage->write_Bps_per_node;
+	return 0;
+}
+
+static int parse_calibration(pp_scenario *s, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *c;
+	int rc;
+	if ((rc = pp_jget_obj(d, d->root, "", "calibration", false, &c, err)))
+		return rc;
+	if (!c)
+		return 0;
+	if ((rc = pp_jcheck_keys(d, c, "calibration", calib_keys, PP_ARRAY_LEN(calib_keys), err)) ||
+	    (rc = pp_jget_str(d, c, "calibration", "db", false, s->calib_db, sizeof(s->calib_db), NULL,
+			      err)) ||
+	    (rc = pp_jget_str(d, c, "calibration", "profile", true, s->calib_profile,
+			      sizeof(s->calib_profile), NULL, err)))
+		return rc;
+	if (s->calib_db[0] && s->calib_db[0] != '/') {
+		/* relative to the scenario file */
+		char tmp[PATH_MAX], full[PATH_MAX + 600];
+		snprintf(tmp, sizeof(tmp), "%s", d->path);
+		snprintf(full, sizeof(full), "%s/%s", dirname(tmp), s->calib_db);
+		snprintf(s->calib_db, sizeof(s->calib_db), "%.511s", full);
+	}
+	return 0;
+}
+
+static int finish(pp_scenario *s, bool check_layout, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	pp_parallel *p = &s->parallel;
+	pp_training *t = &s->training;
+	pp_cluster *c = &s->cluster;
+	if (s->model.num_attention_heads % p->tp)
+		return pp_jdoc_errf(d, err, "parallel.tensor_model_parallel_size", "found %d, which does "
+				    "not divide num_attention_heads = %d; expected a divisor of the head "
+				    "count", p->tp, s->model.num_attention_heads);
+	if (!(s->given & PP_GIVEN_DP)) {
+		int64_t denom = (int64_t)p->tp * p->pp * p->cp;
+		if (c->num_gpus % denom)
+			return pp_jdoc_errf(d, err, "parallel", "found tensor %d x pipeline %d x context "
+					    "%d = %lld, which does not divide cluster.num_gpus = %d; "
+					    "expected a divisor (data_parallel_size is derived)",
+					    p->tp, p->pp, p->cp, (long long)denom, c->num_gpus);
+		p->dp = (int)(c->num_gpus / denom);
+	}
+	if (t->global_batch_size == 0)
+		t->global_batch_size = t->micro_batch_size * p->dp;
+	if (t->bucket_bytes == 0)
+		t->bucket_bytes = 40e6 * 4.0; /* Megatron DDP default: max(40M, 1M x dp) params */
+	const char *key = NULL;
+	char why[512];
+	if (check_layout && pp_layout_check(&s->model, t, p, c, &key, why, sizeof(why)))
+		return pp_jdoc_errf(d, err, key, "%s", why);
+	pp_layout_derive(t, p);
+	return 0;
+}
+
+static int parse_body(pp_scenario *s, const char *name, const char *text, size_t len,
+		      const pp_catalog *cat, bool check_layout, pp_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	int rc = pp_jdoc_parse(&s->doc, name, text, len, err);
+	if (rc)
+		return rc;
+	const pp_jdoc *d = &s->doc;
+	pp_hash_hex(text, len, s->hash);
+	if ((rc = pp_jcheck_keys(d, d->root, "", top_keys, PP_ARRAY_LEN(top_keys), err)))
+		return rc;
+	bool present;
+	if ((rc = pp_jget_str(d, d->root, "", "name", false, s->name, sizeof(s->name), &present, err)))
+		return rc;
+	if (!present) {
+		const char *b = strrchr(name, '/');
+		snprintf(s->name, sizeof(s->name), "%s", b ? b + 1 : name);
+		char *dot = strrchr(s->name, '.');
+		if (dot && !strcmp(dot, ".json"))
+			*dot = '\0';
+	}
+	if ((rc = pp_jget_str(d, d->root, "", "description", false, s->description,
+			      sizeof(s->description), NULL, err)) ||
+	    (rc = parse_model(s, cat, err)) || (rc = parse_training(s, err)) ||
+	    (rc = parse_parallel(s, err)) || (rc = parse_cluster(s, cat, err)) ||
+	    (rc = parse_calibration(s, err)))
+		return rc;
+	const cJSON *costs;
+	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||
+	    (rc = pp_costspec_parse(&s->costs, d, costs, "costs", cat, err)))
+		return rc;
+	return finish(s, check_layout, err);
+}
+
+/* On failure, nothing stays allocated (s is zeroed: releasing it is
+ * harmless). */
+static int parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		 const pp_catalog *cat, bool check_layout, pp_err *err)
+{
+	int rc = parse_body(s, name, text, len, cat, check_layout, err);
+	if (rc) {
+		pp_scenario_release(s);
+		memset(s, 0, sizeof(*s));
+	}
+	return rc;
+}
+
+int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		      const pp_catalog *cat, pp_err *err)
+{
+	return parse(s, name, text, len, cat, true, err);
+}
+
+static int load(pp_scenario *s, const char *path, const pp_catalog *cat, bool check_layout,
+		pp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	memset(s, 0, sizeof(*s));
+	int rc = pp_read_file(path, 16u << 20, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = parse(s, path, text, len, cat, check_layout, err);
+	free(text);
+	return rc;
+}
+
+int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
+{
+	return load(s, path, cat, true, err);
+}
+
+void pp_scenario_release(pp_scenario *s)
+{
+	if (!s)
+		return;
+	pp_costspec_release(&s->costs);
+	pp_jdoc_release(&s->doc);
+}
+
+int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
+				const pp_catalog *cat, pp_err *err)
+{
+	return parse(s, name, text, len, cat, false, err);
+}
+
+int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err)
+{
+	return load(s, path, cat, false, err);
+}

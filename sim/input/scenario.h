@@ -1,0 +1,128 @@
+/*
+ * scenario.h - a what-if scenario: model, training, parallel layout,
+ * cluster, calibration and cost inputs, read from a JSON file and validated.
+ *
+ * Keys follow Megatron-LM's argument names (tensor_model_parallel_size,
+ * global_batch_size, ...) so a launch configuration can be pasted in. The
+ * full key reference with defaults is in README.md ("Scenario files").
+ * Keys beginning with "_" or "//" are comments and ignored.
+ *
+ * This is the first step of the data flow: file -> pp_scenario (validated)
+ * -> workload -> simulation -> results -> costs -> report. Nothing
+ * downstream re-reads the file, except that error messages about the costs
+ * section use the kept document for positions.
+ */
+#ifndef PP_SCENARIO_H
+#define PP_SCENARIO_H
+
+#include "input/catalog.h"
+#include "input/costspec.h"
+#include "core/jdoc.h"
+#include <stdbool.h>
+
+typedef enum pp_recompute { PP_RC_NONE, PP_RC_SELECTIVE, PP_RC_FULL } pp_recompute;
+typedef enum pp_schedule { PP_SCHED_1F1B, PP_SCHED_GPIPE, PP_SCHED_INTERLEAVED } pp_schedule;
+typedef enum pp_optimizer { PP_OPTIM_ADAM, PP_OPTIM_SGD } pp_optimizer;
+
+extern const char *const pp_recompute_names[3];
+extern const char *const pp_schedule_names[3];
+extern const char *const pp_optimizer_names[2];
+
+typedef struct pp_training {
+	int64_t global_batch_size;
+	int64_t micro_batch_size;
+	pp_dtype precision;
+	pp_recompute recompute;
+	pp_optimizer optimizer;
+	double train_tokens;          /* 0 = not given */
+	bool use_flash_attn;          /* fused attention core (default true) */
+	bool overlap_grad_reduce;     /* DP gradient reduction overlapped with backward */
+	bool overlap_param_gather;    /* ZeRO/distributed-optimizer all-gather overlapped */
+	bool overlap_p2p_comm;        /* pipeline send/recv asynchronous (else blocking) */
+	double bucket_bytes;          /* DP gradient bucket (Megatron: 40M params) */
+	double data_bytes_per_token;  /* bytes read from storage per training token */
+	int64_t num_microbatches;     /* derived: gbs / (mbs * dp) */
+} pp_training;
+
+typedef struct pp_parallel {
+	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
+	bool sequence_parallel;
+	int zero_stage;               /* 0..3 */
+	pp_schedule schedule;
+} pp_parallel;
+
+/* Which of the searchable parallel/training keys the file gave (search
+ * fixes these and explores the rest). */
+enum {
+	PP_GIVEN_TP = 1 << 0,
+	PP_GIVEN_PP = 1 << 1,
+	PP_GIVEN_DP = 1 << 2,
+	PP_GIVEN_CP = 1 << 3,
+	PP_GIVEN_VPP = 1 << 4,
+	PP_GIVEN_SP = 1 << 5,
+	PP_GIVEN_ZERO = 1 << 6,
+	PP_GIVEN_MBS = 1 << 7,
+	PP_GIVEN_RECOMPUTE = 1 << 8,
+	PP_GIVEN_SCHEDULE = 1 << 9
+};
+
+typedef struct pp_cluster {
+	const pp_gpu *gpu;
+	int num_gpus;
+	int gpus_per_node;
+	const pp_fabric *intra;       /* inside a node */
+	const pp_fabric *inter;       /* between nodes (NIC fabric) */
+	int nics_per_node;
+	double oversubscription;      /* >= 1; 1 = full bisection */
+	bool rail_optimized;          /* rail-optimised vs plain fat tree */
+	const pp_storage *storage;
+	double storage_read_Bps;      /* per node, after overrides */
+	double storage_write_Bps;
+} pp_cluster;
+
+typedef struct pp_scenario {
+	char name[128];
+	char description[512];
+	char hash[17];                /* FNV-1a of the file bytes */
+	pp_model model;
+	char model_origin[300];       /* "preset gpt3-175b", "hf_config PATH", "inline" */
+	pp_training training;
+	pp_parallel parallel;
+	unsigned given;               /* PP_GIVEN_* */
+	pp_cluster cluster;
+	char calib_db[512];           /* "" = none */
+	char calib_profile[128];
+	pp_costspec costs;
+	pp_jdoc doc;                  /* kept for error positions */
+} pp_scenario;
+
+/* Load and validate. On PP_EINPUT the message names file:line:col, the JSON
+ * path, what was found and what was expected. cat must outlive s. On any
+ * failure nothing stays allocated (releasing s anyway is harmless). */
+int pp_scenario_load(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err);
+int pp_scenario_parse(pp_scenario *s, const char *name, const char *text, size_t len,
+		      const pp_catalog *cat, pp_err *err);
+void pp_scenario_release(pp_scenario *s);
+
+/* As pp_scenario_load, but without checking the layout as a whole
+ * (pp_layout_check): for `podplan search`, which fills in the keys the file
+ * left out and checks every candidate itself. Each given key is still
+ * parsed and range-checked. */
+int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err);
+int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
+				const pp_catalog *cat, pp_err *err);
+
+/* Check a layout against a model and cluster, as the scenario loader does;
+ * used by search for generated candidates. Returns 0 when valid, else
+ * PP_EINPUT with why (a sentence) and *key set to the offending key's
+ * JSON path. */
+int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
+		    const pp_cluster *c, const char **key, char *why, size_t n);
+
+/* Fill derived fields (num_microbatches) after a caller changed a layout. */
+void pp_layout_derive(pp_training *t, const pp_parallel *p);
+
+/* Number of nodes the cluster spans. */
+int pp_cluster_nodes(const pp_cluster *c);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * search.h - the best parallel layout for a scenario's model, batch and
+ * cluster: enumerate tensor, pipeline, data and context parallel sizes,
+ * ZeRO stage, micro-batch size, interleaving, sequence parallelism and
+ * recompute (the keys the scenario's `parallel` and `training` sections
+ * left out; given keys stay fixed), drop what does not fit in memory, and
+ * return the k fastest with their full predictions.
+ *
+ * The answer is the one a full evaluation gives: the k layouts with the
+ * smallest simulated step time (ties: the earlier in enumeration order),
+ * exactly as if pp_predict() had run on every layout that fits. How it
+ * gets there fast (sim/engine/fastpath.h):
+ *   1. memory per GPU (pp_memory_estimate) prunes what does not fit;
+ *   2. a lower bound on the step time, O(stages), for what fits;
+ *   3. layouts in order of their bound are simulated (the exact fast path,
+ *      equal to the event simulation) until the next bound exceeds the k-th
+ *      best simulated time: no skipped layout can enter the top k.
+ * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
+ * pipelined) and reused. The top k are then run through pp_predict() for
+ * their breakdowns; if its step time ever differed from the fast path's
+ * (a schedule change not mirrored in fastpath.c), the search repeats with
+ * the event simulation and says so (result.fell_back).
+ *
+ * Distributed (sim/core/dist.h): under mpirun the candidates are dealt out to
+ * the ranks (candidate i to rank i mod N); each rank prunes with the best
+ * k-th time known to all ranks (an all-reduce every few simulations), the
+ * ranks' top k are gathered on rank 0, merged and broadcast, so every rank
+ * returns the same result as a serial run. `simulated` counts the layouts
+ * whose bound did not rule them out against the final k-th best, which is
+ * exactly what a serial run simulates, so it does not depend on the number
+ * of ranks; the simulations actually run (sims_run) may be more under MPI.
+ *
+ * Equivalent layouts are enumerated once: ZeRO stages 1-3 only when
+ * data x context parallelism > 1 (otherwise they equal ZeRO-0), SP only
+ * with TP > 1, and, with flash attention, selective recompute is left out
+ * when recompute is searched (flash attention keeps no attention scores,
+ * so selective recompute equals none in time and memory).
+ */
+#ifndef PP_SEARCH_H
+#define PP_SEARCH_H
+
+#include "input/hw.h"
+#include "engine/predict.h"
+#include "input/scenario.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One candidate layout. */
+typedef struct pp_layout {
+	int tp, pp, dp, cp, vpp;
+	int zero_stage;
+	bool sp;
+	pp_schedule schedule;
+	pp_recompute recompute;
+	int64_t micro_batch_size;
+} pp_layout;
+
+typedef struct pp_search_hit {
+	pp_layout layout;
+	uint32_t index;            /* position in the enumeration */
+	int64_t step_ns;           /* simulated step time */
+	int64_t bound_ns;          /* its lower bound */
+	pp_result result;          /* pp_predict() of the layout */
+	double usd_per_million_tokens; /* NAN without a price */
+} pp_search_hit;
+
+/* Progress, for a terminal: phase 0 bounds candidates, phase 1 simulates. */
+typedef struct pp_search_progress {
+	int phase;
+	int64_t done, total;       /* candidates of this rank: bounded (0) or ordered by bound (1) */
+	int64_t simulated;         /* simulations run so far by this rank */
+	int64_t to_simulate;       /* phase 1: candidates whose bound is still under the k-th best */
+	double elapsed_s;
+} pp_search_progress;
+typedef void (*pp_search_progress_fn)(const pp_search_progress *p, void *ctx);
+
+typedef struct pp_search_opts {
+	int top_k;                 /* how many layouts to return (>= 1) */
+	bool exhaustive;           /* simulate every layout that fits (no bound): tests */
+	bool des;                  /* simulate with the event simulation, not the fast path */
+	double usd_per_gpu_hour;   /* > 0: fill usd_per_million_tokens */
+	pp_search_progress_fn progress;
+	void *progress_ctx;
+} pp_search_opts;
+
+typedef struct pp_search_result {
+	int64_t evaluated;         /* every candidate of the space (pruned or simulated) */
+	int64_t no_fit;            /* pruned: does not fit in memory */
+	int64_t feasible;          /* fits in memory */
+	int64_t simulated;         /* feasible, bound under the final k-th best (serial count) */
+	int64_t bounded;           /* feasible, skipped by the bound (feasible - simulated) */
+	int64_t sims_run;          /* simulations run over all ranks */
+	int ranks;
+	int workloads_built;       /* over all ranks */
+	double elapsed_s;
+	bool fell_back;            /* fast path disagreed with pp_predict(): DES used */
+	int nbest;
+	pp_search_hit *best;       /* nbest hits, fastest first */
+	char space[640];           /* the space searched, in words */
+} pp_search_result;
+
+/* Search s's cluster. The layout keys s gave (s->given) stay fixed. Errors:
+ * PP_EINPUT when no layout of the space is valid (with why), PP_EINTERNAL
+ * when a simulation fails. Every rank of an MPI job must call it with the
+ * same arguments; every rank gets the same result. */
+int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
+		  pp_search_result *out, pp_err *err);
+void pp_search_result_release(pp_search_result *r);
+
+/* The candidates of s's space in enumeration order (*out heap-allocated,
+ * caller frees) and, in space[n], the space in words. PP_EINPUT when the
+ * space is empty. */
+int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *n, char *space,
+			size_t nspace, pp_err *err);
+
+/* Set s's layout keys (parallel sizes, ZeRO, SP, schedule, micro-batch,
+ * recompute) to l and derive the micro-batch count. */
+void pp_layout_apply(pp_scenario *s, const pp_layout *l);
+
+/* "TP 8 x PP 16 x DP 40 x CP 1, v 1, mbs 1, ZeRO-1, SP, selective" */
+const char *pp_layout_str(const pp_layout *l, char *buf, size_t n);
+
+#endif

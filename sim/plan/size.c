@@ -1,0 +1,615 @@
+/* size.c - see size.h. */
+#include "plan/size.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_size_status_names[6] = {"searched", "no valid layout", "does not fit",
+					      "no price", "cannot meet (bound)",
+					      "cannot win (bound)"};
+
+/* ---- the "search" object ---- */
+
+static int id_list(const pp_jdoc *d, const cJSON *o, const char *key, const pp_catalog *cat,
+		   bool gpus, void **out, int *n, pp_err *err)
+{
+	char path[96];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!a)
+		return 0;
+	pp_jpath(path, sizeof(path), "search", key);
+	char buf[64];
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+	    cJSON_GetArraySize(a) > PP_SIZE_MAX_LIST)
+		return pp_jdoc_errf(d, err, path, "found %s, expected an array of 1 to %d %s ids",
+				    pp_jdoc_describe(a, buf, sizeof(buf)), PP_SIZE_MAX_LIST,
+				    gpus ? "GPU" : "fabric");
+	int i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a)
+	{
+		char ep[112];
+		pp_jpath_idx(ep, sizeof(ep), path, i);
+		if (!cJSON_IsString(e))
+			return pp_jdoc_errf(d, err, ep, "found %s, expected a %s id",
+					    pp_jdoc_describe(e, buf, sizeof(buf)), gpus ? "GPU" : "fabric");
+		const void *p = gpus ? (const void *)pp_catalog_gpu(cat, e->valuestring)
+				     : (const void *)pp_catalog_fabric(cat, e->valuestring);
+		if (!gpus && p && ((const pp_fabric *)p)->intra_node)
+			p = NULL;
+		if (!p) {
+			size_t nid;
+			const char *const *ids = pp_catalog_ids(cat, gpus ? "gpus" : "fabrics", &nid);
+			const char *dym = pp_did_you_mean(e->valuestring, ids, nid);
+			return pp_jdoc_errf(d, err, ep, "found \"%s\", expected a%s %s id of the catalog%s%s%s",
+					    e->valuestring, gpus ? "" : "n inter-node",
+					    gpus ? "GPU" : "fabric", dym ? " (did you mean \"" : "",
+					    dym ? dym : "", dym ? "\"?)" : "");
+		}
+		out[i++] = (void *)p;
+	}
+	*n = i;
+	return 0;
+}
+
+int pp_size_spec_parse(const pp_scenario *s, const pp_catalog *cat, pp_size_spec *spec,
+		       pp_err *err)
+{
+	static const char *const keys[] = {"top", "gpus", "num_gpus", "fabrics", "provider", "tier",
+					   "usd_per_gpu_hour"};
+	memset(spec, 0, sizeof(*spec));
+	const pp_jdoc *d = &s->doc;
+	const cJSON *o;
+	int rc;
+	char buf[64];
+	if ((rc = pp_jget_obj(d, d->root, "", "search", false, &o, err)) || !o)
+		return rc;
+	if ((rc = pp_jcheck_keys(d, o, "search", keys, PP_ARRAY_LEN(keys), err)))
+		return rc;
+	int64_t top = 0;
+	if ((rc = pp_jget_int(d, o, "search", "top", false, 1, 1000, &top, NULL, err)) ||
+	    (rc = pp_jget_str(d, o, "search", "provider", false, spec->provider,
+			      sizeof(spec->provider), NULL, err)) ||
+	    (rc = pp_jget_str(d, o, "search", "tier", false, spec->tier, sizeof(spec->tier), NULL,
+			      err)))
+		return rc;
+	spec->top = (int)top;
+	void *tmp[PP_SIZE_MAX_LIST];
+	if ((rc = id_list(d, o, "gpus", cat, true, tmp, &spec->ngpus, err)))
+		return rc;
+	for (int i = 0; i < spec->ngpus; i++)
+		spec->gpus[i] = tmp[i];
+	if ((rc = id_list(d, o, "fabrics", cat, false, tmp, &spec->nfabrics, err)))
+		return rc;
+	for (int i = 0; i < spec->nfabrics; i++)
+		spec->fabrics[i] = tmp[i];
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "num_gpus");
+	if (a) {
+		if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1 ||
+		    cJSON_GetArraySize(a) > PP_SIZE_MAX_LIST)
+			return pp_jdoc_errf(d, err, "search.num_gpus", "found %s, expected an array of "
+					    "1 to %d GPU counts", pp_jdoc_describe(a, buf, sizeof(buf)),
+					    PP_SIZE_MAX_LIST);
+		const cJSON *e;
+		cJSON_ArrayForEach(e, a)
+		{
+			char ep[64];
+			pp_jpath_idx(ep, sizeof(ep), "search.num_gpus", spec->ncounts);
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+			    e->valuedouble < 1 || e->valuedouble > 4194304)
+				return pp_jdoc_errf(d, err, ep, "found %s, expected a whole number of "
+						    "GPUs from 1 to 4194304",
+						    pp_jdoc_describe(e, buf, sizeof(buf)));
+			spec->counts[spec->ncounts++] = (int)e->valuedouble;
+		}
+	}
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "usd_per_gpu_hour");
+	if (pr) {
+		if (!cJSON_IsObject(pr))
+			return pp_jdoc_errf(d, err, "search.usd_per_gpu_hour", "found %s, expected an "
+					    "object of GPU id -> $ per GPU-hour",
+					    pp_jdoc_describe(pr, buf, sizeof(buf)));
+		const cJSON *e;
+		cJSON_ArrayForEach(e, pr)
+		{
+			char ep[96];
+			pp_jpath(ep, sizeof(ep), "search.usd_per_gpu_hour", e->string);
+			const pp_gpu *g = pp_catalog_gpu(cat, e->string);
+			if (!g)
+				return pp_jdoc_errf(d, err, ep, "found the GPU \"%s\", expected a GPU id "
+						    "of the catalog", e->string);
+			if (!cJSON_IsNumber(e) || e->valuedouble <= 0 || e->valuedouble > 1e4)
+				return pp_jdoc_errf(d, err, ep, "found %s, expected a price in $ per "
+						    "GPU-hour above 0",
+						    pp_jdoc_describe(e, buf, sizeof(buf)));
+			if (spec->nprices == PP_SIZE_MAX_LIST)
+				return pp_jdoc_errf(d, err, ep, "expected at most %d prices",
+						    PP_SIZE_MAX_LIST);
+			spec->price_gpu[spec->nprices] = g;
+			spec->price_usd[spec->nprices++] = e->valuedouble;
+		}
+	}
+	return 0;
+}
+
+/* ---- prices ---- */
+
+int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu *g, double *usd,
+		  char *what, size_t n, pp_err *err)
+{
+	for (int i = 0; i < spec->nprices; i++)
+		if (spec->price_gpu[i] == g) {
+			*usd = spec->price_usd[i];
+			snprintf(what, n, "scenario search.usd_per_gpu_hour");
+			return 0;
+		}
+	const char *tier = spec->tier[0] ? spec->tier : "on_demand";
+	char *tpath = pp_path_join(pp_catalog_dir(cat), "tco.json");
+	pp_jdoc tco;
+	int rc = pp_jdoc_load(&tco, tpath, err);
+	free(tpath);
+	if (rc)
+		return rc;
+	rc = PP_ENOTFOUND;
+	const cJSON *map = cJSON_GetObjectItemCaseSensitive(tco.root, "gpu_price_skus");
+	const cJSON *key = cJSON_GetObjectItemCaseSensitive(map, g->id);
+	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
+	const cJSON *sku = cJSON_IsString(key) && pd
+				   ? cJSON_GetObjectItemCaseSensitive(
+					     cJSON_GetObjectItemCaseSensitive(pd->root, "skus"),
+					     key->valuestring)
+				   : NULL;
+	const cJSON *cloud = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
+	const cJSON *prov, *bestp = NULL;
+	double best = INFINITY;
+	cJSON_ArrayForEach(prov, cloud)
+	{
+		if (spec->provider[0] && strcmp(prov->string, spec->provider))
+			continue;
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(prov, tier);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "value");
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "unit");
+		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 ||
+		    (cJSON_IsString(u) && strcmp(u->valuestring, "usd_per_gpu_hour")))
+			continue;
+		if (v->valuedouble < best) {
+			best = v->valuedouble;
+			bestp = prov;
+		}
+	}
+	if (bestp) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(bestp, tier);
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(t, "source");
+		const cJSON *date = cJSON_GetObjectItemCaseSensitive(t, "date");
+		*usd = best;
+		snprintf(what, n, "%s %s, %s, %s%s", bestp->string, tier,
+			 cJSON_IsString(src) ? src->valuestring : "?",
+			 cJSON_IsString(date) ? date->valuestring : "undated",
+			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "estimate")) ? " [estimate]"
+										: "");
+		rc = 0;
+	} else {
+		pp_errf(err, PP_ENOTFOUND, "prices.json has no %s%s%s price for %s", tier,
+			spec->provider[0] ? " " : "", spec->provider, g->id);
+	}
+	pp_jdoc_release(&tco);
+	return rc;
+}
+
+/* ---- options ---- */
+
+typedef struct opt_in {
+	pp_size_option o;
+	pp_scenario x;
+	pp_hw hw;
+	bool valid;      /* hw resolved */
+	int order;
+} opt_in;
+
+/* A lower bound on any layout's step time on x's cluster: the step's
+ * executed FLOPs (no recompute unless the scenario fixes it, TP 1, CP 1:
+ * splitting never removes work) over every GPU at the SKU's best rate. */
+static double step_bound_s(const pp_scenario *s, const pp_scenario *x, const pp_hw *hw)
+{
+	pp_scenario y = *x;
+	pp_layout l = {1, 1, y.cluster.num_gpus, 1, 1, 0, false, PP_SCHED_1F1B,
+		       (s->given & PP_GIVEN_RECOMPUTE) ? s->training.recompute : PP_RC_NONE, 1};
+	pp_layout_apply(&y, &l);
+	pp_workload w;
+	pp_workload_build(&w, &y, hw);
+	double per_mb = y.model.num_layers * (w.layer.fwd.flops + w.layer.bwd.flops +
+					      w.layer.recompute.flops) +
+			w.embed.fwd.flops + w.embed.bwd.flops + w.head.fwd.flops + w.head.bwd.flops;
+	pp_workload_release(&w);
+	pp_dtype dt = y.training.precision, adt = dt == PP_DT_FP8 ? PP_DT_BF16 : dt;
+	double tile = 1.0;
+	if (hw->half_tile_eff > tile)
+		tile = hw->half_tile_eff;
+	if (hw->quarter_tile_eff > tile)
+		tile = hw->quarter_tile_eff;
+	double rate = hw->peak_flops[dt] * hw->gemm_frac[dt] * tile;
+	if (hw->peak_flops[adt] * hw->attn_frac > rate)
+		rate = hw->peak_flops[adt] * hw->attn_frac;
+	if (hw->peak_flops[dt] * hw->attn_frac > rate)
+		rate = hw->peak_flops[dt] * hw->attn_frac;
+	if (rate <= 0)
+		return 0;
+	return (double)y.training.global_batch_size * per_mb / (y.cluster.num_gpus * rate);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_size_spec *spec,
+			 opt_in **out, int *nout, pp_err *err)
+{
+	const pp_gpu *gpus[PP_SIZE_MAX_LIST * 2];
+	int ng = 0;
+	if (spec->ngpus) {
+		for (int i = 0; i < spec->ngpus; i++)
+			gpus[ng++] = spec->gpus[i];
+	} else {
+		for (size_t i = 0; i < pp_catalog_ngpus(cat) && ng < PP_SIZE_MAX_LIST; i++) {
+			const pp_gpu *g = pp_catalog_gpu_at(cat, i);
+			double usd;
+			char what[8];
+			if (g->peak_flops[s->training.precision] <= 0)
+				continue;
+			if (g != s->cluster.gpu && pp_size_price(cat, spec, g, &usd, what, sizeof(what),
+								 NULL))
+				continue;
+			gpus[ng++] = g;
+		}
+	}
+	const pp_fabric *fabs[PP_SIZE_MAX_LIST];
+	int nf = 0;
+	if (spec->nfabrics)
+		for (int i = 0; i < spec->nfabrics; i++)
+			fabs[nf++] = spec->fabrics[i];
+	else
+		fabs[nf++] = s->cluster.inter;
+	int cap = ng * nf * (PP_SIZE_MAX_LIST + 8);
+	opt_in *o = pp_xcalloc((size_t)cap, sizeof(opt_in));
+	int n = 0;
+	for (int a = 0; a < ng; a++) {
+		const pp_gpu *g = gpus[a];
+		bool same = g == s->cluster.gpu;
+		int G = same ? s->cluster.gpus_per_node : g->gpus_per_node;
+		if (G < 1)
+			G = 8;
+		int counts[PP_SIZE_MAX_LIST + 8], nc = 0;
+		if (spec->ncounts) {
+			for (int i = 0; i < spec->ncounts; i++)
+				counts[nc++] = spec->counts[i];
+		} else {
+			static const double mult[] = {0.25, 0.5, 1, 2, 4};
+			for (size_t i = 0; i < PP_ARRAY_LEN(mult); i++) {
+				double c = s->cluster.num_gpus * mult[i];
+				int v = c <= G ? (int)c : (int)(llround(c / G) * G);
+				if (v < 1)
+					continue;
+				bool dup = false;
+				for (int j = 0; j < nc; j++)
+					dup |= counts[j] == v;
+				if (!dup)
+					counts[nc++] = v;
+			}
+			qsort(counts, (size_t)nc, sizeof(int), cmp_int);
+		}
+		for (int b = 0; b < nc; b++)
+			for (int c = 0; c < nf; c++) {
+				opt_in *oi = &o[n];
+				oi->order = n;
+				n++;
+				pp_size_option *op = &oi->o;
+				op->gpu = g;
+				op->num_gpus = counts[b];
+				op->gpus_per_node = G;
+				op->nics_per_node = same ? s->cluster.nics_per_node : G;
+				op->inter = fabs[c];
+				op->usd_per_gpu_hour = NAN;
+				op->lb_train_s = op->lb_usd = NAN;
+				op->train_s = op->usd = NAN;
+				oi->x = *s;
+				pp_cluster *cl = &oi->x.cluster;
+				cl->gpu = g;
+				cl->num_gpus = counts[b];
+				cl->gpus_per_node = G;
+				cl->nics_per_node = op->nics_per_node;
+				cl->inter = fabs[c];
+				if (!same) {
+					const pp_fabric *in = pp_catalog_fabric(cat, g->intra_node);
+					if (in)
+						cl->intra = in;
+				}
+				if (pp_size_price(cat, spec, g, &op->usd_per_gpu_hour, op->price_what,
+						  sizeof(op->price_what), NULL)) {
+					op->usd_per_gpu_hour = NAN;
+					op->status = PP_SIZE_NO_PRICE;
+					snprintf(op->why, sizeof(op->why), "no %s price in prices.json",
+						 spec->tier[0] ? spec->tier : "on_demand");
+				}
+				pp_err e = {0};
+				if (pp_hw_from_catalog(&oi->hw, cat, cl, &e)) {
+					op->status = PP_SIZE_NO_LAYOUT;
+					snprintf(op->why, sizeof(op->why), "%.250s", e.msg);
+				} else {
+					oi->valid = true;
+				}
+			}
+	}
+	(void)err;
+	*out = o;
+	*nout = n;
+	return 0;
+}
+
+static int cmp_lb_usd(const void *a, const void *b)
+{
+	const opt_in *x = a, *y = b;
+	double u = isnan(x->o.lb_usd) ? INFINITY : x->o.lb_usd;
+	double v = isnan(y->o.lb_usd) ? INFINITY : y->o.lb_usd;
+	if (u != v)
+		return u < v ? -1 : 1;
+	return x->order - y->order;
+}
+
+static int cmp_lb_time(const void *a, const void *b)
+{
+	const opt_in *x = a, *y = b;
+	double u = isnan(x->o.lb_train_s) ? INFINITY : x->o.lb_train_s;
+	double v = isnan(y->o.lb_train_s) ? INFINITY : y->o.lb_train_s;
+	if (u != v)
+		return u < v ? -1 : 1;
+	return x->order - y->order;
+}
+
+/* Output order: searched options by cost (by time for a budget), then
+ * the others by their bound. */
+static int cmp_out(const pp_size_option *x, const pp_size_option *y, bool by_time)
+{
+	bool sx = x->status == PP_SIZE_SEARCHED, sy = y->status == PP_SIZE_SEARCHED;
+	if (sx != sy)
+		return sx ? -1 : 1;
+	double u, v;
+	if (sx) {
+		u = by_time ? x->train_s : x->usd;
+		v = by_time ? y->train_s : y->usd;
+	} else {
+		u = x->lb_usd;
+		v = y->lb_usd;
+	}
+	if (isnan(u))
+		u = INFINITY;
+	if (isnan(v))
+		v = INFINITY;
+	if (u != v)
+		return u < v ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return strcmp(x->gpu->id, y->gpu->id);
+	if (x->num_gpus != y->num_gpus)
+		return x->num_gpus - y->num_gpus;
+	return strcmp(x->inter->id, y->inter->id);
+}
+
+static int cmp_out_cost(const void *a, const void *b)
+{
+	return cmp_out(a, b, false);
+}
+
+static int cmp_out_time(const void *a, const void *b)
+{
+	return cmp_out(a, b, true);
+}
+
+static const char *days(double s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.1f days", s / 86400.0);
+	return buf;
+}
+
+static void label(const pp_size_option *o, char *buf, size_t n)
+{
+	snprintf(buf, n, "%d x %s (%s)", o->num_gpus, o->gpu->id, o->inter->id);
+}
+
+int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
+		pp_size_result *out, pp_err *err)
+{
+	double t0 = pp_mono_s();
+	memset(out, 0, sizeof(*out));
+	out->answer = -1;
+	out->deadline_s = o->deadline_s;
+	out->budget_usd = o->budget_usd;
+	double tokens = s->training.train_tokens;
+	if (!(tokens > 0))
+		return pp_errf(err, PP_EINPUT, "%s: training.train_tokens is not given; expected the "
+			       "number of tokens to train on (the time to train and its cost depend on "
+			       "it)", s->name);
+	out->train_tokens = tokens;
+	double tokens_per_step = (double)s->training.global_batch_size * s->model.seq_length;
+	double steps = ceil(tokens / tokens_per_step);
+	opt_in *oi = NULL;
+	int n = 0, rc;
+	if ((rc = build_options(s, cat, &o->spec, &oi, &n, err)))
+		return rc;
+	for (int i = 0; i < n; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!oi[i].valid)
+			continue;
+		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
+		op->lb_train_s = steps * lb;
+		op->lb_usd = op->usd_per_gpu_hour * op->num_gpus * op->lb_train_s / 3600.0;
+	}
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
+	double best_usd = INFINITY, best_time = INFINITY;
+	for (int i = 0; i < n; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE)
+			continue;
+		char b1[32], b2[32];
+		if (deadline && op->lb_train_s > o->deadline_s) {
+			op->status = PP_SIZE_SKIP_SLOW;
+			snprintf(op->why, sizeof(op->why), "needs at least %s",
+				 days(op->lb_train_s, b1, sizeof(b1)));
+			continue;
+		}
+		if (deadline && op->lb_usd >= best_usd) {
+			op->status = PP_SIZE_SKIP_DEAR;
+			snprintf(op->why, sizeof(op->why), "costs at least %s",
+				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
+			continue;
+		}
+		if (budget && op->lb_usd > o->budget_usd) {
+			op->status = PP_SIZE_SKIP_DEAR;
+			snprintf(op->why, sizeof(op->why), "costs at least %s",
+				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
+			continue;
+		}
+		if (budget && op->lb_train_s >= best_time) {
+			op->status = PP_SIZE_SKIP_SLOW;
+			snprintf(op->why, sizeof(op->why), "needs at least %s",
+				 days(op->lb_train_s, b2, sizeof(b2)));
+			continue;
+		}
+		if (o->on_option)
+			o->on_option(i, n, op, o->progress_ctx);
+		pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress,
+				     o->progress_ctx};
+		pp_search_result sr;
+		pp_err e = {0};
+		rc = pp_search_run(&oi[i].x, &oi[i].hw, &so, &sr, &e);
+		out->searches++;
+		if (rc == PP_EINPUT) {
+			op->status = PP_SIZE_NO_LAYOUT;
+			snprintf(op->why, sizeof(op->why), "no valid layout");
+			continue;
+		}
+		if (rc) {
+			pp_errf(err, rc, "%s", e.msg);
+			goto out;
+		}
+		out->evaluated += sr.evaluated;
+		out->simulated += sr.simulated;
+		out->feasible += sr.feasible;
+		op->evaluated = sr.evaluated;
+		op->feasible = sr.feasible;
+		op->simulated = sr.simulated;
+		if (!sr.nbest) {
+			op->status = PP_SIZE_NO_FIT;
+			snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
+				 (long long)sr.evaluated, op->gpu->id);
+			pp_search_result_release(&sr);
+			continue;
+		}
+		op->status = PP_SIZE_SEARCHED;
+		op->best = sr.best[0];
+		op->train_s = steps * op->best.result.step_time_s;
+		op->usd = op->usd_per_gpu_hour * op->num_gpus * op->train_s / 3600.0;
+		op->meets = deadline ? op->train_s <= o->deadline_s
+			    : budget ? op->usd <= o->budget_usd
+				     : true;
+		if (op->meets && op->usd < best_usd)
+			best_usd = op->usd;
+		if (op->meets && op->train_s < best_time)
+			best_time = op->train_s;
+		pp_search_result_release(&sr);
+	}
+	out->opt = pp_xcalloc((size_t)n, sizeof(pp_size_option));
+	for (int i = 0; i < n; i++)
+		out->opt[i] = oi[i].o;
+	out->n = n;
+	qsort(out->opt, (size_t)n, sizeof(pp_size_option), budget ? cmp_out_time : cmp_out_cost);
+	/* the answer: cheapest that meets (fastest within a budget) */
+	for (int i = 0; i < n; i++) {
+		const pp_size_option *op = &out->opt[i];
+		if (op->status != PP_SIZE_SEARCHED || !op->meets)
+			continue;
+		if (out->answer < 0)
+			out->answer = i;
+	}
+	char l1[96], l2[200], b1[32], b2[32], b3[32];
+	pp_sb why = {0};
+	if (out->answer >= 0) {
+		const pp_size_option *a = &out->opt[out->answer];
+		label(a, l1, sizeof(l1));
+		pp_sb_addf(&why, "%s trains %.3g tokens in %s for %s", l1, tokens,
+			   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
+		if (deadline)
+			pp_sb_addf(&why, ", the cheapest option within the %.3g-day deadline",
+				   o->deadline_s / 86400.0);
+		else if (budget)
+			pp_sb_addf(&why, ", the fastest option within the %s budget",
+				   pp_fmt_usd(o->budget_usd, b3, sizeof(b3)));
+		else
+			pp_sb_adds(&why, ", the cheapest option");
+		pp_sb_addf(&why, " (best layout %s, %.1f%% MFU, $%.3g per GPU-hour).",
+			   pp_layout_str(&a->best.layout, l2, sizeof(l2)), 100 * a->best.result.mfu,
+			   a->usd_per_gpu_hour);
+		/* the runner-up, and a cheaper option that misses */
+		for (int i = out->answer + 1; i < n; i++) {
+			const pp_size_option *r = &out->opt[i];
+			if (r->status != PP_SIZE_SEARCHED || !r->meets)
+				continue;
+			label(r, l1, sizeof(l1));
+			if (budget)
+				pp_sb_addf(&why, " Next fastest within budget: %s, %s for %s.", l1,
+					   days(r->train_s, b1, sizeof(b1)),
+					   pp_fmt_usd(r->usd, b2, sizeof(b2)));
+			else
+				pp_sb_addf(&why, " Next cheapest: %s, %s more (%s).", l1,
+					   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
+					   days(r->train_s, b2, sizeof(b2)));
+			break;
+		}
+		for (int i = 0; i < n && deadline; i++) {
+			const pp_size_option *r = &out->opt[i];
+			if (r->status != PP_SIZE_SEARCHED || r->meets || !(r->usd < a->usd))
+				continue;
+			label(r, l1, sizeof(l1));
+			pp_sb_addf(&why, " Cheaper but too slow: %s, %s for %s.", l1,
+				   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+			break;
+		}
+	} else {
+		pp_sb_addf(&why, "No option %s.",
+			   deadline ? "trains within the deadline"
+			   : budget ? "trains within the budget"
+				    : "can train the model");
+		double fastest = INFINITY, cheapest = INFINITY;
+		for (int i = 0; i < n; i++)
+			if (out->opt[i].status == PP_SIZE_SEARCHED) {
+				if (out->opt[i].train_s < fastest)
+					fastest = out->opt[i].train_s;
+				if (out->opt[i].usd < cheapest)
+					cheapest = out->opt[i].usd;
+			}
+		if (deadline && isfinite(fastest))
+			pp_sb_addf(&why, " The fastest option searched needs %s; add GPUs (search."
+				   "num_gpus), a faster SKU, or relax the deadline.",
+				   days(fastest, b1, sizeof(b1)));
+		if (budget && isfinite(cheapest))
+			pp_sb_addf(&why, " The cheapest option searched costs %s.",
+				   pp_fmt_usd(cheapest, b1, sizeof(b1)));
+	}
+	snprintf(out->why, sizeof(out->why), "%s", why.buf ? why.buf : "");
+	pp_sb_release(&why);
+	rc = 0;
+out:
+	free(oi);
+	out->elapsed_s = pp_mono_s() - t0;
+	return rc;
+}
+
+void pp_size_result_release(pp_size_result *r)
+{
+	if (!r)
+		return;
+	free(r->opt);
+	memset(r, 0, sizeof(*r));
+}

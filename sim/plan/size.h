@@ -1,0 +1,120 @@
+/*
+ * size.h - the cheapest cluster that trains a scenario's model within a
+ * deadline (or the fastest within a budget): every GPU SKU x GPU count x
+ * inter-node fabric option gets its own layout search (sim/plan/search.h), its
+ * best step time becomes a time to train (training.train_tokens) and a
+ * rent cost (GPU-hours x $/GPU-hour).
+ *
+ * Price: $/GPU-hour of the SKU from the catalog's prices.json (the SKU
+ * mapped through tco.json's gpu_price_skus), tier on_demand unless told,
+ * the cheapest provider listing that tier unless one is named; or the
+ * scenario's search.usd_per_gpu_hour. Cost = price x GPUs x time to train:
+ * no goodput, storage or egress (podplan cost prices those for chosen
+ * options). Prices have no per-fabric rate, so listing fabrics shows their
+ * effect on time; at one price the faster fabric is never dearer.
+ *
+ * Options that cannot win are not searched: a lower bound on any layout's
+ * step time on an option (the step's executed FLOPs, spread evenly over
+ * every GPU at the SKU's best GEMM/attention rate) gives lower bounds on
+ * its time to train and cost; with a deadline, options whose bound misses
+ * it, or whose bound costs more than the cheapest option found so far, are
+ * skipped (and shown with their bound), and likewise for a budget.
+ *
+ * The scenario's optional "search" object (all keys optional):
+ *   "search": {
+ *     "top": 5,                                  layouts `podplan search` prints
+ *     "gpus": ["a100-80gb", "h100-sxm"],         SKUs (catalog ids) for `size`
+ *     "num_gpus": [1024, 2048, 4096],            GPU counts for `size`
+ *     "fabrics": ["ib-hdr", "ib-ndr"],           inter-node fabrics for `size`
+ *     "provider": "lambda_8x", "tier": "on_demand",
+ *     "usd_per_gpu_hour": {"h100-sxm": 2.49}     price overrides per SKU
+ *   }
+ * Defaults: every catalog SKU with a price that supports the training
+ * precision; the scenario's GPU count x {1/4, 1/2, 1, 2, 4} rounded to whole
+ * nodes; the scenario's inter-node fabric.
+ */
+#ifndef PP_SIZE_H
+#define PP_SIZE_H
+
+#include "input/catalog.h"
+#include "plan/search.h"
+
+#define PP_SIZE_MAX_LIST 32
+
+typedef struct pp_size_spec {
+	int top;                              /* 0 = not given */
+	int ngpus, ncounts, nfabrics;
+	const pp_gpu *gpus[PP_SIZE_MAX_LIST];
+	int counts[PP_SIZE_MAX_LIST];
+	const pp_fabric *fabrics[PP_SIZE_MAX_LIST];
+	char provider[64], tier[32];          /* "" = cheapest provider / on_demand */
+	int nprices;
+	const pp_gpu *price_gpu[PP_SIZE_MAX_LIST];
+	double price_usd[PP_SIZE_MAX_LIST];
+} pp_size_spec;
+
+/* Read s's "search" object (absent: all defaults, zeros). PP_EINPUT with
+ * file:line:col and the JSON path for bad values or unknown keys. */
+int pp_size_spec_parse(const pp_scenario *s, const pp_catalog *cat, pp_size_spec *spec,
+		       pp_err *err);
+
+/* $/GPU-hour for SKU g (see the header comment), with where it came from
+ * in what[n] ("lambda_8x on_demand, lambda_2026 2026-09-20"). PP_ENOTFOUND
+ * when the catalog has no such price. */
+int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu *g, double *usd,
+		  char *what, size_t n, pp_err *err);
+
+typedef enum pp_size_status {
+	PP_SIZE_SEARCHED,     /* searched: best layout below */
+	PP_SIZE_NO_LAYOUT,    /* no valid layout (precision unsupported, sizes do not divide) */
+	PP_SIZE_NO_FIT,       /* no layout fits in memory */
+	PP_SIZE_NO_PRICE,     /* no price for the SKU */
+	PP_SIZE_SKIP_SLOW,    /* skipped: its bound misses the deadline / is slower than the best */
+	PP_SIZE_SKIP_DEAR     /* skipped: its bound costs more than the best / than the budget */
+} pp_size_status;
+
+extern const char *const pp_size_status_names[6];
+
+typedef struct pp_size_option {
+	const pp_gpu *gpu;
+	int num_gpus, gpus_per_node, nics_per_node;
+	const pp_fabric *inter;
+	double usd_per_gpu_hour;     /* NAN without a price */
+	char price_what[200];
+	pp_size_status status;
+	char why[256];
+	double lb_train_s, lb_usd;   /* lower bounds */
+	pp_search_hit best;          /* PP_SIZE_SEARCHED */
+	int64_t evaluated, feasible, simulated;
+	double train_s, usd;         /* of the best layout */
+	bool meets;                  /* within the deadline / budget */
+} pp_size_option;
+
+typedef struct pp_size_opts {
+	double deadline_s;           /* > 0: cheapest option within it */
+	double budget_usd;           /* > 0: fastest option within it */
+	pp_size_spec spec;
+	pp_search_progress_fn progress;   /* of each option's search */
+	void *progress_ctx;
+	void (*on_option)(int i, int n, const pp_size_option *o, void *ctx); /* before each search */
+} pp_size_opts;
+
+typedef struct pp_size_result {
+	pp_size_option *opt;         /* in output order: searched by cost (deadline or no target)
+					or time (budget), then skipped ones */
+	int n;
+	int answer;                  /* index into opt; -1: no option meets the target */
+	double train_tokens, deadline_s, budget_usd;
+	int64_t evaluated, simulated, feasible;
+	int searches;
+	double elapsed_s;
+	char why[1024];              /* the answer and why, in sentences */
+} pp_size_result;
+
+/* Size s: needs training.train_tokens (PP_EINPUT otherwise). Every rank of
+ * an MPI job must call it alike; all get the same result. */
+int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
+		pp_size_result *out, pp_err *err);
+void pp_size_result_release(pp_size_result *r);
+
+#endif
