@@ -33,7 +33,7 @@ static void des_basics(void)
 	int s0 = pp_des_resource(d, "s0", 0, true);
 	int s1 = pp_des_resource(d, "s1", 1, true);
 	int link = pp_des_resource(d, "link", 0, false);
-	pp_des_tag g = {0, 0, -1, -1};
+	pp_des_tag g = {.cat = 0, .layer = -1, .mb = -1};
 	int a = pp_des_task(d, s0, 100, g);
 	int b = pp_des_task(d, s0, 50, g);    /* after a: in order */
 	int c = pp_des_task(d, s1, 10, g);    /* independent */
@@ -75,7 +75,7 @@ static int64_t pipeline_makespan(pp_scenario *s, int64_t f, int64_t bw)
 		int n = pp_schedule_order(s, st, order);
 		for (int i = 0; i < n; i++) {
 			int vs = order[i].chunk * P + st;
-			pp_des_tag g = {0, 0, -1, order[i].mb};
+			pp_des_tag g = {.cat = 0, .layer = -1, .mb = order[i].mb};
 			int t = pp_des_task(d, r, order[i].fwd ? f : bw, g);
 			(order[i].fwd ? F : B)[vs * M + order[i].mb] = t;
 		}

@@ -141,3 +141,13 @@ double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node)
 		bw = hw->nic_Bps;
 	return hw->coll_launch_s + hw->inter_lat_s + bytes / bw;
 }
+
+pp_group pp_group_place(int n, int stride, int gpus_per_node)
+{
+	pp_group g = {n, 1};
+	if (stride < gpus_per_node) {
+		int fit = gpus_per_node / stride;
+		g.per_node = n < fit ? n : fit;
+	}
+	return g;
+}

@@ -25,6 +25,11 @@ typedef struct pp_group {
 	int per_node;   /* members of the group inside one node (1..n) */
 } pp_group;
 
+/* The group of n ranks at stride `stride` in the global rank order, on
+ * nodes of gpus_per_node GPUs: min(n, gpus_per_node / stride) members per
+ * node (1 when the stride spans a node). */
+pp_group pp_group_place(int n, int stride, int gpus_per_node);
+
 /* nccl-tests' bus-bandwidth factor for op over n ranks. */
 double pp_coll_busbw_factor(pp_coll op, int n);
 

@@ -21,12 +21,19 @@
 
 typedef struct pp_des pp_des;
 
-/* What a task is, for traces and accounting. */
+/* What a task is, for traces and accounting, and what it moves, so that a
+ * consumer that executes the graph (the replay) never has to turn a
+ * duration back into a size. The meaning of cat, op and group is the
+ * caller's (engine/program.h, engine/stepcost.h). */
 typedef struct pp_des_tag {
-	uint8_t cat;      /* caller-defined category */
-	uint8_t chunk;    /* model chunk (interleaving) */
-	int16_t layer;    /* -1 = not a layer task */
-	int32_t mb;       /* micro-batch, -1 = none */
+	uint8_t cat;        /* category */
+	uint8_t chunk;      /* model chunk (interleaving) */
+	int16_t layer;      /* -1 = not a layer task */
+	int32_t mb;         /* micro-batch, -1 = none */
+	uint8_t op;         /* the collective of a communication task */
+	uint8_t group;      /* who takes part */
+	uint8_t elem_bytes; /* element size of a communication task */
+	double bytes;       /* its payload: collective size, transfer, memory traffic */
 } pp_des_tag;
 
 pp_des *pp_des_new(void);

@@ -63,6 +63,7 @@ static pp_op *add(ctx *c, const char *name, pp_op_kind kind)
 	}
 	pp_op *o = &w->ops[w->nops++];
 	memset(o, 0, sizeof(*o));
+	o->overlap_op = -1;
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	o->kind = kind;
 	o->phase = c->phase;
@@ -84,18 +85,19 @@ static void gemm(ctx *c, const char *name, double m, double n, double k, double 
 	o->time_s = pp_gemm_time(c->hw, c->dt, m, n, k, batch, c->act);
 }
 
-/* Forward GEMM plus, in the backward pass, its input- and weight-gradient
- * GEMMs (dgrad: m x k x n; wgrad: k x n x m). Returns the wgrad time. */
-static double linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch,
-			 double *dgrad_s)
+/* The backward of a linear layer: its input- and weight-gradient GEMMs
+ * (dgrad: m x k x n; wgrad: k x n x m). Returns the wgrad op's index and
+ * sets *dgrad to the dgrad op's (a TP collective can hide behind either). */
+static int linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch,
+		      int *dgrad)
 {
 	char nm[40];
 	snprintf(nm, sizeof(nm), "%s.dgrad", name);
 	gemm(c, nm, m, k, n, batch, true);
-	*dgrad_s = c->w->ops[c->w->nops - 1].time_s;
+	*dgrad = c->w->nops - 1;
 	snprintf(nm, sizeof(nm), "%s.wgrad", name);
 	gemm(c, nm, k, n, m, batch, true);
-	return c->w->ops[c->w->nops - 1].time_s;
+	return c->w->nops - 1;
 }
 
 static void mem(ctx *c, const char *name, double bytes)
@@ -105,15 +107,18 @@ static void mem(ctx *c, const char *name, double bytes)
 	o->time_s = pp_mem_time(c->hw, bytes);
 }
 
-static void comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, double overlap_s)
+/* A TP/SP collective; hide >= 0: the op (a GEMM of this pass) it overlaps. */
+static void comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide)
 {
 	if (g.n <= 1 || bytes <= 0)
 		return;
+	double overlap_s = hide >= 0 ? c->w->ops[hide].time_s : 0;
 	pp_op *o = add(c, name, PP_OP_COMM);
 	o->coll = op;
 	o->group = g;
 	o->bytes = bytes;
 	o->overlap_s = overlap_s;
+	o->overlap_op = hide;
 	o->time_s = pp_coll_time(c->hw, op, bytes, g);
 	/* overlapping compute hides only part of a collective (SM and memory
 	 * contention): overlap_eff of the overlappable span */
@@ -135,7 +140,7 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 	if (!attn_core_only) {
 		mem(c, "ln1", 2.0 * act * x->Tn * x->h);
 		if (x->sp)
-			comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+			comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 		gemm(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, count);
 	}
 	if (x->flash) {
@@ -160,18 +165,18 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 		return;
 	gemm(c, "proj", x->T, x->h, x->h / x->t, 1, count);
 	comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
-	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, 0);
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
 	mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
 	mem(c, "ln2", 2.0 * act * x->Tn * x->h);
 	if (x->sp)
-		comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+		comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
 	gemm(c, "fc1", x->T, fc1_n, x->h, 1, count);
 	mem(c, x->swiglu ? "swiglu" : "gelu",
 	    x->T * x->f / x->t * act * (x->swiglu ? 3.0 : 2.0));
 	gemm(c, "fc2", x->T, x->h, x->f / x->t, 1, count);
 	comm(c, x->sp ? "sp.reducescatter2" : "tp.allreduce2",
-	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, 0);
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
 	mem(c, "dropout_add2", x->Tn * x->h * (3.0 * act + mask));
 }
 
@@ -185,10 +190,10 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 	double kvw = 2.0 * x->g * x->d;
 	double heads_t = x->a / x->t;
 	double mask = x->dropout ? 1.0 : 0.0;
-	double dg, wg;
+	int dg, wg;
 	mem(c, "dropout_add2.bwd", x->Tn * x->h * (2.0 * act + mask));
 	if (x->sp)
-		comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+		comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 	wg = linear_bwd(c, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
 	mem(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
 	    x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
@@ -203,7 +208,7 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 	mem(c, "ln2.bwd", 3.0 * act * x->Tn * x->h);
 	mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
 	if (x->sp)
-		comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, 0);
+		comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 	wg = linear_bwd(c, "proj", x->T, x->h, x->h / x->t, 1, &dg);
 	if (x->flash) {
 		pp_op *o = add(c, "flash_attn.bwd", PP_OP_ATTN);
@@ -236,7 +241,7 @@ static void embed_fwd(ctx *c, const dims *x, pp_group tp)
 	/* vocab-parallel lookup (read rows, write), position add, dropout */
 	mem(c, "embed.lookup", x->T * x->h * c->act * (x->swiglu ? 2.0 : 4.0));
 	comm(c, x->sp ? "embed.reducescatter" : "embed.allreduce",
-	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, 0);
+	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, -1);
 	if (x->dropout)
 		mem(c, "embed.dropout", x->Tn * x->h * (2.0 * c->act + 1.0));
 }
@@ -244,7 +249,7 @@ static void embed_fwd(ctx *c, const dims *x, pp_group tp)
 static void embed_bwd(ctx *c, const dims *x, pp_group tp)
 {
 	if (x->sp)
-		comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, 0);
+		comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	/* scatter-add of the token gradients into the fp32 embedding gradient */
 	mem(c, "embed.grad", x->T * x->h * (c->act + 8.0));
 }
@@ -253,18 +258,18 @@ static void head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
 	mem(c, "final_norm", 2.0 * c->act * x->Tn * x->h);
 	if (x->sp)
-		comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, 0);
+		comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);
 	/* vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss */
 	mem(c, "cross_entropy", x->T * x->V / x->t * (c->act + 12.0));
-	comm(c, "loss.allreduce", PP_COLL_ALL_REDUCE, x->T * 4.0 * 3.0, tp, 0);
+	comm(c, "loss.allreduce", PP_COLL_ALL_REDUCE, x->T * 4.0 * 3.0, tp, -1);
 }
 
 static void head_bwd(ctx *c, const dims *x, pp_group tp)
 {
-	double dg;
+	int dg;
 	mem(c, "cross_entropy.bwd", x->T * x->V / x->t * (4.0 + c->act));
-	double wg = linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
+	int wg = linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
 	if (x->sp)
 		comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp, wg);
 	else
@@ -287,14 +292,24 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 	}
 }
 
-static pp_group place(int n, int stride, int gpus_per_node)
+void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 {
-	pp_group g = {n, 1};
-	if (stride < gpus_per_node) {
-		int fit = gpus_per_node / stride;
-		g.per_node = n < fit ? n : fit;
-	}
-	return g;
+	const pp_parallel *p = &s->parallel;
+	const pp_training *tr = &s->training;
+	int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
+							       : s->cluster.num_gpus;
+	/* Megatron-LM's rank order: tp fastest, then cp, dp, pp */
+	w->tp = pp_group_place(p->tp, 1, G);
+	w->cp = pp_group_place(p->cp, p->tp, G);
+	w->dp = pp_group_place(p->dp * p->cp, p->tp, G);
+	w->pp_group_ = pp_group_place(p->pp, p->tp * p->cp * p->dp, G);
+	/* DP gradient reduction dtype: Megatron-LM reduces fp32 main grads for
+	 * bf16 (it forces --accumulate-allreduce-grads-in-fp32) and fp16 grads
+	 * for fp16 (that flag's default); DeepSpeed ZeRO-2/3 and FSDP reduce in
+	 * the training dtype. */
+	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
+	w->grad_comm_bytes_per_param =
+		mixed && (p->zero_stage >= 2 || tr->precision != PP_DT_BF16) ? 2.0 : 4.0;
 }
 
 bool pp_stage_link_same_node(const pp_scenario *s, int stage)
@@ -313,8 +328,6 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	const pp_model *m = &s->model;
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
-	int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
-							      : s->cluster.num_gpus;
 	dims x;
 	x.b = (double)tr->micro_batch_size;
 	x.s = m->seq_length;
@@ -336,10 +349,7 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	if (x.g < x.t)
 		x.g = x.t;
 
-	w->tp = place(p->tp, 1, G);
-	w->cp = place(p->cp, p->tp, G);
-	w->dp = place(p->dp * p->cp, p->tp, G);
-	w->pp_group_ = place(p->pp, p->tp * p->cp * p->dp, G);
+	pp_workload_set_layout(w, s);
 
 	ctx c = {w, hw, tr->precision, tr->precision == PP_DT_FP8 ? PP_DT_BF16 : tr->precision,
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
@@ -396,15 +406,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 		w->params_head += emb; /* untied output layer, or the tied copy on the last stage */
 	w->params_total = pp_model_params(m);
 	w->tokens_per_mb = x.b * x.s;
+	w->act_bytes = c.act;
 	w->p2p_bytes = x.T * x.h * c.act / x.t; /* scatter/gather or SP: each TP rank sends 1/t */
 
-	/* DP gradient reduction dtype: Megatron-LM reduces fp32 main grads for
-	 * bf16 (it forces --accumulate-allreduce-grads-in-fp32) and fp16 grads
-	 * for fp16 (that flag's default); DeepSpeed ZeRO-2/3 and FSDP reduce in
-	 * the training dtype. */
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
-	w->grad_comm_bytes_per_param =
-		mixed && (p->zero_stage >= 2 || tr->precision != PP_DT_BF16) ? 2.0 : 4.0;
 	w->param_gather_bytes_per_param = mixed ? 2.0 : 4.0;
 	/* Adam: read fp32 param, grad, m, v; write param, m, v; write the 16-bit
 	 * copy. SGD with momentum: read param, grad, momentum; write both. */

@@ -39,6 +39,7 @@ typedef struct pp_op {
 	pp_coll coll;             /* PP_OP_COMM */
 	pp_group group;
 	double overlap_s;         /* compute this collective can hide behind */
+	int overlap_op;           /* the GEMM of the same pass it hides behind; -1 none */
 	double time_s;            /* costed duration (collectives: full time) */
 	double exposed_s;         /* collectives: time on the critical path */
 } pp_op;
@@ -65,6 +66,7 @@ typedef struct pp_workload {
 	double params_head;         /* last stage: final norm (+ untied output layer) */
 	double params_total;        /* whole model */
 	double tokens_per_mb;       /* b x s (whole sequence, all CP ranks) */
+	double act_bytes;           /* bytes per activation element (2, or 4 in fp32/tf32) */
 	double p2p_bytes;           /* activation sent between stages per micro-batch per GPU */
 	double grad_comm_bytes_per_param;  /* DP gradient reduction dtype */
 	double param_gather_bytes_per_param;
@@ -76,6 +78,12 @@ typedef struct pp_workload {
 /* Build and cost the op lists. w is owned by the caller (release it). */
 void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw);
 void pp_workload_release(pp_workload *w);
+
+/* The fields of w that depend on the layout's data-parallel size, ZeRO
+ * stage and rank placement (the parallel groups, the gradient reduction
+ * dtype), set from s: pp_workload_build calls it, and the fast path's
+ * workload cache calls it on a workload built for another DP size. */
+void pp_workload_set_layout(pp_workload *w, const pp_scenario *s);
 
 /* Model parameter count (embeddings once when tied, learned positions for
  * GPT-style models). */

@@ -1,0 +1,538 @@
+/* program.c - see program.h. */
+#include "engine/program.h"
+#include "core/util.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_cat_names[PP_CAT_COUNT] = {
+	"forward", "backward", "send activations", "send gradients", "gradient reduce",
+	"parameter all-gather", "embedding all-reduce", "optimizer", "data loading"};
+
+int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
+{
+	const pp_parallel *p = &s->parallel;
+	int m = (int)s->training.num_microbatches;
+	int n = 0;
+	if (p->schedule == PP_SCHED_GPIPE) {
+		for (int j = 0; j < m; j++)
+			out[n++] = (pp_unit){true, 0, j};
+		for (int j = m - 1; j >= 0; j--)
+			out[n++] = (pp_unit){false, 0, j};
+		return n;
+	}
+	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
+		int warm = p->pp - stage - 1;
+		if (warm > m)
+			warm = m;
+		for (int j = 0; j < warm; j++)
+			out[n++] = (pp_unit){true, 0, j};
+		for (int i = 0; i < m - warm; i++) {
+			out[n++] = (pp_unit){true, 0, warm + i};
+			out[n++] = (pp_unit){false, 0, i};
+		}
+		for (int i = m - warm; i < m; i++)
+			out[n++] = (pp_unit){false, 0, i};
+		return n;
+	}
+	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
+	int P = p->pp, v = p->vpp, total = m * v;
+	int warm = (P - stage - 1) * 2 + (v - 1) * P;
+	if (m == P || warm > total)
+		warm = total;
+	int rest = total - warm;
+#define FCHUNK(k) (((k) / P) % v)
+#define BCHUNK(k) (v - 1 - ((k) / P) % v)
+#define MB(k) (((k) / (P * v)) * P + (k) % P)
+	for (int k = 0; k < warm; k++)
+		out[n++] = (pp_unit){true, FCHUNK(k), MB(k)};
+	for (int i = 0; i < rest; i++) {
+		int k = warm + i;
+		out[n++] = (pp_unit){true, FCHUNK(k), MB(k)};
+		out[n++] = (pp_unit){false, BCHUNK(i), MB(i)};
+	}
+	for (int i = rest; i < total; i++)
+		out[n++] = (pp_unit){false, BCHUNK(i), MB(i)};
+#undef FCHUNK
+#undef BCHUNK
+#undef MB
+	return n;
+}
+
+/* One stage's issue state. */
+typedef struct stage {
+	pp_unit *order;
+	int n, next;
+	int comp, dp;              /* its compute and data-parallel streams */
+	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
+	bool *first_use;           /* [V]: no forward of the chunk issued yet */
+	int64_t *gather_of;        /* [V * (maxl + 1)]: distributed optimizer's gather of a layer */
+	int maxl;
+	/* ZeRO-3: the two previous compute tasks (prefetch depth 1), the
+	 * backward task whose reduce-scatter is still to issue, and its part */
+	int64_t prev0, prev1, pend_rs;
+	int pend_part;
+	int64_t last;              /* the last unit's last compute-stream task (or its send) */
+	int64_t last_dp;           /* the DP task the optimizer waits for */
+	int64_t opt;
+	double compute_s, tp_s, opt_s;
+} stage;
+
+struct pp_program {
+	const pp_stepcost *c;
+	pp_sink k;
+	int P, V, M, NV;
+	bool blocking;             /* sends on the compute stream (no overlap_p2p_comm) */
+	stage *st;
+	int64_t *arr_f, *arr_b;    /* [NV * M]: the task bringing a unit its input; -1 not yet */
+	int64_t *wait_f, *wait_b;  /* [NV * M]: a consumer issued before that task */
+	int *link_f, *link_b;      /* [P]: boundary st -> st+1 and back */
+	int embed_res;
+};
+
+static pp_des_tag tag(int cat, int chunk, int layer, int mb)
+{
+	pp_des_tag t;
+	memset(&t, 0, sizeof(t));
+	t.cat = (uint8_t)cat;
+	t.chunk = (uint8_t)chunk;
+	t.layer = (int16_t)layer;
+	t.mb = mb;
+	t.op = PP_OP_NONE;
+	t.group = PP_GRP_NONE;
+	return t;
+}
+
+static pp_des_tag comm_tag(int cat, int chunk, int layer, int mb, const pp_comm_cost *cc, int group)
+{
+	pp_des_tag t = tag(cat, chunk, layer, mb);
+	t.op = (uint8_t)cc->op;
+	t.group = (uint8_t)group;
+	t.elem_bytes = cc->elem_bytes;
+	t.bytes = cc->bytes;
+	return t;
+}
+
+static int64_t issue(pp_program *p, int res, int64_t dur, pp_des_tag t, int64_t d0, int64_t d1,
+		     int64_t d2)
+{
+	int64_t deps[3] = {d0, d1, d2};
+	return p->k.task(p->k.ctx, res, dur, &t, deps, 3);
+}
+
+/* A data-parallel collective on stage S's DP stream after dep, and the
+ * slowdown it causes on the compute stream. */
+static int64_t dp_task(pp_program *p, stage *S, const pp_comm_cost *cc, pp_des_tag t, int64_t dep)
+{
+	int64_t h = issue(p, S->dp, cc->ns, t, dep, -1, -1);
+	if (cc->slow_ns >= 0) {
+		pp_des_tag sl = t;
+		sl.group = PP_GRP_SLOWDOWN;
+		sl.op = PP_OP_NONE;
+		sl.bytes = 0;
+		issue(p, S->comp, cc->slow_ns, sl, -1, -1, -1);
+	}
+	return h;
+}
+
+static double part_params(const pp_program *p, int part)
+{
+	const pp_workload *w = p->c->w;
+	return part == PP_PART_LAYER ? w->params_layer
+	       : part == PP_PART_EMBED ? w->params_embed : w->params_head;
+}
+
+/* One compute-stream task after d0 and d1, with ZeRO-3's traffic around
+ * it: the gather of its parameters (after the task before the previous
+ * one: one task of prefetch) and the reduce-scatter of the previous
+ * backward task. */
+static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, int part, bool bwd,
+			    int64_t d0, int64_t d1)
+{
+	const pp_stepcost *c = p->c;
+	bool z = c->zero3 && part_params(p, part) > 0;
+	int64_t gather = -1;
+	if (z) {
+		const pp_comm_cost *ag = &c->z3_gather[part];
+		gather = dp_task(p, S, ag,
+				 comm_tag(PP_CAT_PARAM_GATHER, t.chunk, t.layer, t.mb, ag, PP_GRP_DP),
+				 S->prev0);
+		if (S->pend_rs >= 0) {
+			const pp_comm_cost *rs = &c->z3_scatter[S->pend_part];
+			dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP), S->pend_rs);
+			S->pend_rs = -1;
+		}
+	}
+	int64_t h = issue(p, S->comp, dur, t, d0, d1, gather);
+	if (c->zero3) {
+		S->prev0 = S->prev1;
+		S->prev1 = h;
+		if (bwd && z) {
+			S->pend_rs = h;
+			S->pend_part = part;
+		}
+	}
+	return h;
+}
+
+static void grad_reduce(pp_program *p, stage *S, double params, int64_t after)
+{
+	pp_comm_cost cc = pp_stepcost_reduce(p->c, params);
+	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP), after);
+}
+
+static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd, int times)
+{
+	pp_busy_cost b = pp_stepcost_busy(c, part, fwd);
+	S->compute_s += times * b.compute_s;
+	S->tp_s += times * b.tp_s;
+}
+
+/* The distributed optimizer's bucketed parameter all-gather at the start
+ * of the step, each layer's first forward waiting for its bucket. */
+static void stage_gathers(pp_program *p, int st)
+{
+	const pp_stepcost *c = p->c;
+	const pp_workload *w = c->w;
+	stage *S = &p->st[st];
+	int P = p->P, V = p->V;
+	for (int k = 0; k < V; k++)
+		if (c->layers[k * P + st] > S->maxl)
+			S->maxl = c->layers[k * P + st];
+	S->gather_of = pp_xmalloc(sizeof(int64_t) * (size_t)(V * (S->maxl + 1)));
+	for (int k = 0; k < V; k++) {
+		int vs = k * P + st;
+		int L = c->layers[vs];
+		double acc = vs == 0 ? w->params_embed : 0;
+		int first = 0;
+		for (int l = 0; l < L; l++) {
+			acc += w->params_layer;
+			bool last = l == L - 1;
+			if (acc >= c->bucket_params || last) {
+				double pr = acc + (last && vs == P * V - 1 ? w->params_head : 0);
+				pp_comm_cost cc = pp_stepcost_gather(c, pr);
+				int64_t h = dp_task(p, S, &cc,
+						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_DP), -1);
+				for (int j = first; j <= l; j++)
+					S->gather_of[k * (S->maxl + 1) + j] = h;
+				first = l + 1;
+				acc = 0;
+			}
+		}
+	}
+}
+
+pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
+{
+	const pp_scenario *s = c->s;
+	pp_program *p = pp_xcalloc(1, sizeof(*p));
+	p->c = c;
+	p->k = *sink;
+	p->P = c->P;
+	p->V = c->V;
+	p->M = c->M;
+	p->NV = c->NV;
+	p->blocking = !s->training.overlap_p2p_comm && p->P > 1;
+	size_t nk = (size_t)p->NV * p->M;
+	p->arr_f = pp_xmalloc(sizeof(int64_t) * nk * 4);
+	p->arr_b = p->arr_f + nk;
+	p->wait_f = p->arr_b + nk;
+	p->wait_b = p->wait_f + nk;
+	for (size_t i = 0; i < 4 * nk; i++)
+		p->arr_f[i] = -1;
+	p->st = pp_xcalloc((size_t)p->P, sizeof(stage));
+	for (int st = 0; st < p->P; st++) {
+		char name[48];
+		stage *S = &p->st[st];
+		snprintf(name, sizeof(name), "stage %d compute", st);
+		S->comp = p->k.resource(p->k.ctx, name, st, true);
+		snprintf(name, sizeof(name), "stage %d data-parallel comm", st);
+		S->dp = p->k.resource(p->k.ctx, name, st, true);
+	}
+	p->link_f = pp_xmalloc(sizeof(int) * (size_t)p->P * 2);
+	p->link_b = p->link_f + p->P;
+	if (p->P > 1 && !p->blocking) {
+		for (int st = 0; st < p->P; st++) {
+			char name[48];
+			snprintf(name, sizeof(name), "link %d->%d", st, (st + 1) % p->P);
+			p->link_f[st] = p->k.resource(p->k.ctx, name, st, false);
+			snprintf(name, sizeof(name), "link %d->%d", (st + 1) % p->P, st);
+			p->link_b[st] = p->k.resource(p->k.ctx, name, (st + 1) % p->P, false);
+		}
+	}
+	p->embed_res = c->embed_ar.ns >= 0 ? p->k.resource(p->k.ctx, "embedding group", 0, false) : -1;
+	for (int st = 0; st < p->P; st++) {
+		stage *S = &p->st[st];
+		S->order = pp_xmalloc(sizeof(pp_unit) * (size_t)(2 * p->M * p->V));
+		S->n = pp_schedule_order(s, st, S->order);
+		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
+		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
+		for (int k = 0; k < p->V; k++) {
+			S->last_b_of_chunk[k] = -1;
+			S->first_use[k] = true;
+		}
+		for (int i = 0; i < S->n; i++)
+			if (!S->order[i].fwd)
+				S->last_b_of_chunk[S->order[i].chunk] = i;
+		S->prev0 = S->prev1 = S->pend_rs = -1;
+		S->last = S->last_dp = S->opt = -1;
+	}
+	return p;
+}
+
+void pp_program_free(pp_program *p)
+{
+	if (!p)
+		return;
+	for (int st = 0; st < p->P; st++) {
+		free(p->st[st].order);
+		free(p->st[st].last_b_of_chunk);
+		free(p->st[st].first_use);
+		free(p->st[st].gather_of);
+	}
+	free(p->st);
+	free(p->arr_f);
+	free(p->link_f);
+	free(p);
+}
+
+int pp_program_left(const pp_program *p, int st)
+{
+	return p->st[st].n - p->st[st].next;
+}
+
+bool pp_program_ready(const pp_program *p, int st)
+{
+	const stage *S = &p->st[st];
+	if (S->next >= S->n)
+		return false;
+	const pp_unit *u = &S->order[S->next];
+	int vs = u->chunk * p->P + st;
+	size_t key = (size_t)vs * p->M + u->mb;
+	if (u->fwd)
+		return vs == 0 || p->arr_f[key] >= 0;
+	return vs == p->NV - 1 || p->arr_b[key] >= 0;
+}
+
+/* first is the first task of unit key, which needs the input arr[key]:
+ * when its sender has not issued that yet, first waits for it later. */
+static void await_input(pp_program *p, const int64_t *arr, int64_t *wait, size_t key, int64_t first)
+{
+	if (arr[key] < 0) {
+		assert(p->k.dep);
+		wait[key] = first;
+	}
+}
+
+/* The sender issued h, which brings unit key its input. */
+static void arrive(pp_program *p, int64_t *arr, const int64_t *wait, size_t key, int64_t h)
+{
+	arr[key] = h;
+	if (wait[key] >= 0)
+		p->k.dep(p->k.ctx, wait[key], h);
+}
+
+/* The activation (fwd) or its gradient from virtual stage vs to its
+ * neighbour, after the unit's last task `after`. */
+static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
+{
+	const pp_stepcost *c = p->c;
+	stage *S = &p->st[st];
+	int P = p->P;
+	size_t key = (size_t)vs * p->M + u.mb;
+	int bnd = u.fwd ? st : (st + P - 1) % P; /* the boundary crossed */
+	pp_comm_cost cc = {c->p2p_ns[bnd], -1, c->p2p_bytes, PP_COLL_SENDRECV,
+			   (uint8_t)c->w->act_bytes};
+	int cat = u.fwd ? PP_CAT_P2P_FWD : PP_CAT_P2P_BWD;
+	int64_t h;
+	if (p->blocking) {
+		/* Megatron without --overlap-p2p-communication: the send blocks
+		 * the sender's compute stream until the transfer is done */
+		h = issue(p, S->comp, cc.ns, comm_tag(cat, u.chunk, -1, u.mb, &cc, PP_GRP_PP), -1, -1, -1);
+		S->last = h;
+	} else {
+		int chunk = u.fwd ? vs / P : (vs - 1) / P;
+		h = issue(p, u.fwd ? p->link_f[bnd] : p->link_b[bnd], cc.ns,
+			  comm_tag(cat, chunk, -1, u.mb, &cc, PP_GRP_PP), after, -1, -1);
+	}
+	if (u.fwd)
+		arrive(p, p->arr_f, p->wait_f, key + (size_t)p->M, h);
+	else
+		arrive(p, p->arr_b, p->wait_b, key - (size_t)p->M, h);
+}
+
+static void unit_fwd(pp_program *p, int st, pp_unit u)
+{
+	const pp_stepcost *c = p->c;
+	stage *S = &p->st[st];
+	int vs = u.chunk * p->P + st;
+	int L = c->layers[vs];
+	size_t key = (size_t)vs * p->M + u.mb;
+	int64_t h = -1;
+	if (vs == 0) {
+		h = compute_task(p, S, c->unit.f_embed, tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
+				 PP_PART_EMBED, false, -1, -1);
+		busy_add(S, c, PP_PART_EMBED, true, 1);
+	}
+	for (int l = 0; l < L; l++) {
+		int64_t in = l == 0 && vs > 0 ? p->arr_f[key] : -1;
+		int64_t g = S->gather_of && S->first_use[u.chunk]
+				    ? S->gather_of[u.chunk * (S->maxl + 1) + l] : -1;
+		h = compute_task(p, S, c->unit.f_layer, tag(PP_CAT_FWD, u.chunk, l, u.mb), PP_PART_LAYER,
+				 false, in, g);
+		if (l == 0 && vs > 0)
+			await_input(p, p->arr_f, p->wait_f, key, h);
+	}
+	S->first_use[u.chunk] = false;
+	busy_add(S, c, PP_PART_LAYER, true, L);
+	if (vs == p->NV - 1) {
+		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
+				 PP_PART_HEAD, false, -1, -1);
+		busy_add(S, c, PP_PART_HEAD, true, 1);
+	}
+	S->last = h;
+	if (p->P > 1 && vs < p->NV - 1)
+		send(p, st, vs, u, h);
+}
+
+static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
+{
+	const pp_stepcost *c = p->c;
+	const pp_workload *w = c->w;
+	stage *S = &p->st[st];
+	int vs = u.chunk * p->P + st;
+	int L = c->layers[vs];
+	size_t key = (size_t)vs * p->M + u.mb;
+	bool overlap = c->s->training.overlap_grad_reduce;
+	double acc = 0;
+	int64_t h = -1;
+	if (vs == p->NV - 1) {
+		h = compute_task(p, S, c->unit.b_head, tag(PP_CAT_BWD, u.chunk, PP_LAYER_HEAD, u.mb),
+				 PP_PART_HEAD, true, -1, -1);
+		busy_add(S, c, PP_PART_HEAD, false, 1);
+		if (reduce_here)
+			acc += w->params_head;
+	}
+	for (int l = L - 1; l >= 0; l--) {
+		bool first = l == L - 1 && vs < p->NV - 1;
+		h = compute_task(p, S, c->unit.b_layer, tag(PP_CAT_BWD, u.chunk, l, u.mb), PP_PART_LAYER,
+				 true, first ? p->arr_b[key] : -1, -1);
+		if (first)
+			await_input(p, p->arr_b, p->wait_b, key, h);
+		if (reduce_here) {
+			acc += w->params_layer;
+			if (overlap && acc >= c->bucket_params) {
+				grad_reduce(p, S, acc, h);
+				acc = 0;
+			}
+		}
+	}
+	busy_add(S, c, PP_PART_LAYER, false, L);
+	if (vs == 0) {
+		h = compute_task(p, S, c->unit.b_embed, tag(PP_CAT_BWD, u.chunk, PP_LAYER_EMBED, u.mb),
+				 PP_PART_EMBED, true, -1, -1);
+		busy_add(S, c, PP_PART_EMBED, false, 1);
+		if (reduce_here)
+			acc += w->params_embed;
+	}
+	if (reduce_here && overlap && acc > 0)
+		grad_reduce(p, S, acc, h);
+	S->last = h;
+	if (p->P > 1 && vs > 0)
+		send(p, st, vs, u, h);
+}
+
+void pp_program_unit(pp_program *p, int st)
+{
+	stage *S = &p->st[st];
+	/* the stage's first unit: what the step starts with */
+	if (S->next == 0 && p->c->dist_opt_gather && p->c->s->training.overlap_param_gather)
+		stage_gathers(p, st);
+	int i = S->next++;
+	pp_unit u = S->order[i];
+	if (u.fwd)
+		unit_fwd(p, st, u);
+	else
+		unit_bwd(p, st, u, i == S->last_b_of_chunk[u.chunk] && !p->c->zero3 && p->c->w->dp.n > 1);
+}
+
+/* What a stage issues after its last unit and before its optimizer. */
+static void stage_tail(pp_program *p, int st)
+{
+	const pp_stepcost *c = p->c;
+	stage *S = &p->st[st];
+	if (c->zero3 && S->pend_rs >= 0) {
+		const pp_comm_cost *rs = &c->z3_scatter[S->pend_part];
+		S->last_dp = dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP),
+				     S->pend_rs);
+		S->pend_rs = -1;
+	}
+	if (!c->zero3 && c->w->dp.n > 1 && !c->s->training.overlap_grad_reduce) {
+		/* no overlap: the whole stage's gradients after its last
+		 * backward, still in buckets */
+		double total = pp_stepcost_stage_params(c, st);
+		while (total > 0) {
+			double chunk = total > c->bucket_params ? c->bucket_params : total;
+			grad_reduce(p, S, chunk, S->last);
+			total -= chunk;
+		}
+	}
+	if (c->zero3 && S->last_dp < 0)
+		S->last_dp = S->prev1;
+}
+
+static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
+{
+	const pp_stepcost *c = p->c;
+	stage *S = &p->st[st];
+	pp_mem_cost m = pp_stepcost_optimizer(c, st);
+	pp_des_tag t = tag(PP_CAT_OPTIMIZER, 0, -1, -1);
+	t.group = PP_GRP_LOCAL;
+	t.bytes = m.bytes;
+	S->opt = issue(p, S->comp, m.ns, t, S->last, S->last_dp,
+		       st == 0 || st == p->P - 1 ? embed_ar : -1);
+	S->opt_s = m.s;
+	if (c->dist_opt_gather && !c->s->training.overlap_param_gather) {
+		double pr = pp_stepcost_stage_params(c, st);
+		while (pr > 0) {
+			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
+			pp_comm_cost cc = pp_stepcost_gather(c, chunk);
+			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_DP), S->opt);
+			pr -= chunk;
+		}
+	}
+}
+
+void pp_program_finish(pp_program *p, pp_stage_busy *busy)
+{
+	const pp_stepcost *c = p->c;
+	for (int st = 0; st < p->P; st++)
+		stage_tail(p, st);
+	/* tied word embeddings: the gradient all-reduce between the first and
+	 * last stage before their optimizer steps */
+	int64_t ar = -1;
+	if (p->embed_res >= 0) {
+		const stage *a = &p->st[0], *b = &p->st[p->P - 1];
+		pp_des_tag t = comm_tag(PP_CAT_EMBED_ALLREDUCE, 0, -1, -1, &c->embed_ar, PP_GRP_EMBED);
+		int64_t deps[4] = {a->last, a->last_dp, b->last, b->last_dp};
+		ar = p->k.task(p->k.ctx, p->embed_res, c->embed_ar.ns, &t, deps, 4);
+	}
+	for (int st = 0; st < p->P; st++)
+		stage_optimizer(p, st, ar);
+	/* data loading for the next step, on the storage target */
+	if (c->data_ns >= 0) {
+		int sto = p->k.resource(p->k.ctx, "storage", p->P, false);
+		pp_des_tag t = tag(PP_CAT_DATA, 0, -1, -1);
+		t.group = PP_GRP_STORAGE;
+		t.bytes = c->data_bytes;
+		p->k.task(p->k.ctx, sto, c->data_ns, &t, NULL, 0);
+	}
+	for (int st = 0; busy && st < p->P; st++) {
+		const stage *S = &p->st[st];
+		busy[st].compute_s = S->compute_s;
+		busy[st].tp_s = S->tp_s;
+		busy[st].opt_s = S->opt_s;
+		busy[st].last_task = S->opt;
+	}
+}

@@ -1,0 +1,110 @@
+/*
+ * program.h - the tasks of one training step, in the order each pipeline
+ * stage issues them, written once and run by two backends: the event graph
+ * (schedule.c builds a des.h graph from them) and the closed-form fast path
+ * (fastpath.c computes each task's end as it is issued).
+ *
+ * One simulated GPU per pipeline stage (its tensor-, context- and
+ * data-parallel peers behave alike), with a compute stream, a data-parallel
+ * communication stream, one link per direction per stage boundary, the
+ * embedding group and storage. Per stage the units (forward or backward of
+ * one model chunk for one micro-batch) follow the pipeline schedule
+ * (GPipe, 1F1B, Megatron's interleaved 1F1B); a unit issues one task per
+ * layer (and for the embedding and the head). Data parallelism adds
+ * bucketed gradient reduction overlapped with the last micro-batch's
+ * backward (Megatron --overlap-grad-reduce), the distributed optimizer's
+ * parameter all-gather, ZeRO-3's per-layer all-gather (prefetched one task
+ * ahead) and reduce-scatter, the tied-embedding all-reduce and the
+ * optimizer. Every duration and payload comes from stepcost.h.
+ *
+ * Semantics every backend implements: a task on a resource starts when the
+ * resource has finished the task issued on it before (streams are in
+ * order; each link has one sending stage, so it serves in that stage's
+ * order too) and every task it depends on has ended. A handle names an
+ * issued task: a task id for the event graph, the task's end (ns) for the
+ * fast path; -1 is no task.
+ *
+ * Driving: pp_program_unit(p, st) issues stage st's next unit. A unit whose
+ * input (the activation or gradient from a neighbouring stage) was not yet
+ * issued can still be issued by a backend that takes dependencies later
+ * (sink.dep); the fast path instead issues a unit only when
+ * pp_program_ready() says its input is there.
+ */
+#ifndef PP_PROGRAM_H
+#define PP_PROGRAM_H
+
+#include "engine/des.h"
+#include "engine/stepcost.h"
+
+/* Task categories (pp_des_tag.cat). */
+enum {
+	PP_CAT_FWD,
+	PP_CAT_BWD,
+	PP_CAT_P2P_FWD,
+	PP_CAT_P2P_BWD,
+	PP_CAT_GRAD_REDUCE,
+	PP_CAT_PARAM_GATHER,
+	PP_CAT_EMBED_ALLREDUCE,
+	PP_CAT_OPTIMIZER,
+	PP_CAT_DATA,
+	PP_CAT_COUNT
+};
+extern const char *const pp_cat_names[PP_CAT_COUNT];
+
+/* Layer index tags for the embedding and head tasks. */
+#define PP_LAYER_EMBED (-2)
+#define PP_LAYER_HEAD (-3)
+
+/* What a backend provides. */
+typedef struct pp_sink {
+	void *ctx;
+	/* a resource (in_order: a stream; else a FIFO link); returns its index */
+	int (*resource)(void *ctx, const char *name, int rank, bool in_order);
+	/* issue a task on res after deps (handles; -1 entries are ignored);
+	 * returns its handle */
+	int64_t (*task)(void *ctx, int res, int64_t dur_ns, const pp_des_tag *tag, const int64_t *deps,
+			int ndeps);
+	/* task also waits for pred (both issued); NULL when the backend never
+	 * issues a unit before its input */
+	void (*dep)(void *ctx, int64_t task, int64_t pred);
+} pp_sink;
+
+/* Per stage, for the breakdown: unstretched busy seconds and the handle of
+ * the stage's optimizer, its last compute-stream task. */
+typedef struct pp_stage_busy {
+	double compute_s;  /* kernels */
+	double tp_s;       /* blocking TP/CP collectives */
+	double opt_s;      /* optimizer */
+	int64_t last_task;
+} pp_stage_busy;
+
+/* The order of (forward?, chunk, micro-batch) units a stage runs; returns
+ * the count (2 x micro-batches x chunks). out must hold that many. */
+typedef struct pp_unit {
+	bool fwd;
+	int chunk;
+	int mb;
+} pp_unit;
+int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
+
+typedef struct pp_program pp_program;
+
+/* Start the step: create the resources through sink. c must outlive p. */
+pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink);
+void pp_program_free(pp_program *p);
+
+/* Units stage st has yet to issue. */
+int pp_program_left(const pp_program *p, int st);
+/* Whether stage st's next unit has its input (true for units that need
+ * none); false when none is left. */
+bool pp_program_ready(const pp_program *p, int st);
+/* Issue stage st's next unit (pp_program_left(p, st) > 0); before the
+ * first, what the stage starts the step with (the distributed optimizer's
+ * parameter gathers). */
+void pp_program_unit(pp_program *p, int st);
+/* After every unit: the pending reductions, the tied-embedding all-reduce,
+ * each stage's optimizer and what follows it, the data read. busy (P
+ * entries, may be NULL) gets each stage's accounting. */
+void pp_program_finish(pp_program *p, pp_stage_busy *busy);
+
+#endif

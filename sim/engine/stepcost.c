@@ -1,0 +1,200 @@
+/* stepcost.c - see stepcost.h. */
+#include "engine/stepcost.h"
+#include "engine/compute.h"
+#include "engine/memory.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t pp_ns(double s)
+{
+	return (int64_t)llround(s * 1e9);
+}
+
+pp_task_ns pp_task_durations(const pp_workload *w, double k)
+{
+	const pp_part_cost *lc = &w->layer;
+	pp_task_ns t;
+	t.f_layer = pp_ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
+	t.b_layer = pp_ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
+			       lc->recompute.comm_s));
+	t.f_embed = pp_ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
+	t.b_embed = pp_ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
+	t.f_head = pp_ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
+	t.b_head = pp_ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
+	return t;
+}
+
+double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw)
+{
+	if (s->parallel.pp < 2 || s->training.overlap_p2p_comm)
+		return 1;
+	return 1 + hw->blocking_pipeline_stall;
+}
+
+/* A collective on the data-parallel stream slows the compute running
+ * beside it: its NCCL kernels take SMs and memory bandwidth for the bytes
+ * each GPU sends, receives and reduces. That GPU-side work lasts as long as
+ * the collective takes at the intra-node rate (t_local); a slower fabric
+ * stretches the collective, not the work. The share (1 - overlap_eff) of
+ * min(its time, t_local) is added to the compute stream where it is issued,
+ * as workload.c charges a TP collective that overlaps a GEMM; beside an
+ * idle compute stream it costs nothing (it ends before the collective).
+ * overlap_eff: the catalog prior, or measured by podplan-calibrate overlap
+ * (a GEMM or copy beside an NVLink collective vs each alone). */
+static int64_t slowdown_ns(const pp_stepcost *c, int64_t comm_ns, pp_coll op, double bytes)
+{
+	double f = 1.0 - c->hw->overlap_eff;
+	if (f <= 0 || comm_ns <= 0)
+		return -1;
+	pp_group local = {c->w->dp.n, c->w->dp.n};
+	double t = fmin((double)comm_ns, 1e9 * pp_coll_time(c->hw, op, bytes, local));
+	return (int64_t)llround(f * t);
+}
+
+static pp_comm_cost dp_comm(const pp_stepcost *c, pp_coll op, double bytes, double elem)
+{
+	pp_comm_cost k;
+	k.op = op;
+	k.bytes = bytes;
+	k.elem_bytes = (uint8_t)elem;
+	k.ns = c->ab.no_dp ? 0 : pp_ns(pp_coll_time(c->hw, op, bytes, c->w->dp));
+	k.slow_ns = slowdown_ns(c, k.ns, op, bytes);
+	return k;
+}
+
+pp_comm_cost pp_stepcost_gather(const pp_stepcost *c, double params)
+{
+	double b = c->w->param_gather_bytes_per_param;
+	return dp_comm(c, PP_COLL_ALL_GATHER, params * b, b);
+}
+
+pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params)
+{
+	double b = c->w->grad_comm_bytes_per_param;
+	pp_coll op = c->s->parallel.zero_stage == 0 ? PP_COLL_ALL_REDUCE : PP_COLL_REDUCE_SCATTER;
+	return dp_comm(c, op, params * b, b);
+}
+
+double pp_stepcost_stage_params(const pp_stepcost *c, int st)
+{
+	const pp_workload *w = c->w;
+	double params = 0;
+	for (int k = 0; k < c->V; k++)
+		params += c->layers[k * c->P + st] * w->params_layer;
+	if (st == 0)
+		params += w->params_embed;
+	if (st == c->P - 1)
+		params += w->params_head;
+	return params;
+}
+
+pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
+{
+	double params = pp_stepcost_stage_params(c, st);
+	double local = c->s->parallel.zero_stage >= 1 ? params / c->w->dp.n : params;
+	pp_mem_cost m;
+	m.bytes = local * (c->w->optimizer_bytes_per_param + 4.0);
+	/* the optimizer's traffic, then the grad-norm pass and its scalar all-reduce */
+	m.s = pp_mem_time(c->hw, m.bytes) + 2.0 * c->hw->coll_launch_s;
+	m.ns = pp_ns(m.s);
+	return m;
+}
+
+pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, bool fwd)
+{
+	const pp_workload *w = c->w;
+	const pp_part_cost *pc = part == PP_PART_LAYER ? &w->layer
+				 : part == PP_PART_EMBED ? &w->embed : &w->head;
+	pp_busy_cost b;
+	if (fwd) {
+		b.compute_s = pc->fwd.compute_s;
+		b.tp_s = pc->fwd.comm_s;
+	} else if (part == PP_PART_LAYER) {
+		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s;
+		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
+	} else {
+		b.compute_s = pc->bwd.compute_s;
+		b.tp_s = pc->bwd.comm_s;
+	}
+	return b;
+}
+
+void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		      const pp_sched_opts *ablate)
+{
+	memset(c, 0, sizeof(*c));
+	const pp_parallel *p = &s->parallel;
+	c->s = s;
+	c->hw = hw;
+	c->w = w;
+	if (ablate)
+		c->ab = *ablate;
+	c->P = p->pp;
+	c->V = p->vpp;
+	c->M = (int)s->training.num_microbatches;
+	c->NV = c->P * c->V;
+	c->layers = pp_xmalloc(sizeof(int) * (size_t)c->NV);
+	for (int vs = 0; vs < c->NV; vs++)
+		c->layers[vs] = pp_stage_layers(s, vs);
+	c->unit = pp_task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw));
+
+	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
+	double bucket = s->training.bucket_bytes / 4.0;
+	if (bucket < 1e6 * w->dp.n)
+		bucket = 1e6 * w->dp.n;
+	c->bucket_params = bucket;
+
+	c->p2p_bytes = w->p2p_bytes;
+	c->p2p_ns = pp_xmalloc(sizeof(int64_t) * (size_t)c->P);
+	for (int st = 0; st < c->P; st++) {
+		bool same = st == c->P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
+					   : pp_stage_link_same_node(s, st);
+		c->p2p_ns[st] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
+	}
+
+	c->zero3 = p->zero_stage == 3 && w->dp.n > 1;
+	c->dist_opt_gather = (p->zero_stage == 1 || p->zero_stage == 2) && w->dp.n > 1;
+	if (c->zero3) {
+		const double pr[3] = {w->params_layer, w->params_embed, w->params_head};
+		for (int k = 0; k < 3; k++) {
+			c->z3_gather[k] = pp_stepcost_gather(c, pr[k]);
+			c->z3_scatter[k] = pp_stepcost_reduce(c, pr[k]);
+		}
+	}
+
+	/* tied word embeddings: the gradient all-reduce between the first and
+	 * last stage, in fp32 */
+	c->embed_ar.ns = -1;
+	c->embed_ar.slow_ns = -1;
+	if (c->P > 1 && s->model.tied_embeddings) {
+		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
+		c->embed_ar.op = PP_COLL_ALL_REDUCE;
+		c->embed_ar.bytes = w->params_embed * 4.0;
+		c->embed_ar.elem_bytes = 4;
+		c->embed_ar.ns = c->ab.no_dp ? 0
+					     : pp_ns(pp_coll_time(hw, PP_COLL_ALL_REDUCE, c->embed_ar.bytes, g));
+	}
+
+	/* the next step's tokens, read by every node from its storage share,
+	 * capped by the storage system's aggregate rate */
+	c->data_ns = -1;
+	c->data_bytes = (double)s->training.global_batch_size * s->model.seq_length *
+			s->training.data_bytes_per_token;
+	if (!c->ab.no_data) {
+		int nodes = pp_cluster_nodes(&s->cluster);
+		double t_node = c->data_bytes / nodes / hw->storage_read_Bps;
+		if (hw->storage_agg_read_Bps > 0 && c->data_bytes / hw->storage_agg_read_Bps > t_node)
+			t_node = c->data_bytes / hw->storage_agg_read_Bps;
+		c->data_ns = pp_ns(t_node);
+	}
+}
+
+void pp_stepcost_release(pp_stepcost *c)
+{
+	free(c->layers);
+	free(c->p2p_ns);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,138 @@
+/*
+ * stepcost.h - every task duration of one training step, computed in one
+ * place and rounded to int64 nanoseconds by pp_ns() and nowhere else:
+ *  - the compute-stream work of one micro-batch per part: a layer's
+ *    forward, its backward with the recompute before it, the embedding's
+ *    and the head-and-loss's forward and backward (kernels plus blocking
+ *    TP/CP collectives, from the workload's op costs), stretched by a
+ *    blocking pipeline;
+ *  - the data-parallel traffic: gradient reduction (all-reduce, or
+ *    reduce-scatter under ZeRO), the distributed optimizer's and ZeRO-3's
+ *    parameter all-gathers, ZeRO-3's reduce-scatters, each with the
+ *    slowdown it causes the compute running beside it;
+ *  - stage-to-stage sends, the tied-embedding all-reduce, the optimizer
+ *    step, the data read for the next step.
+ * Each comes with its payload (the bytes moved, the collective, the group)
+ * so that nothing downstream inverts a duration into a size.
+ *
+ * The event graph (schedule.c), the closed-form fast path and its lower
+ * bound (fastpath.c) read their durations from here; the task structure
+ * they share is program.h; the replay plan reads the payloads off the
+ * event tags (des.h). Sizes follow nccl-tests (collective.h).
+ */
+#ifndef PP_STEPCOST_H
+#define PP_STEPCOST_H
+
+#include "engine/collective.h"
+#include "engine/workload.h"
+#include "input/hw.h"
+#include "input/scenario.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Seconds to the int64 nanoseconds of the event simulation (round to
+ * nearest). The one rounding of a step's durations. */
+int64_t pp_ns(double s);
+
+/* Ablations for the step-time breakdown: the step simulated again with
+ * one kind of traffic free. */
+typedef struct pp_sched_opts {
+	bool no_data;     /* no data-loading read */
+	bool no_dp;       /* zero-cost data-parallel traffic (and no slowdown from it) */
+	bool no_p2p;      /* zero-cost stage-to-stage transfers, no blocking-pipeline stretch */
+} pp_sched_opts;
+
+/* The compute-stream duration (ns) of each task kind of a micro-batch:
+ * kernels plus the blocking TP/CP collectives, the backward with its
+ * recompute, all stretched by k (pp_pipeline_stretch, or 1). */
+typedef struct pp_task_ns {
+	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
+} pp_task_ns;
+pp_task_ns pp_task_durations(const pp_workload *w, double k);
+
+/* The factor every compute task of a blocking pipeline is stretched by:
+ * 1 + kernels.json blocking_pipeline_stall when the step has pipeline stages
+ * and "overlap_p2p_comm" is false (Megatron-LM 2021-22's blocking
+ * send/recv, which couples neighbouring stages at every micro-batch), else 1.
+ * The step-time breakdown books the stretch as pipeline send/recv. */
+double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw);
+
+/* Who takes part in a task, for its payload (pp_des_tag.group). */
+enum {
+	PP_GRP_NONE,      /* compute kernels of a micro-batch (the workload's op list) */
+	PP_GRP_DP,        /* the data-parallel (x context-parallel) group */
+	PP_GRP_PP,        /* a stage-to-stage pair */
+	PP_GRP_EMBED,     /* the first and last stage (tied embeddings) */
+	PP_GRP_LOCAL,     /* one GPU's memory-bound kernel (the optimizer) */
+	PP_GRP_SLOWDOWN,  /* not work of its own: compute slowed by a collective beside it */
+	PP_GRP_STORAGE    /* the storage target */
+};
+#define PP_OP_NONE 0xff
+
+/* A collective or transfer: its time on its own stream, the slowdown it
+ * adds to the compute stream where it is issued, and its payload. */
+typedef struct pp_comm_cost {
+	int64_t ns;           /* on its stream; 0 under the no_dp / no_p2p ablation */
+	int64_t slow_ns;      /* added to the compute stream beside it; -1: no such task */
+	double bytes;         /* nccl-tests' size (all_gather: output, reduce_scatter: input) */
+	pp_coll op;
+	uint8_t elem_bytes;   /* 2 (bf16/fp16) or 4 (fp32) */
+} pp_comm_cost;
+
+/* Every duration of one step of one layout. Built by pp_stepcost_init from
+ * a scenario, its hardware and its workload (all three must outlive it). */
+typedef struct pp_stepcost {
+	const pp_scenario *s;
+	const pp_hw *hw;
+	const pp_workload *w;
+	pp_sched_opts ab;        /* the ablations applied */
+	int P, V, M, NV;         /* stages, chunks per stage, micro-batches, virtual stages */
+	int *layers;             /* [NV]: layers of each virtual stage */
+	pp_task_ns unit;         /* compute-stream task of one micro-batch per part */
+	int64_t *p2p_ns;         /* [P]: a send over boundary st -> st+1 (st = P-1: the wrap) */
+	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */
+	double bucket_params;    /* Megatron DDP bucket: max(bucket_bytes / 4, 1M x dp) params */
+	bool zero3;              /* ZeRO-3 over more than one data-parallel rank */
+	bool dist_opt_gather;    /* ZeRO-1/2 over more than one rank: the bucketed param all-gather */
+	pp_comm_cost z3_gather[3];  /* ZeRO-3 per task, by pp_part */
+	pp_comm_cost z3_scatter[3];
+	pp_comm_cost embed_ar;   /* tied-embedding gradient all-reduce; ns -1: none */
+	int64_t data_ns;         /* the next step's batch read from storage; -1: none */
+	double data_bytes;
+} pp_stepcost;
+
+void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		      const pp_sched_opts *ablate);
+void pp_stepcost_release(pp_stepcost *c);
+
+/* The distributed optimizer's / ZeRO-3's all-gather of params parameters
+ * over the data-parallel group. */
+pp_comm_cost pp_stepcost_gather(const pp_stepcost *c, double params);
+/* The gradient reduction of params parameters: all-reduce without ZeRO,
+ * reduce-scatter with (ZeRO-3's per-task reduce-scatter too). */
+pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params);
+
+/* Parameters held by pipeline stage st per GPU (after the TP split, before
+ * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
+ * the head on the last. */
+double pp_stepcost_stage_params(const pp_stepcost *c, int st);
+
+/* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
+ * traffic plus the gradient-norm pass, and its scalar all-reduce. */
+typedef struct pp_mem_cost {
+	double s;         /* seconds, before rounding (the breakdown's optimizer row) */
+	int64_t ns;
+	double bytes;
+} pp_mem_cost;
+pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st);
+
+/* Seconds of compute a unit of each kind adds to a stage's busy time, and
+ * the blocking TP/CP share of it, unstretched (the breakdown's compute and
+ * TP rows): fwd/bwd of a layer (bwd includes recompute), embed, head. */
+typedef struct pp_busy_cost {
+	double compute_s, tp_s;
+} pp_busy_cost;
+pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, bool fwd);
+
+#endif
