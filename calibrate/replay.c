@@ -10,6 +10,7 @@
 #include "engine/predict.h"
 #include "calib/profile.h"
 #include "calib/replayplan.h"
+#include "calib/replaysim.h"
 #include "engine/schedule.h"
 #include "core/store.h"
 #include "stream.h"

@@ -1,7 +1,6 @@
 /* replayplan.c - see replayplan.h. */
 #include "calib/replayplan.h"
 #include "engine/des.h"
-#include "engine/memory.h"
 #include "engine/schedule.h"
 #include "core/util.h"
 #include "engine/workload.h"
@@ -13,14 +12,6 @@
 
 const char *const pp_rs_names[PP_RS_COUNT] = {"compute", "tp", "dp", "embed",
 					      "send-f", "send-b", "recv-f", "recv-b"};
-
-/* What a graph resource is, from the names schedule.c gives them. */
-enum { RES_COMPUTE, RES_DP, RES_LINK, RES_EMBED, RES_OTHER };
-typedef struct rclass {
-	int kind;
-	int stage;     /* COMPUTE, DP */
-	int src, dst;  /* LINK */
-} rclass;
 
 /* One thing a GPU issues: a graph task of its stage, or the receive of a
  * transfer some other stage sends to it. */
@@ -43,12 +34,20 @@ typedef struct bld {
 	const pp_hw *hw;
 	pp_workload w;
 	pp_des *d;
-	rclass *rc;
 	int *pred_off, *pred;   /* CSR of predecessors per task */
 	int T, P, t, cp, dp;
+	bool blocking;          /* pipeline sends on the compute stream */
 	pp_rplan_opts o;
 	pp_err *err;
 } bld;
+
+/* The units of one GPU and their dependencies. */
+typedef struct gunits {
+	unit *u;
+	int n;
+	int *own, *recv;        /* [task]: its unit on this GPU (issued, received); -1 */
+	int *deps, ndeps, capdeps;
+} gunits;
 
 /* ---- small helpers ---- */
 
@@ -84,14 +83,6 @@ static int comm_get(pp_rplan *p, const char *name, const int *gpus, int n)
 	for (int i = 0; i < n; i++)
 		c->gpus[i] = gpus[i];
 	return p->ncomms++;
-}
-
-static int comm_rank(const pp_rplan *p, int comm, int gpu)
-{
-	for (int i = 0; i < p->comms[comm].n; i++)
-		if (p->comms[comm].gpus[i] == gpu)
-			return i;
-	return -1;
 }
 
 static int tp_comm(bld *b, const pp_rgpu *g)
@@ -167,23 +158,6 @@ static int gemm_get(pp_rplan *p, const pp_op *o, pp_err *err, int *out)
 	return 0;
 }
 
-double pp_rplan_invert_coll(const pp_hw *hw, pp_coll op, pp_group g, double seconds)
-{
-	/* smallest size whose modelled time reaches seconds (to half a
-	 * nanosecond: the graph holds int64 ns); the model grows with size */
-	double lo = 1, hi = 1e14, want = seconds - 0.5e-9;
-	if (pp_coll_time(hw, op, lo, g) >= want)
-		return lo;
-	for (int i = 0; i < 200 && hi - lo > 0.5; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (pp_coll_time(hw, op, mid, g) >= want)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return hi;
-}
-
 /* ---- op lists ---- */
 
 static int ev_new(pp_rgpu *g)
@@ -209,11 +183,7 @@ static void wait_ev(pp_rgpu *g, int stream, int ev)
 	g->uses[stream] = true;
 }
 
-static int elem_of(const bld *b)
-{
-	pp_dtype p = b->s->training.precision;
-	return p == PP_DT_FP32 || p == PP_DT_TF32 ? 4 : 2;
-}
+/* ---- op lists ---- */
 
 static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 {
@@ -239,7 +209,7 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 		r->coll = (int16_t)o->coll;
 		r->comm = (int16_t)tp_comm(b, g);
 		r->bytes = o->bytes;
-		r->elem_bytes = (uint8_t)elem_of(b);
+		r->elem_bytes = (uint8_t)b->w.act_bytes;
 		break;
 	default:
 		return pp_errf(b->err, PP_EINPUT, "op %s: fused attention is not replayed; set "
@@ -256,37 +226,25 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 }
 
 /* The ops of one pass (part, phase) in order, with each overlapped TP
- * collective on the TP stream around the GEMM it hides behind. */
+ * collective on the TP stream around the GEMM it hides behind (the
+ * workload names it: pp_op.overlap_op). */
 static int emit_pass(bld *b, pp_rgpu *g, pp_part part, pp_phase ph, int task, int cat)
 {
 	const pp_workload *w = &b->w;
 	int n = 0, rc = 0;
 	int *idx = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1));
-	int *partner = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1));
-	for (int i = 0; i < w->nops; i++)
-		if (w->ops[i].part == part && w->ops[i].phase == ph)
+	int *at = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1));     /* op -> position */
+	int *partner = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1)); /* position -> position */
+	for (int i = 0; i < w->nops; i++) {
+		at[i] = -1;
+		if (w->ops[i].part == part && w->ops[i].phase == ph) {
+			at[i] = n;
 			idx[n++] = i;
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		const pp_op *o = &w->ops[idx[i]];
-		partner[i] = -1;
-		if (o->kind != PP_OP_COMM || o->overlap_s <= 0)
-			continue;
-		/* the GEMM whose duration the model hid it behind, else the
-		 * nearest GEMM before it */
-		int near = -1;
-		for (int j = i - 1; j >= 0 && j >= i - 4; j--) {
-			const pp_op *q = &w->ops[idx[j]];
-			if (q->kind != PP_OP_GEMM)
-				continue;
-			if (near < 0)
-				near = j;
-			if (q->time_s == o->overlap_s) {
-				partner[i] = j;
-				break;
-			}
-		}
-		if (partner[i] < 0)
-			partner[i] = near;
+		partner[i] = o->kind == PP_OP_COMM && o->overlap_op >= 0 ? at[o->overlap_op] : -1;
 	}
 	for (int i = 0; i < n && !rc; i++) {
 		const pp_op *o = &w->ops[idx[i]];
@@ -311,34 +269,12 @@ static int emit_pass(bld *b, pp_rgpu *g, pp_part part, pp_phase ph, int task, in
 		wait_ev(g, PP_RS_COMPUTE, e2);
 	}
 	free(idx);
+	free(at);
 	free(partner);
 	return rc;
 }
 
 /* ---- graph -> units ---- */
-
-static void classify(bld *b)
-{
-	int nr = pp_des_nresources(b->d);
-	b->rc = pp_xcalloc((size_t)nr, sizeof(rclass));
-	for (int r = 0; r < nr; r++) {
-		const char *nm = pp_des_resource_name(b->d, r);
-		rclass *c = &b->rc[r];
-		int x, y;
-		char tail[32];
-		c->kind = RES_OTHER;
-		if (sscanf(nm, "stage %d %31s", &x, tail) == 2) {
-			c->stage = x;
-			c->kind = !strcmp(tail, "compute") ? RES_COMPUTE : RES_DP;
-		} else if (sscanf(nm, "link %d->%d", &x, &y) == 2) {
-			c->kind = RES_LINK;
-			c->src = x;
-			c->dst = y;
-		} else if (!strcmp(nm, "embedding group")) {
-			c->kind = RES_EMBED;
-		}
-	}
-}
 
 static void preds(bld *b)
 {
@@ -377,242 +313,213 @@ static int unit_cmp(const void *a, const void *bb)
 	return x->task < y->task ? -1 : x->task > y->task;
 }
 
-static double stage_params(const bld *b, int st)
-{
-	const pp_scenario *s = b->s;
-	double params = 0;
-	for (int c = 0; c < s->parallel.vpp; c++)
-		params += pp_stage_layers(s, c * b->P + st) * b->w.params_layer;
-	if (st == 0)
-		params += b->w.params_embed;
-	if (st == b->P - 1)
-		params += b->w.params_head;
-	return s->parallel.zero_stage >= 1 ? params / b->w.dp.n : params;
-}
-
-static int build_gpu(bld *b, pp_rgpu *g)
+/* The units of GPU g: the tasks of its stage (what each is follows from
+ * its tag's group, its resource's stage and the category) and the
+ * receives of what other stages send it. */
+static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 {
 	pp_des *d = b->d;
-	int n = pp_des_ntasks(d), rc = 0, st = g->stage, gid = (int)(g - b->p->gpu);
-	unit *u = pp_xmalloc(sizeof(unit) * (size_t)(2 * n + 1));
-	int nu = 0;
-	int *own = pp_xmalloc(sizeof(int) * (size_t)n), *recv = pp_xmalloc(sizeof(int) * (size_t)n);
-	int *deps = NULL, ndeps = 0, capdeps = 0;
-	const pp_parallel *par = &b->s->parallel;
+	int n = pp_des_ntasks(d), st = g->stage, gid = (int)(g - b->p->gpu);
+	G->u = pp_xmalloc(sizeof(unit) * (size_t)(2 * n + 1));
+	G->own = pp_xmalloc(sizeof(int) * (size_t)(n + 1));
+	G->recv = pp_xmalloc(sizeof(int) * (size_t)(n + 1));
 	for (int t = 0; t < n; t++) {
-		own[t] = recv[t] = -1;
-		const rclass *c = &b->rc[pp_des_task_resource(d, t)];
+		G->own[t] = G->recv[t] = -1;
 		pp_des_tag tg = pp_des_task_tag(d, t);
-		unit x = {pp_des_start(d, t), pp_des_end(d, t), t, t, -1, 0, 0, -1, false, 0, 0};
-		bool mine = false, to_me = false;
-		switch (c->kind) {
-		case RES_COMPUTE:
-			if (c->stage == st) {
-				mine = true;
-				x.stream = PP_RS_COMPUTE;
-				/* gradient-reduce / parameter-gather tasks on the compute
-				 * stream are the modelled slowdown of compute under a
-				 * concurrent collective: nothing to issue */
-				x.kind = tg.cat == PP_CAT_FWD || tg.cat == PP_CAT_BWD ? U_FWD_BWD
-					 : tg.cat == PP_CAT_OPTIMIZER                ? U_OPT
-					 : tg.cat == PP_CAT_P2P_FWD || tg.cat == PP_CAT_P2P_BWD ? U_SEND_BLOCKING
-												   : U_NONE;
-			} else if (tg.cat == PP_CAT_P2P_FWD || tg.cat == PP_CAT_P2P_BWD) {
-				int dst = tg.cat == PP_CAT_P2P_FWD ? (c->stage + 1) % b->P
-								   : (c->stage + b->P - 1) % b->P;
-				to_me = dst == st;
-			}
+		int rank = pp_des_resource_rank(d, pp_des_task_resource(d, t)); /* issuing stage */
+		bool fwd = tg.cat == PP_CAT_P2P_FWD;
+		unit x = {pp_des_start(d, t), pp_des_end(d, t), t, t, -1, 0, PP_RS_COMPUTE, -1, false, 0, 0};
+		bool mine = rank == st;
+		switch (tg.group) {
+		case PP_GRP_NONE: x.kind = U_FWD_BWD; break;
+		/* compute slowed by a collective beside it: nothing to issue */
+		case PP_GRP_SLOWDOWN: x.kind = U_NONE; break;
+		case PP_GRP_LOCAL: x.kind = U_OPT; break;
+		case PP_GRP_DP:
+			x.kind = U_DP;
+			x.stream = PP_RS_DP;
 			break;
-		case RES_DP:
-			if (c->stage == st) {
-				mine = true;
-				x.stream = PP_RS_DP;
-				x.kind = U_DP;
-			}
+		case PP_GRP_PP:
+			x.kind = b->blocking ? U_SEND_BLOCKING : U_SEND;
+			x.stream = b->blocking ? PP_RS_COMPUTE : fwd ? PP_RS_SEND_F : PP_RS_SEND_B;
 			break;
-		case RES_LINK:
-			if (c->src == st) {
-				mine = true;
-				x.kind = U_SEND;
-				x.stream = tg.cat == PP_CAT_P2P_FWD ? PP_RS_SEND_F : PP_RS_SEND_B;
-			}
-			to_me = c->dst == st;
+		case PP_GRP_EMBED:
+			mine = st == 0 || st == b->P - 1;
+			x.kind = U_EMBED;
+			x.stream = PP_RS_EMBED;
 			break;
-		case RES_EMBED:
-			if (st == 0 || st == b->P - 1) {
-				mine = true;
-				x.kind = U_EMBED;
-				x.stream = PP_RS_EMBED;
-			}
-			break;
-		default:
+		default: /* data loading: no GPU work */
+			mine = false;
 			b->p->skipped_tasks += gid == 0;
 			break;
 		}
 		if (mine) {
-			own[t] = nu;
-			u[nu++] = x;
+			G->own[t] = G->n;
+			G->u[G->n++] = x;
 		}
-		if (to_me) {
+		int dst = fwd ? (rank + 1) % b->P : (rank + b->P - 1) % b->P;
+		if (tg.group == PP_GRP_PP && dst == st) {
 			x.kind = U_RECV;
-			x.stream = tg.cat == PP_CAT_P2P_FWD ? PP_RS_RECV_F : PP_RS_RECV_B;
-			recv[t] = nu;
-			u[nu++] = x;
+			x.stream = fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
+			G->recv[t] = G->n;
+			G->u[G->n++] = x;
 		}
 	}
-	/* dependencies between this GPU's units; remote ones are carried by
-	 * the communication itself */
-	for (int i = 0; i < nu; i++) {
-		u[i].dep0 = ndeps;
-		if (u[i].kind == U_RECV)
+}
+
+/* Dependencies between this GPU's units on different streams; remote ones
+ * are carried by the communication itself. */
+static void link_units(bld *b, gunits *G)
+{
+	for (int i = 0; i < G->n; i++) {
+		unit *x = &G->u[i];
+		x->dep0 = G->ndeps;
+		if (x->kind == U_RECV)
 			continue;
-		int t = u[i].task;
+		int t = x->task;
 		for (int k = b->pred_off[t]; k < b->pred_off[t + 1]; k++) {
-			int pr = b->pred[k], du = own[pr] >= 0 ? own[pr] : recv[pr];
-			if (du < 0 || u[du].stream == u[i].stream)
+			int pr = b->pred[k], du = G->own[pr] >= 0 ? G->own[pr] : G->recv[pr];
+			if (du < 0 || G->u[du].stream == x->stream)
 				continue;
-			if (ndeps == capdeps) {
-				capdeps = capdeps ? 2 * capdeps : 256;
-				deps = pp_xrealloc(deps, sizeof(int) * (size_t)capdeps);
+			if (G->ndeps == G->capdeps) {
+				G->capdeps = G->capdeps ? 2 * G->capdeps : 256;
+				G->deps = pp_xrealloc(G->deps, sizeof(int) * (size_t)G->capdeps);
 			}
-			deps[ndeps++] = du;
-			u[du].need_ev = true;
+			G->deps[G->ndeps++] = du;
+			G->u[du].need_ev = true;
 		}
-		u[i].ndep = ndeps - u[i].dep0;
+		x->ndep = G->ndeps - x->dep0;
 	}
 	/* a receive is posted when its first consumer's stream gets there (as
 	 * frameworks do: the communication stream waits for the compute
 	 * stream), not at the sender's time: a posted receive kernel occupies
 	 * SMs while it waits */
-	if (!b->o.early_recv) {
-		for (int i = 0; i < nu; i++) {
-			for (int k = 0; k < u[i].ndep; k++) {
-				unit *r = &u[deps[u[i].dep0 + k]];
-				if (r->kind != U_RECV)
-					continue;
-				bool first = r->late_stream < 0 || u[i].k0 < r->k0 ||
-					     (u[i].k0 == r->k0 && (u[i].k1 < r->k1 ||
-								   (u[i].k1 == r->k1 && u[i].task < r->ktask)));
-				if (first) {
-					r->k0 = u[i].k0;
-					r->k1 = u[i].k1;
-					r->ktask = u[i].task;
-					r->late_stream = u[i].stream;
-				}
+	if (b->o.early_recv)
+		return;
+	for (int i = 0; i < G->n; i++) {
+		const unit *x = &G->u[i];
+		for (int k = 0; k < x->ndep; k++) {
+			unit *r = &G->u[G->deps[x->dep0 + k]];
+			if (r->kind != U_RECV)
+				continue;
+			bool first = r->late_stream < 0 || x->k0 < r->k0 ||
+				     (x->k0 == r->k0 && (x->k1 < r->k1 ||
+							 (x->k1 == r->k1 && x->task < r->ktask)));
+			if (first) {
+				r->k0 = x->k0;
+				r->k1 = x->k1;
+				r->ktask = x->task;
+				r->late_stream = x->stream;
 			}
 		}
 	}
+}
+
+/* The instruction of unit x (none for a pass or a slowdown; a pass's ops
+ * are emitted here too). */
+static int emit_unit(bld *b, pp_rgpu *g, unit *x)
+{
+	pp_des *d = b->d;
+	int rc = 0, st = g->stage;
+	pp_des_tag tg = pp_des_task_tag(d, x->task);
+	int rank = pp_des_resource_rank(d, pp_des_task_resource(d, x->task));
+	bool fwd = tg.cat == PP_CAT_P2P_FWD;
+	pp_rinstr *r = NULL;
+	switch (x->kind) {
+	case U_FWD_BWD: {
+		pp_part part = tg.layer == PP_LAYER_EMBED ? PP_PART_EMBED
+			       : tg.layer == PP_LAYER_HEAD ? PP_PART_HEAD : PP_PART_LAYER;
+		if (tg.cat == PP_CAT_FWD)
+			return emit_pass(b, g, part, PP_PH_FWD, x->task, tg.cat);
+		if (part == PP_PART_LAYER)
+			rc = emit_pass(b, g, part, PP_PH_RECOMPUTE, x->task, tg.cat);
+		if (!rc)
+			rc = emit_pass(b, g, part, PP_PH_BWD, x->task, tg.cat);
+		return rc;
+	}
+	case U_NONE:
+		return 0;
+	case U_OPT:
+		r = push(g);
+		r->kind = PP_RI_MEM;
+		break;
+	case U_DP:
+		if (b->o.no_dp)
+			return 0;
+		r = push(g);
+		r->kind = PP_RI_COLL;
+		r->coll = tg.op;
+		r->comm = (int16_t)dp_comm(b, g);
+		break;
+	case U_EMBED:
+		r = push(g);
+		r->kind = PP_RI_COLL;
+		r->coll = tg.op;
+		r->comm = (int16_t)embed_comm(b, g);
+		break;
+	case U_SEND_BLOCKING:
+	case U_SEND:
+		r = push(g);
+		r->kind = PP_RI_SEND;
+		r->comm = (int16_t)p2p_comm(b, g, st, fwd ? (st + 1) % b->P : (st + b->P - 1) % b->P, fwd);
+		r->arg = 1;
+		break;
+	case U_RECV:
+		if (x->late_stream >= 0) {
+			int e = ev_new(g);
+			rec(g, x->late_stream, e);
+			wait_ev(g, x->stream, e);
+		}
+		r = push(g);
+		r->kind = PP_RI_RECV;
+		r->comm = (int16_t)p2p_comm(b, g, rank, st, fwd);
+		r->arg = 0;
+		break;
+	}
+	/* the payload the graph's task carries */
+	r->bytes = tg.bytes;
+	r->elem_bytes = tg.elem_bytes;
+	r->stream = (uint8_t)x->stream;
+	r->task = x->task;
+	r->cat = tg.cat;
+	r->sim_s = pp_des_dur(d, x->task) * 1e-9;
+	g->uses[x->stream] = true;
+	return 0;
+}
+
+static int build_gpu(bld *b, pp_rgpu *g)
+{
+	int rc = 0;
+	gunits G;
+	memset(&G, 0, sizeof(G));
+	collect_units(b, g, &G);
+	link_units(b, &G);
 	/* issue order; deps[] hold unit indices before sorting: map them */
+	int nu = G.n;
 	int *order = pp_xmalloc(sizeof(int) * (size_t)(nu + 1));
 	int *pos = pp_xmalloc(sizeof(int) * (size_t)(nu + 1));
-	{
-		unit *tmp = pp_xmalloc(sizeof(unit) * (size_t)(nu + 1));
-		memcpy(tmp, u, sizeof(unit) * (size_t)nu);
-		for (int i = 0; i < nu; i++)
-			tmp[i].ev = i; /* original index, carried through the sort */
-		qsort(tmp, (size_t)nu, sizeof(unit), unit_cmp);
-		for (int i = 0; i < nu; i++) {
-			order[i] = tmp[i].ev;
-			pos[tmp[i].ev] = i;
-		}
-		free(tmp);
+	unit *tmp = pp_xmalloc(sizeof(unit) * (size_t)(nu + 1));
+	memcpy(tmp, G.u, sizeof(unit) * (size_t)nu);
+	for (int i = 0; i < nu; i++)
+		tmp[i].ev = i; /* original index, carried through the sort */
+	qsort(tmp, (size_t)nu, sizeof(unit), unit_cmp);
+	for (int i = 0; i < nu; i++) {
+		order[i] = tmp[i].ev;
+		pos[tmp[i].ev] = i;
 	}
-	double p2p_bytes = b->w.p2p_bytes;
+	free(tmp);
 	for (int oi = 0; oi < nu && !rc; oi++) {
-		unit *x = &u[order[oi]];
-		for (int k = 0; k < x->ndep; k++) {
-			unit *dd = &u[deps[x->dep0 + k]];
-			if (pos[deps[x->dep0 + k]] > oi || dd->ev < 0) {
+		unit *x = &G.u[order[oi]];
+		for (int k = 0; k < x->ndep && !rc; k++) {
+			const unit *dd = &G.u[G.deps[x->dep0 + k]];
+			if (pos[G.deps[x->dep0 + k]] > oi || dd->ev < 0)
 				rc = pp_errf(b->err, PP_EINTERNAL, "replay plan: task %d waits for task %d "
 					     "issued after it", x->task, dd->task);
-				break;
-			}
-			wait_ev(g, x->stream, dd->ev);
+			else
+				wait_ev(g, x->stream, dd->ev);
 		}
-		pp_des_tag tg = pp_des_task_tag(d, x->task);
-		double dur = pp_des_dur(d, x->task) * 1e-9;
-		pp_rinstr *r = NULL;
-		const rclass *c = &b->rc[pp_des_task_resource(d, x->task)];
-		switch (x->kind) {
-		case U_FWD_BWD: {
-			pp_part part = tg.layer == PP_LAYER_EMBED ? PP_PART_EMBED
-				       : tg.layer == PP_LAYER_HEAD ? PP_PART_HEAD : PP_PART_LAYER;
-			if (tg.cat == PP_CAT_FWD) {
-				rc = emit_pass(b, g, part, PP_PH_FWD, x->task, tg.cat);
-			} else {
-				if (part == PP_PART_LAYER)
-					rc = emit_pass(b, g, part, PP_PH_RECOMPUTE, x->task, tg.cat);
-				if (!rc)
-					rc = emit_pass(b, g, part, PP_PH_BWD, x->task, tg.cat);
-			}
-			break;
-		}
-		case U_OPT:
-			r = push(g);
-			r->kind = PP_RI_MEM;
-			r->bytes = stage_params(b, st) * (b->w.optimizer_bytes_per_param + 4.0);
-			break;
-		case U_NONE:
-			break;
-		case U_DP: {
-			if (b->o.no_dp)
-				break;
-			bool gather = tg.cat == PP_CAT_PARAM_GATHER;
-			pp_coll op = gather ? PP_COLL_ALL_GATHER
-				     : par->zero_stage == 0 ? PP_COLL_ALL_REDUCE : PP_COLL_REDUCE_SCATTER;
-			r = push(g);
-			r->kind = PP_RI_COLL;
-			r->coll = (int16_t)op;
-			r->comm = (int16_t)dp_comm(b, g);
-			r->bytes = pp_rplan_invert_coll(b->hw, op, b->w.dp, dur);
-			r->elem_bytes = (uint8_t)(gather ? b->w.param_gather_bytes_per_param
-						  : b->w.grad_comm_bytes_per_param);
-			break;
-		}
-		case U_EMBED:
-			r = push(g);
-			r->kind = PP_RI_COLL;
-			r->coll = PP_COLL_ALL_REDUCE;
-			r->comm = (int16_t)embed_comm(b, g);
-			r->bytes = b->w.params_embed * 4.0;
-			r->elem_bytes = 4;
-			break;
-		case U_SEND_BLOCKING:
-		case U_SEND: {
-			bool fwd = tg.cat == PP_CAT_P2P_FWD;
-			int dst = x->kind == U_SEND ? c->dst : fwd ? (st + 1) % b->P : (st + b->P - 1) % b->P;
-			r = push(g);
-			r->kind = PP_RI_SEND;
-			r->comm = (int16_t)p2p_comm(b, g, st, dst, fwd);
-			r->arg = 1;
-			r->bytes = p2p_bytes;
-			r->elem_bytes = (uint8_t)elem_of(b);
-			break;
-		}
-		case U_RECV: {
-			bool fwd = tg.cat == PP_CAT_P2P_FWD;
-			int src = c->kind == RES_LINK ? c->src : c->stage;
-			if (x->late_stream >= 0) {
-				int e = ev_new(g);
-				rec(g, x->late_stream, e);
-				wait_ev(g, x->stream, e);
-			}
-			r = push(g);
-			r->kind = PP_RI_RECV;
-			r->comm = (int16_t)p2p_comm(b, g, src, st, fwd);
-			r->arg = 0;
-			r->bytes = p2p_bytes;
-			r->elem_bytes = (uint8_t)elem_of(b);
-			break;
-		}
-		}
-		if (r) {
-			r->stream = (uint8_t)x->stream;
-			r->task = x->task;
-			r->cat = tg.cat;
-			r->sim_s = dur;
-			g->uses[x->stream] = true;
-		}
+		if (!rc)
+			rc = emit_unit(b, g, x);
 		if (x->need_ev) {
 			x->ev = ev_new(g);
 			rec(g, x->stream, x->ev);
@@ -620,10 +527,10 @@ static int build_gpu(bld *b, pp_rgpu *g)
 	}
 	free(order);
 	free(pos);
-	free(deps);
-	free(own);
-	free(recv);
-	free(u);
+	free(G.deps);
+	free(G.own);
+	free(G.recv);
+	free(G.u);
 	return rc;
 }
 
@@ -658,6 +565,7 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	b.t = par->tp;
 	b.cp = par->cp;
 	b.dp = par->dp;
+	b.blocking = !s->training.overlap_p2p_comm && b.P > 1;
 	pp_workload_build(&b.w, s, hw);
 	b.d = pp_des_new();
 	pp_stage_busy *busy = pp_xcalloc((size_t)b.P, sizeof(pp_stage_busy));
@@ -668,7 +576,6 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	p->des_step_s = pp_des_makespan(b.d) * 1e-9;
 	p->graph_tasks = pp_des_ntasks(b.d);
 	p->graph_edges = pp_des_nedges(b.d);
-	classify(&b);
 	preds(&b);
 	p->ngpus = (int)ng;
 	p->gpu = pp_xcalloc((size_t)ng, sizeof(pp_rgpu));
@@ -682,7 +589,6 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	}
 out:
 	free(busy);
-	free(b.rc);
 	free(b.pred_off);
 	free(b.pred);
 	pp_des_free(b.d);
@@ -700,179 +606,6 @@ void pp_rplan_release(pp_rplan *p)
 	free(p->comms);
 	free(p->gemms);
 	memset(p, 0, sizeof(*p));
-}
-
-/* ---- the plan executed on paper ---- */
-
-typedef struct seqref {
-	int gpu, ins;
-} seqref;
-
-int pp_rplan_simulate(const pp_rplan *p, double *step_s, pp_err *err)
-{
-	int rc = 0, G = p->ngpus, C = p->ncomms;
-	/* per communicator and member: its calls in issue order */
-	seqref **seq = pp_xcalloc((size_t)(C * PP_RP_MAX_GPUS + 1), sizeof(seqref *));
-	int *nseq = pp_xcalloc((size_t)(C * PP_RP_MAX_GPUS + 1), sizeof(int));
-	int **pos = pp_xcalloc((size_t)G, sizeof(int *));      /* call index of an instruction */
-	double **evt = pp_xcalloc((size_t)G, sizeof(double *));
-	double **arr = pp_xcalloc((size_t)G, sizeof(double *)); /* arrival at a call, -1 not yet */
-	int *sqn = pp_xcalloc((size_t)(G * PP_RS_COUNT), sizeof(int));
-	int *head = pp_xcalloc((size_t)(G * PP_RS_COUNT), sizeof(int));
-	double *now = pp_xcalloc((size_t)(G * PP_RS_COUNT), sizeof(double));
-	int **sqi = pp_xcalloc((size_t)(G * PP_RS_COUNT), sizeof(int *)); /* per stream: its instructions */
-	for (int g = 0; g < G; g++) {
-		const pp_rgpu *gp = &p->gpu[g];
-		pos[g] = pp_xcalloc((size_t)gp->nins + 1, sizeof(int));
-		arr[g] = pp_xcalloc((size_t)gp->nins + 1, sizeof(double));
-		evt[g] = pp_xcalloc((size_t)gp->nevents + 1, sizeof(double));
-		bool *recorded = pp_xcalloc((size_t)gp->nevents + 1, sizeof(bool));
-		for (int e = 0; e < gp->nevents; e++)
-			evt[g][e] = -1;
-		for (int s = 0; s < PP_RS_COUNT; s++)
-			sqi[g * PP_RS_COUNT + s] = pp_xmalloc(sizeof(int) * (size_t)(gp->nins + 1));
-		for (int i = 0; i < gp->nins && !rc; i++) {
-			const pp_rinstr *r = &gp->ins[i];
-			int s = r->stream;
-			sqi[g * PP_RS_COUNT + s][sqn[g * PP_RS_COUNT + s]++] = i;
-			arr[g][i] = -1;
-			if (r->kind == PP_RI_RECORD) {
-				recorded[r->arg] = true;
-			} else if (r->kind == PP_RI_WAIT && !recorded[r->arg]) {
-				rc = pp_errf(err, PP_EINTERNAL, "GPU %d instruction %d: waits for event %d "
-					     "before any record of it", g, i, r->arg);
-			} else if (r->kind == PP_RI_COLL || r->kind == PP_RI_SEND || r->kind == PP_RI_RECV) {
-				int cr = comm_rank(p, r->comm, g);
-				if (cr < 0) {
-					rc = pp_errf(err, PP_EINTERNAL, "GPU %d uses communicator %s it is not "
-						     "a member of", g, p->comms[r->comm].name);
-					break;
-				}
-				int key = r->comm * PP_RP_MAX_GPUS + cr;
-				seq[key] = pp_xrealloc(seq[key], sizeof(seqref) * (size_t)(nseq[key] + 1));
-				pos[g][i] = nseq[key];
-				seq[key][nseq[key]++] = (seqref){g, i};
-			}
-		}
-		free(recorded);
-	}
-	/* NCCL's rule: the same calls in the same order on every member */
-	for (int c = 0; c < C && !rc; c++) {
-		const pp_rcomm *cm = &p->comms[c];
-		int n0 = nseq[c * PP_RP_MAX_GPUS];
-		for (int m = 1; m < cm->n && !rc; m++)
-			if (nseq[c * PP_RP_MAX_GPUS + m] != n0)
-				rc = pp_errf(err, PP_EINTERNAL, "communicator %s: member 0 issues %d calls, "
-					     "member %d issues %d", cm->name, n0, m,
-					     nseq[c * PP_RP_MAX_GPUS + m]);
-		for (int k = 0; k < n0 && !rc; k++) {
-			seqref a = seq[c * PP_RP_MAX_GPUS][k];
-			const pp_rinstr *ra = &p->gpu[a.gpu].ins[a.ins];
-			for (int m = 1; m < cm->n && !rc; m++) {
-				seqref bb = seq[c * PP_RP_MAX_GPUS + m][k];
-				const pp_rinstr *rb = &p->gpu[bb.gpu].ins[bb.ins];
-				bool p2p = ra->kind != PP_RI_COLL;
-				bool ok = p2p ? ((ra->kind == PP_RI_SEND && rb->kind == PP_RI_RECV) ||
-						 (ra->kind == PP_RI_RECV && rb->kind == PP_RI_SEND))
-					      : rb->kind == PP_RI_COLL && ra->coll == rb->coll;
-				ok = ok && fabs(ra->bytes - rb->bytes) <= 1e-9 * ra->bytes;
-				if (!ok)
-					rc = pp_errf(err, PP_EINTERNAL, "communicator %s: call %d differs "
-						     "between GPU %d and GPU %d (kind, collective or size)",
-						     cm->name, k, a.gpu, bb.gpu);
-			}
-		}
-	}
-	/* run: each stream in order until nothing moves */
-	bool moved = true;
-	while (moved && !rc) {
-		moved = false;
-		for (int g = 0; g < G; g++) {
-			const pp_rgpu *gp = &p->gpu[g];
-			for (int s = 0; s < PP_RS_COUNT; s++) {
-				int q = g * PP_RS_COUNT + s;
-				while (head[q] < sqn[q]) {
-					int i = sqi[q][head[q]];
-					const pp_rinstr *r = &gp->ins[i];
-					if (r->kind == PP_RI_GEMM || r->kind == PP_RI_MEM) {
-						now[q] += r->sim_s;
-					} else if (r->kind == PP_RI_RECORD) {
-						evt[g][r->arg] = now[q];
-					} else if (r->kind == PP_RI_WAIT) {
-						if (evt[g][r->arg] < 0)
-							break;
-						if (evt[g][r->arg] > now[q])
-							now[q] = evt[g][r->arg];
-					} else {
-						/* a communication call: starts when every member
-						 * has reached it */
-						arr[g][i] = now[q];
-						int c = r->comm, k = pos[g][i];
-						double start = 0;
-						bool all = true;
-						for (int m = 0; m < p->comms[c].n; m++) {
-							seqref o = seq[c * PP_RP_MAX_GPUS + m][k];
-							double a = arr[o.gpu][o.ins];
-							if (a < 0)
-								all = false;
-							else if (a > start)
-								start = a;
-						}
-						if (!all)
-							break;
-						double end = start + r->sim_s;
-						for (int m = 0; m < p->comms[c].n; m++) {
-							seqref o = seq[c * PP_RP_MAX_GPUS + m][k];
-							if (o.gpu == g && o.ins == i)
-								continue;
-							int oq = o.gpu * PP_RS_COUNT +
-								 p->gpu[o.gpu].ins[o.ins].stream;
-							now[oq] = end;
-							head[oq]++;
-							arr[o.gpu][o.ins] = -2; /* done */
-						}
-						now[q] = end;
-					}
-					head[q]++;
-					moved = true;
-				}
-			}
-		}
-	}
-	double mk = 0;
-	for (int g = 0; g < G && !rc; g++)
-		for (int s = 0; s < PP_RS_COUNT; s++) {
-			int q = g * PP_RS_COUNT + s;
-			if (head[q] < sqn[q]) {
-				const pp_rinstr *r = &p->gpu[g].ins[sqi[q][head[q]]];
-				rc = pp_errf(err, PP_EINTERNAL, "replay plan deadlocks: GPU %d stream %s "
-					     "stops at instruction %d (kind %d, task %d)", g, pp_rs_names[s],
-					     sqi[q][head[q]], r->kind, r->task);
-				break;
-			}
-			if (now[q] > mk)
-				mk = now[q];
-		}
-	*step_s = mk;
-	for (int i = 0; i < C * PP_RP_MAX_GPUS; i++)
-		free(seq[i]);
-	for (int g = 0; g < G; g++) {
-		free(pos[g]);
-		free(evt[g]);
-		free(arr[g]);
-		for (int s = 0; s < PP_RS_COUNT; s++)
-			free(sqi[g * PP_RS_COUNT + s]);
-	}
-	free(seq);
-	free(nseq);
-	free(pos);
-	free(evt);
-	free(arr);
-	free(sqn);
-	free(head);
-	free(now);
-	free(sqi);
-	return rc;
 }
 
 /* ---- sizes and counts ---- */
@@ -953,3 +686,4 @@ void pp_rplan_count(const pp_rplan *p, int gpu, pp_rplan_counts *c)
 		}
 	}
 }
+

@@ -14,16 +14,18 @@
  *    that part's op list (workload.h): GEMMs of the same shape and dtype,
  *    memory-bound ops as a copy of the same bytes (half read, half
  *    written), blocking TP/SP collectives on the compute stream. A TP
- *    collective the model overlaps with a GEMM (overlap_s > 0: the GEMM of
- *    that duration just before it) goes on the TP side stream, launched
+ *    collective the model overlaps with a GEMM (pp_op.overlap_op) goes on
+ *    the TP side stream, launched
  *    before that GEMM and joined after it (Megatron's async TP
  *    all-reduce / SP all-gather and reduce-scatter). A backward task runs
  *    the layer's recompute ops first.
  *  - Data-parallel gradient reductions and parameter all-gathers (and
  *    ZeRO-3's per-layer ones) go on the DP stream; the tied-embedding
- *    all-reduce on the embedding stream; their sizes are recovered from
- *    the task durations by inverting the collective cost model (the graph
- *    keeps durations only), exact to a nanosecond of modelled time.
+ *    all-reduce on the embedding stream; each task's collective, size and
+ *    element size are the payload of its event tag (engine/stepcost.h).
+ *    What a task is follows from that tag's group (compute pass, slowdown,
+ *    optimizer, DP, stage-to-stage, embedding, storage) and its resource's
+ *    stage, never from resource names.
  *  - Stage-to-stage transfers: a send on the sender (on the compute stream
  *    when training.overlap_p2p_comm is false, else on a send stream after
  *    the forward/backward it carries) and a receive on the receiver's
@@ -144,15 +146,6 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 		   pp_err *err);
 void pp_rplan_release(pp_rplan *p);
 
-/* Execute the plan on paper, with every instruction taking its sim_s:
- * streams in order, waits after their records, a collective starting when
- * every member has reached it and taking sim_s, a send/recv pair likewise.
- * Checks what NCCL and CUDA require: each communicator's calls in the same
- * order (same kind, size) on every member, every wait after its record, no
- * deadlock. *step_s = the latest end. PP_EINTERNAL with the first
- * violation otherwise. */
-int pp_rplan_simulate(const pp_rplan *p, double *step_s, pp_err *err);
-
 /* Largest buffers a GPU needs (bytes): GEMM operands, memory-kernel
  * source/destination, and per stream one collective buffer (in place). */
 typedef struct pp_rplan_max {
@@ -166,10 +159,5 @@ typedef struct pp_rplan_counts {
 	double gemm_flops, mem_bytes, coll_bytes[PP_RS_COUNT], p2p_bytes;
 } pp_rplan_counts;
 void pp_rplan_count(const pp_rplan *p, int gpu, pp_rplan_counts *c);
-
-/* The data-parallel collective of `seconds` under the cost model: the
- * message size (bytes) whose modelled time rounds to the same nanosecond.
- * Exposed for tests. */
-double pp_rplan_invert_coll(const pp_hw *hw, pp_coll op, pp_group g, double seconds);
 
 #endif
