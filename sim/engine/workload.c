@@ -180,6 +180,28 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 	mem(c, "dropout_add2", x->Tn * x->h * (3.0 * act + mask));
 }
 
+/* After the backward of a column-parallel linear (qkv, fc1) that follows
+ * norm n (1 or 2): under SP the all-gather of the norm's output for the
+ * weight gradient, hidden behind the dgrad, and the reduce-scatter of the
+ * input gradient behind the wgrad; without SP the all-reduce of the input
+ * gradient behind the wgrad. Then the norm's backward. */
+static void colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int n)
+{
+	double bytes = x->T * x->h * c->act;
+	char ag[32], rs[32], ar[32], ln[16];
+	snprintf(ag, sizeof(ag), "sp.allgather_ln%d", n);
+	snprintf(rs, sizeof(rs), "sp.reducescatter_grad%d", n - 1);
+	snprintf(ar, sizeof(ar), "tp.allreduce_grad%d", n - 1);
+	snprintf(ln, sizeof(ln), "ln%d.bwd", n);
+	if (x->sp) {
+		comm(c, ag, PP_COLL_ALL_GATHER, bytes, tp, dg);
+		comm(c, rs, PP_COLL_REDUCE_SCATTER, bytes, tp, wg);
+	} else {
+		comm(c, ar, PP_COLL_ALL_REDUCE, bytes, tp, wg);
+	}
+	mem(c, ln, 3.0 * c->act * x->Tn * x->h);
+}
+
 /* Backward of a layer, in reverse op order. TP collectives of the
  * column-parallel linears overlap with the other half of their backward
  * (Megatron's async grad all-reduce / SP all-gather), those of the
@@ -199,13 +221,7 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 	    x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
 	wg = linear_bwd(c, "fc1", x->T, fc1_n, x->h, 1, &dg);
-	if (x->sp) {
-		comm(c, "sp.allgather_ln2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, dg);
-		comm(c, "sp.reducescatter_grad1", PP_COLL_REDUCE_SCATTER, x->T * x->h * act, tp, wg);
-	} else {
-		comm(c, "tp.allreduce_grad1", PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, wg);
-	}
-	mem(c, "ln2.bwd", 3.0 * act * x->Tn * x->h);
+	colpar_grad_comm(c, x, tp, dg, wg, 2);
 	mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
 	if (x->sp)
 		comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
@@ -227,13 +243,7 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 		linear_bwd(c, "attn.qk", x->sl, x->s, x->d, x->b * heads_t, &dg);
 	}
 	wg = linear_bwd(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, &dg);
-	if (x->sp) {
-		comm(c, "sp.allgather_ln1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, dg);
-		comm(c, "sp.reducescatter_grad0", PP_COLL_REDUCE_SCATTER, x->T * x->h * act, tp, wg);
-	} else {
-		comm(c, "tp.allreduce_grad0", PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, wg);
-	}
-	mem(c, "ln1.bwd", 3.0 * act * x->Tn * x->h);
+	colpar_grad_comm(c, x, tp, dg, wg, 1);
 }
 
 static void embed_fwd(ctx *c, const dims *x, pp_group tp)
