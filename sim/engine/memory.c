@@ -3,6 +3,20 @@
 
 #include <string.h>
 
+double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
+{
+	const pp_parallel *p = &s->parallel;
+	double layers = 0;
+	for (int c = 0; c < p->vpp; c++)
+		layers += pp_stage_layers(s, c * p->pp + st);
+	double params = layers * w->params_layer;
+	if (st == 0)
+		params += w->params_embed;
+	if (st == p->pp - 1)
+		params += w->params_head;
+	return params;
+}
+
 int pp_stage_layers(const pp_scenario *s, int vs)
 {
 	int nv = s->parallel.pp * s->parallel.vpp;
@@ -99,11 +113,7 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		double layers = 0;
 		for (int c = 0; c < p->vpp; c++)
 			layers += pp_stage_layers(s, c * p->pp + st);
-		double params = layers * w->params_layer;
-		if (st == 0)
-			params += w->params_embed;
-		if (st == p->pp - 1)
-			params += w->params_head;
+		double params = pp_stage_params(s, w, st);
 		double chunks = pp_inflight_chunks(s, st);
 		double layers_per_chunk = layers / p->vpp;
 		double act = chunks * layers_per_chunk * per_layer;

@@ -34,6 +34,11 @@ double pp_layer_activation_bytes(const pp_scenario *s);
 /* Layers held by virtual stage vs (0 .. pp*vpp-1). */
 int pp_stage_layers(const pp_scenario *s, int vs);
 
+/* Parameters pipeline stage st holds per GPU (after the TP split, before
+ * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
+ * the head on the last. */
+double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
+
 /* Micro-batches (model chunks, when interleaved) whose activations stage
  * `stage` holds at its peak. */
 double pp_inflight_chunks(const pp_scenario *s, int stage);

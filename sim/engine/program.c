@@ -1,5 +1,6 @@
 /* program.c - see program.h. */
 #include "engine/program.h"
+#include "engine/memory.h"
 #include "core/util.h"
 
 #include <assert.h>
@@ -471,7 +472,7 @@ static void stage_tail(pp_program *p, int st)
 	if (!c->zero3 && c->w->dp.n > 1 && !c->s->training.overlap_grad_reduce) {
 		/* no overlap: the whole stage's gradients after its last
 		 * backward, still in buckets */
-		double total = pp_stepcost_stage_params(c, st);
+		double total = pp_stage_params(c->s, c->w, st);
 		while (total > 0) {
 			double chunk = total > c->bucket_params ? c->bucket_params : total;
 			grad_reduce(p, S, chunk, S->last);
@@ -494,7 +495,7 @@ static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
 		       st == 0 || st == p->P - 1 ? embed_ar : -1);
 	S->opt_s = m.s;
 	if (c->dist_opt_gather && !c->s->training.overlap_param_gather) {
-		double pr = pp_stepcost_stage_params(c, st);
+		double pr = pp_stage_params(c->s, c->w, st);
 		while (pr > 0) {
 			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
 			pp_comm_cost cc = pp_stepcost_gather(c, chunk);

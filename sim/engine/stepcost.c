@@ -78,22 +78,9 @@ pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params)
 	return dp_comm(c, op, params * b, b);
 }
 
-double pp_stepcost_stage_params(const pp_stepcost *c, int st)
-{
-	const pp_workload *w = c->w;
-	double params = 0;
-	for (int k = 0; k < c->V; k++)
-		params += c->layers[k * c->P + st] * w->params_layer;
-	if (st == 0)
-		params += w->params_embed;
-	if (st == c->P - 1)
-		params += w->params_head;
-	return params;
-}
-
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 {
-	double params = pp_stepcost_stage_params(c, st);
+	double params = pp_stage_params(c->s, c->w, st);
 	double local = c->s->parallel.zero_stage >= 1 ? params / c->w->dp.n : params;
 	pp_mem_cost m;
 	m.bytes = local * (c->w->optimizer_bytes_per_param + 4.0);

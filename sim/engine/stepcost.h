@@ -113,11 +113,6 @@ pp_comm_cost pp_stepcost_gather(const pp_stepcost *c, double params);
  * reduce-scatter with (ZeRO-3's per-task reduce-scatter too). */
 pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params);
 
-/* Parameters held by pipeline stage st per GPU (after the TP split, before
- * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
- * the head on the last. */
-double pp_stepcost_stage_params(const pp_stepcost *c, int st);
-
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
  * traffic plus the gradient-norm pass, and its scalar all-reduce. */
 typedef struct pp_mem_cost {
