@@ -209,10 +209,10 @@ static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
 {
 	const pp_workload *w = c->w;
 	int vs = st, L = c->layers[vs];
-	double acc = vs == c->NV - 1 ? w->params_head : 0;
+	double acc = vs == c->NV - 1 ? w->trainable_head : 0;
 	int64_t fin = -1;
 	for (int l = L - 1; l >= 0; l--) {
-		acc += w->params_layer;
+		acc += w->trainable_layer;
 		if (acc >= c->bucket_params) {
 			int64_t after = (int64_t)l * c->unit.b_layer + (vs == 0 ? c->unit.b_embed : 0);
 			fin = max64(fin, e - after) + pp_stepcost_reduce(c, acc).ns;
@@ -220,7 +220,7 @@ static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
 		}
 	}
 	if (vs == 0)
-		acc += w->params_embed;
+		acc += w->trainable_embed;
 	if (acc > 0)
 		fin = max64(fin, e) + pp_stepcost_reduce(c, acc).ns;
 	return fin;

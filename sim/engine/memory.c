@@ -3,18 +3,28 @@
 
 #include <string.h>
 
-double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
+static double stage_sum(const pp_scenario *s, int st, double layer, double embed, double head)
 {
 	const pp_parallel *p = &s->parallel;
 	double layers = 0;
 	for (int c = 0; c < p->vpp; c++)
 		layers += pp_stage_layers(s, c * p->pp + st);
-	double params = layers * w->params_layer;
+	double params = layers * layer;
 	if (st == 0)
-		params += w->params_embed;
+		params += embed;
 	if (st == p->pp - 1)
-		params += w->params_head;
+		params += head;
 	return params;
+}
+
+double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
+{
+	return stage_sum(s, st, w->params_layer, w->params_embed, w->params_head);
+}
+
+double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st)
+{
+	return stage_sum(s, st, w->trainable_layer, w->trainable_embed, w->trainable_head);
 }
 
 int pp_stage_layers(const pp_scenario *s, int vs)
@@ -114,6 +124,7 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		for (int c = 0; c < p->vpp; c++)
 			layers += pp_stage_layers(s, c * p->pp + st);
 		double params = pp_stage_params(s, w, st);
+		double trained = pp_stage_trainable(s, w, st);
 		double chunks = pp_inflight_chunks(s, st);
 		double layers_per_chunk = layers / p->vpp;
 		double act = chunks * layers_per_chunk * per_layer;
@@ -125,16 +136,19 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		if (st == p->pp - 1) /* fp32 logits and their softmax for one micro-batch */
 			temp += 2.0 * 4.0 * sq * b * m->vocab_size / p->tp;
 		if (p->zero_stage == 3) /* two gathered layers (prefetch) and one layer's grads */
-			temp += 2.0 * w->params_layer * 2.0 + w->params_layer * 4.0;
+			temp += 2.0 * w->params_layer * 2.0 + w->trainable_layer * 4.0;
 		if (p->zero_stage == 2) /* gradient buckets before their reduce-scatter */
 			temp += tr->bucket_bytes;
 		double frag = hw->act_margin * (act + temp);
-		double total = params * (wb + gb + ob) + act + temp + frag;
+		/* a frozen base (fine-tuning) has weights only, at its stored size */
+		double frozen = (params - trained) * (p->zero_stage == 3 ? tr->base_weight_bytes / d
+									 : tr->base_weight_bytes);
+		double total = trained * (wb + gb + ob) + frozen + act + temp + frag;
 		if (total > worst) {
 			worst = total;
-			out->weights_bytes = params * wb;
-			out->grads_bytes = params * gb;
-			out->optimizer_bytes = params * ob;
+			out->weights_bytes = trained * wb + frozen;
+			out->grads_bytes = trained * gb;
+			out->optimizer_bytes = trained * ob;
 			out->activations_bytes = act;
 			out->temp_bytes = temp;
 			out->fragmentation_bytes = frag;

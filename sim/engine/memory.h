@@ -38,6 +38,8 @@ int pp_stage_layers(const pp_scenario *s, int vs);
  * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
  * the head on the last. */
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
+/* Of those, the ones trained (all, or the adapters under fine-tuning). */
+double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
 
 /* Micro-batches (model chunks, when interleaved) whose activations stage
  * `stage` holds at its peak. */

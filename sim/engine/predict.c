@@ -127,7 +127,10 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	out->params_total = w.params_total;
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
 	double opt_bytes = tr->optimizer == PP_OPTIM_ADAM ? 8.0 : 4.0;
-	out->checkpoint_bytes = w.params_total * ((mixed ? 2.0 + 4.0 : 4.0) + opt_bytes);
+	/* what a restart needs: the trained weights with their master copy and
+	 * optimizer state (a frozen base is reloaded from the base model) */
+	out->params_trainable = w.trainable_total;
+	out->checkpoint_bytes = w.trainable_total * ((mixed ? 2.0 + 4.0 : 4.0) + opt_bytes);
 	double wr = hw->storage_write_Bps * pp_cluster_nodes(&s->cluster);
 	if (hw->storage_agg_write_Bps > 0 && hw->storage_agg_write_Bps < wr)
 		wr = hw->storage_agg_write_Bps;

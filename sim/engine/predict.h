@@ -54,6 +54,7 @@ typedef struct pp_result {
 	pp_memory memory;
 	char bottleneck[96];              /* the largest non-compute term, in words */
 	double params_total;              /* model parameters */
+	double params_trainable;          /* of those trained (the adapters, fine-tuning) */
 	double checkpoint_bytes;          /* full checkpoint: weights + optimizer state */
 	double checkpoint_write_s;        /* at the cluster's storage write bandwidth */
 	int64_t events;                   /* simulated events */

@@ -137,9 +137,12 @@ static int64_t dp_task(pp_program *p, stage *S, const pp_comm_cost *cc, pp_des_t
 	return h;
 }
 
-static double part_params(const pp_program *p, int part)
+static double part_params(const pp_program *p, int part, bool trained)
 {
 	const pp_workload *w = p->c->w;
+	if (trained)
+		return part == PP_PART_LAYER ? w->trainable_layer
+		       : part == PP_PART_EMBED ? w->trainable_embed : w->trainable_head;
 	return part == PP_PART_LAYER ? w->params_layer
 	       : part == PP_PART_EMBED ? w->params_embed : w->params_head;
 }
@@ -152,7 +155,7 @@ static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, 
 			    int64_t d0, int64_t d1)
 {
 	const pp_stepcost *c = p->c;
-	bool z = c->zero3 && part_params(p, part) > 0;
+	bool z = c->zero3 && part_params(p, part, false) > 0;
 	int64_t gather = -1;
 	if (z) {
 		const pp_comm_cost *ag = &c->z3_gather[part];
@@ -169,7 +172,7 @@ static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, 
 	if (c->zero3) {
 		S->prev0 = S->prev1;
 		S->prev1 = h;
-		if (bwd && z) {
+		if (bwd && z && part_params(p, part, true) > 0) {
 			S->pend_rs = h;
 			S->pend_part = part;
 		}
@@ -205,13 +208,13 @@ static void stage_gathers(pp_program *p, int st)
 	for (int k = 0; k < V; k++) {
 		int vs = k * P + st;
 		int L = c->layers[vs];
-		double acc = vs == 0 ? w->params_embed : 0;
+		double acc = vs == 0 ? w->trainable_embed : 0;
 		int first = 0;
 		for (int l = 0; l < L; l++) {
-			acc += w->params_layer;
+			acc += w->trainable_layer;
 			bool last = l == L - 1;
 			if (acc >= c->bucket_params || last) {
-				double pr = acc + (last && vs == P * V - 1 ? w->params_head : 0);
+				double pr = acc + (last && vs == P * V - 1 ? w->trainable_head : 0);
 				pp_comm_cost cc = pp_stepcost_gather(c, pr);
 				int64_t h = dp_task(p, S, &cc,
 						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_DP), -1);
@@ -413,7 +416,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 				 PP_PART_HEAD, true, -1, -1);
 		busy_add(S, c, PP_PART_HEAD, false, 1);
 		if (reduce_here)
-			acc += w->params_head;
+			acc += w->trainable_head;
 	}
 	for (int l = L - 1; l >= 0; l--) {
 		bool first = l == L - 1 && vs < p->NV - 1;
@@ -422,7 +425,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		if (first)
 			await_input(p, p->arr_b, p->wait_b, key, h);
 		if (reduce_here) {
-			acc += w->params_layer;
+			acc += w->trainable_layer;
 			if (overlap && acc >= c->bucket_params) {
 				grad_reduce(p, S, acc, h);
 				acc = 0;
@@ -435,7 +438,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 				 PP_PART_EMBED, true, -1, -1);
 		busy_add(S, c, PP_PART_EMBED, false, 1);
 		if (reduce_here)
-			acc += w->params_embed;
+			acc += w->trainable_embed;
 	}
 	if (reduce_here && overlap && acc > 0)
 		grad_reduce(p, S, acc, h);
@@ -472,7 +475,7 @@ static void stage_tail(pp_program *p, int st)
 	if (!c->zero3 && c->w->dp.n > 1 && !c->s->training.overlap_grad_reduce) {
 		/* no overlap: the whole stage's gradients after its last
 		 * backward, still in buckets */
-		double total = pp_stage_params(c->s, c->w, st);
+		double total = pp_stage_trainable(c->s, c->w, st);
 		while (total > 0) {
 			double chunk = total > c->bucket_params ? c->bucket_params : total;
 			grad_reduce(p, S, chunk, S->last);
@@ -495,7 +498,7 @@ static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
 		       st == 0 || st == p->P - 1 ? embed_ar : -1);
 	S->opt_s = m.s;
 	if (c->dist_opt_gather && !c->s->training.overlap_param_gather) {
-		double pr = pp_stage_params(c->s, c->w, st);
+		double pr = pp_stage_trainable(c->s, c->w, st);
 		while (pr > 0) {
 			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
 			pp_comm_cost cc = pp_stepcost_gather(c, chunk);

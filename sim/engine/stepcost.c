@@ -80,7 +80,7 @@ pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params)
 
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 {
-	double params = pp_stage_params(c->s, c->w, st);
+	double params = pp_stage_trainable(c->s, c->w, st);
 	double local = c->s->parallel.zero_stage >= 1 ? params / c->w->dp.n : params;
 	pp_mem_cost m;
 	m.bytes = local * (c->w->optimizer_bytes_per_param + 4.0);
@@ -146,9 +146,13 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->dist_opt_gather = (p->zero_stage == 1 || p->zero_stage == 2) && w->dp.n > 1;
 	if (c->zero3) {
 		const double pr[3] = {w->params_layer, w->params_embed, w->params_head};
+		const double tr[3] = {w->trainable_layer, w->trainable_embed, w->trainable_head};
+		double gb = w->param_gather_bytes_per_param;
 		for (int k = 0; k < 3; k++) {
-			c->z3_gather[k] = pp_stepcost_gather(c, pr[k]);
-			c->z3_scatter[k] = pp_stepcost_reduce(c, pr[k]);
+			/* a frozen base is gathered at its stored size */
+			c->z3_gather[k] = dp_comm(c, PP_COLL_ALL_GATHER,
+						  (pr[k] - tr[k]) * w->base_weight_bytes + tr[k] * gb, gb);
+			c->z3_scatter[k] = pp_stepcost_reduce(c, tr[k]);
 		}
 	}
 
@@ -156,7 +160,7 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	 * last stage, in fp32 */
 	c->embed_ar.ns = -1;
 	c->embed_ar.slow_ns = -1;
-	if (c->P > 1 && s->model.tied_embeddings) {
+	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0) {
 		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;
 		c->embed_ar.bytes = w->params_embed * 4.0;

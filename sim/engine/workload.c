@@ -34,6 +34,15 @@ double pp_model_params(const pp_model *m)
 	return p;
 }
 
+double pp_lora_params(const pp_model *m, double rank)
+{
+	double h = m->hidden_size, f = m->ffn_hidden_size;
+	double kv = (double)m->num_query_groups * (h / m->num_attention_heads);
+	/* q, k, v, o; gate, up, down (or fc1, fc2): r (in + out) each */
+	double per = (h + h) + 2.0 * (h + kv) + (h + h) + (m->swiglu ? 3.0 : 2.0) * (h + f);
+	return m->num_layers * rank * per;
+}
+
 double pp_flops_narayanan(const pp_model *m, double B, bool recompute_full)
 {
 	double s = m->seq_length, l = m->num_layers, h = m->hidden_size, V = m->vocab_size;
@@ -129,7 +138,71 @@ static void comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g,
 typedef struct dims {
 	double b, s, sl, h, a, g, d, f, t, V, T, Tn; /* Tn: tokens on norm/dropout ops (SP) */
 	bool sp, flash, dropout, swiglu;
+	bool peft, qlora;     /* a frozen base with LoRA adapters; stored in NF4 */
+	double r, base_wb;    /* adapter rank; bytes of a stored base weight */
 } dims;
+
+/* A weight-bearing linear layer of a block, forward: y = x W, m x n x k
+ * on this GPU. Fine-tuning adds its LoRA adapter, y += (x A) B (Hu et al.
+ * 2021, eq. 3): A is k x (nsub r), one rank-r factor per sub-projection
+ * (q, k, v; gate, up), B the block-diagonal (nsub r) x n, costed as one
+ * m x n x r GEMM (the same FLOPs); then the add. QLoRA first dequantises W
+ * from NF4 to the 16-bit copy the GEMM reads (bitsandbytes: read the
+ * packed weight, write the copy; Dettmers et al. 2023, Sec. 3). The
+ * adapter's parameters on this GPU follow from the shapes. */
+static void block_linear(ctx *c, const dims *x, const char *name, double m, double n, double k,
+			 int nsub, bool count)
+{
+	char nm[48];
+	if (x->qlora) {
+		snprintf(nm, sizeof(nm), "%s.dequant", name);
+		mem(c, nm, k * n * (x->base_wb + pp_dtype_bytes(c->dt)));
+	}
+	gemm(c, name, m, n, k, 1, count);
+	if (!x->peft)
+		return;
+	snprintf(nm, sizeof(nm), "%s.lora_a", name);
+	gemm(c, nm, m, nsub * x->r, k, 1, count);
+	snprintf(nm, sizeof(nm), "%s.lora_b", name);
+	gemm(c, nm, m, n, x->r, 1, count);
+	snprintf(nm, sizeof(nm), "%s.lora_add", name);
+	mem(c, nm, m * n * 3.0 * c->act);
+	if (c->phase == PP_PH_FWD && c->part == PP_PART_LAYER)
+		c->w->trainable_layer += k * nsub * x->r + x->r * n;
+}
+
+/* Its backward. Full training: dgrad and wgrad (linear_bwd). Fine-tuning:
+ * the adapter's four GEMMs (B's dgrad and wgrad, A's dgrad and wgrad), the
+ * base's dgrad only (W is frozen; QLoRA dequantises it again), and the sum
+ * of the two input gradients. Returns the op a TP collective of the input
+ * gradient can hide behind (the weight gradient: A's under fine-tuning)
+ * and sets *dgrad to the base dgrad. */
+static int block_linear_bwd(ctx *c, const dims *x, const char *name, double m, double n, double k,
+			    int nsub, int *dgrad)
+{
+	if (!x->peft)
+		return linear_bwd(c, name, m, n, k, 1, dgrad);
+	char nm[48];
+	snprintf(nm, sizeof(nm), "%s.lora_b.dgrad", name);
+	gemm(c, nm, m, x->r, n, 1, true);
+	snprintf(nm, sizeof(nm), "%s.lora_b.wgrad", name);
+	gemm(c, nm, x->r, n, m, 1, true);
+	snprintf(nm, sizeof(nm), "%s.lora_a.dgrad", name);
+	gemm(c, nm, m, k, nsub * x->r, 1, true);
+	snprintf(nm, sizeof(nm), "%s.lora_a.wgrad", name);
+	gemm(c, nm, k, nsub * x->r, m, 1, true);
+	int wg = c->w->nops - 1;
+	if (x->qlora) {
+		snprintf(nm, sizeof(nm), "%s.dequant", name);
+		mem(c, nm, k * n * (x->base_wb + pp_dtype_bytes(c->dt)));
+	}
+	snprintf(nm, sizeof(nm), "%s.dgrad", name);
+	gemm(c, nm, m, k, n, 1, true);
+	*dgrad = c->w->nops - 1;
+	snprintf(nm, sizeof(nm), "%s.lora_add.bwd", name);
+	mem(c, nm, m * k * 3.0 * c->act);
+	return wg;
+}
 
 static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_core_only)
 {
@@ -141,7 +214,7 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 		mem(c, "ln1", 2.0 * act * x->Tn * x->h);
 		if (x->sp)
 			comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-		gemm(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, count);
+		block_linear(c, x, "qkv", x->T, (x->h + kvw) / x->t, x->h, 3, count);
 	}
 	if (x->flash) {
 		if (!attn_core_only) {
@@ -163,7 +236,7 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 	}
 	if (attn_core_only)
 		return;
-	gemm(c, "proj", x->T, x->h, x->h / x->t, 1, count);
+	block_linear(c, x, "proj", x->T, x->h, x->h / x->t, 1, count);
 	comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
 	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
 	mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
@@ -171,10 +244,10 @@ static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool attn_
 	if (x->sp)
 		comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
-	gemm(c, "fc1", x->T, fc1_n, x->h, 1, count);
+	block_linear(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, count);
 	mem(c, x->swiglu ? "swiglu" : "gelu",
 	    x->T * x->f / x->t * act * (x->swiglu ? 3.0 : 2.0));
-	gemm(c, "fc2", x->T, x->h, x->f / x->t, 1, count);
+	block_linear(c, x, "fc2", x->T, x->h, x->f / x->t, 1, count);
 	comm(c, x->sp ? "sp.reducescatter2" : "tp.allreduce2",
 	     x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
 	mem(c, "dropout_add2", x->Tn * x->h * (3.0 * act + mask));
@@ -216,16 +289,16 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 	mem(c, "dropout_add2.bwd", x->Tn * x->h * (2.0 * act + mask));
 	if (x->sp)
 		comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	wg = linear_bwd(c, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
+	wg = block_linear_bwd(c, x, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
 	mem(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
 	    x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
-	wg = linear_bwd(c, "fc1", x->T, fc1_n, x->h, 1, &dg);
+	wg = block_linear_bwd(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, &dg);
 	colpar_grad_comm(c, x, tp, dg, wg, 2);
 	mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
 	if (x->sp)
 		comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	wg = linear_bwd(c, "proj", x->T, x->h, x->h / x->t, 1, &dg);
+	wg = block_linear_bwd(c, x, "proj", x->T, x->h, x->h / x->t, 1, &dg);
 	if (x->flash) {
 		pp_op *o = add(c, "flash_attn.bwd", PP_OP_ATTN);
 		double full = 4.0 * x->b * x->sl * x->s * heads_t * x->d;
@@ -242,7 +315,7 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 		mem(c, "attn.softmax.bwd", scores * 3.0 * act);
 		linear_bwd(c, "attn.qk", x->sl, x->s, x->d, x->b * heads_t, &dg);
 	}
-	wg = linear_bwd(c, "qkv", x->T, (x->h + kvw) / x->t, x->h, 1, &dg);
+	wg = block_linear_bwd(c, x, "qkv", x->T, (x->h + kvw) / x->t, x->h, 3, &dg);
 	colpar_grad_comm(c, x, tp, dg, wg, 1);
 }
 
@@ -258,6 +331,8 @@ static void embed_fwd(ctx *c, const dims *x, pp_group tp)
 
 static void embed_bwd(ctx *c, const dims *x, pp_group tp)
 {
+	if (x->peft) /* frozen, and nothing before it needs a gradient */
+		return;
 	if (x->sp)
 		comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	/* scatter-add of the token gradients into the fp32 embedding gradient */
@@ -277,9 +352,12 @@ static void head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 
 static void head_bwd(ctx *c, const dims *x, pp_group tp)
 {
-	int dg;
+	int dg, wg = -1;
 	mem(c, "cross_entropy.bwd", x->T * x->V / x->t * (4.0 + c->act));
-	int wg = linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
+	if (x->peft) /* the output layer is frozen: its input gradient only */
+		gemm(c, "logits.dgrad", x->T, x->h, x->V / x->t, 1, true);
+	else
+		wg = linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
 	if (x->sp)
 		comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp, wg);
 	else
@@ -355,6 +433,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	x.flash = tr->use_flash_attn;
 	x.dropout = !m->swiglu; /* GPT recipes train with dropout 0.1; Llama recipes with none */
 	x.swiglu = m->swiglu;
+	x.peft = tr->finetune == PP_FT_LORA || tr->finetune == PP_FT_QLORA;
+	x.qlora = tr->finetune == PP_FT_QLORA;
+	x.r = tr->lora_rank;
+	x.base_wb = tr->base_weight_bytes;
 	/* GQA with fewer groups than TP ranks replicates K/V heads per rank */
 	if (x.g < x.t)
 		x.g = x.t;
@@ -409,12 +491,23 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 
 	/* parameters per GPU */
 	double emb = x.V * x.h / x.t;
-	w->params_layer = pp_layer_params(m) / x.t;
+	/* trainable_layer holds the adapters block_linear counted */
+	w->params_layer = pp_layer_params(m) / x.t + w->trainable_layer;
 	w->params_embed = emb + (m->swiglu ? 0 : x.s * x.h);
 	w->params_head = (m->swiglu ? x.h : 2.0 * x.h);
 	if (!m->tied_embeddings || p->pp > 1)
 		w->params_head += emb; /* untied output layer, or the tied copy on the last stage */
 	w->params_total = pp_model_params(m);
+	w->base_weight_bytes = x.base_wb;
+	if (x.peft) {
+		w->trainable_embed = w->trainable_head = 0;
+		w->trainable_total = pp_lora_params(m, x.r);
+	} else {
+		w->trainable_layer = w->params_layer;
+		w->trainable_embed = w->params_embed;
+		w->trainable_head = w->params_head;
+		w->trainable_total = w->params_total;
+	}
 	w->tokens_per_mb = x.b * x.s;
 	w->act_bytes = c.act;
 	w->p2p_bytes = x.T * x.h * c.act / x.t; /* scatter/gather or SP: each TP rank sends 1/t */

@@ -65,6 +65,11 @@ typedef struct pp_workload {
 	double params_embed;        /* first stage: word (+ position) embeddings */
 	double params_head;         /* last stage: final norm (+ untied output layer) */
 	double params_total;        /* whole model */
+	/* of those, trained (gradients, optimizer, DP reduction): all of them,
+	 * or under fine-tuning (training.finetune) the LoRA adapters only */
+	double trainable_layer, trainable_embed, trainable_head;
+	double trainable_total;     /* whole model */
+	double base_weight_bytes;   /* bytes of a stored frozen base weight; 0: full training */
 	double tokens_per_mb;       /* b x s (whole sequence, all CP ranks) */
 	double act_bytes;           /* bytes per activation element (2, or 4 in fp32/tf32) */
 	double p2p_bytes;           /* activation sent between stages per micro-batch per GPU */
@@ -88,6 +93,10 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s);
 /* Model parameter count (embeddings once when tied, learned positions for
  * GPT-style models). */
 double pp_model_params(const pp_model *m);
+
+/* LoRA adapter parameters of the whole model at rank r on every linear
+ * layer of every block (q, k, v, o and the MLP's), Hu et al. 2021. */
+double pp_lora_params(const pp_model *m, double rank);
 
 /* Parameters of one transformer layer (whole, before TP split). */
 double pp_layer_params(const pp_model *m);

@@ -31,6 +31,7 @@ struct pp_catalog {
 	size_t nstorage;
 	pp_model *models;
 	size_t nmodels;
+	pp_finetune_defaults finetune;
 	pp_kernel_params *kernels;
 	size_t nkernels;
 	const char **ids[DOC_COUNT];
@@ -330,6 +331,23 @@ static int load_models(pp_catalog *c, pp_err *err)
 	return 0;
 }
 
+static int load_finetune(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_MODELS];
+	const cJSON *f;
+	int rc;
+	pp_finetune_defaults *ft = &c->finetune;
+	if ((rc = pp_jget_obj(d, d->root, "", "finetune", true, &f, err)) ||
+	    (rc = read_fig(d, f, "finetune", "lora_rank", true, false, 1, &ft->lora_rank,
+			   &ft->rank_prov, err)) ||
+	    (rc = read_fig(d, f, "finetune", "nf4_bits_per_param", true, false, 1,
+			   &ft->nf4_bits_per_param, &ft->bits_prov, err)))
+		return rc;
+	if (ft->lora_rank < 1 || ft->nf4_bits_per_param <= 0)
+		return pp_jdoc_errf(d, err, "finetune", "expected a rank >= 1 and bits per parameter > 0");
+	return 0;
+}
+
 static int load_kernels(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_KERNELS];
@@ -439,7 +457,7 @@ int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err)
 		if ((rc = load_doc(c, k, err)))
 			goto out;
 	if ((rc = load_gpus(c, err)) || (rc = load_fabrics(c, err)) || (rc = load_storage(c, err)) ||
-	    (rc = load_models(c, err)) || (rc = load_kernels(c, err)))
+	    (rc = load_models(c, err)) || (rc = load_finetune(c, err)) || (rc = load_kernels(c, err)))
 		goto out;
 	index_ids(c);
 	rc = check_refs(c, err);
@@ -477,6 +495,7 @@ const pp_fabric *pp_catalog_fabric_at(const pp_catalog *c, size_t i) { return i 
 size_t pp_catalog_nstorage(const pp_catalog *c) { return c->nstorage; }
 const pp_storage *pp_catalog_storage_at(const pp_catalog *c, size_t i) { return i < c->nstorage ? &c->storage[i] : NULL; }
 size_t pp_catalog_nmodels(const pp_catalog *c) { return c->nmodels; }
+const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c) { return &c->finetune; }
 const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i) { return i < c->nmodels ? &c->models[i] : NULL; }
 
 const pp_gpu *pp_catalog_gpu(const pp_catalog *c, const char *id)

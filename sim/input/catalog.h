@@ -128,6 +128,13 @@ typedef struct pp_kernel_params {
 	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
 } pp_kernel_params;
 
+/* Defaults of parameter-efficient fine-tuning (models.json "finetune"). */
+typedef struct pp_finetune_defaults {
+	double lora_rank;          /* adapter rank on every linear layer */
+	double nf4_bits_per_param; /* stored size of a 4-bit NF4 weight with its constants */
+	pp_prov rank_prov, bits_prov;
+} pp_finetune_defaults;
+
 typedef struct pp_catalog pp_catalog;
 
 int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err);
@@ -146,6 +153,8 @@ const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id);
 size_t pp_catalog_nmodels(const pp_catalog *c);
 const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i);
 const pp_model *pp_catalog_model(const pp_catalog *c, const char *id);
+/* The fine-tuning defaults. */
+const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c);
 /* Kernel parameters for a GPU's architecture (falls back to "default"). */
 const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch);
 

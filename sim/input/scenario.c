@@ -24,7 +24,8 @@ static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "h
 static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
 					    "recompute", "optimizer", "train_tokens", "use_flash_attn",
 					    "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm",
-					    "bucket_size", "data_bytes_per_token"};
+					    "bucket_size", "data_bytes_per_token", "finetune",
+					    "lora_rank"};
 static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
 					    "context_parallel_size",
@@ -262,7 +263,41 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 
 /* ---- training, parallel ---- */
 
-static int parse_training(pp_scenario *s, pp_err *err)
+/* training.finetune: "full" (every weight trained, the default), "lora"
+ * (a frozen bf16 base with LoRA adapters of training.lora_rank on every
+ * linear layer of every block) or "qlora" (the frozen base stored in 4-bit
+ * NF4); defaults from models.json "finetune". t may be NULL (no section). */
+static int parse_finetune(pp_scenario *s, const cJSON *t, const pp_catalog *cat, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	pp_training *tr = &s->training;
+	const pp_finetune_defaults *ft = pp_catalog_finetune(cat);
+	tr->finetune = PP_FT_FULL;
+	tr->lora_rank = (int)ft->lora_rank;
+	tr->base_weight_bytes = 0;
+	if (t) {
+		int e = 0, rc;
+		bool present = false;
+		int64_t r = 0;
+		/* "auto" is a cost option's choice, not a training recipe */
+		if ((rc = pp_jget_enum(d, t, "training", "finetune", false, pp_ft_method_names, 3, &e,
+				       &present, err)))
+			return rc;
+		if (present)
+			tr->finetune = (pp_ft_method)e;
+		if ((rc = pp_jget_int(d, t, "training", "lora_rank", false, 1, 65536, &r, &present, err)))
+			return rc;
+		if (present)
+			tr->lora_rank = (int)r;
+	}
+	if (tr->finetune == PP_FT_QLORA)
+		tr->base_weight_bytes = ft->nf4_bits_per_param / 8.0;
+	else if (tr->finetune == PP_FT_LORA)
+		tr->base_weight_bytes = tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32 ? 4.0 : 2.0;
+	return 0;
+}
+
+static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
 	const cJSON *t;
@@ -281,7 +316,7 @@ static int parse_training(pp_scenario *s, pp_err *err)
 	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
 		return rc;
 	if (!t)
-		return 0;
+		return parse_finetune(s, NULL, cat, err);
 	if ((rc = pp_jcheck_keys(d, t, "training", training_keys, PP_ARRAY_LEN(training_keys), err)))
 		return rc;
 	bool present;
@@ -326,7 +361,7 @@ static int parse_training(pp_scenario *s, pp_err *err)
 		return rc;
 	/* Megatron's bucket_size counts parameters; store bytes of fp32 grads. */
 	tr->bucket_bytes = bucket * 4.0;
-	return 0;
+	return parse_finetune(s, t, cat, err);
 }
 
 static int parse_parallel(pp_scenario *s, pp_err *err)
@@ -610,7 +645,7 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 	}
 	if ((rc = pp_jget_str(d, d->root, "", "description", false, s->description,
 			      sizeof(s->description), NULL, err)) ||
-	    (rc = parse_model(s, cat, err)) || (rc = parse_training(s, err)) ||
+	    (rc = parse_model(s, cat, err)) || (rc = parse_training(s, cat, err)) ||
 	    (rc = parse_parallel(s, err)) || (rc = parse_cluster(s, cat, err)) ||
 	    (rc = parse_calibration(s, err)))
 		return rc;

@@ -42,6 +42,9 @@ typedef struct pp_training {
 	double bucket_bytes;          /* DP gradient bucket (Megatron: 40M params) */
 	double data_bytes_per_token;  /* bytes read from storage per training token */
 	int64_t num_microbatches;     /* derived: gbs / (mbs * dp) */
+	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
+	int lora_rank;                /* adapter rank (lora, qlora) */
+	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */
 } pp_training;
 
 typedef struct pp_parallel {
