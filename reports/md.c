@@ -159,12 +159,12 @@ static void pred_md(pp_sb *o, const pp_report *r)
 {
 	const pp_result *p = &r->pred;
 	char a[48], b[48];
-	double parts[PP_REPORT_NBD];
-	pp_report_bd_parts(&p->breakdown, parts);
+	double parts[PP_BD_COUNT];
+	pp_breakdown_values(&p->breakdown, parts);
 	pp_sb_addf(o, "## Step time\n\n| Part | Time | Share |\n|---|--:|--:|\n| step | %s | 100%% |\n",
 		   pp_report_dur(p->step_time_s, a, sizeof(a)));
-	for (int k = 0; k < PP_REPORT_NBD; k++)
-		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_report_bd_words[k],
+	for (int k = 0; k < PP_BD_COUNT; k++)
+		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_breakdown_fields[k].label,
 			   pp_report_dur(parts[k], a, sizeof(a)),
 			   p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
 	pp_sb_addf(o, "\n## Memory per GPU\n\n%s of %s on pipeline stage %d: %s.\n",
