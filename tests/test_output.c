@@ -99,7 +99,7 @@ static void json_helpers(void)
 	pp_sb sb = {0};
 	pp_json_print(o, false, &sb);
 	CHECK(!strcmp(sb.buf, "{\"name\":\"a \\\"quoted\\\"\\nname\\\\\",\"none\":null,"
-			      "\"third\":0.333333333,\"big\":85899345900,\"nan\":null,\"inf\":null,"
+			      "\"third\":0.333333333,\"big\":85899345920,\"nan\":null,\"inf\":null,"
 			      "\"count\":3000000000,\"fits\":false,\"list\":[1.5,2]}"));
 	cJSON *back = cJSON_Parse(sb.buf);
 	CHECK(back && !strcmp(cJSON_GetObjectItem(back, "name")->valuestring, "a \"quoted\"\nname\\"));
@@ -111,6 +111,7 @@ static void json_helpers(void)
 	cJSON_Delete(o);
 	CHECK(pp_json_round(0.1234567891234, 9) == 0.123456789);
 	CHECK(pp_json_round(-2.5e-7, 2) == -2.5e-7);
+	CHECK(pp_json_round(123456.7, 6) == 123457 && pp_json_round(1234567.8, 6) == 1234567.8);
 }
 
 static void breakdown_table(void)

@@ -30,7 +30,10 @@ cJSON *pp_json_add(cJSON *parent, const char *key, cJSON *item)
 
 double pp_json_round(double v, int sig)
 {
-	if (!isfinite(v))
+	/* from 10^sig up %.<sig>g needed an exponent; the rounded digits
+	 * written out in full would pass for exact ones ("85899345900" for
+	 * 85899345920 bytes), so the figure is left whole */
+	if (!isfinite(v) || fabs(v) >= pow(10.0, sig))
 		return v;
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%.*g", sig, v);

@@ -3,12 +3,14 @@
  * JSON is built as a cJSON tree with these helpers and printed by cJSON,
  * so strings are always escaped and the text always parses.
  *
- * Numbers: a figure is added rounded to the significant digits it carries
- * (pp_json_num's sig: 9 for engine times and sizes, 6 for ratios, 10 for
- * dollars), then cJSON prints it (%.15g, %.17g when that does not read back):
- * the digits are those %.<sig>g gives, written out in full below 1e15
- * ("85899345900" where %.9g wrote "8.58993459e+10"). NaN and infinity are
- * JSON null (cJSON_CreateNumber would cast NaN to int: undefined).
+ * Numbers: a figure below 10^sig is added rounded to the significant digits
+ * it carries (pp_json_num's sig: 9 for engine times and sizes, 6 for ratios,
+ * 10 for dollars), then cJSON prints it (%.15g, %.17g when that does not
+ * read back): the digits are those %.<sig>g gives. A larger figure, which
+ * %.<sig>g wrote with an exponent, is printed whole: its rounded digits
+ * written out would pass for exact ones (85899345920 bytes, not
+ * "85899345900" nor "8.58993459e+10"). NaN and infinity are JSON null
+ * (cJSON_CreateNumber would cast NaN to int: undefined behaviour).
  *
  * Every helper adds the new item to parent, under key when parent is an
  * object, at the end when it is an array (key NULL), and returns it; a
@@ -24,7 +26,7 @@
 #include <stdint.h>
 
 /* v rounded to sig significant digits (what %.<sig>g prints, read back);
- * v itself when not finite. */
+ * v itself when not finite or not below 10^sig. */
 double pp_json_round(double v, int sig);
 
 cJSON *pp_json_num(cJSON *parent, const char *key, double v, int sig);
