@@ -1,5 +1,6 @@
 /* calibdb.c - see calibdb.h. */
 #include "calib/calibdb.h"
+#include "core/csv.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -441,26 +442,12 @@ const char pp_calibdb_csv_header[] =
 	"kind,op,dtype,nranks,bytes,inplace,m,n,k,time_us,algbw_GBps,busbw_GBps,tflops,GBps,"
 	"time_min_us,time_max_us,repeats,wrong,device,scope,run_id";
 
-static void csv_int(pp_sb *sb, int64_t v)
+static void csv_int(pp_csvw *w, int64_t v)
 {
-	pp_sb_adds(sb, ",");
 	if (v != PP_CALIB_NULL)
-		pp_sb_addf(sb, "%lld", (long long)v);
-}
-
-/* %.6g keeps six significant digits: finer than any repeat-to-repeat
- * spread, and short enough for a spreadsheet. */
-static void csv_num(pp_sb *sb, double v)
-{
-	pp_sb_adds(sb, ",");
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.6g", v);
-}
-
-static void csv_str(pp_sb *sb, const char *s)
-{
-	pp_sb_adds(sb, ",");
-	pp_sb_add_csv(sb, s);
+		pp_csvw_int(w, (long long)v);
+	else
+		pp_csvw_empty(w);
 }
 
 static int check_run(pp_store *st, int64_t run_id, pp_err *err)
@@ -478,31 +465,29 @@ int pp_calibdb_export_csv(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err)
 	int rc;
 	if ((rc = check_run(st, run_id, err)) || (rc = pp_calibdb_query(st, run_id, NULL, &rows, &n, err)))
 		return rc;
-	pp_sb_addf(out, "%s\n", pp_calibdb_csv_header);
+	/* %.6g keeps six significant digits: finer than any repeat-to-repeat
+	 * spread, and short enough for a spreadsheet */
+	pp_csvw w;
+	pp_csvw_init(&w, out);
+	pp_csvw_header(&w, pp_calibdb_csv_header);
 	for (size_t i = 0; i < n; i++) {
 		const pp_calib_meas *m = &rows[i];
-		pp_sb_add_csv(out, m->kind);
-		csv_str(out, m->op);
-		csv_str(out, m->dtype);
-		csv_int(out, m->nranks);
-		csv_int(out, m->bytes);
-		csv_int(out, m->inplace);
-		csv_int(out, m->m);
-		csv_int(out, m->n);
-		csv_int(out, m->k);
-		csv_num(out, m->time_us);
-		csv_num(out, m->algbw_GBps);
-		csv_num(out, m->busbw_GBps);
-		csv_num(out, m->tflops);
-		csv_num(out, m->GBps);
-		csv_num(out, m->time_min_us);
-		csv_num(out, m->time_max_us);
-		csv_int(out, m->repeats);
-		csv_int(out, m->wrong);
-		csv_int(out, m->device);
-		csv_str(out, m->scope);
-		csv_int(out, m->run_id);
-		pp_sb_adds(out, "\n");
+		pp_csvw_text(&w, m->kind);
+		pp_csvw_text(&w, m->op);
+		pp_csvw_text(&w, m->dtype);
+		const int64_t ints[] = {m->nranks, m->bytes, m->inplace, m->m, m->n, m->k};
+		for (size_t k = 0; k < PP_ARRAY_LEN(ints); k++)
+			csv_int(&w, ints[k]);
+		const double nums[] = {m->time_us, m->algbw_GBps, m->busbw_GBps, m->tflops, m->GBps,
+				       m->time_min_us, m->time_max_us};
+		for (size_t k = 0; k < PP_ARRAY_LEN(nums); k++)
+			pp_csvw_num(&w, nums[k], 6);
+		csv_int(&w, m->repeats);
+		csv_int(&w, m->wrong);
+		csv_int(&w, m->device);
+		pp_csvw_text(&w, m->scope);
+		csv_int(&w, m->run_id);
+		pp_csvw_end(&w);
 	}
 	pp_calib_meas_free(rows, n);
 	return 0;
