@@ -1,6 +1,7 @@
 /* calibdb.c - see calibdb.h. */
 #include "calib/calibdb.h"
 #include "core/csv.h"
+#include "core/jsonout.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -493,36 +494,54 @@ int pp_calibdb_export_csv(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err)
 	return 0;
 }
 
-static void json_key(pp_sb *sb, bool *first, const char *key)
+/* NULL columns are left out of a row's object */
+static void json_int(cJSON *o, const char *key, int64_t v)
 {
-	pp_sb_adds(sb, *first ? "{" : ", ");
-	*first = false;
-	pp_sb_add_json(sb, key);
-	pp_sb_adds(sb, ": ");
+	if (v != PP_CALIB_NULL)
+		pp_json_int(o, key, v);
 }
 
-static void json_int(pp_sb *sb, bool *first, const char *key, int64_t v)
+static void json_num(cJSON *o, const char *key, double v)
 {
-	if (v == PP_CALIB_NULL)
-		return;
-	json_key(sb, first, key);
-	pp_sb_addf(sb, "%lld", (long long)v);
+	if (isfinite(v))
+		pp_json_num(o, key, v, 9);
 }
 
-static void json_num(pp_sb *sb, bool *first, const char *key, double v)
+static void json_str(cJSON *o, const char *key, const char *v)
 {
-	if (!isfinite(v))
-		return;
-	json_key(sb, first, key);
-	pp_sb_addf(sb, "%.9g", v);
+	if (v)
+		pp_json_str(o, key, v);
 }
 
-static void json_str(pp_sb *sb, bool *first, const char *key, const char *v)
+static void meas_json(cJSON *arr, const pp_calib_meas *m)
 {
-	if (!v)
-		return;
-	json_key(sb, first, key);
-	pp_sb_add_json(sb, v);
+	cJSON *o = pp_json_obj(arr, NULL);
+	json_int(o, "run_id", m->run_id);
+	json_str(o, "kind", m->kind);
+	json_str(o, "op", m->op);
+	json_str(o, "dtype", m->dtype);
+	json_int(o, "nranks", m->nranks);
+	json_int(o, "bytes", m->bytes);
+	json_int(o, "inplace", m->inplace);
+	json_int(o, "m", m->m);
+	json_int(o, "n", m->n);
+	json_int(o, "k", m->k);
+	json_num(o, "time_us", m->time_us);
+	json_num(o, "time_min_us", m->time_min_us);
+	json_num(o, "time_max_us", m->time_max_us);
+	json_num(o, "algbw_GBps", m->algbw_GBps);
+	json_num(o, "busbw_GBps", m->busbw_GBps);
+	json_num(o, "tflops", m->tflops);
+	json_num(o, "GBps", m->GBps);
+	json_int(o, "repeats", m->repeats);
+	json_int(o, "wrong", m->wrong);
+	json_int(o, "device", m->device);
+	json_str(o, "scope", m->scope);
+	if (m->extra_json) {
+		/* stored by podplan as JSON; a row that is not keeps its text */
+		cJSON *x = cJSON_Parse(m->extra_json);
+		pp_json_add(o, "extra", x ? x : cJSON_CreateString(m->extra_json));
+	}
 }
 
 int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err)
@@ -532,39 +551,11 @@ int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err
 	int rc;
 	if ((rc = check_run(st, run_id, err)) || (rc = pp_calibdb_query(st, run_id, NULL, &rows, &n, err)))
 		return rc;
-	pp_sb_adds(out, "[\n");
-	for (size_t i = 0; i < n; i++) {
-		const pp_calib_meas *m = &rows[i];
-		bool first = true;
-		pp_sb_adds(out, "  ");
-		json_int(out, &first, "run_id", m->run_id);
-		json_str(out, &first, "kind", m->kind);
-		json_str(out, &first, "op", m->op);
-		json_str(out, &first, "dtype", m->dtype);
-		json_int(out, &first, "nranks", m->nranks);
-		json_int(out, &first, "bytes", m->bytes);
-		json_int(out, &first, "inplace", m->inplace);
-		json_int(out, &first, "m", m->m);
-		json_int(out, &first, "n", m->n);
-		json_int(out, &first, "k", m->k);
-		json_num(out, &first, "time_us", m->time_us);
-		json_num(out, &first, "time_min_us", m->time_min_us);
-		json_num(out, &first, "time_max_us", m->time_max_us);
-		json_num(out, &first, "algbw_GBps", m->algbw_GBps);
-		json_num(out, &first, "busbw_GBps", m->busbw_GBps);
-		json_num(out, &first, "tflops", m->tflops);
-		json_num(out, &first, "GBps", m->GBps);
-		json_int(out, &first, "repeats", m->repeats);
-		json_int(out, &first, "wrong", m->wrong);
-		json_int(out, &first, "device", m->device);
-		json_str(out, &first, "scope", m->scope);
-		if (m->extra_json) {
-			json_key(out, &first, "extra");
-			pp_sb_adds(out, m->extra_json);
-		}
-		pp_sb_adds(out, i + 1 < n ? "},\n" : "}\n");
-	}
-	pp_sb_adds(out, "]\n");
+	cJSON *arr = pp_json_arr(NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		meas_json(arr, &rows[i]);
+	pp_json_print(arr, true, out);
+	cJSON_Delete(arr);
 	pp_calib_meas_free(rows, n);
 	return 0;
 }
