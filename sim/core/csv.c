@@ -170,29 +170,34 @@ static bool is_number(const char *s)
 	return *p == '\0';
 }
 
-void pp_csvw_text(pp_csvw *w, const char *s)
+void pp_csv_cell(pp_sb *out, const char *s)
 {
-	sep(w);
 	if (!s)
 		return;
 	/* OWASP "CSV Injection": a leading ' keeps a formula text */
 	bool neutralise = *s && strchr("=+-@\t\r", *s) && !is_number(s);
-	if (!neutralise && !strpbrk(s, ",\"\n\r")) {
-		pp_sb_adds(w->out, s);
+	bool quote = strpbrk(s, ",\"\n\r") != NULL;
+	if (!neutralise && !quote) {
+		pp_sb_adds(out, s);
 		return;
 	}
-	bool quote = strpbrk(s, ",\"\n\r") != NULL;
 	if (quote)
-		pp_sb_add(w->out, "\"", 1);
+		pp_sb_add(out, "\"", 1);
 	if (neutralise)
-		pp_sb_add(w->out, "'", 1);
+		pp_sb_add(out, "'", 1);
 	for (const char *p = s; *p; p++) {
 		if (*p == '"')
-			pp_sb_add(w->out, "\"", 1);
-		pp_sb_add(w->out, p, 1);
+			pp_sb_add(out, "\"", 1);
+		pp_sb_add(out, p, 1);
 	}
 	if (quote)
-		pp_sb_add(w->out, "\"", 1);
+		pp_sb_add(out, "\"", 1);
+}
+
+void pp_csvw_text(pp_csvw *w, const char *s)
+{
+	sep(w);
+	pp_csv_cell(w->out, s);
 }
 
 void pp_csvw_num(pp_csvw *w, double v, int sig)
