@@ -6,13 +6,22 @@
  *
  * Expected texts are written by hand from RFC 4180 and the OWASP "CSV
  * Injection" rule; the round trips read back with the CSV reader and cJSON.
+ * End to end, a scenario and a calibration run whose names are formulas go
+ * through cost --csv, the report's CSVs, history --csv and calib export
+ * --csv, and no cell of theirs would run in a spreadsheet.
  */
+#include "calib/calibdb.h"
+#include "calib/validate.h"
 #include "core/csv.h"
 #include "core/jsonout.h"
+#include "core/store.h"
 #include "engine/breakdown.h"
 #include "harness.h"
+#include "testutil.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +161,155 @@ static void breakdown_table(void)
 	cJSON_Delete(j);
 }
 
+/* ---- end to end: no CSV podplan writes holds a formula cell ---- */
+
+/* Cells of text (CSV) that a spreadsheet would run, counted; and the
+ * rows, which must end in CRLF. */
+static int formula_cells(const char *what, const char *text)
+{
+	pp_csv c;
+	pp_err err = {0};
+	if (pp_csv_parse(&c, what, text, &err)) {
+		printf("  %s: %s\n", what, err.msg);
+		return 1;
+	}
+	int bad = 0;
+	for (int i = 0; i < c.nrows; i++)
+		for (int j = 0; j < c.nfields[i]; j++) {
+			const char *v = c.rows[i][j];
+			char *end;
+			if (!*v || !strchr("=+-@\t\r", *v))
+				continue;
+			(void)strtod(v, &end);
+			if (*end) {
+				printf("  %s row %d: formula cell %s\n", what, i + 1, v);
+				bad++;
+			}
+		}
+	pp_csv_release(&c);
+	for (const char *p = strchr(text, '\n'); p; p = strchr(p + 1, '\n'))
+		if (p == text || p[-1] != '\r') {
+			printf("  %s: a row ends in a bare LF\n", what);
+			bad++;
+			break;
+		}
+	return bad;
+}
+
+static int formula_cells_of(const char *cmd)
+{
+	char *out = NULL;
+	int st = pp_t_sh(cmd, &out);
+	if (st != 0)
+		printf("  %s: exit status %d\n%s\n", cmd, st, out ? out : "");
+	int bad = st != 0 || formula_cells(cmd, out ? out : "");
+	free(out);
+	return bad;
+}
+
+static void no_formula_cells(void)
+{
+	const char *t = pp_t_tmpdir(), *bin = pp_t_bin();
+	char scen[512], db[512], dir[512], cmd[2048];
+	snprintf(scen, sizeof(scen), "%s/formula.json", t);
+	snprintf(db, sizeof(db), "%s/formula.db", t);
+	snprintf(dir, sizeof(dir), "%s/formula-report", t);
+	FILE *f = fopen(scen, "w");
+	if (!f) {
+		CHECK(!"scenario written");
+		return;
+	}
+	fputs("{\"name\": \"@SUM(1,2)\", \"description\": \"-2+3\",\n"
+	      " \"model\": {\"preset\": \"llama2-7b\", \"seq_length\": 4096},\n"
+	      " \"training\": {\"global_batch_size\": 64, \"micro_batch_size\": 1, \"train_tokens\": 1e10},\n"
+	      " \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8},\n"
+	      " \"costs\": {\"work\": {\"type\": \"run\"}, \"uncertainty\": {\"draws\": 200, \"seed\": 3},\n"
+	      "  \"options\": [{\"name\": \"=HYPERLINK(\\\"http://x\\\")\", \"kind\": \"rent\",\n"
+	      "   \"provider\": \"lambda_8x\", \"tier\": \"on_demand\"},\n"
+	      "   {\"name\": \"+cmd|' /C calc'!A0\", \"kind\": \"build\"}]}}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s cost %s --csv", bin, scen);
+	CHECK(formula_cells_of(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s report %s -o %s --db %s >/dev/null 2>&1", bin, scen, dir, db);
+	char *out = NULL;
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	free(out);
+	int nfiles = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".csv"))
+			continue;
+		snprintf(cmd, sizeof(cmd), "cat %s/%s", dir, e->d_name);
+		CHECK(formula_cells_of(cmd) == 0);
+		nfiles++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(nfiles >= 8); /* options.csv among them */
+	snprintf(cmd, sizeof(cmd), "%s history --db %s --csv", bin, db);
+	CHECK(formula_cells_of(cmd) == 0);
+	/* calib export: a measurement whose names look like formulas */
+	pp_store *st = NULL;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, db, &err) == 0);
+	pp_calib_run r;
+	pp_calib_run_init(&r);
+	r.source = "=source";
+	r.command_line = "@cmd";
+	int64_t run = 0, id = 0;
+	CHECK(st && pp_calibdb_begin_run(st, &r, &run, &err) == 0);
+	pp_calib_meas m;
+	pp_calib_meas_init(&m);
+	m.kind = "gemm";
+	m.op = "=1+2";
+	m.dtype = "-bf16";
+	m.scope = "@scope";
+	m.time_us = 12.5;
+	m.tflops = -3.5; /* a negative number stays a number */
+	CHECK(st && pp_calibdb_add(st, run, &m, &id, &err) == 0);
+	pp_store_close(st);
+	snprintf(cmd, sizeof(cmd), "%s calib export %lld --csv --db %s", bin, (long long)run, db);
+	CHECK(formula_cells_of(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s calib export %lld --csv --db %s", bin, (long long)run, db);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "\r\ngemm,'=1+2,'-bf16,");
+	CHECK_CONTAINS(out, ",12.5,,,-3.5,");
+	free(out);
+}
+
+/* validate builds a scenario per published row: a quote and a backslash
+ * in the model name are text, and the row is predicted, not skipped */
+static void validate_quoted_model(void)
+{
+	pp_csv pub;
+	pp_err err = {0};
+	CHECK(pp_csv_load(&pub, "models/validation/validation-public.csv", &err) == 0);
+	int model = pp_csv_col(&pub, "model");
+	CHECK(model >= 0 && pub.nrows > 1);
+	pp_sb text = {0};
+	pp_csvw w;
+	pp_csvw_init(&w, &text);
+	for (int i = 0; i < 2; i++) {
+		for (int j = 0; j < pub.nfields[i]; j++)
+			pp_csvw_text(&w, i == 1 && j == model ? "GPT \"1.7B\" \\ v2" : pub.rows[i][j]);
+		pp_csvw_end(&w);
+	}
+	pp_csv_release(&pub);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/quoted.csv", pp_t_tmpdir());
+	FILE *f = fopen(path, "w");
+	CHECK(f && fputs(text.buf, f) >= 0);
+	if (f)
+		fclose(f);
+	pp_sb_release(&text);
+	pp_valset v;
+	CHECK(pp_validate_csv(tu_catalog(), path, &v, &err) == 0);
+	CHECK(v.n >= 1 && v.skipped == 0);
+	CHECK(v.n >= 1 && !strcmp(v.rows[0].model, "GPT \"1.7B\" \\ v2"));
+	pp_valset_release(&v);
+}
+
 int main(void)
 {
 	RUN(csv_quoting);
@@ -159,5 +317,7 @@ int main(void)
 	RUN(csv_numbers);
 	RUN(json_helpers);
 	RUN(breakdown_table);
+	RUN(no_formula_cells);
+	RUN(validate_quoted_model);
 	return pp_t_done("test_output");
 }
