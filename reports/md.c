@@ -136,15 +136,16 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		const pp_cost_option *x = &c->options[i];
 		if (!isfinite(x->step_time_s))
 			continue;
-		const pp_breakdown *bd = &x->breakdown;
-		double comm = bd->tp_comm_exposed_s + bd->dp_comm_exposed_s + bd->pp_comm_exposed_s;
-		double other = bd->optimizer_s + bd->data_s;
+		double g[PP_BD_GROUPS];
+		pp_breakdown_groups(&x->breakdown, g);
 		char e[48], f2[48];
 		pp_sb_adds(o, "| ");
 		md(o, x->name);
 		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_report_dur(x->step_time_s, a, sizeof(a)),
-			   pp_report_dur(bd->compute_s, b, sizeof(b)), pp_report_dur(comm, d, sizeof(d)),
-			   pp_report_dur(bd->pp_bubble_s, e, sizeof(e)), pp_report_dur(other, f2, sizeof(f2)),
+			   pp_report_dur(g[PP_BD_COMPUTE], b, sizeof(b)),
+			   pp_report_dur(g[PP_BD_COMM], d, sizeof(d)),
+			   pp_report_dur(g[PP_BD_BUBBLE], e, sizeof(e)),
+			   pp_report_dur(g[PP_BD_OTHER], f2, sizeof(f2)),
 			   isfinite(x->mfu) ? (snprintf(e, sizeof(e), "%.1f%%", 100 * x->mfu), e) : "-");
 	}
 	int est = 0;

@@ -139,6 +139,11 @@ static void breakdown_table(void)
 		CHECK(strlen(pp_breakdown_fields[k].short_label) <= 9);
 		CHECK((int)strlen(pp_breakdown_fields[k].label) <= pp_breakdown_label_width());
 	}
+	/* the Markdown summary's four columns: TP, DP and p2p are communication */
+	double g[PP_BD_GROUPS];
+	pp_breakdown_groups(&b, g);
+	CHECK(g[PP_BD_COMPUTE] == 1 && g[PP_BD_COMM] == 2 + 3 + 5 && g[PP_BD_BUBBLE] == 4 &&
+	      g[PP_BD_OTHER] == 6 + 7);
 	CHECK(strcmp(pp_breakdown_label(4, true), pp_breakdown_label(4, false)));
 	CHECK(!strcmp(pp_breakdown_label(3, true), pp_breakdown_label(3, false)));
 	pp_sb sb = {0};

@@ -4,15 +4,16 @@
 #include <math.h>
 #include <string.h>
 
-#define F(name, label, short_label) {#name, offsetof(pp_breakdown, name), label, short_label}
+#define F(name, label, short_label, group) \
+	{#name, offsetof(pp_breakdown, name), label, short_label, group}
 const pp_breakdown_field pp_breakdown_fields[PP_BD_COUNT] = {
-	F(compute_s, "compute", "compute"),
-	F(tp_comm_exposed_s, "tensor/context-parallel comm (exposed)", "TP/CP"),
-	F(dp_comm_exposed_s, "data-parallel comm (exposed)", "DP"),
-	F(pp_bubble_s, "pipeline bubble", "bubble"),
-	F(pp_comm_exposed_s, "pipeline send/recv (exposed)", "p2p"),
-	F(optimizer_s, "optimizer step", "optim"),
-	F(data_s, "data loading (exposed)", "data"),
+	F(compute_s, "compute", "compute", PP_BD_COMPUTE),
+	F(tp_comm_exposed_s, "tensor/context-parallel comm (exposed)", "TP/CP", PP_BD_COMM),
+	F(dp_comm_exposed_s, "data-parallel comm (exposed)", "DP", PP_BD_COMM),
+	F(pp_bubble_s, "pipeline bubble", "bubble", PP_BD_BUBBLE),
+	F(pp_comm_exposed_s, "pipeline send/recv (exposed)", "p2p", PP_BD_COMM),
+	F(optimizer_s, "optimizer step", "optim", PP_BD_OTHER),
+	F(data_s, "data loading (exposed)", "data", PP_BD_OTHER),
 };
 #undef F
 
@@ -27,6 +28,14 @@ void pp_breakdown_values(const pp_breakdown *b, double out[PP_BD_COUNT])
 {
 	for (int k = 0; k < PP_BD_COUNT; k++)
 		out[k] = pp_breakdown_get(b, k);
+}
+
+void pp_breakdown_groups(const pp_breakdown *b, double out[PP_BD_GROUPS])
+{
+	for (int g = 0; g < PP_BD_GROUPS; g++)
+		out[g] = 0;
+	for (int k = 0; k < PP_BD_COUNT; k++)
+		out[pp_breakdown_fields[k].group] += pp_breakdown_get(b, k);
 }
 
 const char *pp_breakdown_label(int k, bool blocking_p2p)

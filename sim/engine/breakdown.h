@@ -22,11 +22,21 @@
 
 #define PP_BD_COUNT 7
 
+/* What a summary that folds the parts into four columns puts each in. */
+typedef enum pp_bd_group {
+	PP_BD_COMPUTE,            /* kernels */
+	PP_BD_COMM,               /* exposed communication of any kind */
+	PP_BD_BUBBLE,             /* pipeline fill and drain */
+	PP_BD_OTHER,              /* optimizer, data loading */
+	PP_BD_GROUPS
+} pp_bd_group;
+
 typedef struct pp_breakdown_field {
 	const char *key;          /* JSON key and CSV column, seconds: "tp_comm_exposed_s" */
 	size_t offset;            /* offsetof(pp_breakdown, the field) */
 	const char *label;        /* for people: "tensor/context-parallel comm (exposed)" */
 	const char *short_label;  /* a table column, at most 9 characters: "TP/CP" */
+	pp_bd_group group;
 } pp_breakdown_field;
 
 extern const pp_breakdown_field pp_breakdown_fields[PP_BD_COUNT];
@@ -35,6 +45,8 @@ extern const pp_breakdown_field pp_breakdown_fields[PP_BD_COUNT];
 double pp_breakdown_get(const pp_breakdown *b, int k);
 /* Every field of b, in the table's order. */
 void pp_breakdown_values(const pp_breakdown *b, double out[PP_BD_COUNT]);
+/* The fields of b summed by group. */
+void pp_breakdown_groups(const pp_breakdown *b, double out[PP_BD_GROUPS]);
 /* The label of field k for a step whose pipeline sends block (a pipeline
  * without overlap_p2p_comm, schedule.h): its stall is booked with the
  * sends, and the send/recv row says so. Otherwise the table's label. */
