@@ -2,7 +2,8 @@
  * csv.h - RFC 4180 CSV: the reader (quoted fields, doubled quotes, embedded
  * commas and newlines, CRLF or LF) and the one writer every CSV podplan
  * writes goes through (reports, cost, search, size, history, calib export,
- * validate).
+ * validate). podplan-calibrate's replay CSVs (calibrate/replay.c) encode
+ * their cells with it (pp_sb_add_csv) but still end rows in LF.
  *
  * Reader: reads a whole text; rows and fields are owned by the pp_csv and
  * freed by pp_csv_release().
