@@ -15,8 +15,16 @@ have_mpi=0
 command -v mpirun >/dev/null 2>&1 && have_mpi=1
 MPIRUN="mpirun --oversubscribe --allow-run-as-root -np 2"
 
-field() { # field NAME FILE: a number from podplan's JSON (one key per line)
-	sed -n "s/^  \"$1\": \([0-9.eE+-]*\),*\$/\1/p" "$2" | head -n 1
+field() { # field NAME FILE: a top-level number of podplan's JSON
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[2]))[sys.argv[1]])' "$1" "$2"
+}
+best_layout() { # best_layout FILE: the winner in a few words, and its step
+	python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["best"][0]
+print("TP%d PP%d DP%d CP%d v%d mb%d %s %ss" % (b["tensor_model_parallel_size"],
+      b["pipeline_model_parallel_size"], b["data_parallel_size"], b["context_parallel_size"],
+      b["virtual_pipeline_model_parallel_size"], b["micro_batch_size"], b["recompute"],
+      b["step_time_s"]))' "$1"
 }
 median() { sort -n | sed -n 2p; }
 now() { date +%s.%N; }
@@ -44,7 +52,7 @@ run() { # run LABEL RANKS FILE
 	fe=$(field feasible "$tmp/out.json")
 	si=$(field simulated "$tmp/out.json")
 	el=$(field elapsed_s "$tmp/out.json")
-	best=$(sed -n 's/.*"rank": 1, "tensor_model_parallel_size": \([0-9]*\), "pipeline_model_parallel_size": \([0-9]*\), "data_parallel_size": \([0-9]*\), "context_parallel_size": \([0-9]*\), "virtual_pipeline_model_parallel_size": \([0-9]*\).*"micro_batch_size": \([0-9]*\), "recompute": "\([a-z]*\)".*"step_time_s": \([0-9.]*\),.*/TP\1 PP\2 DP\3 CP\4 v\5 mb\6 \7 \8s/p' "$tmp/out.json")
+	best=$(best_layout "$tmp/out.json")
 	printf '%-34s %5s %9s %9s %8s %8.2f %8.3f %10.0f %8.0fx  %s\n' "$label" "$ranks" "$ev" "$fe" \
 		"$si" "$wall" "$el" "$(awk -v e="$ev" -v w="$wall" 'BEGIN { print e / w }')" \
 		"$(awk -v w="$wall" 'BEGIN { print 1291 / w }')" "$best"

@@ -267,6 +267,13 @@ void pp_chart_distribution(pp_sb *o, const pp_report *r)
 	figure_close(o);
 }
 
+/* The stacked bars' series: the breakdown's parts by their labels. */
+static void bd_series(const char *out[PP_BD_COUNT])
+{
+	for (int k = 0; k < PP_BD_COUNT; k++)
+		out[k] = pp_breakdown_fields[k].label;
+}
+
 void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 {
 	const pp_cost_result *c = &r->cost;
@@ -274,18 +281,20 @@ void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 	const char **cat = pp_xcalloc((size_t)n + 1, sizeof(*cat));
 	const char **note = pp_xcalloc((size_t)n + 1, sizeof(*note));
 	char **endl = pp_xcalloc((size_t)n + 1, sizeof(*endl));
-	double *v = pp_xcalloc((size_t)n * PP_REPORT_NBD + 1, sizeof(*v));
+	double *v = pp_xcalloc((size_t)n * PP_BD_COUNT + 1, sizeof(*v));
+	const char *series[PP_BD_COUNT];
+	bd_series(series);
 	char a[48];
 	int nsim = 0;
 	for (int i = 0; i < n; i++) {
 		const pp_cost_option *x = &c->options[i];
 		cat[i] = x->name;
-		double parts[PP_REPORT_NBD];
-		pp_report_bd_parts(&x->breakdown, parts);
+		double parts[PP_BD_COUNT];
+		pp_breakdown_values(&x->breakdown, parts);
 		bool sim = isfinite(x->step_time_s) && x->step_time_s > 0;
 		nsim += sim;
-		for (int k = 0; k < PP_REPORT_NBD; k++)
-			v[i * PP_REPORT_NBD + k] = sim ? parts[k] : NAN;
+		for (int k = 0; k < PP_BD_COUNT; k++)
+			v[i * PP_BD_COUNT + k] = sim ? parts[k] : NAN;
 		if (sim) {
 			endl[i] = pp_xmalloc(96);
 			if (isfinite(x->mfu))
@@ -298,7 +307,7 @@ void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 			      : x->kind == PP_OPT_API ? "hosted API: nothing simulated"
 						      : "serving: throughput from published figures";
 	}
-	pp_svg_bars b = {n, PP_REPORT_NBD, cat, pp_report_bd_words, pp_report_bd_colors, v, NULL,
+	pp_svg_bars b = {n, PP_BD_COUNT, cat, series, pp_report_bd_colors, v, NULL,
 			 NULL, NULL, note, (const char *const *)endl, c->recommended};
 	pp_svg_frame f = {"chart-steptime", "Step time per option, by part",
 			  "Horizontal stacked bars: the simulated training step of each option split into "
@@ -321,13 +330,15 @@ void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 void pp_chart_steptime_pred(pp_sb *o, const pp_report *r)
 {
 	const pp_result *p = &r->pred;
-	double parts[PP_REPORT_NBD];
-	pp_report_bd_parts(&p->breakdown, parts);
+	double parts[PP_BD_COUNT];
+	pp_breakdown_values(&p->breakdown, parts);
+	const char *series[PP_BD_COUNT];
+	bd_series(series);
 	char a[48], e[96];
 	snprintf(e, sizeof(e), "%s, MFU %.0f%%", pp_report_dur(p->step_time_s, a, sizeof(a)), 100 * p->mfu);
 	const char *cat[1] = {r->s->name};
 	const char *endl[1] = {e};
-	pp_svg_bars b = {1, PP_REPORT_NBD, cat, pp_report_bd_words, pp_report_bd_colors, parts, NULL,
+	pp_svg_bars b = {1, PP_BD_COUNT, cat, series, pp_report_bd_colors, parts, NULL,
 			 NULL, NULL, NULL, endl, 0};
 	pp_svg_frame f = {"chart-steptime", "Step time by part",
 			  "A stacked bar: the simulated training step split into compute, exposed "

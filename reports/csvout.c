@@ -1,197 +1,183 @@
 /*
  * csvout.c - the report's CSV files: every number the page shows, one file
- * per table or chart, RFC 4180 (quoted where needed, CRLF line ends), SI
- * units named in the column headers, empty fields for undefined values.
- * The header lines are a format: tests/golden/report-csv-headers.txt.
+ * per table or chart, through the one CSV writer (core/csv.h: RFC 4180,
+ * CRLF, formula cells neutralised), SI units named in the column headers,
+ * empty fields for undefined values. The header lines are a format:
+ * tests/golden/report-csv-headers-*.txt.
  */
 #include "report.h"
+#include "core/csv.h"
+#include "engine/breakdown.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void cnum(pp_sb *sb, double v)
-{
-	pp_sb_adds(sb, ",");
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.10g", v);
-}
+/* every figure with ten significant digits */
+#define SIG 10
 
-/* A text field. One starting with = + - @ (or a tab/CR) is a formula to a
- * spreadsheet (OWASP "CSV injection"): a leading ' keeps it text. */
-static void ctext(pp_sb *sb, const char *s)
-{
-	if (!s)
-		s = "";
-	if (*s && strchr("=+-@\t\r", *s)) {
-		pp_sb sq = {0};
-		pp_sb_adds(&sq, "'");
-		pp_sb_adds(&sq, s);
-		pp_sb_add_csv(sb, sq.buf);
-		pp_sb_release(&sq);
-		return;
-	}
-	pp_sb_add_csv(sb, s);
-}
-
-static void cstr(pp_sb *sb, const char *s)
-{
-	pp_sb_adds(sb, ",");
-	ctext(sb, s);
-}
-
-static pp_sb *add_file(pp_report_file *files, int *n, int max, const char *name, const char *header)
+static pp_csvw *add_file(pp_report_file *files, int *n, int max, const char *name,
+			 const char *header, pp_csvw *w)
 {
 	if (*n >= max)
 		return NULL;
 	pp_report_file *f = &files[(*n)++];
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
-	pp_sb_adds(&f->body, header);
-	pp_sb_adds(&f->body, "\r\n");
-	return &f->body;
+	pp_csvw_init(w, &f->body);
+	if (header)
+		pp_csvw_header(w, header);
+	return w;
 }
 
-static void step_row(pp_sb *sb, const char *name, const char *kind, const char *gpu, int ngpus,
+static void step_row(pp_csvw *w, const char *name, const char *kind, const char *gpu, int ngpus,
 		     const char *method, double step, const pp_breakdown *b, double tok, double mfu,
 		     double mem, double cap, double goodput, double ckpt, double ttt, double lead)
 {
-	double parts[PP_REPORT_NBD];
-	pp_report_bd_parts(b, parts);
-	ctext(sb, name);
-	cstr(sb, kind);
-	cstr(sb, gpu);
-	pp_sb_addf(sb, ",%d", ngpus);
-	cstr(sb, method);
-	cnum(sb, step);
-	for (int k = 0; k < PP_REPORT_NBD; k++)
-		cnum(sb, isfinite(step) ? parts[k] : NAN);
-	cnum(sb, tok);
-	cnum(sb, mfu);
-	cnum(sb, mem);
-	cnum(sb, cap);
-	cnum(sb, goodput);
-	cnum(sb, ckpt);
-	cnum(sb, ttt);
-	cnum(sb, lead);
-	pp_sb_adds(sb, "\r\n");
+	pp_csvw_text(w, name);
+	pp_csvw_text(w, kind);
+	pp_csvw_text(w, gpu);
+	pp_csvw_int(w, ngpus);
+	pp_csvw_text(w, method);
+	pp_csvw_num(w, step, SIG);
+	pp_breakdown_csv(w, isfinite(step) ? b : NULL, SIG);
+	const double v[] = {tok, mfu, mem, cap, goodput, ckpt, ttt, lead};
+	for (size_t k = 0; k < PP_ARRAY_LEN(v); k++)
+		pp_csvw_num(w, v[k], SIG);
+	pp_csvw_end(w);
 }
 
-#define STEP_HEADER                                                                             \
-	"option,kind,gpu,num_gpus,method,step_time_s,compute_s,tp_comm_exposed_s,"              \
-	"dp_comm_exposed_s,pp_bubble_s,pp_comm_exposed_s,optimizer_s,data_s,tokens_per_s,mfu,"  \
-	"memory_per_gpu_bytes,memory_capacity_bytes,goodput,checkpoint_interval_s,"             \
-	"time_to_train_s,lead_time_s"
+/* step_time.csv's header: the breakdown's keys between the step time and
+ * the throughput */
+static pp_csvw *add_step_file(pp_report_file *files, int *n, int max, pp_csvw *w)
+{
+	if (!add_file(files, n, max, "step_time.csv", NULL, w))
+		return NULL;
+	pp_csvw_names(w, "option,kind,gpu,num_gpus,method,step_time_s");
+	pp_breakdown_csv_names(w);
+	pp_csvw_names(w, "tokens_per_s,mfu,memory_per_gpu_bytes,memory_capacity_bytes,goodput,"
+			 "checkpoint_interval_s,time_to_train_s,lead_time_s");
+	pp_csvw_end(w);
+	return w;
+}
+
+static void tornado_file(const pp_cost_result *c, pp_report_file *files, int *n, int max)
+{
+	pp_csvw w;
+	if (!add_file(files, n, max, "tornado.csv",
+		      "option,driver,unit,base_input,low_input,high_input,base_usd,low_usd,high_usd,"
+		      "low_margin_usd,high_margin_usd,swing_usd", &w))
+		return;
+	const pp_cost_option *win = c->recommended >= 0 ? &c->options[c->recommended] : NULL;
+	for (int i = 0; i < c->ntornado; i++) {
+		const pp_tornado_row *t = &c->tornado[i];
+		pp_csvw_text(&w, win ? win->name : "");
+		pp_csvw_text(&w, t->driver);
+		pp_csvw_text(&w, t->unit);
+		const double v[] = {t->base_input, t->low_input, t->high_input,
+				    win ? win->usd_total : NAN, t->low_usd, t->high_usd,
+				    t->low_margin_usd, t->high_margin_usd, t->swing_usd};
+		for (size_t k = 0; k < PP_ARRAY_LEN(v); k++)
+			pp_csvw_num(&w, v[k], SIG);
+		pp_csvw_end(&w);
+	}
+}
+
+static void distribution_file(const pp_cost_result *c, pp_report_file *files, int *n, int max)
+{
+	pp_csvw w;
+	if (!add_file(files, n, max, "distribution.csv",
+		      "option,bin,lo_usd,hi_usd,count,share,p10_usd,p50_usd,p90_usd,mean_usd,p_cheapest",
+		      &w))
+		return;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *o = &c->options[i];
+		int counts[40];
+		double lo = 0, hi = 0;
+		if (!o->feasible || pp_cost_histogram(o, 40, &lo, &hi, counts) <= 0)
+			continue;
+		double width = (hi - lo) / 40;
+		for (int b = 0; b < 40; b++) {
+			pp_csvw_text(&w, o->name);
+			pp_csvw_int(&w, b);
+			pp_csvw_num(&w, lo + b * width, SIG);
+			pp_csvw_num(&w, lo + (b + 1) * width, SIG);
+			pp_csvw_int(&w, counts[b]);
+			const double v[] = {o->nsamples > 0 ? (double)counts[b] / o->nsamples : NAN,
+					    o->p10_usd, o->p50_usd, o->p90_usd, o->mean_usd,
+					    o->p_cheapest};
+			for (size_t k = 0; k < PP_ARRAY_LEN(v); k++)
+				pp_csvw_num(&w, v[k], SIG);
+			pp_csvw_end(&w);
+		}
+	}
+}
+
+static void finance_file(const pp_cost_result *c, pp_report_file *files, int *n, int max)
+{
+	pp_csvw w;
+	if (!add_file(files, n, max, "finance.csv",
+		      "option,versus,capex_usd,residual_usd,discount_rate,npv_usd,irr,payback_months,"
+		      "discounted_payback_months,crossover_month,utilization,usd_per_gpu_hour_used,"
+		      "breakeven_utilization", &w))
+		return;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_fin *f = &c->options[i].fin;
+		if (!f->valid)
+			continue;
+		pp_csvw_text(&w, c->options[i].name);
+		pp_csvw_text(&w, f->versus);
+		const double v[] = {f->capex_usd, f->residual_usd, f->discount_rate, f->npv_usd,
+				    f->irr, f->payback_months, f->discounted_payback_months,
+				    f->crossover_month, f->utilization, f->usd_per_gpu_hour_used,
+				    f->breakeven_utilization};
+		for (size_t k = 0; k < PP_ARRAY_LEN(v); k++)
+			pp_csvw_num(&w, v[k], SIG);
+		pp_csvw_end(&w);
+	}
+}
 
 static void cost_files(const pp_report *r, pp_report_file *files, int *n, int max)
 {
 	const pp_cost_result *c = &r->cost;
-	pp_sb *sb;
+	pp_csvw w;
 	/* options.csv: the cost engine's own CSV (PP_COST_CSV_HEADER) */
-	if (*n < max) {
-		pp_report_file *f = &files[(*n)++];
-		memset(f, 0, sizeof(*f));
-		snprintf(f->name, sizeof(f->name), "options.csv");
-		pp_cost_to_csv(c, &f->body);
-	}
-	if ((sb = add_file(files, n, max, "step_time.csv", STEP_HEADER)))
+	if (add_file(files, n, max, "options.csv", NULL, &w))
+		pp_cost_to_csv(c, w.out);
+	if (add_step_file(files, n, max, &w))
 		for (int i = 0; i < c->noptions; i++) {
 			const pp_cost_option *o = &c->options[i];
-			step_row(sb, o->name, pp_option_kind_names[o->kind], o->gpu, o->num_gpus, o->method,
+			step_row(&w, o->name, pp_option_kind_names[o->kind], o->gpu, o->num_gpus, o->method,
 				 o->step_time_s, &o->breakdown, o->tokens_per_s, o->mfu,
 				 o->memory_per_gpu_bytes, o->memory_capacity_bytes, o->goodput,
 				 o->checkpoint_interval_s, o->time_to_train_s, o->lead_time_s);
 		}
-	if ((sb = add_file(files, n, max, "cumulative_cost.csv", "option,month,cumulative_usd")))
+	if (add_file(files, n, max, "cumulative_cost.csv", "option,month,cumulative_usd", &w))
 		for (int i = 0; i < c->noptions; i++) {
 			const pp_cost_option *o = &c->options[i];
 			for (int m = 0; o->cum_usd && m <= o->nmonths; m++) {
-				ctext(sb, o->name);
-				pp_sb_addf(sb, ",%d", m);
-				cnum(sb, o->cum_usd[m]);
-				pp_sb_adds(sb, "\r\n");
+				pp_csvw_text(&w, o->name);
+				pp_csvw_int(&w, m);
+				pp_csvw_num(&w, o->cum_usd[m], SIG);
+				pp_csvw_end(&w);
 			}
 		}
-	if ((sb = add_file(files, n, max, "tornado.csv",
-			   "option,driver,unit,base_input,low_input,high_input,base_usd,low_usd,"
-			   "high_usd,low_margin_usd,high_margin_usd,swing_usd")))
-		for (int i = 0; i < c->ntornado; i++) {
-			const pp_tornado_row *t = &c->tornado[i];
-			const pp_cost_option *w = c->recommended >= 0 ? &c->options[c->recommended] : NULL;
-			ctext(sb, w ? w->name : "");
-			cstr(sb, t->driver);
-			cstr(sb, t->unit);
-			cnum(sb, t->base_input);
-			cnum(sb, t->low_input);
-			cnum(sb, t->high_input);
-			cnum(sb, w ? w->usd_total : NAN);
-			cnum(sb, t->low_usd);
-			cnum(sb, t->high_usd);
-			cnum(sb, t->low_margin_usd);
-			cnum(sb, t->high_margin_usd);
-			cnum(sb, t->swing_usd);
-			pp_sb_adds(sb, "\r\n");
-		}
-	if ((sb = add_file(files, n, max, "distribution.csv",
-			   "option,bin,lo_usd,hi_usd,count,share,p10_usd,p50_usd,p90_usd,mean_usd,"
-			   "p_cheapest")))
-		for (int i = 0; i < c->noptions; i++) {
-			const pp_cost_option *o = &c->options[i];
-			int counts[40];
-			double lo = 0, hi = 0;
-			if (!o->feasible || pp_cost_histogram(o, 40, &lo, &hi, counts) <= 0)
-				continue;
-			double w = (hi - lo) / 40;
-			for (int b = 0; b < 40; b++) {
-				ctext(sb, o->name);
-				pp_sb_addf(sb, ",%d", b);
-				cnum(sb, lo + b * w);
-				cnum(sb, lo + (b + 1) * w);
-				pp_sb_addf(sb, ",%d", counts[b]);
-				cnum(sb, o->nsamples > 0 ? (double)counts[b] / o->nsamples : NAN);
-				cnum(sb, o->p10_usd);
-				cnum(sb, o->p50_usd);
-				cnum(sb, o->p90_usd);
-				cnum(sb, o->mean_usd);
-				cnum(sb, o->p_cheapest);
-				pp_sb_adds(sb, "\r\n");
-			}
-		}
-	if ((sb = add_file(files, n, max, "finance.csv",
-			   "option,versus,capex_usd,residual_usd,discount_rate,npv_usd,irr,"
-			   "payback_months,discounted_payback_months,crossover_month,utilization,"
-			   "usd_per_gpu_hour_used,breakeven_utilization")))
-		for (int i = 0; i < c->noptions; i++) {
-			const pp_cost_fin *f = &c->options[i].fin;
-			if (!f->valid)
-				continue;
-			ctext(sb, c->options[i].name);
-			cstr(sb, f->versus);
-			cnum(sb, f->capex_usd);
-			cnum(sb, f->residual_usd);
-			cnum(sb, f->discount_rate);
-			cnum(sb, f->npv_usd);
-			cnum(sb, f->irr);
-			cnum(sb, f->payback_months);
-			cnum(sb, f->discounted_payback_months);
-			cnum(sb, f->crossover_month);
-			cnum(sb, f->utilization);
-			cnum(sb, f->usd_per_gpu_hour_used);
-			cnum(sb, f->breakeven_utilization);
-			pp_sb_adds(sb, "\r\n");
-		}
-	if ((sb = add_file(files, n, max, "sources.csv",
-			   "item,value,unit,source,url,date,age_months,estimate")))
+	tornado_file(c, files, n, max);
+	distribution_file(c, files, n, max);
+	finance_file(c, files, n, max);
+	if (add_file(files, n, max, "sources.csv", "item,value,unit,source,url,date,age_months,estimate",
+		     &w))
 		for (int i = 0; i < c->nsources; i++) {
 			const pp_cost_source *f = &c->sources[i];
-			ctext(sb, f->item);
-			cnum(sb, f->value);
-			cstr(sb, f->unit);
-			cstr(sb, f->source);
-			cstr(sb, f->url);
-			cstr(sb, f->date);
-			cnum(sb, f->age_months);
-			pp_sb_adds(sb, f->estimate ? ",true\r\n" : ",false\r\n");
+			pp_csvw_text(&w, f->item);
+			pp_csvw_num(&w, f->value, SIG);
+			pp_csvw_text(&w, f->unit);
+			pp_csvw_text(&w, f->source);
+			pp_csvw_text(&w, f->url);
+			pp_csvw_text(&w, f->date);
+			pp_csvw_num(&w, f->age_months, SIG);
+			pp_csvw_bool(&w, f->estimate);
+			pp_csvw_end(&w);
 		}
 }
 
@@ -199,25 +185,25 @@ static void pred_files(const pp_report *r, pp_report_file *files, int *n, int ma
 {
 	const pp_result *p = &r->pred;
 	const pp_scenario *s = r->s;
-	pp_sb *sb;
-	if ((sb = add_file(files, n, max, "step_time.csv", STEP_HEADER)))
-		step_row(sb, s->name, "scenario", s->cluster.gpu->id, s->cluster.num_gpus, "full",
+	pp_csvw w;
+	if (add_step_file(files, n, max, &w))
+		step_row(&w, s->name, "scenario", s->cluster.gpu->id, s->cluster.num_gpus, "full",
 			 p->step_time_s, &p->breakdown, p->tokens_per_s, p->mfu, p->memory.total_bytes,
 			 p->memory.capacity_bytes, NAN, NAN,
 			 s->training.train_tokens > 0 ? p->time_to_train_s : NAN, 0);
-	if ((sb = add_file(files, n, max, "memory.csv", "part,bytes_per_gpu"))) {
+	if (add_file(files, n, max, "memory.csv", "part,bytes_per_gpu", &w)) {
 		const pp_memory *m = &p->memory;
 		static const char *const k[] = {"weights", "gradients", "optimizer", "activations",
 						"temporary", "fragmentation", "total", "capacity"};
 		double v[] = {m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->activations_bytes,
 			      m->temp_bytes, m->fragmentation_bytes, m->total_bytes, m->capacity_bytes};
 		for (size_t i = 0; i < PP_ARRAY_LEN(k); i++) {
-			pp_sb_adds(sb, k[i]);
-			cnum(sb, v[i]);
-			pp_sb_adds(sb, "\r\n");
+			pp_csvw_text(&w, k[i]);
+			pp_csvw_num(&w, v[i], SIG);
+			pp_csvw_end(&w);
 		}
 	}
-	if ((sb = add_file(files, n, max, "scenario.csv", "metric,value,unit"))) {
+	if (add_file(files, n, max, "scenario.csv", "metric,value,unit", &w)) {
 		static const char *const k[] = {"step_time", "tokens_per_step", "tokens_per_s", "mfu",
 						"hfu", "model_tflops_per_gpu", "time_to_train",
 						"steps_to_train", "params", "checkpoint", "checkpoint_write",
@@ -232,10 +218,10 @@ static void pred_files(const pp_report *r, pp_report_file *files, int *n, int ma
 			      p->checkpoint_bytes, p->checkpoint_write_s, p->memory.worst_stage,
 			      p->memory.fits ? 1 : 0};
 		for (size_t i = 0; i < PP_ARRAY_LEN(k); i++) {
-			pp_sb_adds(sb, k[i]);
-			cnum(sb, v[i]);
-			cstr(sb, u[i]);
-			pp_sb_adds(sb, "\r\n");
+			pp_csvw_text(&w, k[i]);
+			pp_csvw_num(&w, v[i], SIG);
+			pp_csvw_text(&w, u[i]);
+			pp_csvw_end(&w);
 		}
 	}
 }
@@ -243,36 +229,36 @@ static void pred_files(const pp_report *r, pp_report_file *files, int *n, int ma
 int pp_report_csv(const pp_report *r, pp_report_file *files, int max)
 {
 	int n = 0;
-	pp_sb *sb;
+	pp_csvw w;
 	if (r->have_cost)
 		cost_files(r, files, &n, max);
 	else if (r->have_pred)
 		pred_files(r, files, &n, max);
-	if ((sb = add_file(files, &n, max, "parameters.csv", "parameter,origin")))
+	if (add_file(files, &n, max, "parameters.csv", "parameter,origin", &w))
 		for (int i = 0; i < r->hw.norigins; i++) {
-			ctext(sb, r->hw.origins[i].name);
-			cstr(sb, r->hw.origins[i].origin);
-			pp_sb_adds(sb, "\r\n");
+			pp_csvw_text(&w, r->hw.origins[i].name);
+			pp_csvw_text(&w, r->hw.origins[i].origin);
+			pp_csvw_end(&w);
 		}
-	if ((sb = add_file(files, &n, max, "calibration.csv",
-			   "run_id,check,scope,measured,expected,unit,ratio,verdict,cause")))
+	if (add_file(files, &n, max, "calibration.csv",
+		     "run_id,check,scope,measured,expected,unit,ratio,verdict,cause", &w))
 		for (int i = 0; i < r->nverdict; i++) {
 			const pp_report_verdict *v = &r->verdict[i];
-			pp_sb_addf(sb, "%lld", (long long)v->run_id);
-			cstr(sb, v->check);
-			cstr(sb, v->scope);
-			cnum(sb, v->measured);
-			cnum(sb, v->expected);
-			cstr(sb, v->unit);
-			cnum(sb, v->ratio);
-			cstr(sb, v->verdict);
-			cstr(sb, v->cause);
-			pp_sb_adds(sb, "\r\n");
+			pp_csvw_int(&w, (long long)v->run_id);
+			pp_csvw_text(&w, v->check);
+			pp_csvw_text(&w, v->scope);
+			pp_csvw_num(&w, v->measured, SIG);
+			pp_csvw_num(&w, v->expected, SIG);
+			pp_csvw_text(&w, v->unit);
+			pp_csvw_num(&w, v->ratio, SIG);
+			pp_csvw_text(&w, v->verdict);
+			pp_csvw_text(&w, v->cause);
+			pp_csvw_end(&w);
 		}
-	if ((sb = add_file(files, &n, max, "warnings.csv", "warning")))
+	if (add_file(files, &n, max, "warnings.csv", "warning", &w))
 		for (int i = 0; i < r->nwarnings; i++) {
-			ctext(sb, r->warnings[i]);
-			pp_sb_adds(sb, "\r\n");
+			pp_csvw_text(&w, r->warnings[i]);
+			pp_csvw_end(&w);
 		}
 	return n;
 }

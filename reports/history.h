@@ -1,7 +1,7 @@
 /*
  * history.h - report runs in the SQLite store (table runs, kind "report"):
- * record one, list them (`podplan history`), and compare two (`podplan
- * report --compare A B`): what changed in the inputs (scenario keys, the
+ * record one and list them (`podplan history`; history.c), and compare two
+ * (`podplan report --compare A B`; compare.c): what changed in the inputs (scenario keys, the
  * prices and other figures used with their dates, catalog files, podplan
  * version, Monte Carlo seed and draws, calibration), what changed in the
  * results (the answer, each option's cost and time, warnings), and which

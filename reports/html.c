@@ -476,18 +476,18 @@ static void engine_pred(pp_sb *o, const pp_report *r)
 	static const char *const cols[] = {"Figure", "Value"};
 	static const bool num[] = {false, true};
 	th_row(o, cols, num, 2);
-	double parts[PP_REPORT_NBD];
-	pp_report_bd_parts(&p->breakdown, parts);
+	double parts[PP_BD_COUNT];
+	pp_breakdown_values(&p->breakdown, parts);
 	pp_sb_adds(o, "<tr>");
 	td(o, NULL, "step time");
 	tdn(o, pp_report_dur(p->step_time_s, a, sizeof(a)));
 	pp_sb_adds(o, "</tr>\n");
-	for (int k = 0; k < PP_REPORT_NBD; k++) {
+	for (int k = 0; k < PP_BD_COUNT; k++) {
 		char d[96];
 		snprintf(d, sizeof(d), "%s (%.1f%%)", pp_report_dur(parts[k], a, sizeof(a)),
 			 p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
 		pp_sb_adds(o, "<tr>");
-		snprintf(b, sizeof(b), "  %s", pp_report_bd_words[k]);
+		snprintf(b, sizeof(b), "  %s", pp_breakdown_fields[k].label);
 		td(o, NULL, b);
 		tdn(o, d);
 		pp_sb_adds(o, "</tr>\n");

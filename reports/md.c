@@ -136,15 +136,16 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		const pp_cost_option *x = &c->options[i];
 		if (!isfinite(x->step_time_s))
 			continue;
-		const pp_breakdown *bd = &x->breakdown;
-		double comm = bd->tp_comm_exposed_s + bd->dp_comm_exposed_s + bd->pp_comm_exposed_s;
-		double other = bd->optimizer_s + bd->data_s;
+		double g[PP_BD_GROUPS];
+		pp_breakdown_groups(&x->breakdown, g);
 		char e[48], f2[48];
 		pp_sb_adds(o, "| ");
 		md(o, x->name);
 		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_report_dur(x->step_time_s, a, sizeof(a)),
-			   pp_report_dur(bd->compute_s, b, sizeof(b)), pp_report_dur(comm, d, sizeof(d)),
-			   pp_report_dur(bd->pp_bubble_s, e, sizeof(e)), pp_report_dur(other, f2, sizeof(f2)),
+			   pp_report_dur(g[PP_BD_COMPUTE], b, sizeof(b)),
+			   pp_report_dur(g[PP_BD_COMM], d, sizeof(d)),
+			   pp_report_dur(g[PP_BD_BUBBLE], e, sizeof(e)),
+			   pp_report_dur(g[PP_BD_OTHER], f2, sizeof(f2)),
 			   isfinite(x->mfu) ? (snprintf(e, sizeof(e), "%.1f%%", 100 * x->mfu), e) : "-");
 	}
 	int est = 0;
@@ -159,12 +160,12 @@ static void pred_md(pp_sb *o, const pp_report *r)
 {
 	const pp_result *p = &r->pred;
 	char a[48], b[48];
-	double parts[PP_REPORT_NBD];
-	pp_report_bd_parts(&p->breakdown, parts);
+	double parts[PP_BD_COUNT];
+	pp_breakdown_values(&p->breakdown, parts);
 	pp_sb_addf(o, "## Step time\n\n| Part | Time | Share |\n|---|--:|--:|\n| step | %s | 100%% |\n",
 		   pp_report_dur(p->step_time_s, a, sizeof(a)));
-	for (int k = 0; k < PP_REPORT_NBD; k++)
-		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_report_bd_words[k],
+	for (int k = 0; k < PP_BD_COUNT; k++)
+		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_breakdown_fields[k].label,
 			   pp_report_dur(parts[k], a, sizeof(a)),
 			   p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
 	pp_sb_addf(o, "\n## Memory per GPU\n\n%s of %s on pipeline stage %d: %s.\n",

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "calib/calibdb.h"
 #include "calib/profile.h"
+#include "core/jsonout.h"
 #include "core/store.h"
 
 #include <cjson/cJSON.h>
@@ -38,25 +39,9 @@ const char *const pp_report_comp_words[PP_CC_COUNT] = {
 	"GPU time", "idle commitment", "servers (net of resale)", "network (net of resale)",
 	"storage", "power and facility", "support", "staff", "API charges"};
 
-const char *const pp_report_bd_colors[PP_REPORT_NBD] = {"#4e79a7", "#f28e2b", "#e15759", "#bab0ac",
-							"#76b7b2", "#59a14f", "#edc948"};
-const char *const pp_report_bd_words[PP_REPORT_NBD] = {
-	"compute", "tensor/context-parallel comm (exposed)", "data-parallel comm (exposed)",
-	"pipeline bubble", "pipeline send/recv (exposed)", "optimizer step", "data loading (exposed)"};
-const char *const pp_report_bd_keys[PP_REPORT_NBD] = {
-	"compute_s", "tp_comm_exposed_s", "dp_comm_exposed_s", "pp_bubble_s", "pp_comm_exposed_s",
-	"optimizer_s", "data_s"};
-
-void pp_report_bd_parts(const pp_breakdown *b, double out[PP_REPORT_NBD])
-{
-	out[0] = b->compute_s;
-	out[1] = b->tp_comm_exposed_s;
-	out[2] = b->dp_comm_exposed_s;
-	out[3] = b->pp_bubble_s;
-	out[4] = b->pp_comm_exposed_s;
-	out[5] = b->optimizer_s;
-	out[6] = b->data_s;
-}
+/* Step-breakdown parts in the table's order (engine/breakdown.h). */
+const char *const pp_report_bd_colors[PP_BD_COUNT] = {"#4e79a7", "#f28e2b", "#e15759", "#bab0ac",
+						      "#76b7b2", "#59a14f", "#edc948"};
 
 const char *pp_report_usd(double v, char *buf, size_t n)
 {
@@ -449,23 +434,8 @@ void pp_report_release(pp_report *r)
 
 /* ---- the stored record ---- */
 
-static void jkn(pp_sb *sb, const char *key, double v)
-{
-	pp_sb_addf(sb, "\"%s\": ", key);
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.10g", v);
-	else
-		pp_sb_adds(sb, "null");
-}
-
-static void js(pp_sb *sb, const char *key, const char *v)
-{
-	pp_sb_addf(sb, "\"%s\": ", key);
-	if (v)
-		pp_sb_add_json(sb, v);
-	else
-		pp_sb_adds(sb, "null");
-}
+/* dollars, times and sizes: ten significant digits */
+#define SIG 10
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -473,7 +443,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Hashes of the catalog's *.json files, sorted by name. */
-static void catalog_hashes(const char *dir, pp_sb *sb)
+static void catalog_hashes(const char *dir, cJSON *files)
 {
 	DIR *d = dir ? opendir(dir) : NULL;
 	char **names = NULL;
@@ -489,173 +459,132 @@ static void catalog_hashes(const char *dir, pp_sb *sb)
 	if (d)
 		closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
-	pp_sb_adds(sb, "{");
 	for (size_t i = 0; i < n; i++) {
 		char *path = pp_path_join(dir, names[i]), *text = NULL, h[17] = "";
 		size_t len = 0;
 		pp_err err = {0};
 		if (pp_read_file(path, (size_t)64 << 20, &text, &len, &err) == 0)
 			pp_hash_hex(text, len, h);
-		pp_sb_addf(sb, "%s", i ? ", " : "");
-		js(sb, names[i], h);
+		pp_json_str(files, names[i], h);
 		free(text);
 		free(path);
 		free(names[i]);
 	}
 	free(names);
-	pp_sb_adds(sb, "}");
 }
 
 void pp_report_inputs_json(const pp_report *r, pp_sb *sb)
 {
 	const pp_scenario *s = r->s;
-	pp_sb_adds(sb, "{");
-	js(sb, "scenario_file", r->scenario_path);
-	pp_sb_adds(sb, ", ");
-	js(sb, "scenario_hash", s->hash);
-	pp_sb_adds(sb, ", ");
-	js(sb, "podplan_version", PP_VERSION);
-	pp_sb_adds(sb, ", \"scenario\": ");
-	char *doc = s->doc.root ? cJSON_PrintUnformatted(s->doc.root) : NULL;
-	pp_sb_adds(sb, doc ? doc : "null");
-	free(doc);
-	if (r->have_cost)
-		pp_sb_addf(sb, ", \"seed\": %lu, \"draws\": %d", r->cost.seed, r->cost.draws);
-	pp_sb_adds(sb, ", \"calibration\": {");
-	js(sb, "db", s->calib_db[0] ? s->calib_db : NULL);
-	pp_sb_adds(sb, ", ");
-	js(sb, "profile", s->calib_profile[0] ? s->calib_profile : NULL);
-	pp_sb_adds(sb, ", ");
-	js(sb, "applied_profile", r->hw.profile[0] ? r->hw.profile : NULL);
-	pp_sb_adds(sb, "}, \"catalog\": {");
-	js(sb, "dir", pp_catalog_dir(r->cat));
-	pp_sb_adds(sb, ", \"files\": ");
-	catalog_hashes(pp_catalog_dir(r->cat), sb);
-	pp_sb_adds(sb, "}, \"figures\": [");
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "scenario_file", r->scenario_path);
+	pp_json_str(j, "scenario_hash", s->hash);
+	pp_json_str(j, "podplan_version", PP_VERSION);
+	if (s->doc.root)
+		pp_json_add(j, "scenario", cJSON_Duplicate(s->doc.root, 1));
+	else
+		pp_json_null(j, "scenario");
+	if (r->have_cost) {
+		pp_json_int(j, "seed", (int64_t)r->cost.seed);
+		pp_json_int(j, "draws", r->cost.draws);
+	}
+	cJSON *cal = pp_json_obj(j, "calibration");
+	pp_json_str(cal, "db", s->calib_db[0] ? s->calib_db : NULL);
+	pp_json_str(cal, "profile", s->calib_profile[0] ? s->calib_profile : NULL);
+	pp_json_str(cal, "applied_profile", r->hw.profile[0] ? r->hw.profile : NULL);
+	cJSON *cat = pp_json_obj(j, "catalog");
+	pp_json_str(cat, "dir", pp_catalog_dir(r->cat));
+	catalog_hashes(pp_catalog_dir(r->cat), pp_json_obj(cat, "files"));
+	cJSON *figs = pp_json_arr(j, "figures");
 	for (int i = 0; r->have_cost && i < r->cost.nsources; i++) {
 		const pp_cost_source *f = &r->cost.sources[i];
-		pp_sb_adds(sb, i ? ",\n {" : "\n {");
-		js(sb, "item", f->item);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "value", f->value);
-		pp_sb_adds(sb, ", ");
-		js(sb, "unit", f->unit);
-		pp_sb_adds(sb, ", ");
-		js(sb, "date", f->date);
-		pp_sb_adds(sb, ", ");
-		js(sb, "source", f->source);
-		pp_sb_addf(sb, ", \"estimate\": %s}", f->estimate ? "true" : "false");
+		cJSON *x = pp_json_obj(figs, NULL);
+		pp_json_str(x, "item", f->item);
+		pp_json_num(x, "value", f->value, SIG);
+		pp_json_str(x, "unit", f->unit);
+		pp_json_str(x, "date", f->date);
+		pp_json_str(x, "source", f->source);
+		pp_json_bool(x, "estimate", f->estimate);
 	}
-	pp_sb_adds(sb, "], \"parameters\": {");
-	for (int i = 0; i < r->hw.norigins; i++) {
-		pp_sb_adds(sb, i ? ", " : "");
-		js(sb, r->hw.origins[i].name, r->hw.origins[i].origin);
-	}
-	pp_sb_adds(sb, "}}");
+	cJSON *par = pp_json_obj(j, "parameters");
+	for (int i = 0; i < r->hw.norigins; i++)
+		pp_json_str(par, r->hw.origins[i].name, r->hw.origins[i].origin);
+	pp_json_print(j, false, sb);
+	cJSON_Delete(j);
 }
 
-static void breakdown_json(pp_sb *sb, const pp_breakdown *b)
+static void option_record(cJSON *arr, const pp_cost_option *o)
 {
-	double v[PP_REPORT_NBD];
-	pp_report_bd_parts(b, v);
-	pp_sb_adds(sb, "{");
-	for (int k = 0; k < PP_REPORT_NBD; k++) {
-		pp_sb_adds(sb, k ? ", " : "");
-		jkn(sb, pp_report_bd_keys[k], v[k]);
-	}
-	pp_sb_adds(sb, "}");
+	cJSON *x = pp_json_obj(arr, NULL);
+	pp_json_str(x, "name", o->name);
+	pp_json_str(x, "kind", pp_option_kind_names[o->kind]);
+	pp_json_str(x, "label", o->label);
+	pp_json_str(x, "provider", o->provider);
+	pp_json_str(x, "tier", o->tier);
+	pp_json_str(x, "gpu", o->gpu);
+	pp_json_int(x, "num_gpus", o->num_gpus);
+	pp_json_bool(x, "feasible", o->feasible);
+	pp_json_str(x, "infeasible_why", o->infeasible_why);
+	static const char *const keys[] = {
+		"usd_total", "p10_usd", "p50_usd", "p90_usd", "p_cheapest", "usd_per_million_tokens",
+		"time_to_train_s", "lead_time_s", "step_time_s", "tokens_per_s", "mfu", "goodput",
+		"memory_per_gpu_bytes"};
+	const double vals[] = {o->usd_total, o->p10_usd, o->p50_usd, o->p90_usd, o->p_cheapest,
+			       o->usd_per_million_tokens, o->time_to_train_s, o->lead_time_s,
+			       o->step_time_s, o->tokens_per_s, o->mfu, o->goodput,
+			       o->memory_per_gpu_bytes};
+	for (size_t k = 0; k < PP_ARRAY_LEN(keys); k++)
+		pp_json_num(x, keys[k], vals[k], SIG);
+	cJSON *comp = pp_json_obj(x, "components");
+	for (int k = 0; k < PP_CC_COUNT; k++)
+		pp_json_num(comp, pp_cost_comp_names[k], o->components[k], SIG);
+	pp_breakdown_json(x, "breakdown", &o->breakdown, SIG);
+}
+
+static void predict_record(cJSON *j, const pp_report *r)
+{
+	const pp_result *p = &r->pred;
+	cJSON *x = pp_json_obj(j, "predict");
+	pp_json_num(x, "step_time_s", p->step_time_s, SIG);
+	pp_json_num(x, "tokens_per_s", p->tokens_per_s, SIG);
+	pp_json_num(x, "mfu", p->mfu, SIG);
+	pp_json_num(x, "hfu", p->hfu, SIG);
+	pp_json_num(x, "time_to_train_s", r->s->training.train_tokens > 0 ? p->time_to_train_s : NAN,
+		    SIG);
+	pp_json_num(x, "memory_per_gpu_bytes", p->memory.total_bytes, SIG);
+	pp_json_num(x, "memory_capacity_bytes", p->memory.capacity_bytes, SIG);
+	pp_json_bool(x, "fits", p->memory.fits);
+	pp_json_str(x, "bottleneck", p->bottleneck);
+	pp_breakdown_json(x, "breakdown", &p->breakdown, SIG);
 }
 
 void pp_report_results_json(const pp_report *r, const char *out_dir, pp_sb *sb)
 {
 	pp_sb h = {0};
 	pp_report_headline(r, &h);
-	pp_sb_adds(sb, "{");
-	js(sb, "kind", r->have_cost ? "cost" : "predict");
-	pp_sb_adds(sb, ", ");
-	js(sb, "output_dir", out_dir);
-	pp_sb_adds(sb, ", ");
-	js(sb, "headline", h.buf ? h.buf : "");
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "kind", r->have_cost ? "cost" : "predict");
+	pp_json_str(j, "output_dir", out_dir);
+	pp_json_str(j, "headline", h.buf ? h.buf : "");
 	pp_sb_release(&h);
 	if (r->have_cost) {
 		const pp_cost_result *c = &r->cost;
-		pp_sb_adds(sb, ", ");
-		js(sb, "recommended", c->recommended >= 0 ? c->options[c->recommended].name : NULL);
-		pp_sb_adds(sb, ", ");
-		js(sb, "runner_up", c->runner_up >= 0 ? c->options[c->runner_up].name : NULL);
-		pp_sb_adds(sb, ", ");
-		js(sb, "recommendation", c->recommendation);
-		pp_sb_adds(sb, ", ");
-		js(sb, "work", c->work);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "horizon_months", c->horizon_months);
-		pp_sb_addf(sb, ", \"seed\": %lu, \"draws\": %d, \"options\": [", c->seed, c->draws);
-		for (int i = 0; i < c->noptions; i++) {
-			const pp_cost_option *o = &c->options[i];
-			pp_sb_adds(sb, i ? ",\n {" : "\n {");
-			js(sb, "name", o->name);
-			pp_sb_adds(sb, ", ");
-			js(sb, "kind", pp_option_kind_names[o->kind]);
-			pp_sb_adds(sb, ", ");
-			js(sb, "label", o->label);
-			pp_sb_adds(sb, ", ");
-			js(sb, "provider", o->provider);
-			pp_sb_adds(sb, ", ");
-			js(sb, "tier", o->tier);
-			pp_sb_adds(sb, ", ");
-			js(sb, "gpu", o->gpu);
-			pp_sb_addf(sb, ", \"num_gpus\": %d, \"feasible\": %s, ", o->num_gpus,
-				   o->feasible ? "true" : "false");
-			js(sb, "infeasible_why", o->infeasible_why);
-			static const char *const keys[] = {
-				"usd_total", "p10_usd", "p50_usd", "p90_usd", "p_cheapest",
-				"usd_per_million_tokens", "time_to_train_s", "lead_time_s", "step_time_s",
-				"tokens_per_s", "mfu", "goodput", "memory_per_gpu_bytes"};
-			double vals[] = {o->usd_total, o->p10_usd, o->p50_usd, o->p90_usd, o->p_cheapest,
-					 o->usd_per_million_tokens, o->time_to_train_s, o->lead_time_s,
-					 o->step_time_s, o->tokens_per_s, o->mfu, o->goodput,
-					 o->memory_per_gpu_bytes};
-			for (size_t k = 0; k < PP_ARRAY_LEN(keys); k++) {
-				pp_sb_adds(sb, ", ");
-				jkn(sb, keys[k], vals[k]);
-			}
-			pp_sb_adds(sb, ", \"components\": {");
-			for (int k = 0; k < PP_CC_COUNT; k++) {
-				pp_sb_adds(sb, k ? ", " : "");
-				jkn(sb, pp_cost_comp_names[k], o->components[k]);
-			}
-			pp_sb_adds(sb, "}, \"breakdown\": ");
-			breakdown_json(sb, &o->breakdown);
-			pp_sb_adds(sb, "}");
-		}
-		pp_sb_adds(sb, "]");
+		pp_json_str(j, "recommended", c->recommended >= 0 ? c->options[c->recommended].name : NULL);
+		pp_json_str(j, "runner_up", c->runner_up >= 0 ? c->options[c->runner_up].name : NULL);
+		pp_json_str(j, "recommendation", c->recommendation);
+		pp_json_str(j, "work", c->work);
+		pp_json_num(j, "horizon_months", c->horizon_months, SIG);
+		pp_json_int(j, "seed", (int64_t)c->seed);
+		pp_json_int(j, "draws", c->draws);
+		cJSON *opts = pp_json_arr(j, "options");
+		for (int i = 0; i < c->noptions; i++)
+			option_record(opts, &c->options[i]);
 	}
-	if (r->have_pred) {
-		const pp_result *p = &r->pred;
-		pp_sb_adds(sb, ", \"predict\": {");
-		jkn(sb, "step_time_s", p->step_time_s);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "tokens_per_s", p->tokens_per_s);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "mfu", p->mfu);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "hfu", p->hfu);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "time_to_train_s", r->s->training.train_tokens > 0 ? p->time_to_train_s : NAN);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "memory_per_gpu_bytes", p->memory.total_bytes);
-		pp_sb_adds(sb, ", ");
-		jkn(sb, "memory_capacity_bytes", p->memory.capacity_bytes);
-		pp_sb_addf(sb, ", \"fits\": %s, ", p->memory.fits ? "true" : "false");
-		js(sb, "bottleneck", p->bottleneck);
-		pp_sb_adds(sb, ", \"breakdown\": ");
-		breakdown_json(sb, &p->breakdown);
-		pp_sb_adds(sb, "}");
-	}
-	pp_sb_adds(sb, ", \"warnings\": [");
-	for (int i = 0; i < r->nwarnings; i++) {
-		pp_sb_adds(sb, i ? ", " : "");
-		pp_sb_add_json(sb, r->warnings[i]);
-	}
-	pp_sb_adds(sb, "]}");
+	if (r->have_pred)
+		predict_record(j, r);
+	cJSON *w = pp_json_arr(j, "warnings");
+	for (int i = 0; i < r->nwarnings; i++)
+		pp_json_str(w, NULL, r->warnings[i]);
+	pp_json_print(j, false, sb);
+	cJSON_Delete(j);
 }

@@ -27,6 +27,7 @@
 #include "input/catalog.h"
 #include "cost/cost.h"
 #include "input/hw.h"
+#include "engine/breakdown.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
 #include "core/util.h"
@@ -126,17 +127,13 @@ double pp_report_time_to_result(const pp_cost_option *o);
 void pp_report_headline(const pp_report *r, pp_sb *out);
 /* Short kind names for people: "rent", "build", "API", "one node". */
 const char *pp_report_kind_word(const pp_cost_option *o);
-/* Option display colour (a fixed palette by index) and cost-component and
- * step-breakdown colours and names. */
+/* Option display colour (a fixed palette by index), cost-component colours
+ * and names, and a colour for each step-breakdown part (indexed as
+ * pp_breakdown_fields, whose labels name them). */
 const char *pp_report_option_color(int i);
 extern const char *const pp_report_comp_colors[PP_CC_COUNT];
 extern const char *const pp_report_comp_words[PP_CC_COUNT];
-#define PP_REPORT_NBD 7
-extern const char *const pp_report_bd_colors[PP_REPORT_NBD];
-extern const char *const pp_report_bd_words[PP_REPORT_NBD];
-extern const char *const pp_report_bd_keys[PP_REPORT_NBD];
-/* The 7 parts of a breakdown, in the order of the _words/_keys arrays. */
-void pp_report_bd_parts(const pp_breakdown *b, double out[PP_REPORT_NBD]);
+extern const char *const pp_report_bd_colors[PP_BD_COUNT];
 /* "-" for NAN, else pp_fmt_usd; pp_fmt_duration below 60 days, months
  * ("3.7 months") from there; a whole number with thousands separators. */
 const char *pp_report_usd(double v, char *buf, size_t n);

@@ -4,8 +4,9 @@
 # text/--json/--csv at seed 7, search --json/--csv/--exhaustive, size, trace,
 # report files, validate, validate --replay, podplan-calibrate replay
 # --dry-run, the bad inputs' messages), with what varies from run to run
-# (the output folder, timings) normalised. A refactoring that must not
-# change behaviour is checked by two snapshots and one diff:
+# (the output folder, timings, as "key": N or cJSON's "key":<tab>N)
+# normalised. A refactoring that must not change behaviour is checked by
+# two snapshots and one diff:
 #   git stash; make; sh tests/snapshot.sh bin/podplan /tmp/before
 #   git stash pop; make; sh tests/snapshot.sh bin/podplan /tmp/after
 #   diff -r /tmp/before /tmp/after
@@ -52,7 +53,7 @@ done
 # normalise what varies run to run: the output folder, timings
 rm -rf "$out/.db"
 find "$out" -type f | while read -r f; do
-  sed -i -e "s#$out#OUT#g" -e 's/"elapsed_s": [0-9.e+-]*/"elapsed_s": T/' \
-    -e 's/"candidates_per_s": [0-9.e+-]*/"candidates_per_s": T/' \
-    -e 's/"mc_elapsed_s": [0-9.e+-]*/"mc_elapsed_s": T/' -e '/^took /d' -e '/^Computed in /d' "$f"
+  sed -i -e "s#$out#OUT#g" -e 's/"elapsed_s":[[:space:]]*[0-9.e+-]*/"elapsed_s": T/' \
+    -e 's/"candidates_per_s":[[:space:]]*[0-9.e+-]*/"candidates_per_s": T/' \
+    -e 's/"mc_elapsed_s":[[:space:]]*[0-9.e+-]*/"mc_elapsed_s": T/' -e '/^took /d' -e '/^Computed in /d' "$f"
 done

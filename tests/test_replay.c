@@ -341,8 +341,8 @@ static void validate_cli(void)
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s validate --replay %s --csv", pp_t_bin(), path);
 	CHECK(pp_t_sh(cmd, &out) == 0);
-	CHECK_CONTAINS(out, "config,predicted_s,measured_s,error_pct\n");
-	CHECK_CONTAINS(out, "\"b, with a comma\",2.000000,2.200000,-9.09\n");
+	CHECK_CONTAINS(out, "config,predicted_s,measured_s,error_pct\r\n");
+	CHECK_CONTAINS(out, "\"b, with a comma\",2.000000,2.200000,-9.09\r\n");
 	free(out);
 	f = fopen(path, "w");
 	if (f) {

@@ -565,9 +565,9 @@ static void test_report_cost(void)
 		const pp_cost_option *o = &c->options[i];
 		if (!isfinite(o->step_time_s))
 			continue;
-		double p[PP_REPORT_NBD], sum = 0;
-		pp_report_bd_parts(&o->breakdown, p);
-		for (int k = 0; k < PP_REPORT_NBD; k++)
+		double p[PP_BD_COUNT], sum = 0;
+		pp_breakdown_values(&o->breakdown, p);
+		for (int k = 0; k < PP_BD_COUNT; k++)
 			sum += p[k];
 		CHECK_NEAR(sum, o->step_time_s, 1e-3);
 		CHECK_CONTAINS(st, o->name);
@@ -628,9 +628,9 @@ static void test_report_qlora(void)
 		if (!isfinite(o->step_time_s))
 			continue;
 		adapters += !strcmp(o->method, "qlora") || !strcmp(o->method, "lora");
-		double p[PP_REPORT_NBD], sum = 0;
-		pp_report_bd_parts(&o->breakdown, p);
-		for (int k = 0; k < PP_REPORT_NBD; k++)
+		double p[PP_BD_COUNT], sum = 0;
+		pp_breakdown_values(&o->breakdown, p);
+		for (int k = 0; k < PP_BD_COUNT; k++)
 			sum += p[k];
 		/* the adapter rescaling applied part by part still adds up to the step */
 		CHECK_NEAR(sum, o->step_time_s, 1e-3);

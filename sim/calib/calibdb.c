@@ -1,5 +1,7 @@
 /* calibdb.c - see calibdb.h. */
 #include "calib/calibdb.h"
+#include "core/csv.h"
+#include "core/jsonout.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -441,26 +443,12 @@ const char pp_calibdb_csv_header[] =
 	"kind,op,dtype,nranks,bytes,inplace,m,n,k,time_us,algbw_GBps,busbw_GBps,tflops,GBps,"
 	"time_min_us,time_max_us,repeats,wrong,device,scope,run_id";
 
-static void csv_int(pp_sb *sb, int64_t v)
+static void csv_int(pp_csvw *w, int64_t v)
 {
-	pp_sb_adds(sb, ",");
 	if (v != PP_CALIB_NULL)
-		pp_sb_addf(sb, "%lld", (long long)v);
-}
-
-/* %.6g keeps six significant digits: finer than any repeat-to-repeat
- * spread, and short enough for a spreadsheet. */
-static void csv_num(pp_sb *sb, double v)
-{
-	pp_sb_adds(sb, ",");
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.6g", v);
-}
-
-static void csv_str(pp_sb *sb, const char *s)
-{
-	pp_sb_adds(sb, ",");
-	pp_sb_add_csv(sb, s);
+		pp_csvw_int(w, (long long)v);
+	else
+		pp_csvw_empty(w);
 }
 
 static int check_run(pp_store *st, int64_t run_id, pp_err *err)
@@ -478,66 +466,82 @@ int pp_calibdb_export_csv(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err)
 	int rc;
 	if ((rc = check_run(st, run_id, err)) || (rc = pp_calibdb_query(st, run_id, NULL, &rows, &n, err)))
 		return rc;
-	pp_sb_addf(out, "%s\n", pp_calibdb_csv_header);
+	/* %.6g keeps six significant digits: finer than any repeat-to-repeat
+	 * spread, and short enough for a spreadsheet */
+	pp_csvw w;
+	pp_csvw_init(&w, out);
+	pp_csvw_header(&w, pp_calibdb_csv_header);
 	for (size_t i = 0; i < n; i++) {
 		const pp_calib_meas *m = &rows[i];
-		pp_sb_add_csv(out, m->kind);
-		csv_str(out, m->op);
-		csv_str(out, m->dtype);
-		csv_int(out, m->nranks);
-		csv_int(out, m->bytes);
-		csv_int(out, m->inplace);
-		csv_int(out, m->m);
-		csv_int(out, m->n);
-		csv_int(out, m->k);
-		csv_num(out, m->time_us);
-		csv_num(out, m->algbw_GBps);
-		csv_num(out, m->busbw_GBps);
-		csv_num(out, m->tflops);
-		csv_num(out, m->GBps);
-		csv_num(out, m->time_min_us);
-		csv_num(out, m->time_max_us);
-		csv_int(out, m->repeats);
-		csv_int(out, m->wrong);
-		csv_int(out, m->device);
-		csv_str(out, m->scope);
-		csv_int(out, m->run_id);
-		pp_sb_adds(out, "\n");
+		pp_csvw_text(&w, m->kind);
+		pp_csvw_text(&w, m->op);
+		pp_csvw_text(&w, m->dtype);
+		const int64_t ints[] = {m->nranks, m->bytes, m->inplace, m->m, m->n, m->k};
+		for (size_t k = 0; k < PP_ARRAY_LEN(ints); k++)
+			csv_int(&w, ints[k]);
+		const double nums[] = {m->time_us, m->algbw_GBps, m->busbw_GBps, m->tflops, m->GBps,
+				       m->time_min_us, m->time_max_us};
+		for (size_t k = 0; k < PP_ARRAY_LEN(nums); k++)
+			pp_csvw_num(&w, nums[k], 6);
+		csv_int(&w, m->repeats);
+		csv_int(&w, m->wrong);
+		csv_int(&w, m->device);
+		pp_csvw_text(&w, m->scope);
+		csv_int(&w, m->run_id);
+		pp_csvw_end(&w);
 	}
 	pp_calib_meas_free(rows, n);
 	return 0;
 }
 
-static void json_key(pp_sb *sb, bool *first, const char *key)
+/* NULL columns are left out of a row's object */
+static void json_int(cJSON *o, const char *key, int64_t v)
 {
-	pp_sb_adds(sb, *first ? "{" : ", ");
-	*first = false;
-	pp_sb_add_json(sb, key);
-	pp_sb_adds(sb, ": ");
+	if (v != PP_CALIB_NULL)
+		pp_json_int(o, key, v);
 }
 
-static void json_int(pp_sb *sb, bool *first, const char *key, int64_t v)
+static void json_num(cJSON *o, const char *key, double v)
 {
-	if (v == PP_CALIB_NULL)
-		return;
-	json_key(sb, first, key);
-	pp_sb_addf(sb, "%lld", (long long)v);
+	if (isfinite(v))
+		pp_json_num(o, key, v, 9);
 }
 
-static void json_num(pp_sb *sb, bool *first, const char *key, double v)
+static void json_str(cJSON *o, const char *key, const char *v)
 {
-	if (!isfinite(v))
-		return;
-	json_key(sb, first, key);
-	pp_sb_addf(sb, "%.9g", v);
+	if (v)
+		pp_json_str(o, key, v);
 }
 
-static void json_str(pp_sb *sb, bool *first, const char *key, const char *v)
+static void meas_json(cJSON *arr, const pp_calib_meas *m)
 {
-	if (!v)
-		return;
-	json_key(sb, first, key);
-	pp_sb_add_json(sb, v);
+	cJSON *o = pp_json_obj(arr, NULL);
+	json_int(o, "run_id", m->run_id);
+	json_str(o, "kind", m->kind);
+	json_str(o, "op", m->op);
+	json_str(o, "dtype", m->dtype);
+	json_int(o, "nranks", m->nranks);
+	json_int(o, "bytes", m->bytes);
+	json_int(o, "inplace", m->inplace);
+	json_int(o, "m", m->m);
+	json_int(o, "n", m->n);
+	json_int(o, "k", m->k);
+	json_num(o, "time_us", m->time_us);
+	json_num(o, "time_min_us", m->time_min_us);
+	json_num(o, "time_max_us", m->time_max_us);
+	json_num(o, "algbw_GBps", m->algbw_GBps);
+	json_num(o, "busbw_GBps", m->busbw_GBps);
+	json_num(o, "tflops", m->tflops);
+	json_num(o, "GBps", m->GBps);
+	json_int(o, "repeats", m->repeats);
+	json_int(o, "wrong", m->wrong);
+	json_int(o, "device", m->device);
+	json_str(o, "scope", m->scope);
+	if (m->extra_json) {
+		/* stored by podplan as JSON; a row that is not keeps its text */
+		cJSON *x = cJSON_Parse(m->extra_json);
+		pp_json_add(o, "extra", x ? x : cJSON_CreateString(m->extra_json));
+	}
 }
 
 int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err)
@@ -547,39 +551,11 @@ int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err
 	int rc;
 	if ((rc = check_run(st, run_id, err)) || (rc = pp_calibdb_query(st, run_id, NULL, &rows, &n, err)))
 		return rc;
-	pp_sb_adds(out, "[\n");
-	for (size_t i = 0; i < n; i++) {
-		const pp_calib_meas *m = &rows[i];
-		bool first = true;
-		pp_sb_adds(out, "  ");
-		json_int(out, &first, "run_id", m->run_id);
-		json_str(out, &first, "kind", m->kind);
-		json_str(out, &first, "op", m->op);
-		json_str(out, &first, "dtype", m->dtype);
-		json_int(out, &first, "nranks", m->nranks);
-		json_int(out, &first, "bytes", m->bytes);
-		json_int(out, &first, "inplace", m->inplace);
-		json_int(out, &first, "m", m->m);
-		json_int(out, &first, "n", m->n);
-		json_int(out, &first, "k", m->k);
-		json_num(out, &first, "time_us", m->time_us);
-		json_num(out, &first, "time_min_us", m->time_min_us);
-		json_num(out, &first, "time_max_us", m->time_max_us);
-		json_num(out, &first, "algbw_GBps", m->algbw_GBps);
-		json_num(out, &first, "busbw_GBps", m->busbw_GBps);
-		json_num(out, &first, "tflops", m->tflops);
-		json_num(out, &first, "GBps", m->GBps);
-		json_int(out, &first, "repeats", m->repeats);
-		json_int(out, &first, "wrong", m->wrong);
-		json_int(out, &first, "device", m->device);
-		json_str(out, &first, "scope", m->scope);
-		if (m->extra_json) {
-			json_key(out, &first, "extra");
-			pp_sb_adds(out, m->extra_json);
-		}
-		pp_sb_adds(out, i + 1 < n ? "},\n" : "}\n");
-	}
-	pp_sb_adds(out, "]\n");
+	cJSON *arr = pp_json_arr(NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		meas_json(arr, &rows[i]);
+	pp_json_print(arr, true, out);
+	cJSON_Delete(arr);
 	pp_calib_meas_free(rows, n);
 	return 0;
 }

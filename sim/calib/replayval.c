@@ -117,26 +117,26 @@ void pp_replayval_csv(const pp_replayset *v, pp_sb *out)
 		name[n] = cols[k];
 		idx[n++] = j;
 	}
+	pp_csvw w;
+	pp_csvw_init(&w, out);
 	for (int k = 0; k < n; k++)
-		pp_sb_addf(out, "%s%s", k ? "," : "", name[k]);
-	pp_sb_adds(out, "\n");
+		pp_csvw_text(&w, name[k]);
+	pp_csvw_end(&w);
 	for (int i = 0; i < v->n; i++) {
 		const pp_replay_row *r = &v->rows[i];
 		for (int k = 0; k < n; k++) {
-			if (k)
-				pp_sb_adds(out, ",");
 			if (!strcmp(name[k], "predicted_s"))
-				pp_sb_addf(out, "%.6f", r->predicted_s);
+				pp_csvw_fixed(&w, r->predicted_s, 6);
 			else if (!strcmp(name[k], "measured_s"))
-				pp_sb_addf(out, "%.6f", r->measured_s);
+				pp_csvw_fixed(&w, r->measured_s, 6);
 			else if (!strcmp(name[k], "error_pct"))
-				pp_sb_addf(out, "%.2f", 100 * r->error);
+				pp_csvw_fixed(&w, 100 * r->error, 2);
 			else if (!strcmp(name[k], "profile") && r->profile[0])
-				pp_sb_add_csv(out, r->profile);
+				pp_csvw_text(&w, r->profile);
 			else
-				pp_sb_add_csv(out, pp_csv_get(c, r->csv_row, idx[k]));
+				pp_csvw_text(&w, pp_csv_get(c, r->csv_row, idx[k]));
 		}
-		pp_sb_adds(out, "\n");
+		pp_csvw_end(&w);
 	}
 }
 

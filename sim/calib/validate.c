@@ -1,6 +1,7 @@
 /* validate.c - see validate.h. */
 #include "calib/validate.h"
 #include "core/csv.h"
+#include "core/jsonout.h"
 #include "input/hw.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
@@ -150,22 +151,48 @@ static int build(const pp_catalog *cat, const rowin *r, pp_scenario *s, char *wh
 	int zero = has(r->zero, "ZeRO-3") ? 3 : has(r->zero, "ZeRO-1") ? 1 : 0;
 	const char *prec = hasi(r->precision, "bf16") ? "bf16" : "fp16";
 	int vpp = vpp_for(r);
-	char json[2048];
-	snprintf(json, sizeof(json),
-		 "{\"name\": \"%.60s\", \"model\": {\"num_layers\": %ld, \"hidden_size\": %ld, "
-		 "\"num_attention_heads\": %ld, \"seq_length\": %ld, \"vocab_size\": %ld}, "
-		 "\"training\": {\"global_batch_size\": %ld, \"micro_batch_size\": %ld, \"precision\": "
-		 "\"%s\", \"recompute\": \"%s\", \"use_flash_attn\": false, \"overlap_grad_reduce\": "
-		 "false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"parallel\": {\"tensor_model_parallel_size\": "
-		 "%ld, \"pipeline_model_parallel_size\": %ld, \"data_parallel_size\": %ld, "
-		 "\"virtual_pipeline_model_parallel_size\": %d, \"sequence_parallel\": %s, "
-		 "\"zero_stage\": %d}, \"cluster\": {\"gpu\": \"%s\", \"num_gpus\": %ld, "
-		 "\"gpus_per_node\": %ld, \"intra_node\": \"nvlink3\", \"inter_node\": {\"fabric\": "
-		 "\"%s\", \"nics_per_node\": %d}}}",
-		 r->model, r->layers, r->hidden, r->heads, r->seq, vocab, gbs, mbs, prec, rc, r->tp,
-		 r->pp, r->dp, vpp, sp ? "true" : "false", zero, gpu, r->gpus, r->gpn, inter, nics);
+	/* built as a tree: a quote or backslash in a model name stays text */
+	char name[64];
+	snprintf(name, sizeof(name), "%.60s", r->model);
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "name", name);
+	cJSON *m = pp_json_obj(j, "model");
+	pp_json_int(m, "num_layers", r->layers);
+	pp_json_int(m, "hidden_size", r->hidden);
+	pp_json_int(m, "num_attention_heads", r->heads);
+	pp_json_int(m, "seq_length", r->seq);
+	pp_json_int(m, "vocab_size", vocab);
+	cJSON *t = pp_json_obj(j, "training");
+	pp_json_int(t, "global_batch_size", gbs);
+	pp_json_int(t, "micro_batch_size", mbs);
+	pp_json_str(t, "precision", prec);
+	pp_json_str(t, "recompute", rc);
+	pp_json_bool(t, "use_flash_attn", false);
+	pp_json_bool(t, "overlap_grad_reduce", false);
+	pp_json_bool(t, "overlap_param_gather", false);
+	pp_json_bool(t, "overlap_p2p_comm", false);
+	cJSON *p = pp_json_obj(j, "parallel");
+	pp_json_int(p, "tensor_model_parallel_size", r->tp);
+	pp_json_int(p, "pipeline_model_parallel_size", r->pp);
+	pp_json_int(p, "data_parallel_size", r->dp);
+	pp_json_int(p, "virtual_pipeline_model_parallel_size", vpp);
+	pp_json_bool(p, "sequence_parallel", sp);
+	pp_json_int(p, "zero_stage", zero);
+	cJSON *c = pp_json_obj(j, "cluster");
+	pp_json_str(c, "gpu", gpu);
+	pp_json_int(c, "num_gpus", r->gpus);
+	pp_json_int(c, "gpus_per_node", r->gpn);
+	pp_json_str(c, "intra_node", "nvlink3");
+	cJSON *in = pp_json_obj(c, "inter_node");
+	pp_json_str(in, "fabric", inter);
+	pp_json_int(in, "nics_per_node", nics);
+	pp_sb json = {0};
+	pp_json_print(j, false, &json);
+	cJSON_Delete(j);
 	pp_err e = {0};
-	if (pp_scenario_parse(s, "row", json, strlen(json), cat, &e)) {
+	int perr = pp_scenario_parse(s, "row", json.buf, json.len, cat, &e);
+	pp_sb_release(&json);
+	if (perr) {
 		snprintf(why, nwhy, "%s", e.msg);
 		pp_scenario_release(s);
 		return -1;

@@ -7,6 +7,8 @@
 #include "engine/predict.h"
 #include "calib/profile.h"
 #include "engine/trace.h"
+#include "engine/breakdown.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <getopt.h>
@@ -63,53 +65,53 @@ static void unload(loaded *l)
 	pp_catalog_free(l->cat);
 }
 
+/* engine times and sizes carry nine significant digits, ratios six */
+#define SIG 9
+#define SIG_RATIO 6
+
 static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
 {
-	pp_sb o = {0};
-	const pp_breakdown *b = &r->breakdown;
 	const pp_memory *m = &r->memory;
-	pp_sb_adds(&o, "{\n  \"scenario\": ");
-	pp_sb_add_json(&o, s->name);
-	pp_sb_addf(&o, ",\n  \"step_time_s\": %.9g,\n  \"tokens_per_step\": %.9g,\n"
-		       "  \"tokens_per_s\": %.9g,\n  \"mfu\": %.6g,\n  \"hfu\": %.6g,\n"
-		       "  \"model_tflops_per_gpu\": %.6g,\n  \"hw_tflops_per_gpu\": %.6g,\n"
-		       "  \"params\": %.9g,\n",
-		   r->step_time_s, r->tokens_per_step, r->tokens_per_s, r->mfu, r->hfu,
-		   r->model_tflops_per_gpu, r->hw_tflops_per_gpu, r->params_total);
-	if (s->training.train_tokens > 0)
-		pp_sb_addf(&o, "  \"time_to_train_s\": %.9g,\n  \"steps_to_train\": %.9g,\n",
-			   r->time_to_train_s, r->steps_to_train);
-	pp_sb_addf(&o, "  \"memory\": {\"per_gpu_bytes\": %.9g, \"capacity_bytes\": %.9g, "
-		       "\"fits\": %s, \"worst_stage\": %d, \"breakdown\": {\"weights_bytes\": %.9g, "
-		       "\"grads_bytes\": %.9g, \"optimizer_bytes\": %.9g, \"activations_bytes\": %.9g, "
-		       "\"temp_bytes\": %.9g, \"fragmentation_bytes\": %.9g}},\n",
-		   m->total_bytes, m->capacity_bytes, m->fits ? "true" : "false", m->worst_stage,
-		   m->weights_bytes, m->grads_bytes, m->optimizer_bytes, m->activations_bytes,
-		   m->temp_bytes, m->fragmentation_bytes);
-	pp_sb_addf(&o, "  \"breakdown\": {\"compute_s\": %.9g, \"tp_comm_exposed_s\": %.9g, "
-		       "\"dp_comm_exposed_s\": %.9g, \"pp_bubble_s\": %.9g, \"pp_comm_exposed_s\": %.9g, "
-		       "\"optimizer_s\": %.9g, \"data_s\": %.9g},\n",
-		   b->compute_s, b->tp_comm_exposed_s, b->dp_comm_exposed_s, b->pp_bubble_s,
-		   b->pp_comm_exposed_s, b->optimizer_s, b->data_s);
-	pp_sb_adds(&o, "  \"bottleneck\": ");
-	pp_sb_add_json(&o, r->bottleneck);
-	pp_sb_addf(&o, ",\n  \"checkpoint_bytes\": %.9g,\n  \"checkpoint_write_s\": %.9g,\n",
-		   r->checkpoint_bytes, r->checkpoint_write_s);
-	pp_sb_adds(&o, "  \"calibration_profile\": ");
-	if (hw->profile[0])
-		pp_sb_add_json(&o, hw->profile);
-	else
-		pp_sb_adds(&o, "null");
-	pp_sb_adds(&o, ",\n  \"parameter_origins\": {");
-	for (int i = 0; i < hw->norigins; i++) {
-		pp_sb_adds(&o, i ? ", " : "");
-		pp_sb_add_json(&o, hw->origins[i].name);
-		pp_sb_adds(&o, ": ");
-		pp_sb_add_json(&o, hw->origins[i].origin);
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "scenario", s->name);
+	pp_json_num(j, "step_time_s", r->step_time_s, SIG);
+	pp_json_num(j, "tokens_per_step", r->tokens_per_step, SIG);
+	pp_json_num(j, "tokens_per_s", r->tokens_per_s, SIG);
+	pp_json_num(j, "mfu", r->mfu, SIG_RATIO);
+	pp_json_num(j, "hfu", r->hfu, SIG_RATIO);
+	pp_json_num(j, "model_tflops_per_gpu", r->model_tflops_per_gpu, SIG_RATIO);
+	pp_json_num(j, "hw_tflops_per_gpu", r->hw_tflops_per_gpu, SIG_RATIO);
+	pp_json_num(j, "params", r->params_total, SIG);
+	if (s->training.train_tokens > 0) {
+		pp_json_num(j, "time_to_train_s", r->time_to_train_s, SIG);
+		pp_json_num(j, "steps_to_train", r->steps_to_train, SIG);
 	}
-	pp_sb_addf(&o, "},\n  \"simulated_events\": %lld\n}\n", (long long)r->events);
+	cJSON *mem = pp_json_obj(j, "memory");
+	pp_json_num(mem, "per_gpu_bytes", m->total_bytes, SIG);
+	pp_json_num(mem, "capacity_bytes", m->capacity_bytes, SIG);
+	pp_json_bool(mem, "fits", m->fits);
+	pp_json_int(mem, "worst_stage", m->worst_stage);
+	cJSON *mb = pp_json_obj(mem, "breakdown");
+	pp_json_num(mb, "weights_bytes", m->weights_bytes, SIG);
+	pp_json_num(mb, "grads_bytes", m->grads_bytes, SIG);
+	pp_json_num(mb, "optimizer_bytes", m->optimizer_bytes, SIG);
+	pp_json_num(mb, "activations_bytes", m->activations_bytes, SIG);
+	pp_json_num(mb, "temp_bytes", m->temp_bytes, SIG);
+	pp_json_num(mb, "fragmentation_bytes", m->fragmentation_bytes, SIG);
+	pp_breakdown_json(j, "breakdown", &r->breakdown, SIG);
+	pp_json_str(j, "bottleneck", r->bottleneck);
+	pp_json_num(j, "checkpoint_bytes", r->checkpoint_bytes, SIG);
+	pp_json_num(j, "checkpoint_write_s", r->checkpoint_write_s, SIG);
+	pp_json_str(j, "calibration_profile", hw->profile[0] ? hw->profile : NULL);
+	cJSON *orig = pp_json_obj(j, "parameter_origins");
+	for (int i = 0; i < hw->norigins; i++)
+		pp_json_str(orig, hw->origins[i].name, hw->origins[i].origin);
+	pp_json_int(j, "simulated_events", r->events);
+	pp_sb o = {0};
+	pp_json_print(j, true, &o);
 	fputs(o.buf, stdout);
 	pp_sb_release(&o);
+	cJSON_Delete(j);
 }
 
 static void print_ops(const pp_scenario *s, const pp_hw *hw)
@@ -142,18 +144,20 @@ static void print_ops(const pp_scenario *s, const pp_hw *hw)
 	pp_workload_release(&w);
 }
 
+/* Rows of the breakdown and memory tables: a label column as wide as the
+ * breakdown's longest label, the figure, its share of the total. */
 static void row(const char *what, double s, double total)
 {
 	char buf[32];
-	printf("  %-34s %12s %6.1f%%\n", what, pp_fmt_duration(s, buf, sizeof(buf)),
-	       total > 0 ? 100.0 * s / total : 0);
+	printf("  %-*s %12s %6.1f%%\n", pp_breakdown_label_width(), what,
+	       pp_fmt_duration(s, buf, sizeof(buf)), total > 0 ? 100.0 * s / total : 0);
 }
 
 static void mrow(const char *what, double bytes, double total)
 {
 	char buf[32];
-	printf("  %-34s %12s %6.1f%%\n", what, pp_fmt_bytes(bytes, buf, sizeof(buf)),
-	       total > 0 ? 100.0 * bytes / total : 0);
+	printf("  %-*s %12s %6.1f%%\n", pp_breakdown_label_width(), what,
+	       pp_fmt_bytes(bytes, buf, sizeof(buf)), total > 0 ? 100.0 * bytes / total : 0);
 }
 
 static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
@@ -192,18 +196,11 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       pp_fmt_duration(r->time_to_train_s, b1, sizeof(b1)), t->train_tokens,
 		       r->steps_to_train);
 	printf("Bottleneck         %s\n\n", r->bottleneck);
-	const pp_breakdown *b = &r->breakdown;
 	printf("Step-time breakdown (critical pipeline stage)\n");
-	row("compute (kernels, recompute incl.)", b->compute_s, r->step_time_s);
-	row("tensor/context-parallel comm", b->tp_comm_exposed_s, r->step_time_s);
-	row("data-parallel comm (exposed)", b->dp_comm_exposed_s, r->step_time_s);
-	row("pipeline bubble", b->pp_bubble_s, r->step_time_s);
 	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
-	row(p->pp > 1 && !t->overlap_p2p_comm ? "pipeline p2p + blocking stall"
-					      : "pipeline send/recv (exposed)",
-	    b->pp_comm_exposed_s, r->step_time_s);
-	row("optimizer step", b->optimizer_s, r->step_time_s);
-	row("data loading (exposed)", b->data_s, r->step_time_s);
+	bool blocking = p->pp > 1 && !t->overlap_p2p_comm;
+	for (int k = 0; k < PP_BD_COUNT; k++)
+		row(pp_breakdown_label(k, blocking), pp_breakdown_get(&r->breakdown, k), r->step_time_s);
 	const pp_memory *mm = &r->memory;
 	printf("\nMemory per GPU (stage %d): %s of %s -> %s\n", mm->worst_stage,
 	       pp_fmt_bytes(mm->total_bytes, b2, sizeof(b2)),

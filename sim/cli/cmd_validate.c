@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
+#include "core/csv.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -46,6 +47,30 @@ out:
 	pp_replayset_release(&v);
 	pp_catalog_free(cat);
 	return rc;
+}
+
+/* One row per predicted published figure (RFC 4180, the one writer). */
+static void print_csv(const pp_valset *v)
+{
+	pp_sb sb = {0};
+	pp_csvw w;
+	pp_csvw_init(&w, &sb);
+	pp_csvw_header(&w, "csv_line,table,model,config,metric,measured,predicted,error_pct,primary");
+	for (int i = 0; i < v->n; i++) {
+		const pp_valrow *r = &v->rows[i];
+		pp_csvw_int(&w, r->csv_row);
+		pp_csvw_text(&w, r->group);
+		pp_csvw_text(&w, r->model);
+		pp_csvw_text(&w, r->config);
+		pp_csvw_text(&w, r->metric);
+		pp_csvw_num(&w, r->measured, 6);
+		pp_csvw_num(&w, r->predicted, 6);
+		pp_csvw_fixed(&w, 100 * r->error, 2);
+		pp_csvw_int(&w, r->primary);
+		pp_csvw_end(&w);
+	}
+	fputs(sb.buf, stdout);
+	pp_sb_release(&sb);
 }
 
 int pp_cmd_validate(int argc, char **argv)
@@ -98,13 +123,7 @@ int pp_cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	if (csv) {
-		printf("csv_line,table,model,config,metric,measured,predicted,error_pct,primary\n");
-		for (int i = 0; i < v.n; i++) {
-			const pp_valrow *r = &v.rows[i];
-			printf("%d,\"%s\",\"%s\",\"%s\",%s,%.6g,%.6g,%.2f,%d\n", r->csv_row, r->group,
-			       r->model, r->config, r->metric, r->measured, r->predicted, 100 * r->error,
-			       r->primary);
-		}
+		print_csv(&v);
 		goto out;
 	}
 	const char *last = "";

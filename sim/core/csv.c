@@ -2,6 +2,7 @@
 #include "core/csv.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,4 +125,133 @@ const char *pp_csv_get(const pp_csv *c, int i, int j)
 	if (i < 0 || i >= c->nrows || j < 0 || j >= c->nfields[i])
 		return "";
 	return c->rows[i][j];
+}
+
+/* ---- writing ---- */
+
+void pp_csvw_init(pp_csvw *w, pp_sb *out)
+{
+	w->out = out;
+	w->ncells = 0;
+}
+
+static void sep(pp_csvw *w)
+{
+	if (w->ncells++)
+		pp_sb_add(w->out, ",", 1);
+}
+
+/* A plain decimal number: [+-] digits [. digits] [(e|E) [+-] digits], at
+ * least one digit before the exponent. Nothing else (no spaces, no inf or
+ * nan, no hex), so "-1+2" or "-A1" are formulas. */
+static bool is_number(const char *s)
+{
+	const char *p = s;
+	if (*p == '+' || *p == '-')
+		p++;
+	size_t digits = strspn(p, "0123456789");
+	p += digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		digits += frac;
+		p += 1 + frac;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		size_t exp = strspn(p, "0123456789");
+		if (!exp)
+			return false;
+		p += exp;
+	}
+	return *p == '\0';
+}
+
+void pp_csv_cell(pp_sb *out, const char *s)
+{
+	if (!s)
+		return;
+	/* OWASP "CSV Injection": a leading ' keeps a formula text */
+	bool neutralise = *s && strchr("=+-@\t\r", *s) && !is_number(s);
+	bool quote = strpbrk(s, ",\"\n\r") != NULL;
+	if (!neutralise && !quote) {
+		pp_sb_adds(out, s);
+		return;
+	}
+	if (quote)
+		pp_sb_add(out, "\"", 1);
+	if (neutralise)
+		pp_sb_add(out, "'", 1);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			pp_sb_add(out, "\"", 1);
+		pp_sb_add(out, p, 1);
+	}
+	if (quote)
+		pp_sb_add(out, "\"", 1);
+}
+
+void pp_csvw_text(pp_csvw *w, const char *s)
+{
+	sep(w);
+	pp_csv_cell(w->out, s);
+}
+
+void pp_csvw_num(pp_csvw *w, double v, int sig)
+{
+	sep(w);
+	if (isfinite(v))
+		pp_sb_addf(w->out, "%.*g", sig, v);
+}
+
+void pp_csvw_fixed(pp_csvw *w, double v, int decimals)
+{
+	sep(w);
+	if (isfinite(v))
+		pp_sb_addf(w->out, "%.*f", decimals, v);
+}
+
+void pp_csvw_int(pp_csvw *w, long long v)
+{
+	sep(w);
+	pp_sb_addf(w->out, "%lld", v);
+}
+
+void pp_csvw_bool(pp_csvw *w, bool v)
+{
+	sep(w);
+	pp_sb_adds(w->out, v ? "true" : "false");
+}
+
+void pp_csvw_empty(pp_csvw *w)
+{
+	sep(w);
+}
+
+void pp_csvw_names(pp_csvw *w, const char *names)
+{
+	for (const char *p = names; *p;) {
+		size_t n = strcspn(p, ",");
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		pp_csvw_text(w, name);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void pp_csvw_header(pp_csvw *w, const char *names)
+{
+	pp_csvw_names(w, names);
+	pp_csvw_end(w);
+}
+
+void pp_csvw_end(pp_csvw *w)
+{
+	pp_sb_adds(w->out, PP_CSV_EOL);
+	w->ncells = 0;
 }

@@ -1,5 +1,6 @@
 /* util.c - see util.h. */
 #include "core/util.h"
+#include "core/csv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,19 +137,7 @@ void pp_sb_add_html(pp_sb *sb, const char *s)
 
 void pp_sb_add_csv(pp_sb *sb, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		pp_sb_adds(sb, s);
-		return;
-	}
-	pp_sb_add(sb, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"')
-			pp_sb_add(sb, "\"", 1);
-		pp_sb_add(sb, s, 1);
-	}
-	pp_sb_add(sb, "\"", 1);
+	pp_csv_cell(sb, s);
 }
 
 void pp_sb_add_json(pp_sb *sb, const char *s)

@@ -3,247 +3,214 @@
  * CSV), declared in cost.h; `podplan cost` and the reports print them.
  */
 #include "cost/cost.h"
+#include "core/csv.h"
+#include "core/jsonout.h"
 #include "core/util.h"
+#include "engine/breakdown.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 /* ---- JSON ---- */
 
-static void jnum(pp_sb *sb, const char *key, double v, bool comma)
+/* dollars, times and tokens: ten significant digits */
+#define SIG 10
+
+static void num(cJSON *o, const char *key, double v)
 {
-	if (key)
-		pp_sb_addf(sb, "\"%s\": ", key);
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.10g", v);
-	else
-		pp_sb_adds(sb, "null");
-	if (comma)
-		pp_sb_adds(sb, ", ");
+	pp_json_num(o, key, v, SIG);
 }
 
-static void jstr(pp_sb *sb, const char *key, const char *v, bool comma)
+static void histogram_json(cJSON *o, const pp_cost_option *x)
 {
-	pp_sb_addf(sb, "\"%s\": ", key);
-	pp_sb_add_json(sb, v);
-	if (comma)
-		pp_sb_adds(sb, ", ");
+	int counts[40];
+	double lo = 0, hi = 0;
+	if (pp_cost_histogram(x, 40, &lo, &hi, counts) <= 0) {
+		pp_json_null(o, "histogram");
+		return;
+	}
+	cJSON *h = pp_json_obj(o, "histogram");
+	num(h, "lo_usd", lo);
+	num(h, "hi_usd", hi);
+	cJSON *c = pp_json_arr(h, "counts");
+	for (int b = 0; b < 40; b++)
+		pp_json_int(c, NULL, counts[b]);
+}
+
+static void finance_json(cJSON *o, const pp_cost_fin *f)
+{
+	if (!f->valid) {
+		pp_json_null(o, "finance");
+		return;
+	}
+	cJSON *j = pp_json_obj(o, "finance");
+	pp_json_str(j, "versus", f->versus);
+	num(j, "capex_usd", f->capex_usd);
+	num(j, "residual_usd", f->residual_usd);
+	num(j, "discount_rate", f->discount_rate);
+	num(j, "npv_usd", f->npv_usd);
+	num(j, "irr", f->irr);
+	num(j, "payback_months", f->payback_months);
+	num(j, "discounted_payback_months", f->discounted_payback_months);
+	num(j, "crossover_month", f->crossover_month);
+	num(j, "utilization", f->utilization);
+	num(j, "usd_per_gpu_hour_used", f->usd_per_gpu_hour_used);
+	num(j, "breakeven_utilization", f->breakeven_utilization);
+}
+
+static void option_json(cJSON *arr, const pp_cost_option *o)
+{
+	cJSON *j = pp_json_obj(arr, NULL);
+	pp_json_str(j, "name", o->name);
+	pp_json_str(j, "kind", pp_option_kind_names[o->kind]);
+	pp_json_str(j, "provider", o->provider);
+	pp_json_str(j, "tier", o->tier);
+	pp_json_str(j, "label", o->label);
+	pp_json_str(j, "gpu", o->gpu);
+	pp_json_int(j, "num_gpus", o->num_gpus);
+	pp_json_str(j, "fabric", o->fabric);
+	pp_json_str(j, "method", o->method);
+	pp_json_bool(j, "feasible", o->feasible);
+	pp_json_str(j, "infeasible_why", o->infeasible_why);
+	num(j, "usd_total", o->usd_total);
+	num(j, "usd_amortized", o->usd_amortized);
+	num(j, "usd_marginal", o->usd_marginal);
+	num(j, "usd_per_run", o->usd_per_run);
+	num(j, "usd_per_million_tokens", o->usd_per_million_tokens);
+	num(j, "usd_per_million_tokens_marginal", o->usd_per_million_tokens_marginal);
+	num(j, "usd_per_gpu_hour_used", o->usd_per_gpu_hour_used);
+	num(j, "usd_lost_work", o->usd_lost_work);
+	num(j, "time_to_train_s", o->time_to_train_s);
+	num(j, "lead_time_s", o->lead_time_s);
+	num(j, "step_time_s", o->step_time_s);
+	num(j, "tokens_per_s", o->tokens_per_s);
+	num(j, "tokens_per_s_effective", o->tokens_per_s_effective);
+	num(j, "mfu", o->mfu);
+	pp_breakdown_json(j, "breakdown", &o->breakdown, SIG);
+	num(j, "goodput", o->goodput);
+	num(j, "checkpoint_interval_s", o->checkpoint_interval_s);
+	num(j, "memory_per_gpu_bytes", o->memory_per_gpu_bytes);
+	num(j, "memory_capacity_bytes", o->memory_capacity_bytes);
+	num(j, "gpu_hours_used", o->gpu_hours_used);
+	num(j, "replicas", o->replicas);
+	cJSON *net = pp_json_obj(j, "network");
+	pp_json_int(net, "switches", o->net_switches);
+	pp_json_int(net, "links", o->net_links);
+	pp_json_int(net, "tiers", o->net_tiers);
+	num(j, "storage_tb", o->storage_tb);
+	num(j, "p10_usd", o->p10_usd);
+	num(j, "p50_usd", o->p50_usd);
+	num(j, "p90_usd", o->p90_usd);
+	num(j, "mean_usd", o->mean_usd);
+	num(j, "p_cheapest", o->p_cheapest);
+	cJSON *comp = pp_json_obj(j, "components");
+	for (int k = 0; k < PP_CC_COUNT; k++)
+		num(comp, pp_cost_comp_names[k], o->components[k]);
+	cJSON *cum = pp_json_arr(j, "cumulative_usd_by_month");
+	for (int m = 0; o->cum_usd && m <= o->nmonths; m++)
+		num(cum, NULL, o->cum_usd[m]);
+	histogram_json(j, o);
+	finance_json(j, &o->fin);
+}
+
+static void tornado_json(cJSON *arr, const pp_tornado_row *t)
+{
+	cJSON *j = pp_json_obj(arr, NULL);
+	pp_json_str(j, "driver", t->driver);
+	pp_json_str(j, "unit", t->unit);
+	num(j, "base_input", t->base_input);
+	num(j, "low_input", t->low_input);
+	num(j, "high_input", t->high_input);
+	num(j, "low_usd", t->low_usd);
+	num(j, "high_usd", t->high_usd);
+	num(j, "low_margin_usd", t->low_margin_usd);
+	num(j, "high_margin_usd", t->high_margin_usd);
+	num(j, "swing_usd", t->swing_usd);
+}
+
+static void source_json(cJSON *arr, const pp_cost_source *s)
+{
+	cJSON *j = pp_json_obj(arr, NULL);
+	pp_json_str(j, "item", s->item);
+	num(j, "value", s->value);
+	pp_json_str(j, "unit", s->unit);
+	pp_json_str(j, "source", s->source);
+	pp_json_str(j, "url", s->url);
+	pp_json_str(j, "date", s->date);
+	pp_json_bool(j, "estimate", s->estimate);
+	num(j, "age_months", s->age_months);
 }
 
 void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 {
-	pp_sb_adds(sb, "{");
-	jstr(sb, "scenario", r->scenario, true);
-	jstr(sb, "question", r->question, true);
-	jstr(sb, "work", r->work, true);
-	jnum(sb, "tokens_total", r->tokens_total, true);
-	jnum(sb, "runs", r->runs, true);
-	jnum(sb, "horizon_months", r->horizon_months, true);
-	jstr(sb, "as_of", r->as_of, true);
-	pp_sb_addf(sb, "\"seed\": %lu, \"draws\": %d, ", r->seed, r->draws);
-	pp_sb_adds(sb, "\"options\": [");
-	for (int i = 0; i < r->noptions; i++) {
-		const pp_cost_option *o = &r->options[i];
-		pp_sb_adds(sb, i ? ",\n  {" : "\n  {");
-		jstr(sb, "name", o->name, true);
-		jstr(sb, "kind", pp_option_kind_names[o->kind], true);
-		jstr(sb, "provider", o->provider, true);
-		jstr(sb, "tier", o->tier, true);
-		jstr(sb, "label", o->label, true);
-		jstr(sb, "gpu", o->gpu, true);
-		pp_sb_addf(sb, "\"num_gpus\": %d, ", o->num_gpus);
-		jstr(sb, "fabric", o->fabric, true);
-		jstr(sb, "method", o->method, true);
-		pp_sb_addf(sb, "\"feasible\": %s, ", o->feasible ? "true" : "false");
-		jstr(sb, "infeasible_why", o->infeasible_why, true);
-		jnum(sb, "usd_total", o->usd_total, true);
-		jnum(sb, "usd_amortized", o->usd_amortized, true);
-		jnum(sb, "usd_marginal", o->usd_marginal, true);
-		jnum(sb, "usd_per_run", o->usd_per_run, true);
-		jnum(sb, "usd_per_million_tokens", o->usd_per_million_tokens, true);
-		jnum(sb, "usd_per_million_tokens_marginal", o->usd_per_million_tokens_marginal, true);
-		jnum(sb, "usd_per_gpu_hour_used", o->usd_per_gpu_hour_used, true);
-		jnum(sb, "usd_lost_work", o->usd_lost_work, true);
-		jnum(sb, "time_to_train_s", o->time_to_train_s, true);
-		jnum(sb, "lead_time_s", o->lead_time_s, true);
-		jnum(sb, "step_time_s", o->step_time_s, true);
-		jnum(sb, "tokens_per_s", o->tokens_per_s, true);
-		jnum(sb, "tokens_per_s_effective", o->tokens_per_s_effective, true);
-		jnum(sb, "mfu", o->mfu, true);
-		pp_sb_adds(sb, "\"breakdown\": {");
-		jnum(sb, "compute_s", o->breakdown.compute_s, true);
-		jnum(sb, "tp_comm_exposed_s", o->breakdown.tp_comm_exposed_s, true);
-		jnum(sb, "dp_comm_exposed_s", o->breakdown.dp_comm_exposed_s, true);
-		jnum(sb, "pp_bubble_s", o->breakdown.pp_bubble_s, true);
-		jnum(sb, "pp_comm_exposed_s", o->breakdown.pp_comm_exposed_s, true);
-		jnum(sb, "optimizer_s", o->breakdown.optimizer_s, true);
-		jnum(sb, "data_s", o->breakdown.data_s, false);
-		pp_sb_adds(sb, "}, ");
-		jnum(sb, "goodput", o->goodput, true);
-		jnum(sb, "checkpoint_interval_s", o->checkpoint_interval_s, true);
-		jnum(sb, "memory_per_gpu_bytes", o->memory_per_gpu_bytes, true);
-		jnum(sb, "memory_capacity_bytes", o->memory_capacity_bytes, true);
-		jnum(sb, "gpu_hours_used", o->gpu_hours_used, true);
-		jnum(sb, "replicas", o->replicas, true);
-		pp_sb_addf(sb, "\"network\": {\"switches\": %d, \"links\": %d, \"tiers\": %d}, ",
-			   o->net_switches, o->net_links, o->net_tiers);
-		jnum(sb, "storage_tb", o->storage_tb, true);
-		jnum(sb, "p10_usd", o->p10_usd, true);
-		jnum(sb, "p50_usd", o->p50_usd, true);
-		jnum(sb, "p90_usd", o->p90_usd, true);
-		jnum(sb, "mean_usd", o->mean_usd, true);
-		jnum(sb, "p_cheapest", o->p_cheapest, true);
-		pp_sb_adds(sb, "\"components\": {");
-		for (int k = 0; k < PP_CC_COUNT; k++)
-			jnum(sb, pp_cost_comp_names[k], o->components[k], k + 1 < PP_CC_COUNT);
-		pp_sb_adds(sb, "}, \"cumulative_usd_by_month\": [");
-		for (int m = 0; o->cum_usd && m <= o->nmonths; m++)
-			jnum(sb, NULL, o->cum_usd[m], m < o->nmonths);
-		pp_sb_adds(sb, "], \"histogram\": ");
-		int counts[40];
-		double lo = 0, hi = 0;
-		if (pp_cost_histogram(o, 40, &lo, &hi, counts) > 0) {
-			pp_sb_adds(sb, "{");
-			jnum(sb, "lo_usd", lo, true);
-			jnum(sb, "hi_usd", hi, true);
-			pp_sb_adds(sb, "\"counts\": [");
-			for (int b = 0; b < 40; b++)
-				pp_sb_addf(sb, "%d%s", counts[b], b < 39 ? ", " : "");
-			pp_sb_adds(sb, "]}");
-		} else {
-			pp_sb_adds(sb, "null");
-		}
-		pp_sb_adds(sb, ", \"finance\": ");
-		if (o->fin.valid) {
-			const pp_cost_fin *f = &o->fin;
-			pp_sb_adds(sb, "{");
-			jstr(sb, "versus", f->versus, true);
-			jnum(sb, "capex_usd", f->capex_usd, true);
-			jnum(sb, "residual_usd", f->residual_usd, true);
-			jnum(sb, "discount_rate", f->discount_rate, true);
-			jnum(sb, "npv_usd", f->npv_usd, true);
-			jnum(sb, "irr", f->irr, true);
-			jnum(sb, "payback_months", f->payback_months, true);
-			jnum(sb, "discounted_payback_months", f->discounted_payback_months, true);
-			jnum(sb, "crossover_month", f->crossover_month, true);
-			jnum(sb, "utilization", f->utilization, true);
-			jnum(sb, "usd_per_gpu_hour_used", f->usd_per_gpu_hour_used, true);
-			jnum(sb, "breakeven_utilization", f->breakeven_utilization, false);
-			pp_sb_adds(sb, "}");
-		} else {
-			pp_sb_adds(sb, "null");
-		}
-		pp_sb_adds(sb, "}");
-	}
-	pp_sb_adds(sb, "],\n");
-	pp_sb_addf(sb, "\"recommended\": ");
-	if (r->recommended >= 0)
-		pp_sb_add_json(sb, r->options[r->recommended].name);
-	else
-		pp_sb_adds(sb, "null");
-	pp_sb_adds(sb, ", \"runner_up\": ");
-	if (r->runner_up >= 0)
-		pp_sb_add_json(sb, r->options[r->runner_up].name);
-	else
-		pp_sb_adds(sb, "null");
-	pp_sb_adds(sb, ",\n\"recommendation\": ");
-	pp_sb_add_json(sb, r->recommendation);
-	pp_sb_adds(sb, ",\n\"tornado\": [");
-	for (int i = 0; i < r->ntornado; i++) {
-		const pp_tornado_row *t = &r->tornado[i];
-		pp_sb_adds(sb, i ? ", {" : "{");
-		jstr(sb, "driver", t->driver, true);
-		jstr(sb, "unit", t->unit, true);
-		jnum(sb, "base_input", t->base_input, true);
-		jnum(sb, "low_input", t->low_input, true);
-		jnum(sb, "high_input", t->high_input, true);
-		jnum(sb, "low_usd", t->low_usd, true);
-		jnum(sb, "high_usd", t->high_usd, true);
-		jnum(sb, "low_margin_usd", t->low_margin_usd, true);
-		jnum(sb, "high_margin_usd", t->high_margin_usd, true);
-		jnum(sb, "swing_usd", t->swing_usd, false);
-		pp_sb_adds(sb, "}");
-	}
-	pp_sb_adds(sb, "],\n\"sources\": [");
-	for (int i = 0; i < r->nsources; i++) {
-		const pp_cost_source *s = &r->sources[i];
-		pp_sb_adds(sb, i ? ",\n  {" : "\n  {");
-		jstr(sb, "item", s->item, true);
-		jnum(sb, "value", s->value, true);
-		jstr(sb, "unit", s->unit, true);
-		jstr(sb, "source", s->source, true);
-		jstr(sb, "url", s->url, true);
-		jstr(sb, "date", s->date, true);
-		pp_sb_addf(sb, "\"estimate\": %s, ", s->estimate ? "true" : "false");
-		jnum(sb, "age_months", s->age_months, false);
-		pp_sb_adds(sb, "}");
-	}
-	pp_sb_adds(sb, "],\n\"warnings\": [");
-	for (int i = 0; i < r->nwarnings; i++) {
-		if (i)
-			pp_sb_adds(sb, ", ");
-		pp_sb_add_json(sb, r->warnings[i]);
-	}
-	pp_sb_adds(sb, "],\n");
-	jnum(sb, "elapsed_s", r->elapsed_s, true);
-	jnum(sb, "mc_elapsed_s", r->mc_elapsed_s, false);
-	pp_sb_adds(sb, "}\n");
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "scenario", r->scenario);
+	pp_json_str(j, "question", r->question);
+	pp_json_str(j, "work", r->work);
+	num(j, "tokens_total", r->tokens_total);
+	num(j, "runs", r->runs);
+	num(j, "horizon_months", r->horizon_months);
+	pp_json_str(j, "as_of", r->as_of);
+	pp_json_int(j, "seed", (int64_t)r->seed);
+	pp_json_int(j, "draws", r->draws);
+	cJSON *opts = pp_json_arr(j, "options");
+	for (int i = 0; i < r->noptions; i++)
+		option_json(opts, &r->options[i]);
+	pp_json_str(j, "recommended", r->recommended >= 0 ? r->options[r->recommended].name : NULL);
+	pp_json_str(j, "runner_up", r->runner_up >= 0 ? r->options[r->runner_up].name : NULL);
+	pp_json_str(j, "recommendation", r->recommendation);
+	cJSON *tor = pp_json_arr(j, "tornado");
+	for (int i = 0; i < r->ntornado; i++)
+		tornado_json(tor, &r->tornado[i]);
+	cJSON *src = pp_json_arr(j, "sources");
+	for (int i = 0; i < r->nsources; i++)
+		source_json(src, &r->sources[i]);
+	cJSON *w = pp_json_arr(j, "warnings");
+	for (int i = 0; i < r->nwarnings; i++)
+		pp_json_str(w, NULL, r->warnings[i]);
+	num(j, "elapsed_s", r->elapsed_s);
+	num(j, "mc_elapsed_s", r->mc_elapsed_s);
+	pp_json_print(j, true, sb);
+	cJSON_Delete(j);
 }
 
 /* ---- CSV ---- */
 
-static void cnum(pp_sb *sb, double v)
-{
-	pp_sb_adds(sb, ",");
-	if (isfinite(v))
-		pp_sb_addf(sb, "%.10g", v);
-}
-
-static void cstr(pp_sb *sb, const char *s)
-{
-	pp_sb_adds(sb, ",");
-	pp_sb_add_csv(sb, s);
-}
-
 void pp_cost_to_csv(const pp_cost_result *r, pp_sb *sb)
 {
-	pp_sb_adds(sb, PP_COST_CSV_HEADER "\r\n");
+	pp_csvw w;
+	pp_csvw_init(&w, sb);
+	pp_csvw_header(&w, PP_COST_CSV_HEADER);
 	for (int i = 0; i < r->noptions; i++) {
 		const pp_cost_option *o = &r->options[i];
-		pp_sb_add_csv(sb, r->scenario);
-		pp_sb_addf(sb, ",%lu,%d", r->seed, r->draws);
-		cstr(sb, o->name);
-		cstr(sb, pp_option_kind_names[o->kind]);
-		cstr(sb, o->provider);
-		cstr(sb, o->tier);
-		cstr(sb, o->gpu);
-		pp_sb_addf(sb, ",%d", o->num_gpus);
-		cstr(sb, o->method);
-		pp_sb_adds(sb, o->feasible ? ",true" : ",false");
-		cnum(sb, o->usd_total);
-		cnum(sb, o->usd_amortized);
-		cnum(sb, o->usd_marginal);
-		cnum(sb, o->usd_per_run);
-		cnum(sb, o->usd_per_million_tokens);
-		cnum(sb, o->usd_per_million_tokens_marginal);
-		cnum(sb, o->usd_per_gpu_hour_used);
-		cnum(sb, o->time_to_train_s);
-		cnum(sb, o->gpu_hours_used);
-		cnum(sb, o->goodput);
-		cnum(sb, o->tokens_per_s);
-		cnum(sb, o->p10_usd);
-		cnum(sb, o->p50_usd);
-		cnum(sb, o->p90_usd);
-		cnum(sb, o->p_cheapest);
+		pp_csvw_text(&w, r->scenario);
+		pp_csvw_int(&w, (long long)r->seed);
+		pp_csvw_int(&w, r->draws);
+		pp_csvw_text(&w, o->name);
+		pp_csvw_text(&w, pp_option_kind_names[o->kind]);
+		pp_csvw_text(&w, o->provider);
+		pp_csvw_text(&w, o->tier);
+		pp_csvw_text(&w, o->gpu);
+		pp_csvw_int(&w, o->num_gpus);
+		pp_csvw_text(&w, o->method);
+		pp_csvw_bool(&w, o->feasible);
+		const double v[] = {o->usd_total, o->usd_amortized, o->usd_marginal, o->usd_per_run,
+				    o->usd_per_million_tokens, o->usd_per_million_tokens_marginal,
+				    o->usd_per_gpu_hour_used, o->time_to_train_s, o->gpu_hours_used,
+				    o->goodput, o->tokens_per_s, o->p10_usd, o->p50_usd, o->p90_usd,
+				    o->p_cheapest};
+		for (size_t k = 0; k < PP_ARRAY_LEN(v); k++)
+			pp_csvw_num(&w, v[k], SIG);
 		for (int k = 0; k < PP_CC_COUNT; k++)
-			cnum(sb, o->components[k]);
+			pp_csvw_num(&w, o->components[k], SIG);
 		const pp_cost_fin *f = &o->fin;
-		cnum(sb, f->valid ? f->npv_usd : NAN);
-		cnum(sb, f->valid ? f->irr : NAN);
-		cnum(sb, f->valid ? f->payback_months : NAN);
-		cnum(sb, f->valid ? f->crossover_month : NAN);
-		cnum(sb, f->valid ? f->breakeven_utilization : NAN);
-		pp_sb_adds(sb, i == r->recommended ? ",true\r\n" : ",false\r\n");
+		pp_csvw_num(&w, f->valid ? f->npv_usd : NAN, SIG);
+		pp_csvw_num(&w, f->valid ? f->irr : NAN, SIG);
+		pp_csvw_num(&w, f->valid ? f->payback_months : NAN, SIG);
+		pp_csvw_num(&w, f->valid ? f->crossover_month : NAN, SIG);
+		pp_csvw_num(&w, f->valid ? f->breakeven_utilization : NAN, SIG);
+		pp_csvw_bool(&w, i == r->recommended);
+		pp_csvw_end(&w);
 	}
 }
 

@@ -1,0 +1,345 @@
+/*
+ * cmd_size.c - podplan size SCENARIO.json --deadline DAYS | --budget USD
+ *
+ * Which cluster (GPU SKU x count x inter-node fabric) trains the scenario
+ * soonest enough and cheapest: a layout search (`podplan search`,
+ * cmd_search.c) per option, through pp_size_run. Runs under `mpirun -np N`
+ * as search does; rank 0 prints.
+ */
+#include "cli/plancmd.h"
+#include "core/dist.h"
+#include "engine/breakdown.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIG PP_PLAN_SIG
+#define SIG_RATIO PP_PLAN_SIG_RATIO
+
+/* Apply a comma-separated list of catalog ids to a spec list. */
+static int parse_ids(const char *cmd, const char *arg, const pp_catalog *cat, bool gpus,
+		     pp_size_spec *spec)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	int n = 0;
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == PP_SIZE_MAX_LIST)
+			return pp_cli_usage_error(cmd, "at most %d values", PP_SIZE_MAX_LIST);
+		if (gpus) {
+			const pp_gpu *g = pp_catalog_gpu(cat, tok);
+			if (!g)
+				return pp_cli_usage_error(cmd, "unknown GPU \"%s\" (podplan catalog gpus)",
+							  tok);
+			spec->gpus[n++] = g;
+		} else {
+			const pp_fabric *f = pp_catalog_fabric(cat, tok);
+			if (!f || f->intra_node)
+				return pp_cli_usage_error(cmd, "unknown inter-node fabric \"%s\" "
+							  "(podplan catalog fabrics)", tok);
+			spec->fabrics[n++] = f;
+		}
+	}
+	if (!n)
+		return pp_cli_usage_error(cmd, "empty list");
+	if (gpus)
+		spec->ngpus = n;
+	else
+		spec->nfabrics = n;
+	return 0;
+}
+
+static int parse_counts(const char *cmd, const char *arg, pp_size_spec *spec)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	int n = 0;
+	for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+		if (*end || v < 1 || v > 4194304 || n == PP_SIZE_MAX_LIST)
+			return pp_cli_usage_error(cmd, "--num-gpus: found \"%s\", expected up to %d "
+						  "GPU counts from 1 to 4194304, comma-separated",
+						  tok, PP_SIZE_MAX_LIST);
+		spec->counts[n++] = (int)v;
+	}
+	if (!n)
+		return pp_cli_usage_error(cmd, "--num-gpus: empty list");
+	spec->ncounts = n;
+	return 0;
+}
+
+static void on_option(int i, int n, const pp_size_option *o, void *ctx)
+{
+	pp_plan_prog *g = ctx;
+	snprintf(g->prefix, sizeof(g->prefix), "size: option %d/%d, %d x %s (%s): ", i + 1, n,
+		 o->num_gpus, o->gpu->id, o->inter->id);
+}
+
+static void help_size(void)
+{
+	printf("usage: podplan size SCENARIO.json (--deadline DAYS | --budget USD) [options]\n\n"
+	       "Which cluster trains the scenario's model on training.train_tokens soonest enough and\n"
+	       "cheapest? Every option (GPU SKU x GPU count x inter-node fabric) gets its own layout\n"
+	       "search (`podplan search`); its best step time gives the time to train, and\n"
+	       "$/GPU-hour x GPUs x that time its rent cost (no goodput, storage or egress: `podplan\n"
+	       "cost` prices those).\n\n"
+	       "  --deadline DAYS  the cheapest option that trains within DAYS\n"
+	       "  --budget USD     the fastest option that costs at most USD\n"
+	       "                   (neither: every option, cheapest first)\n"
+	       "  --gpus a,b       SKUs (catalog ids; default search.gpus, else every priced SKU)\n"
+	       "  --num-gpus n,m   GPU counts (default search.num_gpus, else the scenario's count x\n"
+	       "                   1/4, 1/2, 1, 2, 4 in whole nodes)\n"
+	       "  --fabrics f,g    inter-node fabrics (default search.fabrics, else the scenario's)\n"
+	       "  --provider P, --tier T  prices.json provider and tier (default: cheapest on_demand)\n"
+	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n\n"
+	       "Options that cannot win are not searched: a lower bound on any layout's step time\n"
+	       "(the step's FLOPs over every GPU at the SKU's best rate) bounds the time and cost;\n"
+	       "they are listed with that bound. Runs under `mpirun -np N` like `podplan search`.\n");
+}
+
+static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r)
+{
+	const pp_scenario *s = &l->s;
+	char b1[32], b2[32], b3[32], b4[32], lay[200];
+	printf("Sizing     %s: %s, %.3g tokens, global batch %lld x %d tokens, %s\n", s->name,
+	       s->model.name, r->train_tokens, (long long)s->training.global_batch_size,
+	       s->model.seq_length, pp_dtype_names[s->training.precision]);
+	if (r->deadline_s > 0)
+		printf("Target     deadline %.1f days: the cheapest option that meets it\n",
+		       r->deadline_s / 86400);
+	else if (r->budget_usd > 0)
+		printf("Target     budget %s: the fastest option within it\n",
+		       pp_fmt_usd(r->budget_usd, b1, sizeof(b1)));
+	int skipped = 0;
+	for (int i = 0; i < r->n; i++)
+		skipped += r->opt[i].status == PP_SIZE_SKIP_SLOW || r->opt[i].status == PP_SIZE_SKIP_DEAR;
+	printf("Options    %d: %d searched (%lld layouts evaluated, %lld simulated), %d ruled out by "
+	       "bounds\n", r->n, r->searches, (long long)r->evaluated, (long long)r->simulated,
+	       skipped);
+	printf("Answer     %s\n\n", r->why);
+	printf("  %-2s %-28s %8s %-48s %9s %10s %9s  %s\n", "#", "option", "$/GPU-h", "best layout",
+	       "step", "train", "cost", "verdict");
+	for (int i = 0; i < r->n; i++) {
+		const pp_size_option *o = &r->opt[i];
+		char opt[64], price[16] = "-";
+		snprintf(opt, sizeof(opt), "%d x %s (%s)", o->num_gpus, o->gpu->id, o->inter->id);
+		if (isfinite(o->usd_per_gpu_hour))
+			snprintf(price, sizeof(price), "$%.3g", o->usd_per_gpu_hour);
+		if (o->status == PP_SIZE_SEARCHED) {
+			printf("  %-2d %-28s %8s %-48s %9s %10s %9s  %s\n", i + 1, opt, price,
+			       pp_plan_short_layout(&o->best.layout, lay, sizeof(lay)),
+			       pp_fmt_duration(o->best.result.step_time_s, b1, sizeof(b1)),
+			       pp_fmt_duration(o->train_s, b2, sizeof(b2)),
+			       pp_fmt_usd(o->usd, b3, sizeof(b3)),
+			       i == r->answer ? "ANSWER" : o->meets ? "meets" : "misses");
+		} else {
+			char bound[64] = "";
+			if (isfinite(o->lb_train_s))
+				snprintf(bound, sizeof(bound), ">= %s, >= %s",
+					 pp_fmt_duration(o->lb_train_s, b1, sizeof(b1)),
+					 pp_fmt_usd(o->lb_usd, b4, sizeof(b4)));
+			printf("  %-2d %-28s %8s %-48s %9s %10s %9s  %s: %s\n", i + 1, opt, price, bound,
+			       "", "", "", pp_size_status_names[o->status], o->why);
+		}
+	}
+}
+
+static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs)
+{
+	cJSON *j = pp_json_obj(arr, NULL);
+	pp_json_str(j, "gpu", p->gpu->id);
+	pp_json_int(j, "num_gpus", p->num_gpus);
+	pp_json_int(j, "gpus_per_node", p->gpus_per_node);
+	pp_json_int(j, "nics_per_node", p->nics_per_node);
+	pp_json_str(j, "fabric", p->inter->id);
+	pp_json_num(j, "usd_per_gpu_hour", p->usd_per_gpu_hour, SIG);
+	pp_json_str(j, "price_source", p->price_what);
+	pp_json_str(j, "status", pp_size_status_names[p->status]);
+	pp_json_str(j, "why", p->why);
+	pp_json_num(j, "time_to_train_bound_s", p->lb_train_s, SIG);
+	pp_json_num(j, "usd_bound", p->lb_usd, SIG);
+	if (p->status != PP_SIZE_SEARCHED)
+		return;
+	const pp_search_hit *h = &p->best;
+	pp_json_int(j, "evaluated", p->evaluated);
+	pp_json_int(j, "simulated", p->simulated);
+	cJSON *b = pp_json_obj(j, "best");
+	pp_plan_layout_json(b, &h->layout, gbs / (h->layout.micro_batch_size * h->layout.dp));
+	pp_json_num(b, "step_time_s", h->result.step_time_s, SIG);
+	pp_json_num(b, "mfu", h->result.mfu, SIG_RATIO);
+	pp_json_num(b, "memory_per_gpu_bytes", h->result.memory.total_bytes, SIG);
+	pp_breakdown_json(b, "breakdown", &h->result.breakdown, SIG);
+	pp_json_num(j, "time_to_train_s", p->train_s, SIG);
+	pp_json_num(j, "usd", p->usd, SIG);
+	pp_json_bool(j, "meets", p->meets);
+}
+
+static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r)
+{
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "scenario", l->s.name);
+	pp_json_num(j, "train_tokens", r->train_tokens, SIG);
+	pp_json_num(j, "deadline_s", r->deadline_s > 0 ? r->deadline_s : NAN, SIG);
+	pp_json_num(j, "budget_usd", r->budget_usd > 0 ? r->budget_usd : NAN, SIG);
+	pp_json_int(j, "options_total", r->n);
+	pp_json_int(j, "searches", r->searches);
+	pp_json_int(j, "evaluated", r->evaluated);
+	pp_json_int(j, "feasible", r->feasible);
+	pp_json_int(j, "simulated", r->simulated);
+	pp_json_num(j, "elapsed_s", pp_plan_usec(r->elapsed_s), 15);
+	if (r->answer >= 0)
+		pp_json_int(j, "answer", r->answer);
+	else
+		pp_json_null(j, "answer");
+	pp_json_str(j, "why", r->why);
+	cJSON *opts = pp_json_arr(j, "options");
+	for (int i = 0; i < r->n; i++)
+		option_json(opts, &r->opt[i], l->s.training.global_batch_size);
+	pp_sb o = {0};
+	pp_json_print(j, true, &o);
+	fputs(o.buf, stdout);
+	pp_sb_release(&o);
+	cJSON_Delete(j);
+}
+
+static void print_size_csv(const pp_size_result *r)
+{
+	pp_sb o = {0};
+	pp_csvw w;
+	pp_csvw_init(&w, &o);
+	pp_csvw_header(&w, "rank,gpu,num_gpus,fabric,usd_per_gpu_hour,status,tensor_model_parallel_size,"
+			   "pipeline_model_parallel_size,data_parallel_size,context_parallel_size,"
+			   "virtual_pipeline_model_parallel_size,sequence_parallel,zero_stage,"
+			   "micro_batch_size,recompute,step_time_s,time_to_train_s,usd,meets,"
+			   "time_to_train_bound_s,usd_bound,answer");
+	for (int i = 0; i < r->n; i++) {
+		const pp_size_option *p = &r->opt[i];
+		pp_csvw_int(&w, i + 1);
+		pp_csvw_text(&w, p->gpu->id);
+		pp_csvw_int(&w, p->num_gpus);
+		pp_csvw_text(&w, p->inter->id);
+		pp_csvw_num(&w, p->usd_per_gpu_hour, SIG_RATIO);
+		pp_csvw_text(&w, pp_size_status_names[p->status]);
+		if (p->status == PP_SIZE_SEARCHED) {
+			const pp_layout *y = &p->best.layout;
+			const int n[] = {y->tp, y->pp, y->dp, y->cp, y->vpp};
+			for (size_t k = 0; k < PP_ARRAY_LEN(n); k++)
+				pp_csvw_int(&w, n[k]);
+			pp_csvw_bool(&w, y->sp);
+			pp_csvw_int(&w, y->zero_stage);
+			pp_csvw_int(&w, y->micro_batch_size);
+			pp_csvw_text(&w, pp_recompute_names[y->recompute]);
+			pp_csvw_num(&w, p->best.result.step_time_s, SIG);
+			pp_csvw_num(&w, p->train_s, SIG);
+			pp_csvw_num(&w, p->usd, SIG);
+			pp_csvw_bool(&w, p->meets);
+		} else {
+			for (int k = 0; k < 13; k++)
+				pp_csvw_empty(&w);
+		}
+		bool bound = isfinite(p->lb_train_s);
+		pp_csvw_num(&w, bound ? p->lb_train_s : NAN, SIG);
+		pp_csvw_num(&w, bound ? p->lb_usd : NAN, SIG);
+		pp_csvw_bool(&w, i == r->answer);
+		pp_csvw_end(&w);
+	}
+	fputs(o.buf, stdout);
+	pp_sb_release(&o);
+}
+
+int pp_cmd_size(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"deadline", required_argument, NULL, 'd'}, {"budget", required_argument, NULL, 'b'},
+		{"gpus", required_argument, NULL, 'g'},     {"num-gpus", required_argument, NULL, 'n'},
+		{"fabrics", required_argument, NULL, 'f'},  {"provider", required_argument, NULL, 'P'},
+		{"tier", required_argument, NULL, 'T'},     {"json", no_argument, NULL, 'j'},
+		{"csv", no_argument, NULL, 'c'},            {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0}};
+	bool json = false, csv = false, verbose = false;
+	double deadline_days = 0, budget = 0;
+	const char *gpus = NULL, *counts = NULL, *fabrics = NULL, *provider = NULL, *tier = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:b:jcvh", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'd':
+			deadline_days = strtod(optarg, &end);
+			if (*end || !(deadline_days > 0) || deadline_days > 1e5)
+				return pp_cli_usage_error("size", "--deadline: found \"%s\", expected a "
+							  "number of days above 0", optarg);
+			break;
+		case 'b':
+			budget = strtod(optarg, &end);
+			if (*end || !(budget > 0) || budget > 1e13)
+				return pp_cli_usage_error("size", "--budget: found \"%s\", expected "
+							  "dollars above 0", optarg);
+			break;
+		case 'g': gpus = optarg; break;
+		case 'n': counts = optarg; break;
+		case 'f': fabrics = optarg; break;
+		case 'P': provider = optarg; break;
+		case 'T': tier = optarg; break;
+		case 'j': json = true; break;
+		case 'c': csv = true; break;
+		case 'v': verbose = true; break;
+		case 'h': help_size(); return 0;
+		default: return pp_cli_usage_error("size", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return pp_cli_usage_error("size", "expected one scenario file");
+	if (deadline_days > 0 && budget > 0)
+		return pp_cli_usage_error("size", "--deadline and --budget exclude each other");
+	if (json && csv)
+		return pp_cli_usage_error("size", "--json and --csv exclude each other");
+	pp_dist_init();
+	if (pp_dist_idle())
+		return 0;
+	bool out0 = pp_dist_rank() == 0;
+	pp_plan_loaded l = {0};
+	int rc = pp_plan_load(&l, argv[optind], "size", NULL);
+	if (rc)
+		goto out;
+	if ((gpus && (rc = parse_ids("size", gpus, l.cat, true, &l.spec))) ||
+	    (fabrics && (rc = parse_ids("size", fabrics, l.cat, false, &l.spec))) ||
+	    (counts && (rc = parse_counts("size", counts, &l.spec))))
+		goto out;
+	if (provider)
+		snprintf(l.spec.provider, sizeof(l.spec.provider), "%s", provider);
+	if (tier)
+		snprintf(l.spec.tier, sizeof(l.spec.tier), "%s", tier);
+	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "size: "};
+	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, pp_plan_on_progress, &pg, on_option};
+	pp_size_result r;
+	pp_err err = {0};
+	rc = pp_size_run(&l.s, l.cat, &so, &r, &err);
+	pp_plan_progress_end(&pg);
+	if (rc) {
+		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
+		goto out;
+	}
+	if (out0) {
+		if (json)
+			print_size_json(&l, &r);
+		else if (csv)
+			print_size_csv(&r);
+		else
+			print_size_text(&l, &r);
+		fflush(stdout);
+		if (verbose || pp_cli_tty())
+			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",
+				r.n, r.searches, (long long)r.evaluated, r.elapsed_s,
+				pp_dist_describe());
+	}
+	pp_size_result_release(&r);
+out:
+	pp_plan_unload(&l);
+	pp_dist_finalize();
+	return rc;
+}
