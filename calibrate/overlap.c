@@ -229,7 +229,15 @@ static void help(void)
 	       "  --timeout S    a batch longer than S seconds is a hang (default 60)\n", pp_store_default_path());
 }
 
-int pp_cal_overlap_main(int argc, char **argv)
+typedef struct overlap_args {
+	const char *db, *label;
+	int reps;                /* repeats per pair */
+	double timeout_s;        /* a batch longer than this is a hang */
+} overlap_args;
+
+/* Returns 0 to run, -1 after --help, or 2 (the exit status) after a
+ * message for a bad option. */
+static int parse_args(int argc, char **argv, overlap_args *a)
 {
 	static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
 					   {"repeats", required_argument, NULL, 'r'},
@@ -237,154 +245,196 @@ int pp_cal_overlap_main(int argc, char **argv)
 					   {"timeout", required_argument, NULL, 't'},
 					   {"help", no_argument, NULL, 'h'},
 					   {0, 0, 0, 0}};
-	const char *db = NULL, *label = NULL;
-	int reps = 5, ch, rc = 0, status = 0;
-	pp_err e = {0}, *err = &e;
-	pp_store *st = NULL;
-	int64_t run = 0;
-	bool open_run = false;
-	octx *x = pp_xcalloc(1, sizeof(octx));
-	x->timeout_s = 60;
+	int ch;
+	*a = (overlap_args){.reps = 5, .timeout_s = 60};
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *end;
 		switch (ch) {
-		case 'd': db = optarg; break;
-		case 'l': label = optarg; break;
+		case 'd': a->db = optarg; break;
+		case 'l': a->label = optarg; break;
 		case 'r':
-			reps = (int)strtol(optarg, &end, 10);
-			if (end == optarg || *end || reps < 1 || reps > 64) {
+			a->reps = (int)strtol(optarg, &end, 10);
+			if (end == optarg || *end || a->reps < 1 || a->reps > 64) {
 				fprintf(stderr, "podplan-calibrate overlap: --repeats: expected 1 to 64\n");
-				free(x);
 				return 2;
 			}
 			break;
 		case 't':
-			x->timeout_s = strtod(optarg, &end);
-			if (end == optarg || *end || x->timeout_s <= 0) {
+			a->timeout_s = strtod(optarg, &end);
+			if (end == optarg || *end || a->timeout_s <= 0) {
 				fprintf(stderr, "podplan-calibrate overlap: --timeout: expected seconds\n");
-				free(x);
 				return 2;
 			}
 			break;
-		case 'h': help(); free(x); return 0;
+		case 'h': help(); return -1;
 		default:
 			fprintf(stderr, "Try 'podplan-calibrate overlap --help'.\n");
-			free(x);
 			return 2;
 		}
 	}
+	return 0;
+}
+
+/* The calibration run of the overlap rows, with the machine's provenance,
+ * and the header line. */
+static int begin_run(const octx *x, const overlap_args *a, int argc, char **argv, pp_store **st,
+		     int64_t *run, pp_err *err)
+{
+	int rc = 0;
+	struct cudaDeviceProp prop;
+	char host[256] = "", cmd[512] = "podplan-calibrate overlap", extra[256], ncclv[32];
+	int drv = 0, rtv = 0, nv = 0;
+	CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rtv);
+	ncclGetVersion(&nv);
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+	for (int i = 1; i < argc; i++)
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", argv[i]);
+	char dv[32], cv[32];
+	snprintf(dv, sizeof(dv), "CUDA driver %d.%d", drv / 1000, drv % 1000 / 10);
+	snprintf(cv, sizeof(cv), "%d.%d", rtv / 1000, rtv % 1000 / 10);
+	snprintf(ncclv, sizeof(ncclv), "%d.%d.%d", nv / 10000, nv / 100 % 100, nv % 100);
+	pp_sb ex = {0};
+	pp_sb_addf(&ex, "{\"what\": \"overlap\", \"repeats\": %d, \"label\": ", a->reps);
+	pp_sb_add_json(&ex, a->label ? a->label : "");
+	pp_sb_adds(&ex, "}");
+	snprintf(extra, sizeof(extra), "%s", ex.buf);
+	pp_sb_release(&ex);
+	pp_calib_run r;
+	pp_calib_run_init(&r);
+	r.source = "podplan-calibrate";
+	r.command_line = cmd;
+	r.host = host;
+	r.gpu_name = prop.name;
+	r.gpu_count = x->n;
+	r.driver_version = dv;
+	r.cuda_version = cv;
+	r.nccl_version = ncclv;
+	r.extra_json = extra;
+	if ((rc = pp_store_open(st, a->db, err)) || (rc = pp_calibdb_begin_run(*st, &r, run, err)))
+		goto out;
+	printf("# podplan-calibrate overlap: run %lld in %s; %d x %s, NCCL %s; %d repeats\n",
+	       (long long)*run, pp_store_path(*st), x->n, prop.name, ncclv, a->reps);
+out:
+	return rc;
+}
+
+/* The share of the shorter side hidden, as measured (may leave [0, 1]). */
+static double hidden_of(const pair_res *pr)
+{
+	return (pr->tc + pr->tg - pr->tb) / (pr->tc < pr->tg ? pr->tc : pr->tg);
+}
+
+static void print_pair(size_t ci, pp_coll op, const pp_cal_coll_req *q, const pair_res *pr)
+{
+	char sz[32];
+	printf("%-28s %-15s %9s %10.1f %10.1f %10.1f %6.0f%%\n", computes[ci].name, pp_coll_names[op],
+	       pp_fmt_bytes((double)q->bytes, sz, sizeof(sz)), pr->tg * 1e6, pr->tc * 1e6, pr->tb * 1e6,
+	       100 * hidden_of(pr));
+}
+
+/* One row of kind "overlap": time_us = Tboth; extra_json the parts. */
+static int store_pair(pp_store *st, int64_t run, int nranks, size_t ci, pp_coll op,
+		      const pp_cal_coll_req *q, const pair_res *pr, int reps, pp_err *err)
+{
+	pp_sb ex = {0};
+	pp_sb_adds(&ex, "{\"compute\": ");
+	pp_sb_add_json(&ex, computes[ci].name);
+	pp_sb_addf(&ex, ", \"compute_us\": %.3f, \"comm_us\": %.3f, \"both_us\": %.3f, "
+		   "\"n_compute\": %d, \"n_comm\": %d, \"copy_bytes\": %zu}",
+		   pr->tg * 1e6, pr->tc * 1e6, pr->tb * 1e6, pr->ng, pr->nc, computes[ci].copy);
+	pp_calib_meas m;
+	pp_calib_meas_init(&m);
+	m.kind = "overlap";
+	m.op = pp_coll_names[op];
+	m.dtype = "bfloat16";
+	m.nranks = nranks;
+	m.bytes = (int64_t)q->bytes;
+	m.inplace = 1;
+	if (computes[ci].m) {
+		m.m = computes[ci].m;
+		m.n = computes[ci].n;
+		m.k = computes[ci].k;
+	}
+	m.time_us = pr->tb * 1e6;
+	m.time_min_us = pr->tb_min * 1e6;
+	m.time_max_us = pr->tb_max * 1e6;
+	m.repeats = reps;
+	m.scope = "nvlink";
+	m.extra_json = ex.buf;
+	int rc = pp_calibdb_add(st, run, &m, NULL, err);
+	pp_sb_release(&ex);
+	return rc;
+}
+
+/* Every pair of compute ci with a collective batch: measured, printed,
+ * stored; each pair's hidden share (clamped to [0, 1]) appended to effs
+ * while it has room (64). */
+static int run_compute(octx *x, size_t ci, int reps, pp_store *st, int64_t run, double *effs,
+		       int *ne, pp_err *err)
+{
+	int rc = 0;
+	if (computes[ci].m) {
+		for (int g = 0; g < x->n && !rc; g++) {
+			CUDA_TRY(cudaSetDevice(x->d[g].cuda));
+			rc = pp_gemm_runner_init(&x->d[g].run, x->d[g].lt, x->d[g].ws, WORKSPACE, PP_DT_BF16,
+						 computes[ci].m, computes[ci].n, computes[ci].k, err);
+		}
+		if (rc)
+			goto out;
+	}
+	for (size_t oi = 0; oi < PP_ARRAY_LEN(colls) && !rc; oi++)
+		for (size_t si = 0; si < PP_ARRAY_LEN(sizes) && !rc; si++) {
+			pp_cal_coll_req q;
+			memset(&q, 0, sizeof(q));
+			pp_cal_coll_layout(colls[oi], PP_CDT_BF16, sizes[si], x->n, &q);
+			q.inplace = true;
+			pair_res pr;
+			if ((rc = pair(x, (int)ci, &q, reps, &pr, err)))
+				break;
+			double hid = hidden_of(&pr);
+			if (*ne < 64)
+				effs[(*ne)++] = hid < 0 ? 0 : hid > 1 ? 1 : hid;
+			print_pair(ci, colls[oi], &q, &pr);
+			rc = store_pair(st, run, x->n, ci, colls[oi], &q, &pr, reps, err);
+		}
+	if (computes[ci].m)
+		for (int g = 0; g < x->n; g++)
+			pp_gemm_runner_release(&x->d[g].run);
+out:
+	return rc;
+}
+
+int pp_cal_overlap_main(int argc, char **argv)
+{
+	overlap_args a;
+	int rc = 0, status = 0;
+	pp_err e = {0}, *err = &e;
+	pp_store *st = NULL;
+	int64_t run = 0;
+	bool open_run = false;
+	double effs[64];
+	int ne = 0;
+	if ((rc = parse_args(argc, argv, &a)))
+		return rc < 0 ? 0 : rc;
+	octx *x = pp_xcalloc(1, sizeof(octx));
+	x->timeout_s = a.timeout_s;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	CUDA_TRY(cudaGetDeviceCount(&x->n));
 	if (x->n < 2 || x->n > MAX_GPUS) {
 		rc = pp_errf(err, PP_EINPUT, "overlap needs 2 to %d GPUs, found %d", MAX_GPUS, x->n);
 		goto out;
 	}
-	if ((rc = start(x, err)))
+	if ((rc = start(x, err)) || (rc = begin_run(x, &a, argc, argv, &st, &run, err)))
 		goto out;
-	{
-		struct cudaDeviceProp prop;
-		char host[256] = "", cmd[512] = "podplan-calibrate overlap", extra[256], ncclv[32];
-		int drv = 0, rtv = 0, nv = 0;
-		CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
-		cudaDriverGetVersion(&drv);
-		cudaRuntimeGetVersion(&rtv);
-		ncclGetVersion(&nv);
-		if (gethostname(host, sizeof(host) - 1))
-			host[0] = '\0';
-		for (int i = 1; i < argc; i++)
-			snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", argv[i]);
-		char dv[32], cv[32];
-		snprintf(dv, sizeof(dv), "CUDA driver %d.%d", drv / 1000, drv % 1000 / 10);
-		snprintf(cv, sizeof(cv), "%d.%d", rtv / 1000, rtv % 1000 / 10);
-		snprintf(ncclv, sizeof(ncclv), "%d.%d.%d", nv / 10000, nv / 100 % 100, nv % 100);
-		pp_sb ex = {0};
-		pp_sb_addf(&ex, "{\"what\": \"overlap\", \"repeats\": %d, \"label\": ", reps);
-		pp_sb_add_json(&ex, label ? label : "");
-		pp_sb_adds(&ex, "}");
-		snprintf(extra, sizeof(extra), "%s", ex.buf);
-		pp_sb_release(&ex);
-		pp_calib_run r;
-		pp_calib_run_init(&r);
-		r.source = "podplan-calibrate";
-		r.command_line = cmd;
-		r.host = host;
-		r.gpu_name = prop.name;
-		r.gpu_count = x->n;
-		r.driver_version = dv;
-		r.cuda_version = cv;
-		r.nccl_version = ncclv;
-		r.extra_json = extra;
-		if ((rc = pp_store_open(&st, db, err)) || (rc = pp_calibdb_begin_run(st, &r, &run, err)))
-			goto out;
-		open_run = true;
-		printf("# podplan-calibrate overlap: run %lld in %s; %d x %s, NCCL %s; %d repeats\n",
-		       (long long)run, pp_store_path(st), x->n, prop.name, ncclv, reps);
-	}
+	open_run = true;
 	printf("%-28s %-15s %9s %10s %10s %10s %7s\n", "compute", "collective", "size", "Tg (us)",
 	       "Tc (us)", "Tboth (us)", "hidden");
-	double effs[64];
-	int ne = 0;
-	for (size_t ci = 0; ci < PP_ARRAY_LEN(computes) && !rc; ci++) {
-		if (computes[ci].m) {
-			for (int g = 0; g < x->n && !rc; g++) {
-				CUDA_TRY(cudaSetDevice(x->d[g].cuda));
-				rc = pp_gemm_runner_init(&x->d[g].run, x->d[g].lt, x->d[g].ws, WORKSPACE,
-							 PP_DT_BF16, computes[ci].m, computes[ci].n,
-							 computes[ci].k, err);
-			}
-			if (rc)
-				goto out;
-		}
-		for (size_t oi = 0; oi < PP_ARRAY_LEN(colls) && !rc; oi++)
-			for (size_t si = 0; si < PP_ARRAY_LEN(sizes) && !rc; si++) {
-				pp_cal_coll_req q;
-				memset(&q, 0, sizeof(q));
-				pp_cal_coll_layout(colls[oi], PP_CDT_BF16, sizes[si], x->n, &q);
-				q.inplace = true;
-				pair_res pr;
-				if ((rc = pair(x, (int)ci, &q, reps, &pr, err)))
-					break;
-				double hid = (pr.tc + pr.tg - pr.tb) / (pr.tc < pr.tg ? pr.tc : pr.tg);
-				if (ne < 64)
-					effs[ne++] = hid < 0 ? 0 : hid > 1 ? 1 : hid;
-				char sz[32];
-				printf("%-28s %-15s %9s %10.1f %10.1f %10.1f %6.0f%%\n", computes[ci].name,
-				       pp_coll_names[colls[oi]], pp_fmt_bytes((double)q.bytes, sz, sizeof(sz)),
-				       pr.tg * 1e6, pr.tc * 1e6, pr.tb * 1e6, 100 * hid);
-				pp_sb ex = {0};
-				pp_sb_adds(&ex, "{\"compute\": ");
-				pp_sb_add_json(&ex, computes[ci].name);
-				pp_sb_addf(&ex, ", \"compute_us\": %.3f, \"comm_us\": %.3f, \"both_us\": %.3f, "
-					   "\"n_compute\": %d, \"n_comm\": %d, \"copy_bytes\": %zu}",
-					   pr.tg * 1e6, pr.tc * 1e6, pr.tb * 1e6, pr.ng, pr.nc,
-					   computes[ci].copy);
-				pp_calib_meas m;
-				pp_calib_meas_init(&m);
-				m.kind = "overlap";
-				m.op = pp_coll_names[colls[oi]];
-				m.dtype = "bfloat16";
-				m.nranks = x->n;
-				m.bytes = (int64_t)q.bytes;
-				m.inplace = 1;
-				if (computes[ci].m) {
-					m.m = computes[ci].m;
-					m.n = computes[ci].n;
-					m.k = computes[ci].k;
-				}
-				m.time_us = pr.tb * 1e6;
-				m.time_min_us = pr.tb_min * 1e6;
-				m.time_max_us = pr.tb_max * 1e6;
-				m.repeats = reps;
-				m.scope = "nvlink";
-				m.extra_json = ex.buf;
-				rc = pp_calibdb_add(st, run, &m, NULL, err);
-				pp_sb_release(&ex);
-			}
-		if (computes[ci].m)
-			for (int g = 0; g < x->n; g++)
-				pp_gemm_runner_release(&x->d[g].run);
-	}
+	for (size_t ci = 0; ci < PP_ARRAY_LEN(computes) && !rc; ci++)
+		rc = run_compute(x, ci, a.reps, st, run, effs, &ne, err);
 	if (rc)
 		goto out;
 	printf("# median share hidden over %d pairs: %.0f%% ('podplan fit' stores it as the "

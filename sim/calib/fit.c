@@ -192,79 +192,87 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nruns,
-		const char *gpu_id, const char *name, pp_profile *out, pp_err *err)
+/* Every measurement of the runs into *all (heap; pp_calib_meas_free),
+ * their ids into out->runs, the first run's GPU name into out->gpu; when
+ * *gpu_id is NULL, the catalog GPU of the first run whose name tells it. */
+static int collect_runs(pp_store *st, const int64_t *runs, int nruns, const char **gpu_id,
+			pp_profile *out, pp_calib_meas **all, size_t *nall, pp_err *err)
 {
-	int rc = 0;
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", name);
-	pp_calib_meas *all = NULL;
-	size_t nall = 0;
-	if (nruns < 1 || nruns > PP_PROFILE_MAX_RUNS)
-		return pp_errf(err, PP_EINPUT, "fit: expected 1 to %d runs", PP_PROFILE_MAX_RUNS);
+	int rc;
 	for (int r = 0; r < nruns; r++) {
 		pp_calib_run run;
 		pp_calib_run_init(&run);
 		if ((rc = pp_calibdb_get_run(st, runs[r], &run, err)))
-			goto out;
-		if (!gpu_id)
-			gpu_id = gpu_from_name(run.gpu_name);
+			return rc;
+		if (!*gpu_id)
+			*gpu_id = gpu_from_name(run.gpu_name);
 		if (!out->gpu[0])
 			snprintf(out->gpu, sizeof(out->gpu), "%s", run.gpu_name ? run.gpu_name : "");
 		pp_calib_run_release(&run);
 		pp_calib_meas *rows = NULL;
 		size_t n = 0;
 		if ((rc = pp_calibdb_query(st, runs[r], NULL, &rows, &n, err)))
-			goto out;
-		all = pp_xrealloc(all, sizeof(pp_calib_meas) * (nall + n));
-		memcpy(all + nall, rows, sizeof(pp_calib_meas) * n);
+			return rc;
+		*all = pp_xrealloc(*all, sizeof(pp_calib_meas) * (*nall + n));
+		memcpy(*all + *nall, rows, sizeof(pp_calib_meas) * n);
 		free(rows); /* the strings now belong to all[] */
-		nall += n;
+		*nall += n;
 		out->runs[out->nruns++] = runs[r];
 	}
-	const pp_gpu *g = gpu_id ? pp_catalog_gpu(cat, gpu_id) : NULL;
-	if (!g) {
-		rc = pp_errf(err, PP_EINPUT, "fit: cannot tell which catalog GPU \"%s\" is; pass --gpu ID",
-			     out->gpu);
-		goto out;
-	}
-	pp_hw hw;
-	if ((rc = hw_for_gpu(cat, g, &hw, err)))
-		goto out;
+	return 0;
+}
 
-	/* collectives: group by (op, scope, nranks), out-of-place, correct */
+/* ---- collectives ---- */
+
+static pp_scope scope_of(const pp_calib_meas *m)
+{
+	return m->scope && !strcmp(m->scope, "net") ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+}
+
+/* A point for the fit of op over nranks in scope sc: an out-of-place
+ * result, every element correct, with a size and a time. */
+static bool coll_point(const pp_calib_meas *q, int op, int nranks, pp_scope sc)
+{
+	if (!q->kind || strcmp(q->kind, "collective") || coll_of(q->op) != op ||
+	    q->nranks != nranks || (q->inplace != PP_CALIB_NULL && q->inplace) ||
+	    (q->wrong != PP_CALIB_NULL && q->wrong > 0) || q->bytes == PP_CALIB_NULL ||
+	    q->bytes <= 0 || !(q->time_us > 0))
+		return false;
+	return scope_of(q) == sc;
+}
+
+static bool has_fit(const pp_profile *out, int op, pp_scope sc, int nranks)
+{
+	for (int f = 0; f < out->nfits; f++)
+		if (out->fits[f].op == (pp_coll)op && out->fits[f].scope == sc &&
+		    out->fits[f].nranks == nranks)
+			return true;
+	return false;
+}
+
+/* One fit per (op, scope, nranks) of the collective rows, in the order
+ * the groups first appear, for those with >= 3 points that fit. */
+static void fit_collectives(const pp_calib_meas *all, size_t nall, pp_profile *out)
+{
 	pp_fit_point *pts = pp_xmalloc(sizeof(pp_fit_point) * (nall ? nall : 1));
 	for (size_t i = 0; i < nall; i++) {
-		pp_calib_meas *m = &all[i];
+		const pp_calib_meas *m = &all[i];
 		if (!m->kind || strcmp(m->kind, "collective") || m->nranks == PP_CALIB_NULL)
 			continue;
 		int op = coll_of(m->op);
 		if (op < 0)
 			continue;
-		pp_scope sc = m->scope && !strcmp(m->scope, "net") ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+		pp_scope sc = scope_of(m);
 		int nr = (int)m->nranks;
-		bool seen = false;
-		for (int f = 0; f < out->nfits; f++)
-			if (out->fits[f].op == (pp_coll)op && out->fits[f].scope == sc &&
-			    out->fits[f].nranks == nr)
-				seen = true;
-		if (seen || out->nfits == PP_HW_MAX_FITS)
+		if (has_fit(out, op, sc, nr) || out->nfits == PP_HW_MAX_FITS)
 			continue;
 		int np = 0;
-		for (size_t j = i; j < nall; j++) {
-			pp_calib_meas *q = &all[j];
-			if (!q->kind || strcmp(q->kind, "collective") || coll_of(q->op) != op ||
-			    q->nranks != nr || (q->inplace != PP_CALIB_NULL && q->inplace) ||
-			    (q->wrong != PP_CALIB_NULL && q->wrong > 0) || q->bytes == PP_CALIB_NULL ||
-			    q->bytes <= 0 || !(q->time_us > 0))
-				continue;
-			pp_scope qs = q->scope && !strcmp(q->scope, "net") ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
-			if (qs != sc)
-				continue;
-			pts[np].bytes = (double)q->bytes;
-			pts[np].time_s = q->time_us * 1e-6;
-			np++;
-		}
+		for (size_t j = i; j < nall; j++)
+			if (coll_point(&all[j], op, nr, sc)) {
+				pts[np].bytes = (double)all[j].bytes;
+				pts[np].time_s = all[j].time_us * 1e-6;
+				np++;
+			}
 		pp_coll_fit *f = &out->fits[out->nfits];
 		f->op = (pp_coll)op;
 		f->scope = sc;
@@ -275,102 +283,132 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 			out->nfits++;
 	}
 	free(pts);
+}
 
-	/* GEMMs: time = x / frac x (1 + k0 / k), x the time the shape takes
-	 * at the dense peak after tile and (weighted) wave quantisation: linear
-	 * in x and x/k, so weighted least squares gives 1/frac and k0/frac. */
-	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
-		if (hw.peak_flops[dt] <= 0)
+/* ---- GEMMs ---- */
+
+/* The compute-bound GEMM rows of dtype dt longer than 20 us as rows of
+ * the design matrix X (t_comp, t_comp / K), y (the measured time less the
+ * per-kernel overhead) and w (1 / y^2); t_comp is the shape's time at the
+ * dense peak after tile and (weighted) wave quantisation. Returns how many. */
+static size_t gemm_points(const pp_calib_meas *all, size_t nall, const pp_hw *hw, int dt,
+			  gsl_matrix *X, gsl_vector *y, gsl_vector *w)
+{
+	pp_hw unit = *hw;
+	unit.gemm_frac[dt] = 1.0;
+	unit.gemm_k0 = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < nall; i++) {
+		const pp_calib_meas *m = &all[i];
+		if (!m->kind || strcmp(m->kind, "gemm") || dtype_of(m->dtype) != dt ||
+		    m->m == PP_CALIB_NULL || !(m->time_us > 20))
 			continue;
-		pp_hw unit = hw;
-		unit.gemm_frac[dt] = 1.0;
-		unit.gemm_k0 = 0;
+		double M = (double)m->m, N = (double)m->n, K = (double)m->k;
+		/* the compute model adds the per-kernel overhead to every GEMM
+		 * itself: fit what remains of the measured time without it */
+		double flops = 2 * M * N * K, t = m->time_us * 1e-6 - hw->kernel_overhead_s;
+		double eff = pp_gemm_efficiency(&unit, (pp_dtype)dt, M, N, K, 1);
+		double t_comp = flops / (hw->peak_flops[dt] * eff);
+		double t_mem = (M * K + K * N + M * N) * pp_dtype_bytes((pp_dtype)dt) / hw->mem_Bps;
+		if (t_comp < t_mem || t <= 0)
+			continue; /* memory-bound: says nothing about the tensor cores */
+		gsl_matrix_set(X, n, 0, t_comp);
+		gsl_matrix_set(X, n, 1, t_comp / K);
+		gsl_vector_set(y, n, t);
+		gsl_vector_set(w, n, 1.0 / (t * t));
+		n++;
+	}
+	return n;
+}
+
+/* Weighted least squares y = a x0 + b x1 over the first n (>= 4) rows:
+ * frac = 1/a and k0 = b/a into out's dtype dt, with 95% intervals (the
+ * delta method) and the rms relative residual. A negative b (no
+ * measurable k overhead) is refitted as a slope only. */
+static void gemm_solve(const gsl_matrix *X, const gsl_vector *y, const gsl_vector *w, size_t n,
+		       int dt, pp_profile *out)
+{
+	gsl_matrix_const_view Xv = gsl_matrix_const_submatrix(X, 0, 0, n, 2);
+	gsl_vector_const_view yv = gsl_vector_const_subvector(y, 0, n),
+			      wv = gsl_vector_const_subvector(w, 0, n);
+	gsl_vector *c = gsl_vector_alloc(2);
+	gsl_matrix *cov = gsl_matrix_alloc(2, 2);
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, 2);
+	double chisq;
+	gsl_multifit_wlinear(&Xv.matrix, &wv.vector, &yv.vector, c, cov, &chisq, ws);
+	double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1);
+	double scale = chisq / (double)(n - 2);
+	double va = gsl_matrix_get(cov, 0, 0) * scale, vb = gsl_matrix_get(cov, 1, 1) * scale,
+	       vab = gsl_matrix_get(cov, 0, 1) * scale;
+	if (b < 0) { /* no measurable k overhead: slope only */
+		b = 0;
+		double sxy = 0, sxx = 0;
+		for (size_t i = 0; i < n; i++) {
+			double xi = gsl_matrix_get(X, i, 0), wi = gsl_vector_get(w, i);
+			sxy += wi * xi * gsl_vector_get(y, i);
+			sxx += wi * xi * xi;
+		}
+		a = sxy / sxx;
+		va = 0;
+		vb = vab = 0;
+		double rss = 0;
+		for (size_t i = 0; i < n; i++) {
+			double r = a * gsl_matrix_get(X, i, 0) - gsl_vector_get(y, i);
+			rss += gsl_vector_get(w, i) * r * r;
+		}
+		va = rss / (double)(n - 1) / sxx;
+	}
+	out->has_gemm[dt] = true;
+	out->gemm_frac[dt] = 1.0 / a;
+	out->gemm_frac_ci[dt] = 1.96 * sqrt(va) / (a * a);
+	out->gemm_k0[dt] = b / a;
+	/* var(b/a) by the delta method */
+	double vk = vb / (a * a) + b * b * va / (a * a * a * a) - 2 * b * vab / (a * a * a);
+	out->gemm_k0_ci[dt] = 1.96 * sqrt(vk > 0 ? vk : 0);
+	out->gemm_points[dt] = (int)n;
+	double ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double pred = a * gsl_matrix_get(X, i, 0) + b * gsl_matrix_get(X, i, 1);
+		double r = pred / gsl_vector_get(y, i) - 1;
+		ss += r * r;
+	}
+	out->gemm_rms[dt] = sqrt(ss / (double)n);
+	gsl_multifit_linear_free(ws);
+	gsl_matrix_free(cov);
+	gsl_vector_free(c);
+}
+
+/* Per dtype with a peak: time = x / frac x (1 + k0 / k), x the time the
+ * shape takes at the dense peak after tile and (weighted) wave
+ * quantisation: linear in x and x/k, so weighted least squares gives
+ * 1/frac and k0/frac. A dtype needs 4 points. */
+static void fit_gemms(const pp_calib_meas *all, size_t nall, const pp_hw *hw, pp_profile *out)
+{
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (hw->peak_flops[dt] <= 0)
+			continue;
 		size_t cap = nall ? nall : 1;
 		gsl_matrix *X = gsl_matrix_alloc(cap, 2);
 		gsl_vector *y = gsl_vector_alloc(cap), *w = gsl_vector_alloc(cap);
-		double *ks = pp_xmalloc(sizeof(double) * cap);
-		size_t n = 0;
-		for (size_t i = 0; i < nall; i++) {
-			pp_calib_meas *m = &all[i];
-			if (!m->kind || strcmp(m->kind, "gemm") || dtype_of(m->dtype) != dt ||
-			    m->m == PP_CALIB_NULL || !(m->time_us > 20))
-				continue;
-			double M = (double)m->m, N = (double)m->n, K = (double)m->k;
-			/* the compute model adds the per-kernel overhead to every GEMM
-			 * itself: fit what remains of the measured time without it */
-			double flops = 2 * M * N * K, t = m->time_us * 1e-6 - hw.kernel_overhead_s;
-			double eff = pp_gemm_efficiency(&unit, (pp_dtype)dt, M, N, K, 1);
-			double t_comp = flops / (hw.peak_flops[dt] * eff);
-			double t_mem = (M * K + K * N + M * N) * pp_dtype_bytes((pp_dtype)dt) / hw.mem_Bps;
-			if (t_comp < t_mem || t <= 0)
-				continue; /* memory-bound: says nothing about the tensor cores */
-			gsl_matrix_set(X, n, 0, t_comp);
-			gsl_matrix_set(X, n, 1, t_comp / K);
-			gsl_vector_set(y, n, t);
-			gsl_vector_set(w, n, 1.0 / (t * t));
-			ks[n] = K;
-			n++;
-		}
-		if (n >= 4) {
-			gsl_matrix_view Xv = gsl_matrix_submatrix(X, 0, 0, n, 2);
-			gsl_vector_view yv = gsl_vector_subvector(y, 0, n), wv = gsl_vector_subvector(w, 0, n);
-			gsl_vector *c = gsl_vector_alloc(2);
-			gsl_matrix *cov = gsl_matrix_alloc(2, 2);
-			gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, 2);
-			double chisq;
-			gsl_multifit_wlinear(&Xv.matrix, &wv.vector, &yv.vector, c, cov, &chisq, ws);
-			double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1);
-			double scale = chisq / (double)(n - 2);
-			double va = gsl_matrix_get(cov, 0, 0) * scale, vb = gsl_matrix_get(cov, 1, 1) * scale,
-			       vab = gsl_matrix_get(cov, 0, 1) * scale;
-			if (b < 0) { /* no measurable k overhead: slope only */
-				b = 0;
-				double sxy = 0, sxx = 0;
-				for (size_t i = 0; i < n; i++) {
-					double xi = gsl_matrix_get(X, i, 0), wi = gsl_vector_get(w, i);
-					sxy += wi * xi * gsl_vector_get(y, i);
-					sxx += wi * xi * xi;
-				}
-				a = sxy / sxx;
-				va = 0;
-				vb = vab = 0;
-				double rss = 0;
-				for (size_t i = 0; i < n; i++) {
-					double r = a * gsl_matrix_get(X, i, 0) - gsl_vector_get(y, i);
-					rss += gsl_vector_get(w, i) * r * r;
-				}
-				va = rss / (double)(n - 1) / sxx;
-			}
-			out->has_gemm[dt] = true;
-			out->gemm_frac[dt] = 1.0 / a;
-			out->gemm_frac_ci[dt] = 1.96 * sqrt(va) / (a * a);
-			out->gemm_k0[dt] = b / a;
-			/* var(b/a) by the delta method */
-			double vk = vb / (a * a) + b * b * va / (a * a * a * a) - 2 * b * vab / (a * a * a);
-			out->gemm_k0_ci[dt] = 1.96 * sqrt(vk > 0 ? vk : 0);
-			out->gemm_points[dt] = (int)n;
-			double ss = 0;
-			for (size_t i = 0; i < n; i++) {
-				double pred = a * gsl_matrix_get(X, i, 0) + b * gsl_matrix_get(X, i, 1);
-				double r = pred / gsl_vector_get(y, i) - 1;
-				ss += r * r;
-			}
-			out->gemm_rms[dt] = sqrt(ss / (double)n);
-			gsl_multifit_linear_free(ws);
-			gsl_matrix_free(cov);
-			gsl_vector_free(c);
-		}
+		size_t n = gemm_points(all, nall, hw, dt, X, y, w);
+		if (n >= 4)
+			gemm_solve(X, y, w, n, dt, out);
 		gsl_matrix_free(X);
 		gsl_vector_free(y);
 		gsl_vector_free(w);
-		free(ks);
 	}
+}
 
-	/* memory-bound kernels: device copy bandwidth of large buffers */
+/* ---- memory, overlap ---- */
+
+/* Memory-bound kernels: the median device copy bandwidth of buffers of
+ * 64 MiB and more, half the range as its interval. */
+static void fit_memory(const pp_calib_meas *all, size_t nall, pp_profile *out)
+{
 	double *bw = pp_xmalloc(sizeof(double) * (nall ? nall : 1));
 	int nb = 0;
 	for (size_t i = 0; i < nall; i++) {
-		pp_calib_meas *m = &all[i];
+		const pp_calib_meas *m = &all[i];
 		if (m->kind && !strcmp(m->kind, "memcpy") && m->bytes != PP_CALIB_NULL &&
 		    m->bytes >= (64 << 20) && m->GBps > 0)
 			bw[nb++] = m->GBps * PP_GB;
@@ -383,15 +421,18 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 		out->mem_points = nb;
 	}
 	free(bw);
+}
 
-	/* overlap: per pair (podplan-calibrate overlap), the share of the
-	 * shorter side hidden when both run at once, e = (Tc + Tg - Tboth) /
-	 * min(Tc, Tg), clamped to [0, 1]; the profile takes the median, its
-	 * interval 1.96 standard errors */
+/* Overlap: per pair (podplan-calibrate overlap), the share of the shorter
+ * side hidden when both run at once, e = (Tc + Tg - Tboth) / min(Tc, Tg),
+ * clamped to [0, 1]; the profile takes the median, its interval 1.96
+ * standard errors. */
+static void fit_overlap(const pp_calib_meas *all, size_t nall, pp_profile *out)
+{
 	double *ov = pp_xmalloc(sizeof(double) * (nall ? nall : 1));
 	int no = 0;
 	for (size_t i = 0; i < nall; i++) {
-		pp_calib_meas *m = &all[i];
+		const pp_calib_meas *m = &all[i];
 		if (!m->kind || strcmp(m->kind, "overlap") || !m->extra_json)
 			continue;
 		cJSON *j = cJSON_Parse(m->extra_json);
@@ -418,14 +459,44 @@ int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nr
 		out->overlap_points = no;
 	}
 	free(ov);
-	if (!out->nfits && !out->has_mem && !out->has_overlap) {
-		bool any = false;
-		for (int dt = 0; dt < PP_DT_COUNT; dt++)
-			any |= out->has_gemm[dt];
-		if (!any)
-			rc = pp_errf(err, PP_EINPUT, "fit: the runs hold no measurement to fit (collectives "
-				     "with >= 3 sizes, compute-bound GEMMs, or large copies)");
+}
+
+static bool fitted_any(const pp_profile *out)
+{
+	bool any = out->nfits || out->has_mem || out->has_overlap;
+	for (int dt = 0; dt < PP_DT_COUNT; dt++)
+		any |= out->has_gemm[dt];
+	return any;
+}
+
+int pp_fit_runs(pp_store *st, const pp_catalog *cat, const int64_t *runs, int nruns,
+		const char *gpu_id, const char *name, pp_profile *out, pp_err *err)
+{
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	pp_calib_meas *all = NULL;
+	size_t nall = 0;
+	pp_hw hw;
+	if (nruns < 1 || nruns > PP_PROFILE_MAX_RUNS)
+		return pp_errf(err, PP_EINPUT, "fit: expected 1 to %d runs", PP_PROFILE_MAX_RUNS);
+	if ((rc = collect_runs(st, runs, nruns, &gpu_id, out, &all, &nall, err)))
+		goto out;
+	const pp_gpu *g = gpu_id ? pp_catalog_gpu(cat, gpu_id) : NULL;
+	if (!g) {
+		rc = pp_errf(err, PP_EINPUT, "fit: cannot tell which catalog GPU \"%s\" is; pass --gpu ID",
+			     out->gpu);
+		goto out;
 	}
+	if ((rc = hw_for_gpu(cat, g, &hw, err)))
+		goto out;
+	fit_collectives(all, nall, out);
+	fit_gemms(all, nall, &hw, out);
+	fit_memory(all, nall, out);
+	fit_overlap(all, nall, out);
+	if (!fitted_any(out))
+		rc = pp_errf(err, PP_EINPUT, "fit: the runs hold no measurement to fit (collectives "
+			     "with >= 3 sizes, compute-bound GEMMs, or large copies)");
 out:
 	pp_calib_meas_free(all, nall);
 	return rc;

@@ -73,7 +73,16 @@ static void print_profile(const pp_profile *p)
 		       "pairs)\n", p->overlap_eff, p->overlap_ci, p->overlap_points);
 }
 
-int pp_cmd_fit(int argc, char **argv)
+typedef struct fit_args {
+	const char *db, *name, *gpu, *export, *output;
+	int64_t runs[PP_PROFILE_MAX_RUNS];
+	int nruns;
+	bool list;
+} fit_args;
+
+/* Returns 0 to go on, -1 after --help, else the exit status of a usage
+ * error. */
+static int parse_args(int argc, char **argv, fit_args *a)
 {
 	static const struct option opts[] = {
 		{"db", required_argument, NULL, 'd'},   {"run", required_argument, NULL, 'r'},
@@ -81,116 +90,141 @@ int pp_cmd_fit(int argc, char **argv)
 		{"list", no_argument, NULL, 'l'},       {"export", required_argument, NULL, 'e'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0}};
-	const char *db = NULL, *name = NULL, *gpu = NULL, *exp = NULL, *outp = NULL;
-	int64_t runs[PP_PROFILE_MAX_RUNS];
-	int nruns = 0;
-	bool list = false;
 	int c;
+	memset(a, 0, sizeof(*a));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:r:n:g:le:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
+		case 'd': a->db = optarg; break;
 		case 'r': {
 			char *end;
 			long long v = strtoll(optarg, &end, 10);
-			if (*end || v <= 0 || nruns == PP_PROFILE_MAX_RUNS)
+			if (*end || v <= 0 || a->nruns == PP_PROFILE_MAX_RUNS)
 				return pp_cli_usage_error("fit", "--run %s: expected a run id (podplan calib "
 							  "list), at most %d runs", optarg,
 							  PP_PROFILE_MAX_RUNS);
-			runs[nruns++] = v;
+			a->runs[a->nruns++] = v;
 			break;
 		}
-		case 'n': name = optarg; break;
-		case 'g': gpu = optarg; break;
-		case 'l': list = true; break;
-		case 'e': exp = optarg; break;
-		case 'o': outp = optarg; break;
-		case 'h': help(); return 0;
+		case 'n': a->name = optarg; break;
+		case 'g': a->gpu = optarg; break;
+		case 'l': a->list = true; break;
+		case 'e': a->export = optarg; break;
+		case 'o': a->output = optarg; break;
+		case 'h': help(); return -1;
 		default: return pp_cli_usage_error("fit", "unknown option");
 		}
 	}
 	if (optind < argc)
 		return pp_cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* fit --list: one line per stored profile version. */
+static void list_profiles(pp_store *st)
+{
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(pp_store_db(st), "SELECT name, version, created_at, run_ids FROM "
+			   "profiles ORDER BY name, version", -1, &q, NULL);
+	printf("%-24s %7s %-20s %s\n", "profile", "version", "created (UTC)", "runs");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		time_t t = (time_t)sqlite3_column_double(q, 2);
+		char when[32];
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
+		printf("%-24s %7d %-20s %s\n", sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
+		       when, sqlite3_column_text(q, 3));
+	}
+	sqlite3_finalize(q);
+}
+
+/* fit --export NAME[@VERSION]: the profile as JSON, to stdout or the file
+ * output. Returns the exit status. */
+static int export_profile(pp_store *st, const char *spec, const char *output)
+{
+	pp_err err = {0};
+	char nm[128];
+	snprintf(nm, sizeof(nm), "%s", spec);
+	char *at = strchr(nm, '@');
+	int v = 0, rc = 0;
+	if (at) {
+		*at = '\0';
+		v = atoi(at + 1);
+	}
+	pp_profile p;
+	if (pp_profile_load(st, nm, v, &p, &err))
+		return pp_cli_fail(&err);
+	char *json = pp_profile_to_json(&p);
+	if (output) {
+		if (pp_write_file_atomic(output, json, strlen(json), &err))
+			rc = pp_cli_fail(&err);
+	} else {
+		fputs(json, stdout);
+	}
+	free(json);
+	return rc;
+}
+
+/* Without --run: every complete run of the newest run's GPU (a sweep and
+ * the separate runs, overlap and imports, that complement it); the
+ * newest alone when none is complete. */
+static int default_runs(pp_store *st, fit_args *a, pp_err *err)
+{
+	int64_t newest;
+	pp_calib_run nr, *all = NULL;
+	size_t n = 0;
+	int rc;
+	pp_calib_run_init(&nr);
+	if ((rc = pp_calibdb_latest_run(st, &newest, err)) ||
+	    (rc = pp_calibdb_get_run(st, newest, &nr, err)) ||
+	    (rc = pp_calibdb_list_runs(st, &all, &n, err)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		bool same = (!nr.gpu_name && !all[i].gpu_name) ||
+			    (nr.gpu_name && all[i].gpu_name && !strcmp(nr.gpu_name, all[i].gpu_name));
+		if (same && all[i].status && !strcmp(all[i].status, "complete") &&
+		    a->nruns < PP_PROFILE_MAX_RUNS)
+			a->runs[a->nruns++] = all[i].id;
+		pp_calib_run_release(&all[i]);
+	}
+	free(all);
+	if (a->nruns == 0)
+		a->runs[a->nruns++] = newest;
+	pp_calib_run_release(&nr);
+	return 0;
+}
+
+int pp_cmd_fit(int argc, char **argv)
+{
+	fit_args a;
 	pp_err err = {0};
 	pp_store *st = NULL;
 	pp_catalog *cat = NULL;
-	int rc = 0;
-	if ((rc = pp_store_open(&st, db, &err)))
+	int rc;
+	if ((rc = parse_args(argc, argv, &a)))
+		return rc < 0 ? 0 : rc;
+	if ((rc = pp_store_open(&st, a.db, &err)))
 		return pp_cli_fail(&err);
-	if (list) {
-		sqlite3_stmt *q;
-		sqlite3_prepare_v2(pp_store_db(st), "SELECT name, version, created_at, run_ids FROM "
-				   "profiles ORDER BY name, version", -1, &q, NULL);
-		printf("%-24s %7s %-20s %s\n", "profile", "version", "created (UTC)", "runs");
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			time_t t = (time_t)sqlite3_column_double(q, 2);
-			char when[32];
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
-			printf("%-24s %7d %-20s %s\n", sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
-			       when, sqlite3_column_text(q, 3));
-		}
-		sqlite3_finalize(q);
+	if (a.list) {
+		list_profiles(st);
 		goto out;
 	}
-	if (exp) {
-		char nm[128];
-		snprintf(nm, sizeof(nm), "%s", exp);
-		char *at = strchr(nm, '@');
-		int v = 0;
-		if (at) {
-			*at = '\0';
-			v = atoi(at + 1);
-		}
-		pp_profile p;
-		if ((rc = pp_profile_load(st, nm, v, &p, &err))) {
-			rc = pp_cli_fail(&err);
-			goto out;
-		}
-		char *json = pp_profile_to_json(&p);
-		if (outp) {
-			if ((rc = pp_write_file_atomic(outp, json, strlen(json), &err)))
-				rc = pp_cli_fail(&err);
-		} else {
-			fputs(json, stdout);
-		}
-		free(json);
+	if (a.export) {
+		rc = export_profile(st, a.export, a.output);
 		goto out;
 	}
 	if ((rc = pp_cli_catalog(&cat)))
 		goto out;
-	if (nruns == 0) {
-		/* every complete run of the newest run's GPU: a sweep and the
-		 * separate runs (overlap, imports) that complement it */
-		int64_t newest;
-		pp_calib_run nr, *all = NULL;
-		size_t n = 0;
-		pp_calib_run_init(&nr);
-		if ((rc = pp_calibdb_latest_run(st, &newest, &err)) ||
-		    (rc = pp_calibdb_get_run(st, newest, &nr, &err)) ||
-		    (rc = pp_calibdb_list_runs(st, &all, &n, &err))) {
-			rc = pp_cli_fail(&err);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			bool same = (!nr.gpu_name && !all[i].gpu_name) ||
-				    (nr.gpu_name && all[i].gpu_name && !strcmp(nr.gpu_name, all[i].gpu_name));
-			if (same && all[i].status && !strcmp(all[i].status, "complete") &&
-			    nruns < PP_PROFILE_MAX_RUNS)
-				runs[nruns++] = all[i].id;
-			pp_calib_run_release(&all[i]);
-		}
-		free(all);
-		if (nruns == 0)
-			runs[nruns++] = newest;
-		pp_calib_run_release(&nr);
+	if (a.nruns == 0 && (rc = default_runs(st, &a, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
 	}
 	char defname[64];
-	if (!name) {
-		snprintf(defname, sizeof(defname), "run-%lld", (long long)runs[0]);
-		name = defname;
+	if (!a.name) {
+		snprintf(defname, sizeof(defname), "run-%lld", (long long)a.runs[0]);
+		a.name = defname;
 	}
 	pp_profile p;
-	if ((rc = pp_fit_runs(st, cat, runs, nruns, gpu, name, &p, &err)) ||
+	if ((rc = pp_fit_runs(st, cat, a.runs, a.nruns, a.gpu, a.name, &p, &err)) ||
 	    (rc = pp_profile_save(st, &p, &err))) {
 		rc = pp_cli_fail(&err);
 		goto out;

@@ -166,236 +166,232 @@ static int lookup_fabric(const pp_jdoc *d, const pp_catalog *cat, const cJSON *o
 	return 0;
 }
 
+/* ---- an option's cluster, parallel and training overrides ---- */
+
+static int parse_ointer(const pp_jdoc *d, const pp_catalog *cat, const cJSON *in, const char *q,
+			pp_costspec_cluster *c, pp_err *err)
+{
+	static const char *const topo[] = {"rail-optimized", "fat-tree"};
+	int rc, t = 0;
+	int64_t v;
+	bool present;
+	if ((rc = pp_jcheck_keys(d, in, q, ointer_keys, PP_ARRAY_LEN(ointer_keys), err)) ||
+	    (rc = lookup_fabric(d, cat, in, q, "fabric", false, &c->inter, err)) ||
+	    (rc = pp_jget_int(d, in, q, "nics_per_node", false, 1, 64, &v, &present, err)))
+		return rc;
+	if (present)
+		c->nics_per_node = (int)v;
+	if ((rc = num(d, in, q, "oversubscription", 1, 64, &c->oversubscription, err)) ||
+	    (rc = pp_jget_enum(d, in, q, "topology", false, topo, 2, &t, &present, err)))
+		return rc;
+	if (present)
+		c->rail_optimized = t == 0;
+	return 0;
+}
+
+static int parse_ostorage(const pp_jdoc *d, const pp_catalog *cat, const cJSON *so, const char *q,
+			  pp_costspec_cluster *c, pp_err *err)
+{
+	char id[64];
+	int rc;
+	if ((rc = pp_jcheck_keys(d, so, q, ostorage_keys, PP_ARRAY_LEN(ostorage_keys), err)) ||
+	    (rc = pp_jget_str(d, so, q, "type", true, id, sizeof(id), NULL, err)))
+		return rc;
+	c->storage = pp_catalog_storage(cat, id);
+	if (c->storage)
+		return 0;
+	size_t n;
+	const char *const *ids = pp_catalog_ids(cat, "storage", &n);
+	char r[200];
+	return unknown_id(d, err, pp_jpath(r, sizeof(r), q, "type"), "storage", id, ids, n);
+}
+
+/* "cluster": GPU, counts, fabrics and storage, at JSON path p. */
+static int parse_ocluster(const pp_jdoc *d, const pp_catalog *cat, const cJSON *cl, const char *p,
+			  pp_costspec_cluster *c, pp_err *err)
+{
+	const cJSON *in, *so;
+	char q[160];
+	int rc;
+	int64_t v;
+	bool present;
+	if ((rc = pp_jcheck_keys(d, cl, p, ocluster_keys, PP_ARRAY_LEN(ocluster_keys), err)) ||
+	    (rc = lookup_gpu(d, cat, cl, p, &c->gpu, err)) ||
+	    (rc = pp_jget_int(d, cl, p, "num_gpus", false, 1, 4194304, &v, &present, err)))
+		return rc;
+	if (present)
+		c->num_gpus = (int)v;
+	if ((rc = pp_jget_int(d, cl, p, "gpus_per_node", false, 1, 1024, &v, &present, err)))
+		return rc;
+	if (present)
+		c->gpus_per_node = (int)v;
+	if ((rc = lookup_fabric(d, cat, cl, p, "intra_node", true, &c->intra, err)) ||
+	    (rc = pp_jget_obj(d, cl, p, "inter_node", false, &in, err)))
+		return rc;
+	if (in && (rc = parse_ointer(d, cat, in, pp_jpath(q, sizeof(q), p, "inter_node"), c, err)))
+		return rc;
+	if ((rc = pp_jget_obj(d, cl, p, "storage", false, &so, err)))
+		return rc;
+	if (so && (rc = parse_ostorage(d, cat, so, pp_jpath(q, sizeof(q), p, "storage"), c, err)))
+		return rc;
+	return 0;
+}
+
+/* "parallel": the layout, at JSON path p. */
+static int parse_oparallel(const pp_jdoc *d, const cJSON *pa, const char *p, pp_costspec_cluster *c,
+			   pp_err *err)
+{
+	int rc;
+	int64_t v;
+	bool present, b;
+	if ((rc = pp_jcheck_keys(d, pa, p, oparallel_keys, PP_ARRAY_LEN(oparallel_keys), err)))
+		return rc;
+	struct {
+		const char *key;
+		int *f;
+	} ints[] = {{"tensor_model_parallel_size", &c->tp},
+		    {"pipeline_model_parallel_size", &c->pp},
+		    {"context_parallel_size", &c->cp},
+		    {"virtual_pipeline_model_parallel_size", &c->vpp}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(ints); i++) {
+		if ((rc = pp_jget_int(d, pa, p, ints[i].key, false, 1, 4194304, &v, &present, err)))
+			return rc;
+		if (present)
+			*ints[i].f = (int)v;
+	}
+	if ((rc = pp_jget_bool(d, pa, p, "sequence_parallel", false, &b, &present, err)))
+		return rc;
+	if (present)
+		c->sequence_parallel = b;
+	if ((rc = pp_jget_int(d, pa, p, "zero_stage", false, 0, 3, &v, &present, err)))
+		return rc;
+	if (present)
+		c->zero_stage = (int)v;
+	return 0;
+}
+
+/* "training": batch sizes and recompute, at JSON path p. */
+static int parse_otraining(const pp_jdoc *d, const cJSON *tr, const char *p, pp_costspec_cluster *c,
+			   pp_err *err)
+{
+	int rc, e;
+	bool present;
+	if ((rc = pp_jcheck_keys(d, tr, p, otraining_keys, PP_ARRAY_LEN(otraining_keys), err)) ||
+	    (rc = pp_jget_int(d, tr, p, "micro_batch_size", false, 1, 1000000, &c->micro_batch_size,
+			      NULL, err)) ||
+	    (rc = pp_jget_int(d, tr, p, "global_batch_size", false, 1, 1000000000,
+			      &c->global_batch_size, NULL, err)) ||
+	    (rc = pp_jget_enum(d, tr, p, "recompute", false, pp_recompute_names, 3, &e, &present, err)))
+		return rc;
+	if (present)
+		c->recompute = e;
+	return 0;
+}
+
+/* The option's "cluster", "parallel" and "training" objects; any of them
+ * sets has_cluster. */
 static int parse_cluster(const pp_jdoc *d, const pp_catalog *cat, const cJSON *opt, const char *op,
 			 pp_costspec_option *o, pp_err *err)
 {
 	pp_costspec_cluster *c = &o->cluster;
 	c->rail_optimized = c->sequence_parallel = c->zero_stage = c->recompute = -1;
 	const cJSON *cl, *pa, *tr;
-	char p[128], q[160];
+	char p[128];
 	int rc;
-	int64_t v;
-	bool present;
 	if ((rc = pp_jget_obj(d, opt, op, "cluster", false, &cl, err)))
 		return rc;
 	if (cl) {
 		o->has_cluster = true;
-		pp_jpath(p, sizeof(p), op, "cluster");
-		if ((rc = pp_jcheck_keys(d, cl, p, ocluster_keys, PP_ARRAY_LEN(ocluster_keys), err)) ||
-		    (rc = lookup_gpu(d, cat, cl, p, &c->gpu, err)) ||
-		    (rc = pp_jget_int(d, cl, p, "num_gpus", false, 1, 4194304, &v, &present, err)))
+		if ((rc = parse_ocluster(d, cat, cl, pp_jpath(p, sizeof(p), op, "cluster"), c, err)))
 			return rc;
-		if (present)
-			c->num_gpus = (int)v;
-		if ((rc = pp_jget_int(d, cl, p, "gpus_per_node", false, 1, 1024, &v, &present, err)))
-			return rc;
-		if (present)
-			c->gpus_per_node = (int)v;
-		if ((rc = lookup_fabric(d, cat, cl, p, "intra_node", true, &c->intra, err)))
-			return rc;
-		const cJSON *in, *so;
-		if ((rc = pp_jget_obj(d, cl, p, "inter_node", false, &in, err)))
-			return rc;
-		if (in) {
-			static const char *const topo[] = {"rail-optimized", "fat-tree"};
-			int t = 0;
-			pp_jpath(q, sizeof(q), p, "inter_node");
-			if ((rc = pp_jcheck_keys(d, in, q, ointer_keys, PP_ARRAY_LEN(ointer_keys), err)) ||
-			    (rc = lookup_fabric(d, cat, in, q, "fabric", false, &c->inter, err)) ||
-			    (rc = pp_jget_int(d, in, q, "nics_per_node", false, 1, 64, &v, &present, err)))
-				return rc;
-			if (present)
-				c->nics_per_node = (int)v;
-			if ((rc = num(d, in, q, "oversubscription", 1, 64, &c->oversubscription, err)) ||
-			    (rc = pp_jget_enum(d, in, q, "topology", false, topo, 2, &t, &present, err)))
-				return rc;
-			if (present)
-				c->rail_optimized = t == 0;
-		}
-		if ((rc = pp_jget_obj(d, cl, p, "storage", false, &so, err)))
-			return rc;
-		if (so) {
-			char id[64];
-			pp_jpath(q, sizeof(q), p, "storage");
-			if ((rc = pp_jcheck_keys(d, so, q, ostorage_keys, PP_ARRAY_LEN(ostorage_keys), err)) ||
-			    (rc = pp_jget_str(d, so, q, "type", true, id, sizeof(id), NULL, err)))
-				return rc;
-			c->storage = pp_catalog_storage(cat, id);
-			if (!c->storage) {
-				size_t n;
-				const char *const *ids = pp_catalog_ids(cat, "storage", &n);
-				char r[200];
-				return unknown_id(d, err, pp_jpath(r, sizeof(r), q, "type"), "storage", id,
-						  ids, n);
-			}
-		}
 	}
 	if ((rc = pp_jget_obj(d, opt, op, "parallel", false, &pa, err)))
 		return rc;
 	if (pa) {
 		o->has_cluster = true;
-		pp_jpath(p, sizeof(p), op, "parallel");
-		if ((rc = pp_jcheck_keys(d, pa, p, oparallel_keys, PP_ARRAY_LEN(oparallel_keys), err)))
+		if ((rc = parse_oparallel(d, pa, pp_jpath(p, sizeof(p), op, "parallel"), c, err)))
 			return rc;
-		struct {
-			const char *key;
-			int *f;
-		} ints[] = {{"tensor_model_parallel_size", &c->tp},
-			    {"pipeline_model_parallel_size", &c->pp},
-			    {"context_parallel_size", &c->cp},
-			    {"virtual_pipeline_model_parallel_size", &c->vpp}};
-		for (size_t i = 0; i < PP_ARRAY_LEN(ints); i++) {
-			if ((rc = pp_jget_int(d, pa, p, ints[i].key, false, 1, 4194304, &v, &present, err)))
-				return rc;
-			if (present)
-				*ints[i].f = (int)v;
-		}
-		bool b;
-		if ((rc = pp_jget_bool(d, pa, p, "sequence_parallel", false, &b, &present, err)))
-			return rc;
-		if (present)
-			c->sequence_parallel = b;
-		if ((rc = pp_jget_int(d, pa, p, "zero_stage", false, 0, 3, &v, &present, err)))
-			return rc;
-		if (present)
-			c->zero_stage = (int)v;
 	}
 	if ((rc = pp_jget_obj(d, opt, op, "training", false, &tr, err)))
 		return rc;
 	if (tr) {
 		o->has_cluster = true;
-		pp_jpath(p, sizeof(p), op, "training");
-		int e;
-		if ((rc = pp_jcheck_keys(d, tr, p, otraining_keys, PP_ARRAY_LEN(otraining_keys), err)) ||
-		    (rc = pp_jget_int(d, tr, p, "micro_batch_size", false, 1, 1000000,
-				      &c->micro_batch_size, NULL, err)) ||
-		    (rc = pp_jget_int(d, tr, p, "global_batch_size", false, 1, 1000000000,
-				      &c->global_batch_size, NULL, err)) ||
-		    (rc = pp_jget_enum(d, tr, p, "recompute", false, pp_recompute_names, 3, &e,
-				       &present, err)))
+		if ((rc = parse_otraining(d, tr, pp_jpath(p, sizeof(p), op, "training"), c, err)))
 			return rc;
-		if (present)
-			c->recompute = e;
 	}
 	return 0;
 }
 
-static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *opt, const char *op,
-			pp_costspec_option *o, pp_err *err)
+/* ---- one option ---- */
+
+/* The value of op's key (given) is one of keys[n] (the catalog's, heap:
+ * freed here), else an unknown-id error naming what it is. */
+static int check_key(const pp_jdoc *d, pp_err *err, const char *op, const char *key,
+		     const char *what, const char *val, const char **keys, size_t n)
 {
-	int rc;
-	bool present;
-	o->usd_per_gpu_hour = o->server_usd = o->commitment_months = o->lead_time_months = NAN;
-	o->staff_fte = o->inference_tokens_per_s_per_gpu = NAN;
-	o->method = -1;
-	snprintf(o->path, sizeof(o->path), "%s", op);
-	if (!cJSON_IsObject(opt)) {
-		char buf[64];
-		return pp_jdoc_errf(d, err, op, "found %s, expected an option object",
-				    pp_jdoc_describe(opt, buf, sizeof(buf)));
-	}
-	if ((rc = pp_jcheck_keys(d, opt, op, option_keys, PP_ARRAY_LEN(option_keys), err)) ||
-	    (rc = pp_jget_str(d, opt, op, "name", true, o->name, sizeof(o->name), NULL, err)) ||
-	    (rc = pp_jget_enum(d, opt, op, "kind", true, kind_names, PP_ARRAY_LEN(kind_names),
-			       &o->kind, NULL, err)) ||
-	    (rc = pp_jget_str(d, opt, op, "provider", false, o->provider, sizeof(o->provider),
-			      &present, err)))
-		return rc;
 	char path[160];
-	bool has_provider = present;
-	if (has_provider) {
-		size_t n;
-		const char **keys = provider_keys(cat, &n);
-		bool ok = false;
-		for (size_t i = 0; i < n; i++)
-			ok |= !strcmp(keys[i], o->provider);
-		if (!ok)
-			rc = unknown_id(d, err, pp_jpath(path, sizeof(path), op, "provider"),
-					"provider", o->provider, keys, n);
-		free(keys);
-		if (rc)
-			return rc;
-	}
-	int tier = 0;
-	if ((rc = pp_jget_enum(d, opt, op, "tier", false, tier_names, PP_ARRAY_LEN(tier_names), &tier,
-			       &present, err)))
-		return rc;
-	bool has_tier = present;
-	snprintf(o->tier, sizeof(o->tier), "%s", has_tier ? tier_names[tier] : "on_demand");
-	if ((rc = pp_jget_str(d, opt, op, "price", false, o->price, sizeof(o->price), &present, err)))
-		return rc;
-	bool has_price = present;
-	if (has_price) {
-		size_t n;
-		const char **keys = api_keys(cat, &n);
-		bool ok = false;
-		for (size_t i = 0; i < n; i++)
-			ok |= !strcmp(keys[i], o->price);
-		if (!ok)
-			rc = unknown_id(d, err, pp_jpath(path, sizeof(path), op, "price"),
-					"hosted API price", o->price, keys, n);
-		free(keys);
-		if (rc)
-			return rc;
-	}
-	bool own_given = false;
-	int method = 0;
-	if ((rc = pp_jget_bool(d, opt, op, "own", false, &o->own, &own_given, err)) ||
-	    (rc = num(d, opt, op, "usd_per_gpu_hour", 0, 1000, &o->usd_per_gpu_hour, err)) ||
-	    (rc = num(d, opt, op, "server_usd", 0, 1e8, &o->server_usd, err)) ||
-	    (rc = num(d, opt, op, "commitment_months", 1, 120, &o->commitment_months, err)) ||
-	    (rc = num(d, opt, op, "lead_time_months", 0, 60, &o->lead_time_months, err)) ||
-	    (rc = num(d, opt, op, "staff_fte", 0, 10000, &o->staff_fte, err)) ||
-	    (rc = num(d, opt, op, "inference_tokens_per_s_per_gpu", 1e-3, 1e7,
-		      &o->inference_tokens_per_s_per_gpu, err)) ||
-	    (rc = pp_jget_enum(d, opt, op, "method", false, pp_ft_method_names, PP_FT_COUNT, &method,
-			       &present, err)))
-		return rc;
-	if (present)
-		o->method = method;
-	/* What each kind needs and may not have. */
+	bool ok = false;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		ok |= !strcmp(keys[i], val);
+	if (!ok)
+		rc = unknown_id(d, err, pp_jpath(path, sizeof(path), op, key), what, val, keys, n);
+	free(keys);
+	return rc;
+}
+
+/* Which of the keys that belong to some kinds only the option has. */
+typedef struct kind_keys {
+	bool provider, tier, price, own;
+} kind_keys;
+
+/* What each kind needs and may not have. */
+static int check_kind(const pp_jdoc *d, const cJSON *opt, const char *op,
+		      const pp_costspec_option *o, kind_keys h, pp_err *err)
+{
+	char path[160];
 	switch (o->kind) {
 	case 0: /* rent */
-		if (!has_provider)
+		if (!h.provider)
 			return pp_jdoc_errf(d, err, op, "a \"rent\" option needs \"provider\" (a "
 					    "prices.json cloud_prices key such as \"lambda_8x\")");
-		if (has_price || own_given)
+		if (h.price || h.own)
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op,
-							     has_price ? "price" : "own"),
+							     h.price ? "price" : "own"),
 					    "found on a \"rent\" option; expected only on \"%s\" options",
-					    has_price ? "api" : "tier4");
+					    h.price ? "api" : "tier4");
 		break;
 	case 1: /* build */
-		if (has_provider || has_tier || has_price || own_given)
+		if (h.provider || h.tier || h.price || h.own)
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op,
-							     has_provider ? "provider" : has_tier ? "tier"
-							     : has_price ? "price" : "own"),
+							     h.provider ? "provider" : h.tier ? "tier"
+							     : h.price ? "price" : "own"),
 					    "found on a \"build\" option, which owns its hardware; "
 					    "expected no provider, tier, price or own");
 		break;
 	case 2: /* api */
-		if (!has_price)
+		if (!h.price)
 			return pp_jdoc_errf(d, err, op, "an \"api\" option needs \"price\" (a prices.json "
 					    "hosted_api key such as \"fireworks_lora_sft_le16B\")");
-		if (has_provider || has_tier || own_given)
+		if (h.provider || h.tier || h.own)
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op,
-							     has_provider ? "provider" : has_tier ? "tier"
+							     h.provider ? "provider" : h.tier ? "tier"
 							     : "own"),
 					    "found on an \"api\" option; expected only \"price\"");
 		break;
 	case 3: /* tier4 */
-		if (!own_given)
+		if (!h.own)
 			return pp_jdoc_errf(d, err, op, "a \"tier4\" option needs \"own\": true (bought) "
 					    "or false (rented, with \"provider\" and \"tier\")");
-		if (!o->own && !has_provider)
+		if (!o->own && !h.provider)
 			return pp_jdoc_errf(d, err, op, "a rented \"tier4\" option (\"own\": false) needs "
 					    "\"provider\"");
-		if (o->own && (has_provider || has_tier))
+		if (o->own && (h.provider || h.tier))
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op,
-							     has_provider ? "provider" : "tier"),
+							     h.provider ? "provider" : "tier"),
 					    "found on an owned \"tier4\" option; expected no provider "
 					    "or tier (set \"own\": false to rent)");
-		if (has_price)
+		if (h.price)
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op, "price"),
 					    "found on a \"tier4\" option; expected only on \"api\" options");
 		break;
@@ -408,15 +404,80 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 						    "found on an \"api\" option, which has no cluster; "
 						    "expected only \"price\"");
 	}
+	return 0;
+}
+
+/* Name, kind, where its price comes from (provider and tier, or price),
+ * own; *h says which of the kind-bound keys are there. */
+static int parse_option_source(const pp_jdoc *d, const pp_catalog *cat, const cJSON *opt,
+			       const char *op, pp_costspec_option *o, kind_keys *h, pp_err *err)
+{
+	int rc, tier = 0;
+	size_t n;
+	if ((rc = pp_jcheck_keys(d, opt, op, option_keys, PP_ARRAY_LEN(option_keys), err)) ||
+	    (rc = pp_jget_str(d, opt, op, "name", true, o->name, sizeof(o->name), NULL, err)) ||
+	    (rc = pp_jget_enum(d, opt, op, "kind", true, kind_names, PP_ARRAY_LEN(kind_names),
+			       &o->kind, NULL, err)) ||
+	    (rc = pp_jget_str(d, opt, op, "provider", false, o->provider, sizeof(o->provider),
+			      &h->provider, err)))
+		return rc;
+	if (h->provider) {
+		const char **keys = provider_keys(cat, &n);
+		if ((rc = check_key(d, err, op, "provider", "provider", o->provider, keys, n)))
+			return rc;
+	}
+	if ((rc = pp_jget_enum(d, opt, op, "tier", false, tier_names, PP_ARRAY_LEN(tier_names), &tier,
+			       &h->tier, err)))
+		return rc;
+	snprintf(o->tier, sizeof(o->tier), "%s", h->tier ? tier_names[tier] : "on_demand");
+	if ((rc = pp_jget_str(d, opt, op, "price", false, o->price, sizeof(o->price), &h->price, err)))
+		return rc;
+	if (h->price) {
+		const char **keys = api_keys(cat, &n);
+		if ((rc = check_key(d, err, op, "price", "hosted API price", o->price, keys, n)))
+			return rc;
+	}
+	return pp_jget_bool(d, opt, op, "own", false, &o->own, &h->own, err);
+}
+
+static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *opt, const char *op,
+			pp_costspec_option *o, pp_err *err)
+{
+	int rc, method = 0;
+	bool present;
+	kind_keys h = {0};
+	o->usd_per_gpu_hour = o->server_usd = o->commitment_months = o->lead_time_months = NAN;
+	o->staff_fte = o->inference_tokens_per_s_per_gpu = NAN;
+	o->method = -1;
+	snprintf(o->path, sizeof(o->path), "%s", op);
+	if (!cJSON_IsObject(opt)) {
+		char buf[64];
+		return pp_jdoc_errf(d, err, op, "found %s, expected an option object",
+				    pp_jdoc_describe(opt, buf, sizeof(buf)));
+	}
+	if ((rc = parse_option_source(d, cat, opt, op, o, &h, err)) ||
+	    (rc = num(d, opt, op, "usd_per_gpu_hour", 0, 1000, &o->usd_per_gpu_hour, err)) ||
+	    (rc = num(d, opt, op, "server_usd", 0, 1e8, &o->server_usd, err)) ||
+	    (rc = num(d, opt, op, "commitment_months", 1, 120, &o->commitment_months, err)) ||
+	    (rc = num(d, opt, op, "lead_time_months", 0, 60, &o->lead_time_months, err)) ||
+	    (rc = num(d, opt, op, "staff_fte", 0, 10000, &o->staff_fte, err)) ||
+	    (rc = num(d, opt, op, "inference_tokens_per_s_per_gpu", 1e-3, 1e7,
+		      &o->inference_tokens_per_s_per_gpu, err)) ||
+	    (rc = pp_jget_enum(d, opt, op, "method", false, pp_ft_method_names, PP_FT_COUNT, &method,
+			       &present, err)))
+		return rc;
+	if (present)
+		o->method = method;
+	if ((rc = check_kind(d, opt, op, o, h, err)))
+		return rc;
 	return parse_cluster(d, cat, opt, op, o, err);
 }
 
-int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
-		      const pp_catalog *cat, pp_err *err)
+/* ---- the sections of "costs" ---- */
+
+/* Not given: NAN, "take the catalog's"; counts and enums -1 or their default. */
+static void costspec_defaults(pp_costspec *cs)
 {
-	memset(cs, 0, sizeof(*cs));
-	cs->present = obj != NULL;
-	/* Defaults: NAN = "not given, take the catalog's". */
 	cs->train_tokens = cs->tokens_per_job = cs->jobs_per_month = NAN;
 	cs->utilization = cs->gpu_hours_per_month = cs->tokens_per_month = NAN;
 	cs->output_fraction = cs->horizon_months = NAN;
@@ -435,13 +496,15 @@ int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 	cs->draws = -1;
 	cs->step_time_sigma = cs->price_sigma = NAN;
 	cs->method = PP_FT_FULL;
-	if (!obj)
-		return 0;
+}
+
+/* The keys of "costs" itself, horizon_months and as_of. */
+static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+		     pp_err *err)
+{
 	int rc;
 	char p[96];
-	const cJSON *o;
 	bool present;
-	int e;
 	if ((rc = pp_jcheck_keys(d, obj, path, top_keys, PP_ARRAY_LEN(top_keys), err)) ||
 	    (rc = num(d, obj, path, "horizon_months", 1, 240, &cs->horizon_months, err)) ||
 	    (rc = pp_jget_str(d, obj, path, "as_of", false, cs->as_of, sizeof(cs->as_of), &present,
@@ -454,151 +517,203 @@ int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 			return pp_jdoc_errf(d, err, pp_jpath(p, sizeof(p), path, "as_of"),
 					    "found \"%s\", expected a date YYYY-MM-DD", cs->as_of);
 	}
-	/* work */
-	if ((rc = pp_jget_obj(d, obj, path, "work", false, &o, err)))
-		return rc;
-	if (o) {
-		pp_jpath(p, sizeof(p), path, "work");
-		if ((rc = pp_jcheck_keys(d, o, p, work_keys, PP_ARRAY_LEN(work_keys), err)) ||
-		    (rc = pp_jget_enum(d, o, p, "type", true, pp_work_type_names, PP_WORK_COUNT, &e, NULL,
-				       err)))
-			return rc;
-		cs->work = (pp_work_type)e;
-		if ((rc = num(d, o, p, "train_tokens", 1, 1e18, &cs->train_tokens, err)) ||
-		    (rc = num(d, o, p, "runs", 1, 1e6, &cs->runs, err)) ||
-		    (rc = num(d, o, p, "tokens_per_job", 1, 1e18, &cs->tokens_per_job, err)) ||
-		    (rc = num(d, o, p, "jobs_per_month", 1e-3, 1e6, &cs->jobs_per_month, err)) ||
-		    (rc = num(d, o, p, "utilization", 1e-3, 1, &cs->utilization, err)) ||
-		    (rc = num(d, o, p, "gpu_hours_per_month", 1e-3, 1e12, &cs->gpu_hours_per_month, err)) ||
-		    (rc = num(d, o, p, "tokens_per_month", 1, 1e20, &cs->tokens_per_month, err)) ||
-		    (rc = num(d, o, p, "output_fraction", 0, 1, &cs->output_fraction, err)) ||
-		    (rc = pp_jget_enum(d, o, p, "method", false, pp_ft_method_names, PP_FT_COUNT, &e,
-				       &present, err)))
-			return rc;
-		if (present)
-			cs->method = (pp_ft_method)e;
-		/* each type's required keys, and no keys of another type */
-		static const char *const need[PP_WORK_COUNT][2] = {
-			{NULL, NULL},
-			{"tokens_per_job", "jobs_per_month"},
-			{NULL, NULL},
-			{"tokens_per_month", NULL}};
-		for (int i = 0; i < 2; i++)
-			if (need[cs->work][i] && !cJSON_GetObjectItemCaseSensitive(o, need[cs->work][i]))
-				return pp_jdoc_errf(d, err, p, "a \"%s\" work needs \"%s\"",
-						    pp_work_type_names[cs->work], need[cs->work][i]);
-		static const char *const owner[][2] = {
-			{"train_tokens", "run"}, {"runs", "run"},
-			{"tokens_per_job", "recurring"}, {"jobs_per_month", "recurring"},
-			{"utilization", "capacity"}, {"gpu_hours_per_month", "capacity"},
-			{"tokens_per_month", "inference"}, {"output_fraction", "inference"}};
-		for (size_t i = 0; i < PP_ARRAY_LEN(owner); i++)
-			if (cJSON_GetObjectItemCaseSensitive(o, owner[i][0]) &&
-			    strcmp(owner[i][1], pp_work_type_names[cs->work])) {
-				char q[128];
-				return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, owner[i][0]),
-						    "found in a \"%s\" work; expected only in a \"%s\" "
-						    "work", pp_work_type_names[cs->work], owner[i][1]);
-			}
-		if (cs->work == PP_WORK_CAPACITY && isnan(cs->utilization) &&
-		    isnan(cs->gpu_hours_per_month))
-			return pp_jdoc_errf(d, err, p, "a \"capacity\" work needs \"utilization\" (busy "
-					    "share of the scenario's cluster) or \"gpu_hours_per_month\"");
-		if (cs->work == PP_WORK_CAPACITY && !isnan(cs->utilization) &&
-		    !isnan(cs->gpu_hours_per_month))
-			return pp_jdoc_errf(d, err, p, "found both utilization and gpu_hours_per_month; "
-					    "expected one of them");
-	}
-	/* finance */
-	if ((rc = pp_jget_obj(d, obj, path, "finance", false, &o, err)))
-		return rc;
-	if (o) {
-		static const char *const resid[] = {"market", "book"};
-		pp_jpath(p, sizeof(p), path, "finance");
-		if ((rc = pp_jcheck_keys(d, o, p, finance_keys, PP_ARRAY_LEN(finance_keys), err)) ||
-		    (rc = num(d, o, p, "discount_rate", 0, 1, &cs->discount_rate, err)) ||
-		    (rc = num(d, o, p, "depreciation_years", 1, 20, &cs->depreciation_years, err)) ||
-		    (rc = num(d, o, p, "salvage_fraction", 0, 1, &cs->salvage_fraction, err)) ||
-		    (rc = num(d, o, p, "utilization", 0.01, 1, &cs->fleet_utilization, err)) ||
-		    (rc = pp_jget_enum(d, o, p, "residual", false, resid, 2, &e, &present, err)))
-			return rc;
-		if (present)
-			cs->residual = e;
-	}
-	/* goodput */
-	if ((rc = pp_jget_obj(d, obj, path, "goodput", false, &o, err)))
-		return rc;
-	if (o) {
-		pp_jpath(p, sizeof(p), path, "goodput");
-		if ((rc = pp_jcheck_keys(d, o, p, goodput_keys, PP_ARRAY_LEN(goodput_keys), err)) ||
-		    (rc = pp_jget_bool(d, o, p, "enabled", false, &cs->goodput, NULL, err)) ||
-		    (rc = num(d, o, p, "failures_per_gpu_hour", 0, 1, &cs->failures_per_gpu_hour, err)) ||
-		    (rc = num(d, o, p, "restart_s", 0, 1e6, &cs->restart_s, err)) ||
-		    (rc = num(d, o, p, "checkpoint_interval_s", 1, 1e7, &cs->checkpoint_interval_s,
-			      err)) ||
-		    (rc = num(d, o, p, "checkpoint_write_s", 0, 1e6, &cs->checkpoint_write_s, err)) ||
-		    (rc = num(d, o, p, "job_setup_s", 0, 1e6, &cs->job_setup_s, err)))
-			return rc;
-	}
-	/* build */
-	if ((rc = pp_jget_obj(d, obj, path, "build", false, &o, err)))
-		return rc;
-	if (o) {
-		static const char *const fac[] = {"colocation", "owned"};
-		pp_jpath(p, sizeof(p), path, "build");
-		if ((rc = pp_jcheck_keys(d, o, p, build_keys, PP_ARRAY_LEN(build_keys), err)) ||
-		    (rc = pp_jget_enum(d, o, p, "facility", false, fac, 2, &e, &present, err)))
-			return rc;
-		if (present)
-			cs->facility = e;
-		if ((rc = num(d, o, p, "pue", 1, 3, &cs->pue, err)) ||
-		    (rc = num(d, o, p, "electricity_usd_per_kwh", 0, 2, &cs->usd_per_kwh, err)) ||
-		    (rc = num(d, o, p, "colocation_usd_per_kw_month", 0, 5000, &cs->colo_usd_per_kw_month,
-			      err)) ||
-		    (rc = num(d, o, p, "support_fraction_per_year", 0, 1, &cs->support_fraction, err)) ||
-		    (rc = num(d, o, p, "software_usd_per_gpu_year", 0, 1e6, &cs->software_usd_per_gpu_year,
-			      err)) ||
-		    (rc = num(d, o, p, "staff_usd_per_fte_year", 0, 1e7, &cs->staff_usd_per_fte_year,
-			      err)) ||
-		    (rc = num(d, o, p, "lead_time_months", 0, 60, &cs->lead_time_months, err)) ||
-		    (rc = num(d, o, p, "storage_tb", 0, 1e7, &cs->storage_tb, err)) ||
-		    (rc = num(d, o, p, "integration_fraction", 0, 1, &cs->integration_fraction, err)) ||
-		    (rc = num(d, o, p, "resale_haircut", 0, 1, &cs->resale_haircut, err)))
-			return rc;
-	}
-	/* rent */
-	if ((rc = pp_jget_obj(d, obj, path, "rent", false, &o, err)))
-		return rc;
-	if (o) {
-		pp_jpath(p, sizeof(p), path, "rent");
-		if ((rc = pp_jcheck_keys(d, o, p, rent_keys, PP_ARRAY_LEN(rent_keys), err)) ||
-		    (rc = num(d, o, p, "storage_usd_per_tb_month", 0, 1e5, &cs->storage_usd_per_tb_month,
-			      err)))
-			return rc;
-	}
-	/* uncertainty */
-	if ((rc = pp_jget_obj(d, obj, path, "uncertainty", false, &o, err)))
-		return rc;
-	if (o) {
-		int64_t v;
-		pp_jpath(p, sizeof(p), path, "uncertainty");
-		if ((rc = pp_jcheck_keys(d, o, p, unc_keys, PP_ARRAY_LEN(unc_keys), err)) ||
-		    (rc = pp_jget_int(d, o, p, "draws", false, 0, 10000000, &v, &present, err)))
-			return rc;
-		if (present)
-			cs->draws = (int)v;
-		if ((rc = pp_jget_int(d, o, p, "seed", false, 0, 4294967295LL, &v, &present, err)))
-			return rc;
-		if (present) {
-			cs->seed_given = true;
-			cs->seed = (unsigned long)v;
+	return 0;
+}
+
+/* "work" at JSON path p: each type's required keys, and no keys of
+ * another type. */
+static int check_work(const pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const char *p,
+		      pp_err *err)
+{
+	static const char *const need[PP_WORK_COUNT][2] = {
+		{NULL, NULL},
+		{"tokens_per_job", "jobs_per_month"},
+		{NULL, NULL},
+		{"tokens_per_month", NULL}};
+	for (int i = 0; i < 2; i++)
+		if (need[cs->work][i] && !cJSON_GetObjectItemCaseSensitive(o, need[cs->work][i]))
+			return pp_jdoc_errf(d, err, p, "a \"%s\" work needs \"%s\"",
+					    pp_work_type_names[cs->work], need[cs->work][i]);
+	static const char *const owner[][2] = {
+		{"train_tokens", "run"}, {"runs", "run"},
+		{"tokens_per_job", "recurring"}, {"jobs_per_month", "recurring"},
+		{"utilization", "capacity"}, {"gpu_hours_per_month", "capacity"},
+		{"tokens_per_month", "inference"}, {"output_fraction", "inference"}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(owner); i++)
+		if (cJSON_GetObjectItemCaseSensitive(o, owner[i][0]) &&
+		    strcmp(owner[i][1], pp_work_type_names[cs->work])) {
+			char q[128];
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, owner[i][0]),
+					    "found in a \"%s\" work; expected only in a \"%s\" "
+					    "work", pp_work_type_names[cs->work], owner[i][1]);
 		}
-		if ((rc = num(d, o, p, "step_time_sigma", 0, 2, &cs->step_time_sigma, err)) ||
-		    (rc = num(d, o, p, "price_sigma", 0, 2, &cs->price_sigma, err)))
-			return rc;
+	if (cs->work == PP_WORK_CAPACITY && isnan(cs->utilization) && isnan(cs->gpu_hours_per_month))
+		return pp_jdoc_errf(d, err, p, "a \"capacity\" work needs \"utilization\" (busy "
+				    "share of the scenario's cluster) or \"gpu_hours_per_month\"");
+	if (cs->work == PP_WORK_CAPACITY && !isnan(cs->utilization) &&
+	    !isnan(cs->gpu_hours_per_month))
+		return pp_jdoc_errf(d, err, p, "found both utilization and gpu_hours_per_month; "
+				    "expected one of them");
+	return 0;
+}
+
+static int parse_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+		      pp_err *err)
+{
+	const cJSON *o;
+	char p[96];
+	int rc, e;
+	bool present;
+	if ((rc = pp_jget_obj(d, obj, path, "work", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "work");
+	if ((rc = pp_jcheck_keys(d, o, p, work_keys, PP_ARRAY_LEN(work_keys), err)) ||
+	    (rc = pp_jget_enum(d, o, p, "type", true, pp_work_type_names, PP_WORK_COUNT, &e, NULL,
+			       err)))
+		return rc;
+	cs->work = (pp_work_type)e;
+	if ((rc = num(d, o, p, "train_tokens", 1, 1e18, &cs->train_tokens, err)) ||
+	    (rc = num(d, o, p, "runs", 1, 1e6, &cs->runs, err)) ||
+	    (rc = num(d, o, p, "tokens_per_job", 1, 1e18, &cs->tokens_per_job, err)) ||
+	    (rc = num(d, o, p, "jobs_per_month", 1e-3, 1e6, &cs->jobs_per_month, err)) ||
+	    (rc = num(d, o, p, "utilization", 1e-3, 1, &cs->utilization, err)) ||
+	    (rc = num(d, o, p, "gpu_hours_per_month", 1e-3, 1e12, &cs->gpu_hours_per_month, err)) ||
+	    (rc = num(d, o, p, "tokens_per_month", 1, 1e20, &cs->tokens_per_month, err)) ||
+	    (rc = num(d, o, p, "output_fraction", 0, 1, &cs->output_fraction, err)) ||
+	    (rc = pp_jget_enum(d, o, p, "method", false, pp_ft_method_names, PP_FT_COUNT, &e,
+			       &present, err)))
+		return rc;
+	if (present)
+		cs->method = (pp_ft_method)e;
+	return check_work(cs, d, o, p, err);
+}
+
+static int parse_finance(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+			 pp_err *err)
+{
+	static const char *const resid[] = {"market", "book"};
+	const cJSON *o;
+	char p[96];
+	int rc, e;
+	bool present;
+	if ((rc = pp_jget_obj(d, obj, path, "finance", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "finance");
+	if ((rc = pp_jcheck_keys(d, o, p, finance_keys, PP_ARRAY_LEN(finance_keys), err)) ||
+	    (rc = num(d, o, p, "discount_rate", 0, 1, &cs->discount_rate, err)) ||
+	    (rc = num(d, o, p, "depreciation_years", 1, 20, &cs->depreciation_years, err)) ||
+	    (rc = num(d, o, p, "salvage_fraction", 0, 1, &cs->salvage_fraction, err)) ||
+	    (rc = num(d, o, p, "utilization", 0.01, 1, &cs->fleet_utilization, err)) ||
+	    (rc = pp_jget_enum(d, o, p, "residual", false, resid, 2, &e, &present, err)))
+		return rc;
+	if (present)
+		cs->residual = e;
+	return 0;
+}
+
+static int parse_goodput(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+			 pp_err *err)
+{
+	const cJSON *o;
+	char p[96];
+	int rc;
+	if ((rc = pp_jget_obj(d, obj, path, "goodput", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "goodput");
+	if ((rc = pp_jcheck_keys(d, o, p, goodput_keys, PP_ARRAY_LEN(goodput_keys), err)) ||
+	    (rc = pp_jget_bool(d, o, p, "enabled", false, &cs->goodput, NULL, err)) ||
+	    (rc = num(d, o, p, "failures_per_gpu_hour", 0, 1, &cs->failures_per_gpu_hour, err)) ||
+	    (rc = num(d, o, p, "restart_s", 0, 1e6, &cs->restart_s, err)) ||
+	    (rc = num(d, o, p, "checkpoint_interval_s", 1, 1e7, &cs->checkpoint_interval_s, err)) ||
+	    (rc = num(d, o, p, "checkpoint_write_s", 0, 1e6, &cs->checkpoint_write_s, err)) ||
+	    (rc = num(d, o, p, "job_setup_s", 0, 1e6, &cs->job_setup_s, err)))
+		return rc;
+	return 0;
+}
+
+static int parse_build(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+		       pp_err *err)
+{
+	static const char *const fac[] = {"colocation", "owned"};
+	const cJSON *o;
+	char p[96];
+	int rc, e;
+	bool present;
+	if ((rc = pp_jget_obj(d, obj, path, "build", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "build");
+	if ((rc = pp_jcheck_keys(d, o, p, build_keys, PP_ARRAY_LEN(build_keys), err)) ||
+	    (rc = pp_jget_enum(d, o, p, "facility", false, fac, 2, &e, &present, err)))
+		return rc;
+	if (present)
+		cs->facility = e;
+	if ((rc = num(d, o, p, "pue", 1, 3, &cs->pue, err)) ||
+	    (rc = num(d, o, p, "electricity_usd_per_kwh", 0, 2, &cs->usd_per_kwh, err)) ||
+	    (rc = num(d, o, p, "colocation_usd_per_kw_month", 0, 5000, &cs->colo_usd_per_kw_month,
+		      err)) ||
+	    (rc = num(d, o, p, "support_fraction_per_year", 0, 1, &cs->support_fraction, err)) ||
+	    (rc = num(d, o, p, "software_usd_per_gpu_year", 0, 1e6, &cs->software_usd_per_gpu_year,
+		      err)) ||
+	    (rc = num(d, o, p, "staff_usd_per_fte_year", 0, 1e7, &cs->staff_usd_per_fte_year, err)) ||
+	    (rc = num(d, o, p, "lead_time_months", 0, 60, &cs->lead_time_months, err)) ||
+	    (rc = num(d, o, p, "storage_tb", 0, 1e7, &cs->storage_tb, err)) ||
+	    (rc = num(d, o, p, "integration_fraction", 0, 1, &cs->integration_fraction, err)) ||
+	    (rc = num(d, o, p, "resale_haircut", 0, 1, &cs->resale_haircut, err)))
+		return rc;
+	return 0;
+}
+
+static int parse_rent(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+		      pp_err *err)
+{
+	const cJSON *o;
+	char p[96];
+	int rc;
+	if ((rc = pp_jget_obj(d, obj, path, "rent", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "rent");
+	if ((rc = pp_jcheck_keys(d, o, p, rent_keys, PP_ARRAY_LEN(rent_keys), err)) ||
+	    (rc = num(d, o, p, "storage_usd_per_tb_month", 0, 1e5, &cs->storage_usd_per_tb_month,
+		      err)))
+		return rc;
+	return 0;
+}
+
+static int parse_uncertainty(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+			     pp_err *err)
+{
+	const cJSON *o;
+	char p[96];
+	int rc;
+	int64_t v;
+	bool present;
+	if ((rc = pp_jget_obj(d, obj, path, "uncertainty", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), path, "uncertainty");
+	if ((rc = pp_jcheck_keys(d, o, p, unc_keys, PP_ARRAY_LEN(unc_keys), err)) ||
+	    (rc = pp_jget_int(d, o, p, "draws", false, 0, 10000000, &v, &present, err)))
+		return rc;
+	if (present)
+		cs->draws = (int)v;
+	if ((rc = pp_jget_int(d, o, p, "seed", false, 0, 4294967295LL, &v, &present, err)))
+		return rc;
+	if (present) {
+		cs->seed_given = true;
+		cs->seed = (unsigned long)v;
 	}
-	/* options */
+	if ((rc = num(d, o, p, "step_time_sigma", 0, 2, &cs->step_time_sigma, err)) ||
+	    (rc = num(d, o, p, "price_sigma", 0, 2, &cs->price_sigma, err)))
+		return rc;
+	return 0;
+}
+
+/* "options": 1 to 64 option objects with unique names. */
+static int parse_options(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+			 const pp_catalog *cat, pp_err *err)
+{
 	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(obj, "options");
+	char p[96];
+	int rc;
 	pp_jpath(p, sizeof(p), path, "options");
 	if (!opts)
 		return pp_jdoc_errf(d, err, path, "missing \"options\": expected a list of the options "
@@ -626,6 +741,24 @@ int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 						    cs->options[i].name);
 			}
 	}
+	return 0;
+}
+
+int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
+		      const pp_catalog *cat, pp_err *err)
+{
+	int rc;
+	memset(cs, 0, sizeof(*cs));
+	cs->present = obj != NULL;
+	costspec_defaults(cs);
+	if (!obj)
+		return 0;
+	if ((rc = parse_top(cs, d, obj, path, err)) || (rc = parse_work(cs, d, obj, path, err)) ||
+	    (rc = parse_finance(cs, d, obj, path, err)) || (rc = parse_goodput(cs, d, obj, path, err)) ||
+	    (rc = parse_build(cs, d, obj, path, err)) || (rc = parse_rent(cs, d, obj, path, err)) ||
+	    (rc = parse_uncertainty(cs, d, obj, path, err)) ||
+	    (rc = parse_options(cs, d, obj, path, cat, err)))
+		return rc;
 	return 0;
 }
 
