@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "input/hw.h"
+#include "engine/memory.h"
 #include "engine/predict.h"
 #include "calib/profile.h"
 #include "engine/trace.h"
@@ -181,6 +182,15 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	       (long long)t->num_microbatches, (long long)t->micro_batch_size,
 	       (long long)t->global_batch_size, pp_dtype_names[t->precision],
 	       pp_recompute_names[t->recompute]);
+	if (p->first_stage_layers || p->last_stage_layers)
+		printf("Stages     %d layers on the first stage, %d on the last, %d on each of the "
+		       "others\n", pp_stage_layers(s, 0) * p->vpp, pp_stage_layers(s, p->pp - 1) * p->vpp,
+		       p->pp > 2 ? pp_stage_layers(s, 1) * p->vpp : 0);
+	if (t->finetune != PP_FT_FULL)
+		printf("Fine-tune  %s: frozen %s base, rank-%d adapters on every block linear "
+		       "(%.1fM trained parameters)\n", pp_ft_method_names[t->finetune],
+		       t->finetune == PP_FT_QLORA ? "NF4" : pp_dtype_names[t->precision], t->lora_rank,
+		       r->params_trainable / 1e6);
 	printf("Cluster    %d x %s (%d nodes of %d), %s inside nodes, %d x %s per node%s\n\n",
 	       c->num_gpus, c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->id,
 	       c->nics_per_node, c->inter->id,

@@ -29,9 +29,30 @@ double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st)
 
 int pp_stage_layers(const pp_scenario *s, int vs)
 {
-	int nv = s->parallel.pp * s->parallel.vpp;
+	const pp_parallel *p = &s->parallel;
 	int L = s->model.num_layers;
+	if (p->first_stage_layers || p->last_stage_layers) {
+		/* Megatron-Core's uneven first and last stages (checked to divide
+		 * evenly by the scenario loader) */
+		int st = vs % p->pp;
+		int ends = (p->first_stage_layers > 0) + (p->last_stage_layers > 0);
+		int mid = p->pp - ends;
+		int rest = L - p->first_stage_layers - p->last_stage_layers;
+		int n = st == 0 && p->first_stage_layers ? p->first_stage_layers
+			: st == p->pp - 1 && p->last_stage_layers ? p->last_stage_layers
+			: rest / (mid > 0 ? mid : 1);
+		return n / p->vpp;
+	}
+	int nv = p->pp * p->vpp;
 	return L / nv + (vs < L % nv ? 1 : 0);
+}
+
+int pp_stage_first_layer(const pp_scenario *s, int vs)
+{
+	int first = 0;
+	for (int v = 0; v < vs; v++)
+		first += pp_stage_layers(s, v);
+	return first;
 }
 
 static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr,

@@ -31,8 +31,13 @@
  * (what is kept for its backward under the scenario's recompute mode). */
 double pp_layer_activation_bytes(const pp_scenario *s);
 
-/* Layers held by virtual stage vs (0 .. pp*vpp-1). */
+/* Layers held by virtual stage vs (0 .. pp*vpp-1): the even split (the
+ * remainder to the first virtual stages), or Megatron-Core's
+ * decoder_first/last_pipeline_num_layers. */
 int pp_stage_layers(const pp_scenario *s, int vs);
+/* The model's index of virtual stage vs's first layer (virtual stages
+ * hold consecutive layers in vs order). */
+int pp_stage_first_layer(const pp_scenario *s, int vs);
 
 /* Parameters pipeline stage st holds per GPU (after the TP split, before
  * ZeRO sharding): its layers over every chunk, the embedding on stage 0,

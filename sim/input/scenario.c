@@ -30,6 +30,8 @@ static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
 					    "context_parallel_size",
 					    "virtual_pipeline_model_parallel_size", "sequence_parallel",
+					    "decoder_first_pipeline_num_layers",
+					    "decoder_last_pipeline_num_layers",
 					    "zero_stage", "pipeline_schedule"};
 static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
 					   "inter_node", "storage"};
@@ -84,6 +86,32 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if ((int64_t)p->pp * p->vpp > m->num_layers)
 		FAIL(VPP, "found %d x %d model chunks for %d layers; expected at least one layer per chunk",
 		     p->pp, p->vpp, m->num_layers);
+	if (p->first_stage_layers || p->last_stage_layers) {
+		/* Megatron-Core (get_num_layers_to_build): the first and last
+		 * stage take the given counts, the stages between split the rest
+		 * evenly, and each stage's layers split evenly over its chunks */
+		const char *FL = p->first_stage_layers ? "parallel.decoder_first_pipeline_num_layers"
+						       : "parallel.decoder_last_pipeline_num_layers";
+		int ends = (p->first_stage_layers > 0) + (p->last_stage_layers > 0);
+		int rest = m->num_layers - p->first_stage_layers - p->last_stage_layers;
+		int mid = p->pp - ends;
+		if (p->pp < 2)
+			FAIL(FL, "found with pipeline_model_parallel_size %d; expected 2 or more stages",
+			     p->pp);
+		if (rest < 0 || (mid == 0 && rest != 0) || (mid > 0 && (rest < mid || rest % mid)))
+			FAIL(FL, "found first %d and last %d of %d layers: the other %d stages cannot take "
+			     "the remaining %d evenly; expected counts that leave a multiple of %d layers",
+			     p->first_stage_layers, p->last_stage_layers, m->num_layers, mid, rest,
+			     mid > 0 ? mid : 1);
+		for (int st = 0; st < p->pp; st++) {
+			int nl = st == 0 && p->first_stage_layers ? p->first_stage_layers
+				 : st == p->pp - 1 && p->last_stage_layers ? p->last_stage_layers
+				 : rest / (mid > 0 ? mid : 1);
+			if (nl % p->vpp)
+				FAIL(VPP, "found %d chunks per stage, but stage %d has %d layers; expected a "
+				     "chunk count that divides every stage's layers", p->vpp, st, nl);
+		}
+	}
 	if (p->vpp > 64)
 		FAIL(VPP, "found %d; expected at most 64 model chunks per stage", p->vpp);
 	if (p->vpp > 1 && p->pp < 2)
@@ -399,6 +427,14 @@ static int parse_parallel(pp_scenario *s, pp_err *err)
 			s->given |= ints[i].flag;
 		}
 	}
+	int64_t fl = 0, ll = 0;
+	if ((rc = pp_jget_int(d, p, "parallel", "decoder_first_pipeline_num_layers", false, 1,
+			      MAX_DIM, &fl, NULL, err)) ||
+	    (rc = pp_jget_int(d, p, "parallel", "decoder_last_pipeline_num_layers", false, 1, MAX_DIM,
+			      &ll, NULL, err)))
+		return rc;
+	pa->first_stage_layers = (int)fl;
+	pa->last_stage_layers = (int)ll;
 	bool present;
 	if ((rc = pp_jget_bool(d, p, "parallel", "sequence_parallel", false, &pa->sequence_parallel,
 			       &present, err)))

@@ -51,6 +51,8 @@ typedef struct pp_parallel {
 	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
 	bool sequence_parallel;
 	int zero_stage;               /* 0..3 */
+	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
+	int last_stage_layers;        /* decoder_last_pipeline_num_layers; 0 = even split */
 	pp_schedule schedule;
 } pp_parallel;
 
