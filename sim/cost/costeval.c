@@ -1,5 +1,11 @@
-/* costeval.c - pricing one resolved option over the monthly schedule (a closed form that Monte Carlo and the tornado re-run per draw), the Monte Carlo draws and the one-at-a-time tornado (see cost.h). */
-#include "cost/costint.h"
+/*
+ * costeval.c - pricing one resolved option over the monthly schedule
+ * (costeval.h): a closed form that Monte Carlo and the tornado re-run per
+ * draw; the Monte Carlo draws; the one-at-a-time tornado.
+ */
+#include "cost/costeval.h"
+
+const draw cost_base_draw = {1, 1, 1, 1, 1, 1};
 
 /* ---- evaluation: one option, one set of inputs ---- */
 

@@ -1,5 +1,63 @@
-/* costopt.c - resolving one cost option: overrides of the scenario, its throughput from the step-time engine, its prices, servers, network, storage and staff (see cost.h). */
-#include "cost/costint.h"
+/*
+ * costopt.c - resolving one cost option (costopt.h): the scenario with the
+ * option's overrides, its throughput from the step-time engine, its prices,
+ * servers, derived network, storage and staff.
+ */
+#include "cost/costopt.h"
+
+const char *const pp_cost_tier_keys[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
+					 "capacity_block", "own", "api"};
+
+/* LoRA adapter parameters at rank r on every linear layer. */
+static double cost_lora_params(const pp_model *m, double rank)
+{
+	double h = m->hidden_size, f = m->ffn_hidden_size;
+	double kv = (double)m->num_query_groups * (h / m->num_attention_heads);
+	double per = (h + h) + 2 * (h + kv) + (h + h);
+	per += (m->swiglu ? 3 : 2) * (h + f);
+	return m->num_layers * rank * per;
+}
+
+/* ---- network: a folded-Clos (fat tree) over the NIC ports ---- */
+
+
+/* Leaves take `down` endpoints each (down:up = oversubscription:1); two
+ * tiers while the spines can reach every leaf (leaves <= radix), else a
+ * three-tier Clos whose upper tiers are non-blocking. Rail-optimised
+ * wiring uses the same switch count (rails are leaf groups). */
+static void cost_plan_network(int endpoints, int radix, double oversub, netplan *np)
+{
+	memset(np, 0, sizeof(*np));
+	np->endpoints = endpoints;
+	if (endpoints <= 0 || radix <= 1)
+		return;
+	if (endpoints <= radix) {
+		np->switches = 1;
+		np->links = endpoints;
+		np->tiers = 1;
+		return;
+	}
+	int down = (int)floor(radix * oversub / (1.0 + oversub));
+	if (down < 1)
+		down = 1;
+	if (down >= radix)
+		down = radix - 1;
+	int up = radix - down;
+	int leaves = (endpoints + down - 1) / down;
+	if (leaves <= radix) {
+		int spines = (leaves * up + radix - 1) / radix;
+		np->switches = leaves + spines;
+		np->links = endpoints + leaves * up;
+		np->tiers = 2;
+		return;
+	}
+	int half = radix / 2;
+	int aggs = (leaves * up + half - 1) / half;
+	int cores = (aggs * half + radix - 1) / radix;
+	np->switches = leaves + aggs + cores;
+	np->links = endpoints + leaves * up + aggs * half;
+	np->tiers = 3;
+}
 
 /* ---- resolving options ---- */
 
@@ -92,7 +150,7 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 
 /* Predict the option's step on its (modified) cluster; fills throughput,
  * memory and checkpoint figures, and handles lora/qlora. */
-int cost_run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp, oin *o,
+static int cost_run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp, oin *o,
 		      pp_scenario *x)
 {
 	pp_hw hw;
@@ -513,3 +571,23 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 	return 0;
 }
 
+
+/* Steady training: tokens per month of the scenario's own cluster at the
+ * given utilisation (or GPU-hours). */
+int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts)
+{
+	if (c->work != PP_WORK_CAPACITY)
+		return 0;
+	oin ref;
+	memset(&ref, 0, sizeof(ref));
+	ref.method = c->cs->method == PP_FT_AUTO ? PP_FT_FULL : (int)c->cs->method;
+	pp_scenario x = *c->s;
+	int rc = cost_run_engine(c, opts, NULL, &ref, &x);
+	if (rc)
+		return rc;
+	double per_gpu_h = ref.tok_s * 3600.0 / ref.n;
+	double gpu_h = !isnan(c->cs->gpu_hours_per_month) ? c->cs->gpu_hours_per_month
+		       : c->cs->utilization * ref.n * PP_HOURS_PER_MONTH;
+	c->cap_tokens_pm = gpu_h * per_gpu_h;
+	return 0;
+}

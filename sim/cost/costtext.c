@@ -1,5 +1,5 @@
-/* costtext.c - the recommendation and the description of the work, in words (see cost.h). */
-#include "cost/costint.h"
+/* costtext.c - the recommendation and the description of the work, in words (costtext.h). */
+#include "cost/costtext.h"
 
 static const char *fmt_time(double s, char *buf, size_t n)
 {
