@@ -21,35 +21,35 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->feasible = o->feasible;
 	snprintf(out->infeasible_why, sizeof(out->infeasible_why), "%s", o->why);
 	bool cluster = o->kind != PP_OPT_API;
-	out->step_time_s = cluster && c->work != PP_WORK_INFERENCE ? o->step_s : NAN;
-	out->tokens_per_s = cluster ? o->tok_s : NAN;
+	out->step_time_s = cluster && c->work != PP_WORK_INFERENCE ? o->step_time_s : NAN;
+	out->tokens_per_s = cluster ? o->tokens_per_s : NAN;
 	out->mfu = cluster && c->work != PP_WORK_INFERENCE ? o->mfu : NAN;
 	if (cluster && c->work != PP_WORK_INFERENCE)
-		out->breakdown = o->bd;
-	out->memory_per_gpu_bytes = cluster ? o->mem : NAN;
-	out->memory_capacity_bytes = cluster ? o->cap : NAN;
+		out->breakdown = o->breakdown;
+	out->memory_per_gpu_bytes = cluster ? o->mem_bytes : NAN;
+	out->memory_capacity_bytes = cluster ? o->mem_capacity_bytes : NAN;
 	out->goodput = cluster ? e->goodput : NAN;
-	out->checkpoint_interval_s = cluster && isfinite(e->interval_s) && e->interval_s > 0
-					     ? e->interval_s : NAN;
-	out->tokens_per_s_effective = cluster ? o->tok_s * e->goodput : NAN;
-	out->time_to_train_s = e->ttt;
-	out->lead_time_s = o->owned ? o->lead_m * PP_SECONDS_PER_MONTH : 0;
+	out->checkpoint_interval_s = cluster && isfinite(e->checkpoint_interval_s) && e->checkpoint_interval_s > 0
+					     ? e->checkpoint_interval_s : NAN;
+	out->tokens_per_s_effective = cluster ? o->tokens_per_s * e->goodput : NAN;
+	out->time_to_train_s = e->time_to_train_s;
+	out->lead_time_s = o->owned ? o->lead_time_months * PP_SECONDS_PER_MONTH : 0;
 	out->gpu_hours_used = cluster ? e->gpu_hours : NAN;
 	out->replicas = e->replicas;
-	out->net_switches = o->nswitches;
-	out->net_links = o->nlinks;
-	out->net_tiers = o->tiers;
-	out->storage_tb = o->tb;
-	out->usd_total = e->total;
-	out->usd_amortized = e->amortized;
-	out->usd_marginal = e->marginal;
+	out->net_switches = o->net_switches;
+	out->net_links = o->net_links;
+	out->net_tiers = o->net_tiers;
+	out->storage_tb = o->storage_tb;
+	out->usd_total = e->total_usd;
+	out->usd_amortized = e->amortized_usd;
+	out->usd_marginal = e->marginal_usd;
 	double runs = c->work == PP_WORK_RUN ? c->runs
-		      : c->work == PP_WORK_RECURRING ? c->jobs_per_month * c->horizon_m : NAN;
-	out->usd_per_run = runs > 0 ? e->total / runs : NAN;
-	out->usd_per_million_tokens = e->tokens > 0 ? e->total / (e->tokens / 1e6) : NAN;
-	out->usd_per_million_tokens_marginal = e->tokens > 0 ? e->marginal / (e->tokens / 1e6) : NAN;
-	out->usd_per_gpu_hour_used = cluster && e->gpu_hours > 0 ? e->total / e->gpu_hours : NAN;
-	memcpy(out->components, e->comp, sizeof(out->components));
+		      : c->work == PP_WORK_RECURRING ? c->jobs_per_month * c->horizon_months : NAN;
+	out->usd_per_run = runs > 0 ? e->total_usd / runs : NAN;
+	out->usd_per_million_tokens = e->tokens > 0 ? e->total_usd / (e->tokens / 1e6) : NAN;
+	out->usd_per_million_tokens_marginal = e->tokens > 0 ? e->marginal_usd / (e->tokens / 1e6) : NAN;
+	out->usd_per_gpu_hour_used = cluster && e->gpu_hours > 0 ? e->total_usd / e->gpu_hours : NAN;
+	memcpy(out->components, e->comp_usd, sizeof(out->components));
 }
 
 /* Build-vs-rent finance of owned option b against rent option v. */
@@ -59,8 +59,8 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 	memset(f, 0, sizeof(*f));
 	f->valid = true;
 	snprintf(f->versus, sizeof(f->versus), "%s", v->name);
-	f->discount_rate = c->disc;
-	f->utilization = c->fleet_util;
+	f->discount_rate = c->discount_rate_per_year;
+	f->utilization = c->fleet_utilization;
 	int n = b->nmonths > v->nmonths ? b->nmonths : v->nmonths;
 	double *cf = pp_xcalloc((size_t)n + 1, sizeof(double));
 	for (int m = 0; m <= n; m++) {
@@ -71,10 +71,10 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 		cf[m] = (cv - pv) - (cb - pb); /* rent avoided minus build cost */
 	}
 	f->capex_usd = b->cum_usd[0];
-	double win = fmax(0, (double)b->nmonths - ob->lead_m) / 12.0;
-	f->residual_usd = (ob->server_usd * ob->servers + ob->net_usd + ob->tb * c->buy_usd_per_tb) *
-			  cost_residual_fraction(c, win, c->haircut);
-	double mr = pp_fin_monthly_rate(c->disc);
+	double win = fmax(0, (double)b->nmonths - ob->lead_time_months) / 12.0;
+	f->residual_usd = (ob->server_usd * ob->num_servers + ob->network_usd + ob->storage_tb * c->storage_buy_usd_per_tb) *
+			  cost_residual_fraction(c, win, c->resale_haircut);
+	double mr = pp_fin_monthly_rate(c->discount_rate_per_year);
 	f->npv_usd = pp_fin_npv(mr, cf, (size_t)n + 1);
 	double irr_m = pp_fin_irr(cf, (size_t)n + 1);
 	f->irr = isnan(irr_m) ? NAN : pp_fin_annual_rate(irr_m);
@@ -94,17 +94,17 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 	f->usd_per_gpu_hour_used = b->gpu_hours_used > 0 ? b->usd_amortized / b->gpu_hours_used : NAN;
 	/* break-even utilisation: build $/token (F/U + V)/t_b = rent $/token
 	 * r/t_v, with F the fixed and V the variable cost per GPU-hour. */
-	double U = c->fleet_util;
-	double kw_act = ob->server_kw * c->draw_frac, kw_idle = ob->server_kw * c->idle_frac;
-	double V = (kw_act - kw_idle) * c->pue * c->kwh / ob->gpn;
+	double U = c->fleet_utilization;
+	double kw_act = ob->server_kw * c->active_draw_fraction, kw_idle = ob->server_kw * c->idle_draw_fraction;
+	double V = (kw_act - kw_idle) * c->pue * c->usd_per_kwh / ob->gpus_per_node;
 	double per_used = f->usd_per_gpu_hour_used;
 	double F = (per_used - V) * U; /* per available GPU-hour */
-	double tb = ob->tok_s * b->goodput, tv = ov->tok_s * v->goodput;
+	double tb = ob->tokens_per_s * b->goodput, tv = ov->tokens_per_s * v->goodput;
 	double rent_per_tok = v->gpu_hours_used > 0 ? (v->components[PP_CC_GPU_TIME] +
 						       v->components[PP_CC_IDLE_COMMIT]) /
-						      v->gpu_hours_used / (tv / ov->n)
+						      v->gpu_hours_used / (tv / ov->num_gpus)
 						: NAN;
-	double denom = rent_per_tok * (tb / ob->n) - V;
+	double denom = rent_per_tok * (tb / ob->num_gpus) - V;
 	f->breakeven_utilization = denom > 0 ? F / denom : NAN;
 	if (!(f->breakeven_utilization > 0 && f->breakeven_utilization <= 1))
 		f->breakeven_utilization = NAN;
@@ -222,22 +222,22 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 			ev e;
 			cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
 			if (oi[i].kind != PP_OPT_API)
-				h = fmax(h, e.window_m);
+				h = fmax(h, e.window_months);
 		}
-		c.horizon_m = h > 0 ? h : 1;
+		c.horizon_months = h > 0 ? h : 1;
 	}
-	out->horizon_months = c.horizon_m;
+	out->horizon_months = c.horizon_months;
 	cost_describe_work(&c);
 	for (int i = 0; i < n; i++) {
 		ev e, e0;
 		cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
 		pp_cost_option *o = &out->options[i];
-		o->nmonths = e.nm;
-		o->cum_usd = pp_xcalloc((size_t)e.nm + 1, sizeof(double));
-		cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nm + 1);
+		o->nmonths = e.nmonths;
+		o->cum_usd = pp_xcalloc((size_t)e.nmonths + 1, sizeof(double));
+		cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nmonths + 1);
 		fill_option(&c, &oi[i], &e, o);
 		cost_evaluate(&c, &oi[i], &cost_base_draw, false, &e0, NULL, 0);
-		o->usd_lost_work = e.total - e0.total;
+		o->usd_lost_work = e.total_usd - e0.total_usd;
 		if (out->tokens_total == 0)
 			out->tokens_total = e.tokens;
 		if (!o->feasible)
@@ -246,9 +246,9 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 			cost_warnf(&c, "option \"%s\" needs %.0f copies of its cluster to keep up with the demand",
 			      o->name, e.replicas);
 		if ((oi[i].tier == TIER_R1 || oi[i].tier == TIER_R3) &&
-		    e.window_m < ceil(e.window_m / oi[i].commit_m - 1e-9) * oi[i].commit_m - 1e-6)
+		    e.window_months < ceil(e.window_months / oi[i].commit_months - 1e-9) * oi[i].commit_months - 1e-6)
 			cost_warnf(&c, "option \"%s\": the %.0f-month commitment outlasts the work (%.1f months); "
-			      "the idle remainder is paid", o->name, oi[i].commit_m, e.window_m);
+			      "the idle remainder is paid", o->name, oi[i].commit_months, e.window_months);
 	}
 	/* ranking */
 	for (int i = 0; i < n; i++) {

@@ -68,7 +68,7 @@ static double age_months(const ctx *c, const char *date)
 	}
 	if (m < 1 || m > 12)
 		m = 1;
-	return (double)((c->as_of_y - y) * 12 + (c->as_of_m - m));
+	return (double)((c->as_of_year - y) * 12 + (c->as_of_month - m));
 }
 
 /* Record a figure used in the sources table (deduplicated by item). */
@@ -191,89 +191,89 @@ static int load_assumptions(ctx *c)
 	if (!asof)
 		asof = cJSON_IsString(ta) ? ta->valuestring : "2026-11-30";
 	snprintf(c->r->as_of, sizeof(c->r->as_of), "%.10s", asof);
-	c->as_of_y = atoi(asof);
-	c->as_of_m = atoi(asof + 5);
+	c->as_of_year = atoi(asof);
+	c->as_of_month = atoi(asof + 5);
 	c->stale_months = cost_tco(c, "uncertainty.stale_months", "months");
 	/* finance (prices.json ops) */
-	c->disc = cost_pick(cs->discount_rate, price_at(c, "ops.finance.discount_rate", "fraction"));
-	c->dep_years = cost_pick(cs->depreciation_years, 0);
-	if (c->dep_years == 0) {
+	c->discount_rate_per_year = cost_pick(cs->discount_rate, price_at(c, "ops.finance.discount_rate", "fraction"));
+	c->depreciation_years = cost_pick(cs->depreciation_years, 0);
+	if (c->depreciation_years == 0) {
 		const cJSON *dv = cost_jpath(c->prices, "ops.depreciation_years.default");
-		c->dep_years = cJSON_IsNumber(dv) ? dv->valuedouble : NAN;
-		cost_add_source(c, "prices.json ops.depreciation_years.default", c->dep_years, "years",
+		c->depreciation_years = cJSON_IsNumber(dv) ? dv->valuedouble : NAN;
+		cost_add_source(c, "prices.json ops.depreciation_years.default", c->depreciation_years, "years",
 			   "depr_filings", "prices", "2025", false);
 	}
-	c->salvage = cost_pick(cs->salvage_fraction, 0);
-	c->fleet_util = cost_pick(cs->fleet_utilization,
+	c->salvage_fraction = cost_pick(cs->salvage_fraction, 0);
+	c->fleet_utilization = cost_pick(cs->fleet_utilization,
 			     price_at(c, "ops.utilization.allocation_target_research", "fraction"));
 	double amort = price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
-	c->ooms = amort / log(10.0);
-	c->residual = cs->residual < 0 ? 0 : cs->residual;
+	c->market_decay_ooms_per_year = amort / log(10.0);
+	c->residual_book = cs->residual < 0 ? 0 : cs->residual;
 	/* goodput */
-	c->goodput = cs->goodput;
-	c->fail = cost_pick(cs->failures_per_gpu_hour, cost_tco(c, "failures.per_gpu_hour", "per_gpu_hour"));
-	c->fail_lo = c->fail * cost_tco(c, "failures.range_low_factor", "factor");
-	c->fail_hi = c->fail * cost_tco(c, "failures.range_high_factor", "factor");
+	c->goodput_on = cs->goodput;
+	c->failures_per_gpu_hour = cost_pick(cs->failures_per_gpu_hour, cost_tco(c, "failures.per_gpu_hour", "per_gpu_hour"));
+	c->failures_per_gpu_hour_lo = c->failures_per_gpu_hour * cost_tco(c, "failures.range_low_factor", "factor");
+	c->failures_per_gpu_hour_hi = c->failures_per_gpu_hour * cost_tco(c, "failures.range_high_factor", "factor");
 	c->restart_s = cost_pick(cs->restart_s, cost_tco(c, "restart.restart_s", "s"));
-	c->interval_s = cs->checkpoint_interval_s;
-	c->write_override = cs->checkpoint_write_s;
-	c->setup_s = cost_pick(cs->job_setup_s, cost_tco(c, "restart.job_setup_s", "s"));
-	c->ckpts_kept = cost_tco(c, "restart.checkpoints_kept", "count");
-	c->spot_node_h = pp_gp_spot_rate_per_hour(cost_tco(c, "spot.interruptions_per_instance_month",
+	c->checkpoint_interval_s = cs->checkpoint_interval_s;
+	c->checkpoint_write_s = cs->checkpoint_write_s;
+	c->job_setup_s = cost_pick(cs->job_setup_s, cost_tco(c, "restart.job_setup_s", "s"));
+	c->checkpoints_kept = cost_tco(c, "restart.checkpoints_kept", "count");
+	c->spot_interruptions_per_node_hour = pp_gp_spot_rate_per_hour(cost_tco(c, "spot.interruptions_per_instance_month",
 						      "fraction"), PP_HOURS_PER_MONTH);
 	c->spot_reacquire_s = cost_tco(c, "spot.reacquire_s", "s");
 	c->spot_max_nodes = cost_tco(c, "spot.max_nodes_warn", "nodes");
 	/* build */
-	c->facility = cs->facility < 0 ? 0 : cs->facility;
+	c->facility_owned = cs->facility < 0 ? 0 : cs->facility;
 	c->pue = cost_pick(cs->pue, price_at(c, "facility.pue.other", "ratio"));
-	c->kwh = cost_pick(cs->usd_per_kwh, price_at(c, "facility.electricity_usd_per_kwh.us_industrial_2025",
+	c->usd_per_kwh = cost_pick(cs->usd_per_kwh, price_at(c, "facility.electricity_usd_per_kwh.us_industrial_2025",
 						"usd_per_kwh"));
 	const cJSON *rg = cost_jpath(c->prices, "facility.electricity_usd_per_kwh.range_for_sensitivity");
 	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(rg, "low");
 	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(rg, "high");
-	c->kwh_lo = cJSON_IsNumber(lo) ? lo->valuedouble : c->kwh;
-	c->kwh_hi = cJSON_IsNumber(hi) ? hi->valuedouble : c->kwh;
-	c->colo = cost_pick(cs->colo_usd_per_kw_month,
+	c->usd_per_kwh_lo = cJSON_IsNumber(lo) ? lo->valuedouble : c->usd_per_kwh;
+	c->usd_per_kwh_hi = cJSON_IsNumber(hi) ? hi->valuedouble : c->usd_per_kwh;
+	c->colo_usd_per_kw_month = cost_pick(cs->colo_usd_per_kw_month,
 		       price_at(c, "facility.colocation_usd_per_kw_month.na_primary_250_500kw",
 				"usd_per_kw_month"));
-	c->support = cost_pick(cs->support_fraction,
+	c->support_fraction_per_year = cost_pick(cs->support_fraction,
 			  price_at(c, "ops.maintenance_support_pct_of_capex_per_year.default",
 				   "fraction_per_year"));
-	c->software = cost_pick(cs->software_usd_per_gpu_year, 0);
-	c->staff_usd = cost_pick(cs->staff_usd_per_fte_year,
+	c->software_usd_per_gpu_year = cost_pick(cs->software_usd_per_gpu_year, 0);
+	c->staff_usd_per_fte_year = cost_pick(cs->staff_usd_per_fte_year,
 			    price_at(c, "ops.staffing.loaded_cost_usd_per_fte_year", "usd_per_year"));
-	c->lead_m = cost_pick(cs->lead_time_months, cost_tco(c, "build.lead_time_months", "months"));
-	c->integ = cost_pick(cs->integration_fraction, cost_tco(c, "build.integration_fraction", "fraction"));
-	c->haircut = cost_pick(cs->resale_haircut, cost_tco(c, "build.resale_haircut", "fraction"));
-	c->idle_frac = cost_tco(c, "build.idle_draw_fraction", "fraction");
-	c->draw_frac = price_at(c, "facility.avg_draw_fraction_of_server_tdp_training", "fraction");
+	c->lead_time_months = cost_pick(cs->lead_time_months, cost_tco(c, "build.lead_time_months", "months"));
+	c->integration_fraction = cost_pick(cs->integration_fraction, cost_tco(c, "build.integration_fraction", "fraction"));
+	c->resale_haircut = cost_pick(cs->resale_haircut, cost_tco(c, "build.resale_haircut", "fraction"));
+	c->idle_draw_fraction = cost_tco(c, "build.idle_draw_fraction", "fraction");
+	c->active_draw_fraction = price_at(c, "facility.avg_draw_fraction_of_server_tdp_training", "fraction");
 	c->gpus_per_fte = cost_tco(c, "build.staff_gpus_per_fte", "gpus");
 	c->min_fte = cost_tco(c, "build.min_staff_fte", "fte");
-	c->buy_usd_per_tb = cost_tco(c, "storage.purchased_usd_per_tb", "usd_per_tb");
-	c->min_tb = cost_tco(c, "storage.min_tb", "tb");
+	c->storage_buy_usd_per_tb = cost_tco(c, "storage.purchased_usd_per_tb", "usd_per_tb");
+	c->storage_min_tb = cost_tco(c, "storage.min_tb", "tb");
 	/* rent */
-	c->rent_tb_usd = cost_pick(cs->storage_usd_per_tb_month,
+	c->storage_rent_usd_per_tb_month = cost_pick(cs->storage_usd_per_tb_month,
 			      price_at(c, "storage.cloud_parallel_fs_usd_per_tb_month", "usd_per_tb_month"));
-	c->rent_fte_per_1000 = cost_tco(c, "rent.staff_fte_per_1000_gpus", "fte");
+	c->rent_fte_per_1000_gpus = cost_tco(c, "rent.staff_fte_per_1000_gpus", "fte");
 	/* inference, qlora */
 	if (c->work == PP_WORK_INFERENCE) {
-		c->inf_ref_params = cost_tco(c, "inference.reference_params", "params");
-		c->inf_eff = cost_tco(c, "inference.serving_efficiency", "fraction");
-		c->inf_peak = cost_tco(c, "inference.peak_to_average", "ratio");
+		c->inference_ref_params = cost_tco(c, "inference.reference_params", "params");
+		c->inference_efficiency = cost_tco(c, "inference.serving_efficiency", "fraction");
+		c->inference_peak_to_average = cost_tco(c, "inference.peak_to_average", "ratio");
 	}
-	c->q_bits = cost_tco(c, "qlora.bits_per_param", "bits");
-	c->q_rank = cost_tco(c, "qlora.lora_rank", "rank");
-	c->q_adapter_bytes = cost_tco(c, "qlora.adapter_bytes_per_param", "bytes");
-	c->q_dequant = cost_tco(c, "qlora.dequant_overhead", "fraction");
+	c->qlora_bits_per_param = cost_tco(c, "qlora.bits_per_param", "bits");
+	c->lora_rank = cost_tco(c, "qlora.lora_rank", "rank");
+	c->adapter_bytes_per_param = cost_tco(c, "qlora.adapter_bytes_per_param", "bytes");
+	c->qlora_dequant_fraction = cost_tco(c, "qlora.dequant_overhead", "fraction");
 	/* uncertainty */
 	bool calibrated = c->s->calib_profile[0] != 0;
-	c->sig_step = cost_pick(cs->step_time_sigma, cost_tco(c, calibrated ? "uncertainty.step_time_sigma_calibrated"
+	c->step_sigma = cost_pick(cs->step_time_sigma, cost_tco(c, calibrated ? "uncertainty.step_time_sigma_calibrated"
 						    : "uncertainty.step_time_sigma", "sigma"));
-	c->sig_price = cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
-	c->sig_price_est = fmax(c->sig_price, cost_tco(c, "uncertainty.price_sigma_estimate", "sigma"));
-	c->sig_capex_min = cost_tco(c, "uncertainty.capex_sigma_min", "sigma");
-	c->dem_lo = cost_tco(c, "uncertainty.utilization_low_factor", "factor");
-	c->dem_hi = cost_tco(c, "uncertainty.utilization_high_factor", "factor");
+	c->price_sigma = cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
+	c->price_sigma_estimate = fmax(c->price_sigma, cost_tco(c, "uncertainty.price_sigma_estimate", "sigma"));
+	c->capex_sigma_min = cost_tco(c, "uncertainty.capex_sigma_min", "sigma");
+	c->demand_lo_factor = cost_tco(c, "uncertainty.utilization_low_factor", "factor");
+	c->demand_hi_factor = cost_tco(c, "uncertainty.utilization_high_factor", "factor");
 	return c->rc;
 }
 
@@ -288,14 +288,14 @@ static int resolve_work(ctx *c)
 	c->jobs_per_month = cs->jobs_per_month;
 	c->tokens_per_month = cs->tokens_per_month;
 	c->output_fraction = cost_pick(cs->output_fraction, 0.5);
-	c->params = model_params(&s->model);
+	c->model_params = model_params(&s->model);
 	if (c->work == PP_WORK_RUN && !(c->train_tokens > 0))
 		return pp_jdoc_errf(&s->doc, c->err, "costs.work", "a \"run\" work needs "
 				    "costs.work.train_tokens or training.train_tokens");
 	c->horizon_given = !isnan(cs->horizon_months);
-	c->horizon_m = c->horizon_given ? cs->horizon_months : 0;
+	c->horizon_months = c->horizon_given ? cs->horizon_months : 0;
 	if (!c->horizon_given && c->work != PP_WORK_RUN)
-		c->horizon_m = cost_tco(c, "uncertainty.horizon_months_default", "months");
+		c->horizon_months = cost_tco(c, "uncertainty.horizon_months_default", "months");
 	return c->rc;
 }
 

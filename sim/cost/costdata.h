@@ -17,42 +17,92 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Everything resolved once per run. */
+/*
+ * Everything resolved once per run. Units are in the names (README,
+ * "Costs"): _usd US dollars, _s seconds, _months months of
+ * PP_SECONDS_PER_MONTH, _kw kilowatts, _tb terabytes (1e12 bytes), _fte
+ * full-time staff; _fraction and _factor are dimensionless (0..1, and a
+ * multiplier of 1 at the base case); _sigma is the sigma of a lognormal
+ * factor (ln units). Figures come from the scenario's costs section (cs)
+ * when given, else from prices.json and tco.json (load_assumptions()),
+ * each recorded in r->sources.
+ */
 typedef struct ctx {
-	const pp_scenario *s;
-	const pp_catalog *cat;
-	const pp_costspec *cs;
-	pp_cost_result *r;
-	pp_jdoc tco;
-	const cJSON *prices;
-	int rc;
-	pp_err *err;
-	/* work */
-	int work;
-	double runs, train_tokens, tokens_per_job, jobs_per_month, tokens_per_month, output_fraction;
-	double cap_tokens_pm;
-	double horizon_m;
-	bool horizon_given;
-	double params;
+	const pp_scenario *s;          /* the scenario (not owned) */
+	const pp_catalog *cat;         /* the catalogs (not owned) */
+	const pp_costspec *cs;         /* &s->costs */
+	pp_cost_result *r;             /* the caller's result, filled as the run goes */
+	pp_jdoc tco;                   /* tco.json, owned: released by pp_cost_run() */
+	const cJSON *prices;           /* prices.json's root, inside cat */
+	int rc;                        /* first error of cost_fail_data(), else 0 */
+	pp_err *err;                   /* the caller's error buffer */
+	/* the work (costs.work) */
+	int work;                      /* pp_work_type */
+	double runs;                   /* PP_WORK_RUN: runs back to back */
+	double train_tokens;           /* tokens of one run (costs.work or training.train_tokens) */
+	double tokens_per_job, jobs_per_month; /* PP_WORK_RECURRING */
+	double tokens_per_month;       /* PP_WORK_INFERENCE: tokens served a month */
+	double output_fraction;        /* inference: share of tokens that are output (API prices) */
+	double capacity_tokens_per_month; /* PP_WORK_CAPACITY: tokens the scenario's cluster trains */
+	double horizon_months;         /* window every option is priced over */
+	bool horizon_given;            /* costs.work.horizon_months given (else derived) */
+	double model_params;           /* parameters of the scenario's model (a count) */
 	/* finance */
-	double disc, dep_years, salvage, fleet_util, ooms;
-	int residual;
+	double discount_rate_per_year; /* annual discount rate, fraction */
+	double depreciation_years;     /* book life of owned hardware */
+	double salvage_fraction;       /* book value at the end of its life, of cost */
+	double fleet_utilization;      /* fraction of available GPU-hours used (amortized view) */
+	double market_decay_ooms_per_year; /* price-performance gain, orders of magnitude a year */
+	int residual_book;             /* 1: residual at book value, 0: market value less a haircut */
 	/* goodput */
-	bool goodput;
-	double fail, fail_lo, fail_hi, restart_s, interval_s, write_override, setup_s;
-	double spot_node_h, spot_reacquire_s, spot_max_nodes;
+	bool goodput_on;               /* price failures, checkpoints and restarts */
+	double failures_per_gpu_hour;  /* base rate; _lo/_hi: its range (Monte Carlo, tornado) */
+	double failures_per_gpu_hour_lo, failures_per_gpu_hour_hi;
+	double restart_s;              /* detect + reschedule + warm-up after a failure */
+	double checkpoint_interval_s;  /* NAN: the Young/Daly optimum */
+	double checkpoint_write_s;     /* NAN: the engine's figure */
+	double job_setup_s;            /* once per run or job */
+	double spot_interruptions_per_node_hour;
+	double spot_reacquire_s;       /* to get spot capacity back after an interruption */
+	double spot_max_nodes;         /* warn above this many spot nodes at once */
 	/* build */
-	int facility;
-	double pue, kwh, kwh_lo, kwh_hi, colo, support, software, staff_usd, lead_m, integ, haircut;
-	double idle_frac, draw_frac, gpus_per_fte, min_fte, buy_usd_per_tb, min_tb, ckpts_kept;
+	int facility_owned;            /* 1: own facility (energy only), 0: colocation */
+	double pue;                    /* power usage effectiveness: facility / IT energy, ratio */
+	double usd_per_kwh;            /* electricity; _lo/_hi: its range */
+	double usd_per_kwh_lo, usd_per_kwh_hi;
+	double colo_usd_per_kw_month;  /* colocation, per kW provisioned */
+	double support_fraction_per_year; /* maintenance and support, of capex a year */
+	double software_usd_per_gpu_year;
+	double staff_usd_per_fte_year; /* loaded cost; also the rent options' staff */
+	double lead_time_months;       /* order to first step (an option may override) */
+	double integration_fraction;   /* installation and integration, of hardware capex */
+	double resale_haircut;         /* fraction of market value lost when selling */
+	double idle_draw_fraction;     /* server power when idle, of its max power */
+	double active_draw_fraction;   /* server power when training, of its max power */
+	double gpus_per_fte, min_fte;  /* owned staffing: GPUs one engineer runs; a floor */
+	double storage_buy_usd_per_tb; /* owned parallel file system */
+	double storage_min_tb;         /* smallest shared file system */
+	double checkpoints_kept;       /* checkpoints the file system holds (a count) */
 	/* rent */
-	double rent_tb_usd, rent_fte_per_1000;
-	/* inference, qlora */
-	double inf_ref_params, inf_eff, inf_peak;
-	double q_bits, q_rank, q_adapter_bytes, q_dequant;
+	double storage_rent_usd_per_tb_month;
+	double rent_fte_per_1000_gpus; /* platform staff of a rented cluster */
+	/* inference (PP_WORK_INFERENCE only) */
+	double inference_ref_params;   /* model size tco.json's tokens/s per GPU are for */
+	double inference_efficiency;   /* served / benchmark throughput, fraction */
+	double inference_peak_to_average; /* demand peak over its mean, ratio */
+	/* LoRA / QLoRA (tco.json qlora.*) */
+	double qlora_bits_per_param;   /* quantised frozen base weights, bits */
+	double lora_rank;              /* rank of the adapters */
+	double adapter_bytes_per_param; /* adapter weights + gradients + Adam state, bytes */
+	double qlora_dequant_fraction; /* extra compute of dequantising the base, fraction */
 	/* uncertainty */
-	double sig_step, sig_price, sig_price_est, sig_capex_min, dem_lo, dem_hi, stale_months;
-	int as_of_y, as_of_m;
+	double step_sigma;             /* predicted step time */
+	double price_sigma;            /* a quoted price */
+	double price_sigma_estimate;   /* a price marked estimate (>= price_sigma) */
+	double capex_sigma_min;        /* floor of an owned option's capex sigma */
+	double demand_lo_factor, demand_hi_factor; /* triangular demand range around 1 */
+	double stale_months;           /* a price older than this at as_of is warned about */
+	int as_of_year, as_of_month;   /* r->as_of: prices are aged against it */
 } ctx;
 
 /* The work and every assumption of c's run (c->s, c->cs, c->tco and

@@ -17,9 +17,9 @@ static double overlap(double a0, double a1, double b0, double b1)
 
 double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 {
-	if (c->residual == 1)
-		return pp_fin_book_value(1.0, c->salvage, c->dep_years, age_years);
-	return pp_fin_market_value(1.0, c->ooms, age_years) * (1.0 - haircut);
+	if (c->residual_book == 1)
+		return pp_fin_book_value(1.0, c->salvage_fraction, c->depreciation_years, age_years);
+	return pp_fin_market_value(1.0, c->market_decay_ooms_per_year, age_years) * (1.0 - haircut);
 }
 
 /* Work per month (cluster-seconds of one replica's throughput) etc. */
@@ -28,8 +28,8 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 {
 	memset(e, 0, sizeof(*e));
 	double month_s = PP_SECONDS_PER_MONTH, month_h = PP_HOURS_PER_MONTH;
-	double H = c->horizon_m;
-	e->ttt = NAN;
+	double H = c->horizon_months;
+	e->time_to_train_s = NAN;
 	e->goodput = 1;
 	if (o->kind == PP_OPT_API) {
 		double per_month = 0, total_tok = 0;
@@ -41,23 +41,23 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 			per_month = c->jobs_per_month * c->tokens_per_job * d->demand;
 			break;
 		case PP_WORK_CAPACITY:
-			per_month = c->cap_tokens_pm * d->demand;
+			per_month = c->capacity_tokens_per_month * d->demand;
 			break;
 		default:
 			per_month = c->tokens_per_month * d->demand;
 		}
-		double price = o->api_usd_per_mtok * d->price / 1e6;
+		double price = o->api_usd_per_1m_tokens * d->price / 1e6;
 		double win = c->work == PP_WORK_RUN ? (c->horizon_given ? H : 1) : H;
-		e->window_m = win;
-		e->nm = (int)ceil(win - 1e-9);
+		e->window_months = win;
+		e->nmonths = (int)ceil(win - 1e-9);
 		if (c->work == PP_WORK_RUN) {
 			e->tokens = total_tok;
-			e->comp[PP_CC_API] = total_tok * price;
+			e->comp_usd[PP_CC_API] = total_tok * price;
 		} else {
 			e->tokens = per_month * H;
-			e->comp[PP_CC_API] = e->tokens * price;
+			e->comp_usd[PP_CC_API] = e->tokens * price;
 		}
-		e->total = e->marginal = e->amortized = e->comp[PP_CC_API];
+		e->total_usd = e->marginal_usd = e->amortized_usd = e->comp_usd[PP_CC_API];
 		e->replicas = 1;
 		if (cum) {
 			for (int m = 0; m < cum_n; m++) {
@@ -69,22 +69,22 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 		return;
 	}
 	/* throughput with goodput */
-	double tok_s = o->tok_s / d->step;
+	double tok_s = o->tokens_per_s / d->step;
 	double g = 1;
-	if (with_goodput && c->goodput && c->work != PP_WORK_INFERENCE) {
+	if (with_goodput && c->goodput_on && c->work != PP_WORK_INFERENCE) {
 		pp_goodput_in gi = {0};
-		gi.failures_per_gpu_hour = c->fail * d->fail;
-		gi.num_gpus = o->n;
+		gi.failures_per_gpu_hour = c->failures_per_gpu_hour * d->failures;
+		gi.num_gpus = o->num_gpus;
 		gi.nodes = o->nodes;
-		gi.spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_node_h : 0;
-		gi.checkpoint_write_s = isnan(c->write_override) ? o->ckpt_write_s : c->write_override;
-		gi.restart_s = c->restart_s + o->ckpt_load_s +
+		gi.spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
+		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s : c->checkpoint_write_s;
+		gi.restart_s = c->restart_s + o->checkpoint_load_s +
 			       (o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
-		gi.checkpoint_interval_s = isnan(c->interval_s) ? 0 : c->interval_s;
+		gi.checkpoint_interval_s = isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
 		pp_goodput gp;
 		pp_goodput_eval(&gi, &gp);
 		g = gp.goodput;
-		e->interval_s = gp.interval_s;
+		e->checkpoint_interval_s = gp.interval_s;
 	}
 	e->goodput = g;
 	double eff = tok_s * g;
@@ -92,28 +92,28 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	double busy_total = 0, busy_pm = 0, replicas = 1;
 	switch (c->work) {
 	case PP_WORK_RUN: {
-		double job = c->train_tokens / eff + c->setup_s;
+		double job = c->train_tokens / eff + c->job_setup_s;
 		busy_total = c->runs * job;
-		e->ttt = job;
+		e->time_to_train_s = job;
 		e->tokens = c->runs * c->train_tokens;
 		break;
 	}
 	case PP_WORK_RECURRING: {
-		double job = c->tokens_per_job / eff + c->setup_s;
+		double job = c->tokens_per_job / eff + c->job_setup_s;
 		busy_pm = c->jobs_per_month * d->demand * job;
-		e->ttt = job;
+		e->time_to_train_s = job;
 		e->tokens = H * c->jobs_per_month * d->demand * c->tokens_per_job;
 		break;
 	}
 	case PP_WORK_CAPACITY:
-		busy_pm = c->cap_tokens_pm * d->demand / eff;
-		e->tokens = H * c->cap_tokens_pm * d->demand;
+		busy_pm = c->capacity_tokens_per_month * d->demand / eff;
+		e->tokens = H * c->capacity_tokens_per_month * d->demand;
 		if (c->train_tokens > 0) /* time of one run of training.train_tokens */
-			e->ttt = c->train_tokens / eff + c->setup_s;
+			e->time_to_train_s = c->train_tokens / eff + c->job_setup_s;
 		break;
 	default: {
 		double capacity = eff; /* tokens/s of one replica */
-		double peak = c->tokens_per_month * d->demand / month_s * c->inf_peak;
+		double peak = c->tokens_per_month * d->demand / month_s * c->inference_peak_to_average;
 		replicas = fmax(1, ceil(peak / capacity - 1e-9));
 		busy_pm = replicas * month_s;
 		e->tokens = H * c->tokens_per_month * d->demand;
@@ -122,27 +122,27 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	if (c->work == PP_WORK_RECURRING || c->work == PP_WORK_CAPACITY)
 		replicas = fmax(1, ceil(busy_pm / month_s - 1e-9));
 	e->replicas = replicas;
-	double lead = o->owned ? o->lead_m : 0;
+	double lead = o->owned ? o->lead_time_months : 0;
 	double work_end = c->work == PP_WORK_RUN ? lead + busy_total / month_s : lead + H;
 	double win = c->work == PP_WORK_RUN ? (c->horizon_given ? fmax(H, work_end) : work_end)
 					    : lead + H;
-	e->window_m = win;
+	e->window_months = win;
 	int nm = (int)ceil(win - 1e-9);
 	if (nm < 1)
 		nm = 1;
-	e->nm = nm;
-	double N = o->n, nodes_all = o->nodes * replicas;
+	e->nmonths = nm;
+	double N = o->num_gpus, nodes_all = o->nodes * replicas;
 	bool reserved = o->tier == TIER_R1 || o->tier == TIER_R3;
-	double rate = o->rate * d->price;
-	double kw_act = o->server_kw * c->draw_frac, kw_idle = o->server_kw * c->idle_frac;
-	double kwh_price = c->kwh * d->kwh;
+	double rate = o->usd_per_gpu_hour * d->price;
+	double kw_act = o->server_kw * c->active_draw_fraction, kw_idle = o->server_kw * c->idle_draw_fraction;
+	double kwh_price = c->usd_per_kwh * d->electricity;
 	double hw_capex = 0, integ = 0, net = 0, store = 0, servers = 0;
 	if (o->owned) {
-		servers = o->server_usd * o->servers * replicas * d->capex;
-		net = o->net_usd * replicas;
-		store = o->tb * c->buy_usd_per_tb;
+		servers = o->server_usd * o->num_servers * replicas * d->capex;
+		net = o->network_usd * replicas;
+		store = o->storage_tb * c->storage_buy_usd_per_tb;
 		hw_capex = servers + net + store;
-		integ = hw_capex * c->integ;
+		integ = hw_capex * c->integration_fraction;
 	}
 	double kw_prov = (o->server_kw * o->nodes + o->switch_kw) * replicas;
 	double running = o->owned ? hw_capex + integ : 0;
@@ -161,17 +161,17 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 		used_h_total += gpu_h;
 		double month_cost = 0;
 		if (!o->owned) {
-			double st = o->tb * c->rent_tb_usd * a;
-			double sf = o->fte * replicas * c->staff_usd / 12.0 * a;
-			e->comp[PP_CC_STORAGE] += st;
-			e->comp[PP_CC_STAFF] += sf;
+			double st = o->storage_tb * c->storage_rent_usd_per_tb_month * a;
+			double sf = o->staff_fte * replicas * c->staff_usd_per_fte_year / 12.0 * a;
+			e->comp_usd[PP_CC_STORAGE] += st;
+			e->comp_usd[PP_CC_STAFF] += sf;
 			month_cost += st + sf;
 			if (reserved) {
 				double commit = N * replicas * month_h * a * rate;
 				month_cost += commit;
 			} else {
-				e->comp[PP_CC_GPU_TIME] += gpu_h * rate;
-				e->marginal += gpu_h * rate;
+				e->comp_usd[PP_CC_GPU_TIME] += gpu_h * rate;
+				e->marginal_usd += gpu_h * rate;
 				month_cost += gpu_h * rate;
 			}
 		} else {
@@ -183,15 +183,15 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 			double kwh = (act_node_h * kw_act + (avail_node_h - act_node_h) * kw_idle +
 				      o->switch_kw * replicas * dl * month_h) * c->pue;
 			double fac = kwh * kwh_price;
-			if (c->facility == 0)
-				fac += kw_prov * c->colo * dl;
-			double sup = (c->support * (servers + net + store) + c->software * N * replicas) *
+			if (c->facility_owned == 0)
+				fac += kw_prov * c->colo_usd_per_kw_month * dl;
+			double sup = (c->support_fraction_per_year * (servers + net + store) + c->software_usd_per_gpu_year * N * replicas) *
 				     dl / 12.0;
-			double sf = o->fte * replicas * c->staff_usd / 12.0 * a;
-			e->comp[PP_CC_FACILITY] += fac;
-			e->comp[PP_CC_SUPPORT] += sup;
-			e->comp[PP_CC_STAFF] += sf;
-			e->marginal += act_node_h * (kw_act - kw_idle) * c->pue * kwh_price;
+			double sf = o->staff_fte * replicas * c->staff_usd_per_fte_year / 12.0 * a;
+			e->comp_usd[PP_CC_FACILITY] += fac;
+			e->comp_usd[PP_CC_SUPPORT] += sup;
+			e->comp_usd[PP_CC_STAFF] += sf;
+			e->marginal_usd += act_node_h * (kw_act - kw_idle) * c->pue * kwh_price;
 			month_cost += fac + sup + sf;
 		}
 		running += month_cost;
@@ -201,11 +201,11 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	e->gpu_hours = used_h_total;
 	if (reserved) {
 		double span = win;
-		double committed_m = ceil(span / o->commit_m - 1e-9) * o->commit_m;
+		double committed_m = ceil(span / o->commit_months - 1e-9) * o->commit_months;
 		double commit_usd = N * replicas * month_h * committed_m * rate;
 		double used_usd = used_h_total * rate;
-		e->comp[PP_CC_GPU_TIME] += used_usd;
-		e->comp[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
+		e->comp_usd[PP_CC_GPU_TIME] += used_usd;
+		e->comp_usd[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
 		double tail = N * replicas * month_h * (committed_m - span) * rate;
 		running += tail;
 		if (cum && nm < cum_n)
@@ -213,34 +213,34 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	}
 	if (o->owned) {
 		double age = fmax(0, win - lead) / 12.0;
-		double rf = cost_residual_fraction(c, age, c->haircut);
-		e->comp[PP_CC_SERVERS] = servers * (1 - rf) + integ;
-		e->comp[PP_CC_NETWORK] = net * (1 - rf);
-		e->comp[PP_CC_STORAGE] = store * (1 - rf);
+		double rf = cost_residual_fraction(c, age, c->resale_haircut);
+		e->comp_usd[PP_CC_SERVERS] = servers * (1 - rf) + integ;
+		e->comp_usd[PP_CC_NETWORK] = net * (1 - rf);
+		e->comp_usd[PP_CC_STORAGE] = store * (1 - rf);
 		double resid = (servers + net + store) * rf;
 		running -= resid;
 		if (cum && nm < cum_n)
 			cum[nm] = running;
 	}
-	e->total = 0;
+	e->total_usd = 0;
 	for (int k = 0; k < PP_CC_COUNT; k++)
-		e->total += e->comp[k];
+		e->total_usd += e->comp_usd[k];
 	/* amortized view */
 	if (!o->owned) {
-		double gpu = reserved ? used_h_total * rate / c->fleet_util : e->comp[PP_CC_GPU_TIME];
-		e->amortized = gpu + e->comp[PP_CC_STORAGE] + e->comp[PP_CC_STAFF];
+		double gpu = reserved ? used_h_total * rate / c->fleet_utilization : e->comp_usd[PP_CC_GPU_TIME];
+		e->amortized_usd = gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
 	} else {
-		double U = c->fleet_util;
-		double life = c->dep_years;
-		double salv = (servers + net + store) * cost_residual_fraction(c, life, c->haircut);
-		double eac = pp_fin_eac(hw_capex + integ, salv, c->disc, life);
-		double fixed = eac + c->support * hw_capex + c->software * N * replicas +
-			       o->fte * replicas * c->staff_usd + (c->facility == 0 ? kw_prov * c->colo * 12 : 0);
+		double U = c->fleet_utilization;
+		double life = c->depreciation_years;
+		double salv = (servers + net + store) * cost_residual_fraction(c, life, c->resale_haircut);
+		double eac = pp_fin_eac(hw_capex + integ, salv, c->discount_rate_per_year, life);
+		double fixed = eac + c->support_fraction_per_year * hw_capex + c->software_usd_per_gpu_year * N * replicas +
+			       o->staff_fte * replicas * c->staff_usd_per_fte_year + (c->facility_owned == 0 ? kw_prov * c->colo_usd_per_kw_month * 12 : 0);
 		double node_h = PP_HOURS_PER_YEAR * nodes_all;
 		double energy = node_h * (U * kw_act + (1 - U) * kw_idle) * c->pue * kwh_price +
 				o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * kwh_price;
 		double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
-		e->amortized = used_h_total * per_used;
+		e->amortized_usd = used_h_total * per_used;
 	}
 }
 
@@ -256,7 +256,7 @@ int cost_group_of(const oin *oi, int n, int i)
 
 static double price_sigma_of(const oin *o)
 {
-	return o->kind == PP_OPT_API ? o->api_sigma : o->owned ? 0 : o->rate_sigma;
+	return o->kind == PP_OPT_API ? o->api_price_sigma : o->owned ? 0 : o->price_sigma;
 }
 
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
@@ -280,16 +280,16 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
 	}
-	double kwh_lo = c->kwh > 0 ? fmin(c->kwh_lo, c->kwh) / c->kwh : 1;
-	double kwh_hi = c->kwh > 0 ? fmax(c->kwh_hi, c->kwh) / c->kwh : 1;
-	double f_lo = c->fail > 0 ? c->fail_lo / c->fail : 1, f_hi = c->fail > 0 ? c->fail_hi / c->fail : 1;
+	double kwh_lo = c->usd_per_kwh > 0 ? fmin(c->usd_per_kwh_lo, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double kwh_hi = c->usd_per_kwh > 0 ? fmax(c->usd_per_kwh_hi, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double f_lo = c->failures_per_gpu_hour > 0 ? c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour : 1, f_hi = c->failures_per_gpu_hour > 0 ? c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour : 1;
 	for (int d = 0; d < draws; d++) {
 		draw dr = cost_base_draw;
-		dr.fail = pp_mc_loguniform(mc, f_lo, f_hi);
-		dr.demand = pp_mc_triangular(mc, c->dem_lo, 1.0, c->dem_hi);
-		dr.kwh = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
+		dr.failures = pp_mc_loguniform(mc, f_lo, f_hi);
+		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
+		dr.electricity = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
-			stepf[g] = pp_mc_lognormal(mc, c->sig_step);
+			stepf[g] = pp_mc_lognormal(mc, c->step_sigma);
 			capexf[g] = pp_mc_lognormal(mc, capsig[g]);
 		}
 		int best = -1;
@@ -301,9 +301,9 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			di.price = pp_mc_lognormal(mc, price_sigma_of(&oi[i]));
 			ev e;
 			cost_evaluate(c, &oi[i], &di, true, &e, NULL, 0);
-			r->options[i].samples[d] = e.total;
-			if (oi[i].feasible && e.total < best_usd) {
-				best_usd = e.total;
+			r->options[i].samples[d] = e.total_usd;
+			if (oi[i].feasible && e.total_usd < best_usd) {
+				best_usd = e.total_usd;
 				best = i;
 			}
 		}
@@ -329,7 +329,7 @@ static double eval_total(const ctx *c, const oin *o, const draw *d)
 {
 	ev e;
 	cost_evaluate(c, o, d, true, &e, NULL, 0);
-	return e.total;
+	return e.total_usd;
 }
 
 static void tornado_row(ctx *c, oin *oi, int rec, int ru, drv_kind k, int target, const char *name,
@@ -351,9 +351,9 @@ static void tornado_row(ctx *c, oin *oi, int rec, int ru, drv_kind k, int target
 			if (applies) {
 				switch (k) {
 				case DRV_STEP: d.step = f[s]; break;
-				case DRV_FAIL: d.fail = f[s]; break;
+				case DRV_FAIL: d.failures = f[s]; break;
 				case DRV_DEMAND: d.demand = f[s]; break;
-				case DRV_KWH: d.kwh = f[s]; break;
+				case DRV_KWH: d.electricity = f[s]; break;
 				case DRV_PRICE: d.price = f[s]; break;
 				case DRV_CAPEX: d.capex = f[s]; break;
 				}
@@ -387,21 +387,21 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 	if (rec < 0)
 		return;
 	double q10 = 0.10, q90 = 0.90;
-	double s10 = pp_mc_lognormal_q(c->sig_step, q10), s90 = pp_mc_lognormal_q(c->sig_step, q90);
+	double s10 = pp_mc_lognormal_q(c->step_sigma, q10), s90 = pp_mc_lognormal_q(c->step_sigma, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
-	if (c->fail > 0 && c->goodput && c->work != PP_WORK_INFERENCE)
-		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->fail,
-			    c->fail_lo, c->fail_hi, c->fail_lo / c->fail, c->fail_hi / c->fail);
+	if (c->failures_per_gpu_hour > 0 && c->goodput_on && c->work != PP_WORK_INFERENCE)
+		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->failures_per_gpu_hour,
+			    c->failures_per_gpu_hour_lo, c->failures_per_gpu_hour_hi, c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour, c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour);
 	if (c->work != PP_WORK_RUN) {
-		double d10 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q10);
-		double d90 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q90);
+		double d10 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q10);
+		double d90 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q90);
 		tornado_row(c, oi, rec, ru, DRV_DEMAND, -1, "demand (utilisation of plan)", "factor", 1,
 			    d10, d90, d10, d90);
 	}
-	if (c->kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
-		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh", c->kwh,
-			    c->kwh_lo, c->kwh_hi, c->kwh_lo / c->kwh, c->kwh_hi / c->kwh);
+	if (c->usd_per_kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
+		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh", c->usd_per_kwh,
+			    c->usd_per_kwh_lo, c->usd_per_kwh_hi, c->usd_per_kwh_lo / c->usd_per_kwh, c->usd_per_kwh_hi / c->usd_per_kwh);
 	int who[2] = {rec, ru};
 	for (int w = 0; w < 2; w++) {
 		int i = who[w];
@@ -417,7 +417,7 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 		} else {
 			double sg = price_sigma_of(o);
 			double l = pp_mc_lognormal_q(sg, q10), h = pp_mc_lognormal_q(sg, q90);
-			double base = o->kind == PP_OPT_API ? o->api_usd_per_mtok : o->rate;
+			double base = o->kind == PP_OPT_API ? o->api_usd_per_1m_tokens : o->usd_per_gpu_hour;
 			snprintf(name, sizeof(name), "%.30s price", c->r->options[i].name);
 			tornado_row(c, oi, rec, ru, DRV_PRICE, i, name,
 				    o->kind == PP_OPT_API ? "usd_per_1m_tokens" : "usd_per_gpu_hour", base,

@@ -20,6 +20,10 @@ static double cost_lora_params(const pp_model *m, double rank)
 
 /* ---- network: a folded-Clos (fat tree) over the NIC ports ---- */
 
+typedef struct netplan {
+	int endpoints, switches, links, tiers;
+} netplan;
+
 
 /* Leaves take `down` endpoints each (down:up = oversubscription:1); two
  * tiers while the spines can reach every leaf (leaves <= radix), else a
@@ -169,62 +173,62 @@ static int cost_run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 		snprintf(msg, sizeof(msg), "%s", c->err->msg);
 		return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)", msg);
 	}
-	o->n = x->cluster.num_gpus;
-	o->gpn = x->cluster.gpus_per_node;
+	o->num_gpus = x->cluster.num_gpus;
+	o->gpus_per_node = x->cluster.gpus_per_node;
 	o->nodes = pp_cluster_nodes(&x->cluster);
 	o->gpu = x->cluster.gpu;
-	o->cap = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes : x->cluster.gpu->mem_bytes;
+	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes : x->cluster.gpu->mem_bytes;
 	o->mfu = res.mfu;
-	double P = res.params_total > 0 ? res.params_total : c->params;
+	double P = res.params_total > 0 ? res.params_total : c->model_params;
 	if (!adapters) {
-		o->step_s = res.step_time_s;
-		o->bd = res.breakdown;
-		o->tok_s = res.tokens_per_s;
-		o->mem = res.memory.total_bytes;
-		o->ckpt_bytes = res.checkpoint_bytes;
-		o->ckpt_write_s = res.checkpoint_write_s;
+		o->step_time_s = res.step_time_s;
+		o->breakdown = res.breakdown;
+		o->tokens_per_s = res.tokens_per_s;
+		o->mem_bytes = res.memory.total_bytes;
+		o->checkpoint_bytes = res.checkpoint_bytes;
+		o->checkpoint_write_s = res.checkpoint_write_s;
 		o->feasible = res.memory.fits;
 		if (!o->feasible)
 			snprintf(o->why, sizeof(o->why), "does not fit: %.1f GiB per GPU needed, %.1f GiB "
 				 "available with every weight trained (add pipeline/tensor/context "
 				 "parallelism or recompute; for a fine-tune, \"method\": \"qlora\")",
-				 o->mem / PP_GIB, o->cap / PP_GIB);
+				 o->mem_bytes / PP_GIB, o->mem_capacity_bytes / PP_GIB);
 	} else {
 		/* Frozen base: no weight gradients, so with full recompute the
 		 * FLOPs are fwd + recompute fwd + input-grad bwd = 6N of the 8N
 		 * per token (Dettmers et al. 2023; Korthikanti et al. 2022). */
-		double A = cost_lora_params(&x->model, c->q_rank);
+		double A = cost_lora_params(&x->model, c->lora_rank);
 		double shard = (double)x->parallel.tp * x->parallel.pp;
 		const pp_breakdown *b = &res.breakdown;
-		double k = 0.75 * (method == PP_FT_QLORA ? 1.0 + c->q_dequant : 1.0);
+		double k = 0.75 * (method == PP_FT_QLORA ? 1.0 + c->qlora_dequant_fraction : 1.0);
 		double small = P > 0 ? A / P : 0;
-		o->step_s = (b->compute_s + b->pp_bubble_s) * k + b->tp_comm_exposed_s +
+		o->step_time_s = (b->compute_s + b->pp_bubble_s) * k + b->tp_comm_exposed_s +
 			    b->pp_comm_exposed_s + b->data_s + (b->dp_comm_exposed_s + b->optimizer_s) * small;
 		/* the same terms, kept apart for the step-time breakdown */
-		o->bd = *b;
-		o->bd.compute_s *= k;
-		o->bd.pp_bubble_s *= k;
-		o->bd.dp_comm_exposed_s *= small;
-		o->bd.optimizer_s *= small;
-		if (o->step_s <= 0)
-			o->step_s = res.step_time_s * 0.75;
-		o->tok_s = res.tokens_per_step / o->step_s;
-		double wbytes = method == PP_FT_QLORA ? c->q_bits / 8.0 : 2.0;
-		o->mem = P * wbytes / shard + A * c->q_adapter_bytes / shard + res.memory.activations_bytes +
+		o->breakdown = *b;
+		o->breakdown.compute_s *= k;
+		o->breakdown.pp_bubble_s *= k;
+		o->breakdown.dp_comm_exposed_s *= small;
+		o->breakdown.optimizer_s *= small;
+		if (o->step_time_s <= 0)
+			o->step_time_s = res.step_time_s * 0.75;
+		o->tokens_per_s = res.tokens_per_step / o->step_time_s;
+		double wbytes = method == PP_FT_QLORA ? c->qlora_bits_per_param / 8.0 : 2.0;
+		o->mem_bytes = P * wbytes / shard + A * c->adapter_bytes_per_param / shard + res.memory.activations_bytes +
 			 res.memory.temp_bytes + res.memory.fragmentation_bytes;
-		o->ckpt_bytes = A * c->q_adapter_bytes;
-		o->ckpt_write_s = res.checkpoint_bytes > 0 ? res.checkpoint_write_s * o->ckpt_bytes /
+		o->checkpoint_bytes = A * c->adapter_bytes_per_param;
+		o->checkpoint_write_s = res.checkpoint_bytes > 0 ? res.checkpoint_write_s * o->checkpoint_bytes /
 							     res.checkpoint_bytes : 0;
-		o->feasible = o->mem <= o->cap;
+		o->feasible = o->mem_bytes <= o->mem_capacity_bytes;
 		if (!o->feasible)
 			snprintf(o->why, sizeof(o->why), "does not fit even with %s: %.1f GiB per GPU "
-				 "needed, %.1f GiB available", pp_ft_method_names[method], o->mem / PP_GIB,
-				 o->cap / PP_GIB);
+				 "needed, %.1f GiB available", pp_ft_method_names[method], o->mem_bytes / PP_GIB,
+				 o->mem_capacity_bytes / PP_GIB);
 	}
 	double rd = hw.storage_read_Bps * o->nodes;
 	if (hw.storage_agg_read_Bps > 0 && rd > hw.storage_agg_read_Bps)
 		rd = hw.storage_agg_read_Bps;
-	o->ckpt_load_s = rd > 0 ? o->ckpt_bytes / rd : 0;
+	o->checkpoint_load_s = rd > 0 ? o->checkpoint_bytes / rd : 0;
 	return 0;
 }
 
@@ -239,21 +243,21 @@ static void label_option(oin *o, pp_cost_option *out)
 	switch (o->kind) {
 	case PP_OPT_API:
 		snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f per 1M tokens",
-			 out->provider, o->api_usd_per_mtok);
+			 out->provider, o->api_usd_per_1m_tokens);
 		break;
 	case PP_OPT_BUILD:
-		snprintf(out->label, sizeof(out->label), "build %d x %s (%d nodes%s%s), %s capex", o->n,
+		snprintf(out->label, sizeof(out->label), "build %d x %s (%d nodes%s%s), %s capex", o->num_gpus,
 			 o->gpu->name, o->nodes, o->nodes > 1 ? ", " : "",
 			 o->nodes > 1 ? out->fabric : "",
-			 pp_fmt_usd(o->server_usd * o->servers + o->net_usd, money, sizeof(money)));
+			 pp_fmt_usd(o->server_usd * o->num_servers + o->network_usd, money, sizeof(money)));
 		break;
 	default:
 		if (o->owned)
-			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)", o->n,
+			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)", o->num_gpus,
 				 o->gpu->name, pp_fmt_usd(o->server_usd, money, sizeof(money)));
 		else
-			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h", o->n,
-				 o->gpu->name, out->provider, out->tier, o->rate);
+			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h", o->num_gpus,
+				 o->gpu->name, out->provider, out->tier, o->usd_per_gpu_hour);
 	}
 }
 
@@ -305,7 +309,7 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 				double hi = cJSON_GetArrayItem(rg, 1)->valuedouble;
 				v = sqrt(lo * hi);
 				est = true;
-				o->api_sigma = log(hi / lo) / (2 * 1.2816);
+				o->api_price_sigma = log(hi / lo) / (2 * 1.2816);
 			}
 		} else if (fi) {
 			const cJSON *in = cJSON_GetObjectItemCaseSensitive(fi, "input");
@@ -323,9 +327,9 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 						    : "no value");
 		cost_add_source(c, item, v, "usd_per_1m_tokens", cJSON_IsString(src) ? src->valuestring : NULL,
 			   "prices", cJSON_IsString(date) ? date->valuestring : NULL, est);
-		o->api_usd_per_mtok = v;
-		if (o->api_sigma == 0)
-			o->api_sigma = est ? c->sig_price_est : c->sig_price;
+		o->api_usd_per_1m_tokens = v;
+		if (o->api_price_sigma == 0)
+			o->api_price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
 		/* size classes in the key: le16B, 16_80B, gt300B */
 		double lo = 0, hi = INFINITY;
 		const char *k = sp->price;
@@ -345,11 +349,11 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 				hi = b * 1e9;
 			}
 		}
-		if (c->work != PP_WORK_INFERENCE && (c->params < lo * 0.999 || c->params > hi * 1.001)) {
+		if (c->work != PP_WORK_INFERENCE && (c->model_params < lo * 0.999 || c->model_params > hi * 1.001)) {
 			o->feasible = false;
 			snprintf(o->why, sizeof(o->why), "the price \"%s\" is for models of %.0f-%.0fB "
 				 "parameters; this model has %.1fB", sp->price, lo / 1e9,
-				 isfinite(hi) ? hi / 1e9 : 1e4, c->params / 1e9);
+				 isfinite(hi) ? hi / 1e9 : 1e4, c->model_params / 1e9);
 		}
 		if (strstr(k, "openai") || strstr(k, "anthropic"))
 			cost_warnf(c, "option \"%s\" prices fine-tuning or serving of the provider's own closed "
@@ -386,11 +390,11 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 		}
 		snprintf(out->method, sizeof(out->method), "%s", pp_ft_method_names[o->method]);
 	} else {
-		o->n = x.cluster.num_gpus;
-		o->gpn = x.cluster.gpus_per_node;
+		o->num_gpus = x.cluster.num_gpus;
+		o->gpus_per_node = x.cluster.gpus_per_node;
 		o->nodes = pp_cluster_nodes(&x.cluster);
 		o->gpu = x.cluster.gpu;
-		o->cap = x.cluster.gpu->mem_bytes;
+		o->mem_capacity_bytes = x.cluster.gpu->mem_bytes;
 		double per = sp->inference_tokens_per_s_per_gpu;
 		if (isnan(per)) {
 			char p2[96];
@@ -405,15 +409,14 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 				per = cost_tco(c, p2, "tokens_per_s");
 			}
 		}
-		o->inf_tok_s = per * o->n * c->inf_eff * (c->inf_ref_params / c->params);
+		o->tokens_per_s = per * o->num_gpus * c->inference_efficiency * (c->inference_ref_params / c->model_params);
 		/* FP8 weights (1 byte/param) of one replica must fit */
-		o->mem = c->params / o->n;
-		if (o->feasible && o->mem > o->cap * 0.9) {
+		o->mem_bytes = c->model_params / o->num_gpus;
+		if (o->feasible && o->mem_bytes > o->mem_capacity_bytes * 0.9) {
 			o->feasible = false;
 			snprintf(o->why, sizeof(o->why), "does not fit: %.0f GiB of FP8 weights on %d x "
-				 "%.0f GiB", c->params / PP_GIB, o->n, o->cap / PP_GIB);
+				 "%.0f GiB", c->model_params / PP_GIB, o->num_gpus, o->mem_capacity_bytes / PP_GIB);
 		}
-		o->tok_s = o->inf_tok_s;
 	}
 	const char *skuname = NULL;
 	const cJSON *sku = cost_sku_of(c, o->gpu, &skuname);
@@ -458,15 +461,15 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 			pp_sb_release(&avail);
 			return rc;
 		}
-		o->rate = rate;
-		o->rate_sigma = est ? c->sig_price_est : c->sig_price;
-		o->commit_m = cost_pick(sp->commitment_months, tier_term_months(t));
+		o->usd_per_gpu_hour = rate;
+		o->price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
+		o->commit_months = cost_pick(sp->commitment_months, tier_term_months(t));
 		if (t == TIER_SPOT && o->nodes > c->spot_max_nodes)
 			cost_warnf(c, "option \"%s\" needs %d spot nodes at once; getting (and keeping) that much "
 			      "spot capacity is unlikely, so its time to train is optimistic", sp->name,
 			      o->nodes);
-		double fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000 * o->n / 1000.0 : sp->staff_fte;
-		o->fte = fte;
+		double fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000_gpus * o->num_gpus / 1000.0 : sp->staff_fte;
+		o->staff_fte = fte;
 	} else {
 		o->tier = TIER_OWN;
 		snprintf(out->provider, sizeof(out->provider), "own");
@@ -519,10 +522,10 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 			o->capex_sigma = log(hi / lo) / (2 * 1.2816);
 		}
 		double per_gpu = price / gpus;
-		o->server_usd = isnan(sp->server_usd) ? per_gpu * o->gpn : sp->server_usd;
-		o->server_kw = kw / gpus * o->gpn;
-		o->servers = o->nodes;
-		o->capex_sigma = fmax(o->capex_sigma, est ? c->sig_price_est : c->sig_capex_min);
+		o->server_usd = isnan(sp->server_usd) ? per_gpu * o->gpus_per_node : sp->server_usd;
+		o->server_kw = kw / gpus * o->gpus_per_node;
+		o->num_servers = o->nodes;
+		o->capex_sigma = fmax(o->capex_sigma, est ? c->price_sigma_estimate : c->capex_sigma_min);
 		/* network */
 		if (o->nodes > 1) {
 			const pp_fabric *fab = x.cluster.inter;
@@ -542,30 +545,30 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 			double nic = cost_tco(c, p2, "usd");
 			snprintf(p2, sizeof(p2), "network.%s.switch_power_w", fab->id);
 			double swp = cost_tco(c, p2, "w");
-			o->net_usd = np.switches * sw + np.links * ln + np.endpoints * nic;
+			o->network_usd = np.switches * sw + np.links * ln + np.endpoints * nic;
 			o->switch_kw = np.switches * swp / 1000.0;
-			o->nswitches = np.switches;
-			o->nlinks = np.links;
-			o->tiers = np.tiers;
+			o->net_switches = np.switches;
+			o->net_links = np.links;
+			o->net_tiers = np.tiers;
 		}
 		/* shared storage: dataset + kept checkpoints; a single box uses local disks */
 		if (o->nodes > 1) {
 			double tok = c->work == PP_WORK_RUN ? c->train_tokens
 				     : c->work == PP_WORK_RECURRING ? c->tokens_per_job
-				     : c->cap_tokens_pm;
-			double bytes = tok * c->s->training.data_bytes_per_token + c->ckpts_kept * o->ckpt_bytes;
-			o->tb = isnan(c->cs->storage_tb) ? fmax(c->min_tb, bytes / 1e12) : c->cs->storage_tb;
+				     : c->capacity_tokens_per_month;
+			double bytes = tok * c->s->training.data_bytes_per_token + c->checkpoints_kept * o->checkpoint_bytes;
+			o->storage_tb = isnan(c->cs->storage_tb) ? fmax(c->storage_min_tb, bytes / 1e12) : c->cs->storage_tb;
 		}
-		double gpus_all = o->n;
-		o->fte = isnan(sp->staff_fte) ? fmax(c->min_fte, gpus_all / c->gpus_per_fte) : sp->staff_fte;
-		o->lead_m = cost_pick(sp->lead_time_months, c->lead_m);
+		double gpus_all = o->num_gpus;
+		o->staff_fte = isnan(sp->staff_fte) ? fmax(c->min_fte, gpus_all / c->gpus_per_fte) : sp->staff_fte;
+		o->lead_time_months = cost_pick(sp->lead_time_months, c->lead_time_months);
 	}
 	if (!o->owned && o->nodes > 1) {
 		double tok = c->work == PP_WORK_RUN ? c->train_tokens
 			     : c->work == PP_WORK_RECURRING ? c->tokens_per_job
-			     : c->cap_tokens_pm;
-		double bytes = tok * c->s->training.data_bytes_per_token + c->ckpts_kept * o->ckpt_bytes;
-		o->tb = fmax(c->min_tb, bytes / 1e12);
+			     : c->capacity_tokens_per_month;
+		double bytes = tok * c->s->training.data_bytes_per_token + c->checkpoints_kept * o->checkpoint_bytes;
+		o->storage_tb = fmax(c->storage_min_tb, bytes / 1e12);
 	}
 	label_option(o, out);
 	return 0;
@@ -585,9 +588,9 @@ int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts)
 	int rc = cost_run_engine(c, opts, NULL, &ref, &x);
 	if (rc)
 		return rc;
-	double per_gpu_h = ref.tok_s * 3600.0 / ref.n;
+	double per_gpu_h = ref.tokens_per_s * 3600.0 / ref.num_gpus;
 	double gpu_h = !isnan(c->cs->gpu_hours_per_month) ? c->cs->gpu_hours_per_month
-		       : c->cs->utilization * ref.n * PP_HOURS_PER_MONTH;
-	c->cap_tokens_pm = gpu_h * per_gpu_h;
+		       : c->cs->utilization * ref.num_gpus * PP_HOURS_PER_MONTH;
+	c->capacity_tokens_per_month = gpu_h * per_gpu_h;
 	return 0;
 }
