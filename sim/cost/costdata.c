@@ -261,10 +261,10 @@ static int load_assumptions(ctx *c)
 		c->inference_efficiency = cost_tco(c, "inference.serving_efficiency", "fraction");
 		c->inference_peak_to_average = cost_tco(c, "inference.peak_to_average", "ratio");
 	}
-	c->qlora_bits_per_param = cost_tco(c, "qlora.bits_per_param", "bits");
-	c->lora_rank = cost_tco(c, "qlora.lora_rank", "rank");
-	c->adapter_bytes_per_param = cost_tco(c, "qlora.adapter_bytes_per_param", "bytes");
-	c->qlora_dequant_fraction = cost_tco(c, "qlora.dequant_overhead", "fraction");
+	c->adapter.qlora_bits_per_param = cost_tco(c, "qlora.bits_per_param", "bits");
+	c->adapter.lora_rank = cost_tco(c, "qlora.lora_rank", "rank");
+	c->adapter.adapter_bytes_per_param = cost_tco(c, "qlora.adapter_bytes_per_param", "bytes");
+	c->adapter.qlora_dequant_fraction = cost_tco(c, "qlora.dequant_overhead", "fraction");
 	/* uncertainty */
 	bool calibrated = c->s->calib_profile[0] != 0;
 	c->step_sigma = cost_pick(cs->step_time_sigma, cost_tco(c, calibrated ? "uncertainty.step_time_sigma_calibrated"

@@ -1,13 +1,14 @@
 /*
  * costdata.h - the run context of the TCO engine, private to sim/cost/
- * (the public interface is cost.h). The lowest file of the family:
- * costopt.c, costeval.c, costtext.c and cost.c include it; it includes
- * none of them.
+ * (the public interface is cost.h). The lowest file of the family but
+ * costlora.h: costopt.c, costeval.c, costtext.c and cost.c include it; it
+ * includes none of them.
  */
 #ifndef PP_COSTDATA_H
 #define PP_COSTDATA_H
 
 #include "cost/cost.h"
+#include "cost/costlora.h"
 #include "cost/finance.h"
 #include "cost/goodput.h"
 #include "cost/montecarlo.h"
@@ -90,11 +91,7 @@ typedef struct ctx {
 	double inference_ref_params;   /* model size tco.json's tokens/s per GPU are for */
 	double inference_efficiency;   /* served / benchmark throughput, fraction */
 	double inference_peak_to_average; /* demand peak over its mean, ratio */
-	/* LoRA / QLoRA (tco.json qlora.*) */
-	double qlora_bits_per_param;   /* quantised frozen base weights, bits */
-	double lora_rank;              /* rank of the adapters */
-	double adapter_bytes_per_param; /* adapter weights + gradients + Adam state, bytes */
-	double qlora_dequant_fraction; /* extra compute of dequantising the base, fraction */
+	cost_adapter_figs adapter;     /* LoRA / QLoRA (tco.json qlora.*), costlora.h */
 	/* uncertainty */
 	double step_sigma;             /* predicted step time */
 	double price_sigma;            /* a quoted price */

@@ -56,7 +56,9 @@ typedef struct oin {
 
 /* Resolve option idx (overrides, engine, prices, owned parts). */
 int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out);
-/* Steady training: tokens per month of the scenario's own cluster. */
+/* Steady training (PP_WORK_CAPACITY): c->capacity_tokens_per_month, the
+ * tokens a month of the scenario's own cluster at costs.work's utilisation
+ * (or GPU-hours); 0 for other works. */
 int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts);
 
 #endif
