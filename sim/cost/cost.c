@@ -164,6 +164,112 @@ void pp_cost_result_release(pp_cost_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* With no horizon given, a run is priced over the longest window any
+ * cluster option needs. */
+static void run_horizon(ctx *c, const oin *oi, int n)
+{
+	if (c->work != PP_WORK_RUN || c->horizon_given)
+		return;
+	double h = 0;
+	for (int i = 0; i < n; i++) {
+		ev e;
+		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
+		if (oi[i].kind != PP_OPT_API)
+			h = fmax(h, e.window_months);
+	}
+	c->horizon_months = h > 0 ? h : 1;
+}
+
+/* Every option at the base case: its figures, its cumulative cash, the work
+ * lost to goodput, and the warnings about it. */
+static void price_base_case(ctx *c, const oin *oi, int n)
+{
+	pp_cost_result *out = c->r;
+	for (int i = 0; i < n; i++) {
+		ev e, e0;
+		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
+		pp_cost_option *o = &out->options[i];
+		o->nmonths = e.nmonths;
+		o->cum_usd = pp_xcalloc((size_t)e.nmonths + 1, sizeof(double));
+		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nmonths + 1);
+		fill_option(c, &oi[i], &e, o);
+		cost_evaluate(c, &oi[i], &cost_base_draw, false, &e0, NULL, 0);
+		o->usd_lost_work = e.total_usd - e0.total_usd;
+		if (out->tokens_total == 0)
+			out->tokens_total = e.tokens;
+		if (!o->feasible)
+			cost_warnf(c, "option \"%s\" cannot do the work: %s", o->name, o->infeasible_why);
+		if (e.replicas > 1 && c->work != PP_WORK_INFERENCE)
+			cost_warnf(c, "option \"%s\" needs %.0f copies of its cluster to keep up with "
+				   "the demand", o->name, e.replicas);
+		if ((oi[i].tier == TIER_R1 || oi[i].tier == TIER_R3) &&
+		    e.window_months < ceil(e.window_months / oi[i].commit_months - 1e-9) *
+					      oi[i].commit_months - 1e-6)
+			cost_warnf(c, "option \"%s\": the %.0f-month commitment outlasts the work "
+				   "(%.1f months); the idle remainder is paid", o->name,
+				   oi[i].commit_months, e.window_months);
+	}
+}
+
+/* The cheapest feasible option and the runner-up, by full cost. */
+static void rank_options(pp_cost_result *out)
+{
+	for (int i = 0; i < out->noptions; i++) {
+		if (!out->options[i].feasible)
+			continue;
+		if (out->recommended < 0 ||
+		    out->options[i].usd_total < out->options[out->recommended].usd_total) {
+			out->runner_up = out->recommended;
+			out->recommended = i;
+		} else if (out->runner_up < 0 ||
+			   out->options[i].usd_total < out->options[out->runner_up].usd_total) {
+			out->runner_up = i;
+		}
+	}
+}
+
+/* Build-vs-rent finance of every owned option against the cheapest
+ * feasible rented cluster. */
+static void build_vs_rent(ctx *c, const oin *oi, int n)
+{
+	pp_cost_result *out = c->r;
+	int vs = -1;
+	for (int i = 0; i < n; i++)
+		if (out->options[i].feasible && !oi[i].owned && oi[i].kind != PP_OPT_API &&
+		    (vs < 0 || out->options[i].usd_total < out->options[vs].usd_total))
+			vs = i;
+	for (int i = 0; i < n; i++)
+		if (oi[i].owned && vs >= 0)
+			finance_of(c, &oi[i], &out->options[i], &oi[vs], &out->options[vs],
+				   &out->options[i].fin);
+}
+
+/* Stale or undated prices among the sources, one warning each. */
+static void warn_old_prices(ctx *c)
+{
+	pp_cost_result *out = c->r;
+	pp_sb stale = {0}, undated = {0};
+	int nstale = 0, nund = 0;
+	for (int i = 0; i < out->nsources; i++) {
+		const pp_cost_source *sr = &out->sources[i];
+		if (strncmp(sr->unit, "usd", 3))
+			continue;
+		if (isnan(sr->age_months)) {
+			pp_sb_addf(&undated, "%s%s", nund++ ? "; " : "", sr->item);
+		} else if (sr->age_months > c->stale_months) {
+			pp_sb_addf(&stale, "%s%s (%s)", nstale++ ? "; " : "", sr->item, sr->date);
+		}
+	}
+	if (nstale)
+		cost_warnf(c, "%d price%s older than %.0f months at %s, check before deciding: %s",
+			   nstale, nstale > 1 ? "s are" : " is", c->stale_months, out->as_of, stale.buf);
+	if (nund)
+		cost_warnf(c, "%d price%s undated, check before deciding: %s", nund,
+			   nund > 1 ? "s are" : " is", undated.buf);
+	pp_sb_release(&stale);
+	pp_sb_release(&undated);
+}
+
 int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,
 		pp_cost_result *out, pp_err *err)
 {
@@ -176,26 +282,10 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 		return pp_errf(err, PP_EINPUT, "%s: no \"costs\" section; expected one with \"work\" and "
 			       "\"options\" (README, \"Costs: rent vs build vs lower tier\")", s->doc.path);
 	ctx c;
-	memset(&c, 0, sizeof(c));
-	c.s = s;
-	c.cat = cat;
-	c.cs = &s->costs;
-	c.r = out;
-	c.err = err;
 	oin *oi = NULL;
 	int rc;
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	if (!pd || !pd->root)
-		return pp_errf(err, PP_EIO, "the prices catalog is not loaded");
-	c.prices = pd->root;
-	char *tpath = opts->tco_path ? pp_xstrdup(opts->tco_path) : pp_path_join(pp_data_dir(), "tco.json");
-	rc = pp_jdoc_load(&c.tco, tpath, err);
-	free(tpath);
-	if (rc) {
-		rc = PP_EIO;
-		err->code = rc;
+	if ((rc = cost_ctx_open(&c, s, cat, opts->tco_path, out, err)))
 		goto out;
-	}
 	snprintf(out->scenario, sizeof(out->scenario), "%s", s->name);
 	snprintf(out->question, sizeof(out->question), "%s", s->description);
 	if ((rc = cost_ctx_resolve(&c)) || (rc = cost_capacity_tokens(&c, opts)))
@@ -216,92 +306,22 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	}
 	for (int i = 0; i < n; i++)
 		oi[i].group = cost_group_of(oi, n, i);
-	if (c.work == PP_WORK_RUN && !c.horizon_given) {
-		double h = 0;
-		for (int i = 0; i < n; i++) {
-			ev e;
-			cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
-			if (oi[i].kind != PP_OPT_API)
-				h = fmax(h, e.window_months);
-		}
-		c.horizon_months = h > 0 ? h : 1;
-	}
+	run_horizon(&c, oi, n);
 	out->horizon_months = c.horizon_months;
 	cost_describe_work(&c);
-	for (int i = 0; i < n; i++) {
-		ev e, e0;
-		cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
-		pp_cost_option *o = &out->options[i];
-		o->nmonths = e.nmonths;
-		o->cum_usd = pp_xcalloc((size_t)e.nmonths + 1, sizeof(double));
-		cost_evaluate(&c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nmonths + 1);
-		fill_option(&c, &oi[i], &e, o);
-		cost_evaluate(&c, &oi[i], &cost_base_draw, false, &e0, NULL, 0);
-		o->usd_lost_work = e.total_usd - e0.total_usd;
-		if (out->tokens_total == 0)
-			out->tokens_total = e.tokens;
-		if (!o->feasible)
-			cost_warnf(&c, "option \"%s\" cannot do the work: %s", o->name, o->infeasible_why);
-		if (e.replicas > 1 && c.work != PP_WORK_INFERENCE)
-			cost_warnf(&c, "option \"%s\" needs %.0f copies of its cluster to keep up with the demand",
-			      o->name, e.replicas);
-		if ((oi[i].tier == TIER_R1 || oi[i].tier == TIER_R3) &&
-		    e.window_months < ceil(e.window_months / oi[i].commit_months - 1e-9) * oi[i].commit_months - 1e-6)
-			cost_warnf(&c, "option \"%s\": the %.0f-month commitment outlasts the work (%.1f months); "
-			      "the idle remainder is paid", o->name, oi[i].commit_months, e.window_months);
-	}
-	/* ranking */
-	for (int i = 0; i < n; i++) {
-		if (!out->options[i].feasible)
-			continue;
-		if (out->recommended < 0 || out->options[i].usd_total < out->options[out->recommended].usd_total) {
-			out->runner_up = out->recommended;
-			out->recommended = i;
-		} else if (out->runner_up < 0 ||
-			   out->options[i].usd_total < out->options[out->runner_up].usd_total) {
-			out->runner_up = i;
-		}
-	}
-	/* build-vs-rent finance against the cheapest rented cluster */
-	int vs = -1;
-	for (int i = 0; i < n; i++)
-		if (out->options[i].feasible && !oi[i].owned && oi[i].kind != PP_OPT_API &&
-		    (vs < 0 || out->options[i].usd_total < out->options[vs].usd_total))
-			vs = i;
-	for (int i = 0; i < n; i++)
-		if (oi[i].owned && vs >= 0)
-			finance_of(&c, &oi[i], &out->options[i], &oi[vs], &out->options[vs],
-				   &out->options[i].fin);
+	price_base_case(&c, oi, n);
+	rank_options(out);
+	build_vs_rent(&c, oi, n);
 	double tm = pp_mono_s();
 	cost_monte_carlo(&c, oi, n, out->seed, out->draws);
 	cost_tornado(&c, oi, out->recommended, out->runner_up);
 	out->mc_elapsed_s = pp_mono_s() - tm;
 	cost_recommend(&c, out->recommended, out->runner_up);
-	/* stale or undated prices, one warning each */
-	pp_sb stale = {0}, undated = {0};
-	int nstale = 0, nund = 0;
-	for (int i = 0; i < out->nsources; i++) {
-		const pp_cost_source *sr = &out->sources[i];
-		if (strncmp(sr->unit, "usd", 3))
-			continue;
-		if (isnan(sr->age_months)) {
-			pp_sb_addf(&undated, "%s%s", nund++ ? "; " : "", sr->item);
-		} else if (sr->age_months > c.stale_months) {
-			pp_sb_addf(&stale, "%s%s (%s)", nstale++ ? "; " : "", sr->item, sr->date);
-		}
-	}
-	if (nstale)
-		cost_warnf(&c, "%d price%s older than %.0f months at %s, check before deciding: %s", nstale,
-		      nstale > 1 ? "s are" : " is", c.stale_months, out->as_of, stale.buf);
-	if (nund)
-		cost_warnf(&c, "%d price%s undated, check before deciding: %s", nund, nund > 1 ? "s are" : " is",
-		      undated.buf);
-	pp_sb_release(&stale);
-	pp_sb_release(&undated);
+	warn_old_prices(&c);
 	rc = 0;
 out:
 	free(oi);
-	pp_jdoc_release(&c.tco);
+	cost_ctx_close(&c);
 	if (rc) /* on failure the result holds nothing */
 		pp_cost_result_release(out);
 	out->elapsed_s = pp_mono_s() - t0;

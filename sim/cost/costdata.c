@@ -299,6 +299,32 @@ static int resolve_work(ctx *c)
 	return c->rc;
 }
 
+int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const char *tco_path,
+		  pp_cost_result *r, pp_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->cat = cat;
+	c->cs = &s->costs;
+	c->r = r;
+	c->err = err;
+	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
+	if (!pd || !pd->root)
+		return pp_errf(err, PP_EIO, "the prices catalog is not loaded");
+	c->prices = pd->root;
+	char *tpath = tco_path ? pp_xstrdup(tco_path) : pp_path_join(pp_data_dir(), "tco.json");
+	int rc = pp_jdoc_load(&c->tco, tpath, err);
+	free(tpath);
+	if (rc && err)
+		err->code = PP_EIO; /* keep the loader's message */
+	return rc ? PP_EIO : 0;
+}
+
+void cost_ctx_close(ctx *c)
+{
+	pp_jdoc_release(&c->tco);
+}
+
 int cost_ctx_resolve(ctx *c)
 {
 	int rc;

@@ -102,6 +102,14 @@ typedef struct ctx {
 	int as_of_year, as_of_month;   /* r->as_of: prices are aged against it */
 } ctx;
 
+/* Start c's run of s: the prices catalog of cat and tco.json (tco_path,
+ * NULL = pp_data_dir()/tco.json), results into r. PP_EIO when either
+ * cannot be read. cost_ctx_close() releases what it holds, whether or not
+ * this failed. */
+int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const char *tco_path,
+		  pp_cost_result *r, pp_err *err);
+void cost_ctx_close(ctx *c);
+
 /* The work and every assumption of c's run (c->s, c->cs, c->tco and
  * c->prices set). PP_EINPUT for a work that cannot be priced or a missing
  * figure. */

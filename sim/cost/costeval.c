@@ -22,54 +22,52 @@ double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 	return pp_fin_market_value(1.0, c->market_decay_ooms_per_year, age_years) * (1.0 - haircut);
 }
 
-/* Work per month (cluster-seconds of one replica's throughput) etc. */
-void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
-		     double *cum, int cum_n)
+
+/* API option: tokens x the price per token, paid as the tokens are used. */
+static void evaluate_api(const ctx *c, const oin *o, const draw *d, ev *e, double *cum, int cum_n)
 {
-	memset(e, 0, sizeof(*e));
-	double month_s = PP_SECONDS_PER_MONTH, month_h = PP_HOURS_PER_MONTH;
 	double H = c->horizon_months;
-	e->time_to_train_s = NAN;
-	e->goodput = 1;
-	if (o->kind == PP_OPT_API) {
-		double per_month = 0, total_tok = 0;
-		switch (c->work) {
-		case PP_WORK_RUN:
-			total_tok = c->runs * c->train_tokens;
-			break;
-		case PP_WORK_RECURRING:
-			per_month = c->jobs_per_month * c->tokens_per_job * d->demand;
-			break;
-		case PP_WORK_CAPACITY:
-			per_month = c->capacity_tokens_per_month * d->demand;
-			break;
-		default:
-			per_month = c->tokens_per_month * d->demand;
-		}
-		double price = o->api_usd_per_1m_tokens * d->price / 1e6;
-		double win = c->work == PP_WORK_RUN ? (c->horizon_given ? H : 1) : H;
-		e->window_months = win;
-		e->nmonths = (int)ceil(win - 1e-9);
-		if (c->work == PP_WORK_RUN) {
-			e->tokens = total_tok;
-			e->comp_usd[PP_CC_API] = total_tok * price;
-		} else {
-			e->tokens = per_month * H;
-			e->comp_usd[PP_CC_API] = e->tokens * price;
-		}
-		e->total_usd = e->marginal_usd = e->amortized_usd = e->comp_usd[PP_CC_API];
-		e->replicas = 1;
-		if (cum) {
-			for (int m = 0; m < cum_n; m++) {
-				double upto = c->work == PP_WORK_RUN ? (m >= 1 ? total_tok : 0)
-								     : per_month * fmin((double)m, H);
-				cum[m] = upto * price;
-			}
-		}
-		return;
+	double per_month = 0, total_tok = 0;
+	switch (c->work) {
+	case PP_WORK_RUN:
+		total_tok = c->runs * c->train_tokens;
+		break;
+	case PP_WORK_RECURRING:
+		per_month = c->jobs_per_month * c->tokens_per_job * d->demand;
+		break;
+	case PP_WORK_CAPACITY:
+		per_month = c->capacity_tokens_per_month * d->demand;
+		break;
+	default:
+		per_month = c->tokens_per_month * d->demand;
 	}
-	/* throughput with goodput */
-	double tok_s = o->tokens_per_s / d->step;
+	double price = o->api_usd_per_1m_tokens * d->price / 1e6;
+	double win = c->work == PP_WORK_RUN ? (c->horizon_given ? H : 1) : H;
+	e->window_months = win;
+	e->nmonths = (int)ceil(win - 1e-9);
+	if (c->work == PP_WORK_RUN) {
+		e->tokens = total_tok;
+		e->comp_usd[PP_CC_API] = total_tok * price;
+	} else {
+		e->tokens = per_month * H;
+		e->comp_usd[PP_CC_API] = e->tokens * price;
+	}
+	e->total_usd = e->marginal_usd = e->amortized_usd = e->comp_usd[PP_CC_API];
+	e->replicas = 1;
+	if (cum) {
+		for (int m = 0; m < cum_n; m++) {
+			double upto = c->work == PP_WORK_RUN ? (m >= 1 ? total_tok : 0)
+							     : per_month * fmin((double)m, H);
+			cum[m] = upto * price;
+		}
+	}
+}
+
+/* Useful fraction of o's wall time under d (failures, checkpoints,
+ * restarts, spot interruptions; goodput.h); 1 without goodput and for
+ * inference. Sets e->goodput and e->checkpoint_interval_s. */
+static void cluster_goodput(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e)
+{
 	double g = 1;
 	if (with_goodput && c->goodput_on && c->work != PP_WORK_INFERENCE) {
 		pp_goodput_in gi = {0};
@@ -77,7 +75,8 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 		gi.num_gpus = o->num_gpus;
 		gi.nodes = o->nodes;
 		gi.spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
-		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s : c->checkpoint_write_s;
+		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s
+								     : c->checkpoint_write_s;
 		gi.restart_s = c->restart_s + o->checkpoint_load_s +
 			       (o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
 		gi.checkpoint_interval_s = isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
@@ -87,8 +86,30 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 		e->checkpoint_interval_s = gp.interval_s;
 	}
 	e->goodput = g;
-	double eff = tok_s * g;
-	/* demand -> busy cluster-seconds */
+}
+
+/* What the monthly schedule of a cluster option needs under one draw.
+ * Months count from the order (owned: the lead time comes first). */
+typedef struct sched {
+	double busy_total_s;         /* PP_WORK_RUN: cluster-seconds of every run */
+	double busy_per_month_s;     /* other works: cluster-seconds of busy time a month */
+	double replicas;             /* clusters needed to keep up */
+	double lead_months, work_end_months, window_months;
+	int nmonths;
+	double gpus, nodes_all;      /* one replica's GPUs; every replica's nodes */
+	bool reserved;
+	double usd_per_gpu_hour;     /* drawn */
+	double kw_active, kw_idle;   /* one server training, idle */
+	double usd_per_kwh;          /* drawn */
+	double servers_usd, network_usd, storage_usd, hw_capex_usd, integration_usd; /* owned */
+	double kw_provisioned;       /* servers and switches of every replica */
+} sched;
+
+/* The work's demand at throughput eff (tokens/s with goodput) as busy
+ * cluster time and replicas; sets e's time to train and tokens. */
+static void work_demand(const ctx *c, const draw *d, double eff, ev *e, sched *s)
+{
+	double month_s = PP_SECONDS_PER_MONTH, H = c->horizon_months;
 	double busy_total = 0, busy_pm = 0, replicas = 1;
 	switch (c->work) {
 	case PP_WORK_RUN: {
@@ -122,102 +143,177 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	if (c->work == PP_WORK_RECURRING || c->work == PP_WORK_CAPACITY)
 		replicas = fmax(1, ceil(busy_pm / month_s - 1e-9));
 	e->replicas = replicas;
+	s->busy_total_s = busy_total;
+	s->busy_per_month_s = busy_pm;
+	s->replicas = replicas;
+}
+
+/* The window, the drawn prices and the owned capex of s. */
+static void schedule_of(const ctx *c, const oin *o, const draw *d, ev *e, sched *s)
+{
+	double H = c->horizon_months;
 	double lead = o->owned ? o->lead_time_months : 0;
-	double work_end = c->work == PP_WORK_RUN ? lead + busy_total / month_s : lead + H;
+	double work_end = c->work == PP_WORK_RUN ? lead + s->busy_total_s / PP_SECONDS_PER_MONTH
+						 : lead + H;
 	double win = c->work == PP_WORK_RUN ? (c->horizon_given ? fmax(H, work_end) : work_end)
 					    : lead + H;
-	e->window_months = win;
+	s->lead_months = lead;
+	s->work_end_months = work_end;
+	s->window_months = e->window_months = win;
 	int nm = (int)ceil(win - 1e-9);
 	if (nm < 1)
 		nm = 1;
-	e->nmonths = nm;
-	double N = o->num_gpus, nodes_all = o->nodes * replicas;
-	bool reserved = o->tier == TIER_R1 || o->tier == TIER_R3;
-	double rate = o->usd_per_gpu_hour * d->price;
-	double kw_act = o->server_kw * c->active_draw_fraction, kw_idle = o->server_kw * c->idle_draw_fraction;
-	double kwh_price = c->usd_per_kwh * d->electricity;
-	double hw_capex = 0, integ = 0, net = 0, store = 0, servers = 0;
+	s->nmonths = e->nmonths = nm;
+	s->gpus = o->num_gpus;
+	s->nodes_all = o->nodes * s->replicas;
+	s->reserved = o->tier == TIER_R1 || o->tier == TIER_R3;
+	s->usd_per_gpu_hour = o->usd_per_gpu_hour * d->price;
+	s->kw_active = o->server_kw * c->active_draw_fraction;
+	s->kw_idle = o->server_kw * c->idle_draw_fraction;
+	s->usd_per_kwh = c->usd_per_kwh * d->electricity;
+	s->servers_usd = s->network_usd = s->storage_usd = s->hw_capex_usd = s->integration_usd = 0;
 	if (o->owned) {
-		servers = o->server_usd * o->num_servers * replicas * d->capex;
-		net = o->network_usd * replicas;
-		store = o->storage_tb * c->storage_buy_usd_per_tb;
-		hw_capex = servers + net + store;
-		integ = hw_capex * c->integration_fraction;
+		s->servers_usd = o->server_usd * o->num_servers * s->replicas * d->capex;
+		s->network_usd = o->network_usd * s->replicas;
+		s->storage_usd = o->storage_tb * c->storage_buy_usd_per_tb;
+		s->hw_capex_usd = s->servers_usd + s->network_usd + s->storage_usd;
+		s->integration_usd = s->hw_capex_usd * c->integration_fraction;
 	}
-	double kw_prov = (o->server_kw * o->nodes + o->switch_kw) * replicas;
-	double running = o->owned ? hw_capex + integ : 0;
+	s->kw_provisioned = (o->server_kw * o->nodes + o->switch_kw) * s->replicas;
+}
+
+/* Month m's costs (m = 1..nmonths, a = the part of the month in the
+ * window) of a rented option into e's components; its total. */
+static double rent_month(const ctx *c, const oin *o, const sched *s, double gpu_h, double a,
+			 ev *e)
+{
+	double rate = s->usd_per_gpu_hour;
+	double st = o->storage_tb * c->storage_rent_usd_per_tb_month * a;
+	double sf = o->staff_fte * s->replicas * c->staff_usd_per_fte_year / 12.0 * a;
+	double month_cost = 0;
+	e->comp_usd[PP_CC_STORAGE] += st;
+	e->comp_usd[PP_CC_STAFF] += sf;
+	month_cost += st + sf;
+	if (s->reserved) {
+		double commit = s->gpus * s->replicas * PP_HOURS_PER_MONTH * a * rate;
+		month_cost += commit;
+	} else {
+		e->comp_usd[PP_CC_GPU_TIME] += gpu_h * rate;
+		e->marginal_usd += gpu_h * rate;
+		month_cost += gpu_h * rate;
+	}
+	return month_cost;
+}
+
+/* The same for an owned option over [t0, t1) with busy cluster-seconds
+ * busy: energy, colocation, support and staff. */
+static double own_month(const ctx *c, const oin *o, const sched *s, double t0, double t1,
+			double a, double busy, ev *e)
+{
+	double month_h = PP_HOURS_PER_MONTH;
+	double dl = overlap(s->lead_months, s->window_months, t0, t1);
+	double avail_node_h = dl * month_h * s->nodes_all;
+	double act_node_h = busy / 3600.0 * o->nodes;
+	if (act_node_h > avail_node_h)
+		act_node_h = avail_node_h;
+	double kwh = (act_node_h * s->kw_active + (avail_node_h - act_node_h) * s->kw_idle +
+		      o->switch_kw * s->replicas * dl * month_h) * c->pue;
+	double fac = kwh * s->usd_per_kwh;
+	if (c->facility_owned == 0)
+		fac += s->kw_provisioned * c->colo_usd_per_kw_month * dl;
+	double sup = (c->support_fraction_per_year * (s->servers_usd + s->network_usd + s->storage_usd) +
+		      c->software_usd_per_gpu_year * s->gpus * s->replicas) * dl / 12.0;
+	double sf = o->staff_fte * s->replicas * c->staff_usd_per_fte_year / 12.0 * a;
+	e->comp_usd[PP_CC_FACILITY] += fac;
+	e->comp_usd[PP_CC_SUPPORT] += sup;
+	e->comp_usd[PP_CC_STAFF] += sf;
+	e->marginal_usd += act_node_h * (s->kw_active - s->kw_idle) * c->pue * s->usd_per_kwh;
+	return fac + sup + sf;
+}
+
+/* The amortized view: the GPU-hours used at the option's fully loaded cost
+ * per used GPU-hour at the fleet utilisation (cost.h). */
+static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev *e,
+			    double used_h_total)
+{
+	if (!o->owned) {
+		double gpu = s->reserved ? used_h_total * s->usd_per_gpu_hour / c->fleet_utilization
+					 : e->comp_usd[PP_CC_GPU_TIME];
+		return gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
+	}
+	double U = c->fleet_utilization;
+	double life = c->depreciation_years;
+	double N = s->gpus, replicas = s->replicas;
+	double salv = (s->servers_usd + s->network_usd + s->storage_usd) *
+		      cost_residual_fraction(c, life, c->resale_haircut);
+	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv, c->discount_rate_per_year,
+				life);
+	double fixed = eac + c->support_fraction_per_year * s->hw_capex_usd +
+		       c->software_usd_per_gpu_year * N * replicas +
+		       o->staff_fte * replicas * c->staff_usd_per_fte_year +
+		       (c->facility_owned == 0 ? s->kw_provisioned * c->colo_usd_per_kw_month * 12 : 0);
+	double node_h = PP_HOURS_PER_YEAR * s->nodes_all;
+	double energy = node_h * (U * s->kw_active + (1 - U) * s->kw_idle) * c->pue * s->usd_per_kwh +
+			o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * s->usd_per_kwh;
+	double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
+	return used_h_total * per_used;
+}
+
+void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
+		   double *cum, int cum_n)
+{
+	memset(e, 0, sizeof(*e));
+	e->time_to_train_s = NAN;
+	e->goodput = 1;
+	if (o->kind == PP_OPT_API) {
+		evaluate_api(c, o, d, e, cum, cum_n);
+		return;
+	}
+	double tok_s = o->tokens_per_s / d->step;
+	cluster_goodput(c, o, d, with_goodput, e);
+	sched s;
+	work_demand(c, d, tok_s * e->goodput, e, &s);
+	schedule_of(c, o, d, e, &s);
+	double win = s.window_months;
+	int nm = s.nmonths;
+	double running = o->owned ? s.hw_capex_usd + s.integration_usd : 0;
 	if (cum && cum_n > 0)
 		cum[0] = running;
 	double used_h_total = 0;
 	for (int m = 1; m <= nm; m++) {
 		double t0 = m - 1, t1 = fmin((double)m, win);
 		double a = t1 - t0;
-		double busy;
-		if (c->work == PP_WORK_RUN)
-			busy = overlap(lead, work_end, t0, t1) * month_s;
-		else
-			busy = overlap(lead, work_end, t0, t1) * busy_pm;
-		double gpu_h = busy * N / 3600.0;
+		double busy = overlap(s.lead_months, s.work_end_months, t0, t1) *
+			      (c->work == PP_WORK_RUN ? PP_SECONDS_PER_MONTH : s.busy_per_month_s);
+		double gpu_h = busy * s.gpus / 3600.0;
 		used_h_total += gpu_h;
-		double month_cost = 0;
-		if (!o->owned) {
-			double st = o->storage_tb * c->storage_rent_usd_per_tb_month * a;
-			double sf = o->staff_fte * replicas * c->staff_usd_per_fte_year / 12.0 * a;
-			e->comp_usd[PP_CC_STORAGE] += st;
-			e->comp_usd[PP_CC_STAFF] += sf;
-			month_cost += st + sf;
-			if (reserved) {
-				double commit = N * replicas * month_h * a * rate;
-				month_cost += commit;
-			} else {
-				e->comp_usd[PP_CC_GPU_TIME] += gpu_h * rate;
-				e->marginal_usd += gpu_h * rate;
-				month_cost += gpu_h * rate;
-			}
-		} else {
-			double dl = overlap(lead, win, t0, t1);
-			double avail_node_h = dl * month_h * nodes_all;
-			double act_node_h = busy / 3600.0 * o->nodes;
-			if (act_node_h > avail_node_h)
-				act_node_h = avail_node_h;
-			double kwh = (act_node_h * kw_act + (avail_node_h - act_node_h) * kw_idle +
-				      o->switch_kw * replicas * dl * month_h) * c->pue;
-			double fac = kwh * kwh_price;
-			if (c->facility_owned == 0)
-				fac += kw_prov * c->colo_usd_per_kw_month * dl;
-			double sup = (c->support_fraction_per_year * (servers + net + store) + c->software_usd_per_gpu_year * N * replicas) *
-				     dl / 12.0;
-			double sf = o->staff_fte * replicas * c->staff_usd_per_fte_year / 12.0 * a;
-			e->comp_usd[PP_CC_FACILITY] += fac;
-			e->comp_usd[PP_CC_SUPPORT] += sup;
-			e->comp_usd[PP_CC_STAFF] += sf;
-			e->marginal_usd += act_node_h * (kw_act - kw_idle) * c->pue * kwh_price;
-			month_cost += fac + sup + sf;
-		}
-		running += month_cost;
+		running += o->owned ? own_month(c, o, &s, t0, t1, a, busy, e)
+				    : rent_month(c, o, &s, gpu_h, a, e);
 		if (cum && m < cum_n)
 			cum[m] = running;
 	}
 	e->gpu_hours = used_h_total;
-	if (reserved) {
-		double span = win;
-		double committed_m = ceil(span / o->commit_months - 1e-9) * o->commit_months;
-		double commit_usd = N * replicas * month_h * committed_m * rate;
+	if (s.reserved) {
+		/* whole commitments: the hours used and the idle rest */
+		double rate = s.usd_per_gpu_hour, N = s.gpus;
+		double committed_m = ceil(win / o->commit_months - 1e-9) * o->commit_months;
+		double commit_usd = N * s.replicas * PP_HOURS_PER_MONTH * committed_m * rate;
 		double used_usd = used_h_total * rate;
 		e->comp_usd[PP_CC_GPU_TIME] += used_usd;
 		e->comp_usd[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
-		double tail = N * replicas * month_h * (committed_m - span) * rate;
+		double tail = N * s.replicas * PP_HOURS_PER_MONTH * (committed_m - win) * rate;
 		running += tail;
 		if (cum && nm < cum_n)
 			cum[nm] = running;
 	}
 	if (o->owned) {
-		double age = fmax(0, win - lead) / 12.0;
-		double rf = cost_residual_fraction(c, age, c->resale_haircut);
-		e->comp_usd[PP_CC_SERVERS] = servers * (1 - rf) + integ;
-		e->comp_usd[PP_CC_NETWORK] = net * (1 - rf);
-		e->comp_usd[PP_CC_STORAGE] = store * (1 - rf);
-		double resid = (servers + net + store) * rf;
+		/* the capex net of the residual value at the window's end */
+		double rf = cost_residual_fraction(c, fmax(0, win - s.lead_months) / 12.0,
+						   c->resale_haircut);
+		e->comp_usd[PP_CC_SERVERS] = s.servers_usd * (1 - rf) + s.integration_usd;
+		e->comp_usd[PP_CC_NETWORK] = s.network_usd * (1 - rf);
+		e->comp_usd[PP_CC_STORAGE] = s.storage_usd * (1 - rf);
+		double resid = (s.servers_usd + s.network_usd + s.storage_usd) * rf;
 		running -= resid;
 		if (cum && nm < cum_n)
 			cum[nm] = running;
@@ -225,23 +321,7 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	e->total_usd = 0;
 	for (int k = 0; k < PP_CC_COUNT; k++)
 		e->total_usd += e->comp_usd[k];
-	/* amortized view */
-	if (!o->owned) {
-		double gpu = reserved ? used_h_total * rate / c->fleet_utilization : e->comp_usd[PP_CC_GPU_TIME];
-		e->amortized_usd = gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
-	} else {
-		double U = c->fleet_utilization;
-		double life = c->depreciation_years;
-		double salv = (servers + net + store) * cost_residual_fraction(c, life, c->resale_haircut);
-		double eac = pp_fin_eac(hw_capex + integ, salv, c->discount_rate_per_year, life);
-		double fixed = eac + c->support_fraction_per_year * hw_capex + c->software_usd_per_gpu_year * N * replicas +
-			       o->staff_fte * replicas * c->staff_usd_per_fte_year + (c->facility_owned == 0 ? kw_prov * c->colo_usd_per_kw_month * 12 : 0);
-		double node_h = PP_HOURS_PER_YEAR * nodes_all;
-		double energy = node_h * (U * kw_act + (1 - U) * kw_idle) * c->pue * kwh_price +
-				o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * kwh_price;
-		double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
-		e->amortized_usd = used_h_total * per_used;
-	}
+	e->amortized_usd = amortized_usd(c, o, &s, e, used_h_total);
 }
 
 /* ---- Monte Carlo, tornado, recommendation ---- */
