@@ -160,12 +160,8 @@ double cost_pick(double given, double dflt)
 
 const cJSON *cost_sku_of(ctx *c, const pp_gpu *g, const char **sku_name)
 {
-	const cJSON *map = cost_jpath(c->tco.root, "gpu_price_skus");
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(map, g->id);
-	if (!cJSON_IsString(k))
-		return NULL;
-	*sku_name = k->valuestring;
-	return cost_jpath(cost_jpath(c->prices, "skus"), k->valuestring);
+	*sku_name = pp_price_sku(c->sku_map, g);
+	return *sku_name ? cost_jpath(cost_jpath(c->prices, "skus"), *sku_name) : NULL;
 }
 
 /* Parameters of a dense decoder model: embeddings (once when tied) + per
@@ -315,9 +311,13 @@ int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const cha
 	char *tpath = tco_path ? pp_xstrdup(tco_path) : pp_path_join(pp_data_dir(), "tco.json");
 	int rc = pp_jdoc_load(&c->tco, tpath, err);
 	free(tpath);
-	if (rc && err)
-		err->code = PP_EIO; /* keep the loader's message */
-	return rc ? PP_EIO : 0;
+	if (rc) {
+		if (err)
+			err->code = PP_EIO; /* keep the loader's message */
+		return PP_EIO;
+	}
+	c->sku_map = cost_jpath(c->tco.root, "gpu_price_skus");
+	return 0;
 }
 
 void cost_ctx_close(ctx *c)

@@ -12,6 +12,7 @@
 #include "cost/finance.h"
 #include "cost/goodput.h"
 #include "cost/montecarlo.h"
+#include "input/prices.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@ typedef struct ctx {
 	pp_cost_result *r;             /* the caller's result, filled as the run goes */
 	pp_jdoc tco;                   /* tco.json, owned: released by pp_cost_run() */
 	const cJSON *prices;           /* prices.json's root, inside cat */
+	const cJSON *sku_map;          /* tco.json's gpu_price_skus: GPU id -> prices.json SKU */
 	int rc;                        /* first error of cost_fail_data(), else 0 */
 	pp_err *err;                   /* the caller's error buffer */
 	/* the work (costs.work) */
@@ -117,7 +119,8 @@ int cost_ctx_resolve(ctx *c);
 
 /* Helpers: failing on bad catalog data, warnings, figures from
  * prices.json and tco.json (each recorded in the result's sources with its
- * date), the scenario's price for a SKU. */
+ * date); the prices.json SKU object of a catalog GPU (and its key in
+ * *sku_name), NULL when tco.json maps the GPU to none. */
 int cost_fail_data(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cost_warnf(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const cJSON *cost_jpath(const cJSON *root, const char *path);

@@ -413,10 +413,11 @@ static int training_throughput(ctx *c, const pp_cost_opts *opts, const pp_costsp
 
 /* ---- cluster options: prices and parts ---- */
 
-/* A rented option's $/GPU-hour (prices.json, or the option's own), its
- * sigma and commitment, the spot-size warning and the platform staff. */
-static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skuname,
-			const cJSON *sku, oin *o, pp_cost_option *out)
+/* A rented option's $/GPU-hour (prices.json through pp_price_lookup(), or
+ * the option's own), its sigma and commitment, the spot-size warning and
+ * the platform staff. */
+static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skuname, oin *o,
+			pp_cost_option *out)
 {
 	const pp_jdoc *d = &c->s->doc;
 	char path[96], item[160];
@@ -426,33 +427,34 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 		if (!strcmp(sp->tier, pp_cost_tier_keys[i]))
 			t = i;
 	o->tier = t;
+	const char *tier = pp_cost_tier_keys[t];
 	snprintf(out->provider, sizeof(out->provider), "%s", sp->provider);
-	snprintf(out->tier, sizeof(out->tier), "%s", pp_cost_tier_keys[t]);
-	const cJSON *prov = cJSON_GetObjectItemCaseSensitive(cost_jpath(sku, "cloud_prices"), sp->provider);
-	const cJSON *f = cJSON_GetObjectItemCaseSensitive(prov, pp_cost_tier_keys[t]);
+	snprintf(out->tier, sizeof(out->tier), "%s", tier);
+	pp_price p;
+	double rate = NAN;
 	bool est = false;
-	snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, pp_cost_tier_keys[t]);
-	double rate = cJSON_IsObject(f) ? cost_pfig(c, f, item, "usd_per_gpu_hour", &est) : NAN;
+	if (!pp_price_lookup(c->cat, c->sku_map, o->gpu, sp->provider, tier, &p, NULL)) {
+		rate = p.usd_per_gpu_hour;
+		est = p.estimate;
+		snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, tier);
+		cost_add_source(c, item, rate, "usd_per_gpu_hour", p.source, "prices", p.date, est);
+	}
 	if (!isnan(sp->usd_per_gpu_hour)) {
 		rate = sp->usd_per_gpu_hour;
 		est = false;
-		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
-			 pp_cost_tier_keys[t]);
+		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider, tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
 				c->r->as_of, false);
 	}
 	if (isnan(rate)) {
 		pp_sb avail = {0};
-		const cJSON *it;
-		cJSON_ArrayForEach(it, prov)
-		if (cJSON_IsObject(it))
-			pp_sb_addf(&avail, "%s%s", avail.len ? ", " : "", it->string);
+		bool listed = pp_price_tiers(c->cat, skuname, sp->provider, &avail);
 		rc = pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path,
-						      prov ? "tier" : "provider"),
+						      listed ? "tier" : "provider"),
 				  "option \"%s\": prices.json has no %s price from \"%s\" for %s; "
-				  "%s%s (or give \"usd_per_gpu_hour\")", sp->name, pp_cost_tier_keys[t],
-				  sp->provider, skuname, prov ? "priced tiers: " :
-				  "that provider does not rent this GPU", avail.buf ? avail.buf : "");
+				  "%s%s (or give \"usd_per_gpu_hour\")", sp->name, tier, sp->provider,
+				  skuname, listed ? "priced tiers: " : "that provider does not rent this GPU",
+				  avail.buf ? avail.buf : "");
 		pp_sb_release(&avail);
 		return rc;
 	}
@@ -621,7 +623,7 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 				    "(tco.json gpu_price_skus has no entry); expected a GPU with "
 				    "prices in prices.json", sp->name, o->gpu->id);
 	rc = o->owned ? resolve_owned(c, sp, skuname, sku, &x.cluster, o, out)
-		      : resolve_rent(c, sp, skuname, sku, o, out);
+		      : resolve_rent(c, sp, skuname, o, out);
 	if (rc)
 		return rc;
 	if (o->nodes > 1)

@@ -1,6 +1,7 @@
 /* costspec.c - see costspec.h. */
 #include "input/costspec.h"
 #include "input/catalog.h"
+#include "input/prices.h"
 #include "input/scenario.h"
 #include "core/util.h"
 
@@ -69,36 +70,6 @@ static int num(const pp_jdoc *d, const cJSON *o, const char *p, const char *k, d
 	       double *out, pp_err *err)
 {
 	return pp_jget_num(d, o, p, k, false, lo, hi, out, NULL, err);
-}
-
-/* Every cloud_prices provider key of prices.json (deduplicated). */
-static const char **provider_keys(const pp_catalog *cat, size_t *n)
-{
-	*n = 0;
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *skus = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "skus") : NULL;
-	size_t cap = 0;
-	const char **keys = NULL;
-	const cJSON *sku;
-	cJSON_ArrayForEach(sku, skus)
-	{
-		const cJSON *cp = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
-		const cJSON *prov;
-		cJSON_ArrayForEach(prov, cp)
-		{
-			bool seen = false;
-			for (size_t i = 0; i < *n; i++)
-				seen |= !strcmp(keys[i], prov->string);
-			if (seen)
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 32;
-				keys = pp_xrealloc(keys, cap * sizeof(*keys));
-			}
-			keys[(*n)++] = prov->string;
-		}
-	}
-	return keys;
 }
 
 static const char **api_keys(const pp_catalog *cat, size_t *n)
@@ -305,7 +276,7 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 	bool has_provider = present;
 	if (has_provider) {
 		size_t n;
-		const char **keys = provider_keys(cat, &n);
+		const char **keys = pp_price_providers(cat, &n);
 		bool ok = false;
 		for (size_t i = 0; i < n; i++)
 			ok |= !strcmp(keys[i], o->provider);

@@ -4,6 +4,7 @@
 #include "engine/fastpath.h"
 #include "engine/memory.h"
 #include "engine/schedule.h"
+#include "input/prices.h"
 #include "core/util.h"
 
 #include <limits.h>
@@ -572,9 +573,10 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 				agree = false;
 			h->usd_per_million_tokens = NAN;
 			if (o->usd_per_gpu_hour > 0)
-				h->usd_per_million_tokens = o->usd_per_gpu_hour * s->cluster.num_gpus *
-							    h->result.step_time_s / 3600.0 /
-							    h->result.tokens_per_step * 1e6;
+				h->usd_per_million_tokens =
+					pp_price_rent_usd(o->usd_per_gpu_hour, s->cluster.num_gpus,
+							  h->result.step_time_s) /
+					h->result.tokens_per_step * 1e6;
 		}
 		if (agree || oo.des)
 			break;

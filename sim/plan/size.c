@@ -1,5 +1,6 @@
 /* size.c - see size.h. */
 #include "plan/size.h"
+#include "input/prices.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -145,54 +146,19 @@ int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu 
 			snprintf(what, n, "scenario search.usd_per_gpu_hour");
 			return 0;
 		}
-	const char *tier = spec->tier[0] ? spec->tier : "on_demand";
 	char *tpath = pp_path_join(pp_catalog_dir(cat), "tco.json");
 	pp_jdoc tco;
 	int rc = pp_jdoc_load(&tco, tpath, err);
 	free(tpath);
 	if (rc)
 		return rc;
-	rc = PP_ENOTFOUND;
-	const cJSON *map = cJSON_GetObjectItemCaseSensitive(tco.root, "gpu_price_skus");
-	const cJSON *key = cJSON_GetObjectItemCaseSensitive(map, g->id);
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *sku = cJSON_IsString(key) && pd
-				   ? cJSON_GetObjectItemCaseSensitive(
-					     cJSON_GetObjectItemCaseSensitive(pd->root, "skus"),
-					     key->valuestring)
-				   : NULL;
-	const cJSON *cloud = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
-	const cJSON *prov, *bestp = NULL;
-	double best = INFINITY;
-	cJSON_ArrayForEach(prov, cloud)
-	{
-		if (spec->provider[0] && strcmp(prov->string, spec->provider))
-			continue;
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(prov, tier);
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "value");
-		const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "unit");
-		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 ||
-		    (cJSON_IsString(u) && strcmp(u->valuestring, "usd_per_gpu_hour")))
-			continue;
-		if (v->valuedouble < best) {
-			best = v->valuedouble;
-			bestp = prov;
-		}
-	}
-	if (bestp) {
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(bestp, tier);
-		const cJSON *src = cJSON_GetObjectItemCaseSensitive(t, "source");
-		const cJSON *date = cJSON_GetObjectItemCaseSensitive(t, "date");
-		*usd = best;
-		snprintf(what, n, "%s %s, %s, %s%s", bestp->string, tier,
-			 cJSON_IsString(src) ? src->valuestring : "?",
-			 cJSON_IsString(date) ? date->valuestring : "undated",
-			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "estimate")) ? " [estimate]"
-										: "");
-		rc = 0;
-	} else {
-		pp_errf(err, PP_ENOTFOUND, "prices.json has no %s%s%s price for %s", tier,
-			spec->provider[0] ? " " : "", spec->provider, g->id);
+	pp_price p;
+	rc = pp_price_lookup(cat, cJSON_GetObjectItemCaseSensitive(tco.root, "gpu_price_skus"), g,
+			     spec->provider, spec->tier, &p, err);
+	if (!rc) {
+		*usd = p.usd_per_gpu_hour;
+		snprintf(what, n, "%s %s, %s, %s%s", p.provider, p.tier, p.source ? p.source : "?",
+			 p.date ? p.date : "undated", p.estimate ? " [estimate]" : "");
 	}
 	pp_jdoc_release(&tco);
 	return rc;
@@ -443,7 +409,7 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 			continue;
 		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
 		op->lb_train_s = steps * lb;
-		op->lb_usd = op->usd_per_gpu_hour * op->num_gpus * op->lb_train_s / 3600.0;
+		op->lb_usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->lb_train_s);
 	}
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
@@ -510,7 +476,7 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 		op->status = PP_SIZE_SEARCHED;
 		op->best = sr.best[0];
 		op->train_s = steps * op->best.result.step_time_s;
-		op->usd = op->usd_per_gpu_hour * op->num_gpus * op->train_s / 3600.0;
+		op->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->train_s);
 		op->meets = deadline ? op->train_s <= o->deadline_s
 			    : budget ? op->usd <= o->budget_usd
 				     : true;
