@@ -383,6 +383,162 @@ static void label(const pp_size_option *o, char *buf, size_t n)
 	snprintf(buf, n, "%d x %s (%s)", o->num_gpus, o->gpu->id, o->inter->id);
 }
 
+/* Lower bounds on every valid option's time to train and its cost. */
+static void bound_options(const pp_scenario *s, opt_in *oi, int n, double steps)
+{
+	for (int i = 0; i < n; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!oi[i].valid)
+			continue;
+		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
+		op->lb_train_s = steps * lb;
+		op->lb_usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->lb_train_s);
+	}
+}
+
+/* Whether op's bounds rule it out against the target and the best found
+ * so far (best_usd: cheapest meeting the deadline; best_time: fastest
+ * within the budget); sets its status and why when they do. */
+static bool ruled_out(const pp_size_opts *o, pp_size_option *op, double best_usd, double best_time)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char b1[32];
+	if (deadline && op->lb_train_s > o->deadline_s) {
+		op->status = PP_SIZE_SKIP_SLOW;
+		snprintf(op->why, sizeof(op->why), "needs at least %s",
+			 days(op->lb_train_s, b1, sizeof(b1)));
+		return true;
+	}
+	if ((deadline && op->lb_usd >= best_usd) || (budget && op->lb_usd > o->budget_usd)) {
+		op->status = PP_SIZE_SKIP_DEAR;
+		snprintf(op->why, sizeof(op->why), "costs at least %s",
+			 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
+		return true;
+	}
+	if (budget && op->lb_train_s >= best_time) {
+		op->status = PP_SIZE_SKIP_SLOW;
+		snprintf(op->why, sizeof(op->why), "needs at least %s",
+			 days(op->lb_train_s, b1, sizeof(b1)));
+		return true;
+	}
+	return false;
+}
+
+/* The layout search of option oi: its best layout, time to train and
+ * cost, and whether it meets the target. An error only when a search
+ * fails for another reason than no valid layout. */
+static int search_option(const pp_size_opts *o, opt_in *oi, double steps, pp_size_result *out,
+			 pp_err *err)
+{
+	pp_size_option *op = &oi->o;
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx};
+	pp_search_result sr;
+	pp_err e = {0};
+	int rc = pp_search_run(&oi->x, &oi->hw, &so, &sr, &e);
+	out->searches++;
+	if (rc == PP_EINPUT) {
+		op->status = PP_SIZE_NO_LAYOUT;
+		snprintf(op->why, sizeof(op->why), "no valid layout");
+		return 0;
+	}
+	if (rc)
+		return pp_errf(err, rc, "%s", e.msg);
+	out->evaluated += sr.evaluated;
+	out->simulated += sr.simulated;
+	out->feasible += sr.feasible;
+	op->evaluated = sr.evaluated;
+	op->feasible = sr.feasible;
+	op->simulated = sr.simulated;
+	if (!sr.nbest) {
+		op->status = PP_SIZE_NO_FIT;
+		snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
+			 (long long)sr.evaluated, op->gpu->id);
+	} else {
+		op->status = PP_SIZE_SEARCHED;
+		op->best = sr.best[0];
+		op->train_s = steps * op->best.result.step_time_s;
+		op->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->train_s);
+		op->meets = deadline ? op->train_s <= o->deadline_s
+			    : budget ? op->usd <= o->budget_usd
+				     : true;
+	}
+	pp_search_result_release(&sr);
+	return 0;
+}
+
+/* The answer and why, in sentences, when one option meets the target. */
+static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_sb *why)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char l1[96], l2[200], b1[32], b2[32], b3[32];
+	const pp_size_option *a = &out->opt[out->answer];
+	label(a, l1, sizeof(l1));
+	pp_sb_addf(why, "%s trains %.3g tokens in %s for %s", l1, out->train_tokens,
+		   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
+	if (deadline)
+		pp_sb_addf(why, ", the cheapest option within the %.3g-day deadline",
+			   o->deadline_s / 86400.0);
+	else if (budget)
+		pp_sb_addf(why, ", the fastest option within the %s budget",
+			   pp_fmt_usd(o->budget_usd, b3, sizeof(b3)));
+	else
+		pp_sb_adds(why, ", the cheapest option");
+	pp_sb_addf(why, " (best layout %s, %.1f%% MFU, $%.3g per GPU-hour).",
+		   pp_layout_str(&a->best.layout, l2, sizeof(l2)), 100 * a->best.result.mfu,
+		   a->usd_per_gpu_hour);
+	/* the runner-up, and a cheaper option that misses */
+	for (int i = out->answer + 1; i < out->n; i++) {
+		const pp_size_option *r = &out->opt[i];
+		if (r->status != PP_SIZE_SEARCHED || !r->meets)
+			continue;
+		label(r, l1, sizeof(l1));
+		if (budget)
+			pp_sb_addf(why, " Next fastest within budget: %s, %s for %s.", l1,
+				   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+		else
+			pp_sb_addf(why, " Next cheapest: %s, %s more (%s).", l1,
+				   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
+				   days(r->train_s, b2, sizeof(b2)));
+		break;
+	}
+	for (int i = 0; i < out->n && deadline; i++) {
+		const pp_size_option *r = &out->opt[i];
+		if (r->status != PP_SIZE_SEARCHED || r->meets || !(r->usd < a->usd))
+			continue;
+		label(r, l1, sizeof(l1));
+		pp_sb_addf(why, " Cheaper but too slow: %s, %s for %s.", l1,
+			   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+		break;
+	}
+}
+
+/* Why no option meets the target, and what the closest ones reach. */
+static void explain_none(const pp_size_result *out, const pp_size_opts *o, pp_sb *why)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char b1[32];
+	pp_sb_addf(why, "No option %s.",
+		   deadline ? "trains within the deadline"
+		   : budget ? "trains within the budget"
+			    : "can train the model");
+	double fastest = INFINITY, cheapest = INFINITY;
+	for (int i = 0; i < out->n; i++)
+		if (out->opt[i].status == PP_SIZE_SEARCHED) {
+			if (out->opt[i].train_s < fastest)
+				fastest = out->opt[i].train_s;
+			if (out->opt[i].usd < cheapest)
+				cheapest = out->opt[i].usd;
+		}
+	if (deadline && isfinite(fastest))
+		pp_sb_addf(why, " The fastest option searched needs %s; add GPUs (search."
+			   "num_gpus), a faster SKU, or relax the deadline.",
+			   days(fastest, b1, sizeof(b1)));
+	if (budget && isfinite(cheapest))
+		pp_sb_addf(why, " The cheapest option searched costs %s.",
+			   pp_fmt_usd(cheapest, b1, sizeof(b1)));
+}
+
 int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
 		pp_size_result *out, pp_err *err)
 {
@@ -403,88 +559,24 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	int n = 0, rc;
 	if ((rc = build_options(s, cat, &o->spec, &oi, &n, err)))
 		return rc;
-	for (int i = 0; i < n; i++) {
-		pp_size_option *op = &oi[i].o;
-		if (!oi[i].valid)
-			continue;
-		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
-		op->lb_train_s = steps * lb;
-		op->lb_usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->lb_train_s);
-	}
-	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	bound_options(s, oi, n, steps);
+	bool budget = o->budget_usd > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
+	/* options in order of their bound; the best so far rules out the rest */
 	double best_usd = INFINITY, best_time = INFINITY;
 	for (int i = 0; i < n; i++) {
 		pp_size_option *op = &oi[i].o;
-		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE)
+		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE ||
+		    ruled_out(o, op, best_usd, best_time))
 			continue;
-		char b1[32], b2[32];
-		if (deadline && op->lb_train_s > o->deadline_s) {
-			op->status = PP_SIZE_SKIP_SLOW;
-			snprintf(op->why, sizeof(op->why), "needs at least %s",
-				 days(op->lb_train_s, b1, sizeof(b1)));
-			continue;
-		}
-		if (deadline && op->lb_usd >= best_usd) {
-			op->status = PP_SIZE_SKIP_DEAR;
-			snprintf(op->why, sizeof(op->why), "costs at least %s",
-				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
-			continue;
-		}
-		if (budget && op->lb_usd > o->budget_usd) {
-			op->status = PP_SIZE_SKIP_DEAR;
-			snprintf(op->why, sizeof(op->why), "costs at least %s",
-				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
-			continue;
-		}
-		if (budget && op->lb_train_s >= best_time) {
-			op->status = PP_SIZE_SKIP_SLOW;
-			snprintf(op->why, sizeof(op->why), "needs at least %s",
-				 days(op->lb_train_s, b2, sizeof(b2)));
-			continue;
-		}
 		if (o->on_option)
 			o->on_option(i, n, op, o->progress_ctx);
-		pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress,
-				     o->progress_ctx};
-		pp_search_result sr;
-		pp_err e = {0};
-		rc = pp_search_run(&oi[i].x, &oi[i].hw, &so, &sr, &e);
-		out->searches++;
-		if (rc == PP_EINPUT) {
-			op->status = PP_SIZE_NO_LAYOUT;
-			snprintf(op->why, sizeof(op->why), "no valid layout");
-			continue;
-		}
-		if (rc) {
-			pp_errf(err, rc, "%s", e.msg);
+		if ((rc = search_option(o, &oi[i], steps, out, err)))
 			goto out;
-		}
-		out->evaluated += sr.evaluated;
-		out->simulated += sr.simulated;
-		out->feasible += sr.feasible;
-		op->evaluated = sr.evaluated;
-		op->feasible = sr.feasible;
-		op->simulated = sr.simulated;
-		if (!sr.nbest) {
-			op->status = PP_SIZE_NO_FIT;
-			snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
-				 (long long)sr.evaluated, op->gpu->id);
-			pp_search_result_release(&sr);
-			continue;
-		}
-		op->status = PP_SIZE_SEARCHED;
-		op->best = sr.best[0];
-		op->train_s = steps * op->best.result.step_time_s;
-		op->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->train_s);
-		op->meets = deadline ? op->train_s <= o->deadline_s
-			    : budget ? op->usd <= o->budget_usd
-				     : true;
-		if (op->meets && op->usd < best_usd)
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->usd < best_usd)
 			best_usd = op->usd;
-		if (op->meets && op->train_s < best_time)
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->train_s < best_time)
 			best_time = op->train_s;
-		pp_search_result_release(&sr);
 	}
 	out->opt = pp_xcalloc((size_t)n, sizeof(pp_size_option));
 	for (int i = 0; i < n; i++)
@@ -492,77 +584,14 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	out->n = n;
 	qsort(out->opt, (size_t)n, sizeof(pp_size_option), budget ? cmp_out_time : cmp_out_cost);
 	/* the answer: cheapest that meets (fastest within a budget) */
-	for (int i = 0; i < n; i++) {
-		const pp_size_option *op = &out->opt[i];
-		if (op->status != PP_SIZE_SEARCHED || !op->meets)
-			continue;
-		if (out->answer < 0)
+	for (int i = 0; i < n && out->answer < 0; i++)
+		if (out->opt[i].status == PP_SIZE_SEARCHED && out->opt[i].meets)
 			out->answer = i;
-	}
-	char l1[96], l2[200], b1[32], b2[32], b3[32];
 	pp_sb why = {0};
-	if (out->answer >= 0) {
-		const pp_size_option *a = &out->opt[out->answer];
-		label(a, l1, sizeof(l1));
-		pp_sb_addf(&why, "%s trains %.3g tokens in %s for %s", l1, tokens,
-			   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
-		if (deadline)
-			pp_sb_addf(&why, ", the cheapest option within the %.3g-day deadline",
-				   o->deadline_s / 86400.0);
-		else if (budget)
-			pp_sb_addf(&why, ", the fastest option within the %s budget",
-				   pp_fmt_usd(o->budget_usd, b3, sizeof(b3)));
-		else
-			pp_sb_adds(&why, ", the cheapest option");
-		pp_sb_addf(&why, " (best layout %s, %.1f%% MFU, $%.3g per GPU-hour).",
-			   pp_layout_str(&a->best.layout, l2, sizeof(l2)), 100 * a->best.result.mfu,
-			   a->usd_per_gpu_hour);
-		/* the runner-up, and a cheaper option that misses */
-		for (int i = out->answer + 1; i < n; i++) {
-			const pp_size_option *r = &out->opt[i];
-			if (r->status != PP_SIZE_SEARCHED || !r->meets)
-				continue;
-			label(r, l1, sizeof(l1));
-			if (budget)
-				pp_sb_addf(&why, " Next fastest within budget: %s, %s for %s.", l1,
-					   days(r->train_s, b1, sizeof(b1)),
-					   pp_fmt_usd(r->usd, b2, sizeof(b2)));
-			else
-				pp_sb_addf(&why, " Next cheapest: %s, %s more (%s).", l1,
-					   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
-					   days(r->train_s, b2, sizeof(b2)));
-			break;
-		}
-		for (int i = 0; i < n && deadline; i++) {
-			const pp_size_option *r = &out->opt[i];
-			if (r->status != PP_SIZE_SEARCHED || r->meets || !(r->usd < a->usd))
-				continue;
-			label(r, l1, sizeof(l1));
-			pp_sb_addf(&why, " Cheaper but too slow: %s, %s for %s.", l1,
-				   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
-			break;
-		}
-	} else {
-		pp_sb_addf(&why, "No option %s.",
-			   deadline ? "trains within the deadline"
-			   : budget ? "trains within the budget"
-				    : "can train the model");
-		double fastest = INFINITY, cheapest = INFINITY;
-		for (int i = 0; i < n; i++)
-			if (out->opt[i].status == PP_SIZE_SEARCHED) {
-				if (out->opt[i].train_s < fastest)
-					fastest = out->opt[i].train_s;
-				if (out->opt[i].usd < cheapest)
-					cheapest = out->opt[i].usd;
-			}
-		if (deadline && isfinite(fastest))
-			pp_sb_addf(&why, " The fastest option searched needs %s; add GPUs (search."
-				   "num_gpus), a faster SKU, or relax the deadline.",
-				   days(fastest, b1, sizeof(b1)));
-		if (budget && isfinite(cheapest))
-			pp_sb_addf(&why, " The cheapest option searched costs %s.",
-				   pp_fmt_usd(cheapest, b1, sizeof(b1)));
-	}
+	if (out->answer >= 0)
+		explain_answer(out, o, &why);
+	else
+		explain_none(out, o, &why);
 	snprintf(out->why, sizeof(out->why), "%s", why.buf ? why.buf : "");
 	pp_sb_release(&why);
 	rc = 0;
