@@ -5,6 +5,7 @@
  * the result's sources with its date; warnings; failing on bad data.
  */
 #include "cost/costdata.h"
+#include "engine/workload.h"
 
 /* ---- small helpers ---- */
 
@@ -164,20 +165,6 @@ const cJSON *cost_sku_of(ctx *c, const pp_gpu *g, const char **sku_name)
 	return *sku_name ? cost_jpath(cost_jpath(c->prices, "skus"), *sku_name) : NULL;
 }
 
-/* Parameters of a dense decoder model: embeddings (once when tied) + per
- * layer attention (GQA), MLP (SwiGLU: 3 matrices) and two norms. */
-static double model_params(const pp_model *m)
-{
-	if (m->params_published > 0)
-		return m->params_published;
-	double h = m->hidden_size, f = m->ffn_hidden_size;
-	double kv = (double)m->num_query_groups * (h / m->num_attention_heads);
-	double attn = 2 * h * h + 2 * h * kv;
-	double mlp = (m->swiglu ? 3 : 2) * h * f;
-	double emb = (double)m->vocab_size * h * (m->tied_embeddings ? 1 : 2);
-	return m->num_layers * (attn + mlp + 2 * h) + emb + h;
-}
-
 static int load_assumptions(ctx *c)
 {
 	const pp_costspec *cs = c->cs;
@@ -284,7 +271,7 @@ static int resolve_work(ctx *c)
 	c->jobs_per_month = cs->jobs_per_month;
 	c->tokens_per_month = cs->tokens_per_month;
 	c->output_fraction = cost_pick(cs->output_fraction, 0.5);
-	c->model_params = model_params(&s->model);
+	c->model_params = pp_model_params(&s->model); /* the engine's count */
 	if (c->work == PP_WORK_RUN && !(c->train_tokens > 0))
 		return pp_jdoc_errf(&s->doc, c->err, "costs.work", "a \"run\" work needs "
 				    "costs.work.train_tokens or training.train_tokens");

@@ -49,7 +49,7 @@ typedef struct ctx {
 	double capacity_tokens_per_month; /* PP_WORK_CAPACITY: tokens the scenario's cluster trains */
 	double horizon_months;         /* window every option is priced over */
 	bool horizon_given;            /* costs.work.horizon_months given (else derived) */
-	double model_params;           /* parameters of the scenario's model (a count) */
+	double model_params;           /* the model's parameters (a count): pp_model_params() */
 	/* finance */
 	double discount_rate_per_year; /* annual discount rate, fraction */
 	double depreciation_years;     /* book life of owned hardware */
