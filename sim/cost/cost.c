@@ -29,8 +29,10 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->memory_per_gpu_bytes = cluster ? o->mem_bytes : NAN;
 	out->memory_capacity_bytes = cluster ? o->mem_capacity_bytes : NAN;
 	out->goodput = cluster ? e->goodput : NAN;
-	out->checkpoint_interval_s = cluster && isfinite(e->checkpoint_interval_s) && e->checkpoint_interval_s > 0
-					     ? e->checkpoint_interval_s : NAN;
+	out->checkpoint_interval_s =
+		cluster && isfinite(e->checkpoint_interval_s) && e->checkpoint_interval_s > 0
+			? e->checkpoint_interval_s
+			: NAN;
 	out->tokens_per_s_effective = cluster ? o->tokens_per_s * e->goodput : NAN;
 	out->time_to_train_s = e->time_to_train_s;
 	out->lead_time_s = o->owned ? o->lead_time_months * PP_SECONDS_PER_MONTH : 0;
@@ -47,8 +49,10 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 		      : c->work == PP_WORK_RECURRING ? c->jobs_per_month * c->horizon_months : NAN;
 	out->usd_per_run = runs > 0 ? e->total_usd / runs : NAN;
 	out->usd_per_million_tokens = e->tokens > 0 ? e->total_usd / (e->tokens / 1e6) : NAN;
-	out->usd_per_million_tokens_marginal = e->tokens > 0 ? e->marginal_usd / (e->tokens / 1e6) : NAN;
-	out->usd_per_gpu_hour_used = cluster && e->gpu_hours > 0 ? e->total_usd / e->gpu_hours : NAN;
+	out->usd_per_million_tokens_marginal =
+		e->tokens > 0 ? e->marginal_usd / (e->tokens / 1e6) : NAN;
+	out->usd_per_gpu_hour_used =
+		cluster && e->gpu_hours > 0 ? e->total_usd / e->gpu_hours : NAN;
 	memcpy(out->components, e->comp_usd, sizeof(out->components));
 }
 
@@ -72,7 +76,8 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 	}
 	f->capex_usd = b->cum_usd[0];
 	double win = fmax(0, (double)b->nmonths - ob->lead_time_months) / 12.0;
-	f->residual_usd = (ob->server_usd * ob->num_servers + ob->network_usd + ob->storage_tb * c->storage_buy_usd_per_tb) *
+	f->residual_usd = (ob->server_usd * ob->num_servers + ob->network_usd +
+			   ob->storage_tb * c->storage_buy_usd_per_tb) *
 			  cost_residual_fraction(c, win, c->resale_haircut);
 	double mr = pp_fin_monthly_rate(c->discount_rate_per_year);
 	f->npv_usd = pp_fin_npv(mr, cf, (size_t)n + 1);
@@ -95,7 +100,8 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 	/* break-even utilisation: build $/token (F/U + V)/t_b = rent $/token
 	 * r/t_v, with F the fixed and V the variable cost per GPU-hour. */
 	double U = c->fleet_utilization;
-	double kw_act = ob->server_kw * c->active_draw_fraction, kw_idle = ob->server_kw * c->idle_draw_fraction;
+	double kw_act = ob->server_kw * c->active_draw_fraction,
+	       kw_idle = ob->server_kw * c->idle_draw_fraction;
 	double V = (kw_act - kw_idle) * c->pue * c->usd_per_kwh / ob->gpus_per_node;
 	double per_used = f->usd_per_gpu_hour_used;
 	double F = (per_used - V) * U; /* per available GPU-hour */
@@ -198,10 +204,13 @@ static void price_base_case(ctx *c, const oin *oi, int n)
 		if (out->tokens_total == 0)
 			out->tokens_total = e.tokens;
 		if (!o->feasible)
-			cost_warnf(c, "option \"%s\" cannot do the work: %s", o->name, o->infeasible_why);
+			cost_warnf(c, "option \"%s\" cannot do the work: %s", o->name,
+				   o->infeasible_why);
 		if (e.replicas > 1 && c->work != PP_WORK_INFERENCE)
-			cost_warnf(c, "option \"%s\" needs %.0f copies of its cluster to keep up with "
-				   "the demand", o->name, e.replicas);
+			cost_warnf(c,
+				   "option \"%s\" needs %.0f copies of its cluster to keep up with "
+				   "the demand",
+				   o->name, e.replicas);
 		if ((oi[i].tier == TIER_R1 || oi[i].tier == TIER_R3) &&
 		    e.window_months < ceil(e.window_months / oi[i].commit_months - 1e-9) *
 					      oi[i].commit_months - 1e-6)
@@ -262,7 +271,8 @@ static void warn_old_prices(ctx *c)
 	}
 	if (nstale)
 		cost_warnf(c, "%d price%s older than %.0f months at %s, check before deciding: %s",
-			   nstale, nstale > 1 ? "s are" : " is", c->stale_months, out->as_of, stale.buf);
+			   nstale, nstale > 1 ? "s are" : " is", c->stale_months, out->as_of,
+			   stale.buf);
 	if (nund)
 		cost_warnf(c, "%d price%s undated, check before deciding: %s", nund,
 			   nund > 1 ? "s are" : " is", undated.buf);
@@ -279,8 +289,10 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	if (!opts || !opts->predict)
 		return pp_errf(err, PP_EINTERNAL, "pp_cost_run: no step-time predictor given");
 	if (!s->costs.present)
-		return pp_errf(err, PP_EINPUT, "%s: no \"costs\" section; expected one with \"work\" and "
-			       "\"options\" (README, \"Costs: rent vs build vs lower tier\")", s->doc.path);
+		return pp_errf(err, PP_EINPUT,
+			       "%s: no \"costs\" section; expected one with \"work\" and "
+			       "\"options\" (README, \"Costs: rent vs build vs lower tier\")",
+			       s->doc.path);
 	ctx c;
 	oin *oi = NULL;
 	int rc;
@@ -301,7 +313,8 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	out->noptions = n;
 	oi = pp_xcalloc((size_t)n, sizeof(*oi));
 	for (int i = 0; i < n; i++) {
-		if ((rc = cost_resolve_option(&c, opts, i, &oi[i], &out->options[i])) || (rc = c.rc))
+		if ((rc = cost_resolve_option(&c, opts, i, &oi[i], &out->options[i])) ||
+		    (rc = c.rc))
 			goto out;
 	}
 	for (int i = 0; i < n; i++)

@@ -120,15 +120,16 @@ double cost_tco(ctx *c, const char *path, const char *unit)
 	const cJSON *date = cJSON_GetObjectItemCaseSensitive(f, "date");
 	char item[128];
 	snprintf(item, sizeof(item), "tco.json %s", path);
-	cost_add_source(c, item, v->valuedouble, unit, cJSON_IsString(src) ? src->valuestring : NULL, "tco",
-		   cJSON_IsString(date) ? date->valuestring : NULL,
-		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "estimate")));
+	cost_add_source(c, item, v->valuedouble, unit,
+			cJSON_IsString(src) ? src->valuestring : NULL, "tco",
+			cJSON_IsString(date) ? date->valuestring : NULL,
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "estimate")));
 	return v->valuedouble;
 }
 
 /* A prices.json figure object {value, source, date, estimate} (or any
  * object with "value"); item names it in the sources table. */
-double cost_pfig(ctx *c, const cJSON *f, const char *item, const char *unit, bool *estimate)
+static double prices_figure(ctx *c, const cJSON *f, const char *item, const char *unit, bool *estimate)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "value");
 	if (!cJSON_IsNumber(v))
@@ -138,8 +139,9 @@ double cost_pfig(ctx *c, const cJSON *f, const char *item, const char *unit, boo
 	bool est = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "estimate"));
 	if (estimate)
 		*estimate = est;
-	cost_add_source(c, item, v->valuedouble, unit, cJSON_IsString(src) ? src->valuestring : NULL,
-		   "prices", cJSON_IsString(date) ? date->valuestring : NULL, est);
+	cost_add_source(c, item, v->valuedouble, unit,
+			cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+			cJSON_IsString(date) ? date->valuestring : NULL, est);
 	return v->valuedouble;
 }
 
@@ -148,7 +150,7 @@ static double price_at(ctx *c, const char *path, const char *unit)
 	const cJSON *f = cost_jpath(c->prices, path);
 	char item[128];
 	snprintf(item, sizeof(item), "prices.json %s", path);
-	double v = cost_pfig(c, f, item, unit, NULL);
+	double v = prices_figure(c, f, item, unit, NULL);
 	if (isnan(v))
 		cost_fail_data(c, "models/prices.json: missing figure %s.value", path);
 	return v;
@@ -178,40 +180,49 @@ static int load_assumptions(ctx *c)
 	c->as_of_month = atoi(asof + 5);
 	c->stale_months = cost_tco(c, "uncertainty.stale_months", "months");
 	/* finance (prices.json ops) */
-	c->discount_rate_per_year = cost_pick(cs->discount_rate, price_at(c, "ops.finance.discount_rate", "fraction"));
+	c->discount_rate_per_year =
+		cost_pick(cs->discount_rate, price_at(c, "ops.finance.discount_rate", "fraction"));
 	c->depreciation_years = cost_pick(cs->depreciation_years, 0);
 	if (c->depreciation_years == 0) {
 		const cJSON *dv = cost_jpath(c->prices, "ops.depreciation_years.default");
 		c->depreciation_years = cJSON_IsNumber(dv) ? dv->valuedouble : NAN;
-		cost_add_source(c, "prices.json ops.depreciation_years.default", c->depreciation_years, "years",
-			   "depr_filings", "prices", "2025", false);
+		cost_add_source(c, "prices.json ops.depreciation_years.default",
+				c->depreciation_years, "years", "depr_filings", "prices", "2025",
+				false);
 	}
 	c->salvage_fraction = cost_pick(cs->salvage_fraction, 0);
 	c->fleet_utilization = cost_pick(cs->fleet_utilization,
 			     price_at(c, "ops.utilization.allocation_target_research", "fraction"));
-	double amort = price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
+	double amort =
+		price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
 	c->market_decay_ooms_per_year = amort / log(10.0);
 	c->residual_book = cs->residual < 0 ? 0 : cs->residual;
 	/* goodput */
 	c->goodput_on = cs->goodput;
-	c->failures_per_gpu_hour = cost_pick(cs->failures_per_gpu_hour, cost_tco(c, "failures.per_gpu_hour", "per_gpu_hour"));
-	c->failures_per_gpu_hour_lo = c->failures_per_gpu_hour * cost_tco(c, "failures.range_low_factor", "factor");
-	c->failures_per_gpu_hour_hi = c->failures_per_gpu_hour * cost_tco(c, "failures.range_high_factor", "factor");
+	c->failures_per_gpu_hour = cost_pick(cs->failures_per_gpu_hour,
+					     cost_tco(c, "failures.per_gpu_hour", "per_gpu_hour"));
+	c->failures_per_gpu_hour_lo =
+		c->failures_per_gpu_hour * cost_tco(c, "failures.range_low_factor", "factor");
+	c->failures_per_gpu_hour_hi =
+		c->failures_per_gpu_hour * cost_tco(c, "failures.range_high_factor", "factor");
 	c->restart_s = cost_pick(cs->restart_s, cost_tco(c, "restart.restart_s", "s"));
 	c->checkpoint_interval_s = cs->checkpoint_interval_s;
 	c->checkpoint_write_s = cs->checkpoint_write_s;
 	c->job_setup_s = cost_pick(cs->job_setup_s, cost_tco(c, "restart.job_setup_s", "s"));
 	c->checkpoints_kept = cost_tco(c, "restart.checkpoints_kept", "count");
-	c->spot_interruptions_per_node_hour = pp_gp_spot_rate_per_hour(cost_tco(c, "spot.interruptions_per_instance_month",
-						      "fraction"), PP_HOURS_PER_MONTH);
+	c->spot_interruptions_per_node_hour = pp_gp_spot_rate_per_hour(
+		cost_tco(c, "spot.interruptions_per_instance_month", "fraction"),
+		PP_HOURS_PER_MONTH);
 	c->spot_reacquire_s = cost_tco(c, "spot.reacquire_s", "s");
 	c->spot_max_nodes = cost_tco(c, "spot.max_nodes_warn", "nodes");
 	/* build */
 	c->facility_owned = cs->facility < 0 ? 0 : cs->facility;
 	c->pue = cost_pick(cs->pue, price_at(c, "facility.pue.other", "ratio"));
-	c->usd_per_kwh = cost_pick(cs->usd_per_kwh, price_at(c, "facility.electricity_usd_per_kwh.us_industrial_2025",
-						"usd_per_kwh"));
-	const cJSON *rg = cost_jpath(c->prices, "facility.electricity_usd_per_kwh.range_for_sensitivity");
+	c->usd_per_kwh = cost_pick(
+		cs->usd_per_kwh,
+		price_at(c, "facility.electricity_usd_per_kwh.us_industrial_2025", "usd_per_kwh"));
+	const cJSON *rg =
+		cost_jpath(c->prices, "facility.electricity_usd_per_kwh.range_for_sensitivity");
 	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(rg, "low");
 	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(rg, "high");
 	c->usd_per_kwh_lo = cJSON_IsNumber(lo) ? lo->valuedouble : c->usd_per_kwh;
@@ -223,20 +234,26 @@ static int load_assumptions(ctx *c)
 			  price_at(c, "ops.maintenance_support_pct_of_capex_per_year.default",
 				   "fraction_per_year"));
 	c->software_usd_per_gpu_year = cost_pick(cs->software_usd_per_gpu_year, 0);
-	c->staff_usd_per_fte_year = cost_pick(cs->staff_usd_per_fte_year,
-			    price_at(c, "ops.staffing.loaded_cost_usd_per_fte_year", "usd_per_year"));
-	c->lead_time_months = cost_pick(cs->lead_time_months, cost_tco(c, "build.lead_time_months", "months"));
-	c->integration_fraction = cost_pick(cs->integration_fraction, cost_tco(c, "build.integration_fraction", "fraction"));
-	c->resale_haircut = cost_pick(cs->resale_haircut, cost_tco(c, "build.resale_haircut", "fraction"));
+	c->staff_usd_per_fte_year =
+		cost_pick(cs->staff_usd_per_fte_year,
+			  price_at(c, "ops.staffing.loaded_cost_usd_per_fte_year", "usd_per_year"));
+	c->lead_time_months =
+		cost_pick(cs->lead_time_months, cost_tco(c, "build.lead_time_months", "months"));
+	c->integration_fraction = cost_pick(cs->integration_fraction,
+					    cost_tco(c, "build.integration_fraction", "fraction"));
+	c->resale_haircut =
+		cost_pick(cs->resale_haircut, cost_tco(c, "build.resale_haircut", "fraction"));
 	c->idle_draw_fraction = cost_tco(c, "build.idle_draw_fraction", "fraction");
-	c->active_draw_fraction = price_at(c, "facility.avg_draw_fraction_of_server_tdp_training", "fraction");
+	c->active_draw_fraction =
+		price_at(c, "facility.avg_draw_fraction_of_server_tdp_training", "fraction");
 	c->gpus_per_fte = cost_tco(c, "build.staff_gpus_per_fte", "gpus");
 	c->min_fte = cost_tco(c, "build.min_staff_fte", "fte");
 	c->storage_buy_usd_per_tb = cost_tco(c, "storage.purchased_usd_per_tb", "usd_per_tb");
 	c->storage_min_tb = cost_tco(c, "storage.min_tb", "tb");
 	/* rent */
-	c->storage_rent_usd_per_tb_month = cost_pick(cs->storage_usd_per_tb_month,
-			      price_at(c, "storage.cloud_parallel_fs_usd_per_tb_month", "usd_per_tb_month"));
+	c->storage_rent_usd_per_tb_month = cost_pick(
+		cs->storage_usd_per_tb_month,
+		price_at(c, "storage.cloud_parallel_fs_usd_per_tb_month", "usd_per_tb_month"));
 	c->rent_fte_per_1000_gpus = cost_tco(c, "rent.staff_fte_per_1000_gpus", "fte");
 	/* inference, qlora */
 	if (c->work == PP_WORK_INFERENCE) {
@@ -250,10 +267,15 @@ static int load_assumptions(ctx *c)
 	c->adapter.qlora_dequant_fraction = cost_tco(c, "qlora.dequant_overhead", "fraction");
 	/* uncertainty */
 	bool calibrated = c->s->calib_profile[0] != 0;
-	c->step_sigma = cost_pick(cs->step_time_sigma, cost_tco(c, calibrated ? "uncertainty.step_time_sigma_calibrated"
-						    : "uncertainty.step_time_sigma", "sigma"));
-	c->price_sigma = cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
-	c->price_sigma_estimate = fmax(c->price_sigma, cost_tco(c, "uncertainty.price_sigma_estimate", "sigma"));
+	c->step_sigma = cost_pick(cs->step_time_sigma,
+				  cost_tco(c,
+					   calibrated ? "uncertainty.step_time_sigma_calibrated"
+						      : "uncertainty.step_time_sigma",
+					   "sigma"));
+	c->price_sigma =
+		cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
+	c->price_sigma_estimate =
+		fmax(c->price_sigma, cost_tco(c, "uncertainty.price_sigma_estimate", "sigma"));
 	c->capex_sigma_min = cost_tco(c, "uncertainty.capex_sigma_min", "sigma");
 	c->demand_lo_factor = cost_tco(c, "uncertainty.utilization_low_factor", "factor");
 	c->demand_hi_factor = cost_tco(c, "uncertainty.utilization_high_factor", "factor");

@@ -56,7 +56,7 @@ typedef struct ctx {
 	double salvage_fraction;       /* book value at the end of its life, of cost */
 	double fleet_utilization;      /* fraction of available GPU-hours used (amortized view) */
 	double market_decay_ooms_per_year; /* price-performance gain, orders of magnitude a year */
-	int residual_book;             /* 1: residual at book value, 0: market value less a haircut */
+	int residual_book; /* 1: residual at book value, 0: market value less a haircut */
 	/* goodput */
 	bool goodput_on;               /* price failures, checkpoints and restarts */
 	double failures_per_gpu_hour;  /* base rate; _lo/_hi: its range (Monte Carlo, tornado) */
@@ -117,18 +117,28 @@ void cost_ctx_close(ctx *c);
  * figure. */
 int cost_ctx_resolve(ctx *c);
 
-/* Helpers: failing on bad catalog data, warnings, figures from
- * prices.json and tco.json (each recorded in the result's sources with its
- * date); the prices.json SKU object of a catalog GPU (and its key in
- * *sku_name), NULL when tco.json maps the GPU to none. */
+/* Fail the run on bad data in the catalogs (not the user's scenario):
+ * PP_EINPUT with the message, kept in c->rc; the first failure wins.
+ * Returns c->rc. */
 int cost_fail_data(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Add a warning sentence to the result, once. */
 void cost_warnf(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The member at dotted path ("facility.pue.other") below root; NULL when
+ * absent. */
 const cJSON *cost_jpath(const cJSON *root, const char *path);
+/* Record a figure the run used in r->sources, once per item: src is a
+ * source key of the document kind ("tco" or "prices"), resolved to its
+ * title and url; date as the file gives it (NULL: undated); its age at
+ * as_of is computed here. */
 void cost_add_source(ctx *c, const char *item, double value, const char *unit, const char *src,
 		     const char *kind, const char *date, bool estimate);
+/* The {value, source, date, estimate} figure of tco.json at path, recorded
+ * in the sources; NAN and cost_fail_data() when it is missing. */
 double cost_tco(ctx *c, const char *path, const char *unit);
-double cost_pfig(ctx *c, const cJSON *f, const char *item, const char *unit, bool *estimate);
+/* given, or dflt when given is NAN (not in the scenario). */
 double cost_pick(double given, double dflt);
+/* The prices.json SKU object of catalog GPU g (its key in *sku_name),
+ * through pp_price_sku(); NULL when tco.json maps g to none. */
 const cJSON *cost_sku_of(ctx *c, const pp_gpu *g, const char **sku_name);
 
 #endif

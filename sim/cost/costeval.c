@@ -18,7 +18,8 @@ static double overlap(double a0, double a1, double b0, double b1)
 double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 {
 	if (c->residual_book == 1)
-		return pp_fin_book_value(1.0, c->salvage_fraction, c->depreciation_years, age_years);
+		return pp_fin_book_value(1.0, c->salvage_fraction, c->depreciation_years,
+					 age_years);
 	return pp_fin_market_value(1.0, c->market_decay_ooms_per_year, age_years) * (1.0 - haircut);
 }
 
@@ -74,12 +75,14 @@ static void cluster_goodput(const ctx *c, const oin *o, const draw *d, bool with
 		gi.failures_per_gpu_hour = c->failures_per_gpu_hour * d->failures;
 		gi.num_gpus = o->num_gpus;
 		gi.nodes = o->nodes;
-		gi.spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
+		gi.spot_per_node_hour =
+			o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
 		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s
 								     : c->checkpoint_write_s;
 		gi.restart_s = c->restart_s + o->checkpoint_load_s +
 			       (o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
-		gi.checkpoint_interval_s = isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
+		gi.checkpoint_interval_s =
+			isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
 		pp_goodput gp;
 		pp_goodput_eval(&gi, &gp);
 		g = gp.goodput;
@@ -134,7 +137,8 @@ static void work_demand(const ctx *c, const draw *d, double eff, ev *e, sched *s
 		break;
 	default: {
 		double capacity = eff; /* tokens/s of one replica */
-		double peak = c->tokens_per_month * d->demand / month_s * c->inference_peak_to_average;
+		double peak =
+			c->tokens_per_month * d->demand / month_s * c->inference_peak_to_average;
 		replicas = fmax(1, ceil(peak / capacity - 1e-9));
 		busy_pm = replicas * month_s;
 		e->tokens = H * c->tokens_per_month * d->demand;
@@ -221,8 +225,10 @@ static double own_month(const ctx *c, const oin *o, const sched *s, double t0, d
 	double fac = kwh * s->usd_per_kwh;
 	if (c->facility_owned == 0)
 		fac += s->kw_provisioned * c->colo_usd_per_kw_month * dl;
-	double sup = (c->support_fraction_per_year * (s->servers_usd + s->network_usd + s->storage_usd) +
-		      c->software_usd_per_gpu_year * s->gpus * s->replicas) * dl / 12.0;
+	double sup =
+		(c->support_fraction_per_year * (s->servers_usd + s->network_usd + s->storage_usd) +
+		 c->software_usd_per_gpu_year * s->gpus * s->replicas) *
+		dl / 12.0;
 	double sf = o->staff_fte * s->replicas * c->staff_usd_per_fte_year / 12.0 * a;
 	e->comp_usd[PP_CC_FACILITY] += fac;
 	e->comp_usd[PP_CC_SUPPORT] += sup;
@@ -246,15 +252,17 @@ static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev
 	double N = s->gpus, replicas = s->replicas;
 	double salv = (s->servers_usd + s->network_usd + s->storage_usd) *
 		      cost_residual_fraction(c, life, c->resale_haircut);
-	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv, c->discount_rate_per_year,
-				life);
-	double fixed = eac + c->support_fraction_per_year * s->hw_capex_usd +
-		       c->software_usd_per_gpu_year * N * replicas +
-		       o->staff_fte * replicas * c->staff_usd_per_fte_year +
-		       (c->facility_owned == 0 ? s->kw_provisioned * c->colo_usd_per_kw_month * 12 : 0);
+	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv,
+				c->discount_rate_per_year, life);
+	double fixed =
+		eac + c->support_fraction_per_year * s->hw_capex_usd +
+		c->software_usd_per_gpu_year * N * replicas +
+		o->staff_fte * replicas * c->staff_usd_per_fte_year +
+		(c->facility_owned == 0 ? s->kw_provisioned * c->colo_usd_per_kw_month * 12 : 0);
 	double node_h = PP_HOURS_PER_YEAR * s->nodes_all;
-	double energy = node_h * (U * s->kw_active + (1 - U) * s->kw_idle) * c->pue * s->usd_per_kwh +
-			o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * s->usd_per_kwh;
+	double energy =
+		node_h * (U * s->kw_active + (1 - U) * s->kw_idle) * c->pue * s->usd_per_kwh +
+		o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * s->usd_per_kwh;
 	double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
 	return used_h_total * per_used;
 }
@@ -360,9 +368,13 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
 	}
-	double kwh_lo = c->usd_per_kwh > 0 ? fmin(c->usd_per_kwh_lo, c->usd_per_kwh) / c->usd_per_kwh : 1;
-	double kwh_hi = c->usd_per_kwh > 0 ? fmax(c->usd_per_kwh_hi, c->usd_per_kwh) / c->usd_per_kwh : 1;
-	double f_lo = c->failures_per_gpu_hour > 0 ? c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour : 1, f_hi = c->failures_per_gpu_hour > 0 ? c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour : 1;
+	double kwh_lo =
+		c->usd_per_kwh > 0 ? fmin(c->usd_per_kwh_lo, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double kwh_hi =
+		c->usd_per_kwh > 0 ? fmax(c->usd_per_kwh_hi, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double fail = c->failures_per_gpu_hour;
+	double f_lo = fail > 0 ? c->failures_per_gpu_hour_lo / fail : 1;
+	double f_hi = fail > 0 ? c->failures_per_gpu_hour_hi / fail : 1;
 	for (int d = 0; d < draws; d++) {
 		draw dr = cost_base_draw;
 		dr.failures = pp_mc_loguniform(mc, f_lo, f_hi);
@@ -467,12 +479,16 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 	if (rec < 0)
 		return;
 	double q10 = 0.10, q90 = 0.90;
-	double s10 = pp_mc_lognormal_q(c->step_sigma, q10), s90 = pp_mc_lognormal_q(c->step_sigma, q90);
+	double s10 = pp_mc_lognormal_q(c->step_sigma, q10),
+	       s90 = pp_mc_lognormal_q(c->step_sigma, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
 	if (c->failures_per_gpu_hour > 0 && c->goodput_on && c->work != PP_WORK_INFERENCE)
-		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->failures_per_gpu_hour,
-			    c->failures_per_gpu_hour_lo, c->failures_per_gpu_hour_hi, c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour, c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour);
+		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour",
+			    c->failures_per_gpu_hour, c->failures_per_gpu_hour_lo,
+			    c->failures_per_gpu_hour_hi,
+			    c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour,
+			    c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour);
 	if (c->work != PP_WORK_RUN) {
 		double d10 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q10);
 		double d90 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q90);
@@ -480,8 +496,9 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 			    d10, d90, d10, d90);
 	}
 	if (c->usd_per_kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
-		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh", c->usd_per_kwh,
-			    c->usd_per_kwh_lo, c->usd_per_kwh_hi, c->usd_per_kwh_lo / c->usd_per_kwh, c->usd_per_kwh_hi / c->usd_per_kwh);
+		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh",
+			    c->usd_per_kwh, c->usd_per_kwh_lo, c->usd_per_kwh_hi,
+			    c->usd_per_kwh_lo / c->usd_per_kwh, c->usd_per_kwh_hi / c->usd_per_kwh);
 	int who[2] = {rec, ru};
 	for (int w = 0; w < 2; w++) {
 		int i = who[w];
@@ -497,7 +514,8 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 		} else {
 			double sg = price_sigma_of(o);
 			double l = pp_mc_lognormal_q(sg, q10), h = pp_mc_lognormal_q(sg, q90);
-			double base = o->kind == PP_OPT_API ? o->api_usd_per_1m_tokens : o->usd_per_gpu_hour;
+			double base = o->kind == PP_OPT_API ? o->api_usd_per_1m_tokens
+							    : o->usd_per_gpu_hour;
 			snprintf(name, sizeof(name), "%.30s price", c->r->options[i].name);
 			tornado_row(c, oi, rec, ru, DRV_PRICE, i, name,
 				    o->kind == PP_OPT_API ? "usd_per_1m_tokens" : "usd_per_gpu_hour", base,

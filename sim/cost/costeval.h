@@ -1,13 +1,16 @@
 /*
- * costeval.h - pricing resolved options; private to sim/cost/. Includes
- * costopt.h (and through it costdata.h); cost.c includes it.
+ * costeval.h - pricing resolved options: one option under one draw of the
+ * uncertain inputs, over a monthly schedule, in closed form (no
+ * re-simulation), so the Monte Carlo and the tornado re-run it cheaply.
+ * Private to sim/cost/. Includes costopt.h (for oin, and costdata.h
+ * through it); cost.c includes it.
  */
 #ifndef PP_COSTEVAL_H
 #define PP_COSTEVAL_H
 
 #include "cost/costopt.h"
 
-#define MAX_GROUPS 64
+#define MAX_GROUPS 64 /* options that share Monte Carlo draws (costspec: at most 64 options) */
 
 /* One Monte Carlo draw (or the base case: every factor 1). Each field
  * multiplies its input for one evaluation. */
@@ -35,13 +38,25 @@ typedef struct ev {
 	int nmonths;                   /* months of the cash schedule: ceil(window_months) */
 } ev;
 
-/* Price option o under draw d (monthly cumulative cost into cum when
- * given), Monte Carlo, tornado. */
+/* Price o under d into e; with cum (cum_n entries), the cumulative
+ * undiscounted cash at the start (cum[0], capex) and the end of each
+ * month. without goodput: as if nothing failed (the lost work is the
+ * difference). */
 void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
 		   double *cum, int cum_n);
+/* Value of owned hardware after age_years, as a fraction of its price:
+ * book value (finance.residual "book") or market value less haircut. */
 double cost_residual_fraction(const ctx *c, double age_years, double haircut);
+/* The Monte Carlo group of option i: the first earlier option on the same
+ * GPU shares its step-time and capex draws. */
 int cost_group_of(const oin *oi, int n, int i);
+/* draws Monte Carlo draws of every option (seeded; the same draw is the
+ * same inputs for every option): each option's samples, P10/P50/P90, mean
+ * and share of draws it is the cheapest feasible in, into c->r. */
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws);
+/* One-at-a-time sensitivity of option rec (against the runner-up ru, -1:
+ * none) at the P10 and P90 of each uncertain input, sorted by swing, into
+ * c->r->tornado. */
 void cost_tornado(ctx *c, oin *oi, int rec, int ru);
 
 /* The base case: every uncertainty factor 1. */

@@ -21,7 +21,8 @@ void cost_adapter_result(const pp_scenario *s, int method, double params,
 	double small = params > 0 ? A / params : 0;
 	double full_step_s = res->step_time_s;
 	res->step_time_s = (b.compute_s + b.pp_bubble_s) * k + b.tp_comm_exposed_s +
-			   b.pp_comm_exposed_s + b.data_s + (b.dp_comm_exposed_s + b.optimizer_s) * small;
+			   b.pp_comm_exposed_s + b.data_s +
+			   (b.dp_comm_exposed_s + b.optimizer_s) * small;
 	/* the same terms, kept apart for the step-time breakdown */
 	res->breakdown.compute_s *= k;
 	res->breakdown.pp_bubble_s *= k;
@@ -37,7 +38,8 @@ void cost_adapter_result(const pp_scenario *s, int method, double params,
 	res->memory.fits = res->memory.total_bytes <= res->memory.capacity_bytes;
 	double full_ckpt_bytes = res->checkpoint_bytes;
 	res->checkpoint_bytes = A * f->adapter_bytes_per_param;
-	res->checkpoint_write_s = full_ckpt_bytes > 0
-					  ? res->checkpoint_write_s * res->checkpoint_bytes / full_ckpt_bytes
-					  : 0;
+	res->checkpoint_write_s =
+		full_ckpt_bytes > 0
+			? res->checkpoint_write_s * res->checkpoint_bytes / full_ckpt_bytes
+			: 0;
 }

@@ -184,7 +184,8 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)", msg);
 	}
 	if (adapters)
-		cost_adapter_result(x, o->method, res.params_total > 0 ? res.params_total : c->model_params,
+		cost_adapter_result(x, o->method,
+				    res.params_total > 0 ? res.params_total : c->model_params,
 				    &c->adapter, &res);
 	take_cluster(o, &x->cluster);
 	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes
@@ -235,8 +236,9 @@ static void label_option(oin *o, pp_cost_option *out)
 		break;
 	default:
 		if (o->owned)
-			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)", o->num_gpus,
-				 o->gpu->name, pp_fmt_usd(o->server_usd, money, sizeof(money)));
+			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)",
+				 o->num_gpus, o->gpu->name,
+				 pp_fmt_usd(o->server_usd, money, sizeof(money)));
 		else
 			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h",
 				 o->num_gpus, o->gpu->name, out->provider, out->tier,
@@ -254,7 +256,8 @@ static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 {
 	const pp_jdoc *d = &c->s->doc;
 	char path[96];
-	const cJSON *ft = cost_jpath(c->prices, "hosted_api.fine_tuning_usd_per_1m_training_tokens");
+	const cJSON *ft =
+		cost_jpath(c->prices, "hosted_api.fine_tuning_usd_per_1m_training_tokens");
 	const cJSON *inf = cost_jpath(c->prices, "hosted_api.inference_usd_per_1m_tokens");
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(ft, sp->price);
 	const cJSON *fi = cJSON_GetObjectItemCaseSensitive(inf, sp->price);
@@ -270,10 +273,11 @@ static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 				    "expected a key of hosted_api.inference_usd_per_1m_tokens",
 				    sp->price);
 	if (fi && c->work != PP_WORK_INFERENCE)
-		return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
-				    "found \"%s\", an inference price, for a training work; "
-				    "expected a key of hosted_api.fine_tuning_usd_per_1m_training_tokens",
-				    sp->price);
+		return pp_jdoc_errf(
+			d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
+			"found \"%s\", an inference price, for a training work; "
+			"expected a key of hosted_api.fine_tuning_usd_per_1m_training_tokens",
+			sp->price);
 	if (f) {
 		const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
 		const cJSON *rg = cJSON_GetObjectItemCaseSensitive(f, "range");
@@ -290,16 +294,20 @@ static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(fi, "input");
 		const cJSON *ou = cJSON_GetObjectItemCaseSensitive(fi, "output");
 		if (cJSON_IsNumber(in) && cJSON_IsNumber(ou))
-			v = in->valuedouble * (1 - c->output_fraction) + ou->valuedouble * c->output_fraction;
+			v = in->valuedouble * (1 - c->output_fraction) +
+			    ou->valuedouble * c->output_fraction;
 	}
 	if (isnan(v) || v <= 0) {
 		const cJSON *note = cJSON_GetObjectItemCaseSensitive(f, "note");
 		return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
 				    "prices.json has no number for \"%s\" (%s); expected a priced "
-				    "API", sp->price, cJSON_IsString(note) ? note->valuestring : "no value");
+				    "API",
+				    sp->price,
+				    cJSON_IsString(note) ? note->valuestring : "no value");
 	}
-	cost_add_source(c, item, v, "usd_per_1m_tokens", cJSON_IsString(src) ? src->valuestring : NULL,
-			"prices", cJSON_IsString(date) ? date->valuestring : NULL, est);
+	cost_add_source(c, item, v, "usd_per_1m_tokens",
+			cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+			cJSON_IsString(date) ? date->valuestring : NULL, est);
 	o->api_usd_per_1m_tokens = v;
 	if (o->api_price_sigma == 0)
 		o->api_price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
@@ -349,9 +357,11 @@ static int resolve_api(ctx *c, const pp_costspec_option *sp, oin *o, pp_cost_opt
 			 isfinite(hi) ? hi / 1e9 : 1e4, c->model_params / 1e9);
 	}
 	if (strstr(sp->price, "openai") || strstr(sp->price, "anthropic"))
-		cost_warnf(c, "option \"%s\" prices fine-tuning or serving of the provider's own closed "
-			   "model, not %s: the model differs from the scenario's", sp->name,
-			   c->s->model.name);
+		cost_warnf(
+			c,
+			"option \"%s\" prices fine-tuning or serving of the provider's own closed "
+			"model, not %s: the model differs from the scenario's",
+			sp->name, c->s->model.name);
 	label_option(o, out);
 	return 0;
 }
@@ -442,19 +452,22 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	if (!isnan(sp->usd_per_gpu_hour)) {
 		rate = sp->usd_per_gpu_hour;
 		est = false;
-		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider, tier);
+		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
+			 tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
 				c->r->as_of, false);
 	}
 	if (isnan(rate)) {
 		pp_sb avail = {0};
 		bool listed = pp_price_tiers(c->cat, skuname, sp->provider, &avail);
-		rc = pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path,
-						      listed ? "tier" : "provider"),
-				  "option \"%s\": prices.json has no %s price from \"%s\" for %s; "
-				  "%s%s (or give \"usd_per_gpu_hour\")", sp->name, tier, sp->provider,
-				  skuname, listed ? "priced tiers: " : "that provider does not rent this GPU",
-				  avail.buf ? avail.buf : "");
+		rc = pp_jdoc_errf(
+			d, c->err,
+			pp_jpath(path, sizeof(path), sp->path, listed ? "tier" : "provider"),
+			"option \"%s\": prices.json has no %s price from \"%s\" for %s; "
+			"%s%s (or give \"usd_per_gpu_hour\")",
+			sp->name, tier, sp->provider, skuname,
+			listed ? "priced tiers: " : "that provider does not rent this GPU",
+			avail.buf ? avail.buf : "");
 		pp_sb_release(&avail);
 		return rc;
 	}
@@ -462,7 +475,8 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	o->price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
 	o->commit_months = cost_pick(sp->commitment_months, tier_term_months(t));
 	if (t == TIER_SPOT && o->nodes > c->spot_max_nodes)
-		cost_warnf(c, "option \"%s\" needs %d spot nodes at once; getting (and keeping) that "
+		cost_warnf(c,
+			   "option \"%s\" needs %d spot nodes at once; getting (and keeping) that "
 			   "much spot capacity is unlikely, so its time to train is optimistic",
 			   sp->name, o->nodes);
 	o->staff_fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000_gpus * o->num_gpus / 1000.0
@@ -503,12 +517,13 @@ static int server_parts(ctx *c, const char *skuname, const cJSON *sku, oin *o, d
 	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(sv, "price_source");
 	const cJSON *pd = cJSON_GetObjectItemCaseSensitive(sv, "price_date");
 	snprintf(item, sizeof(item), "%s server price", skuname);
-	cost_add_source(c, item, *price, "usd", cJSON_IsString(ps) ? ps->valuestring : NULL, "prices",
-			cJSON_IsString(pd) ? pd->valuestring : NULL, *est);
+	cost_add_source(c, item, *price, "usd", cJSON_IsString(ps) ? ps->valuestring : NULL,
+			"prices", cJSON_IsString(pd) ? pd->valuestring : NULL, *est);
 	const cJSON *ks = cJSON_GetObjectItemCaseSensitive(sv, "max_power_source");
 	snprintf(item, sizeof(item), "%s server max power", skuname);
 	cost_add_source(c, item, *kw, "kw", cJSON_IsString(ks) ? ks->valuestring : NULL, "prices",
-			NULL, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sv, "max_power_estimate")));
+			NULL,
+			cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sv, "max_power_estimate")));
 	/* the server-price spread of its alternative prices, taken as P10-P90 */
 	double lo = *price, hi = *price;
 	const cJSON *alt;

@@ -1,12 +1,16 @@
 /*
- * costopt.h - one cost option, resolved; private to sim/cost/. Includes
- * costdata.h only; costeval.c and cost.c include it.
+ * costopt.h - one cost option, resolved: the scenario with the option's
+ * overrides, its throughput from the step-time engine (once), its price or
+ * its owned parts. Private to sim/cost/. Includes costdata.h (and
+ * costlora.h through it); costeval.c and cost.c include it, it includes
+ * neither.
  */
 #ifndef PP_COSTOPT_H
 #define PP_COSTOPT_H
 
 #include "cost/costdata.h"
 
+/* The price tiers, in prices.json's spelling, indexed by TIER_*. */
 extern const char *const pp_cost_tier_keys[];
 
 enum { TIER_OD, TIER_R1, TIER_R3, TIER_SPOT, TIER_CB, TIER_OWN, TIER_API };
@@ -54,7 +58,13 @@ typedef struct oin {
 	double api_price_sigma;        /* lognormal sigma of that price */
 } oin;
 
-/* Resolve option idx (overrides, engine, prices, owned parts). */
+/* Resolve c->cs->options[idx] into o (what pricing needs) and out (its
+ * name, kind, provider, tier, label, GPU, method and feasibility). An
+ * option that cannot do the work is feasible = false with why, not an
+ * error. Errors: PP_EINPUT naming the option's JSON path (a layout that
+ * does not divide, a missing price, a tier4 option of more than one
+ * node), or a prediction's error; bad catalog data through
+ * cost_fail_data(). */
 int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out);
 /* Steady training (PP_WORK_CAPACITY): c->capacity_tokens_per_month, the
  * tokens a month of the scenario's own cluster at costs.work's utilisation

@@ -142,12 +142,15 @@ void cost_describe_work(ctx *c)
 		break;
 	case PP_WORK_RECURRING:
 		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
-			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_months);
+			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)),
+			 c->horizon_months);
 		r->runs = c->jobs_per_month * c->horizon_months;
 		break;
 	case PP_WORK_CAPACITY:
-		snprintf(r->work, sizeof(r->work), "steady training of %s tokens/month for %.0f months",
-			 pp_fmt_tokens(c->capacity_tokens_per_month, tk, sizeof(tk)), c->horizon_months);
+		snprintf(r->work, sizeof(r->work),
+			 "steady training of %s tokens/month for %.0f months",
+			 pp_fmt_tokens(c->capacity_tokens_per_month, tk, sizeof(tk)),
+			 c->horizon_months);
 		break;
 	default:
 		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",

@@ -7,7 +7,11 @@
 
 #include "cost/costdata.h"
 
+/* The recommendation (option rec, runner-up ru; -1: none) in sentences,
+ * into c->r->recommendation. */
 void cost_recommend(ctx *c, int rec, int ru);
+/* The work in words ("1 run of 2.00T tokens"), into c->r->work, and the
+ * runs it counts. */
 void cost_describe_work(ctx *c);
 
 #endif

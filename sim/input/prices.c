@@ -39,7 +39,8 @@ int pp_price_lookup(const pp_catalog *cat, const cJSON *sku_map, const pp_gpu *g
 	out->tier = tier && tier[0] ? tier : "on_demand";
 	out->sku = pp_price_sku(sku_map, g);
 	bool any = !provider || !provider[0];
-	const cJSON *cloud = cJSON_GetObjectItemCaseSensitive(sku_obj(cat, out->sku), "cloud_prices");
+	const cJSON *cloud =
+		cJSON_GetObjectItemCaseSensitive(sku_obj(cat, out->sku), "cloud_prices");
 	const cJSON *prov, *best = NULL;
 	double best_usd = INFINITY;
 	cJSON_ArrayForEach(prov, cloud)
@@ -53,8 +54,8 @@ int pp_price_lookup(const pp_catalog *cat, const cJSON *sku_map, const pp_gpu *g
 		}
 	}
 	if (!best)
-		return pp_errf(err, PP_ENOTFOUND, "prices.json has no %s%s%s price for %s", out->tier,
-			       any ? "" : " ", any ? "" : provider, g->id);
+		return pp_errf(err, PP_ENOTFOUND, "prices.json has no %s%s%s price for %s",
+			       out->tier, any ? "" : " ", any ? "" : provider, g->id);
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(best, out->tier);
 	const cJSON *src = cJSON_GetObjectItemCaseSensitive(t, "source");
 	const cJSON *date = cJSON_GetObjectItemCaseSensitive(t, "date");

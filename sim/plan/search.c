@@ -163,13 +163,15 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 		for (int e = 0; e < nv; e++) {
 			int nsp = (given & PP_GIVEN_SP) || tp == 1 ? 1 : 2;
 			for (int f = 0; f < nsp; f++) {
-				bool sp = given & PP_GIVEN_SP ? s->parallel.sequence_parallel : f == 1;
+				bool sp = given & PP_GIVEN_SP ? s->parallel.sequence_parallel
+							      : f == 1;
 				int z0 = 0, z1 = (int64_t)dp * cp > 1 ? 3 : 0;
 				if (given & PP_GIVEN_ZERO)
 					z0 = z1 = s->parallel.zero_stage;
 				for (int z = z0; z <= z1; z++) {
 					for (int r = 0; r < nrc; r++) {
-						pp_layout l = {tp, pp, dp, cp, vv[e], z, sp, PP_SCHED_1F1B,
+						pp_layout l = {tp,     pp, dp, cp,
+							       vv[e],  z,  sp, PP_SCHED_1F1B,
 							       rcs[r], mbs};
 						if (vv[e] > 1)
 							l.schedule = PP_SCHED_INTERLEAVED;
@@ -185,8 +187,8 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 						t.micro_batch_size = mbs;
 						const char *key;
 						char why[8];
-						if (pp_layout_check(&s->model, &t, &p, &s->cluster, &key, why,
-								    sizeof(why)))
+						if (pp_layout_check(&s->model, &t, &p, &s->cluster,
+								    &key, why, sizeof(why)))
 							continue;
 						push(g, &l);
 					}
@@ -245,7 +247,8 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 			continue;
 		for (int b = 0; b < cps.n; b++) {
 			int cp = (int)cps.v[b];
-			if (given & PP_GIVEN_CP ? cp != s->parallel.cp : cp > 1 && m->seq_length % (2 * cp))
+			if (given & PP_GIVEN_CP ? cp != s->parallel.cp
+						: cp > 1 && m->seq_length % (2 * cp))
 				continue;
 			if (N % ((int64_t)tp * cp))
 				continue;

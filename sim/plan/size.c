@@ -495,7 +495,8 @@ static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_
 		label(r, l1, sizeof(l1));
 		if (budget)
 			pp_sb_addf(why, " Next fastest within budget: %s, %s for %s.", l1,
-				   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+				   days(r->train_s, b1, sizeof(b1)),
+				   pp_fmt_usd(r->usd, b2, sizeof(b2)));
 		else
 			pp_sb_addf(why, " Next cheapest: %s, %s more (%s).", l1,
 				   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
