@@ -72,31 +72,6 @@ static int num(const pp_jdoc *d, const cJSON *o, const char *p, const char *k, d
 	return pp_jget_num(d, o, p, k, false, lo, hi, out, NULL, err);
 }
 
-static const char **api_keys(const pp_catalog *cat, size_t *n)
-{
-	*n = 0;
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *api = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "hosted_api") : NULL;
-	const char *groups[] = {"fine_tuning_usd_per_1m_training_tokens", "inference_usd_per_1m_tokens"};
-	size_t cap = 0;
-	const char **keys = NULL;
-	for (size_t g = 0; g < 2; g++) {
-		const cJSON *grp = cJSON_GetObjectItemCaseSensitive(api, groups[g]);
-		const cJSON *it;
-		cJSON_ArrayForEach(it, grp)
-		{
-			if (!cJSON_IsObject(it))
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 32;
-				keys = pp_xrealloc(keys, cap * sizeof(*keys));
-			}
-			keys[(*n)++] = it->string;
-		}
-	}
-	return keys;
-}
-
 static int lookup_gpu(const pp_jdoc *d, const pp_catalog *cat, const cJSON *o, const char *p,
 		      const pp_gpu **out, pp_err *err)
 {
@@ -298,7 +273,7 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 	bool has_price = present;
 	if (has_price) {
 		size_t n;
-		const char **keys = api_keys(cat, &n);
+		const char **keys = pp_price_api_keys(cat, &n);
 		bool ok = false;
 		for (size_t i = 0; i < n; i++)
 			ok |= !strcmp(keys[i], o->price);

@@ -80,6 +80,21 @@ bool pp_price_tiers(const pp_catalog *cat, const char *sku, const char *provider
 	return prov != NULL;
 }
 
+/* Append key to keys[*n] (growing *cap), unless unique and already there. */
+static const char **keys_add(const char **keys, size_t *n, size_t *cap, const char *key,
+			     bool unique)
+{
+	for (size_t i = 0; unique && i < *n; i++)
+		if (!strcmp(keys[i], key))
+			return keys;
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		keys = pp_xrealloc(keys, *cap * sizeof(*keys));
+	}
+	keys[(*n)++] = key;
+	return keys;
+}
+
 const char **pp_price_providers(const pp_catalog *cat, size_t *n)
 {
 	*n = 0;
@@ -87,23 +102,29 @@ const char **pp_price_providers(const pp_catalog *cat, size_t *n)
 	const cJSON *skus = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "skus") : NULL;
 	size_t cap = 0;
 	const char **keys = NULL;
-	const cJSON *sku;
+	const cJSON *sku, *prov;
 	cJSON_ArrayForEach(sku, skus)
 	{
-		const cJSON *cp = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
-		const cJSON *prov;
-		cJSON_ArrayForEach(prov, cp)
+		cJSON_ArrayForEach(prov, cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices"))
+			keys = keys_add(keys, n, &cap, prov->string, true);
+	}
+	return keys;
+}
+
+const char **pp_price_api_keys(const pp_catalog *cat, size_t *n)
+{
+	*n = 0;
+	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
+	const cJSON *api = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "hosted_api") : NULL;
+	const char *groups[] = {"fine_tuning_usd_per_1m_training_tokens", "inference_usd_per_1m_tokens"};
+	size_t cap = 0;
+	const char **keys = NULL;
+	for (size_t g = 0; g < 2; g++) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(api, groups[g]))
 		{
-			bool seen = false;
-			for (size_t i = 0; i < *n; i++)
-				seen |= !strcmp(keys[i], prov->string);
-			if (seen)
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 32;
-				keys = pp_xrealloc(keys, cap * sizeof(*keys));
-			}
-			keys[(*n)++] = prov->string;
+			if (cJSON_IsObject(it))
+				keys = keys_add(keys, n, &cap, it->string, false);
 		}
 	}
 	return keys;

@@ -1,8 +1,10 @@
 /*
  * prices.h - what renting a GPU costs: the one reader of prices.json's
- * cloud prices (skus.<sku>.cloud_prices.<provider>.<tier>), used by
- * `podplan cost` (rent and rented tier4 options), `podplan size` and
- * `podplan search` (through pp_size_price(), sim/plan/size.h).
+ * cloud prices (skus.<sku>.cloud_prices.<provider>.<tier>), and the lists
+ * of its provider and hosted API keys the scenario loader checks names
+ * against. The rent price serves `podplan cost` (rent and rented tier4
+ * options), `podplan size` and `podplan search` (both through
+ * pp_size_price(), sim/plan/size.h).
  *
  * A catalog GPU id (gpus.json) maps to a prices.json SKU through tco.json's
  * gpu_price_skus; a SKU lists providers, each with the tiers it prices
@@ -50,6 +52,10 @@ bool pp_price_tiers(const pp_catalog *cat, const char *sku, const char *provider
  * order (for did-you-mean); *n of them. The array is the caller's to
  * free, the strings the catalog's. */
 const char **pp_price_providers(const pp_catalog *cat, size_t *n);
+
+/* Every hosted API price key of prices.json (hosted_api's fine-tuning,
+ * then inference prices), in file order; allocation as above. */
+const char **pp_price_api_keys(const pp_catalog *cat, size_t *n);
 
 /* What gpus GPUs rented for seconds cost at usd_per_gpu_hour. */
 double pp_price_rent_usd(double usd_per_gpu_hour, double gpus, double seconds);

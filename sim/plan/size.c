@@ -314,24 +314,26 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 	return 0;
 }
 
-static int cmp_lb_usd(const void *a, const void *b)
+/* Options by one of their bounds (NAN last), then in build order. */
+static int cmp_bound(const opt_in *x, const opt_in *y, double u, double v)
 {
-	const opt_in *x = a, *y = b;
-	double u = isnan(x->o.lb_usd) ? INFINITY : x->o.lb_usd;
-	double v = isnan(y->o.lb_usd) ? INFINITY : y->o.lb_usd;
+	u = isnan(u) ? INFINITY : u;
+	v = isnan(v) ? INFINITY : v;
 	if (u != v)
 		return u < v ? -1 : 1;
 	return x->order - y->order;
 }
 
+static int cmp_lb_usd(const void *a, const void *b)
+{
+	const opt_in *x = a, *y = b;
+	return cmp_bound(x, y, x->o.lb_usd, y->o.lb_usd);
+}
+
 static int cmp_lb_time(const void *a, const void *b)
 {
 	const opt_in *x = a, *y = b;
-	double u = isnan(x->o.lb_train_s) ? INFINITY : x->o.lb_train_s;
-	double v = isnan(y->o.lb_train_s) ? INFINITY : y->o.lb_train_s;
-	if (u != v)
-		return u < v ? -1 : 1;
-	return x->order - y->order;
+	return cmp_bound(x, y, x->o.lb_train_s, y->o.lb_train_s);
 }
 
 /* Output order: searched options by cost (by time for a budget), then
