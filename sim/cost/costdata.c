@@ -191,8 +191,9 @@ static int load_assumptions(ctx *c)
 				false);
 	}
 	c->salvage_fraction = cost_pick(cs->salvage_fraction, 0);
-	c->fleet_utilization = cost_pick(cs->fleet_utilization,
-			     price_at(c, "ops.utilization.allocation_target_research", "fraction"));
+	c->fleet_utilization =
+		cost_pick(cs->fleet_utilization,
+			  price_at(c, "ops.utilization.allocation_target_research", "fraction"));
 	double amort =
 		price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
 	c->market_decay_ooms_per_year = amort / log(10.0);
@@ -227,10 +228,12 @@ static int load_assumptions(ctx *c)
 	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(rg, "high");
 	c->usd_per_kwh_lo = cJSON_IsNumber(lo) ? lo->valuedouble : c->usd_per_kwh;
 	c->usd_per_kwh_hi = cJSON_IsNumber(hi) ? hi->valuedouble : c->usd_per_kwh;
-	c->colo_usd_per_kw_month = cost_pick(cs->colo_usd_per_kw_month,
-		       price_at(c, "facility.colocation_usd_per_kw_month.na_primary_250_500kw",
-				"usd_per_kw_month"));
-	c->support_fraction_per_year = cost_pick(cs->support_fraction,
+	c->colo_usd_per_kw_month =
+		cost_pick(cs->colo_usd_per_kw_month,
+			  price_at(c, "facility.colocation_usd_per_kw_month.na_primary_250_500kw",
+				   "usd_per_kw_month"));
+	c->support_fraction_per_year =
+		cost_pick(cs->support_fraction,
 			  price_at(c, "ops.maintenance_support_pct_of_capex_per_year.default",
 				   "fraction_per_year"));
 	c->software_usd_per_gpu_year = cost_pick(cs->software_usd_per_gpu_year, 0);
@@ -295,7 +298,8 @@ static int resolve_work(ctx *c)
 	c->output_fraction = cost_pick(cs->output_fraction, 0.5);
 	c->model_params = pp_model_params(&s->model); /* the engine's count */
 	if (c->work == PP_WORK_RUN && !(c->train_tokens > 0))
-		return pp_jdoc_errf(&s->doc, c->err, "costs.work", "a \"run\" work needs "
+		return pp_jdoc_errf(&s->doc, c->err, "costs.work",
+				    "a \"run\" work needs "
 				    "costs.work.train_tokens or training.train_tokens");
 	c->horizon_given = !isnan(cs->horizon_months);
 	c->horizon_months = c->horizon_given ? cs->horizon_months : 0;

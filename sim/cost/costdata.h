@@ -34,7 +34,7 @@ typedef struct ctx {
 	const pp_catalog *cat;         /* the catalogs (not owned) */
 	const pp_costspec *cs;         /* &s->costs */
 	pp_cost_result *r;             /* the caller's result, filled as the run goes */
-	pp_jdoc tco;                   /* tco.json, owned: released by pp_cost_run() */
+	pp_jdoc tco;                   /* tco.json, owned: released by cost_ctx_close() */
 	const cJSON *prices;           /* prices.json's root, inside cat */
 	const cJSON *sku_map;          /* tco.json's gpu_price_skus: GPU id -> prices.json SKU */
 	int rc;                        /* first error of cost_fail_data(), else 0 */

@@ -643,7 +643,7 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 		return rc;
 	if (o->nodes > 1)
 		o->storage_tb = o->owned && !isnan(c->cs->storage_tb) ? c->cs->storage_tb
-								     : shared_storage_tb(c, o);
+								      : shared_storage_tb(c, o);
 	label_option(o, out);
 	return 0;
 }
