@@ -161,6 +161,15 @@ double cost_pick(double given, double dflt)
 	return isnan(given) ? dflt : given;
 }
 
+/* z of the 90th percentile of a standard normal, rounded: a P10-P90
+ * range [lo, hi] of a lognormal figure has sigma ln(hi / lo) / (2 z). */
+#define Z90 1.2816
+
+double cost_sigma_of_range(double lo, double hi)
+{
+	return log(hi / lo) / (2 * Z90);
+}
+
 const cJSON *cost_sku_of(ctx *c, const pp_gpu *g, const char **sku_name)
 {
 	*sku_name = pp_price_sku(c->sku_map, g);

@@ -1,8 +1,16 @@
 /*
  * costdata.h - the run context of the TCO engine, private to sim/cost/
- * (the public interface is cost.h). The lowest file of the family but
- * costlora.h: costopt.c, costeval.c, costtext.c and cost.c include it; it
- * includes none of them.
+ * (the public interface is cost.h). The family, each file calling
+ * functions only of those below it:
+ *   cost.c      the run (pp_cost_run)
+ *   costeval.c  pricing an option under a draw, Monte Carlo, tornado
+ *   costtext.c  the recommendation in words
+ *   costopt.c   resolving an option (engine, API and rent prices)
+ *   costown.c   an owned option's servers, fabric and staff
+ *   costdata.c  this context, the figure readers, sources and warnings
+ *   costlora.c  the LoRA/QLoRA stand-in (public headers only)
+ * Only a type goes the other way: costown.h includes costopt.h for the
+ * resolved option (oin).
  */
 #ifndef PP_COSTDATA_H
 #define PP_COSTDATA_H
@@ -137,6 +145,8 @@ void cost_add_source(ctx *c, const char *item, double value, const char *unit, c
 double cost_tco(ctx *c, const char *path, const char *unit);
 /* given, or dflt when given is NAN (not in the scenario). */
 double cost_pick(double given, double dflt);
+/* The lognormal sigma of a figure whose P10-P90 range is [lo, hi]. */
+double cost_sigma_of_range(double lo, double hi);
 /* The prices.json SKU object of catalog GPU g (its key in *sku_name),
  * through pp_price_sku(); NULL when tco.json maps g to none. */
 const cJSON *cost_sku_of(ctx *c, const pp_gpu *g, const char **sku_name);
