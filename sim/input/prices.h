@@ -12,8 +12,8 @@
  * {value, unit, source, date, estimate}. A listing counts when its value is
  * a number above 0 and its unit, when given, is usd_per_gpu_hour.
  *
- * Ownership: the strings a pp_price points to live in the catalog (or in
- * the map's document) and stay valid until it is freed.
+ * Ownership: the strings a pp_price points to (but tier) live in the
+ * catalog or in the map's document, and stay valid until they are freed.
  */
 #ifndef PP_PRICES_H
 #define PP_PRICES_H
@@ -26,7 +26,7 @@ typedef struct pp_price {
 	double usd_per_gpu_hour;
 	const char *sku;       /* prices.json skus key of the GPU */
 	const char *provider;  /* cloud_prices key: the one asked for, or the cheapest */
-	const char *tier;      /* the tier asked for ("on_demand" when none was) */
+	const char *tier;      /* the caller's tier, or a static "on_demand" when none */
 	const char *source;    /* the figure's source key (prices.json sources); NULL: none */
 	const char *date;      /* as the file gives it; NULL: undated */
 	bool estimate;
