@@ -1,5 +1,11 @@
-/* costeval.c - pricing one resolved option over the monthly schedule (a closed form that Monte Carlo and the tornado re-run per draw), the Monte Carlo draws and the one-at-a-time tornado (see cost.h). */
-#include "cost/costint.h"
+/*
+ * costeval.c - pricing one resolved option over the monthly schedule
+ * (costeval.h): a closed form that Monte Carlo and the tornado re-run per
+ * draw; the Monte Carlo draws; the one-at-a-time tornado.
+ */
+#include "cost/costeval.h"
+
+const draw cost_base_draw = {1, 1, 1, 1, 1, 1};
 
 /* ---- evaluation: one option, one set of inputs ---- */
 
@@ -11,103 +17,128 @@ static double overlap(double a0, double a1, double b0, double b1)
 
 double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 {
-	if (c->residual == 1)
-		return pp_fin_book_value(1.0, c->salvage, c->dep_years, age_years);
-	return pp_fin_market_value(1.0, c->ooms, age_years) * (1.0 - haircut);
+	if (c->residual_book == 1)
+		return pp_fin_book_value(1.0, c->salvage_fraction, c->depreciation_years,
+					 age_years);
+	return pp_fin_market_value(1.0, c->market_decay_ooms_per_year, age_years) * (1.0 - haircut);
 }
 
-/* Work per month (cluster-seconds of one replica's throughput) etc. */
-void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
-		     double *cum, int cum_n)
+
+/* API option: tokens x the price per token, paid as the tokens are used. */
+static void evaluate_api(const ctx *c, const oin *o, const draw *d, ev *e, double *cum, int cum_n)
 {
-	memset(e, 0, sizeof(*e));
-	double month_s = PP_SECONDS_PER_MONTH, month_h = PP_HOURS_PER_MONTH;
-	double H = c->horizon_m;
-	e->ttt = NAN;
-	e->goodput = 1;
-	if (o->kind == PP_OPT_API) {
-		double per_month = 0, total_tok = 0;
-		switch (c->work) {
-		case PP_WORK_RUN:
-			total_tok = c->runs * c->train_tokens;
-			break;
-		case PP_WORK_RECURRING:
-			per_month = c->jobs_per_month * c->tokens_per_job * d->demand;
-			break;
-		case PP_WORK_CAPACITY:
-			per_month = c->cap_tokens_pm * d->demand;
-			break;
-		default:
-			per_month = c->tokens_per_month * d->demand;
-		}
-		double price = o->api_usd_per_mtok * d->price / 1e6;
-		double win = c->work == PP_WORK_RUN ? (c->horizon_given ? H : 1) : H;
-		e->window_m = win;
-		e->nm = (int)ceil(win - 1e-9);
-		if (c->work == PP_WORK_RUN) {
-			e->tokens = total_tok;
-			e->comp[PP_CC_API] = total_tok * price;
-		} else {
-			e->tokens = per_month * H;
-			e->comp[PP_CC_API] = e->tokens * price;
-		}
-		e->total = e->marginal = e->amortized = e->comp[PP_CC_API];
-		e->replicas = 1;
-		if (cum) {
-			for (int m = 0; m < cum_n; m++) {
-				double upto = c->work == PP_WORK_RUN ? (m >= 1 ? total_tok : 0)
-								     : per_month * fmin((double)m, H);
-				cum[m] = upto * price;
-			}
-		}
-		return;
+	double H = c->horizon_months;
+	double per_month = 0, total_tok = 0;
+	switch (c->work) {
+	case PP_WORK_RUN:
+		total_tok = c->runs * c->train_tokens;
+		break;
+	case PP_WORK_RECURRING:
+		per_month = c->jobs_per_month * c->tokens_per_job * d->demand;
+		break;
+	case PP_WORK_CAPACITY:
+		per_month = c->capacity_tokens_per_month * d->demand;
+		break;
+	default:
+		per_month = c->tokens_per_month * d->demand;
 	}
-	/* throughput with goodput */
-	double tok_s = o->tok_s / d->step;
+	double price = o->api_usd_per_1m_tokens * d->price / 1e6;
+	double win = c->work == PP_WORK_RUN ? (c->horizon_given ? H : 1) : H;
+	e->window_months = win;
+	e->nmonths = (int)ceil(win - 1e-9);
+	if (c->work == PP_WORK_RUN) {
+		e->tokens = total_tok;
+		e->comp_usd[PP_CC_API] = total_tok * price;
+	} else {
+		e->tokens = per_month * H;
+		e->comp_usd[PP_CC_API] = e->tokens * price;
+	}
+	e->total_usd = e->marginal_usd = e->amortized_usd = e->comp_usd[PP_CC_API];
+	e->replicas = 1;
+	if (cum) {
+		for (int m = 0; m < cum_n; m++) {
+			double upto = c->work == PP_WORK_RUN ? (m >= 1 ? total_tok : 0)
+							     : per_month * fmin((double)m, H);
+			cum[m] = upto * price;
+		}
+	}
+}
+
+/* Useful fraction of o's wall time under d (failures, checkpoints,
+ * restarts, spot interruptions; goodput.h); 1 without goodput and for
+ * inference. Sets e->goodput and e->checkpoint_interval_s. */
+static void cluster_goodput(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e)
+{
 	double g = 1;
-	if (with_goodput && c->goodput && c->work != PP_WORK_INFERENCE) {
+	if (with_goodput && c->goodput_on && c->work != PP_WORK_INFERENCE) {
 		pp_goodput_in gi = {0};
-		gi.failures_per_gpu_hour = c->fail * d->fail;
-		gi.num_gpus = o->n;
+		gi.failures_per_gpu_hour = c->failures_per_gpu_hour * d->failures;
+		gi.num_gpus = o->num_gpus;
 		gi.nodes = o->nodes;
-		gi.spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_node_h : 0;
-		gi.checkpoint_write_s = isnan(c->write_override) ? o->ckpt_write_s : c->write_override;
-		gi.restart_s = c->restart_s + o->ckpt_load_s +
+		gi.spot_per_node_hour =
+			o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
+		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s
+								     : c->checkpoint_write_s;
+		gi.restart_s = c->restart_s + o->checkpoint_load_s +
 			       (o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
-		gi.checkpoint_interval_s = isnan(c->interval_s) ? 0 : c->interval_s;
+		gi.checkpoint_interval_s =
+			isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
 		pp_goodput gp;
 		pp_goodput_eval(&gi, &gp);
 		g = gp.goodput;
-		e->interval_s = gp.interval_s;
+		e->checkpoint_interval_s = gp.interval_s;
 	}
 	e->goodput = g;
-	double eff = tok_s * g;
-	/* demand -> busy cluster-seconds */
+}
+
+/* What the monthly schedule of a cluster option needs under one draw.
+ * Months count from the order (owned: the lead time comes first). */
+typedef struct sched {
+	double busy_total_s;         /* PP_WORK_RUN: cluster-seconds of every run */
+	double busy_per_month_s;     /* other works: cluster-seconds of busy time a month */
+	double replicas;             /* clusters needed to keep up */
+	double lead_months, work_end_months, window_months;
+	int nmonths;
+	double gpus, nodes_all;      /* one replica's GPUs; every replica's nodes */
+	bool reserved;
+	double usd_per_gpu_hour;     /* drawn */
+	double kw_active, kw_idle;   /* one server training, idle */
+	double usd_per_kwh;          /* drawn */
+	double servers_usd, network_usd, storage_usd, hw_capex_usd, integration_usd; /* owned */
+	double kw_provisioned;       /* servers and switches of every replica */
+} sched;
+
+/* The work's demand at throughput eff (tokens/s with goodput) as busy
+ * cluster time and replicas; sets e's time to train and tokens. */
+static void work_demand(const ctx *c, const draw *d, double eff, ev *e, sched *s)
+{
+	double month_s = PP_SECONDS_PER_MONTH, H = c->horizon_months;
 	double busy_total = 0, busy_pm = 0, replicas = 1;
 	switch (c->work) {
 	case PP_WORK_RUN: {
-		double job = c->train_tokens / eff + c->setup_s;
+		double job = c->train_tokens / eff + c->job_setup_s;
 		busy_total = c->runs * job;
-		e->ttt = job;
+		e->time_to_train_s = job;
 		e->tokens = c->runs * c->train_tokens;
 		break;
 	}
 	case PP_WORK_RECURRING: {
-		double job = c->tokens_per_job / eff + c->setup_s;
+		double job = c->tokens_per_job / eff + c->job_setup_s;
 		busy_pm = c->jobs_per_month * d->demand * job;
-		e->ttt = job;
+		e->time_to_train_s = job;
 		e->tokens = H * c->jobs_per_month * d->demand * c->tokens_per_job;
 		break;
 	}
 	case PP_WORK_CAPACITY:
-		busy_pm = c->cap_tokens_pm * d->demand / eff;
-		e->tokens = H * c->cap_tokens_pm * d->demand;
+		busy_pm = c->capacity_tokens_per_month * d->demand / eff;
+		e->tokens = H * c->capacity_tokens_per_month * d->demand;
 		if (c->train_tokens > 0) /* time of one run of training.train_tokens */
-			e->ttt = c->train_tokens / eff + c->setup_s;
+			e->time_to_train_s = c->train_tokens / eff + c->job_setup_s;
 		break;
 	default: {
 		double capacity = eff; /* tokens/s of one replica */
-		double peak = c->tokens_per_month * d->demand / month_s * c->inf_peak;
+		double peak =
+			c->tokens_per_month * d->demand / month_s * c->inference_peak_to_average;
 		replicas = fmax(1, ceil(peak / capacity - 1e-9));
 		busy_pm = replicas * month_s;
 		e->tokens = H * c->tokens_per_month * d->demand;
@@ -116,126 +147,189 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	if (c->work == PP_WORK_RECURRING || c->work == PP_WORK_CAPACITY)
 		replicas = fmax(1, ceil(busy_pm / month_s - 1e-9));
 	e->replicas = replicas;
-	double lead = o->owned ? o->lead_m : 0;
-	double work_end = c->work == PP_WORK_RUN ? lead + busy_total / month_s : lead + H;
+	s->busy_total_s = busy_total;
+	s->busy_per_month_s = busy_pm;
+	s->replicas = replicas;
+}
+
+/* The window, the drawn prices and the owned capex of s. */
+static void schedule_of(const ctx *c, const oin *o, const draw *d, ev *e, sched *s)
+{
+	double H = c->horizon_months;
+	double lead = o->owned ? o->lead_time_months : 0;
+	double work_end = c->work == PP_WORK_RUN ? lead + s->busy_total_s / PP_SECONDS_PER_MONTH
+						 : lead + H;
 	double win = c->work == PP_WORK_RUN ? (c->horizon_given ? fmax(H, work_end) : work_end)
 					    : lead + H;
-	e->window_m = win;
+	s->lead_months = lead;
+	s->work_end_months = work_end;
+	s->window_months = e->window_months = win;
 	int nm = (int)ceil(win - 1e-9);
 	if (nm < 1)
 		nm = 1;
-	e->nm = nm;
-	double N = o->n, nodes_all = o->nodes * replicas;
-	bool reserved = o->tier == TIER_R1 || o->tier == TIER_R3;
-	double rate = o->rate * d->price;
-	double kw_act = o->server_kw * c->draw_frac, kw_idle = o->server_kw * c->idle_frac;
-	double kwh_price = c->kwh * d->kwh;
-	double hw_capex = 0, integ = 0, net = 0, store = 0, servers = 0;
+	s->nmonths = e->nmonths = nm;
+	s->gpus = o->num_gpus;
+	s->nodes_all = o->nodes * s->replicas;
+	s->reserved = o->tier == TIER_R1 || o->tier == TIER_R3;
+	s->usd_per_gpu_hour = o->usd_per_gpu_hour * d->price;
+	s->kw_active = o->server_kw * c->active_draw_fraction;
+	s->kw_idle = o->server_kw * c->idle_draw_fraction;
+	s->usd_per_kwh = c->usd_per_kwh * d->electricity;
+	s->servers_usd = s->network_usd = s->storage_usd = s->hw_capex_usd = s->integration_usd = 0;
 	if (o->owned) {
-		servers = o->server_usd * o->servers * replicas * d->capex;
-		net = o->net_usd * replicas;
-		store = o->tb * c->buy_usd_per_tb;
-		hw_capex = servers + net + store;
-		integ = hw_capex * c->integ;
+		s->servers_usd = o->server_usd * o->num_servers * s->replicas * d->capex;
+		s->network_usd = o->network_usd * s->replicas;
+		s->storage_usd = o->storage_tb * c->storage_buy_usd_per_tb;
+		s->hw_capex_usd = s->servers_usd + s->network_usd + s->storage_usd;
+		s->integration_usd = s->hw_capex_usd * c->integration_fraction;
 	}
-	double kw_prov = (o->server_kw * o->nodes + o->switch_kw) * replicas;
-	double running = o->owned ? hw_capex + integ : 0;
+	s->kw_provisioned = (o->server_kw * o->nodes + o->switch_kw) * s->replicas;
+}
+
+/* Month m's costs (m = 1..nmonths, a = the part of the month in the
+ * window) of a rented option into e's components; its total. */
+static double rent_month(const ctx *c, const oin *o, const sched *s, double gpu_h, double a,
+			 ev *e)
+{
+	double rate = s->usd_per_gpu_hour;
+	double st = o->storage_tb * c->storage_rent_usd_per_tb_month * a;
+	double sf = o->staff_fte * s->replicas * c->staff_usd_per_fte_year / 12.0 * a;
+	double month_cost = 0;
+	e->comp_usd[PP_CC_STORAGE] += st;
+	e->comp_usd[PP_CC_STAFF] += sf;
+	month_cost += st + sf;
+	if (s->reserved) {
+		double commit = s->gpus * s->replicas * PP_HOURS_PER_MONTH * a * rate;
+		month_cost += commit;
+	} else {
+		e->comp_usd[PP_CC_GPU_TIME] += gpu_h * rate;
+		e->marginal_usd += gpu_h * rate;
+		month_cost += gpu_h * rate;
+	}
+	return month_cost;
+}
+
+/* The same for an owned option over [t0, t1) with busy cluster-seconds
+ * busy: energy, colocation, support and staff. */
+static double own_month(const ctx *c, const oin *o, const sched *s, double t0, double t1,
+			double a, double busy, ev *e)
+{
+	double month_h = PP_HOURS_PER_MONTH;
+	double dl = overlap(s->lead_months, s->window_months, t0, t1);
+	double avail_node_h = dl * month_h * s->nodes_all;
+	double act_node_h = busy / 3600.0 * o->nodes;
+	if (act_node_h > avail_node_h)
+		act_node_h = avail_node_h;
+	double kwh = (act_node_h * s->kw_active + (avail_node_h - act_node_h) * s->kw_idle +
+		      o->switch_kw * s->replicas * dl * month_h) * c->pue;
+	double fac = kwh * s->usd_per_kwh;
+	if (c->facility_owned == 0)
+		fac += s->kw_provisioned * c->colo_usd_per_kw_month * dl;
+	double sup =
+		(c->support_fraction_per_year * (s->servers_usd + s->network_usd + s->storage_usd) +
+		 c->software_usd_per_gpu_year * s->gpus * s->replicas) *
+		dl / 12.0;
+	double sf = o->staff_fte * s->replicas * c->staff_usd_per_fte_year / 12.0 * a;
+	e->comp_usd[PP_CC_FACILITY] += fac;
+	e->comp_usd[PP_CC_SUPPORT] += sup;
+	e->comp_usd[PP_CC_STAFF] += sf;
+	e->marginal_usd += act_node_h * (s->kw_active - s->kw_idle) * c->pue * s->usd_per_kwh;
+	return fac + sup + sf;
+}
+
+/* The amortized view: the GPU-hours used at the option's fully loaded cost
+ * per used GPU-hour at the fleet utilisation (cost.h). */
+static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev *e,
+			    double used_h_total)
+{
+	if (!o->owned) {
+		double gpu = s->reserved ? used_h_total * s->usd_per_gpu_hour / c->fleet_utilization
+					 : e->comp_usd[PP_CC_GPU_TIME];
+		return gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
+	}
+	double U = c->fleet_utilization;
+	double life = c->depreciation_years;
+	double N = s->gpus, replicas = s->replicas;
+	double salv = (s->servers_usd + s->network_usd + s->storage_usd) *
+		      cost_residual_fraction(c, life, c->resale_haircut);
+	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv,
+				c->discount_rate_per_year, life);
+	double fixed =
+		eac + c->support_fraction_per_year * s->hw_capex_usd +
+		c->software_usd_per_gpu_year * N * replicas +
+		o->staff_fte * replicas * c->staff_usd_per_fte_year +
+		(c->facility_owned == 0 ? s->kw_provisioned * c->colo_usd_per_kw_month * 12 : 0);
+	double node_h = PP_HOURS_PER_YEAR * s->nodes_all;
+	double energy =
+		node_h * (U * s->kw_active + (1 - U) * s->kw_idle) * c->pue * s->usd_per_kwh +
+		o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * s->usd_per_kwh;
+	double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
+	return used_h_total * per_used;
+}
+
+void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
+		   double *cum, int cum_n)
+{
+	memset(e, 0, sizeof(*e));
+	e->time_to_train_s = NAN;
+	e->goodput = 1;
+	if (o->kind == PP_OPT_API) {
+		evaluate_api(c, o, d, e, cum, cum_n);
+		return;
+	}
+	double tok_s = o->tokens_per_s / d->step;
+	cluster_goodput(c, o, d, with_goodput, e);
+	sched s;
+	work_demand(c, d, tok_s * e->goodput, e, &s);
+	schedule_of(c, o, d, e, &s);
+	double win = s.window_months;
+	int nm = s.nmonths;
+	double running = o->owned ? s.hw_capex_usd + s.integration_usd : 0;
 	if (cum && cum_n > 0)
 		cum[0] = running;
 	double used_h_total = 0;
 	for (int m = 1; m <= nm; m++) {
 		double t0 = m - 1, t1 = fmin((double)m, win);
 		double a = t1 - t0;
-		double busy;
-		if (c->work == PP_WORK_RUN)
-			busy = overlap(lead, work_end, t0, t1) * month_s;
-		else
-			busy = overlap(lead, work_end, t0, t1) * busy_pm;
-		double gpu_h = busy * N / 3600.0;
+		double busy = overlap(s.lead_months, s.work_end_months, t0, t1) *
+			      (c->work == PP_WORK_RUN ? PP_SECONDS_PER_MONTH : s.busy_per_month_s);
+		double gpu_h = busy * s.gpus / 3600.0;
 		used_h_total += gpu_h;
-		double month_cost = 0;
-		if (!o->owned) {
-			double st = o->tb * c->rent_tb_usd * a;
-			double sf = o->fte * replicas * c->staff_usd / 12.0 * a;
-			e->comp[PP_CC_STORAGE] += st;
-			e->comp[PP_CC_STAFF] += sf;
-			month_cost += st + sf;
-			if (reserved) {
-				double commit = N * replicas * month_h * a * rate;
-				month_cost += commit;
-			} else {
-				e->comp[PP_CC_GPU_TIME] += gpu_h * rate;
-				e->marginal += gpu_h * rate;
-				month_cost += gpu_h * rate;
-			}
-		} else {
-			double dl = overlap(lead, win, t0, t1);
-			double avail_node_h = dl * month_h * nodes_all;
-			double act_node_h = busy / 3600.0 * o->nodes;
-			if (act_node_h > avail_node_h)
-				act_node_h = avail_node_h;
-			double kwh = (act_node_h * kw_act + (avail_node_h - act_node_h) * kw_idle +
-				      o->switch_kw * replicas * dl * month_h) * c->pue;
-			double fac = kwh * kwh_price;
-			if (c->facility == 0)
-				fac += kw_prov * c->colo * dl;
-			double sup = (c->support * (servers + net + store) + c->software * N * replicas) *
-				     dl / 12.0;
-			double sf = o->fte * replicas * c->staff_usd / 12.0 * a;
-			e->comp[PP_CC_FACILITY] += fac;
-			e->comp[PP_CC_SUPPORT] += sup;
-			e->comp[PP_CC_STAFF] += sf;
-			e->marginal += act_node_h * (kw_act - kw_idle) * c->pue * kwh_price;
-			month_cost += fac + sup + sf;
-		}
-		running += month_cost;
+		running += o->owned ? own_month(c, o, &s, t0, t1, a, busy, e)
+				    : rent_month(c, o, &s, gpu_h, a, e);
 		if (cum && m < cum_n)
 			cum[m] = running;
 	}
 	e->gpu_hours = used_h_total;
-	if (reserved) {
-		double span = win;
-		double committed_m = ceil(span / o->commit_m - 1e-9) * o->commit_m;
-		double commit_usd = N * replicas * month_h * committed_m * rate;
+	if (s.reserved) {
+		/* whole commitments: the hours used and the idle rest */
+		double rate = s.usd_per_gpu_hour, N = s.gpus;
+		double committed_m = ceil(win / o->commit_months - 1e-9) * o->commit_months;
+		double commit_usd = N * s.replicas * PP_HOURS_PER_MONTH * committed_m * rate;
 		double used_usd = used_h_total * rate;
-		e->comp[PP_CC_GPU_TIME] += used_usd;
-		e->comp[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
-		double tail = N * replicas * month_h * (committed_m - span) * rate;
+		e->comp_usd[PP_CC_GPU_TIME] += used_usd;
+		e->comp_usd[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
+		double tail = N * s.replicas * PP_HOURS_PER_MONTH * (committed_m - win) * rate;
 		running += tail;
 		if (cum && nm < cum_n)
 			cum[nm] = running;
 	}
 	if (o->owned) {
-		double age = fmax(0, win - lead) / 12.0;
-		double rf = cost_residual_fraction(c, age, c->haircut);
-		e->comp[PP_CC_SERVERS] = servers * (1 - rf) + integ;
-		e->comp[PP_CC_NETWORK] = net * (1 - rf);
-		e->comp[PP_CC_STORAGE] = store * (1 - rf);
-		double resid = (servers + net + store) * rf;
+		/* the capex net of the residual value at the window's end */
+		double rf = cost_residual_fraction(c, fmax(0, win - s.lead_months) / 12.0,
+						   c->resale_haircut);
+		e->comp_usd[PP_CC_SERVERS] = s.servers_usd * (1 - rf) + s.integration_usd;
+		e->comp_usd[PP_CC_NETWORK] = s.network_usd * (1 - rf);
+		e->comp_usd[PP_CC_STORAGE] = s.storage_usd * (1 - rf);
+		double resid = (s.servers_usd + s.network_usd + s.storage_usd) * rf;
 		running -= resid;
 		if (cum && nm < cum_n)
 			cum[nm] = running;
 	}
-	e->total = 0;
+	e->total_usd = 0;
 	for (int k = 0; k < PP_CC_COUNT; k++)
-		e->total += e->comp[k];
-	/* amortized view */
-	if (!o->owned) {
-		double gpu = reserved ? used_h_total * rate / c->fleet_util : e->comp[PP_CC_GPU_TIME];
-		e->amortized = gpu + e->comp[PP_CC_STORAGE] + e->comp[PP_CC_STAFF];
-	} else {
-		double U = c->fleet_util;
-		double life = c->dep_years;
-		double salv = (servers + net + store) * cost_residual_fraction(c, life, c->haircut);
-		double eac = pp_fin_eac(hw_capex + integ, salv, c->disc, life);
-		double fixed = eac + c->support * hw_capex + c->software * N * replicas +
-			       o->fte * replicas * c->staff_usd + (c->facility == 0 ? kw_prov * c->colo * 12 : 0);
-		double node_h = PP_HOURS_PER_YEAR * nodes_all;
-		double energy = node_h * (U * kw_act + (1 - U) * kw_idle) * c->pue * kwh_price +
-				o->switch_kw * replicas * PP_HOURS_PER_YEAR * c->pue * kwh_price;
-		double per_used = (fixed + energy) / (N * replicas * PP_HOURS_PER_YEAR * U);
-		e->amortized = used_h_total * per_used;
-	}
+		e->total_usd += e->comp_usd[k];
+	e->amortized_usd = amortized_usd(c, o, &s, e, used_h_total);
 }
 
 /* ---- Monte Carlo, tornado, recommendation ---- */
@@ -250,7 +344,7 @@ int cost_group_of(const oin *oi, int n, int i)
 
 static double price_sigma_of(const oin *o)
 {
-	return o->kind == PP_OPT_API ? o->api_sigma : o->owned ? 0 : o->rate_sigma;
+	return o->kind == PP_OPT_API ? o->api_price_sigma : o->owned ? 0 : o->price_sigma;
 }
 
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
@@ -274,16 +368,20 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
 	}
-	double kwh_lo = c->kwh > 0 ? fmin(c->kwh_lo, c->kwh) / c->kwh : 1;
-	double kwh_hi = c->kwh > 0 ? fmax(c->kwh_hi, c->kwh) / c->kwh : 1;
-	double f_lo = c->fail > 0 ? c->fail_lo / c->fail : 1, f_hi = c->fail > 0 ? c->fail_hi / c->fail : 1;
+	double kwh_lo =
+		c->usd_per_kwh > 0 ? fmin(c->usd_per_kwh_lo, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double kwh_hi =
+		c->usd_per_kwh > 0 ? fmax(c->usd_per_kwh_hi, c->usd_per_kwh) / c->usd_per_kwh : 1;
+	double fail = c->failures_per_gpu_hour;
+	double f_lo = fail > 0 ? c->failures_per_gpu_hour_lo / fail : 1;
+	double f_hi = fail > 0 ? c->failures_per_gpu_hour_hi / fail : 1;
 	for (int d = 0; d < draws; d++) {
 		draw dr = cost_base_draw;
-		dr.fail = pp_mc_loguniform(mc, f_lo, f_hi);
-		dr.demand = pp_mc_triangular(mc, c->dem_lo, 1.0, c->dem_hi);
-		dr.kwh = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
+		dr.failures = pp_mc_loguniform(mc, f_lo, f_hi);
+		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
+		dr.electricity = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
-			stepf[g] = pp_mc_lognormal(mc, c->sig_step);
+			stepf[g] = pp_mc_lognormal(mc, c->step_sigma);
 			capexf[g] = pp_mc_lognormal(mc, capsig[g]);
 		}
 		int best = -1;
@@ -295,9 +393,9 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			di.price = pp_mc_lognormal(mc, price_sigma_of(&oi[i]));
 			ev e;
 			cost_evaluate(c, &oi[i], &di, true, &e, NULL, 0);
-			r->options[i].samples[d] = e.total;
-			if (oi[i].feasible && e.total < best_usd) {
-				best_usd = e.total;
+			r->options[i].samples[d] = e.total_usd;
+			if (oi[i].feasible && e.total_usd < best_usd) {
+				best_usd = e.total_usd;
 				best = i;
 			}
 		}
@@ -323,7 +421,7 @@ static double eval_total(const ctx *c, const oin *o, const draw *d)
 {
 	ev e;
 	cost_evaluate(c, o, d, true, &e, NULL, 0);
-	return e.total;
+	return e.total_usd;
 }
 
 static void tornado_row(ctx *c, oin *oi, int rec, int ru, drv_kind k, int target, const char *name,
@@ -345,9 +443,9 @@ static void tornado_row(ctx *c, oin *oi, int rec, int ru, drv_kind k, int target
 			if (applies) {
 				switch (k) {
 				case DRV_STEP: d.step = f[s]; break;
-				case DRV_FAIL: d.fail = f[s]; break;
+				case DRV_FAIL: d.failures = f[s]; break;
 				case DRV_DEMAND: d.demand = f[s]; break;
-				case DRV_KWH: d.kwh = f[s]; break;
+				case DRV_KWH: d.electricity = f[s]; break;
 				case DRV_PRICE: d.price = f[s]; break;
 				case DRV_CAPEX: d.capex = f[s]; break;
 				}
@@ -381,21 +479,26 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 	if (rec < 0)
 		return;
 	double q10 = 0.10, q90 = 0.90;
-	double s10 = pp_mc_lognormal_q(c->sig_step, q10), s90 = pp_mc_lognormal_q(c->sig_step, q90);
+	double s10 = pp_mc_lognormal_q(c->step_sigma, q10),
+	       s90 = pp_mc_lognormal_q(c->step_sigma, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
-	if (c->fail > 0 && c->goodput && c->work != PP_WORK_INFERENCE)
-		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour", c->fail,
-			    c->fail_lo, c->fail_hi, c->fail_lo / c->fail, c->fail_hi / c->fail);
+	if (c->failures_per_gpu_hour > 0 && c->goodput_on && c->work != PP_WORK_INFERENCE)
+		tornado_row(c, oi, rec, ru, DRV_FAIL, -1, "failure rate", "per_gpu_hour",
+			    c->failures_per_gpu_hour, c->failures_per_gpu_hour_lo,
+			    c->failures_per_gpu_hour_hi,
+			    c->failures_per_gpu_hour_lo / c->failures_per_gpu_hour,
+			    c->failures_per_gpu_hour_hi / c->failures_per_gpu_hour);
 	if (c->work != PP_WORK_RUN) {
-		double d10 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q10);
-		double d90 = pp_mc_triangular_q(c->dem_lo, 1, c->dem_hi, q90);
+		double d10 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q10);
+		double d90 = pp_mc_triangular_q(c->demand_lo_factor, 1, c->demand_hi_factor, q90);
 		tornado_row(c, oi, rec, ru, DRV_DEMAND, -1, "demand (utilisation of plan)", "factor", 1,
 			    d10, d90, d10, d90);
 	}
-	if (c->kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
-		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh", c->kwh,
-			    c->kwh_lo, c->kwh_hi, c->kwh_lo / c->kwh, c->kwh_hi / c->kwh);
+	if (c->usd_per_kwh > 0 && (oi[rec].owned || (ru >= 0 && oi[ru].owned)))
+		tornado_row(c, oi, rec, ru, DRV_KWH, -1, "electricity price", "usd_per_kwh",
+			    c->usd_per_kwh, c->usd_per_kwh_lo, c->usd_per_kwh_hi,
+			    c->usd_per_kwh_lo / c->usd_per_kwh, c->usd_per_kwh_hi / c->usd_per_kwh);
 	int who[2] = {rec, ru};
 	for (int w = 0; w < 2; w++) {
 		int i = who[w];
@@ -411,7 +514,8 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 		} else {
 			double sg = price_sigma_of(o);
 			double l = pp_mc_lognormal_q(sg, q10), h = pp_mc_lognormal_q(sg, q90);
-			double base = o->kind == PP_OPT_API ? o->api_usd_per_mtok : o->rate;
+			double base = o->kind == PP_OPT_API ? o->api_usd_per_1m_tokens
+							    : o->usd_per_gpu_hour;
 			snprintf(name, sizeof(name), "%.30s price", c->r->options[i].name);
 			tornado_row(c, oi, rec, ru, DRV_PRICE, i, name,
 				    o->kind == PP_OPT_API ? "usd_per_1m_tokens" : "usd_per_gpu_hour", base,

@@ -1,5 +1,14 @@
-/* costopt.c - resolving one cost option: overrides of the scenario, its throughput from the step-time engine, its prices, servers, network, storage and staff (see cost.h). */
-#include "cost/costint.h"
+/*
+ * costopt.c - resolving one cost option (costopt.h): the scenario with the
+ * option's overrides, its throughput from the step-time engine (LoRA and
+ * QLoRA through costlora.c), its API or rent price, storage and staff; an
+ * owned option's parts come from costown.c.
+ */
+#include "cost/costopt.h"
+#include "cost/costown.h"
+
+const char *const pp_cost_tier_keys[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
+					 "capacity_block", "own", "api"};
 
 /* ---- resolving options ---- */
 
@@ -90,16 +99,25 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 	return 0;
 }
 
-/* Predict the option's step on its (modified) cluster; fills throughput,
- * memory and checkpoint figures, and handles lora/qlora. */
-int cost_run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp, oin *o,
+static void take_cluster(oin *o, const pp_cluster *cl)
+{
+	o->num_gpus = cl->num_gpus;
+	o->gpus_per_node = cl->gpus_per_node;
+	o->nodes = pp_cluster_nodes(cl);
+	o->gpu = cl->gpu;
+}
+
+/* Predict the option's step on its (modified) cluster x; fills throughput,
+ * memory and checkpoint figures. For lora/qlora the engine predicts a full
+ * fine-tune with full recompute and costlora.c turns it into the
+ * adapters' figures. */
+static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp, oin *o,
 		      pp_scenario *x)
 {
 	pp_hw hw;
 	pp_result res;
 	int rc;
-	int method = o->method;
-	bool adapters = method == PP_FT_LORA || method == PP_FT_QLORA;
+	bool adapters = o->method == PP_FT_LORA || o->method == PP_FT_QLORA;
 	if (adapters)
 		x->training.recompute = PP_RC_FULL; /* (Q)LoRA trains with activation checkpointing */
 	if ((rc = pp_hw_from_catalog(&hw, c->cat, &x->cluster, c->err)))
@@ -111,62 +129,34 @@ int cost_run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *
 		snprintf(msg, sizeof(msg), "%s", c->err->msg);
 		return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)", msg);
 	}
-	o->n = x->cluster.num_gpus;
-	o->gpn = x->cluster.gpus_per_node;
-	o->nodes = pp_cluster_nodes(&x->cluster);
-	o->gpu = x->cluster.gpu;
-	o->cap = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes : x->cluster.gpu->mem_bytes;
+	if (adapters)
+		cost_adapter_result(x, o->method,
+				    res.params_total > 0 ? res.params_total : c->model_params,
+				    &c->adapter, &res);
+	take_cluster(o, &x->cluster);
+	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes
+							      : x->cluster.gpu->mem_bytes;
 	o->mfu = res.mfu;
-	double P = res.params_total > 0 ? res.params_total : c->params;
-	if (!adapters) {
-		o->step_s = res.step_time_s;
-		o->bd = res.breakdown;
-		o->tok_s = res.tokens_per_s;
-		o->mem = res.memory.total_bytes;
-		o->ckpt_bytes = res.checkpoint_bytes;
-		o->ckpt_write_s = res.checkpoint_write_s;
-		o->feasible = res.memory.fits;
-		if (!o->feasible)
-			snprintf(o->why, sizeof(o->why), "does not fit: %.1f GiB per GPU needed, %.1f GiB "
-				 "available with every weight trained (add pipeline/tensor/context "
-				 "parallelism or recompute; for a fine-tune, \"method\": \"qlora\")",
-				 o->mem / PP_GIB, o->cap / PP_GIB);
-	} else {
-		/* Frozen base: no weight gradients, so with full recompute the
-		 * FLOPs are fwd + recompute fwd + input-grad bwd = 6N of the 8N
-		 * per token (Dettmers et al. 2023; Korthikanti et al. 2022). */
-		double A = cost_lora_params(&x->model, c->q_rank);
-		double shard = (double)x->parallel.tp * x->parallel.pp;
-		const pp_breakdown *b = &res.breakdown;
-		double k = 0.75 * (method == PP_FT_QLORA ? 1.0 + c->q_dequant : 1.0);
-		double small = P > 0 ? A / P : 0;
-		o->step_s = (b->compute_s + b->pp_bubble_s) * k + b->tp_comm_exposed_s +
-			    b->pp_comm_exposed_s + b->data_s + (b->dp_comm_exposed_s + b->optimizer_s) * small;
-		/* the same terms, kept apart for the step-time breakdown */
-		o->bd = *b;
-		o->bd.compute_s *= k;
-		o->bd.pp_bubble_s *= k;
-		o->bd.dp_comm_exposed_s *= small;
-		o->bd.optimizer_s *= small;
-		if (o->step_s <= 0)
-			o->step_s = res.step_time_s * 0.75;
-		o->tok_s = res.tokens_per_step / o->step_s;
-		double wbytes = method == PP_FT_QLORA ? c->q_bits / 8.0 : 2.0;
-		o->mem = P * wbytes / shard + A * c->q_adapter_bytes / shard + res.memory.activations_bytes +
-			 res.memory.temp_bytes + res.memory.fragmentation_bytes;
-		o->ckpt_bytes = A * c->q_adapter_bytes;
-		o->ckpt_write_s = res.checkpoint_bytes > 0 ? res.checkpoint_write_s * o->ckpt_bytes /
-							     res.checkpoint_bytes : 0;
-		o->feasible = o->mem <= o->cap;
-		if (!o->feasible)
-			snprintf(o->why, sizeof(o->why), "does not fit even with %s: %.1f GiB per GPU "
-				 "needed, %.1f GiB available", pp_ft_method_names[method], o->mem / PP_GIB,
-				 o->cap / PP_GIB);
-	}
+	o->step_time_s = res.step_time_s;
+	o->breakdown = res.breakdown;
+	o->tokens_per_s = res.tokens_per_s;
+	o->mem_bytes = res.memory.total_bytes;
+	o->checkpoint_bytes = res.checkpoint_bytes;
+	o->checkpoint_write_s = res.checkpoint_write_s;
+	o->feasible = res.memory.fits;
+	if (!o->feasible && !adapters)
+		snprintf(o->why, sizeof(o->why), "does not fit: %.1f GiB per GPU needed, %.1f GiB "
+			 "available with every weight trained (add pipeline/tensor/context "
+			 "parallelism or recompute; for a fine-tune, \"method\": \"qlora\")",
+			 o->mem_bytes / PP_GIB, o->mem_capacity_bytes / PP_GIB);
+	else if (!o->feasible)
+		snprintf(o->why, sizeof(o->why), "does not fit even with %s: %.1f GiB per GPU "
+			 "needed, %.1f GiB available", pp_ft_method_names[o->method],
+			 o->mem_bytes / PP_GIB, o->mem_capacity_bytes / PP_GIB);
 	double rd = hw.storage_read_Bps * o->nodes;
 	if (hw.storage_agg_read_Bps > 0 && rd > hw.storage_agg_read_Bps)
 		rd = hw.storage_agg_read_Bps;
-	o->ckpt_load_s = rd > 0 ? o->ckpt_bytes / rd : 0;
+	o->checkpoint_load_s = rd > 0 ? o->checkpoint_bytes / rd : 0;
 	return 0;
 }
 
@@ -181,126 +171,285 @@ static void label_option(oin *o, pp_cost_option *out)
 	switch (o->kind) {
 	case PP_OPT_API:
 		snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f per 1M tokens",
-			 out->provider, o->api_usd_per_mtok);
+			 out->provider, o->api_usd_per_1m_tokens);
 		break;
 	case PP_OPT_BUILD:
-		snprintf(out->label, sizeof(out->label), "build %d x %s (%d nodes%s%s), %s capex", o->n,
-			 o->gpu->name, o->nodes, o->nodes > 1 ? ", " : "",
+		snprintf(out->label, sizeof(out->label), "build %d x %s (%d nodes%s%s), %s capex",
+			 o->num_gpus, o->gpu->name, o->nodes, o->nodes > 1 ? ", " : "",
 			 o->nodes > 1 ? out->fabric : "",
-			 pp_fmt_usd(o->server_usd * o->servers + o->net_usd, money, sizeof(money)));
+			 pp_fmt_usd(o->server_usd * o->num_servers + o->network_usd, money,
+				    sizeof(money)));
 		break;
 	default:
 		if (o->owned)
-			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)", o->n,
-				 o->gpu->name, pp_fmt_usd(o->server_usd, money, sizeof(money)));
+			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)",
+				 o->num_gpus, o->gpu->name,
+				 pp_fmt_usd(o->server_usd, money, sizeof(money)));
 		else
-			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h", o->n,
-				 o->gpu->name, out->provider, out->tier, o->rate);
+			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h",
+				 o->num_gpus, o->gpu->name, out->provider, out->tier,
+				 o->usd_per_gpu_hour);
 	}
 }
 
-int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out)
+/* ---- api options ---- */
+
+/* The price of API option sp ($ per 1M training tokens, or the blend of
+ * the input and output prices for an inference work), recorded in the
+ * sources, with its sigma: from the file's range when it gives one
+ * instead of a value, else the price sigma. */
+static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 {
-	const pp_costspec_option *sp = &c->cs->options[idx];
 	const pp_jdoc *d = &c->s->doc;
 	char path[96];
-	int rc;
-	memset(o, 0, sizeof(*o));
-	o->spec = sp;
-	o->kind = sp->kind;
-	o->method = sp->method >= 0 ? sp->method : (int)c->cs->method;
-	o->feasible = true;
-	snprintf(out->name, sizeof(out->name), "%s", sp->name);
-	out->kind = (pp_option_kind)sp->kind;
-	snprintf(out->method, sizeof(out->method), "%s", pp_ft_method_names[o->method]);
-	if (o->kind == PP_OPT_API) {
-		o->tier = TIER_API;
-		snprintf(out->provider, sizeof(out->provider), "%s", sp->price);
-		snprintf(out->tier, sizeof(out->tier), "api");
-		const cJSON *ft = cost_jpath(c->prices, "hosted_api.fine_tuning_usd_per_1m_training_tokens");
-		const cJSON *inf = cost_jpath(c->prices, "hosted_api.inference_usd_per_1m_tokens");
-		const cJSON *f = cJSON_GetObjectItemCaseSensitive(ft, sp->price);
-		const cJSON *fi = cJSON_GetObjectItemCaseSensitive(inf, sp->price);
-		char item[128];
-		snprintf(item, sizeof(item), "API %s $/1M tokens", sp->price);
-		const cJSON *date = cJSON_GetObjectItemCaseSensitive(f ? f : fi, "date");
-		const cJSON *src = cJSON_GetObjectItemCaseSensitive(f ? f : fi, "source");
-		bool est = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f ? f : fi, "estimate"));
-		double v = NAN;
-		if (f && c->work == PP_WORK_INFERENCE)
-			return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
-					    "found \"%s\", a fine-tuning price, for an inference work; "
-					    "expected a key of hosted_api.inference_usd_per_1m_tokens",
-					    sp->price);
-		if (fi && c->work != PP_WORK_INFERENCE)
-			return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
-					    "found \"%s\", an inference price, for a training work; "
-					    "expected a key of hosted_api.fine_tuning_usd_per_1m_training_tokens",
-					    sp->price);
-		if (f) {
-			const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
-			const cJSON *rg = cJSON_GetObjectItemCaseSensitive(f, "range");
-			if (cJSON_IsNumber(val))
-				v = val->valuedouble;
-			else if (cJSON_GetArraySize(rg) == 2) {
-				double lo = cJSON_GetArrayItem(rg, 0)->valuedouble;
-				double hi = cJSON_GetArrayItem(rg, 1)->valuedouble;
-				v = sqrt(lo * hi);
-				est = true;
-				o->api_sigma = log(hi / lo) / (2 * 1.2816);
-			}
-		} else if (fi) {
-			const cJSON *in = cJSON_GetObjectItemCaseSensitive(fi, "input");
-			const cJSON *ou = cJSON_GetObjectItemCaseSensitive(fi, "output");
-			if (cJSON_IsNumber(in) && cJSON_IsNumber(ou))
-				v = in->valuedouble * (1 - c->output_fraction) +
-				    ou->valuedouble * c->output_fraction;
+	const cJSON *ft =
+		cost_jpath(c->prices, "hosted_api.fine_tuning_usd_per_1m_training_tokens");
+	const cJSON *inf = cost_jpath(c->prices, "hosted_api.inference_usd_per_1m_tokens");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(ft, sp->price);
+	const cJSON *fi = cJSON_GetObjectItemCaseSensitive(inf, sp->price);
+	char item[128];
+	snprintf(item, sizeof(item), "API %s $/1M tokens", sp->price);
+	const cJSON *date = cJSON_GetObjectItemCaseSensitive(f ? f : fi, "date");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(f ? f : fi, "source");
+	bool est = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f ? f : fi, "estimate"));
+	double v = NAN;
+	if (f && c->work == PP_WORK_INFERENCE)
+		return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
+				    "found \"%s\", a fine-tuning price, for an inference work; "
+				    "expected a key of hosted_api.inference_usd_per_1m_tokens",
+				    sp->price);
+	if (fi && c->work != PP_WORK_INFERENCE)
+		return pp_jdoc_errf(
+			d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
+			"found \"%s\", an inference price, for a training work; "
+			"expected a key of hosted_api.fine_tuning_usd_per_1m_training_tokens",
+			sp->price);
+	if (f) {
+		const cJSON *val = cJSON_GetObjectItemCaseSensitive(f, "value");
+		const cJSON *rg = cJSON_GetObjectItemCaseSensitive(f, "range");
+		if (cJSON_IsNumber(val)) {
+			v = val->valuedouble;
+		} else if (cJSON_GetArraySize(rg) == 2) {
+			double lo = cJSON_GetArrayItem(rg, 0)->valuedouble;
+			double hi = cJSON_GetArrayItem(rg, 1)->valuedouble;
+			v = sqrt(lo * hi);
+			est = true;
+			o->api_price_sigma = cost_sigma_of_range(lo, hi);
 		}
-		if (isnan(v) || v <= 0)
-			return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
-					    "prices.json has no number for \"%s\" (%s); expected a priced "
-					    "API", sp->price,
-					    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(f, "note"))
-						    ? cJSON_GetObjectItemCaseSensitive(f, "note")->valuestring
-						    : "no value");
-		cost_add_source(c, item, v, "usd_per_1m_tokens", cJSON_IsString(src) ? src->valuestring : NULL,
-			   "prices", cJSON_IsString(date) ? date->valuestring : NULL, est);
-		o->api_usd_per_mtok = v;
-		if (o->api_sigma == 0)
-			o->api_sigma = est ? c->sig_price_est : c->sig_price;
-		/* size classes in the key: le16B, 16_80B, gt300B */
-		double lo = 0, hi = INFINITY;
-		const char *k = sp->price;
-		const char *u = strstr(k, "le");
-		int a, b;
-		const char *last = strrchr(k, '_');
-		if ((u = strstr(k, "_le")) && sscanf(u, "_le%dB", &a) == 1)
-			hi = a * 1e9;
-		else if ((u = strstr(k, "_gt")) && sscanf(u, "_gt%dB", &a) == 1)
-			lo = a * 1e9;
-		else if (last) {
-			const char *q = last - 1;
-			while (q > k && *q != '_')
-				q--;
-			if (sscanf(q, "_%d_%dB", &a, &b) == 2) {
-				lo = a * 1e9;
-				hi = b * 1e9;
-			}
-		}
-		if (c->work != PP_WORK_INFERENCE && (c->params < lo * 0.999 || c->params > hi * 1.001)) {
-			o->feasible = false;
-			snprintf(o->why, sizeof(o->why), "the price \"%s\" is for models of %.0f-%.0fB "
-				 "parameters; this model has %.1fB", sp->price, lo / 1e9,
-				 isfinite(hi) ? hi / 1e9 : 1e4, c->params / 1e9);
-		}
-		if (strstr(k, "openai") || strstr(k, "anthropic"))
-			cost_warnf(c, "option \"%s\" prices fine-tuning or serving of the provider's own closed "
-			      "model, not %s: the model differs from the scenario's", sp->name,
-			      c->s->model.name);
-		label_option(o, out);
-		return 0;
+	} else if (fi) {
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(fi, "input");
+		const cJSON *ou = cJSON_GetObjectItemCaseSensitive(fi, "output");
+		if (cJSON_IsNumber(in) && cJSON_IsNumber(ou))
+			v = in->valuedouble * (1 - c->output_fraction) +
+			    ou->valuedouble * c->output_fraction;
 	}
-	/* A cluster option: the scenario with the option's overrides. */
+	if (isnan(v) || v <= 0) {
+		const cJSON *note = cJSON_GetObjectItemCaseSensitive(f, "note");
+		return pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, "price"),
+				    "prices.json has no number for \"%s\" (%s); expected a priced "
+				    "API",
+				    sp->price,
+				    cJSON_IsString(note) ? note->valuestring : "no value");
+	}
+	cost_add_source(c, item, v, "usd_per_1m_tokens",
+			cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+			cJSON_IsString(date) ? date->valuestring : NULL, est);
+	o->api_usd_per_1m_tokens = v;
+	if (o->api_price_sigma == 0)
+		o->api_price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
+	return 0;
+}
+
+/* The model sizes an API price key is for, in parameters: "..._le16B"
+ * (up to 16B), "..._gt300B" (above 300B), "..._16_80B"; [0, inf) when the
+ * key names none. */
+static void api_size_class(const char *k, double *lo, double *hi)
+{
+	*lo = 0;
+	*hi = INFINITY;
+	const char *u;
+	int a, b;
+	const char *last = strrchr(k, '_');
+	if ((u = strstr(k, "_le")) && sscanf(u, "_le%dB", &a) == 1) {
+		*hi = a * 1e9;
+	} else if ((u = strstr(k, "_gt")) && sscanf(u, "_gt%dB", &a) == 1) {
+		*lo = a * 1e9;
+	} else if (last) {
+		const char *q = last - 1;
+		while (q > k && *q != '_')
+			q--;
+		if (sscanf(q, "_%d_%dB", &a, &b) == 2) {
+			*lo = a * 1e9;
+			*hi = b * 1e9;
+		}
+	}
+}
+
+static int resolve_api(ctx *c, const pp_costspec_option *sp, oin *o, pp_cost_option *out)
+{
+	int rc;
+	o->tier = TIER_API;
+	snprintf(out->provider, sizeof(out->provider), "%s", sp->price);
+	snprintf(out->tier, sizeof(out->tier), "api");
+	if ((rc = api_price(c, sp, o)))
+		return rc;
+	double lo, hi;
+	api_size_class(sp->price, &lo, &hi);
+	if (c->work != PP_WORK_INFERENCE &&
+	    (c->model_params < lo * 0.999 || c->model_params > hi * 1.001)) {
+		o->feasible = false;
+		snprintf(o->why, sizeof(o->why), "the price \"%s\" is for models of %.0f-%.0fB "
+			 "parameters; this model has %.1fB", sp->price, lo / 1e9,
+			 isfinite(hi) ? hi / 1e9 : 1e4, c->model_params / 1e9);
+	}
+	if (strstr(sp->price, "openai") || strstr(sp->price, "anthropic"))
+		cost_warnf(
+			c,
+			"option \"%s\" prices fine-tuning or serving of the provider's own closed "
+			"model, not %s: the model differs from the scenario's",
+			sp->name, c->s->model.name);
+	label_option(o, out);
+	return 0;
+}
+
+/* ---- cluster options: throughput ---- */
+
+/* Serving: tco.json's (or the option's) tokens/s per GPU for the
+ * reference model size, scaled to this model; FP8 weights (1 byte a
+ * parameter) of one replica must fit in 90% of the GPUs' memory. */
+static void inference_throughput(ctx *c, const pp_costspec_option *sp, const pp_scenario *x,
+				 oin *o)
+{
+	take_cluster(o, &x->cluster);
+	o->mem_capacity_bytes = x->cluster.gpu->mem_bytes;
+	double per = sp->inference_tokens_per_s_per_gpu;
+	if (isnan(per)) {
+		char p2[96];
+		snprintf(p2, sizeof(p2), "inference.tokens_per_s_per_gpu.%s", o->gpu->id);
+		if (!cJSON_IsObject(cost_jpath(c->tco.root, p2))) {
+			o->feasible = false;
+			snprintf(o->why, sizeof(o->why), "no inference throughput figure for %s in "
+				 "tco.json; give the option \"inference_tokens_per_s_per_gpu\"",
+				 o->gpu->id);
+			per = 0;
+		} else {
+			per = cost_tco(c, p2, "tokens_per_s");
+		}
+	}
+	o->tokens_per_s = per * o->num_gpus * c->inference_efficiency *
+			  (c->inference_ref_params / c->model_params);
+	o->mem_bytes = c->model_params / o->num_gpus;
+	if (o->feasible && o->mem_bytes > o->mem_capacity_bytes * 0.9) {
+		o->feasible = false;
+		snprintf(o->why, sizeof(o->why), "does not fit: %.0f GiB of FP8 weights on %d x "
+			 "%.0f GiB", c->model_params / PP_GIB, o->num_gpus,
+			 o->mem_capacity_bytes / PP_GIB);
+	}
+}
+
+/* Training: the engine's step on x; the auto method falls back to qlora
+ * when every weight trained does not fit. */
+static int training_throughput(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp,
+			       const pp_scenario *x, oin *o, pp_cost_option *out)
+{
+	int rc;
+	o->method = o->method == PP_FT_AUTO ? PP_FT_FULL : o->method;
+	pp_scenario y = *x;
+	if ((rc = run_engine(c, opts, sp, o, &y)))
+		return rc;
+	if (!o->feasible && sp->method < 0 && c->cs->method == PP_FT_AUTO) {
+		o->method = PP_FT_QLORA;
+		y = *x;
+		if ((rc = run_engine(c, opts, sp, o, &y)))
+			return rc;
+	}
+	snprintf(out->method, sizeof(out->method), "%s", pp_ft_method_names[o->method]);
+	return 0;
+}
+
+/* ---- cluster options: prices and parts ---- */
+
+/* A rented option's $/GPU-hour (prices.json through pp_price_lookup(), or
+ * the option's own), its sigma and commitment, the spot-size warning and
+ * the platform staff. */
+static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skuname, oin *o,
+			pp_cost_option *out)
+{
+	const pp_jdoc *d = &c->s->doc;
+	char path[96], item[160];
+	int rc;
+	int t = 0;
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(sp->tier, pp_cost_tier_keys[i]))
+			t = i;
+	o->tier = t;
+	const char *tier = pp_cost_tier_keys[t];
+	snprintf(out->provider, sizeof(out->provider), "%s", sp->provider);
+	snprintf(out->tier, sizeof(out->tier), "%s", tier);
+	pp_price p;
+	double rate = NAN;
+	bool est = false;
+	if (!pp_price_lookup(c->cat, c->sku_map, o->gpu, sp->provider, tier, &p, NULL)) {
+		rate = p.usd_per_gpu_hour;
+		est = p.estimate;
+		snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, tier);
+		cost_add_source(c, item, rate, "usd_per_gpu_hour", p.source, "prices", p.date, est);
+	}
+	if (!isnan(sp->usd_per_gpu_hour)) {
+		rate = sp->usd_per_gpu_hour;
+		est = false;
+		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
+			 tier);
+		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
+				c->r->as_of, false);
+	}
+	if (isnan(rate)) {
+		pp_sb avail = {0};
+		bool listed = pp_price_tiers(c->cat, skuname, sp->provider, &avail);
+		rc = pp_jdoc_errf(
+			d, c->err,
+			pp_jpath(path, sizeof(path), sp->path, listed ? "tier" : "provider"),
+			"option \"%s\": prices.json has no %s price from \"%s\" for %s; "
+			"%s%s (or give \"usd_per_gpu_hour\")",
+			sp->name, tier, sp->provider, skuname,
+			listed ? "priced tiers: " : "that provider does not rent this GPU",
+			avail.buf ? avail.buf : "");
+		pp_sb_release(&avail);
+		return rc;
+	}
+	o->usd_per_gpu_hour = rate;
+	o->price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
+	o->commit_months = cost_pick(sp->commitment_months, tier_term_months(t));
+	if (t == TIER_SPOT && o->nodes > c->spot_max_nodes)
+		cost_warnf(c,
+			   "option \"%s\" needs %d spot nodes at once; getting (and keeping) that "
+			   "much spot capacity is unlikely, so its time to train is optimistic",
+			   sp->name, o->nodes);
+	o->staff_fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000_gpus * o->num_gpus / 1000.0
+					    : sp->staff_fte;
+	return 0;
+}
+
+/* The shared file system of a multi-node cluster: the dataset of one run
+ * or job (a month of steady training) and the kept checkpoints, at least
+ * tco.json's storage.min_tb. One node uses its local disks. */
+static double shared_storage_tb(const ctx *c, const oin *o)
+{
+	double tok = c->work == PP_WORK_RUN ? c->train_tokens
+		     : c->work == PP_WORK_RECURRING ? c->tokens_per_job
+		     : c->capacity_tokens_per_month;
+	double bytes = tok * c->s->training.data_bytes_per_token +
+		       c->checkpoints_kept * o->checkpoint_bytes;
+	return fmax(c->storage_min_tb, bytes / 1e12);
+}
+
+/* A cluster option: the scenario with the option's overrides, then its
+ * throughput, its price or parts, and its storage. */
+static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp,
+			   oin *o, pp_cost_option *out)
+{
+	const pp_jdoc *d = &c->s->doc;
+	int rc;
 	pp_scenario x = *c->s;
 	if ((rc = apply_overrides(c, sp, &x)))
 		return rc;
@@ -313,49 +462,11 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 	out->num_gpus = x.cluster.num_gpus;
 	snprintf(out->fabric, sizeof(out->fabric), "%s",
 		 pp_cluster_nodes(&x.cluster) > 1 ? x.cluster.inter->id : "");
-	/* throughput */
 	if (c->work != PP_WORK_INFERENCE) {
-		int m = o->method == PP_FT_AUTO ? PP_FT_FULL : o->method;
-		o->method = m;
-		pp_scenario y = x;
-		if ((rc = cost_run_engine(c, opts, sp, o, &y)))
+		if ((rc = training_throughput(c, opts, sp, &x, o, out)))
 			return rc;
-		if (!o->feasible && sp->method < 0 && c->cs->method == PP_FT_AUTO) {
-			o->method = PP_FT_QLORA;
-			y = x;
-			if ((rc = cost_run_engine(c, opts, sp, o, &y)))
-				return rc;
-		}
-		snprintf(out->method, sizeof(out->method), "%s", pp_ft_method_names[o->method]);
 	} else {
-		o->n = x.cluster.num_gpus;
-		o->gpn = x.cluster.gpus_per_node;
-		o->nodes = pp_cluster_nodes(&x.cluster);
-		o->gpu = x.cluster.gpu;
-		o->cap = x.cluster.gpu->mem_bytes;
-		double per = sp->inference_tokens_per_s_per_gpu;
-		if (isnan(per)) {
-			char p2[96];
-			snprintf(p2, sizeof(p2), "inference.tokens_per_s_per_gpu.%s", o->gpu->id);
-			if (!cJSON_IsObject(cost_jpath(c->tco.root, p2))) {
-				o->feasible = false;
-				snprintf(o->why, sizeof(o->why), "no inference throughput figure for %s in "
-					 "tco.json; give the option \"inference_tokens_per_s_per_gpu\"",
-					 o->gpu->id);
-				per = 0;
-			} else {
-				per = cost_tco(c, p2, "tokens_per_s");
-			}
-		}
-		o->inf_tok_s = per * o->n * c->inf_eff * (c->inf_ref_params / c->params);
-		/* FP8 weights (1 byte/param) of one replica must fit */
-		o->mem = c->params / o->n;
-		if (o->feasible && o->mem > o->cap * 0.9) {
-			o->feasible = false;
-			snprintf(o->why, sizeof(o->why), "does not fit: %.0f GiB of FP8 weights on %d x "
-				 "%.0f GiB", c->params / PP_GIB, o->n, o->cap / PP_GIB);
-		}
-		o->tok_s = o->inf_tok_s;
+		inference_throughput(c, sp, &x, o);
 	}
 	const char *skuname = NULL;
 	const cJSON *sku = cost_sku_of(c, o->gpu, &skuname);
@@ -363,153 +474,47 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 		return pp_jdoc_errf(d, c->err, sp->path, "option \"%s\": no prices for GPU \"%s\" "
 				    "(tco.json gpu_price_skus has no entry); expected a GPU with "
 				    "prices in prices.json", sp->name, o->gpu->id);
-	char item[160];
-	if (!o->owned) {
-		int t = 0;
-		for (int i = 0; i < 5; i++)
-			if (!strcmp(sp->tier, pp_cost_tier_keys[i]))
-				t = i;
-		o->tier = t;
-		snprintf(out->provider, sizeof(out->provider), "%s", sp->provider);
-		snprintf(out->tier, sizeof(out->tier), "%s", pp_cost_tier_keys[t]);
-		const cJSON *prov = cJSON_GetObjectItemCaseSensitive(cost_jpath(sku, "cloud_prices"), sp->provider);
-		const cJSON *f = cJSON_GetObjectItemCaseSensitive(prov, pp_cost_tier_keys[t]);
-		bool est = false;
-		snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, pp_cost_tier_keys[t]);
-		double rate = cJSON_IsObject(f) ? cost_pfig(c, f, item, "usd_per_gpu_hour", &est) : NAN;
-		if (!isnan(sp->usd_per_gpu_hour)) {
-			rate = sp->usd_per_gpu_hour;
-			est = false;
-			snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
-				 pp_cost_tier_keys[t]);
-			cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
-				   c->r->as_of, false);
-		}
-		if (isnan(rate)) {
-			pp_sb avail = {0};
-			const cJSON *it;
-			cJSON_ArrayForEach(it, prov)
-			if (cJSON_IsObject(it))
-				pp_sb_addf(&avail, "%s%s", avail.len ? ", " : "", it->string);
-			rc = pp_jdoc_errf(d, c->err, pp_jpath(path, sizeof(path), sp->path, prov ? "tier" :
-								"provider"),
-					  "option \"%s\": prices.json has no %s price from \"%s\" for %s; "
-					  "%s%s (or give \"usd_per_gpu_hour\")", sp->name, pp_cost_tier_keys[t],
-					  sp->provider, skuname, prov ? "priced tiers: " :
-					  "that provider does not rent this GPU", avail.buf ? avail.buf : "");
-			pp_sb_release(&avail);
-			return rc;
-		}
-		o->rate = rate;
-		o->rate_sigma = est ? c->sig_price_est : c->sig_price;
-		o->commit_m = cost_pick(sp->commitment_months, tier_term_months(t));
-		if (t == TIER_SPOT && o->nodes > c->spot_max_nodes)
-			cost_warnf(c, "option \"%s\" needs %d spot nodes at once; getting (and keeping) that much "
-			      "spot capacity is unlikely, so its time to train is optimistic", sp->name,
-			      o->nodes);
-		double fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000 * o->n / 1000.0 : sp->staff_fte;
-		o->fte = fte;
-	} else {
-		o->tier = TIER_OWN;
-		snprintf(out->provider, sizeof(out->provider), "own");
-		snprintf(out->tier, sizeof(out->tier), "own");
-		const cJSON *srv = cost_jpath(cost_jpath(c->tco.root, "servers"), o->gpu->id);
-		double price, kw, gpus;
-		bool est = false;
-		if (srv) {
-			snprintf(item, sizeof(item), "%s server (tco.json)", o->gpu->id);
-			char p2[96];
-			snprintf(p2, sizeof(p2), "servers.%s.price_usd", o->gpu->id);
-			price = cost_tco(c, p2, "usd");
-			snprintf(p2, sizeof(p2), "servers.%s.max_power_kw", o->gpu->id);
-			kw = cost_tco(c, p2, "kw");
-			gpus = cJSON_GetObjectItemCaseSensitive(srv, "gpus")->valuedouble;
-			est = true;
-		} else {
-			const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sku, "server");
-			const cJSON *pv = cJSON_GetObjectItemCaseSensitive(sv, "price_usd");
-			const cJSON *kv = cJSON_GetObjectItemCaseSensitive(sv, "max_power_kw");
-			const cJSON *gv = cJSON_GetObjectItemCaseSensitive(sv, "gpus");
-			if (!cJSON_IsNumber(pv) || !cJSON_IsNumber(kv) || !cJSON_IsNumber(gv))
-				return cost_fail_data(c, "models/prices.json: skus.%s.server needs price_usd, "
-						 "max_power_kw and gpus", skuname);
-			price = pv->valuedouble;
-			kw = kv->valuedouble;
-			gpus = gv->valuedouble;
-			est = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sv, "estimate"));
-			const cJSON *ps = cJSON_GetObjectItemCaseSensitive(sv, "price_source");
-			const cJSON *pd = cJSON_GetObjectItemCaseSensitive(sv, "price_date");
-			snprintf(item, sizeof(item), "%s server price", skuname);
-			cost_add_source(c, item, price, "usd", cJSON_IsString(ps) ? ps->valuestring : NULL,
-				   "prices", cJSON_IsString(pd) ? pd->valuestring : NULL, est);
-			const cJSON *ks = cJSON_GetObjectItemCaseSensitive(sv, "max_power_source");
-			snprintf(item, sizeof(item), "%s server max power", skuname);
-			cost_add_source(c, item, kw, "kw", cJSON_IsString(ks) ? ks->valuestring : NULL,
-				   "prices", NULL,
-				   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sv, "max_power_estimate")));
-			/* server-price spread from alt_prices: sigma = ln(max/min) / (2 x 1.2816) */
-			double lo = price, hi = price;
-			const cJSON *alt;
-			cJSON_ArrayForEach(alt, cJSON_GetObjectItemCaseSensitive(sv, "alt_prices"))
-			{
-				const cJSON *av = cJSON_GetObjectItemCaseSensitive(alt, "value");
-				if (cJSON_IsNumber(av)) {
-					lo = fmin(lo, av->valuedouble);
-					hi = fmax(hi, av->valuedouble);
-				}
-			}
-			o->capex_sigma = log(hi / lo) / (2 * 1.2816);
-		}
-		double per_gpu = price / gpus;
-		o->server_usd = isnan(sp->server_usd) ? per_gpu * o->gpn : sp->server_usd;
-		o->server_kw = kw / gpus * o->gpn;
-		o->servers = o->nodes;
-		o->capex_sigma = fmax(o->capex_sigma, est ? c->sig_price_est : c->sig_capex_min);
-		/* network */
-		if (o->nodes > 1) {
-			const pp_fabric *fab = x.cluster.inter;
-			char p2[96];
-			netplan np;
-			cost_plan_network(o->nodes * x.cluster.nics_per_node, fab->switch_ports,
-				     x.cluster.oversubscription, &np);
-			snprintf(p2, sizeof(p2), "network.%s", fab->id);
-			if (!cost_jpath(c->tco.root, p2))
-				return cost_fail_data(c, "%s: no network prices for fabric \"%s\"", c->tco.path,
-						 fab->id);
-			snprintf(p2, sizeof(p2), "network.%s.switch_usd", fab->id);
-			double sw = cost_tco(c, p2, "usd");
-			snprintf(p2, sizeof(p2), "network.%s.link_usd", fab->id);
-			double ln = cost_tco(c, p2, "usd");
-			snprintf(p2, sizeof(p2), "network.%s.nic_usd", fab->id);
-			double nic = cost_tco(c, p2, "usd");
-			snprintf(p2, sizeof(p2), "network.%s.switch_power_w", fab->id);
-			double swp = cost_tco(c, p2, "w");
-			o->net_usd = np.switches * sw + np.links * ln + np.endpoints * nic;
-			o->switch_kw = np.switches * swp / 1000.0;
-			o->nswitches = np.switches;
-			o->nlinks = np.links;
-			o->tiers = np.tiers;
-		}
-		/* shared storage: dataset + kept checkpoints; a single box uses local disks */
-		if (o->nodes > 1) {
-			double tok = c->work == PP_WORK_RUN ? c->train_tokens
-				     : c->work == PP_WORK_RECURRING ? c->tokens_per_job
-				     : c->cap_tokens_pm;
-			double bytes = tok * c->s->training.data_bytes_per_token + c->ckpts_kept * o->ckpt_bytes;
-			o->tb = isnan(c->cs->storage_tb) ? fmax(c->min_tb, bytes / 1e12) : c->cs->storage_tb;
-		}
-		double gpus_all = o->n;
-		o->fte = isnan(sp->staff_fte) ? fmax(c->min_fte, gpus_all / c->gpus_per_fte) : sp->staff_fte;
-		o->lead_m = cost_pick(sp->lead_time_months, c->lead_m);
-	}
-	if (!o->owned && o->nodes > 1) {
-		double tok = c->work == PP_WORK_RUN ? c->train_tokens
-			     : c->work == PP_WORK_RECURRING ? c->tokens_per_job
-			     : c->cap_tokens_pm;
-		double bytes = tok * c->s->training.data_bytes_per_token + c->ckpts_kept * o->ckpt_bytes;
-		o->tb = fmax(c->min_tb, bytes / 1e12);
-	}
+	rc = o->owned ? cost_resolve_owned(c, sp, skuname, sku, &x.cluster, o, out)
+		      : resolve_rent(c, sp, skuname, o, out);
+	if (rc)
+		return rc;
+	if (o->nodes > 1)
+		o->storage_tb = o->owned && !isnan(c->cs->storage_tb) ? c->cs->storage_tb
+								      : shared_storage_tb(c, o);
 	label_option(o, out);
 	return 0;
 }
 
+int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out)
+{
+	const pp_costspec_option *sp = &c->cs->options[idx];
+	memset(o, 0, sizeof(*o));
+	o->spec = sp;
+	o->kind = sp->kind;
+	o->method = sp->method >= 0 ? sp->method : (int)c->cs->method;
+	o->feasible = true;
+	snprintf(out->name, sizeof(out->name), "%s", sp->name);
+	out->kind = (pp_option_kind)sp->kind;
+	snprintf(out->method, sizeof(out->method), "%s", pp_ft_method_names[o->method]);
+	if (o->kind == PP_OPT_API)
+		return resolve_api(c, sp, o, out);
+	return resolve_cluster(c, opts, sp, o, out);
+}
+
+int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts)
+{
+	if (c->work != PP_WORK_CAPACITY)
+		return 0;
+	oin ref;
+	memset(&ref, 0, sizeof(ref));
+	ref.method = c->cs->method == PP_FT_AUTO ? PP_FT_FULL : (int)c->cs->method;
+	pp_scenario x = *c->s;
+	int rc = run_engine(c, opts, NULL, &ref, &x);
+	if (rc)
+		return rc;
+	double per_gpu_h = ref.tokens_per_s * 3600.0 / ref.num_gpus;
+	double gpu_h = !isnan(c->cs->gpu_hours_per_month) ? c->cs->gpu_hours_per_month
+		       : c->cs->utilization * ref.num_gpus * PP_HOURS_PER_MONTH;
+	c->capacity_tokens_per_month = gpu_h * per_gpu_h;
+	return 0;
+}

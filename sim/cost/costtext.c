@@ -1,5 +1,5 @@
-/* costtext.c - the recommendation and the description of the work, in words (see cost.h). */
-#include "cost/costint.h"
+/* costtext.c - the recommendation and the description of the work, in words (costtext.h). */
+#include "cost/costtext.h"
 
 static const char *fmt_time(double s, char *buf, size_t n)
 {
@@ -142,16 +142,19 @@ void cost_describe_work(ctx *c)
 		break;
 	case PP_WORK_RECURRING:
 		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
-			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)), c->horizon_m);
-		r->runs = c->jobs_per_month * c->horizon_m;
+			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)),
+			 c->horizon_months);
+		r->runs = c->jobs_per_month * c->horizon_months;
 		break;
 	case PP_WORK_CAPACITY:
-		snprintf(r->work, sizeof(r->work), "steady training of %s tokens/month for %.0f months",
-			 pp_fmt_tokens(c->cap_tokens_pm, tk, sizeof(tk)), c->horizon_m);
+		snprintf(r->work, sizeof(r->work),
+			 "steady training of %s tokens/month for %.0f months",
+			 pp_fmt_tokens(c->capacity_tokens_per_month, tk, sizeof(tk)),
+			 c->horizon_months);
 		break;
 	default:
 		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",
-			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_m);
+			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_months);
 	}
 }
 

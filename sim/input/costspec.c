@@ -1,6 +1,7 @@
 /* costspec.c - see costspec.h. */
 #include "input/costspec.h"
 #include "input/catalog.h"
+#include "input/prices.h"
 #include "input/scenario.h"
 #include "core/util.h"
 
@@ -69,61 +70,6 @@ static int num(const pp_jdoc *d, const cJSON *o, const char *p, const char *k, d
 	       double *out, pp_err *err)
 {
 	return pp_jget_num(d, o, p, k, false, lo, hi, out, NULL, err);
-}
-
-/* Every cloud_prices provider key of prices.json (deduplicated). */
-static const char **provider_keys(const pp_catalog *cat, size_t *n)
-{
-	*n = 0;
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *skus = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "skus") : NULL;
-	size_t cap = 0;
-	const char **keys = NULL;
-	const cJSON *sku;
-	cJSON_ArrayForEach(sku, skus)
-	{
-		const cJSON *cp = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
-		const cJSON *prov;
-		cJSON_ArrayForEach(prov, cp)
-		{
-			bool seen = false;
-			for (size_t i = 0; i < *n; i++)
-				seen |= !strcmp(keys[i], prov->string);
-			if (seen)
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 32;
-				keys = pp_xrealloc(keys, cap * sizeof(*keys));
-			}
-			keys[(*n)++] = prov->string;
-		}
-	}
-	return keys;
-}
-
-static const char **api_keys(const pp_catalog *cat, size_t *n)
-{
-	*n = 0;
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *api = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "hosted_api") : NULL;
-	const char *groups[] = {"fine_tuning_usd_per_1m_training_tokens", "inference_usd_per_1m_tokens"};
-	size_t cap = 0;
-	const char **keys = NULL;
-	for (size_t g = 0; g < 2; g++) {
-		const cJSON *grp = cJSON_GetObjectItemCaseSensitive(api, groups[g]);
-		const cJSON *it;
-		cJSON_ArrayForEach(it, grp)
-		{
-			if (!cJSON_IsObject(it))
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 32;
-				keys = pp_xrealloc(keys, cap * sizeof(*keys));
-			}
-			keys[(*n)++] = it->string;
-		}
-	}
-	return keys;
 }
 
 static int lookup_gpu(const pp_jdoc *d, const pp_catalog *cat, const cJSON *o, const char *p,
@@ -422,7 +368,7 @@ static int parse_option_source(const pp_jdoc *d, const pp_catalog *cat, const cJ
 			      &h->provider, err)))
 		return rc;
 	if (h->provider) {
-		const char **keys = provider_keys(cat, &n);
+		const char **keys = pp_price_providers(cat, &n);
 		if ((rc = check_key(d, err, op, "provider", "provider", o->provider, keys, n)))
 			return rc;
 	}
@@ -433,7 +379,7 @@ static int parse_option_source(const pp_jdoc *d, const pp_catalog *cat, const cJ
 	if ((rc = pp_jget_str(d, opt, op, "price", false, o->price, sizeof(o->price), &h->price, err)))
 		return rc;
 	if (h->price) {
-		const char **keys = api_keys(cat, &n);
+		const char **keys = pp_price_api_keys(cat, &n);
 		if ((rc = check_key(d, err, op, "price", "hosted API price", o->price, keys, n)))
 			return rc;
 	}

@@ -4,6 +4,7 @@
 #include "engine/fastpath.h"
 #include "engine/memory.h"
 #include "engine/schedule.h"
+#include "input/prices.h"
 #include "core/util.h"
 
 #include <limits.h>
@@ -100,32 +101,144 @@ static void push(gen *g, const pp_layout *l)
 	vadd(&g->rc, l->recompute);
 }
 
+/* The recompute modes to search: the given one, else none, selective
+ * (not with flash attention: it equals none there) and full. */
+static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
+{
+	int nrc = 0;
+	if (s->given & PP_GIVEN_RECOMPUTE) {
+		rcs[nrc++] = s->training.recompute;
+	} else {
+		rcs[nrc++] = PP_RC_NONE;
+		if (!s->training.use_flash_attn)
+			rcs[nrc++] = PP_RC_SELECTIVE;
+		rcs[nrc++] = PP_RC_FULL;
+	}
+	return nrc;
+}
+
+/* The interleaving depths to search for pp stages and mb micro-batches
+ * (into vv[66]): the given one, else 1 and every depth v <= 64 with the
+ * layers dividing into pp x v chunks, as the schedule allows. */
+static int interleave_options(const pp_scenario *s, int pp, int64_t mb, int *vv)
+{
+	unsigned given = s->given;
+	int nv = 0;
+	if (given & PP_GIVEN_VPP) {
+		vv[nv++] = s->parallel.vpp;
+		return nv;
+	}
+	bool sched = given & PP_GIVEN_SCHEDULE;
+	if (!sched || s->parallel.schedule != PP_SCHED_INTERLEAVED)
+		vv[nv++] = 1;
+	if (!sched || s->parallel.schedule == PP_SCHED_INTERLEAVED)
+		for (int v = 2; v <= 64 && pp > 1; v++)
+			if (s->model.num_layers % (pp * v) == 0 && mb % pp == 0)
+				vv[nv++] = v;
+	return nv;
+}
+
+/* Every valid layout of TP tp x CP cp x PP pp x DP dp: micro-batch,
+ * interleaving, SP, ZeRO stage and recompute, in enumeration order. */
+static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, int dp,
+			const pp_recompute *rcs, int nrc)
+{
+	const pp_training *tr = &s->training;
+	unsigned given = s->given;
+	int64_t gbs = tr->global_batch_size;
+	pp_training t = *tr;
+	vals mbss;
+	if (given & PP_GIVEN_MBS) {
+		mbss.n = 1;
+		mbss.v[0] = tr->micro_batch_size;
+	} else {
+		divisors(gbs / dp, &mbss);
+	}
+	for (int d = 0; d < mbss.n; d++) {
+		int64_t mbs = mbss.v[d];
+		if (gbs % (mbs * dp))
+			continue;
+		int vv[66];
+		int nv = interleave_options(s, pp, gbs / (mbs * dp), vv);
+		for (int e = 0; e < nv; e++) {
+			int nsp = (given & PP_GIVEN_SP) || tp == 1 ? 1 : 2;
+			for (int f = 0; f < nsp; f++) {
+				bool sp = given & PP_GIVEN_SP ? s->parallel.sequence_parallel
+							      : f == 1;
+				int z0 = 0, z1 = (int64_t)dp * cp > 1 ? 3 : 0;
+				if (given & PP_GIVEN_ZERO)
+					z0 = z1 = s->parallel.zero_stage;
+				for (int z = z0; z <= z1; z++) {
+					for (int r = 0; r < nrc; r++) {
+						pp_layout l = {tp,     pp, dp, cp,
+							       vv[e],  z,  sp, PP_SCHED_1F1B,
+							       rcs[r], mbs};
+						if (vv[e] > 1)
+							l.schedule = PP_SCHED_INTERLEAVED;
+						else if (given & PP_GIVEN_SCHEDULE)
+							l.schedule = s->parallel.schedule;
+						pp_parallel p = s->parallel;
+						p.tp = tp;
+						p.pp = pp;
+						p.dp = dp;
+						p.cp = cp;
+						p.vpp = l.vpp;
+						p.schedule = l.schedule;
+						t.micro_batch_size = mbs;
+						const char *key;
+						char why[8];
+						if (pp_layout_check(&s->model, &t, &p, &s->cluster,
+								    &key, why, sizeof(why)))
+							continue;
+						push(g, &l);
+					}
+				}
+			}
+		}
+	}
+}
+
+/* The space g enumerated, in words, into space[nspace]. */
+static void describe_space(gen *g, unsigned given, char *space, size_t nspace)
+{
+	pp_sb sb = {0};
+	describe_vals(&sb, "TP", &g->tp, given & PP_GIVEN_TP);
+	describe_vals(&sb, "PP", &g->pp, given & PP_GIVEN_PP);
+	describe_vals(&sb, "DP", &g->dp, given & PP_GIVEN_DP);
+	describe_vals(&sb, "CP", &g->cp, given & PP_GIVEN_CP);
+	describe_vals(&sb, "interleave", &g->vpp, given & PP_GIVEN_VPP);
+	describe_vals(&sb, "micro-batch", &g->mbs, given & PP_GIVEN_MBS);
+	describe_vals(&sb, "ZeRO", &g->zero, given & PP_GIVEN_ZERO);
+	pp_sb_addf(&sb, ", SP %s%s", g->sp.n == 2 ? "{off,on}" : g->sp.v[0] ? "on" : "off",
+		   given & PP_GIVEN_SP ? " (given)" : "");
+	pp_sb_adds(&sb, ", recompute ");
+	pp_sb_adds(&sb, g->rc.n > 1 ? "{" : "");
+	for (int i = 0, first = 1; i < 3; i++)
+		for (int j = 0; j < g->rc.n; j++)
+			if (g->rc.v[j] == i) {
+				pp_sb_addf(&sb, "%s%s", first ? "" : ",", pp_recompute_names[i]);
+				first = 0;
+			}
+	pp_sb_adds(&sb, g->rc.n > 1 ? "}" : given & PP_GIVEN_RECOMPUTE ? " (given)" : "");
+	snprintf(space, nspace, "%s", sb.buf);
+	pp_sb_release(&sb);
+}
+
 int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, char *space,
 			size_t nspace, pp_err *err)
 {
 	const pp_model *m = &s->model;
-	const pp_training *tr = &s->training;
-	const pp_cluster *cl = &s->cluster;
 	unsigned given = s->given;
-	int64_t N = cl->num_gpus, gbs = tr->global_batch_size;
+	int64_t N = s->cluster.num_gpus, gbs = s->training.global_batch_size;
 	/* about 200 KB of value lists: fine on the stack */
 	gen g;
 	memset(&g, 0, sizeof(g));
-	vals tps, cps, pps, mbss;
+	vals tps, cps, pps;
 	divisors(N, &tps);
 	divisors(N, &cps);
 	divisors(N, &pps);
 	pp_recompute rcs[3];
-	int nrc = 0;
-	if (given & PP_GIVEN_RECOMPUTE) {
-		rcs[nrc++] = tr->recompute;
-	} else {
-		rcs[nrc++] = PP_RC_NONE;
-		if (!tr->use_flash_attn)
-			rcs[nrc++] = PP_RC_SELECTIVE;
-		rcs[nrc++] = PP_RC_FULL;
-	}
-	pp_training t = *tr;
+	int nrc = recompute_options(s, rcs);
 	for (int a = 0; a < tps.n; a++) {
 		int tp = (int)tps.v[a];
 		if (given & PP_GIVEN_TP ? tp != s->parallel.tp
@@ -146,68 +259,9 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 				if (N % ((int64_t)tp * cp * pp))
 					continue;
 				int dp = (int)(N / ((int64_t)tp * cp * pp));
-				if ((given & PP_GIVEN_DP) && dp != s->parallel.dp)
+				if (((given & PP_GIVEN_DP) && dp != s->parallel.dp) || gbs % dp)
 					continue;
-				if (gbs % dp)
-					continue;
-				if (given & PP_GIVEN_MBS) {
-					mbss.n = 1;
-					mbss.v[0] = tr->micro_batch_size;
-				} else {
-					divisors(gbs / dp, &mbss);
-				}
-				for (int d = 0; d < mbss.n; d++) {
-					int64_t mbs = mbss.v[d];
-					if (gbs % (mbs * dp))
-						continue;
-					int64_t mb = gbs / (mbs * dp);
-					int vv[66], nv = 0;
-					if (given & PP_GIVEN_VPP) {
-						vv[nv++] = s->parallel.vpp;
-					} else {
-						bool sched = given & PP_GIVEN_SCHEDULE;
-						if (!sched || s->parallel.schedule != PP_SCHED_INTERLEAVED)
-							vv[nv++] = 1;
-						if (!sched || s->parallel.schedule == PP_SCHED_INTERLEAVED)
-							for (int v = 2; v <= 64 && pp > 1; v++)
-								if (m->num_layers % (pp * v) == 0 && mb % pp == 0)
-									vv[nv++] = v;
-					}
-					for (int e = 0; e < nv; e++) {
-						int nsp = (given & PP_GIVEN_SP) || tp == 1 ? 1 : 2;
-						for (int f = 0; f < nsp; f++) {
-							bool sp = given & PP_GIVEN_SP ? s->parallel.sequence_parallel
-										      : f == 1;
-							int z0 = 0, z1 = (int64_t)dp * cp > 1 ? 3 : 0;
-							if (given & PP_GIVEN_ZERO)
-								z0 = z1 = s->parallel.zero_stage;
-							for (int z = z0; z <= z1; z++) {
-								for (int r = 0; r < nrc; r++) {
-									pp_layout l = {tp, pp, dp, cp, vv[e], z, sp,
-										       PP_SCHED_1F1B, rcs[r], mbs};
-									if (vv[e] > 1)
-										l.schedule = PP_SCHED_INTERLEAVED;
-									else if (given & PP_GIVEN_SCHEDULE)
-										l.schedule = s->parallel.schedule;
-									pp_parallel p = s->parallel;
-									p.tp = tp;
-									p.pp = pp;
-									p.dp = dp;
-									p.cp = cp;
-									p.vpp = l.vpp;
-									p.schedule = l.schedule;
-									t.micro_batch_size = mbs;
-									const char *key;
-									char why[8];
-									if (pp_layout_check(m, &t, &p, cl, &key, why,
-											    sizeof(why)))
-										continue;
-									push(&g, &l);
-								}
-							}
-						}
-					}
-				}
+				add_layouts(&g, s, tp, cp, pp, dp, rcs, nrc);
 			}
 		}
 	}
@@ -226,29 +280,8 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 			       (long long)gbs, m->num_layers, m->num_attention_heads,
 			       given ? ", some parallel keys fixed" : "");
 	}
-	if (space && nspace) {
-		pp_sb sb = {0};
-		describe_vals(&sb, "TP", &g.tp, given & PP_GIVEN_TP);
-		describe_vals(&sb, "PP", &g.pp, given & PP_GIVEN_PP);
-		describe_vals(&sb, "DP", &g.dp, given & PP_GIVEN_DP);
-		describe_vals(&sb, "CP", &g.cp, given & PP_GIVEN_CP);
-		describe_vals(&sb, "interleave", &g.vpp, given & PP_GIVEN_VPP);
-		describe_vals(&sb, "micro-batch", &g.mbs, given & PP_GIVEN_MBS);
-		describe_vals(&sb, "ZeRO", &g.zero, given & PP_GIVEN_ZERO);
-		pp_sb_addf(&sb, ", SP %s%s", g.sp.n == 2 ? "{off,on}" : g.sp.v[0] ? "on" : "off",
-			   given & PP_GIVEN_SP ? " (given)" : "");
-		pp_sb_adds(&sb, ", recompute ");
-		pp_sb_adds(&sb, g.rc.n > 1 ? "{" : "");
-		for (int i = 0, first = 1; i < 3; i++)
-			for (int j = 0; j < g.rc.n; j++)
-				if (g.rc.v[j] == i) {
-					pp_sb_addf(&sb, "%s%s", first ? "" : ",", pp_recompute_names[i]);
-					first = 0;
-				}
-		pp_sb_adds(&sb, g.rc.n > 1 ? "}" : given & PP_GIVEN_RECOMPUTE ? " (given)" : "");
-		snprintf(space, nspace, "%s", sb.buf);
-		pp_sb_release(&sb);
-	}
+	if (space && nspace)
+		describe_space(&g, given, space, nspace);
 	*out = g.c;
 	*nout = g.n;
 	return 0;
@@ -572,9 +605,10 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 				agree = false;
 			h->usd_per_million_tokens = NAN;
 			if (o->usd_per_gpu_hour > 0)
-				h->usd_per_million_tokens = o->usd_per_gpu_hour * s->cluster.num_gpus *
-							    h->result.step_time_s / 3600.0 /
-							    h->result.tokens_per_step * 1e6;
+				h->usd_per_million_tokens =
+					pp_price_rent_usd(o->usd_per_gpu_hour, s->cluster.num_gpus,
+							  h->result.step_time_s) /
+					h->result.tokens_per_step * 1e6;
 		}
 		if (agree || oo.des)
 			break;

@@ -1,5 +1,6 @@
 /* size.c - see size.h. */
 #include "plan/size.h"
+#include "input/prices.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -145,54 +146,19 @@ int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu 
 			snprintf(what, n, "scenario search.usd_per_gpu_hour");
 			return 0;
 		}
-	const char *tier = spec->tier[0] ? spec->tier : "on_demand";
 	char *tpath = pp_path_join(pp_catalog_dir(cat), "tco.json");
 	pp_jdoc tco;
 	int rc = pp_jdoc_load(&tco, tpath, err);
 	free(tpath);
 	if (rc)
 		return rc;
-	rc = PP_ENOTFOUND;
-	const cJSON *map = cJSON_GetObjectItemCaseSensitive(tco.root, "gpu_price_skus");
-	const cJSON *key = cJSON_GetObjectItemCaseSensitive(map, g->id);
-	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
-	const cJSON *sku = cJSON_IsString(key) && pd
-				   ? cJSON_GetObjectItemCaseSensitive(
-					     cJSON_GetObjectItemCaseSensitive(pd->root, "skus"),
-					     key->valuestring)
-				   : NULL;
-	const cJSON *cloud = cJSON_GetObjectItemCaseSensitive(sku, "cloud_prices");
-	const cJSON *prov, *bestp = NULL;
-	double best = INFINITY;
-	cJSON_ArrayForEach(prov, cloud)
-	{
-		if (spec->provider[0] && strcmp(prov->string, spec->provider))
-			continue;
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(prov, tier);
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "value");
-		const cJSON *u = cJSON_GetObjectItemCaseSensitive(t, "unit");
-		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 ||
-		    (cJSON_IsString(u) && strcmp(u->valuestring, "usd_per_gpu_hour")))
-			continue;
-		if (v->valuedouble < best) {
-			best = v->valuedouble;
-			bestp = prov;
-		}
-	}
-	if (bestp) {
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(bestp, tier);
-		const cJSON *src = cJSON_GetObjectItemCaseSensitive(t, "source");
-		const cJSON *date = cJSON_GetObjectItemCaseSensitive(t, "date");
-		*usd = best;
-		snprintf(what, n, "%s %s, %s, %s%s", bestp->string, tier,
-			 cJSON_IsString(src) ? src->valuestring : "?",
-			 cJSON_IsString(date) ? date->valuestring : "undated",
-			 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "estimate")) ? " [estimate]"
-										: "");
-		rc = 0;
-	} else {
-		pp_errf(err, PP_ENOTFOUND, "prices.json has no %s%s%s price for %s", tier,
-			spec->provider[0] ? " " : "", spec->provider, g->id);
+	pp_price p;
+	rc = pp_price_lookup(cat, cJSON_GetObjectItemCaseSensitive(tco.root, "gpu_price_skus"), g,
+			     spec->provider, spec->tier, &p, err);
+	if (!rc) {
+		*usd = p.usd_per_gpu_hour;
+		snprintf(what, n, "%s %s, %s, %s%s", p.provider, p.tier, p.source ? p.source : "?",
+			 p.date ? p.date : "undated", p.estimate ? " [estimate]" : "");
 	}
 	pp_jdoc_release(&tco);
 	return rc;
@@ -348,24 +314,26 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 	return 0;
 }
 
-static int cmp_lb_usd(const void *a, const void *b)
+/* Options by one of their bounds (NAN last), then in build order. */
+static int cmp_bound(const opt_in *x, const opt_in *y, double u, double v)
 {
-	const opt_in *x = a, *y = b;
-	double u = isnan(x->o.lb_usd) ? INFINITY : x->o.lb_usd;
-	double v = isnan(y->o.lb_usd) ? INFINITY : y->o.lb_usd;
+	u = isnan(u) ? INFINITY : u;
+	v = isnan(v) ? INFINITY : v;
 	if (u != v)
 		return u < v ? -1 : 1;
 	return x->order - y->order;
 }
 
+static int cmp_lb_usd(const void *a, const void *b)
+{
+	const opt_in *x = a, *y = b;
+	return cmp_bound(x, y, x->o.lb_usd, y->o.lb_usd);
+}
+
 static int cmp_lb_time(const void *a, const void *b)
 {
 	const opt_in *x = a, *y = b;
-	double u = isnan(x->o.lb_train_s) ? INFINITY : x->o.lb_train_s;
-	double v = isnan(y->o.lb_train_s) ? INFINITY : y->o.lb_train_s;
-	if (u != v)
-		return u < v ? -1 : 1;
-	return x->order - y->order;
+	return cmp_bound(x, y, x->o.lb_train_s, y->o.lb_train_s);
 }
 
 /* Output order: searched options by cost (by time for a budget), then
@@ -417,6 +385,163 @@ static void label(const pp_size_option *o, char *buf, size_t n)
 	snprintf(buf, n, "%d x %s (%s)", o->num_gpus, o->gpu->id, o->inter->id);
 }
 
+/* Lower bounds on every valid option's time to train and its cost. */
+static void bound_options(const pp_scenario *s, opt_in *oi, int n, double steps)
+{
+	for (int i = 0; i < n; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!oi[i].valid)
+			continue;
+		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
+		op->lb_train_s = steps * lb;
+		op->lb_usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->lb_train_s);
+	}
+}
+
+/* Whether op's bounds rule it out against the target and the best found
+ * so far (best_usd: cheapest meeting the deadline; best_time: fastest
+ * within the budget); sets its status and why when they do. */
+static bool ruled_out(const pp_size_opts *o, pp_size_option *op, double best_usd, double best_time)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char b1[32];
+	if (deadline && op->lb_train_s > o->deadline_s) {
+		op->status = PP_SIZE_SKIP_SLOW;
+		snprintf(op->why, sizeof(op->why), "needs at least %s",
+			 days(op->lb_train_s, b1, sizeof(b1)));
+		return true;
+	}
+	if ((deadline && op->lb_usd >= best_usd) || (budget && op->lb_usd > o->budget_usd)) {
+		op->status = PP_SIZE_SKIP_DEAR;
+		snprintf(op->why, sizeof(op->why), "costs at least %s",
+			 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
+		return true;
+	}
+	if (budget && op->lb_train_s >= best_time) {
+		op->status = PP_SIZE_SKIP_SLOW;
+		snprintf(op->why, sizeof(op->why), "needs at least %s",
+			 days(op->lb_train_s, b1, sizeof(b1)));
+		return true;
+	}
+	return false;
+}
+
+/* The layout search of option oi: its best layout, time to train and
+ * cost, and whether it meets the target. An error only when a search
+ * fails for another reason than no valid layout. */
+static int search_option(const pp_size_opts *o, opt_in *oi, double steps, pp_size_result *out,
+			 pp_err *err)
+{
+	pp_size_option *op = &oi->o;
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx};
+	pp_search_result sr;
+	pp_err e = {0};
+	int rc = pp_search_run(&oi->x, &oi->hw, &so, &sr, &e);
+	out->searches++;
+	if (rc == PP_EINPUT) {
+		op->status = PP_SIZE_NO_LAYOUT;
+		snprintf(op->why, sizeof(op->why), "no valid layout");
+		return 0;
+	}
+	if (rc)
+		return pp_errf(err, rc, "%s", e.msg);
+	out->evaluated += sr.evaluated;
+	out->simulated += sr.simulated;
+	out->feasible += sr.feasible;
+	op->evaluated = sr.evaluated;
+	op->feasible = sr.feasible;
+	op->simulated = sr.simulated;
+	if (!sr.nbest) {
+		op->status = PP_SIZE_NO_FIT;
+		snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
+			 (long long)sr.evaluated, op->gpu->id);
+	} else {
+		op->status = PP_SIZE_SEARCHED;
+		op->best = sr.best[0];
+		op->train_s = steps * op->best.result.step_time_s;
+		op->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->train_s);
+		op->meets = deadline ? op->train_s <= o->deadline_s
+			    : budget ? op->usd <= o->budget_usd
+				     : true;
+	}
+	pp_search_result_release(&sr);
+	return 0;
+}
+
+/* The answer and why, in sentences, when one option meets the target. */
+static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_sb *why)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char l1[96], l2[200], b1[32], b2[32], b3[32];
+	const pp_size_option *a = &out->opt[out->answer];
+	label(a, l1, sizeof(l1));
+	pp_sb_addf(why, "%s trains %.3g tokens in %s for %s", l1, out->train_tokens,
+		   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
+	if (deadline)
+		pp_sb_addf(why, ", the cheapest option within the %.3g-day deadline",
+			   o->deadline_s / 86400.0);
+	else if (budget)
+		pp_sb_addf(why, ", the fastest option within the %s budget",
+			   pp_fmt_usd(o->budget_usd, b3, sizeof(b3)));
+	else
+		pp_sb_adds(why, ", the cheapest option");
+	pp_sb_addf(why, " (best layout %s, %.1f%% MFU, $%.3g per GPU-hour).",
+		   pp_layout_str(&a->best.layout, l2, sizeof(l2)), 100 * a->best.result.mfu,
+		   a->usd_per_gpu_hour);
+	/* the runner-up, and a cheaper option that misses */
+	for (int i = out->answer + 1; i < out->n; i++) {
+		const pp_size_option *r = &out->opt[i];
+		if (r->status != PP_SIZE_SEARCHED || !r->meets)
+			continue;
+		label(r, l1, sizeof(l1));
+		if (budget)
+			pp_sb_addf(why, " Next fastest within budget: %s, %s for %s.", l1,
+				   days(r->train_s, b1, sizeof(b1)),
+				   pp_fmt_usd(r->usd, b2, sizeof(b2)));
+		else
+			pp_sb_addf(why, " Next cheapest: %s, %s more (%s).", l1,
+				   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
+				   days(r->train_s, b2, sizeof(b2)));
+		break;
+	}
+	for (int i = 0; i < out->n && deadline; i++) {
+		const pp_size_option *r = &out->opt[i];
+		if (r->status != PP_SIZE_SEARCHED || r->meets || !(r->usd < a->usd))
+			continue;
+		label(r, l1, sizeof(l1));
+		pp_sb_addf(why, " Cheaper but too slow: %s, %s for %s.", l1,
+			   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+		break;
+	}
+}
+
+/* Why no option meets the target, and what the closest ones reach. */
+static void explain_none(const pp_size_result *out, const pp_size_opts *o, pp_sb *why)
+{
+	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	char b1[32];
+	pp_sb_addf(why, "No option %s.",
+		   deadline ? "trains within the deadline"
+		   : budget ? "trains within the budget"
+			    : "can train the model");
+	double fastest = INFINITY, cheapest = INFINITY;
+	for (int i = 0; i < out->n; i++)
+		if (out->opt[i].status == PP_SIZE_SEARCHED) {
+			if (out->opt[i].train_s < fastest)
+				fastest = out->opt[i].train_s;
+			if (out->opt[i].usd < cheapest)
+				cheapest = out->opt[i].usd;
+		}
+	if (deadline && isfinite(fastest))
+		pp_sb_addf(why, " The fastest option searched needs %s; add GPUs (search."
+			   "num_gpus), a faster SKU, or relax the deadline.",
+			   days(fastest, b1, sizeof(b1)));
+	if (budget && isfinite(cheapest))
+		pp_sb_addf(why, " The cheapest option searched costs %s.",
+			   pp_fmt_usd(cheapest, b1, sizeof(b1)));
+}
+
 int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
 		pp_size_result *out, pp_err *err)
 {
@@ -437,88 +562,24 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	int n = 0, rc;
 	if ((rc = build_options(s, cat, &o->spec, &oi, &n, err)))
 		return rc;
-	for (int i = 0; i < n; i++) {
-		pp_size_option *op = &oi[i].o;
-		if (!oi[i].valid)
-			continue;
-		double lb = step_bound_s(s, &oi[i].x, &oi[i].hw);
-		op->lb_train_s = steps * lb;
-		op->lb_usd = op->usd_per_gpu_hour * op->num_gpus * op->lb_train_s / 3600.0;
-	}
-	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
+	bound_options(s, oi, n, steps);
+	bool budget = o->budget_usd > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
+	/* options in order of their bound; the best so far rules out the rest */
 	double best_usd = INFINITY, best_time = INFINITY;
 	for (int i = 0; i < n; i++) {
 		pp_size_option *op = &oi[i].o;
-		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE)
+		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE ||
+		    ruled_out(o, op, best_usd, best_time))
 			continue;
-		char b1[32], b2[32];
-		if (deadline && op->lb_train_s > o->deadline_s) {
-			op->status = PP_SIZE_SKIP_SLOW;
-			snprintf(op->why, sizeof(op->why), "needs at least %s",
-				 days(op->lb_train_s, b1, sizeof(b1)));
-			continue;
-		}
-		if (deadline && op->lb_usd >= best_usd) {
-			op->status = PP_SIZE_SKIP_DEAR;
-			snprintf(op->why, sizeof(op->why), "costs at least %s",
-				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
-			continue;
-		}
-		if (budget && op->lb_usd > o->budget_usd) {
-			op->status = PP_SIZE_SKIP_DEAR;
-			snprintf(op->why, sizeof(op->why), "costs at least %s",
-				 pp_fmt_usd(op->lb_usd, b1, sizeof(b1)));
-			continue;
-		}
-		if (budget && op->lb_train_s >= best_time) {
-			op->status = PP_SIZE_SKIP_SLOW;
-			snprintf(op->why, sizeof(op->why), "needs at least %s",
-				 days(op->lb_train_s, b2, sizeof(b2)));
-			continue;
-		}
 		if (o->on_option)
 			o->on_option(i, n, op, o->progress_ctx);
-		pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress,
-				     o->progress_ctx};
-		pp_search_result sr;
-		pp_err e = {0};
-		rc = pp_search_run(&oi[i].x, &oi[i].hw, &so, &sr, &e);
-		out->searches++;
-		if (rc == PP_EINPUT) {
-			op->status = PP_SIZE_NO_LAYOUT;
-			snprintf(op->why, sizeof(op->why), "no valid layout");
-			continue;
-		}
-		if (rc) {
-			pp_errf(err, rc, "%s", e.msg);
+		if ((rc = search_option(o, &oi[i], steps, out, err)))
 			goto out;
-		}
-		out->evaluated += sr.evaluated;
-		out->simulated += sr.simulated;
-		out->feasible += sr.feasible;
-		op->evaluated = sr.evaluated;
-		op->feasible = sr.feasible;
-		op->simulated = sr.simulated;
-		if (!sr.nbest) {
-			op->status = PP_SIZE_NO_FIT;
-			snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
-				 (long long)sr.evaluated, op->gpu->id);
-			pp_search_result_release(&sr);
-			continue;
-		}
-		op->status = PP_SIZE_SEARCHED;
-		op->best = sr.best[0];
-		op->train_s = steps * op->best.result.step_time_s;
-		op->usd = op->usd_per_gpu_hour * op->num_gpus * op->train_s / 3600.0;
-		op->meets = deadline ? op->train_s <= o->deadline_s
-			    : budget ? op->usd <= o->budget_usd
-				     : true;
-		if (op->meets && op->usd < best_usd)
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->usd < best_usd)
 			best_usd = op->usd;
-		if (op->meets && op->train_s < best_time)
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->train_s < best_time)
 			best_time = op->train_s;
-		pp_search_result_release(&sr);
 	}
 	out->opt = pp_xcalloc((size_t)n, sizeof(pp_size_option));
 	for (int i = 0; i < n; i++)
@@ -526,77 +587,14 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	out->n = n;
 	qsort(out->opt, (size_t)n, sizeof(pp_size_option), budget ? cmp_out_time : cmp_out_cost);
 	/* the answer: cheapest that meets (fastest within a budget) */
-	for (int i = 0; i < n; i++) {
-		const pp_size_option *op = &out->opt[i];
-		if (op->status != PP_SIZE_SEARCHED || !op->meets)
-			continue;
-		if (out->answer < 0)
+	for (int i = 0; i < n && out->answer < 0; i++)
+		if (out->opt[i].status == PP_SIZE_SEARCHED && out->opt[i].meets)
 			out->answer = i;
-	}
-	char l1[96], l2[200], b1[32], b2[32], b3[32];
 	pp_sb why = {0};
-	if (out->answer >= 0) {
-		const pp_size_option *a = &out->opt[out->answer];
-		label(a, l1, sizeof(l1));
-		pp_sb_addf(&why, "%s trains %.3g tokens in %s for %s", l1, tokens,
-			   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
-		if (deadline)
-			pp_sb_addf(&why, ", the cheapest option within the %.3g-day deadline",
-				   o->deadline_s / 86400.0);
-		else if (budget)
-			pp_sb_addf(&why, ", the fastest option within the %s budget",
-				   pp_fmt_usd(o->budget_usd, b3, sizeof(b3)));
-		else
-			pp_sb_adds(&why, ", the cheapest option");
-		pp_sb_addf(&why, " (best layout %s, %.1f%% MFU, $%.3g per GPU-hour).",
-			   pp_layout_str(&a->best.layout, l2, sizeof(l2)), 100 * a->best.result.mfu,
-			   a->usd_per_gpu_hour);
-		/* the runner-up, and a cheaper option that misses */
-		for (int i = out->answer + 1; i < n; i++) {
-			const pp_size_option *r = &out->opt[i];
-			if (r->status != PP_SIZE_SEARCHED || !r->meets)
-				continue;
-			label(r, l1, sizeof(l1));
-			if (budget)
-				pp_sb_addf(&why, " Next fastest within budget: %s, %s for %s.", l1,
-					   days(r->train_s, b1, sizeof(b1)),
-					   pp_fmt_usd(r->usd, b2, sizeof(b2)));
-			else
-				pp_sb_addf(&why, " Next cheapest: %s, %s more (%s).", l1,
-					   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
-					   days(r->train_s, b2, sizeof(b2)));
-			break;
-		}
-		for (int i = 0; i < n && deadline; i++) {
-			const pp_size_option *r = &out->opt[i];
-			if (r->status != PP_SIZE_SEARCHED || r->meets || !(r->usd < a->usd))
-				continue;
-			label(r, l1, sizeof(l1));
-			pp_sb_addf(&why, " Cheaper but too slow: %s, %s for %s.", l1,
-				   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
-			break;
-		}
-	} else {
-		pp_sb_addf(&why, "No option %s.",
-			   deadline ? "trains within the deadline"
-			   : budget ? "trains within the budget"
-				    : "can train the model");
-		double fastest = INFINITY, cheapest = INFINITY;
-		for (int i = 0; i < n; i++)
-			if (out->opt[i].status == PP_SIZE_SEARCHED) {
-				if (out->opt[i].train_s < fastest)
-					fastest = out->opt[i].train_s;
-				if (out->opt[i].usd < cheapest)
-					cheapest = out->opt[i].usd;
-			}
-		if (deadline && isfinite(fastest))
-			pp_sb_addf(&why, " The fastest option searched needs %s; add GPUs (search."
-				   "num_gpus), a faster SKU, or relax the deadline.",
-				   days(fastest, b1, sizeof(b1)));
-		if (budget && isfinite(cheapest))
-			pp_sb_addf(&why, " The cheapest option searched costs %s.",
-				   pp_fmt_usd(cheapest, b1, sizeof(b1)));
-	}
+	if (out->answer >= 0)
+		explain_answer(out, o, &why);
+	else
+		explain_none(out, o, &why);
 	snprintf(out->why, sizeof(out->why), "%s", why.buf ? why.buf : "");
 	pp_sb_release(&why);
 	rc = 0;

@@ -5,10 +5,11 @@
  * best step time becomes a time to train (training.train_tokens) and a
  * rent cost (GPU-hours x $/GPU-hour).
  *
- * Price: $/GPU-hour of the SKU from the catalog's prices.json (the SKU
- * mapped through tco.json's gpu_price_skus), tier on_demand unless told,
- * the cheapest provider listing that tier unless one is named; or the
- * scenario's search.usd_per_gpu_hour. Cost = price x GPUs x time to train:
+ * Price: $/GPU-hour of the SKU from pp_price_lookup() (sim/input/prices.h:
+ * the catalog's prices.json, the SKU mapped through tco.json's
+ * gpu_price_skus), tier on_demand unless told, the cheapest provider
+ * listing that tier unless one is named; or the scenario's
+ * search.usd_per_gpu_hour. Cost = price x GPUs x time to train:
  * no goodput, storage or egress (podplan cost prices those for chosen
  * options). Prices have no per-fabric rate, so listing fabrics shows their
  * effect on time; at one price the faster fabric is never dearer.
@@ -58,9 +59,11 @@ typedef struct pp_size_spec {
 int pp_size_spec_parse(const pp_scenario *s, const pp_catalog *cat, pp_size_spec *spec,
 		       pp_err *err);
 
-/* $/GPU-hour for SKU g (see the header comment), with where it came from
- * in what[n] ("lambda_8x on_demand, lambda_2026 2026-09-20"). PP_ENOTFOUND
- * when the catalog has no such price. */
+/* $/GPU-hour for SKU g: the spec's search.usd_per_gpu_hour, else
+ * pp_price_lookup() at the spec's provider and tier; with where it came
+ * from in what[n] ("lambda_8x on_demand, lambda_2026, 2026-09-20").
+ * PP_ENOTFOUND when the catalog has no such price; `podplan search` prices
+ * its layouts with it too. */
 int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu *g, double *usd,
 		  char *what, size_t n, pp_err *err);
 

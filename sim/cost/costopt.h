@@ -1,0 +1,74 @@
+/*
+ * costopt.h - one cost option, resolved: the scenario with the option's
+ * overrides, its throughput from the step-time engine (once), its price or
+ * its owned parts (costown.c). Private to sim/cost/. Includes costdata.h
+ * (and costlora.h through it); costown.c, costeval.c and cost.c include
+ * it, it includes none of them.
+ */
+#ifndef PP_COSTOPT_H
+#define PP_COSTOPT_H
+
+#include "cost/costdata.h"
+
+/* The price tiers, in prices.json's spelling, indexed by TIER_*. */
+extern const char *const pp_cost_tier_keys[];
+
+enum { TIER_OD, TIER_R1, TIER_R3, TIER_SPOT, TIER_CB, TIER_OWN, TIER_API };
+
+/*
+ * One option, resolved: what cost_evaluate() needs to price it under any
+ * draw. Units as in ctx (costdata.h). Rented options leave the owned
+ * fields 0; api options leave every cluster field 0.
+ */
+typedef struct oin {
+	const pp_costspec_option *spec; /* the scenario's option (not owned) */
+	int kind;                      /* pp_option_kind */
+	int tier;                      /* TIER_*: the price tier, TIER_OWN or TIER_API */
+	int method;                    /* pp_ft_method actually priced (auto resolved) */
+	bool owned;                    /* build, or an owned tier4 node */
+	double usd_per_gpu_hour;       /* rented: the price of a GPU-hour */
+	double price_sigma;            /* rented: lognormal sigma of that price */
+	double commit_months;          /* reserved tiers: length of one commitment */
+	const pp_gpu *gpu;             /* catalog GPU (not owned); NULL for api */
+	int num_gpus, nodes, gpus_per_node;
+	int group;                     /* Monte Carlo group: options of one GPU share draws */
+	bool feasible;                 /* false: why says what stops it */
+	char why[256];
+	double tokens_per_s;           /* one replica's throughput, before goodput */
+	double step_time_s;            /* training step, before goodput (0 for inference) */
+	double mfu;                    /* model FLOPs utilisation, fraction */
+	double mem_bytes;              /* memory needed per GPU */
+	double mem_capacity_bytes;     /* memory per GPU */
+	double checkpoint_bytes;       /* one checkpoint (adapters only for lora/qlora) */
+	double checkpoint_write_s, checkpoint_load_s;
+	pp_breakdown breakdown;        /* step_time_s's parts (reports' step-time chart) */
+	/* owned */
+	double server_usd;             /* one server of gpus_per_node GPUs */
+	double server_kw;              /* its max power */
+	double num_servers;            /* servers of one replica (= nodes) */
+	double network_usd;            /* NICs, switches and links of one replica */
+	double switch_kw;              /* switch power of one replica */
+	double storage_tb;             /* shared file system (rented ones too) */
+	double capex_sigma;            /* lognormal sigma of the server price */
+	double staff_fte;              /* platform staff of one replica (rented ones too) */
+	double lead_time_months;       /* order to first step */
+	int net_switches, net_links, net_tiers; /* the derived fat tree */
+	/* api */
+	double api_usd_per_1m_tokens;  /* training or blended in/out inference price */
+	double api_price_sigma;        /* lognormal sigma of that price */
+} oin;
+
+/* Resolve c->cs->options[idx] into o (what pricing needs) and out (its
+ * name, kind, provider, tier, label, GPU, method and feasibility). An
+ * option that cannot do the work is feasible = false with why, not an
+ * error. Errors: PP_EINPUT naming the option's JSON path (a layout that
+ * does not divide, a missing price, a tier4 option of more than one
+ * node), or a prediction's error; bad catalog data through
+ * cost_fail_data(). */
+int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out);
+/* Steady training (PP_WORK_CAPACITY): c->capacity_tokens_per_month, the
+ * tokens a month of the scenario's own cluster at costs.work's utilisation
+ * (or GPU-hours); 0 for other works. */
+int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts);
+
+#endif
