@@ -95,7 +95,7 @@ static void test_rent_on_demand_hand(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		const pp_cost_option *o = &r.options[0];
@@ -181,7 +181,7 @@ static void test_network_bom(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK(r.options[0].net_switches == 48);
@@ -219,7 +219,7 @@ static void test_build_capex_hand(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		double net = tco_value("network/ib-ndr/switch_usd") + 16 * tco_value("network/ib-ndr/link_usd") +
@@ -253,7 +253,7 @@ static double total_of(const char *costs, int gpus, const char *parallel)
 	if (price(js, 0, &s, &r, &err) == 0)
 		v = r.options[0].usd_total;
 	else
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	pp_cost_result_release(&r);
 	pp_scenario_release(&s);
 	free(js);
@@ -396,7 +396,7 @@ static void test_tier4_qlora_auto(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK(r.options[0].feasible);
@@ -468,7 +468,7 @@ static void test_cli_json_and_timing(void)
 		double t0 = pp_mono_s();
 		int st = pp_t_sh(cmd, &out);
 		double dt = pp_mono_s() - t0;
-		printf("  %s: %.3f s\n", scenario_files[i], dt);
+		pp_t_diag("%s: %.3f s", scenario_files[i], dt);
 		CHECK(st == 0);
 		CHECK(dt <= 2.0);
 		cJSON *root = cJSON_Parse(out);
@@ -525,7 +525,7 @@ int main(void)
 {
 	pp_err err = {0};
 	if (pp_catalog_load(&cat, NULL, &err)) {
-		printf("catalog: %s\n", err.msg);
+		fprintf(stderr, "catalog: %s\n", err.msg);
 		return 1;
 	}
 	RUN(test_rent_on_demand_hand);

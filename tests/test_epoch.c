@@ -62,9 +62,9 @@ static void test_gpt4_amortized(void)
 	in.hours_per_year = 8766;
 	pp_epoch_out out;
 	pp_fin_epoch_amortized(&in, &out);
-	printf("  GPT-4 amortised hardware + energy: podplan $%.2fM (hardware $%.2fM, interconnect "
-	       "$%.2fM, energy $%.2fM); published ~$40M, Epoch output $40.70M\n", out.total_usd / 1e6,
-	       out.hardware_usd / 1e6, out.interconnect_usd / 1e6, out.energy_usd / 1e6);
+	pp_t_diag("GPT-4 amortised hardware + energy: podplan $%.2fM (hardware $%.2fM, interconnect "
+	          "$%.2fM, energy $%.2fM); published ~$40M, Epoch output $40.70M", out.total_usd / 1e6,
+	          out.hardware_usd / 1e6, out.interconnect_usd / 1e6, out.energy_usd / 1e6);
 	CHECK_NEAR(out.total_usd, 40e6, 0.10);
 	CHECK_NEAR(out.total_usd, 40695706.4, 0.10);
 	/* the paper's breakdown: energy is 2-6% of development cost, i.e. a

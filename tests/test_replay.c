@@ -39,7 +39,7 @@ static int plan_of(const char *json, const pp_rplan_opts *o, pp_rplan *p, pp_hw 
 	hw.overlap_eff = 1.0;
 	int rc = pp_rplan_build(p, &s, &hw, o, &err);
 	if (rc)
-		printf("  plan: %s\n", err.msg);
+		pp_t_diag("plan: %s", err.msg);
 	if (hw_out)
 		*hw_out = hw;
 	pp_scenario_release(&s);
@@ -369,7 +369,7 @@ static void committed_replays(void)
 	pp_replayset v;
 	pp_err err = {0};
 	if (pp_replayval_load("models/calibrations/replay-h200-nvlink-2gpu.csv", &v, &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		CHECK(0);
 		return;
 	}
@@ -384,11 +384,11 @@ static void committed_replays(void)
 		for (int i = 0; i < v.n; i++)
 			found |= strstr(v.rows[i].config, need[k]) != NULL;
 		if (!found)
-			printf("  no replay of %s\n", need[k]);
+			pp_t_diag("no replay of %s", need[k]);
 		CHECK(found);
 	}
-	printf("  %d replays: mean |error| %.1f%%, max %.1f%%\n", v.n, 100 * v.mean_abs,
-	       100 * v.max_abs);
+	pp_t_diag("%d replays: mean |error| %.1f%%, max %.1f%%", v.n, 100 * v.mean_abs,
+	          100 * v.max_abs);
 	CHECK(v.mean_abs <= 0.05);
 	CHECK(v.max_abs <= 0.12);
 	pp_replayset_release(&v);

@@ -178,7 +178,7 @@ static int load_build(const char *path, int draws, pp_scenario *s, pp_report *r)
 	pp_err err = {0};
 	memset(s, 0, sizeof(*s));
 	if (pp_scenario_load(s, path, tu_catalog(), &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		pp_scenario_release(s);
 		return -1;
 	}
@@ -190,7 +190,7 @@ static int load_build(const char *path, int draws, pp_scenario *s, pp_report *r)
 		o.draws = draws;
 	}
 	if (pp_report_build(r, s, tu_catalog(), path, &o, &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		pp_scenario_release(s);
 		return -1;
 	}
@@ -201,7 +201,7 @@ static int build_text(const char *name, const char *json, pp_scenario *s, pp_rep
 {
 	pp_err err = {0};
 	if (pp_scenario_parse(s, name, json, strlen(json), tu_catalog(), &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		pp_scenario_release(s);
 		return -1;
 	}
@@ -209,7 +209,7 @@ static int build_text(const char *name, const char *json, pp_scenario *s, pp_rep
 	memset(&o, 0, sizeof(o));
 	o.now_s = NOW;
 	if (pp_report_build(r, s, tu_catalog(), name, &o, &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		pp_scenario_release(s);
 		return -1;
 	}
@@ -265,14 +265,14 @@ static void golden(const char *file, const char *text)
 	if (upd && *upd) {
 		pp_err err = {0};
 		CHECK(pp_write_file_atomic(path, text, strlen(text), &err) == 0);
-		printf("  wrote %s\n", path);
+		pp_t_diag("wrote %s", path);
 		return;
 	}
 	char *want = slurp(path);
 	CHECK(want != NULL);
 	if (want && strcmp(want, text)) {
-		printf("  golden %s differs; got:\n%s  (PP_UPDATE_GOLDEN=1 build/tests/test_report "
-		       "regenerates it)\n", path, text);
+		pp_t_diag("golden %s differs; got:\n%s  (PP_UPDATE_GOLDEN=1 build/tests/test_report "
+		          "regenerates it)", path, text);
 		CHECK(!"golden file matches");
 	}
 	free(want);
@@ -471,8 +471,8 @@ static void check_csvs(const pp_report *r, const char *golden_name)
 		CHECK(rows >= 1);
 		for (int k = 1; k < rows && k < 4096; k++)
 			if (fields[k] != fields[0]) {
-				printf("  %s row %d: %d fields, header has %d\n", files[i].name, k, fields[k],
-				       fields[0]);
+				pp_t_diag("%s row %d: %d fields, header has %d", files[i].name, k, fields[k],
+				          fields[0]);
 				CHECK(fields[k] == fields[0]);
 				break;
 			}
@@ -936,7 +936,7 @@ static void test_cli(void)
 		snprintf(cmd, sizeof(cmd), "%s %s --db %s", bin, sub, db);
 		int st = sh(cmd, &out);
 		if (st != 2)
-			printf("  %s -> %d: %s\n", sub, st, out);
+			pp_t_diag("%s -> %d: %s", sub, st, out);
 		CHECK(st == 2);
 		CHECK_CONTAINS(out, "podplan");
 		free(out);
@@ -1097,8 +1097,8 @@ static void test_speed(void)
 		int nf = pp_report_csv(&r, files, PP_REPORT_MAX_FILES);
 		pp_report_files_release(files, nf);
 		double t2 = pp_mono_s();
-		printf("  %-60s engines %.3f s, render %.3f s, %zu KB\n", e->d_name, t1 - t0, t2 - t1,
-		       html.len / 1024);
+		pp_t_diag("%-60s engines %.3f s, render %.3f s, %zu KB", e->d_name, t1 - t0, t2 - t1,
+		          html.len / 1024);
 		CHECK(count(html.buf, "<svg class=\"chart\"") == (r.have_cost ? 6 : 2));
 		total += t2 - t0;
 		n++;
@@ -1109,7 +1109,7 @@ static void test_speed(void)
 	}
 	if (d)
 		closedir(d);
-	printf("  %d scenarios in %.2f s (default Monte Carlo draws)\n", n, total);
+	pp_t_diag("%d scenarios in %.2f s (default Monte Carlo draws)", n, total);
 	CHECK(n >= 2);
 	CHECK(total < 30); /* a few seconds normally; ASan/UBSan is several times slower */
 }

@@ -39,7 +39,7 @@ static int load(const char *json, pp_scenario *s, pp_hw *hw)
 	if (!rc)
 		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
 	if (rc)
-		printf("  scenario error: %s\n", err.msg);
+		pp_t_diag("scenario error: %s", err.msg);
 	return rc;
 }
 
@@ -111,9 +111,9 @@ static void fastpath_exact(void)
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
 			if (fp != d && bad++ < 5) {
 				char buf[200];
-				printf("  space %zu %s: fast %lld, event simulation %lld\n", sp,
-				       pp_layout_str(&lay[i], buf, sizeof(buf)), (long long)fp,
-				       (long long)d);
+				pp_t_diag("space %zu %s: fast %lld, event simulation %lld", sp,
+				          pp_layout_str(&lay[i], buf, sizeof(buf)), (long long)fp,
+				          (long long)d);
 			}
 			badb += b > d;
 			tight += (double)b / (double)d;
@@ -123,11 +123,11 @@ static void fastpath_exact(void)
 		pp_fp_cache_free(c);
 		free(lay);
 		pp_scenario_release(&s);
-		printf("  space %zu: %zu layouts\n", sp, n);
+		pp_t_diag("space %zu: %zu layouts", sp, n);
 	}
-	printf("  %lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
-	       "mismatches; bound / exact %.3f on average\n",
-	       (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
+	pp_t_diag("%lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
+	          "mismatches; bound / exact %.3f on average",
+	          (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
 	CHECK(total > 1500);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
@@ -196,8 +196,8 @@ static void against_predict(const char *json, int k)
 			CHECK(h->result.breakdown.pp_bubble_s == res[r[i].idx].breakdown.pp_bubble_s);
 		}
 		if (!des)
-			printf("  %zu candidates, %zu fit, top %d identical; the search simulated %lld\n",
-			       n, nr, sr.nbest, (long long)sr.simulated);
+			pp_t_diag("%zu candidates, %zu fit, top %d identical; the search simulated %lld",
+			          n, nr, sr.nbest, (long long)sr.simulated);
 		pp_search_result_release(&sr);
 	}
 	free(res);
@@ -239,7 +239,7 @@ static cJSON *run_json(const char *args, int *status)
 	*status = pp_t_sh(cmd, &out);
 	cJSON *j = cJSON_Parse(out);
 	if (!j)
-		printf("  not JSON: %.300s\n", out);
+		pp_t_diag("not JSON: %.300s", out);
 	free(out);
 	return j;
 }
@@ -311,9 +311,9 @@ static void check_winner(const char *space_json, const char *name)
 		snprintf(k, sizeof(k), "breakdown.%s", terms[i]);
 		CHECK(jnum(best, k) == jnum(p, k));
 	}
-	printf("  %s: winner TP %.0f x PP %.0f x DP %.0f: search %.9g s, podplan predict %.9g s\n",
-	       name, jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
-	       jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
+	pp_t_diag("%s: winner TP %.0f x PP %.0f x DP %.0f: search %.9g s, podplan predict %.9g s",
+	          name, jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
+	          jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
 	cJSON_Delete(p);
 	cJSON_Delete(scen);
 	cJSON_Delete(j);
@@ -395,7 +395,7 @@ static void mpi_identical(void)
 {
 	char *out = NULL;
 	if (pp_t_sh("command -v mpirun", &out) != 0) {
-		printf("  SKIP: mpirun not found (Debian: openmpi-bin)\n");
+		pp_t_skip("mpirun not found (Debian: openmpi-bin)");
 		free(out);
 		return;
 	}
@@ -433,8 +433,8 @@ static void mpi_identical(void)
 		CHECK(strlen(a) > 200);
 		CHECK(!strcmp(a, b));
 		if (strcmp(a, b))
-			printf("  differs: podplan %s\n--- serial\n%.800s\n--- mpirun -np 2\n%.800s\n",
-			       args, a, b);
+			pp_t_diag("differs: podplan %s\n--- serial\n%.800s\n--- mpirun -np 2\n%.800s",
+			          args, a, b);
 		free(a);
 		free(b);
 		if (i == 0) {
@@ -524,9 +524,9 @@ static void size_matches_brute_force(void)
 			const pp_size_option *a = &r.opt[r.answer];
 			CHECK((int)(a->gpu - pp_catalog_gpu_at(tu_catalog(), 0)) == best_gpu);
 			CHECK(a->num_gpus == best_n);
-			printf("  %s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)\n",
-			       mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
-			       a->train_s / 86400, a->usd, skipped, r.n);
+			pp_t_diag("%s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)",
+			          mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
+			          a->train_s / 86400, a->usd, skipped, r.n);
 		}
 		pp_size_result_release(&r);
 	}
@@ -616,8 +616,8 @@ static void table1(void)
 		"false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"cluster\": "
 		"{\"gpu\": \"a100-80gb\", \"num_gpus\": %d, \"gpus_per_node\": 8, \"intra_node\": "
 		"\"nvlink3\", \"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}";
-	printf("  %-11s %6s %-13s %9s %-13s %9s %7s\n", "model", "GPUs", "published", "step s",
-	       "search best", "step s", "ratio");
+	pp_t_diag("%-11s %6s %-13s %9s %-13s %9s %7s", "model", "GPUs", "published", "step s",
+	          "search best", "step s", "ratio");
 	int within = 0;
 	for (size_t i = 0; i < PP_ARRAY_LEN(rows); i++) {
 		char tail[1024], json[2048];
@@ -655,18 +655,18 @@ static void table1(void)
 		snprintf(p1, sizeof(p1), "TP%d PP%d v%d", rows[i].tp, rows[i].pp, rows[i].vpp);
 		const pp_layout *b = &r.best[0].layout;
 		snprintf(p2, sizeof(p2), "TP%d PP%d v%d", b->tp, b->pp, b->vpp);
-		printf("  %-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s\n", rows[i].preset, rows[i].gpus, p1,
-		       pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
-		       ratio <= 1.10 ? "" : rows[i].known_disagreement ? "  (known engine disagreement)"
-								       : "  FAIL");
+		pp_t_diag("%-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s", rows[i].preset, rows[i].gpus, p1,
+		          pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
+		          ratio <= 1.10 ? "" : rows[i].known_disagreement ? "  (known engine disagreement)"
+								          : "  FAIL");
 		within += ratio <= 1.10;
 		if (!rows[i].known_disagreement)
 			CHECK(ratio <= 1.10);
 		pp_search_result_release(&r);
 		pp_scenario_release(&s);
 	}
-	printf("  %d of %zu published layouts within 10%% of the search's best\n", within,
-	       PP_ARRAY_LEN(rows));
+	pp_t_diag("%d of %zu published layouts within 10%% of the search's best", within,
+	          PP_ARRAY_LEN(rows));
 }
 
 int main(void)

@@ -18,7 +18,7 @@ static void check_group(const char *group, int min_rows, double max_mean)
 {
 	double mean = 0, max = 0;
 	int n = pp_valset_summary(&v, group, &mean, &max);
-	printf("  %s: %d rows, mean |error| %.2f%%, max %.2f%%\n", group, n, 100 * mean, 100 * max);
+	pp_t_diag("%s: %d rows, mean |error| %.2f%%, max %.2f%%", group, n, 100 * mean, 100 * max);
 	CHECK(n >= min_rows);
 	CHECK(mean <= max_mean);
 }
@@ -28,7 +28,7 @@ static void published_runs(void)
 	pp_err err = {0};
 	int rc = pp_validate_csv(tu_catalog(), "models/validation/validation-public.csv", &v, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	check_group("Korthikanti et al. 2022 Table 5", 8, 0.05);
 	check_group("Narayanan et al. SC'21 Table 1", 10, 0.10);
