@@ -8,6 +8,9 @@
  * primitives are tested in test_svg.c, the report command and its history
  * in test_history.c.
  *
+ * Prices come from the fixed fixture (tests/data/catalog/), so the dated
+ * warnings and the answers do not move with a price update of models/.
+ *
  * Golden files (formats only) live in tests/golden/; regenerate them with
  *   PP_UPDATE_GOLDEN=1 build/tests/test_report
  * and read the diff before committing.
@@ -590,6 +593,7 @@ static void test_speed(void)
 }
 int main(void)
 {
+	pp_t_fixture_data();
 	RUN(test_report_cost);
 	RUN(test_report_qlora);
 	RUN(test_report_predict);

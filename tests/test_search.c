@@ -9,8 +9,9 @@
  *    every candidate and sorting (a second method, no pruning, no fast path);
  *  - the winner's numbers equal `podplan predict` on that layout;
  *  - `mpirun -np 2` prints byte for byte what the serial run prints;
- *  - `podplan size` picks what sizing every option by brute force picks,
- *    and its skip bounds are below the real figures;
+ *  - `podplan size` picks what sizing every option by brute force picks
+ *    (priced by hand from the price fixture, tests/data/catalog/), and its
+ *    skip bounds are below the real figures;
  *  - the equivalences the enumeration relies on (ZeRO-k with one data
  *    replica = ZeRO-0; selective = no recompute under flash attention);
  *  - Narayanan et al. SC'21 Table 1: the published layouts against the
@@ -454,6 +455,20 @@ static void mpi_identical(void)
 
 /* ---- sizing ---- */
 
+/* The rate size prices a part at, by hand: the cheapest on-demand $/GPU-h
+ * of the price fixture (tests/data/catalog/prices.json) - A100 80 GB $1.79
+ * (RunPod), H100 SXM $3.99 (Lambda, RunPod) - or the scenario's own. */
+static double hand_rate(const char *gpu)
+{
+	if (!strcmp(gpu, "a100-80gb"))
+		return 1.79;
+	if (!strcmp(gpu, "h100-sxm"))
+		return 3.99;
+	if (!strcmp(gpu, "l40s"))
+		return 0.9; /* search.usd_per_gpu_hour */
+	return NAN;
+}
+
 static void size_matches_brute_force(void)
 {
 	const char *json =
@@ -500,7 +515,8 @@ static void size_matches_brute_force(void)
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
 			double t = steps * sr.best[0].result.step_time_s;
-			double usd = op->usd_per_gpu_hour * op->num_gpus * t / 3600.0;
+			CHECK(op->usd_per_gpu_hour == hand_rate(op->gpu->id));
+			double usd = hand_rate(op->gpu->id) * op->num_gpus * t / 3600.0;
 			/* skip bounds are bounds */
 			CHECK(op->lb_train_s <= t * (1 + 1e-12));
 			CHECK(op->lb_usd <= usd * (1 + 1e-12));
@@ -671,6 +687,7 @@ static void table1(void)
 
 int main(void)
 {
+	pp_t_fixture_data(); /* size's $: fixed prices */
 	RUN(fastpath_exact);
 	RUN(pruned_equals_brute_force);
 	RUN(equivalences);
