@@ -604,9 +604,10 @@ static void equivalences(void)
  * published TP 8 by 24-26% (the paper's Sec. 5.4 measured TP within a
  * node as best): an engine disagreement with practitioners about the cost
  * of TP 8 against pipelining, which only measurements of both layouts on
- * an 8-GPU node can settle (scenarios/replay8); not asserted here; the
- * test prints those rows and fails
- * if any other row leaves 10%.
+ * an 8-GPU node can settle (scenarios/replay8). The test holds the
+ * figures README.md publishes: the eight other rows within 10% (it fails
+ * if any leaves 10%), and the two disagreements no worse than the
+ * published 24-26% (a ratio at most 1.265, the figure to its last digit).
  */
 static void table1(void)
 {
@@ -673,16 +674,20 @@ static void table1(void)
 		snprintf(p2, sizeof(p2), "TP%d PP%d v%d", b->tp, b->pp, b->vpp);
 		pp_t_diag("%-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s", rows[i].preset, rows[i].gpus, p1,
 		          pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
-		          ratio <= 1.10 ? "" : rows[i].known_disagreement ? "  (known engine disagreement)"
-								          : "  FAIL");
+		          ratio <= 1.10                 ? ""
+		          : rows[i].known_disagreement ? "  (known engine disagreement)"
+		                                       : "  FAIL");
 		within += ratio <= 1.10;
 		if (!rows[i].known_disagreement)
 			CHECK(ratio <= 1.10);
+		else /* TP 1-2 with deeper pipelines, 24-26% faster than the published TP 8 */
+			CHECK(ratio <= 1.265 && b->tp <= 2);
 		pp_search_result_release(&r);
 		pp_scenario_release(&s);
 	}
-	pp_t_diag("%d of %zu published layouts within 10%% of the search's best", within,
-	          PP_ARRAY_LEN(rows));
+	pp_t_diag("%d of %zu published layouts within 10%% of the search's best (README: 8 of 10)",
+	          within, PP_ARRAY_LEN(rows));
+	CHECK(within >= 8);
 }
 
 int main(void)
