@@ -3,7 +3,8 @@
 #   make deps      install the missing Debian packages (idempotent)
 #   make           bin/podplan, plus bin/podplan-calibrate when nvcc and NCCL exist
 #   make run       deps + build + the default scenario end to end
-#   make test      deps + build + every test, then the suite again under ASan+UBSan
+#   make test      deps + build + every test under prove, then again under ASan+UBSan
+#   make test-only the tests of one build (SAN=1: the sanitizer build), no deps
 #   make bench     the benchmarks under bench/
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -11,7 +12,9 @@
 # Automatic header dependencies come from -MMD -MP. Every .c under sim/'s
 # layer folders but cli/ and every .c under reports/ goes into
 # build/libpodplan.a; sim/cli/ (the commands) links into bin/podplan only;
-# every tests/test_*.c becomes a test program; calibrate/*.c and *.cu build
+# every tests/test_*.c becomes a test program (linked with the other
+# tests/*.c, the helpers), every tests/t_*.sh is a test script; both speak
+# TAP and run under prove (Debian package perl); calibrate/*.c and *.cu build
 # podplan-calibrate. The layers and what each may include: sim/LAYERS
 # (make check-layers).
 
@@ -43,7 +46,12 @@ CLI_SRC := $(wildcard sim/cli/*.c)
 MAIN_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_HELPER_OBJ := $(BUILD)/tests/harness.o $(BUILD)/tests/testutil.o
+TEST_HELPER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(TEST_SRC),$(wildcard tests/*.c)))
+TEST_SH := $(wildcard tests/t_*.sh)
+PROVE ?= prove
+# --comments: the tests' "# ..." diagnostics (accuracy tables, timings) are
+# part of the output, as --failures the "not ok" lines
+PROVE_FLAGS ?= -j2 --comments --failures
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
@@ -107,8 +115,8 @@ calibrate: $(BINDIR)/podplan-calibrate
 # --- set-up ---
 DEB_PKGS := build-essential pkg-config libsqlite3-dev libcjson-dev libgsl-dev libopenmpi-dev \
 	openmpi-bin sqlite3 python3
-# the tests also drive a real browser (report rendering)
-DEB_PKGS_TEST := $(DEB_PKGS) chromium
+# the tests also drive a real browser (report rendering); prove is in perl
+DEB_PKGS_TEST := $(DEB_PKGS) chromium perl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 deps:
 	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS)"
@@ -135,8 +143,13 @@ test: deps-test
 	@$(MAKE) --no-print-directory all test-only
 	@$(MAKE) --no-print-directory SAN=1 test-only
 
+# every test script and test program under prove, two at a time (the slow
+# shell test first); each makes its own temporary directory and store
+# (tests/harness.h), so none depends on another. The output ends on prove's
+# summary.
 test-only: check-layers $(ALL) $(TEST_BIN)
-	@sh tests/run.sh "$(BUILD)" "$(BINDIR)"
+	@PODPLAN_BIN="$(abspath $(BINDIR))/podplan" PODPLAN_DATA="$(CURDIR)/models" \
+	  $(PROVE) $(PROVE_FLAGS) $(TEST_SH) $(TEST_BIN)
 
 # no file includes a header of a layer above its own (sim/LAYERS)
 check-layers:

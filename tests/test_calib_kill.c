@@ -141,7 +141,7 @@ static pp_store *open_db(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", pp_t_tmpdir(), name);
 	unlink(path);
 	if (pp_store_open(&st, path, &err))
-		printf("  store: %s\n", err.msg);
+		pp_t_diag("store: %s", err.msg);
 	return st;
 }
 
@@ -195,7 +195,7 @@ static int run_fake(pp_store *st, double delay, int64_t *run, void (*hook)(void 
 	}
 out:
 	if (rc)
-		printf("  fake sweep: %s\n", err.msg);
+		pp_t_diag("fake sweep: %s", err.msg);
 	free(items);
 	free(h.topology_json);
 	if (b)
@@ -366,8 +366,8 @@ static void test_kill_binary(void)
 {
 	const char *bin = calibrate_bin();
 	if (!bin) {
-		printf("  skip: podplan-calibrate was not built here (no nvcc/NCCL); the in-process "
-		       "kill test above covers the sweep\n");
+		pp_t_skip("podplan-calibrate was not built here (no nvcc/NCCL); the in-process "
+		          "kill test above covers the sweep");
 		return;
 	}
 	char path[512], cmd[2048];
@@ -540,7 +540,7 @@ int main(void)
 {
 	pp_err err = {0};
 	if (pp_catalog_load(&cat, NULL, &err)) {
-		printf("catalog: %s\n", err.msg);
+		fprintf(stderr, "catalog: %s\n", err.msg);
 		return 1;
 	}
 	RUN(test_sizes);

@@ -24,7 +24,7 @@ static pp_store *fresh(const char *name)
 	snprintf(dbpath, sizeof(dbpath), "%s/%s", pp_t_tmpdir(), name);
 	unlink(dbpath);
 	if (pp_store_open(&st, dbpath, &err))
-		printf("  store: %s\n", err.msg);
+		pp_t_diag("store: %s", err.msg);
 	return st;
 }
 

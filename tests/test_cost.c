@@ -4,6 +4,10 @@
  * dollars can be worked out on paper), plus properties (cost monotone in
  * price), the derived fat tree against a published bill of materials,
  * strict parsing of the costs section, and the CLI's JSON/CSV/timing.
+ *
+ * Every price comes from the fixed fixture tests/data/catalog/ (prices.json,
+ * tco.json; pp_t_fixture_data), never from the live models/: the hand
+ * calculations below write its figures out.
  */
 #include "cost/cost.h"
 #include "cost/finance.h"
@@ -83,7 +87,7 @@ static const char *quiet_run =
 
 /* (13B on 8 GPUs with TP 8: the fake engine's 16 B/param / 8 = 26 GB fits.)
  * 3.6e9 tokens at 8 x 1000 tokens/s = 450,000 s = 125 h; 8 GPUs x 125 h =
- * 1,000 GPU-hours; at Lambda's $3.99 (prices.json) = $3,990. */
+ * 1,000 GPU-hours; at Lambda's $3.99 (the price fixture) = $3,990. */
 static void test_rent_on_demand_hand(void)
 {
 	char costs[1024];
@@ -95,7 +99,7 @@ static void test_rent_on_demand_hand(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		const pp_cost_option *o = &r.options[0];
@@ -114,7 +118,7 @@ static void test_rent_on_demand_hand(void)
 }
 
 /* A 1-year commitment for a 125-hour job: 12 months x 730.5 h x 8 GPUs x
- * $4.06 (AWS p5 1-yr, prices.json) = $284,716.80 paid; 1,000 h x $4.06 =
+ * $4.06 (AWS p5 1-yr, the price fixture) = $284,716.80 paid; 1,000 h x $4.06 =
  * $4,060 of it used, the rest idle. */
 static void test_reserved_idle_hand(void)
 {
@@ -181,13 +185,14 @@ static void test_network_bom(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK(r.options[0].net_switches == 48);
 		CHECK(r.options[0].net_links == 2048);
 		CHECK(r.options[0].net_tiers == 2);
 		CHECK_NEAR(48 * tco_value("network/ib-ndr/switch_usd") / 128, 13500, 1e-9);
+		CHECK_NEAR(48 * 36000.0 / 128, 13500, 1e-12); /* the fixture's $36k switch */
 	}
 	pp_cost_result_release(&r);
 	pp_scenario_release(&s);
@@ -205,9 +210,11 @@ static void test_network_bom(void)
 }
 
 /* Capex of a 2-node build by hand: 2 servers at the given $200,000; one
- * 64-port NDR switch for 16 NIC ports, 16 links, 16 NICs (tco.json
- * prices); storage max(1 TB, dataset 3.6e9 x 4 B + 3 checkpoints of
- * 13e9 x 16 B) at tco.json's $/TB; integration 3% on top. */
+ * 64-port NDR switch for 16 NIC ports, 16 links, 16 NICs (the fixture's
+ * tco.json: $36,000 + 16 x $1,281 + 16 x $1,500 = $80,496); storage
+ * max(1 TB, dataset 3.6e9 x 4 B + 3 checkpoints of 13e9 x 16 B = 0.638 TB)
+ * = 1 TB at $400/TB; integration 3% on top: (400,000 + 80,496 + 400) x 1.03
+ * = $495,322.88. */
 static void test_build_capex_hand(void)
 {
 	char costs[1024];
@@ -219,7 +226,7 @@ static void test_build_capex_hand(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		double net = tco_value("network/ib-ndr/switch_usd") + 16 * tco_value("network/ib-ndr/link_usd") +
@@ -228,6 +235,9 @@ static void test_build_capex_hand(void)
 		double hw = 2 * 200000 + net + tb * tco_value("storage/purchased_usd_per_tb");
 		double capex = hw * (1 + tco_value("build/integration_fraction"));
 		CHECK_NEAR(r.options[0].cum_usd[0], capex, 1e-9);
+		CHECK_NEAR(r.options[0].cum_usd[0], (400000 + 36000 + 16 * 1281 + 16 * 1500 + 400) * 1.03,
+			   1e-9);
+		CHECK_NEAR(capex, 495322.88, 1e-9); /* the figures read are the fixture's */
 		CHECK_NEAR(r.options[0].storage_tb, tb, 1e-9);
 		CHECK(r.options[0].net_switches == 1 && r.options[0].net_links == 16);
 		/* the stack adds up to the total */
@@ -253,7 +263,7 @@ static double total_of(const char *costs, int gpus, const char *parallel)
 	if (price(js, 0, &s, &r, &err) == 0)
 		v = r.options[0].usd_total;
 	else
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	pp_cost_result_release(&r);
 	pp_scenario_release(&s);
 	free(js);
@@ -358,7 +368,7 @@ static void test_api(void)
 	int rc = price(js, 0, &s, &r, &err);
 	CHECK(rc == 0);
 	if (!rc) {
-		/* 2e8 tokens x $0.50 per 1M (Fireworks, prices.json) = $100 */
+		/* 2e8 tokens x $0.50 per 1M (Fireworks, the price fixture) = $100 */
 		CHECK_NEAR(r.options[0].usd_total, 100, 1e-12);
 		CHECK(r.options[0].feasible);
 		CHECK(isnan(r.options[0].time_to_train_s));
@@ -396,7 +406,7 @@ static void test_tier4_qlora_auto(void)
 	pp_err err = {0};
 	int rc = price(js, 0, &s, &r, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK(r.options[0].feasible);
@@ -468,7 +478,7 @@ static void test_cli_json_and_timing(void)
 		double t0 = pp_mono_s();
 		int st = pp_t_sh(cmd, &out);
 		double dt = pp_mono_s() - t0;
-		printf("  %s: %.3f s\n", scenario_files[i], dt);
+		pp_t_diag("%s: %.3f s", scenario_files[i], dt);
 		CHECK(st == 0);
 		CHECK(dt <= 2.0);
 		cJSON *root = cJSON_Parse(out);
@@ -523,9 +533,10 @@ static void test_cli_csv_seed_errors(void)
 
 int main(void)
 {
+	pp_t_fixture_data();
 	pp_err err = {0};
 	if (pp_catalog_load(&cat, NULL, &err)) {
-		printf("catalog: %s\n", err.msg);
+		fprintf(stderr, "catalog: %s\n", err.msg);
 		return 1;
 	}
 	RUN(test_rent_on_demand_hand);

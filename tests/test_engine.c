@@ -350,7 +350,7 @@ static void trace_json(void)
 			char pre[8];
 			snprintf(pre, sizeof(pre), "%s ", want[k]);
 			if (strncmp(name->valuestring, pre, strlen(pre)))
-				printf("  event %zu: %s, expected %s\n", k, name->valuestring, want[k]);
+				pp_t_diag("event %zu: %s, expected %s", k, name->valuestring, want[k]);
 			CHECK(!strncmp(name->valuestring, pre, strlen(pre)));
 		}
 		k++;

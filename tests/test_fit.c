@@ -48,11 +48,11 @@ static void collective_recovery(void)
 	double rms;
 	pp_err err = {0};
 	CHECK(pp_fit_collective(&f, ci, &rms, pts, n, &err) == 0);
-	printf("  %d pieces, rms %.2f%%\n", f.npieces, 100 * rms);
+	pp_t_diag("%d pieces, rms %.2f%%", f.npieces, 100 * rms);
 	for (int k = 0; k < f.npieces; k++)
-		printf("  piece %d: [%.3g, %.3g) alpha %.2f +- %.2f us, busbw %.1f +- %.1f GB/s\n", k,
-		       f.piece[k].lo_bytes, f.piece[k].hi_bytes, f.piece[k].alpha_s * 1e6,
-		       ci[k].alpha_ci_s * 1e6, f.piece[k].busbw_Bps / 1e9, ci[k].busbw_ci_Bps / 1e9);
+		pp_t_diag("piece %d: [%.3g, %.3g) alpha %.2f +- %.2f us, busbw %.1f +- %.1f GB/s", k,
+		          f.piece[k].lo_bytes, f.piece[k].hi_bytes, f.piece[k].alpha_s * 1e6,
+		          ci[k].alpha_ci_s * 1e6, f.piece[k].busbw_Bps / 1e9, ci[k].busbw_ci_Bps / 1e9);
 	CHECK(f.npieces >= 2);
 	CHECK(rms < 0.02);
 	/* the large-message piece recovers the true parameters within its CI */
@@ -140,12 +140,12 @@ static void fit_from_store(void)
 	pp_profile p;
 	int rc = pp_fit_runs(st, tu_catalog(), &id, 1, NULL, "synthetic", &p, &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	CHECK(p.nfits == 1 && p.fits[0].nranks == 2 && p.fits[0].op == PP_COLL_ALL_REDUCE);
 	CHECK(p.has_gemm[PP_DT_BF16]);
-	printf("  gemm bf16 %.4f +- %.4f (truth %.2f), memory %.0f GB/s\n", p.gemm_frac[PP_DT_BF16],
-	       p.gemm_frac_ci[PP_DT_BF16], want_frac, p.mem_Bps / 1e9);
+	pp_t_diag("gemm bf16 %.4f +- %.4f (truth %.2f), memory %.0f GB/s", p.gemm_frac[PP_DT_BF16],
+	          p.gemm_frac_ci[PP_DT_BF16], want_frac, p.mem_Bps / 1e9);
 	CHECK(fabs(p.gemm_frac[PP_DT_BF16] - want_frac) <= p.gemm_frac_ci[PP_DT_BF16] + 1e-9);
 	CHECK(p.has_mem && fabs(p.mem_Bps - 4300e9) <= 4300e9 * 0.01);
 
@@ -255,11 +255,11 @@ static void committed_h200_profile(void)
 	pp_group two = {2, 2};
 	double a_cat = pp_coll_time(&cat_hw, PP_COLL_ALL_REDUCE, 1 << 30, two);
 	double a_cal = pp_coll_time(&cal_hw, PP_COLL_ALL_REDUCE, 1 << 30, two);
-	printf("  %d bf16 GEMM shapes: rms error catalog %.1f%%, profile %.1f%%; mean measured/catalog "
-	       "%+.1f%%, profile/catalog %+.1f%%\n", ng, 100 * g_cat, 100 * g_cal,
-	       100 * (exp(lr_meas / ng) - 1), 100 * (exp(lr_cal / ng) - 1));
-	printf("  all_reduce 1 GiB / 2 GPUs: measured %.0f us, catalog %.0f, profile %.0f\n", ar_us,
-	       a_cat * 1e6, a_cal * 1e6);
+	pp_t_diag("%d bf16 GEMM shapes: rms error catalog %.1f%%, profile %.1f%%; mean measured/catalog "
+	          "%+.1f%%, profile/catalog %+.1f%%", ng, 100 * g_cat, 100 * g_cal,
+	          100 * (exp(lr_meas / ng) - 1), 100 * (exp(lr_cal / ng) - 1));
+	pp_t_diag("all_reduce 1 GiB / 2 GPUs: measured %.0f us, catalog %.0f, profile %.0f", ar_us,
+	          a_cat * 1e6, a_cal * 1e6);
 	CHECK(g_cal < g_cat);
 	CHECK(lr_meas * lr_cal > 0);
 	CHECK(fabs(exp(lr_cal / ng) / exp(lr_meas / ng) - 1) < 0.03);
@@ -272,8 +272,8 @@ static void committed_h200_profile(void)
 	CHECK(pp_predict(&s, &cat_hw, NULL, &r_cat, &err) == 0);
 	CHECK(pp_predict(&s, &cal_hw, NULL, &r_cal, &err) == 0);
 	double step_ratio = r_cal.step_time_s / r_cat.step_time_s;
-	printf("  step: catalog %.1f ms, profile %.1f ms (GEMM ratio %.3f, step ratio %.3f)\n",
-	       r_cat.step_time_s * 1e3, r_cal.step_time_s * 1e3, gemm_ratio, step_ratio);
+	pp_t_diag("step: catalog %.1f ms, profile %.1f ms (GEMM ratio %.3f, step ratio %.3f)",
+	          r_cat.step_time_s * 1e3, r_cal.step_time_s * 1e3, gemm_ratio, step_ratio);
 	if (gemm_ratio > 1)
 		CHECK(step_ratio > 1 && step_ratio < gemm_ratio * 1.10);
 	else

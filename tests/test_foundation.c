@@ -31,7 +31,7 @@ static void walk(const cJSON *srcs, const cJSON *n, const char *where)
 			    !strstr(s->valuestring, " ") && !strstr(s->valuestring, ":"))
 				ok = false;
 			if (!ok) {
-				printf("  unsourced figure in %s\n", where);
+				pp_t_diag("unsourced figure in %s", where);
 				unsourced++;
 			}
 		}

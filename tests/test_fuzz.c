@@ -120,13 +120,13 @@ static void damaged_scenarios(void)
 			rejected++;
 		else {
 			bad++;
-			printf("  iteration %d (%s): rc %d: %s\n", it, files[it % nf], rc, err.msg);
+			pp_t_diag("iteration %d (%s): rc %d: %s", it, files[it % nf], rc, err.msg);
 		}
 		free(m);
 		free(text);
 	}
-	printf("  240 damaged files: %d accepted, %d rejected with a message, %d other\n", ok, rejected,
-	       bad);
+	pp_t_diag("240 damaged files: %d accepted, %d rejected with a message, %d other", ok, rejected,
+	          bad);
 	CHECK(bad == 0);
 	CHECK(rejected > 50);
 	for (int i = 0; i < nf; i++)

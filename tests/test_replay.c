@@ -40,7 +40,7 @@ static int plan_of(const char *json, const pp_rplan_opts *o, pp_rplan *p, pp_hw 
 	hw.overlap_eff = 1.0;
 	int rc = pp_rplan_build(p, &s, &hw, o, &err);
 	if (rc)
-		printf("  plan: %s\n", err.msg);
+		pp_t_diag("plan: %s", err.msg);
 	if (hw_out)
 		*hw_out = hw;
 	pp_scenario_release(&s);
@@ -357,14 +357,21 @@ static void validate_cli(void)
 	free(out);
 }
 
-/* The committed replays (measured on 2x H200, never fitted) against the
- * current engine and the committed profile: the acceptance of issue 5. */
+/* The committed replays (measured on 2x H200, held out: never fitted)
+ * against the current engine and the committed profile: the acceptance of
+ * issue 5, at the figures README.md publishes for `podplan validate
+ * --replay models/calibrations/replay-h200-nvlink-2gpu.csv --repredict`:
+ * "26 replayed steps: mean |error| 2.8%, max 5.9%" - a figure printed as
+ * 2.8% holds while the value is below 2.85%, so a regression of a tenth of
+ * a point fails - and its "pipelined steps predicted 1.5-5.9% slow, TP 2
+ * steps -4.1% to +1.6%" (asserted here as: every pipelined step slow by at
+ * most 5.9%, every TP 2 step within 4.1% either way). */
 static void committed_replays(void)
 {
 	pp_replayset v;
 	pp_err err = {0};
 	if (pp_replayval_load("models/calibrations/replay-h200-nvlink-2gpu.csv", &v, &err)) {
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 		CHECK(0);
 		return;
 	}
@@ -379,14 +386,61 @@ static void committed_replays(void)
 		for (int i = 0; i < v.n; i++)
 			found |= strstr(v.rows[i].config, need[k]) != NULL;
 		if (!found)
-			printf("  no replay of %s\n", need[k]);
+			pp_t_diag("no replay of %s", need[k]);
 		CHECK(found);
 	}
-	printf("  %d replays: mean |error| %.1f%%, max %.1f%%\n", v.n, 100 * v.mean_abs,
-	       100 * v.max_abs);
-	CHECK(v.mean_abs <= 0.05);
-	CHECK(v.max_abs <= 0.12);
+	pp_t_diag("%d replays: mean |error| %.2f%%, max %.2f%% (README: 26, 2.8%%, 5.9%%)", v.n,
+	          100 * v.mean_abs, 100 * v.max_abs);
+	CHECK(v.n == 26);
+	CHECK(v.mean_abs <= 0.0285);
+	CHECK(v.max_abs <= 0.0595);
+	/* every row held to the published max, and the lean of each kind */
+	int npp = 0, ntp = 0;
+	for (int i = 0; i < v.n; i++) {
+		const pp_replay_row *r = &v.rows[i];
+		bool pp = strstr(r->config, "-pp2") != NULL, tp = strstr(r->config, "-tp2") != NULL;
+		CHECK(fabs(r->error) <= 0.0595);
+		if (pp) {
+			npp++;
+			CHECK(r->error > 0 && r->error <= 0.0595);
+		}
+		if (tp) {
+			ntp++;
+			CHECK(fabs(r->error) <= 0.0415);
+		}
+		if ((pp && !(r->error > 0 && r->error <= 0.0595)) || (tp && fabs(r->error) > 0.0415) ||
+		    fabs(r->error) > 0.0595)
+			pp_t_diag("%s: %+.2f%%", r->config, 100 * r->error);
+	}
+	CHECK(npp == 8 && ntp == 6);
 	pp_replayset_release(&v);
+}
+
+/* The same through the command the README shows, with the predictions the
+ * CSV holds and with predictions recomputed now: its summary line. */
+static void committed_replays_cli(void)
+{
+	static const char *const modes[] = {"", " --repredict"};
+	for (size_t k = 0; k < PP_ARRAY_LEN(modes); k++) {
+		char cmd[512], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "%s validate --replay "
+			 "models/calibrations/replay-h200-nvlink-2gpu.csv%s", pp_t_bin(), modes[k]);
+		CHECK(pp_t_sh(cmd, &out) == 0);
+		const char *l = strstr(out, "replayed steps: mean |error| ");
+		while (l && l > out && l[-1] != '\n')
+			l--;
+		int n = 0;
+		double mean = NAN, max = NAN;
+		CHECK(l && sscanf(l, "%d replayed steps: mean |error| %lf%%, max %lf%%", &n, &mean,
+				  &max) == 3);
+		pp_t_diag("validate --replay%s: %d steps, mean %.1f%%, max %.1f%%", modes[k], n, mean,
+			  max);
+		/* printed to one decimal: at most the README's 2.8% and 5.9% */
+		CHECK(n == 26);
+		CHECK(mean <= 2.8);
+		CHECK(max <= 5.9);
+		free(out);
+	}
 }
 
 int main(void)
@@ -401,5 +455,6 @@ int main(void)
 	RUN(interference);
 	RUN(validate_cli);
 	RUN(committed_replays);
+	RUN(committed_replays_cli);
 	return pp_t_done("test_replay");
 }

@@ -184,7 +184,7 @@ static void test_render_all(void)
 			 bin, pages[i].scenario, art, pages[i].name, t);
 		int st = pp_t_sh(cmd, &out);
 		if (st != 0)
-			printf("  %s: exit %d: %s\n", pages[i].name, st, out);
+			pp_t_diag("%s: exit %d: %s", pages[i].name, st, out);
 		CHECK(st == 0);
 		free(out);
 		char in[PATH_MAX + 200], ck[PATH_MAX + 200];
@@ -210,13 +210,13 @@ static void test_render_all(void)
 	int st = pp_t_sh(sh.buf, &out);
 	CHECK(st == 0);
 	if (st)
-		printf("  chromium: %s\n", out);
+		pp_t_diag("chromium: %s", out);
 	free(out);
 	pp_sb_release(&sh);
 	double t2 = pp_mono_s();
-	printf("  %d reports in %.2f s, rendered in Chromium in %.2f s (4 at a time)\n", npages, t1 - t0,
-	       t2 - t1);
-	printf("  %-52s %6s %5s %6s %9s  %s\n", "page", "charts", "min w", "min h", "height", "screenshot");
+	pp_t_diag("%d reports in %.2f s, rendered in Chromium in %.2f s (4 at a time)", npages, t1 - t0,
+	          t2 - t1);
+	pp_t_diag("%-52s %6s %5s %6s %9s  %s", "page", "charts", "min w", "min h", "height", "screenshot");
 	for (int i = 0; i < npages; i++) {
 		const page *p = &pages[i];
 		char path[PATH_MAX + 200];
@@ -227,8 +227,8 @@ static void test_render_all(void)
 		CHECK(dom && strstr(dom, "id=\"pp-measure\""));
 		if (!dom || !strstr(dom, "id=\"pp-measure\"")) {
 			const char *c = log ? strstr(log, "CONSOLE") : NULL;
-			printf("  %s: no measurement (dom %zu bytes; console: %.600s)\n", p->name,
-			       dom ? strlen(dom) : 0, c ? c : "none");
+			pp_t_diag("%s: no measurement (dom %zu bytes; console: %.600s)", p->name,
+			          dom ? strlen(dom) : 0, c ? c : "none");
 			free(dom);
 			free(log);
 			continue;
@@ -238,7 +238,7 @@ static void test_render_all(void)
 		/* no console message of any level, no uncaught error */
 		CHECK(log && !strstr(log, "CONSOLE") && !strstr(log, "Uncaught"));
 		if (log && strstr(log, "CONSOLE"))
-			printf("  %s: console: %.300s\n", p->name, strstr(log, "CONSOLE"));
+			pp_t_diag("%s: console: %.300s", p->name, strstr(log, "CONSOLE"));
 		/* nothing fetched, no script but the two injected, no alert */
 		CHECK(field(m, "resources") == 0);
 		CHECK(field(m, "scripts") == 2);
@@ -280,8 +280,8 @@ static void test_render_all(void)
 		long w = 0, h = 0, bytes = 0;
 		snprintf(path, sizeof(path), "%s/%s.png", art, p->name);
 		CHECK(png_size(path, &w, &h, &bytes) && w == 1280 && h == 2000 && bytes > 20000);
-		printf("  %-52.52s %6d %5ld %6ld %9ld  %s (%ld KB)\n", p->name, found, minw, minh,
-		       field(m, "height"), path, bytes / 1024);
+		pp_t_diag("%-52.52s %6d %5ld %6ld %9ld  %s (%ld KB)", p->name, found, minw, minh,
+		          field(m, "height"), path, bytes / 1024);
 		free(dom);
 		free(log);
 	}
@@ -305,7 +305,7 @@ static void test_pdf(void)
 		 "--db '%s/b.db' --pdf", chromium, bin, p->scenario, dir, pp_t_tmpdir());
 	int st = pp_t_sh(cmd, &out);
 	if (st)
-		printf("  %s\n", out);
+		pp_t_diag("%s", out);
 	CHECK(st == 0);
 	free(out);
 	char path[PATH_MAX + 200];
@@ -329,8 +329,8 @@ static void test_pdf(void)
 	if (mb)
 		sscanf(mb + 11, "%lf %lf %lf %lf", &x0, &y0, &w, &h);
 	CHECK((w > 611 && w < 613 && h > 791 && h < 793) || (w > 594 && w < 596 && h > 841 && h < 843));
-	printf("  %s: %d pages of %.0f x %.0f pt, %zu KB, in %.2f s\n", path, pagesn, w, h, n / 1024,
-	       pp_mono_s() - t0);
+	pp_t_diag("%s: %d pages of %.0f x %.0f pt, %zu KB, in %.2f s", path, pagesn, w, h, n / 1024,
+	          pp_mono_s() - t0);
 	free(pdf);
 }
 
@@ -338,9 +338,8 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	if (!pp_report_find_chromium(chromium, sizeof(chromium))) {
-		printf("# SKIP test_report_browser: no headless Chromium (install the Debian package "
-		       "chromium - make deps-test does - or set PODPLAN_CHROMIUM)\n");
-		return pp_t_done("test_report_browser");
+		pp_t_skip_all("no headless Chromium (install the Debian package chromium - make "
+			      "deps-test does - or set PODPLAN_CHROMIUM)");
 	}
 	/* BUILD/tests/test_report_browser -> BUILD/test-artifacts/report */
 	char self[PATH_MAX], *d1, *d2;
@@ -353,7 +352,7 @@ int main(int argc, char **argv)
 	snprintf(rel, sizeof(rel), "%s/test-artifacts/report", d2);
 	pp_err err = {0};
 	if (pp_mkdirs(rel, &err) || !realpath(rel, art)) {
-		printf("  cannot create %s: %s\n", rel, err.msg);
+		pp_t_diag("cannot create %s: %s", rel, err.msg);
 		return 1;
 	}
 	find_pages();

@@ -32,7 +32,7 @@ static void malformed_files(void)
 		snprintf(cmd, sizeof(cmd), "timeout 20 %s check tests/bad/%s", pp_t_bin(), line);
 		int st = pp_t_sh(cmd, &out);
 		if (st != 2)
-			printf("  %s: exit status %d, expected 2\n", line, st);
+			pp_t_diag("%s: exit status %d, expected 2", line, st);
 		CHECK(st == 2);
 		char path[600];
 		snprintf(path, sizeof(path), "tests/bad/%s", line);
@@ -95,7 +95,7 @@ static void hf_config(void)
 			"{\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}";
 	int rc = pp_scenario_parse(&s, "tests/data/x.json", j, strlen(j), tu_catalog(), &err);
 	if (rc)
-		printf("  %s\n", err.msg);
+		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0);
 	CHECK(s.model.num_layers == 32 && s.model.hidden_size == 4096);
 	CHECK(s.model.ffn_hidden_size == 11008 && s.model.vocab_size == 32000);
@@ -112,7 +112,7 @@ static void shipped_scenarios_valid(void)
 	pp_t_sh(cmd, &out);
 	CHECK(strstr(out, "BAD") == NULL);
 	if (strstr(out, "BAD"))
-		printf("%s", out);
+		pp_t_diag("%s", out);
 	free(out);
 }
 

@@ -9,8 +9,9 @@
  *    every candidate and sorting (a second method, no pruning, no fast path);
  *  - the winner's numbers equal `podplan predict` on that layout;
  *  - `mpirun -np 2` prints byte for byte what the serial run prints;
- *  - `podplan size` picks what sizing every option by brute force picks,
- *    and its skip bounds are below the real figures;
+ *  - `podplan size` picks what sizing every option by brute force picks
+ *    (priced by hand from the price fixture, tests/data/catalog/), and its
+ *    skip bounds are below the real figures;
  *  - the equivalences the enumeration relies on (ZeRO-k with one data
  *    replica = ZeRO-0; selective = no recompute under flash attention);
  *  - Narayanan et al. SC'21 Table 1: the published layouts against the
@@ -39,7 +40,7 @@ static int load(const char *json, pp_scenario *s, pp_hw *hw)
 	if (!rc)
 		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
 	if (rc)
-		printf("  scenario error: %s\n", err.msg);
+		pp_t_diag("scenario error: %s", err.msg);
 	return rc;
 }
 
@@ -111,9 +112,9 @@ static void fastpath_exact(void)
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
 			if (fp != d && bad++ < 5) {
 				char buf[200];
-				printf("  space %zu %s: fast %lld, event simulation %lld\n", sp,
-				       pp_layout_str(&lay[i], buf, sizeof(buf)), (long long)fp,
-				       (long long)d);
+				pp_t_diag("space %zu %s: fast %lld, event simulation %lld", sp,
+				          pp_layout_str(&lay[i], buf, sizeof(buf)), (long long)fp,
+				          (long long)d);
 			}
 			badb += b > d;
 			tight += (double)b / (double)d;
@@ -123,11 +124,11 @@ static void fastpath_exact(void)
 		pp_fp_cache_free(c);
 		free(lay);
 		pp_scenario_release(&s);
-		printf("  space %zu: %zu layouts\n", sp, n);
+		pp_t_diag("space %zu: %zu layouts", sp, n);
 	}
-	printf("  %lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
-	       "mismatches; bound / exact %.3f on average\n",
-	       (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
+	pp_t_diag("%lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
+	          "mismatches; bound / exact %.3f on average",
+	          (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
 	CHECK(total > 1500);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
@@ -196,8 +197,8 @@ static void against_predict(const char *json, int k)
 			CHECK(h->result.breakdown.pp_bubble_s == res[r[i].idx].breakdown.pp_bubble_s);
 		}
 		if (!des)
-			printf("  %zu candidates, %zu fit, top %d identical; the search simulated %lld\n",
-			       n, nr, sr.nbest, (long long)sr.simulated);
+			pp_t_diag("%zu candidates, %zu fit, top %d identical; the search simulated %lld",
+			          n, nr, sr.nbest, (long long)sr.simulated);
 		pp_search_result_release(&sr);
 	}
 	free(res);
@@ -239,7 +240,7 @@ static cJSON *run_json(const char *args, int *status)
 	*status = pp_t_sh(cmd, &out);
 	cJSON *j = cJSON_Parse(out);
 	if (!j)
-		printf("  not JSON: %.300s\n", out);
+		pp_t_diag("not JSON: %.300s", out);
 	free(out);
 	return j;
 }
@@ -311,9 +312,9 @@ static void check_winner(const char *space_json, const char *name)
 		snprintf(k, sizeof(k), "breakdown.%s", terms[i]);
 		CHECK(jnum(best, k) == jnum(p, k));
 	}
-	printf("  %s: winner TP %.0f x PP %.0f x DP %.0f: search %.9g s, podplan predict %.9g s\n",
-	       name, jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
-	       jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
+	pp_t_diag("%s: winner TP %.0f x PP %.0f x DP %.0f: search %.9g s, podplan predict %.9g s",
+	          name, jnum(best, "tensor_model_parallel_size"), jnum(best, "pipeline_model_parallel_size"),
+	          jnum(best, "data_parallel_size"), jnum(best, "step_time_s"), jnum(p, "step_time_s"));
 	cJSON_Delete(p);
 	cJSON_Delete(scen);
 	cJSON_Delete(j);
@@ -395,7 +396,7 @@ static void mpi_identical(void)
 {
 	char *out = NULL;
 	if (pp_t_sh("command -v mpirun", &out) != 0) {
-		printf("  SKIP: mpirun not found (Debian: openmpi-bin)\n");
+		pp_t_skip("mpirun not found (Debian: openmpi-bin)");
 		free(out);
 		return;
 	}
@@ -433,8 +434,8 @@ static void mpi_identical(void)
 		CHECK(strlen(a) > 200);
 		CHECK(!strcmp(a, b));
 		if (strcmp(a, b))
-			printf("  differs: podplan %s\n--- serial\n%.800s\n--- mpirun -np 2\n%.800s\n",
-			       args, a, b);
+			pp_t_diag("differs: podplan %s\n--- serial\n%.800s\n--- mpirun -np 2\n%.800s",
+			          args, a, b);
 		free(a);
 		free(b);
 		if (i == 0) {
@@ -453,6 +454,20 @@ static void mpi_identical(void)
 }
 
 /* ---- sizing ---- */
+
+/* The rate size prices a part at, by hand: the cheapest on-demand $/GPU-h
+ * of the price fixture (tests/data/catalog/prices.json) - A100 80 GB $1.79
+ * (RunPod), H100 SXM $3.99 (Lambda, RunPod) - or the scenario's own. */
+static double hand_rate(const char *gpu)
+{
+	if (!strcmp(gpu, "a100-80gb"))
+		return 1.79;
+	if (!strcmp(gpu, "h100-sxm"))
+		return 3.99;
+	if (!strcmp(gpu, "l40s"))
+		return 0.9; /* search.usd_per_gpu_hour */
+	return NAN;
+}
 
 static void size_matches_brute_force(void)
 {
@@ -500,7 +515,8 @@ static void size_matches_brute_force(void)
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
 			double t = steps * sr.best[0].result.step_time_s;
-			double usd = op->usd_per_gpu_hour * op->num_gpus * t / 3600.0;
+			CHECK(op->usd_per_gpu_hour == hand_rate(op->gpu->id));
+			double usd = hand_rate(op->gpu->id) * op->num_gpus * t / 3600.0;
 			/* skip bounds are bounds */
 			CHECK(op->lb_train_s <= t * (1 + 1e-12));
 			CHECK(op->lb_usd <= usd * (1 + 1e-12));
@@ -524,9 +540,9 @@ static void size_matches_brute_force(void)
 			const pp_size_option *a = &r.opt[r.answer];
 			CHECK((int)(a->gpu - pp_catalog_gpu_at(tu_catalog(), 0)) == best_gpu);
 			CHECK(a->num_gpus == best_n);
-			printf("  %s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)\n",
-			       mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
-			       a->train_s / 86400, a->usd, skipped, r.n);
+			pp_t_diag("%s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)",
+			          mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
+			          a->train_s / 86400, a->usd, skipped, r.n);
 		}
 		pp_size_result_release(&r);
 	}
@@ -588,9 +604,10 @@ static void equivalences(void)
  * published TP 8 by 24-26% (the paper's Sec. 5.4 measured TP within a
  * node as best): an engine disagreement with practitioners about the cost
  * of TP 8 against pipelining, which only measurements of both layouts on
- * an 8-GPU node can settle (scenarios/replay8); not asserted here; the
- * test prints those rows and fails
- * if any other row leaves 10%.
+ * an 8-GPU node can settle (scenarios/replay8). The test holds the
+ * figures README.md publishes: the eight other rows within 10% (it fails
+ * if any leaves 10%), and the two disagreements no worse than the
+ * published 24-26% (a ratio at most 1.265, the figure to its last digit).
  */
 static void table1(void)
 {
@@ -616,8 +633,8 @@ static void table1(void)
 		"false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"cluster\": "
 		"{\"gpu\": \"a100-80gb\", \"num_gpus\": %d, \"gpus_per_node\": 8, \"intra_node\": "
 		"\"nvlink3\", \"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}";
-	printf("  %-11s %6s %-13s %9s %-13s %9s %7s\n", "model", "GPUs", "published", "step s",
-	       "search best", "step s", "ratio");
+	pp_t_diag("%-11s %6s %-13s %9s %-13s %9s %7s", "model", "GPUs", "published", "step s",
+	          "search best", "step s", "ratio");
 	int within = 0;
 	for (size_t i = 0; i < PP_ARRAY_LEN(rows); i++) {
 		char tail[1024], json[2048];
@@ -655,22 +672,27 @@ static void table1(void)
 		snprintf(p1, sizeof(p1), "TP%d PP%d v%d", rows[i].tp, rows[i].pp, rows[i].vpp);
 		const pp_layout *b = &r.best[0].layout;
 		snprintf(p2, sizeof(p2), "TP%d PP%d v%d", b->tp, b->pp, b->vpp);
-		printf("  %-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s\n", rows[i].preset, rows[i].gpus, p1,
-		       pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
-		       ratio <= 1.10 ? "" : rows[i].known_disagreement ? "  (known engine disagreement)"
-								       : "  FAIL");
+		pp_t_diag("%-11s %6d %-13s %9.3f %-13s %9.3f %6.3f%s", rows[i].preset, rows[i].gpus, p1,
+		          pr.step_time_s, p2, r.best[0].result.step_time_s, ratio,
+		          ratio <= 1.10                 ? ""
+		          : rows[i].known_disagreement ? "  (known engine disagreement)"
+		                                       : "  FAIL");
 		within += ratio <= 1.10;
 		if (!rows[i].known_disagreement)
 			CHECK(ratio <= 1.10);
+		else /* TP 1-2 with deeper pipelines, 24-26% faster than the published TP 8 */
+			CHECK(ratio <= 1.265 && b->tp <= 2);
 		pp_search_result_release(&r);
 		pp_scenario_release(&s);
 	}
-	printf("  %d of %zu published layouts within 10%% of the search's best\n", within,
-	       PP_ARRAY_LEN(rows));
+	pp_t_diag("%d of %zu published layouts within 10%% of the search's best (README: 8 of 10)",
+	          within, PP_ARRAY_LEN(rows));
+	CHECK(within >= 8);
 }
 
 int main(void)
 {
+	pp_t_fixture_data(); /* size's $: fixed prices */
 	RUN(fastpath_exact);
 	RUN(pruned_equals_brute_force);
 	RUN(equivalences);

@@ -1,38 +1,130 @@
 /*
- * test_validate.c - the engine against published runs (issue 3 acceptance):
- * Korthikanti et al. 2022 Table 5 iteration times within 5% mean absolute
- * error, Narayanan et al. SC'21 Table 1 within 10%, Korthikanti Table 4
- * per-layer times within 3%, with the catalog's default A100 parameters.
+ * test_validate.c - the engine against published runs (issue 3 acceptance),
+ * with the catalog's default A100 parameters, at the figures README.md
+ * publishes for `podplan validate models/validation/validation-public.csv`
+ * (its table "published table | rows | mean abs. error | max"): Korthikanti
+ * et al. 2022 Table 4 per-layer times, Table 5 iteration times and the
+ * Sec. 6.3 530B run, Narayanan et al. SC'21 Table 1, the PTD-P rows of its
+ * Table 2 (held out of the one fitted constant, blocking_pipeline_stall),
+ * the DeepSpeed ZeRO-3 rows of Table 2 and the BLOOM-176B log; and the
+ * README's "predicts those published layouts themselves within 6%" for the
+ * 18.4B and 39.1B rows of Table 1 (tests/test_search.c's disagreement).
+ *
+ * A figure printed as 3.0% holds while the value is below 3.05%: each bound
+ * is the published figure to its last printed digit, so a regression of a
+ * tenth of a point fails here. When the engine improves, the test still
+ * passes; update the README's table (and the figures here) with it.
  */
 #include "harness.h"
 #include "testutil.h"
 #include "calib/validate.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pp_valset v;
 
-static void check_group(const char *group, int min_rows, double max_mean)
+/* The validation of the public CSV, run once by whichever test needs it first. */
+static bool loaded(void)
+{
+	static int rc = 1;
+	static bool done;
+	if (!done) {
+		pp_err err = {0};
+		done = true;
+		rc = pp_validate_csv(tu_catalog(), "models/validation/validation-public.csv", &v, &err);
+		if (rc)
+			pp_t_diag("%s", err.msg);
+	}
+	CHECK(rc == 0);
+	return rc == 0;
+}
+
+/* Mean and max |error| of the primary rows of a group whose model names
+ * model_has (every row of the group when NULL); returns the count. */
+static int summary(const char *group, const char *model_has, double *mean, double *max)
+{
+	if (!model_has)
+		return pp_valset_summary(&v, group, mean, max);
+	int n = 0;
+	double sum = 0;
+	*max = 0;
+	for (int i = 0; i < v.n; i++) {
+		const pp_valrow *r = &v.rows[i];
+		if (!r->primary || strcmp(r->group, group) || !strstr(r->model, model_has))
+			continue;
+		n++;
+		sum += fabs(r->error);
+		*max = fmax(*max, fabs(r->error));
+	}
+	*mean = n ? sum / n : NAN;
+	return n;
+}
+
+/* One line of README.md's table: the rows, the mean and the max |error| in
+ * percent as printed (NAN: not published), half a unit of the last digit. */
+static void published(const char *group, const char *model_has, int rows, double mean_pct,
+		      double max_pct, double half_pct)
 {
 	double mean = 0, max = 0;
-	int n = pp_valset_summary(&v, group, &mean, &max);
-	printf("  %s: %d rows, mean |error| %.2f%%, max %.2f%%\n", group, n, 100 * mean, 100 * max);
-	CHECK(n >= min_rows);
-	CHECK(mean <= max_mean);
+	int n = summary(group, model_has, &mean, &max);
+	char pub[32] = "-";
+	if (!isnan(mean_pct))
+		snprintf(pub, sizeof(pub), "%.1f%%", mean_pct);
+	pp_t_diag("%s%s%s: %d rows, mean |error| %.2f%%, max %.2f%% (README: %d rows, %s, %.*f%%)",
+		  group, model_has ? ", rows of " : "", model_has ? model_has : "", n, 100 * mean,
+		  100 * max, rows, pub, half_pct < 0.1 ? 1 : 0, max_pct);
+	CHECK(n == rows);
+	if (!isnan(mean_pct))
+		CHECK(mean <= (mean_pct + half_pct) / 100);
+	CHECK(max <= (max_pct + half_pct) / 100);
 }
 
 static void published_runs(void)
 {
-	pp_err err = {0};
-	int rc = pp_validate_csv(tu_catalog(), "models/validation/validation-public.csv", &v, &err);
-	if (rc)
-		printf("  %s\n", err.msg);
-	CHECK(rc == 0);
-	check_group("Korthikanti et al. 2022 Table 5", 8, 0.05);
-	check_group("Narayanan et al. SC'21 Table 1", 10, 0.10);
-	check_group("Korthikanti et al. 2022 Table 4", 5, 0.03);
+	if (!loaded())
+		return;
+	published("Korthikanti et al. 2022 Table 4", NULL, 5, 0.7, 1.0, 0.05);
+	published("Korthikanti et al. 2022 Table 5", NULL, 8, 3.0, 7.1, 0.05);
+	published("Korthikanti et al. 2022 Sec 6.3", NULL, 1, 3.6, 3.6, 0.05);
+	published("Narayanan et al. SC'21 Table 1", NULL, 10, 4.9, 6.6, 0.05);
+	published("BLOOM-176B production run", NULL, 2, 14.1, 14.8, 0.05);
+}
+
+/* The held-out rows: Narayanan SC'21 Table 2, PTD-P (2.3% mean, 3.9% max);
+ * its DeepSpeed ZeRO-3 rows are published as 59-344% (the README explains
+ * why podplan does not reproduce them): they may not get worse. */
+static void held_out_rows(void)
+{
+	if (!loaded())
+		return;
+	published("Narayanan et al. SC'21 Table 2", "(PTD-P)", 6, 2.3, 3.9, 0.05);
+	published("Narayanan et al. SC'21 Table 2", "ZeRO-3", 6, NAN, 344, 0.5);
+}
+
+/* README: for 18.4B and 39.1B the search prefers other layouts, but "it
+ * predicts those published layouts themselves within 6% of their measured
+ * throughput". */
+static void table1_disagreement_rows(void)
+{
+	static const char *const models[] = {"GPT 18.4B", "GPT 39.1B"};
+	if (!loaded())
+		return;
+	for (size_t k = 0; k < PP_ARRAY_LEN(models); k++) {
+		int n = 0;
+		for (int i = 0; i < v.n; i++) {
+			const pp_valrow *r = &v.rows[i];
+			if (!r->primary || strcmp(r->group, "Narayanan et al. SC'21 Table 1") ||
+			    strcmp(r->model, models[k]))
+				continue;
+			n++;
+			pp_t_diag("%s %s: %+.1f%%", r->model, r->metric, 100 * r->error);
+			CHECK(fabs(r->error) <= 0.06);
+		}
+		CHECK(n == 1);
+	}
 }
 
 static void bad_csv(void)
@@ -47,6 +139,8 @@ static void bad_csv(void)
 int main(void)
 {
 	RUN(published_runs);
+	RUN(held_out_rows);
+	RUN(table1_disagreement_rows);
 	RUN(bad_csv);
 	pp_valset_release(&v);
 	return pp_t_done("test_validate");

@@ -1,6 +1,8 @@
 /* testutil.c - see testutil.h. Linked into every test program. */
 #include "testutil.h"
 
+#include "harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,7 @@ int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw)
 	if (!rc && hw)
 		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
 	if (rc)
-		printf("  scenario error: %s\n", err.msg);
+		pp_t_diag("scenario error: %s", err.msg);
 	return rc;
 }
 
@@ -50,7 +52,7 @@ double tu_step(const char *json, pp_result *r)
 	pp_err err = {0};
 	int rc = pp_predict(&s, &hw, NULL, r, &err);
 	if (rc)
-		printf("  predict error: %s\n", err.msg);
+		pp_t_diag("predict error: %s", err.msg);
 	pp_scenario_release(&s);
 	return rc ? -1 : r->step_time_s;
 }
