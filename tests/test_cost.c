@@ -26,8 +26,8 @@ static double fake_ckpt_write_s = 0;
 static double fake_act_bytes = 1.0 * (1 << 30);
 
 /* A stand-in for pp_predict: tokens/s = GPUs x fake_tok_per_gpu, all of the
- * step is compute; memory = 16 bytes/param of Adam state over tp x pp plus
- * fake activations. */
+ * step is compute; memory = 16 bytes/param of Adam state over tp x pp (a
+ * fine-tune: the base's stored bytes) plus fake activations. */
 static int fake_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *o,
 			pp_result *r, pp_err *err)
 {
@@ -43,7 +43,10 @@ static int fake_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_
 	r->mfu = 0.4;
 	double shard = (double)s->parallel.tp * s->parallel.pp;
 	r->memory.activations_bytes = fake_act_bytes;
-	r->memory.total_bytes = r->params_total * 16 / shard + fake_act_bytes;
+	/* a fine-tune (the cost option's method) keeps only the frozen base's
+	 * stored weights per parameter */
+	double per = s->training.finetune == PP_FT_FULL ? 16 : s->training.base_weight_bytes;
+	r->memory.total_bytes = r->params_total * per / shard + fake_act_bytes;
 	r->memory.capacity_bytes = hw->mem_capacity_bytes;
 	r->memory.fits = r->memory.total_bytes <= r->memory.capacity_bytes;
 	r->checkpoint_bytes = r->params_total * 16;

@@ -88,7 +88,10 @@ void cost_add_source(ctx *c, const char *item, double value, const char *unit, c
 	snprintf(s->unit, sizeof(s->unit), "%s", unit ? unit : "");
 	const char *title = src ? src : "";
 	const char *url = "";
-	const cJSON *doc = !strcmp(kind, "tco") ? c->tco.root : c->prices;
+	const pp_jdoc *models = pp_catalog_doc(c->cat, "models");
+	const cJSON *doc = !strcmp(kind, "tco")      ? c->tco.root
+			   : !strcmp(kind, "models") ? (models ? models->root : NULL)
+						     : c->prices;
 	const cJSON *so = src ? cost_jpath(cost_jpath(doc, "sources"), src) : NULL;
 	if (so) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(so, "title");
@@ -108,6 +111,17 @@ void cost_add_source(ctx *c, const char *item, double value, const char *unit, c
 }
 
 /* A {value, source, date, estimate} figure of tco.json at path. */
+void cost_source_finetune(ctx *c, int method)
+{
+	const pp_finetune_defaults *ft = pp_catalog_finetune(c->cat);
+	cost_add_source(c, "models.json finetune.lora_rank", ft->lora_rank, "rank",
+			ft->rank_prov.source, "models", ft->rank_prov.date, ft->rank_prov.estimate);
+	if (method == PP_FT_QLORA)
+		cost_add_source(c, "models.json finetune.nf4_bits_per_param", ft->nf4_bits_per_param,
+				"bits", ft->bits_prov.source, "models", ft->bits_prov.date,
+				ft->bits_prov.estimate);
+}
+
 double cost_tco(ctx *c, const char *path, const char *unit)
 {
 	const cJSON *f = cost_jpath(c->tco.root, path);
@@ -267,16 +281,12 @@ static int load_assumptions(ctx *c)
 		cs->storage_usd_per_tb_month,
 		price_at(c, "storage.cloud_parallel_fs_usd_per_tb_month", "usd_per_tb_month"));
 	c->rent_fte_per_1000_gpus = cost_tco(c, "rent.staff_fte_per_1000_gpus", "fte");
-	/* inference, qlora */
+	/* inference */
 	if (c->work == PP_WORK_INFERENCE) {
 		c->inference_ref_params = cost_tco(c, "inference.reference_params", "params");
 		c->inference_efficiency = cost_tco(c, "inference.serving_efficiency", "fraction");
 		c->inference_peak_to_average = cost_tco(c, "inference.peak_to_average", "ratio");
 	}
-	c->adapter.qlora_bits_per_param = cost_tco(c, "qlora.bits_per_param", "bits");
-	c->adapter.lora_rank = cost_tco(c, "qlora.lora_rank", "rank");
-	c->adapter.adapter_bytes_per_param = cost_tco(c, "qlora.adapter_bytes_per_param", "bytes");
-	c->adapter.qlora_dequant_fraction = cost_tco(c, "qlora.dequant_overhead", "fraction");
 	/* uncertainty */
 	bool calibrated = c->s->calib_profile[0] != 0;
 	c->step_sigma = cost_pick(cs->step_time_sigma,

@@ -8,7 +8,6 @@
  *   costopt.c   resolving an option (engine, API and rent prices)
  *   costown.c   an owned option's servers, fabric and staff
  *   costdata.c  this context, the figure readers, sources and warnings
- *   costlora.c  the LoRA/QLoRA stand-in (public headers only)
  * Only a type goes the other way: costown.h includes costopt.h for the
  * resolved option (oin).
  */
@@ -16,7 +15,6 @@
 #define PP_COSTDATA_H
 
 #include "cost/cost.h"
-#include "cost/costlora.h"
 #include "cost/finance.h"
 #include "cost/goodput.h"
 #include "cost/montecarlo.h"
@@ -101,7 +99,6 @@ typedef struct ctx {
 	double inference_ref_params;   /* model size tco.json's tokens/s per GPU are for */
 	double inference_efficiency;   /* served / benchmark throughput, fraction */
 	double inference_peak_to_average; /* demand peak over its mean, ratio */
-	cost_adapter_figs adapter;     /* LoRA / QLoRA (tco.json qlora.*), costlora.h */
 	/* uncertainty */
 	double step_sigma;             /* predicted step time */
 	double price_sigma;            /* a quoted price */
@@ -135,11 +132,14 @@ void cost_warnf(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * absent. */
 const cJSON *cost_jpath(const cJSON *root, const char *path);
 /* Record a figure the run used in r->sources, once per item: src is a
- * source key of the document kind ("tco" or "prices"), resolved to its
+ * source key of the document kind ("tco", "prices" or "models"), resolved to its
  * title and url; date as the file gives it (NULL: undated); its age at
  * as_of is computed here. */
 void cost_add_source(ctx *c, const char *item, double value, const char *unit, const char *src,
 		     const char *kind, const char *date, bool estimate);
+/* Record the fine-tuning defaults a lora/qlora option's prediction used
+ * (models.json finetune: the adapter rank; NF4's size for qlora). */
+void cost_source_finetune(ctx *c, int method);
 /* The {value, source, date, estimate} figure of tco.json at path, recorded
  * in the sources; NAN and cost_fail_data() when it is missing. */
 double cost_tco(ctx *c, const char *path, const char *unit);

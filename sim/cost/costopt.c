@@ -1,7 +1,7 @@
 /*
  * costopt.c - resolving one cost option (costopt.h): the scenario with the
  * option's overrides, its throughput from the step-time engine (LoRA and
- * QLoRA through costlora.c), its API or rent price, storage and staff; an
+ * QLoRA as the engine predicts them), its API or rent price, storage and staff; an
  * owned option's parts come from costown.c.
  */
 #include "cost/costopt.h"
@@ -108,9 +108,8 @@ static void take_cluster(oin *o, const pp_cluster *cl)
 }
 
 /* Predict the option's step on its (modified) cluster x; fills throughput,
- * memory and checkpoint figures. For lora/qlora the engine predicts a full
- * fine-tune with full recompute and costlora.c turns it into the
- * adapters' figures. */
+ * memory and checkpoint figures. For lora/qlora the engine predicts the
+ * adapters' training itself (training.finetune), with full recompute. */
 static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option *sp, oin *o,
 		      pp_scenario *x)
 {
@@ -118,8 +117,11 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 	pp_result res;
 	int rc;
 	bool adapters = o->method == PP_FT_LORA || o->method == PP_FT_QLORA;
-	if (adapters)
+	if (adapters) {
 		x->training.recompute = PP_RC_FULL; /* (Q)LoRA trains with activation checkpointing */
+		pp_training_set_finetune(&x->training, (pp_ft_method)o->method, c->cat);
+		cost_source_finetune(c, o->method);
+	}
 	if ((rc = pp_hw_from_catalog(&hw, c->cat, &x->cluster, c->err)))
 		return rc;
 	memset(&res, 0, sizeof(res));
@@ -129,10 +131,6 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		snprintf(msg, sizeof(msg), "%s", c->err->msg);
 		return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)", msg);
 	}
-	if (adapters)
-		cost_adapter_result(x, o->method,
-				    res.params_total > 0 ? res.params_total : c->model_params,
-				    &c->adapter, &res);
 	take_cluster(o, &x->cluster);
 	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes
 							      : x->cluster.gpu->mem_bytes;

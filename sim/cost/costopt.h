@@ -1,9 +1,8 @@
 /*
  * costopt.h - one cost option, resolved: the scenario with the option's
  * overrides, its throughput from the step-time engine (once), its price or
- * its owned parts (costown.c). Private to sim/cost/. Includes costdata.h
- * (and costlora.h through it); costown.c, costeval.c and cost.c include
- * it, it includes none of them.
+ * its owned parts (costown.c). Private to sim/cost/. Includes costdata.h;
+ * costown.c, costeval.c and cost.c include it, it includes none of them.
  */
 #ifndef PP_COSTOPT_H
 #define PP_COSTOPT_H

@@ -318,11 +318,18 @@ static int parse_finetune(pp_scenario *s, const cJSON *t, const pp_catalog *cat,
 		if (present)
 			tr->lora_rank = (int)r;
 	}
-	if (tr->finetune == PP_FT_QLORA)
-		tr->base_weight_bytes = ft->nf4_bits_per_param / 8.0;
-	else if (tr->finetune == PP_FT_LORA)
-		tr->base_weight_bytes = tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32 ? 4.0 : 2.0;
+	pp_training_set_finetune(tr, tr->finetune, cat);
 	return 0;
+}
+
+void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat)
+{
+	tr->finetune = m;
+	tr->base_weight_bytes = 0;
+	if (m == PP_FT_QLORA)
+		tr->base_weight_bytes = pp_catalog_finetune(cat)->nf4_bits_per_param / 8.0;
+	else if (m == PP_FT_LORA)
+		tr->base_weight_bytes = tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32 ? 4.0 : 2.0;
 }
 
 static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)

@@ -127,6 +127,11 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 /* Fill derived fields (num_microbatches) after a caller changed a layout. */
 void pp_layout_derive(pp_training *t, const pp_parallel *p);
 
+/* Train with method m (full, lora or qlora; not auto): sets the frozen
+ * base's stored bytes per weight from the precision or the catalog's NF4
+ * size. The scenario loader and a cost option's method use it. */
+void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat);
+
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
 
