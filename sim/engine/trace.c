@@ -1,6 +1,7 @@
 /* trace.c - see trace.h. */
 #include "engine/trace.h"
 #include "engine/schedule.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -41,14 +42,37 @@ static void task_name(char *buf, size_t n, pp_des_tag g)
 		snprintf(buf, n, "%s%s", what, layer);
 }
 
+/* One trace event, printed compactly through cJSON onto the trace. */
+static void event(pp_sb *s, cJSON *e, bool *first)
+{
+	pp_sb_adds(s, *first ? "" : ",\n");
+	pp_json_print(e, false, s);
+	cJSON_Delete(e);
+	*first = false;
+}
+
+static cJSON *meta(const char *name, int pid, int tid)
+{
+	cJSON *e = pp_json_obj(NULL, NULL);
+	pp_json_str(e, "name", name);
+	pp_json_str(e, "ph", "M");
+	pp_json_int(e, "pid", pid);
+	if (tid >= 0)
+		pp_json_int(e, "tid", tid);
+	return e;
+}
+
 void pp_trace_capture(pp_trace *t, const pp_des *d, const char *title)
 {
 	pp_sb *s = &t->json;
 	s->len = 0;
-	pp_sb_adds(s, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"podplan " PP_VERSION
-		      "\",\"scenario\":");
-	pp_sb_add_json(s, title);
-	pp_sb_adds(s, "},\"traceEvents\":[\n");
+	cJSON *other = pp_json_obj(NULL, NULL);
+	pp_json_str(other, "generator", "podplan " PP_VERSION);
+	pp_json_str(other, "scenario", title);
+	pp_sb_adds(s, "{\"displayTimeUnit\":\"ms\",\"otherData\":");
+	pp_json_print(other, false, s);
+	cJSON_Delete(other);
+	pp_sb_adds(s, ",\"traceEvents\":[\n");
 	int nr = pp_des_nresources(d);
 	bool first = true;
 	int maxrank = -1;
@@ -56,17 +80,19 @@ void pp_trace_capture(pp_trace *t, const pp_des *d, const char *title)
 		if (pp_des_resource_rank(d, r) > maxrank)
 			maxrank = pp_des_resource_rank(d, r);
 	for (int p = 0; p <= maxrank; p++) {
-		pp_sb_addf(s, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":"
-			      "\"stage %d\"}}", first ? "" : ",\n", p, p);
-		pp_sb_addf(s, ",\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":"
-			      "{\"sort_index\":%d}}", p, p);
-		first = false;
+		char name[32];
+		snprintf(name, sizeof(name), "stage %d", p);
+		cJSON *e = meta("process_name", p, -1);
+		pp_json_str(pp_json_obj(e, "args"), "name", name);
+		event(s, e, &first);
+		e = meta("process_sort_index", p, -1);
+		pp_json_int(pp_json_obj(e, "args"), "sort_index", p);
+		event(s, e, &first);
 	}
 	for (int r = 0; r < nr; r++) {
-		pp_sb_addf(s, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			      "\"args\":{\"name\":", pp_des_resource_rank(d, r), r);
-		pp_sb_add_json(s, pp_des_resource_name(d, r));
-		pp_sb_adds(s, "}}");
+		cJSON *e = meta("thread_name", pp_des_resource_rank(d, r), r);
+		pp_json_str(pp_json_obj(e, "args"), "name", pp_des_resource_name(d, r));
+		event(s, e, &first);
 	}
 	int n = pp_des_ntasks(d);
 	for (int i = 0; i < n; i++) {
@@ -76,11 +102,20 @@ void pp_trace_capture(pp_trace *t, const pp_des *d, const char *title)
 		char name[96];
 		task_name(name, sizeof(name), g);
 		int r = pp_des_task_resource(d, i);
-		pp_sb_addf(s, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-			      "\"pid\":%d,\"tid\":%d,\"args\":{\"microbatch\":%d,\"chunk\":%d,\"layer\":%d}}",
-			   name, g.cat < PP_CAT_COUNT ? pp_cat_names[g.cat] : "task",
-			   pp_des_start(d, i) / 1e3, pp_des_dur(d, i) / 1e3, pp_des_resource_rank(d, r), r,
-			   g.mb, g.chunk, g.layer);
+		cJSON *e = pp_json_obj(NULL, NULL);
+		pp_json_str(e, "name", name);
+		pp_json_str(e, "cat", g.cat < PP_CAT_COUNT ? pp_cat_names[g.cat] : "task");
+		pp_json_str(e, "ph", "X");
+		/* microseconds, to the nanosecond the simulation keeps */
+		pp_json_num(e, "ts", pp_des_start(d, i) / 1e3, 15);
+		pp_json_num(e, "dur", pp_des_dur(d, i) / 1e3, 15);
+		pp_json_int(e, "pid", pp_des_resource_rank(d, r));
+		pp_json_int(e, "tid", r);
+		cJSON *args = pp_json_obj(e, "args");
+		pp_json_int(args, "microbatch", g.mb);
+		pp_json_int(args, "chunk", g.chunk);
+		pp_json_int(args, "layer", g.layer);
+		event(s, e, &first);
 	}
 	pp_sb_adds(s, "\n]}\n");
 }
