@@ -495,6 +495,29 @@ const pp_fabric *pp_catalog_fabric_at(const pp_catalog *c, size_t i) { return i 
 size_t pp_catalog_nstorage(const pp_catalog *c) { return c->nstorage; }
 const pp_storage *pp_catalog_storage_at(const pp_catalog *c, size_t i) { return i < c->nstorage ? &c->storage[i] : NULL; }
 size_t pp_catalog_nmodels(const pp_catalog *c) { return c->nmodels; }
+bool pp_model_layer_moe(const pp_model *m, int i)
+{
+	if (m->num_experts <= 0)
+		return false;
+	if (m->moe_list_len > 0)
+		return i < m->moe_list_len && m->moe_list[i];
+	int f = m->moe_layer_freq > 0 ? m->moe_layer_freq : 1;
+	return i % f == 0;
+}
+
+int pp_model_layer_kind(const pp_model *m, int i)
+{
+	int k = pp_model_layer_moe(m, i) ? PP_LK_MOE : 0;
+	if (m->window > 0 && i % (m->window_freq > 0 ? m->window_freq : 1) == 0)
+		k |= PP_LK_WINDOW;
+	return k;
+}
+
+int pp_model_head_dim(const pp_model *m)
+{
+	return m->head_dim > 0 ? m->head_dim : m->hidden_size / m->num_attention_heads;
+}
+
 const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c) { return &c->finetune; }
 const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i) { return i < c->nmodels ? &c->models[i] : NULL; }
 

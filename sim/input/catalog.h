@@ -17,6 +17,7 @@
 #include "core/jdoc.h"
 #include "core/pp.h"
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef enum pp_dtype {
 	PP_DT_FP32,
@@ -92,6 +93,9 @@ typedef struct pp_storage {
 	pp_prov prov;
 } pp_storage;
 
+/* Longest 0/1 moe_layer_freq list podplan keeps (the int form has no limit). */
+#define PP_MOE_LIST_MAX 1024
+
 typedef struct pp_model {
 	char id[48];
 	char name[96];
@@ -105,7 +109,35 @@ typedef struct pp_model {
 	bool swiglu;
 	bool tied_embeddings;
 	double params_published;   /* 0 = unknown */
+	double params_active_published; /* mixture of experts: per token; 0 = unknown */
+	int head_dim;              /* attention head size (Megatron kv_channels); 0 = hidden / heads */
+	/* multi-head latent attention (DeepSeek-V2/V3, Megatron's names): the
+	 * query through a rank-q_lora_rank bottleneck (0: none), keys and values
+	 * through one of kv_lora_rank; heads of qk_head_dim + qk_pos_emb_head_dim
+	 * (the decoupled RoPE part) for Q.K and v_head_dim for V */
+	bool multi_latent_attention;
+	int q_lora_rank, kv_lora_rank, qk_head_dim, qk_pos_emb_head_dim, v_head_dim;
+	/* sliding-window attention: layer i attends to the last `window` tokens
+	 * when i % window_freq == 0 (gpt-oss: 128 on even layers); 0: none */
+	int window, window_freq;
+	/* mixture of experts (Megatron's names); num_experts 0: dense */
+	int num_experts;           /* routed experts of an MoE layer */
+	int moe_router_topk;       /* experts per token */
+	int moe_ffn_hidden_size;   /* one expert's FFN size */
+	int moe_shared_expert_intermediate_size; /* all shared experts together; 0: none */
+	int moe_layer_freq;        /* int form: layer i is MoE when i % moe_layer_freq == 0 */
+	int moe_list_len;          /* > 0: the 0/1 list form, one entry per layer */
+	uint8_t moe_list[PP_MOE_LIST_MAX];
 } pp_model;
+
+/* Layer kinds the step engine costs separately: MoE or dense, windowed
+ * attention or full. */
+enum { PP_LK_MOE = 1, PP_LK_WINDOW = 2, PP_LAYER_KINDS = 4 };
+/* Whether layer i (0-based) of m is an MoE layer / windowed, and its kind. */
+bool pp_model_layer_moe(const pp_model *m, int i);
+int pp_model_layer_kind(const pp_model *m, int i);
+/* The head size of m's (non-MLA) attention. */
+int pp_model_head_dim(const pp_model *m);
 
 /* Kernel-level efficiency defaults for one GPU architecture: the knobs of the
  * compute model, kept in data so calibration can replace them. */

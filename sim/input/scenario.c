@@ -10,6 +10,7 @@
 const char *const pp_recompute_names[3] = {"none", "selective", "full"};
 const char *const pp_schedule_names[3] = {"1f1b", "gpipe", "interleaved"};
 const char *const pp_optimizer_names[2] = {"adam", "sgd"};
+const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 
 /* Upper bounds that catch typos and overflow, not real limits. */
 #define MAX_GPUS 4194304
@@ -46,6 +47,17 @@ int pp_cluster_nodes(const pp_cluster *c)
 	if (c->num_gpus <= c->gpus_per_node)
 		return 1;
 	return (c->num_gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+}
+
+int pp_parallel_etp(const pp_parallel *p)
+{
+	return p->etp > 0 ? p->etp : p->tp;
+}
+
+int pp_parallel_edp(const pp_parallel *p)
+{
+	int e = pp_parallel_etp(p) * (p->ep > 0 ? p->ep : 1);
+	return (p->tp * p->cp * p->dp) / (e > 0 ? e : 1);
 }
 
 void pp_layout_derive(pp_training *t, const pp_parallel *p)
@@ -348,6 +360,8 @@ static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	tr->overlap_p2p_comm = true;
 	tr->bucket_bytes = 0; /* filled below from the parameter count default */
 	tr->data_bytes_per_token = 4; /* Megatron's indexed datasets store int32 tokens */
+	tr->moe_token_dispatcher = PP_MOE_ALLGATHER; /* Megatron-Core's default */
+	tr->moe_load_imbalance = 1.0;
 	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
 		return rc;
 	if (!t)
@@ -406,6 +420,8 @@ static int parse_parallel(pp_scenario *s, pp_err *err)
 	int rc;
 	pp_parallel *pa = &s->parallel;
 	pa->tp = pa->pp = pa->dp = pa->cp = pa->vpp = 1;
+	pa->ep = 1;
+	pa->etp = 0; /* not given: the tensor-parallel size (Megatron-Core's default) */
 	pa->schedule = PP_SCHED_1F1B;
 	if ((rc = pp_jget_obj(d, d->root, "", "parallel", false, &p, err)))
 		return rc;

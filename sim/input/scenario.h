@@ -42,13 +42,24 @@ typedef struct pp_training {
 	double bucket_bytes;          /* DP gradient bucket (Megatron: 40M params) */
 	double data_bytes_per_token;  /* bytes read from storage per training token */
 	int64_t num_microbatches;     /* derived: gbs / (mbs * dp) */
+	/* mixture of experts (Megatron's names) */
+	int moe_token_dispatcher;     /* PP_MOE_ALLTOALL or PP_MOE_ALLGATHER (Megatron's default) */
+	double moe_expert_capacity_factor; /* 0: dropless; else tokens per expert capped at
+					    * factor x the mean (the rest dropped) */
+	double moe_load_imbalance;    /* busiest EP rank's tokens / the mean (>= 1) */
+	bool moe_shared_expert_overlap; /* shared expert beside the dispatch/combine all-to-alls */
+	bool moe_grouped_gemm;        /* local experts in one grouped GEMM (else one GEMM each) */
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */
 } pp_training;
 
+enum { PP_MOE_ALLTOALL, PP_MOE_ALLGATHER };
+extern const char *const pp_moe_dispatcher_names[2];
+
 typedef struct pp_parallel {
 	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
+	int ep, etp;                  /* expert model / expert tensor parallel sizes (MoE) */
 	bool sequence_parallel;
 	int zero_stage;               /* 0..3 */
 	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
@@ -131,6 +142,12 @@ void pp_layout_derive(pp_training *t, const pp_parallel *p);
  * base's stored bytes per weight from the precision or the catalog's NF4
  * size. The scenario loader and a cost option's method use it. */
 void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat);
+
+/* The expert tensor-parallel size: expert_tensor_parallel_size, else (not
+ * given) the tensor-parallel size, Megatron-Core's default. */
+int pp_parallel_etp(const pp_parallel *p);
+/* The expert data-parallel size: tp x cp x dp / (etp x ep). */
+int pp_parallel_edp(const pp_parallel *p);
 
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
