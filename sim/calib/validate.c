@@ -349,7 +349,7 @@ int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_er
 		case M_LAYER: {
 			pp_workload w;
 			pp_workload_build(&w, &s, &hw);
-			const pp_part_cost *l = &w.layer;
+			const pp_part_cost *l = &w.lk[0].cost;
 			out.predicted = 1e3 * (l->fwd.compute_s + l->fwd.comm_s + l->bwd.compute_s +
 					       l->bwd.comm_s + l->recompute.compute_s +
 					       l->recompute.comm_s);

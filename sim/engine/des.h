@@ -33,6 +33,7 @@ typedef struct pp_des_tag {
 	uint8_t op;         /* the collective of a communication task */
 	uint8_t group;      /* who takes part */
 	uint8_t elem_bytes; /* element size of a communication task */
+	uint8_t lkind;      /* a layer task's layer kind */
 	double bytes;       /* its payload: collective size, transfer, memory traffic */
 } pp_des_tag;
 

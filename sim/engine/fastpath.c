@@ -211,11 +211,16 @@ static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
 	int vs = st, L = c->layers[vs];
 	double acc = vs == c->NV - 1 ? w->trainable_head : 0;
 	int64_t fin = -1;
+	/* the backward tasks below layer l: layers 0 .. l-1 and the embedding */
+	int64_t below = vs == 0 ? c->unit.b_embed : 0;
+	for (int l = 0; l < L; l++)
+		below += c->unit.b_layer[pp_stepcost_kind(c, vs, l)];
 	for (int l = L - 1; l >= 0; l--) {
-		acc += w->trainable_layer;
+		const pp_layer_cost *lc = &w->lk[pp_stepcost_kind(c, vs, l)];
+		below -= c->unit.b_layer[pp_stepcost_kind(c, vs, l)];
+		acc += lc->trainable - lc->trainable_expert;
 		if (acc >= c->bucket_params) {
-			int64_t after = (int64_t)l * c->unit.b_layer + (vs == 0 ? c->unit.b_embed : 0);
-			fin = max64(fin, e - after) + pp_stepcost_reduce(c, acc).ns;
+			fin = max64(fin, e - below) + pp_stepcost_reduce(c, acc).ns;
 			acc = 0;
 		}
 	}
@@ -224,6 +229,15 @@ static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
 	if (acc > 0)
 		fin = max64(fin, e) + pp_stepcost_reduce(c, acc).ns;
 	return fin;
+}
+
+/* Forward or backward time of virtual stage vs's layers for one micro-batch. */
+static int64_t layers_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
+	return t;
 }
 
 int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
@@ -238,17 +252,18 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		*dpend = E + P;
 	bool blocking = !s->training.overlap_p2p_comm && P > 1;
 	const pp_task_ns *u = &f.unit;
-	int64_t ag_l = f.z3_gather[PP_PART_LAYER].ns, ag_e = f.z3_gather[PP_PART_EMBED].ns,
-		ag_h = f.z3_gather[PP_PART_HEAD].ns;
-	int64_t rs_l = f.z3_scatter[PP_PART_LAYER].ns, rs_e = f.z3_scatter[PP_PART_EMBED].ns,
-		rs_h = f.z3_scatter[PP_PART_HEAD].ns;
+	/* ZeRO-3 runs dense models only (one layer kind) */
+	int64_t ag_l = f.z3_gather[PP_PART_LAYER][0].ns, ag_e = f.z3_gather[PP_PART_EMBED][0].ns,
+		ag_h = f.z3_gather[PP_PART_HEAD][0].ns;
+	int64_t rs_l = f.z3_scatter[PP_PART_LAYER][0].ns, rs_e = f.z3_scatter[PP_PART_EMBED][0].ns,
+		rs_h = f.z3_scatter[PP_PART_HEAD][0].ns;
 	int64_t h = 0;
 	for (int st = 0; st < P; st++) {
 		int64_t b = 0, dpz = 0;
 		for (int k = 0; k < V; k++) {
 			int vs = k * P + st;
 			int64_t L = f.layers[vs];
-			b += M * L * (u->f_layer + u->b_layer);
+			b += M * (layers_ns(&f, vs, true) + layers_ns(&f, vs, false));
 			dpz += M * L * (2 * ag_l + rs_l);
 			if (blocking && vs < NV - 1)
 				b += M * f.p2p_ns[st];
@@ -267,9 +282,8 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		opt[st] = pp_stepcost_optimizer(&f, st).ns;
 		tailsend[st] = blocking && st > 0 ? f.p2p_ns[st - 1] : 0;
 		head[st] = h;
-		int64_t L0 = f.layers[st];
-		h += L0 * u->f_layer + (st == 0 ? u->f_embed : 0) + (st == NV - 1 ? u->f_head : 0) +
-		     f.p2p_ns[st];
+		h += layers_ns(&f, st, true) + (st == 0 ? u->f_embed : 0) +
+		     (st == NV - 1 ? u->f_head : 0) + f.p2p_ns[st];
 		if (f.zero3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
 		lb = max64(lb, head[st] + busy[st] + opt[st]);
@@ -279,8 +293,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 	for (int st = P - 1; st >= 0; st--) {
 		E[st] = head[st] + busy[st] - tailsend[st];
 		if (st < P - 1) {
-			int64_t L0 = f.layers[st];
-			int64_t B0 = L0 * u->b_layer + (st == 0 ? u->b_embed : 0) +
+			int64_t B0 = layers_ns(&f, st, false) + (st == 0 ? u->b_embed : 0) +
 				     (st == NV - 1 ? u->b_head : 0);
 			E[st] = max64(E[st], E[st + 1] + f.p2p_ns[st] + B0);
 		}
@@ -292,7 +305,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		if (f.zero3) {
 			dpend[st] = E[st] + (st == 0 ? rs_e : rs_l);
 		} else if (w->dp.n > 1 && s->training.overlap_grad_reduce) {
-			bool plain = st != 0 && st != NV - 1;
+			bool plain = st != 0 && st != NV - 1 && f.one_kind;
 			if (plain && cache_l == f.layers[st]) {
 				dpend[st] = E[st] + (cache_tail - cache_e);
 			} else {

@@ -3,28 +3,61 @@
 
 #include <string.h>
 
-static double stage_sum(const pp_scenario *s, int st, double layer, double embed, double head)
+void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 {
 	const pp_parallel *p = &s->parallel;
-	double layers = 0;
-	for (int c = 0; c < p->vpp; c++)
-		layers += pp_stage_layers(s, c * p->pp + st);
-	double params = layers * layer;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		n[k] = 0;
+	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
+	for (int c = 0; c < p->vpp; c++) {
+		int vs = c * p->pp + st, L = pp_stage_layers(s, vs);
+		if (dense) {
+			n[0] += L;
+			continue;
+		}
+		int first = pp_stage_first_layer(s, vs);
+		for (int l = 0; l < L; l++)
+			n[pp_model_layer_kind(&s->model, first + l)]++;
+	}
+}
+
+enum { HELD, TRAINED, TRAINED_EXPERT };
+
+static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, int which)
+{
+	const pp_parallel *p = &s->parallel;
+	double n[PP_LAYER_KINDS];
+	pp_stage_kinds(s, st, n);
+	double params = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++) {
+		const pp_layer_cost *lc = &w->lk[k];
+		double per = which == HELD ? lc->params : which == TRAINED ? lc->trainable
+							       : lc->trainable_expert;
+		if (n[k] > 0)
+			params += n[k] * per;
+	}
+	if (which == TRAINED_EXPERT)
+		return params;
 	if (st == 0)
-		params += embed;
+		params += which == HELD ? w->params_embed : w->trainable_embed;
 	if (st == p->pp - 1)
-		params += head;
+		params += which == HELD ? w->params_head : w->trainable_head;
 	return params;
 }
 
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
 {
-	return stage_sum(s, st, w->params_layer, w->params_embed, w->params_head);
+	return stage_sum(s, w, st, HELD);
 }
 
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st)
 {
-	return stage_sum(s, st, w->trainable_layer, w->trainable_embed, w->trainable_head);
+	return stage_sum(s, w, st, TRAINED);
+}
+
+double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st)
+{
+	return stage_sum(s, w, st, TRAINED_EXPERT);
 }
 
 int pp_stage_layers(const pp_scenario *s, int vs)
@@ -55,8 +88,36 @@ int pp_stage_first_layer(const pp_scenario *s, int vs)
 	return first;
 }
 
+/* The routed experts' activations of an MoE layer kept for the backward on
+ * the busiest expert-parallel rank: the permuted token copies (fc1's input),
+ * fc1's output (the activation's input) and the activation's output (fc2's
+ * input) for T_m k ETP x imbalance rows, and the router's fp32 scores;
+ * Megatron-Core keeps them unless the MoE layer is recomputed. */
+static double moe_act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr, double e)
+{
+	bool sp = p->sequence_parallel && p->tp > 1;
+	double Tm = (double)tr->micro_batch_size * m->seq_length / p->cp / (sp ? p->tp : 1);
+	double etp = pp_parallel_etp(p);
+	double imb = tr->moe_load_imbalance >= 1 ? tr->moe_load_imbalance : 1;
+	if (tr->moe_expert_capacity_factor > 0 && tr->moe_expert_capacity_factor < imb)
+		imb = tr->moe_expert_capacity_factor;
+	double rows = Tm * m->moe_router_topk * etp * imb;
+	double fm = (double)m->moe_ffn_hidden_size / etp;
+	return rows * e * (m->hidden_size + fm * ((m->swiglu ? 2.0 : 1.0) + 1.0)) +
+	       Tm * m->num_experts * 4.0;
+}
+
+static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_training *tr,
+			     pp_recompute rc, int kind);
+
 static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr,
 			pp_recompute rc)
+{
+	return act_bytes_kind(m, p, tr, rc, 0);
+}
+
+static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_training *tr,
+			     pp_recompute rc, int kind)
 {
 	double t = p->tp;
 	bool sp = p->sequence_parallel && p->tp > 1;
@@ -71,6 +132,11 @@ static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_traini
 		     + sbh * 2.0 * e / (sp ? t : 1.0); /* QKV and FC1 inputs */
 	double tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t   /* Q, K, V, projection input */
 			  + sq * b * f * e * ((m->swiglu ? 2.0 : 1.0) + 1.0) / t; /* act in, FC2 in */
+	if (kind & PP_LK_MOE) /* the experts instead of the dense MLP, and the shared experts */
+		tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t +
+			   sq * b * m->moe_shared_expert_intermediate_size * e *
+				   ((m->swiglu ? 2.0 : 1.0) + 1.0) / t +
+			   moe_act_bytes(m, p, tr, e);
 	double core = 0;
 	if (!tr->use_flash_attn) {
 		if (rc == PP_RC_NONE)
@@ -86,6 +152,11 @@ static double act_bytes(const pp_model *m, const pp_parallel *p, const pp_traini
 double pp_layer_activation_bytes(const pp_scenario *s)
 {
 	return act_bytes(&s->model, &s->parallel, &s->training, s->training.recompute);
+}
+
+double pp_layer_activation_bytes_kind(const pp_scenario *s, int kind)
+{
+	return act_bytes_kind(&s->model, &s->parallel, &s->training, s->training.recompute, kind);
 }
 
 double pp_inflight_chunks(const pp_scenario *s, int stage)
@@ -140,36 +211,46 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	memset(out, 0, sizeof(*out));
 	out->capacity_bytes = hw->mem_capacity_bytes;
 	double worst = -1;
+	/* experts' optimizer state is sharded over expert DP (ZeRO-1) */
+	double ob_e = p->zero_stage >= 1 ? opt_state / pp_parallel_edp(p) : ob;
 	for (int st = 0; st < p->pp; st++) {
-		double layers = 0;
-		for (int c = 0; c < p->vpp; c++)
-			layers += pp_stage_layers(s, c * p->pp + st);
+		double n[PP_LAYER_KINDS];
+		pp_stage_kinds(s, st, n);
 		double params = pp_stage_params(s, w, st);
 		double trained = pp_stage_trainable(s, w, st);
+		double tex = pp_stage_trainable_expert(s, w, st);
 		double chunks = pp_inflight_chunks(s, st);
-		double layers_per_chunk = layers / p->vpp;
-		double act = chunks * layers_per_chunk * per_layer;
+		double act = 0, full = 0;
+		for (int k = 0; k < PP_LAYER_KINDS; k++) {
+			if (n[k] <= 0)
+				continue;
+			double per = k == 0 ? per_layer : pp_layer_activation_bytes_kind(s, k);
+			act += chunks * (n[k] / p->vpp) * per;
+			double f = act_bytes_kind(m, p, tr, PP_RC_NONE, k);
+			full = f > full ? f : full;
+		}
 		if (tr->recompute == PP_RC_FULL) /* one layer fully materialised in its backward */
-			act += act_bytes(m, p, tr, PP_RC_NONE);
+			act += full;
 		if (st == 0) /* embedding output and its dropout mask per micro-batch in flight */
 			act += chunks / p->vpp * sq * b * m->hidden_size * (e + 1.0) / (sp ? p->tp : 1);
 		double temp = hw->reserved_bytes;
 		if (st == p->pp - 1) /* fp32 logits and their softmax for one micro-batch */
 			temp += 2.0 * 4.0 * sq * b * m->vocab_size / p->tp;
 		if (p->zero_stage == 3) /* two gathered layers (prefetch) and one layer's grads */
-			temp += 2.0 * w->params_layer * 2.0 + w->trainable_layer * 4.0;
+			temp += 2.0 * w->lk[0].params * 2.0 + w->lk[0].trainable * 4.0;
 		if (p->zero_stage == 2) /* gradient buckets before their reduce-scatter */
 			temp += tr->bucket_bytes;
 		double frag = hw->act_margin * (act + temp);
 		/* a frozen base (fine-tuning) has weights only, at its stored size */
 		double frozen = (params - trained) * (p->zero_stage == 3 ? tr->base_weight_bytes / d
 									 : tr->base_weight_bytes);
-		double total = trained * (wb + gb + ob) + frozen + act + temp + frag;
+		double total = (trained - tex) * (wb + gb + ob) + tex * (wb + gb + ob_e) + frozen + act +
+			       temp + frag;
 		if (total > worst) {
 			worst = total;
 			out->weights_bytes = trained * wb + frozen;
 			out->grads_bytes = trained * gb;
-			out->optimizer_bytes = trained * ob;
+			out->optimizer_bytes = (trained - tex) * ob + tex * ob_e;
 			out->activations_bytes = act;
 			out->temp_bytes = temp;
 			out->fragmentation_bytes = frag;

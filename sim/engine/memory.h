@@ -30,6 +30,9 @@
 /* Activation bytes of one transformer layer for one micro-batch on one GPU
  * (what is kept for its backward under the scenario's recompute mode). */
 double pp_layer_activation_bytes(const pp_scenario *s);
+/* The same for a layer of kind (PP_LK_*): an MoE layer keeps its experts'
+ * token rows instead of the dense MLP's. */
+double pp_layer_activation_bytes_kind(const pp_scenario *s, int kind);
 
 /* Layers held by virtual stage vs (0 .. pp*vpp-1): the even split (the
  * remainder to the first virtual stages), or Megatron-Core's
@@ -43,8 +46,12 @@ int pp_stage_first_layer(const pp_scenario *s, int vs);
  * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
  * the head on the last. */
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
-/* Of those, the ones trained (all, or the adapters under fine-tuning). */
+/* Of those, the ones trained (all, or the adapters under fine-tuning),
+ * and of those the routed experts'. */
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
+double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st);
+/* Stage st's layers of each kind (PP_LK_*), over its chunks. */
+void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS]);
 
 /* Micro-batches (model chunks, when interleaved) whose activations stage
  * `stage` holds at its peak. */

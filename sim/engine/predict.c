@@ -104,12 +104,11 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 
 	double mbs_total = (double)tr->global_batch_size / tr->micro_batch_size;
 	double ranks = (double)p->tp * p->cp; /* op costs are per TP and CP rank */
-	double per_mb_model = p->pp > 0 ? s->model.num_layers * (w.layer.fwd.model_flops +
-								 w.layer.bwd.model_flops) +
+	double per_mb_model = p->pp > 0 ? pp_workload_layer_flops(&w, PP_FL_MODEL | PP_FL_PASSES) +
 						  w.embed.fwd.model_flops + w.embed.bwd.model_flops +
 						  w.head.fwd.model_flops + w.head.bwd.model_flops
 					: 0;
-	double per_mb_hw = per_mb_model + s->model.num_layers * w.layer.recompute.model_flops;
+	double per_mb_hw = per_mb_model + pp_workload_layer_flops(&w, PP_FL_MODEL | PP_FL_RECOMPUTE);
 	out->model_flops_per_step = per_mb_model * ranks * mbs_total;
 	out->hw_flops_per_step = per_mb_hw * ranks * mbs_total;
 	double peak = hw->peak_flops[tr->precision] * s->cluster.num_gpus;

@@ -69,15 +69,16 @@ typedef struct stage {
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
 	bool *first_use;           /* [V]: no forward of the chunk issued yet */
 	int64_t *gather_of;        /* [V * (maxl + 1)]: distributed optimizer's gather of a layer */
+	int64_t *gather_e_of;      /* ... of its routed experts (over expert DP); NULL: dense */
 	int maxl;
 	/* ZeRO-3: the two previous compute tasks (prefetch depth 1), the
 	 * backward task whose reduce-scatter is still to issue, and its part */
 	int64_t prev0, prev1, pend_rs;
-	int pend_part;
+	int pend_part, pend_kind;
 	int64_t last;              /* the last unit's last compute-stream task (or its send) */
 	int64_t last_dp;           /* the DP task the optimizer waits for */
 	int64_t opt;
-	double compute_s, tp_s, opt_s;
+	double compute_s, tp_s, ep_s, opt_s;
 } stage;
 
 struct pp_program {
@@ -137,44 +138,47 @@ static int64_t dp_task(pp_program *p, stage *S, const pp_comm_cost *cc, pp_des_t
 	return h;
 }
 
-static double part_params(const pp_program *p, int part, bool trained)
+static double part_params(const pp_program *p, int part, int kind, bool trained)
 {
 	const pp_workload *w = p->c->w;
 	if (trained)
-		return part == PP_PART_LAYER ? w->trainable_layer
+		return part == PP_PART_LAYER ? w->lk[kind].trainable
 		       : part == PP_PART_EMBED ? w->trainable_embed : w->trainable_head;
-	return part == PP_PART_LAYER ? w->params_layer
+	return part == PP_PART_LAYER ? w->lk[kind].params
 	       : part == PP_PART_EMBED ? w->params_embed : w->params_head;
 }
 
-/* One compute-stream task after d0 and d1, with ZeRO-3's traffic around
- * it: the gather of its parameters (after the task before the previous
- * one: one task of prefetch) and the reduce-scatter of the previous
- * backward task. */
-static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, int part, bool bwd,
-			    int64_t d0, int64_t d1)
+/* One compute-stream task (of a layer of kind `kind`) after d0, d1 and d2
+ * (d2 is free under ZeRO-3, which has none of the other gathers), with
+ * ZeRO-3's traffic around it: the gather of its parameters (after the
+ * task before the previous one: one task of prefetch) and the
+ * reduce-scatter of the previous backward task. */
+static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, int part, int kind,
+			    bool bwd, int64_t d0, int64_t d1, int64_t d2)
 {
 	const pp_stepcost *c = p->c;
-	bool z = c->zero3 && part_params(p, part, false) > 0;
+	bool z = c->zero3 && part_params(p, part, kind, false) > 0;
 	int64_t gather = -1;
+	t.lkind = (uint8_t)kind;
 	if (z) {
-		const pp_comm_cost *ag = &c->z3_gather[part];
+		const pp_comm_cost *ag = &c->z3_gather[part][kind];
 		gather = dp_task(p, S, ag,
 				 comm_tag(PP_CAT_PARAM_GATHER, t.chunk, t.layer, t.mb, ag, PP_GRP_DP),
 				 S->prev0);
 		if (S->pend_rs >= 0) {
-			const pp_comm_cost *rs = &c->z3_scatter[S->pend_part];
+			const pp_comm_cost *rs = &c->z3_scatter[S->pend_part][S->pend_kind];
 			dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP), S->pend_rs);
 			S->pend_rs = -1;
 		}
 	}
-	int64_t h = issue(p, S->comp, dur, t, d0, d1, gather);
+	int64_t h = issue(p, S->comp, dur, t, d0, d1, gather >= 0 ? gather : d2);
 	if (c->zero3) {
 		S->prev0 = S->prev1;
 		S->prev1 = h;
-		if (bwd && z && part_params(p, part, true) > 0) {
+		if (bwd && z && part_params(p, part, kind, true) > 0) {
 			S->pend_rs = h;
 			S->pend_part = part;
+			S->pend_kind = kind;
 		}
 	}
 	return h;
@@ -186,11 +190,34 @@ static void grad_reduce(pp_program *p, stage *S, double params, int64_t after)
 	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP), after);
 }
 
-static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd, int times)
+/* The routed experts' gradients, over the expert data-parallel group. */
+static void grad_reduce_expert(pp_program *p, stage *S, double params, int64_t after)
 {
-	pp_busy_cost b = pp_stepcost_busy(c, part, fwd);
-	S->compute_s += times * b.compute_s;
-	S->tp_s += times * b.tp_s;
+	pp_comm_cost cc = pp_stepcost_reduce_expert(p->c, params);
+	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP), after);
+}
+
+/* The busy time of a unit's layers: per kind, the count of them times one
+ * layer (a dense model's unit: one term, L layers). */
+static void busy_layers(stage *S, const pp_stepcost *c, int vs, bool fwd)
+{
+	for (int k = 0; k < PP_LAYER_KINDS; k++) {
+		int n = c->kinds[vs][k];
+		if (!n)
+			continue;
+		pp_busy_cost b = pp_stepcost_busy(c, PP_PART_LAYER, k, fwd);
+		S->compute_s += n * b.compute_s;
+		S->tp_s += n * b.tp_s;
+		S->ep_s += n * b.ep_s;
+	}
+}
+
+static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd)
+{
+	pp_busy_cost b = pp_stepcost_busy(c, part, 0, fwd);
+	S->compute_s += 1 * b.compute_s;
+	S->tp_s += 1 * b.tp_s;
+	S->ep_s += 1 * b.ep_s;
 }
 
 /* The distributed optimizer's bucketed parameter all-gather at the start
@@ -201,17 +228,28 @@ static void stage_gathers(pp_program *p, int st)
 	const pp_workload *w = c->w;
 	stage *S = &p->st[st];
 	int P = p->P, V = p->V;
+	bool experts = false;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		experts |= w->lk[k].count > 0 && w->lk[k].trainable_expert > 0;
 	for (int k = 0; k < V; k++)
 		if (c->layers[k * P + st] > S->maxl)
 			S->maxl = c->layers[k * P + st];
-	S->gather_of = pp_xmalloc(sizeof(int64_t) * (size_t)(V * (S->maxl + 1)));
+	size_t n = (size_t)(V * (S->maxl + 1));
+	S->gather_of = pp_xmalloc(sizeof(int64_t) * n);
+	if (experts) {
+		S->gather_e_of = pp_xmalloc(sizeof(int64_t) * n);
+		for (size_t i = 0; i < n; i++)
+			S->gather_e_of[i] = -1;
+	}
 	for (int k = 0; k < V; k++) {
 		int vs = k * P + st;
 		int L = c->layers[vs];
-		double acc = vs == 0 ? w->trainable_embed : 0;
-		int first = 0;
+		double acc = vs == 0 ? w->trainable_embed : 0, acc_e = 0;
+		int first = 0, first_e = 0;
 		for (int l = 0; l < L; l++) {
-			acc += w->trainable_layer;
+			const pp_layer_cost *lc = &w->lk[pp_stepcost_kind(c, vs, l)];
+			acc += lc->trainable - lc->trainable_expert;
+			acc_e += lc->trainable_expert;
 			bool last = l == L - 1;
 			if (acc >= c->bucket_params || last) {
 				double pr = acc + (last && vs == P * V - 1 ? w->trainable_head : 0);
@@ -222,6 +260,15 @@ static void stage_gathers(pp_program *p, int st)
 					S->gather_of[k * (S->maxl + 1) + j] = h;
 				first = l + 1;
 				acc = 0;
+			}
+			if (experts && (acc_e >= c->bucket_params || (last && acc_e > 0))) {
+				pp_comm_cost cc = pp_stepcost_gather_expert(c, acc_e);
+				int64_t h = dp_task(p, S, &cc,
+						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_DP), -1);
+				for (int j = first_e; j <= l; j++)
+					S->gather_e_of[k * (S->maxl + 1) + j] = h;
+				first_e = l + 1;
+				acc_e = 0;
 			}
 		}
 	}
@@ -294,6 +341,7 @@ void pp_program_free(pp_program *p)
 		free(p->st[st].last_b_of_chunk);
 		free(p->st[st].first_use);
 		free(p->st[st].gather_of);
+		free(p->st[st].gather_e_of);
 	}
 	free(p->st);
 	free(p->arr_f);
@@ -376,28 +424,55 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	int64_t h = -1;
 	if (vs == 0) {
 		h = compute_task(p, S, c->unit.f_embed, tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
-				 PP_PART_EMBED, false, -1, -1);
-		busy_add(S, c, PP_PART_EMBED, true, 1);
+				 PP_PART_EMBED, 0, false, -1, -1, -1);
+		busy_add(S, c, PP_PART_EMBED, true);
 	}
 	for (int l = 0; l < L; l++) {
+		int kind = pp_stepcost_kind(c, vs, l);
 		int64_t in = l == 0 && vs > 0 ? p->arr_f[key] : -1;
-		int64_t g = S->gather_of && S->first_use[u.chunk]
-				    ? S->gather_of[u.chunk * (S->maxl + 1) + l] : -1;
-		h = compute_task(p, S, c->unit.f_layer, tag(PP_CAT_FWD, u.chunk, l, u.mb), PP_PART_LAYER,
-				 false, in, g);
+		bool gathers = S->gather_of && S->first_use[u.chunk];
+		int64_t g = gathers ? S->gather_of[u.chunk * (S->maxl + 1) + l] : -1;
+		int64_t ge = gathers && S->gather_e_of ? S->gather_e_of[u.chunk * (S->maxl + 1) + l] : -1;
+		h = compute_task(p, S, c->unit.f_layer[kind], tag(PP_CAT_FWD, u.chunk, l, u.mb),
+				 PP_PART_LAYER, kind, false, in, g, ge);
 		if (l == 0 && vs > 0)
 			await_input(p, p->arr_f, p->wait_f, key, h);
 	}
 	S->first_use[u.chunk] = false;
-	busy_add(S, c, PP_PART_LAYER, true, L);
+	busy_layers(S, c, vs, true);
 	if (vs == p->NV - 1) {
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
-				 PP_PART_HEAD, false, -1, -1);
-		busy_add(S, c, PP_PART_HEAD, true, 1);
+				 PP_PART_HEAD, 0, false, -1, -1, -1);
+		busy_add(S, c, PP_PART_HEAD, true);
 	}
 	S->last = h;
 	if (p->P > 1 && vs < p->NV - 1)
 		send(p, st, vs, u, h);
+}
+
+/* The gradient buckets of a backward unit: dense parameters over DP,
+ * routed experts over expert DP, each bucket reduced once it is full
+ * (--overlap-grad-reduce) and what is left after the unit's last task. */
+typedef struct buckets {
+	double dense, expert;
+} buckets;
+
+static void bucket_add(pp_program *p, stage *S, buckets *b, double dense, double expert, int64_t h,
+		       bool flush_full)
+{
+	const pp_stepcost *c = p->c;
+	b->dense += dense;
+	b->expert += expert;
+	if (!flush_full)
+		return;
+	if (b->dense >= c->bucket_params) {
+		grad_reduce(p, S, b->dense, h);
+		b->dense = 0;
+	}
+	if (b->expert >= c->bucket_params) {
+		grad_reduce_expert(p, S, b->expert, h);
+		b->expert = 0;
+	}
 }
 
 static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
@@ -409,39 +484,39 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	int L = c->layers[vs];
 	size_t key = (size_t)vs * p->M + u.mb;
 	bool overlap = c->s->training.overlap_grad_reduce;
-	double acc = 0;
+	buckets acc = {0, 0};
 	int64_t h = -1;
 	if (vs == p->NV - 1) {
 		h = compute_task(p, S, c->unit.b_head, tag(PP_CAT_BWD, u.chunk, PP_LAYER_HEAD, u.mb),
-				 PP_PART_HEAD, true, -1, -1);
-		busy_add(S, c, PP_PART_HEAD, false, 1);
+				 PP_PART_HEAD, 0, true, -1, -1, -1);
+		busy_add(S, c, PP_PART_HEAD, false);
 		if (reduce_here)
-			acc += w->trainable_head;
+			acc.dense += w->trainable_head;
 	}
 	for (int l = L - 1; l >= 0; l--) {
+		int kind = pp_stepcost_kind(c, vs, l);
+		const pp_layer_cost *lc = &w->lk[kind];
 		bool first = l == L - 1 && vs < p->NV - 1;
-		h = compute_task(p, S, c->unit.b_layer, tag(PP_CAT_BWD, u.chunk, l, u.mb), PP_PART_LAYER,
-				 true, first ? p->arr_b[key] : -1, -1);
+		h = compute_task(p, S, c->unit.b_layer[kind], tag(PP_CAT_BWD, u.chunk, l, u.mb),
+				 PP_PART_LAYER, kind, true, first ? p->arr_b[key] : -1, -1, -1);
 		if (first)
 			await_input(p, p->arr_b, p->wait_b, key, h);
-		if (reduce_here) {
-			acc += w->trainable_layer;
-			if (overlap && acc >= c->bucket_params) {
-				grad_reduce(p, S, acc, h);
-				acc = 0;
-			}
-		}
+		if (reduce_here)
+			bucket_add(p, S, &acc, lc->trainable - lc->trainable_expert, lc->trainable_expert,
+				   h, overlap);
 	}
-	busy_add(S, c, PP_PART_LAYER, false, L);
+	busy_layers(S, c, vs, false);
 	if (vs == 0) {
 		h = compute_task(p, S, c->unit.b_embed, tag(PP_CAT_BWD, u.chunk, PP_LAYER_EMBED, u.mb),
-				 PP_PART_EMBED, true, -1, -1);
-		busy_add(S, c, PP_PART_EMBED, false, 1);
+				 PP_PART_EMBED, 0, true, -1, -1, -1);
+		busy_add(S, c, PP_PART_EMBED, false);
 		if (reduce_here)
-			acc += w->trainable_embed;
+			acc.dense += w->trainable_embed;
 	}
-	if (reduce_here && overlap && acc > 0)
-		grad_reduce(p, S, acc, h);
+	if (reduce_here && overlap && acc.dense > 0)
+		grad_reduce(p, S, acc.dense, h);
+	if (reduce_here && overlap && acc.expert > 0)
+		grad_reduce_expert(p, S, acc.expert, h);
 	S->last = h;
 	if (p->P > 1 && vs > 0)
 		send(p, st, vs, u, h);
@@ -467,7 +542,7 @@ static void stage_tail(pp_program *p, int st)
 	const pp_stepcost *c = p->c;
 	stage *S = &p->st[st];
 	if (c->zero3 && S->pend_rs >= 0) {
-		const pp_comm_cost *rs = &c->z3_scatter[S->pend_part];
+		const pp_comm_cost *rs = &c->z3_scatter[S->pend_part][S->pend_kind];
 		S->last_dp = dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP),
 				     S->pend_rs);
 		S->pend_rs = -1;
@@ -475,11 +550,17 @@ static void stage_tail(pp_program *p, int st)
 	if (!c->zero3 && c->w->dp.n > 1 && !c->s->training.overlap_grad_reduce) {
 		/* no overlap: the whole stage's gradients after its last
 		 * backward, still in buckets */
-		double total = pp_stage_trainable(c->s, c->w, st);
+		double ex = pp_stage_trainable_expert(c->s, c->w, st);
+		double total = pp_stage_trainable(c->s, c->w, st) - ex;
 		while (total > 0) {
 			double chunk = total > c->bucket_params ? c->bucket_params : total;
 			grad_reduce(p, S, chunk, S->last);
 			total -= chunk;
+		}
+		while (ex > 0) {
+			double chunk = ex > c->bucket_params ? c->bucket_params : ex;
+			grad_reduce_expert(p, S, chunk, S->last);
+			ex -= chunk;
 		}
 	}
 	if (c->zero3 && S->last_dp < 0)
@@ -498,12 +579,19 @@ static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
 		       st == 0 || st == p->P - 1 ? embed_ar : -1);
 	S->opt_s = m.s;
 	if (c->dist_opt_gather && !c->s->training.overlap_param_gather) {
-		double pr = pp_stage_trainable(c->s, c->w, st);
+		double ex = pp_stage_trainable_expert(c->s, c->w, st);
+		double pr = pp_stage_trainable(c->s, c->w, st) - ex;
 		while (pr > 0) {
 			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
 			pp_comm_cost cc = pp_stepcost_gather(c, chunk);
 			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_DP), S->opt);
 			pr -= chunk;
+		}
+		while (ex > 0) {
+			double chunk = ex > c->bucket_params ? c->bucket_params : ex;
+			pp_comm_cost cc = pp_stepcost_gather_expert(c, chunk);
+			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_DP), S->opt);
+			ex -= chunk;
 		}
 	}
 }
@@ -536,6 +624,7 @@ void pp_program_finish(pp_program *p, pp_stage_busy *busy)
 		const stage *S = &p->st[st];
 		busy[st].compute_s = S->compute_s;
 		busy[st].tp_s = S->tp_s;
+		busy[st].ep_s = S->ep_s;
 		busy[st].opt_s = S->opt_s;
 		busy[st].last_task = S->opt;
 	}

@@ -13,13 +13,27 @@ int64_t pp_ns(double s)
 	return (int64_t)llround(s * 1e9);
 }
 
+/* The compute-stream seconds of a pass: kernels and the exposed TP/CP and
+ * EP collectives (ep_comm_s is 0 for a dense layer, so a dense layer's sum
+ * is kernels + TP/CP exactly). */
+static double pass_s(const pp_pass_cost *p)
+{
+	return p->compute_s + p->comm_s + p->ep_comm_s;
+}
+
 pp_task_ns pp_task_durations(const pp_workload *w, double k)
 {
-	const pp_part_cost *lc = &w->layer;
 	pp_task_ns t;
-	t.f_layer = pp_ns(k * (lc->fwd.compute_s + lc->fwd.comm_s));
-	t.b_layer = pp_ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->recompute.compute_s +
-			       lc->recompute.comm_s));
+	memset(&t, 0, sizeof(t));
+	for (int i = 0; i < PP_LAYER_KINDS; i++) {
+		const pp_part_cost *lc = &w->lk[i].cost;
+		if (!w->lk[i].count)
+			continue;
+		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd));
+		t.b_layer[i] = pp_ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->bwd.ep_comm_s +
+					  lc->recompute.compute_s + lc->recompute.comm_s +
+					  lc->recompute.ep_comm_s));
+	}
 	t.f_embed = pp_ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
 	t.b_embed = pp_ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
 	t.f_head = pp_ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
@@ -44,25 +58,32 @@ double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw)
  * idle compute stream it costs nothing (it ends before the collective).
  * overlap_eff: the catalog prior, or measured by podplan-calibrate overlap
  * (a GEMM or copy beside an NVLink collective vs each alone). */
-static int64_t slowdown_ns(const pp_stepcost *c, int64_t comm_ns, pp_coll op, double bytes)
+static int64_t slowdown_ns(const pp_stepcost *c, int64_t comm_ns, pp_coll op, double bytes,
+			   pp_group g)
 {
 	double f = 1.0 - c->hw->overlap_eff;
 	if (f <= 0 || comm_ns <= 0)
 		return -1;
-	pp_group local = {c->w->dp.n, c->w->dp.n};
+	pp_group local = {g.n, g.n};
 	double t = fmin((double)comm_ns, 1e9 * pp_coll_time(c->hw, op, bytes, local));
 	return (int64_t)llround(f * t);
 }
 
-static pp_comm_cost dp_comm(const pp_stepcost *c, pp_coll op, double bytes, double elem)
+static pp_comm_cost group_comm(const pp_stepcost *c, pp_coll op, double bytes, double elem,
+			       pp_group g)
 {
 	pp_comm_cost k;
 	k.op = op;
 	k.bytes = bytes;
 	k.elem_bytes = (uint8_t)elem;
-	k.ns = c->ab.no_dp ? 0 : pp_ns(pp_coll_time(c->hw, op, bytes, c->w->dp));
-	k.slow_ns = slowdown_ns(c, k.ns, op, bytes);
+	k.ns = c->ab.no_dp ? 0 : pp_ns(pp_coll_time(c->hw, op, bytes, g));
+	k.slow_ns = slowdown_ns(c, k.ns, op, bytes, g);
 	return k;
+}
+
+static pp_comm_cost dp_comm(const pp_stepcost *c, pp_coll op, double bytes, double elem)
+{
+	return group_comm(c, op, bytes, elem, c->w->dp);
 }
 
 pp_comm_cost pp_stepcost_gather(const pp_stepcost *c, double params)
@@ -78,10 +99,34 @@ pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params)
 	return dp_comm(c, op, params * b, b);
 }
 
+pp_comm_cost pp_stepcost_gather_expert(const pp_stepcost *c, double params)
+{
+	double b = c->w->param_gather_bytes_per_param;
+	return group_comm(c, PP_COLL_ALL_GATHER, params * b, b, c->w->edp);
+}
+
+pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params)
+{
+	double b = c->w->grad_comm_bytes_per_param;
+	pp_coll op = c->s->parallel.zero_stage == 0 ? PP_COLL_ALL_REDUCE : PP_COLL_REDUCE_SCATTER;
+	return group_comm(c, op, params * b, b, c->w->edp);
+}
+
+int pp_stepcost_kind(const pp_stepcost *c, int vs, int l)
+{
+	return c->one_kind ? 0 : pp_model_layer_kind(c->model, c->first[vs] + l);
+}
+
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 {
 	double params = pp_stage_trainable(c->s, c->w, st);
-	double local = c->s->parallel.zero_stage >= 1 ? params / c->w->dp.n : params;
+	double local = params;
+	if (c->s->parallel.zero_stage >= 1) {
+		/* the distributed optimizer shards dense parameters over DP and
+		 * experts over expert DP */
+		double ex = pp_stage_trainable_expert(c->s, c->w, st);
+		local = ex > 0 ? (params - ex) / c->w->dp.n + ex / c->w->edp.n : params / c->w->dp.n;
+	}
 	pp_mem_cost m;
 	m.bytes = local * (c->w->optimizer_bytes_per_param + 4.0);
 	/* the optimizer's traffic, then the grad-norm pass and its scalar all-reduce */
@@ -90,21 +135,24 @@ pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 	return m;
 }
 
-pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, bool fwd)
+pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool fwd)
 {
 	const pp_workload *w = c->w;
-	const pp_part_cost *pc = part == PP_PART_LAYER ? &w->layer
+	const pp_part_cost *pc = part == PP_PART_LAYER ? &w->lk[kind].cost
 				 : part == PP_PART_EMBED ? &w->embed : &w->head;
 	pp_busy_cost b;
 	if (fwd) {
 		b.compute_s = pc->fwd.compute_s;
 		b.tp_s = pc->fwd.comm_s;
+		b.ep_s = pc->fwd.ep_comm_s;
 	} else if (part == PP_PART_LAYER) {
 		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s;
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
+		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s;
 	} else {
 		b.compute_s = pc->bwd.compute_s;
 		b.tp_s = pc->bwd.comm_s;
+		b.ep_s = pc->bwd.ep_comm_s;
 	}
 	return b;
 }
@@ -124,8 +172,17 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->M = (int)s->training.num_microbatches;
 	c->NV = c->P * c->V;
 	c->layers = pp_xmalloc(sizeof(int) * (size_t)c->NV);
-	for (int vs = 0; vs < c->NV; vs++)
+	c->first = pp_xmalloc(sizeof(int) * (size_t)c->NV);
+	c->kinds = pp_xcalloc((size_t)c->NV, sizeof(*c->kinds));
+	c->model = &s->model;
+	c->one_kind = w->lk[0].count == s->model.num_layers;
+	for (int vs = 0, first = 0; vs < c->NV; vs++) {
 		c->layers[vs] = pp_stage_layers(s, vs);
+		c->first[vs] = first;
+		first += c->layers[vs];
+		for (int l = 0; l < c->layers[vs]; l++)
+			c->kinds[vs][pp_stepcost_kind(c, vs, l)]++;
+	}
 	c->unit = pp_task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw));
 
 	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
@@ -145,15 +202,21 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->zero3 = p->zero_stage == 3 && w->dp.n > 1;
 	c->dist_opt_gather = (p->zero_stage == 1 || p->zero_stage == 2) && w->dp.n > 1;
 	if (c->zero3) {
-		const double pr[3] = {w->params_layer, w->params_embed, w->params_head};
-		const double tr[3] = {w->trainable_layer, w->trainable_embed, w->trainable_head};
 		double gb = w->param_gather_bytes_per_param;
-		for (int k = 0; k < 3; k++) {
-			/* a frozen base is gathered at its stored size */
-			c->z3_gather[k] = dp_comm(c, PP_COLL_ALL_GATHER,
-						  (pr[k] - tr[k]) * w->base_weight_bytes + tr[k] * gb, gb);
-			c->z3_scatter[k] = pp_stepcost_reduce(c, tr[k]);
-		}
+		for (int k = 0; k < 3; k++)
+			for (int lk = 0; lk < PP_LAYER_KINDS; lk++) {
+				if (k != PP_PART_LAYER && lk > 0)
+					continue;
+				double pr = k == PP_PART_LAYER ? w->lk[lk].params
+					    : k == PP_PART_EMBED ? w->params_embed : w->params_head;
+				double tr = k == PP_PART_LAYER ? w->lk[lk].trainable
+					    : k == PP_PART_EMBED ? w->trainable_embed : w->trainable_head;
+				/* a frozen base is gathered at its stored size */
+				c->z3_gather[k][lk] =
+					dp_comm(c, PP_COLL_ALL_GATHER,
+						(pr - tr) * w->base_weight_bytes + tr * gb, gb);
+				c->z3_scatter[k][lk] = pp_stepcost_reduce(c, tr);
+			}
 	}
 
 	/* tied word embeddings: the gradient all-reduce between the first and
@@ -186,6 +249,8 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 void pp_stepcost_release(pp_stepcost *c)
 {
 	free(c->layers);
+	free(c->first);
+	free(c->kinds);
 	free(c->p2p_ns);
 	memset(c, 0, sizeof(*c));
 }

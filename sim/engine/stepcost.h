@@ -47,7 +47,8 @@ typedef struct pp_sched_opts {
  * kernels plus the blocking TP/CP collectives, the backward with its
  * recompute, all stretched by k (pp_pipeline_stretch, or 1). */
 typedef struct pp_task_ns {
-	int64_t f_layer, b_layer, f_embed, b_embed, f_head, b_head;
+	int64_t f_layer[PP_LAYER_KINDS], b_layer[PP_LAYER_KINDS]; /* by layer kind (PP_LK_*) */
+	int64_t f_embed, b_embed, f_head, b_head;
 } pp_task_ns;
 pp_task_ns pp_task_durations(const pp_workload *w, double k);
 
@@ -89,14 +90,18 @@ typedef struct pp_stepcost {
 	pp_sched_opts ab;        /* the ablations applied */
 	int P, V, M, NV;         /* stages, chunks per stage, micro-batches, virtual stages */
 	int *layers;             /* [NV]: layers of each virtual stage */
+	int *first;              /* [NV]: the model's index of its first layer */
+	int (*kinds)[PP_LAYER_KINDS]; /* [NV]: its layers of each kind */
+	const pp_model *model;   /* the layers' kinds (pp_model_layer_kind) */
+	bool one_kind;           /* every layer of kind 0 (a dense model) */
 	pp_task_ns unit;         /* compute-stream task of one micro-batch per part */
 	int64_t *p2p_ns;         /* [P]: a send over boundary st -> st+1 (st = P-1: the wrap) */
 	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */
 	double bucket_params;    /* Megatron DDP bucket: max(bucket_bytes / 4, 1M x dp) params */
 	bool zero3;              /* ZeRO-3 over more than one data-parallel rank */
 	bool dist_opt_gather;    /* ZeRO-1/2 over more than one rank: the bucketed param all-gather */
-	pp_comm_cost z3_gather[3];  /* ZeRO-3 per task, by pp_part */
-	pp_comm_cost z3_scatter[3];
+	pp_comm_cost z3_gather[3][PP_LAYER_KINDS];  /* ZeRO-3 per task, by pp_part and kind */
+	pp_comm_cost z3_scatter[3][PP_LAYER_KINDS];
 	pp_comm_cost embed_ar;   /* tied-embedding gradient all-reduce; ns -1: none */
 	int64_t data_ns;         /* the next step's batch read from storage; -1: none */
 	double data_bytes;
@@ -112,6 +117,13 @@ pp_comm_cost pp_stepcost_gather(const pp_stepcost *c, double params);
 /* The gradient reduction of params parameters: all-reduce without ZeRO,
  * reduce-scatter with (ZeRO-3's per-task reduce-scatter too). */
 pp_comm_cost pp_stepcost_reduce(const pp_stepcost *c, double params);
+/* The same for routed experts' parameters, over the expert data-parallel
+ * group (Megatron-Core reduces and shards them there). */
+pp_comm_cost pp_stepcost_gather_expert(const pp_stepcost *c, double params);
+pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params);
+
+/* The kind (PP_LK_*) of layer l of virtual stage vs. */
+int pp_stepcost_kind(const pp_stepcost *c, int vs, int l);
 
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
  * traffic plus the gradient-norm pass, and its scalar all-reduce. */
@@ -123,11 +135,12 @@ typedef struct pp_mem_cost {
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st);
 
 /* Seconds of compute a unit of each kind adds to a stage's busy time, and
- * the blocking TP/CP share of it, unstretched (the breakdown's compute and
- * TP rows): fwd/bwd of a layer (bwd includes recompute), embed, head. */
+ * the blocking TP/CP and expert-parallel shares of it, unstretched (the
+ * breakdown's compute, TP and EP rows): fwd/bwd of a layer of a kind (bwd
+ * includes recompute), embed, head. */
 typedef struct pp_busy_cost {
-	double compute_s, tp_s;
+	double compute_s, tp_s, ep_s;
 } pp_busy_cost;
-pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, bool fwd);
+pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool fwd);
 
 #endif

@@ -42,12 +42,15 @@ typedef struct pp_op {
 	int overlap_op;           /* the GEMM of the same pass it hides behind; -1 none */
 	double time_s;            /* costed duration (collectives: full time) */
 	double exposed_s;         /* collectives: time on the critical path */
+	int layer_kind;           /* PP_PART_LAYER ops: the layer kind (PP_LK_*) */
+	bool ep;                  /* an expert-parallel dispatch/combine collective */
 } pp_op;
 
 /* Per-pass cost of one part (a layer, the embedding, the head). */
 typedef struct pp_pass_cost {
 	double compute_s;   /* kernels on the compute stream */
 	double comm_s;      /* exposed TP/CP collectives on the compute stream */
+	double ep_comm_s;   /* exposed expert-parallel collectives on the compute stream */
 	double flops;       /* executed */
 	double model_flops;
 } pp_pass_cost;
@@ -56,18 +59,30 @@ typedef struct pp_part_cost {
 	pp_pass_cost fwd, bwd, recompute;
 } pp_part_cost;
 
+/* One kind of layer (PP_LK_*: dense or MoE, full or windowed attention):
+ * the cost of one such layer and its parameters on this GPU. */
+typedef struct pp_layer_cost {
+	int count;                  /* layers of the model of this kind; 0: none */
+	pp_part_cost cost;          /* per pass, one layer */
+	double params;              /* held on this GPU (after the TP / EP / ETP split) */
+	double expert_params;       /* of those, the routed experts' (reduced over expert DP) */
+	/* of those, trained (gradients, optimizer, DP reduction): all of them,
+	 * or under fine-tuning (training.finetune) the LoRA adapters only */
+	double trainable, trainable_expert;
+	double cp_comm_s;           /* context-parallel exchange per forward (exposed) */
+} pp_layer_cost;
+
 typedef struct pp_workload {
 	pp_op *ops;
 	int nops, cap;
-	pp_part_cost layer, embed, head;
+	pp_layer_cost lk[PP_LAYER_KINDS];
+	pp_part_cost embed, head;
 	/* parameters per GPU (after TP split) */
-	double params_layer;
 	double params_embed;        /* first stage: word (+ position) embeddings */
 	double params_head;         /* last stage: final norm (+ untied output layer) */
 	double params_total;        /* whole model */
-	/* of those, trained (gradients, optimizer, DP reduction): all of them,
-	 * or under fine-tuning (training.finetune) the LoRA adapters only */
-	double trainable_layer, trainable_embed, trainable_head;
+	double params_active;       /* whole model, per token (an MoE layer's top-k experts) */
+	double trainable_embed, trainable_head;
 	double trainable_total;     /* whole model */
 	double base_weight_bytes;   /* bytes of a stored frozen base weight; 0: full training */
 	double tokens_per_mb;       /* b x s (whole sequence, all CP ranks) */
@@ -77,7 +92,7 @@ typedef struct pp_workload {
 	double param_gather_bytes_per_param;
 	double optimizer_bytes_per_param;  /* optimizer step traffic */
 	pp_group tp, cp, dp, pp_group_;    /* placement of the parallel groups */
-	double cp_comm_s;          /* context-parallel exchange per layer fwd (exposed) */
+	pp_group edp;              /* the expert data-parallel group (MoE) */
 } pp_workload;
 
 /* Build and cost the op lists. w is owned by the caller (release it). */
@@ -98,8 +113,21 @@ double pp_model_params(const pp_model *m);
  * layer of every block (q, k, v, o and the MLP's), Hu et al. 2021. */
 double pp_lora_params(const pp_model *m, double rank);
 
-/* Parameters of one transformer layer (whole, before TP split). */
+/* Parameters of one transformer layer (whole, before TP split): a dense
+ * layer; of a kind (PP_LK_*); of a kind's top-k experts only (per token). */
 double pp_layer_params(const pp_model *m);
+double pp_layer_params_kind(const pp_model *m, int kind);
+double pp_layer_params_active(const pp_model *m, int kind);
+/* Whole-model parameters per token: the MoE layers' top-k experts and
+ * shared experts, every dense and attention weight, the embeddings. */
+double pp_model_params_active(const pp_model *m);
+
+/* FLOPs of one micro-batch on this GPU summed over the model's layers of
+ * every kind: executed, or in the MFU convention (PP_FL_MODEL); of the
+ * forward and backward (PP_FL_PASSES), of the recomputation
+ * (PP_FL_RECOMPUTE), or both. */
+enum { PP_FL_MODEL = 1, PP_FL_PASSES = 2, PP_FL_RECOMPUTE = 4 };
+double pp_workload_layer_flops(const pp_workload *w, int which);
 
 /* Narayanan et al. SC'21 eq. 3 model FLOPs per iteration (no recompute):
  * 72 B s l h^2 (1 + s/6h + V/12lh) with B the global batch. */

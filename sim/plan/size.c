@@ -185,8 +185,7 @@ static double step_bound_s(const pp_scenario *s, const pp_scenario *x, const pp_
 	pp_layout_apply(&y, &l);
 	pp_workload w;
 	pp_workload_build(&w, &y, hw);
-	double per_mb = y.model.num_layers * (w.layer.fwd.flops + w.layer.bwd.flops +
-					      w.layer.recompute.flops) +
+	double per_mb = pp_workload_layer_flops(&w, PP_FL_PASSES | PP_FL_RECOMPUTE) +
 			w.embed.fwd.flops + w.embed.bwd.flops + w.head.fwd.flops + w.head.bwd.flops;
 	pp_workload_release(&w);
 	pp_dtype dt = y.training.precision, adt = dt == PP_DT_FP8 ? PP_DT_BF16 : dt;

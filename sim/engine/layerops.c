@@ -1,0 +1,229 @@
+/* layerops.c - the ops of a transformer layer's attention and dense MLP,
+ * of the embedding and of the head and loss (opsint.h). */
+#include "engine/opsint.h"
+
+#include <stdio.h>
+
+/* Attention core FLOPs of one layer's forward, in the MFU convention (the
+ * full s x s_kv score matrix, Narayanan et al. SC'21 eq. 3) and as a
+ * flash-attention kernel executes them: under the causal mask it skips the
+ * blocks above the diagonal (half), and a sliding window of w < s tokens
+ * leaves w s - w^2 / 2 of the s^2 scores (the convention then counts the
+ * full window, w s). qk and v: head sizes of Q.K and of V. */
+static void attn_flops(const dims *x, double qk, double v, double *model, double *executed)
+{
+	double full = 2.0 * x->b * x->sl * x->s * (x->a / x->t) * (qk + v);
+	if (x->windowed && x->window < x->s) {
+		double w = x->window;
+		*model = full * w / x->s;
+		*executed = full * (w * x->s - 0.5 * w * w) / (x->s * x->s);
+		return;
+	}
+	*model = full;
+	*executed = 0.5 * full; /* causal: blocks above the diagonal are skipped */
+}
+
+/* Q, K, V of multi-latent attention (DeepSeek-V2 Sec. 2.1): the query
+ * through its rank-qlr bottleneck (down-projection and norm replicated on
+ * every TP rank, the up-projection split over heads), keys and values
+ * through one latent of kvlr plus the shared RoPE key, then the per-head
+ * up-projection; the RoPE rotation of q and k. */
+static void mla_qkv_fwd(ctx *c, const dims *x, bool count)
+{
+	double at = x->a / x->t, dq = x->dqk + x->drope;
+	if (x->qlr > 0) {
+		wl_block_linear(c, x, "q_down", x->T, x->qlr, x->h, 1, count);
+		wl_mem(c, "q_norm", 2.0 * c->act * x->T * x->qlr);
+		wl_block_linear(c, x, "q_up", x->T, at * dq, x->qlr, 1, count);
+	} else {
+		wl_block_linear(c, x, "q_proj", x->T, at * dq, x->h, 1, count);
+	}
+	wl_block_linear(c, x, "kv_down", x->T, x->kvlr + x->drope, x->h, 1, count);
+	wl_mem(c, "kv_norm", 2.0 * c->act * x->T * x->kvlr);
+	wl_block_linear(c, x, "kv_up", x->T, at * (x->dqk + x->dv), x->kvlr, 1, count);
+	wl_mem(c, "rope", 2.0 * c->act * x->T * (at + 1.0) * x->drope);
+}
+
+static void mla_qkv_bwd(ctx *c, const dims *x, pp_group tp, int *dg, int *wg)
+{
+	double at = x->a / x->t, dq = x->dqk + x->drope;
+	int d2;
+	wl_mem(c, "rope.bwd", 2.0 * c->act * x->T * (at + 1.0) * x->drope);
+	wl_block_linear_bwd(c, x, "kv_up", x->T, at * (x->dqk + x->dv), x->kvlr, 1, &d2);
+	/* the replicated latents' gradients, summed over the TP ranks */
+	wl_comm(c, "tp.allreduce_latent", PP_COLL_ALL_REDUCE,
+		x->T * (x->kvlr + (x->qlr > 0 ? x->qlr : 0)) * c->act, tp, -1);
+	wl_mem(c, "kv_norm.bwd", 3.0 * c->act * x->T * x->kvlr);
+	*wg = wl_block_linear_bwd(c, x, "kv_down", x->T, x->kvlr + x->drope, x->h, 1, dg);
+	if (x->qlr > 0) {
+		wl_block_linear_bwd(c, x, "q_up", x->T, at * dq, x->qlr, 1, &d2);
+		wl_mem(c, "q_norm.bwd", 3.0 * c->act * x->T * x->qlr);
+		wl_block_linear_bwd(c, x, "q_down", x->T, x->qlr, x->h, 1, &d2);
+	} else {
+		wl_block_linear_bwd(c, x, "q_proj", x->T, at * dq, x->h, 1, &d2);
+	}
+}
+
+void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only)
+{
+	double act = c->act;
+	double kvw = 2.0 * x->g * x->d;            /* K and V width */
+	double heads_t = x->a / x->t;
+	double mask = x->dropout ? 1.0 : 0.0;
+	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
+	if (!core_only) {
+		wl_mem(c, "ln1", 2.0 * act * x->Tn * x->h);
+		if (x->sp)
+			wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+		if (x->mla)
+			mla_qkv_fwd(c, x, count);
+		else
+			wl_block_linear(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, count);
+	}
+	if (x->flash) {
+		if (!core_only) {
+			pp_op *o = wl_add(c, "flash_attn", PP_OP_ATTN);
+			double model, exec;
+			attn_flops(x, qk, v, &model, &exec);
+			o->dtype = c->attn_dt;
+			o->flops = exec;
+			o->model_flops = count ? model : 0;
+			o->bytes = x->mla ? x->T * heads_t * (2.0 * qk + 2.0 * v) * act
+					  : x->T * (x->qw + kvw + x->qw) / x->t * act;
+			o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+		}
+	} else {
+		double scores = x->b * heads_t * x->sl * x->s;
+		wl_gemm(c, "attn.qk", x->sl, x->s, qk, x->b * heads_t, count);
+		wl_mem(c, "attn.softmax", scores * 2.0 * act);
+		if (x->dropout)
+			wl_mem(c, "attn.dropout", scores * (2.0 * act + mask));
+		wl_gemm(c, "attn.av", x->sl, v, x->s, x->b * heads_t, count);
+	}
+	if (core_only)
+		return;
+	wl_block_linear(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1, count);
+	wl_comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
+		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
+	wl_mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
+}
+
+/* Backward of the attention half, in reverse op order, from the residual
+ * add's gradient: the projection, the core, Q/K/V and the first norm. TP
+ * collectives of the column-parallel linears overlap with the other half of
+ * their backward (Megatron's async grad all-reduce / SP all-gather), those
+ * of the row-parallel linears under SP block. */
+void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	double act = c->act;
+	double kvw = 2.0 * x->g * x->d;
+	double heads_t = x->a / x->t;
+	double mask = x->dropout ? 1.0 : 0.0;
+	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
+	int dg, wg;
+	wl_mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
+	if (x->sp)
+		wl_comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	wg = wl_block_linear_bwd(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1,
+				 &dg);
+	if (x->flash) {
+		pp_op *o = wl_add(c, "flash_attn.bwd", PP_OP_ATTN);
+		double model, exec;
+		attn_flops(x, qk, v, &model, &exec);
+		o->dtype = c->attn_dt;
+		o->flops = 2.5 * exec;
+		o->model_flops = 2.0 * model; /* the backward counted as 2x forward, eq. 3 */
+		o->bytes = x->mla ? x->T * heads_t * (2.0 * qk + 2.0 * v) * act * 2.0
+				  : x->T * (x->qw + kvw + x->qw) / x->t * act * 2.0;
+		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+	} else {
+		double scores = x->b * heads_t * x->sl * x->s;
+		wl_linear_bwd(c, "attn.av", x->sl, v, x->s, x->b * heads_t, &dg);
+		if (x->dropout)
+			wl_mem(c, "attn.dropout.bwd", scores * (2.0 * act + mask));
+		wl_mem(c, "attn.softmax.bwd", scores * 3.0 * act);
+		wl_linear_bwd(c, "attn.qk", x->sl, x->s, qk, x->b * heads_t, &dg);
+	}
+	if (x->mla)
+		mla_qkv_bwd(c, x, tp, &dg, &wg);
+	else
+		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, &dg);
+	wl_colpar_grad_comm(c, x, tp, dg, wg, 1);
+}
+
+/* The dense MLP after the second norm: fc1 (column-parallel; gate and up
+ * under SwiGLU), the activation, fc2 (row-parallel), and the residual. */
+void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	double act = c->act;
+	if (x->sp)
+		wl_comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
+	wl_block_linear(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, count);
+	wl_mem(c, x->swiglu ? "swiglu" : "gelu", x->T * x->f / x->t * act * (x->swiglu ? 3.0 : 2.0));
+	wl_block_linear(c, x, "fc2", x->T, x->h, x->f / x->t, 1, count);
+	wl_comm(c, x->sp ? "sp.reducescatter2" : "tp.allreduce2",
+		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
+}
+
+/* Its backward, ending with the second norm's. */
+void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	double act = c->act;
+	int dg, wg;
+	if (x->sp)
+		wl_comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	wg = wl_block_linear_bwd(c, x, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
+	wl_mem(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
+	       x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
+	wg = wl_block_linear_bwd(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, &dg);
+	wl_colpar_grad_comm(c, x, tp, dg, wg, 2);
+}
+
+void wl_embed_fwd(ctx *c, const dims *x, pp_group tp)
+{
+	/* vocab-parallel lookup (read rows, write), position add, dropout */
+	wl_mem(c, "embed.lookup", x->T * x->h * c->act * (x->swiglu ? 2.0 : 4.0));
+	wl_comm(c, x->sp ? "embed.reducescatter" : "embed.allreduce",
+		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, -1);
+	if (x->dropout)
+		wl_mem(c, "embed.dropout", x->Tn * x->h * (2.0 * c->act + 1.0));
+}
+
+void wl_embed_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	if (x->peft) /* frozen, and nothing before it needs a gradient */
+		return;
+	if (x->sp)
+		wl_comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	/* scatter-add of the token gradients into the fp32 embedding gradient */
+	wl_mem(c, "embed.grad", x->T * x->h * (c->act + 8.0));
+}
+
+void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	wl_mem(c, "final_norm", 2.0 * c->act * x->Tn * x->h);
+	if (x->sp)
+		wl_comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	wl_gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);
+	/* vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss */
+	wl_mem(c, "cross_entropy", x->T * x->V / x->t * (c->act + 12.0));
+	wl_comm(c, "loss.allreduce", PP_COLL_ALL_REDUCE, x->T * 4.0 * 3.0, tp, -1);
+}
+
+void wl_head_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	int dg, wg = -1;
+	wl_mem(c, "cross_entropy.bwd", x->T * x->V / x->t * (4.0 + c->act));
+	if (x->peft) /* the output layer is frozen: its input gradient only */
+		wl_gemm(c, "logits.dgrad", x->T, x->h, x->V / x->t, 1, true);
+	else
+		wg = wl_linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
+	if (x->sp)
+		wl_comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp,
+			wg);
+	else
+		wl_comm(c, "head.allreduce_grad", PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, wg);
+	wl_mem(c, "final_norm.bwd", 3.0 * c->act * x->Tn * x->h);
+}

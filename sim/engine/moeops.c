@@ -1,0 +1,196 @@
+/*
+ * moeops.c - the MLP of a mixture-of-experts layer as Megatron-Core runs
+ * it (megatron/core/transformer/moe/, token_dispatcher.py at core_v0.19):
+ *   router GEMM and top-k; permutation 1 (each token copied once per chosen
+ *   expert, grouped by destination); the dispatch: an all-to-all over the
+ *   expert-parallel group (alltoall dispatcher) then an all-gather over the
+ *   expert-TP group, or one all-gather over the expert-TP x EP group
+ *   (allgather dispatcher, Megatron's default); permutation 2 (by local
+ *   expert); the local experts' fc1, activation and fc2 (one grouped GEMM,
+ *   --moe-grouped-gemm, or one GEMM per expert); the way back (unsort,
+ *   reduce-scatter, all-to-all); unpermute with the routing weights; and the
+ *   shared experts, a dense TP MLP beside it (overlapping the dispatch and
+ *   combine with --moe-shared-expert-overlap: its fc1 behind the dispatch,
+ *   its fc2 behind the combine).
+ *
+ * Sizes. T_m tokens enter on this rank (the sequence-parallel shard); it
+ * dispatches T_m k copies of h elements (nccl-tests' alltoall size: the
+ * per-rank buffer). A local expert receives n = T_m k EP ETP / E rows on
+ * average; the busiest rank n x imbalance (the load-imbalance factor,
+ * capped by a capacity factor: tokens past capacity are dropped), and the
+ * step waits for it: the expert GEMMs, and the all-to-alls whose busiest
+ * receiver gets imbalance x the mean. The MFU convention counts the mean
+ * (the work of the top-k experts of every token: Megatron's
+ * num_floating_point_operations).
+ */
+#include "engine/opsint.h"
+
+#include <stdio.h>
+
+/* A GEMM of every local expert: batch El of m x n x k at the busiest
+ * rank's rows (m), one grouped kernel or one kernel per expert; model FLOPs
+ * at the mean rows (avg_m). */
+static void expert_gemm(ctx *c, const dims *x, const char *name, double m, double n, double k,
+			double avg_m, bool count)
+{
+	pp_op *o = wl_add(c, name, PP_OP_GEMM);
+	o->m = m;
+	o->n = n;
+	o->k = k;
+	o->batch = x->El;
+	o->flops = 2.0 * m * n * k * x->El;
+	o->model_flops = count ? 2.0 * avg_m * n * k * x->El : 0;
+	o->bytes = x->El * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
+	o->time_s = x->grouped ? pp_gemm_time(c->hw, c->dt, m, n, k, x->El, c->act)
+			       : x->El * pp_gemm_time(c->hw, c->dt, m, n, k, 1, c->act);
+}
+
+/* The shared experts: a dense MLP of S on every token, TP-split like the
+ * dense MLP. fc1 (with its SP all-gather) and fc2 (with its reduce-scatter)
+ * apart, so the overlap can put each beside an all-to-all; returns the
+ * GEMM's index. */
+static int shared_fc1(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	if (x->sp)
+		wl_comm(c, "shared.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	double n = (x->swiglu ? 2.0 : 1.0) * x->S / x->t;
+	wl_block_linear(c, x, "shared.fc1", x->T, n, x->h, x->swiglu ? 2 : 1, count);
+	int g = c->w->nops - 1;
+	wl_mem(c, "shared.act", x->T * x->S / x->t * c->act * (x->swiglu ? 3.0 : 2.0));
+	return g;
+}
+
+static int shared_fc2(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	wl_block_linear(c, x, "shared.fc2", x->T, x->h, x->S / x->t, 1, count);
+	int g = c->w->nops - 1;
+	wl_comm(c, x->sp ? "shared.reducescatter" : "shared.allreduce",
+		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, -1);
+	return g;
+}
+
+void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	double act = c->act, Tm = x->Tn;
+	double copies = Tm * x->topk;                     /* token copies this rank sends */
+	double a2a = copies * x->h * act * x->imb;        /* the busiest receiver's share */
+	double rows = x->El * x->n_busy;                  /* the local experts' rows */
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->Fm / x->etp;
+	bool a2a_disp = x->dispatcher == PP_MOE_ALLTOALL;
+	bool overlap = x->S > 0 && x->shared_overlap && a2a_disp;
+	int sh1 = -1, sh2 = -1;
+	if (x->S > 0 && !overlap) { /* before the router, serially */
+		shared_fc1(c, x, tp, count);
+		shared_fc2(c, x, tp, count);
+	}
+	wl_gemm(c, "router", Tm, x->E, x->h, 1, count);
+	wl_mem(c, "router.topk", Tm * x->E * 8.0); /* fp32 scores, softmax or sigmoid, top-k */
+	wl_mem(c, "moe.permute", copies * x->h * act * 2.0);
+	if (a2a_disp) {
+		if (overlap)
+			sh1 = shared_fc1(c, x, tp, count);
+		wl_comm_ep(c, "ep.dispatch", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh1);
+		wl_comm_ep(c, "etp.allgather", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, -1);
+	} else {
+		wl_comm_ep(c, "ep.allgather", PP_COLL_ALL_GATHER, Tm * x->h * act * x->etp * x->ep,
+			   x->tpepg, -1);
+	}
+	if (x->El > 1)
+		wl_mem(c, "moe.sort", rows * x->h * act * 2.0);
+	expert_gemm(c, x, "experts.fc1", x->n_busy, fc1_n, x->h, x->n_avg, count);
+	wl_mem(c, x->swiglu ? "experts.swiglu" : "experts.gelu",
+	       rows * x->Fm / x->etp * act * (x->swiglu ? 3.0 : 2.0));
+	expert_gemm(c, x, "experts.fc2", x->n_busy, x->h, x->Fm / x->etp, x->n_avg, count);
+	if (x->El > 1)
+		wl_mem(c, "moe.unsort", rows * x->h * act * 2.0);
+	if (a2a_disp) {
+		wl_comm_ep(c, "etp.reducescatter", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, -1);
+		if (overlap)
+			sh2 = shared_fc2(c, x, tp, count);
+		wl_comm_ep(c, "ep.combine", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh2);
+	} else {
+		wl_comm_ep(c, "ep.reducescatter", PP_COLL_REDUCE_SCATTER,
+			   Tm * x->h * act * x->etp * x->ep, x->tpepg, -1);
+	}
+	/* back to token order, the k outputs weighted and summed, plus the shared */
+	wl_mem(c, "moe.unpermute", copies * x->h * act * 2.0 + Tm * x->h * act * (x->S > 0 ? 2.0 : 1.0));
+}
+
+/* The shared experts' backward: fc2's (after its SP all-gather), the
+ * activation's, fc1's; returns the op the dispatch-side all-to-all can hide
+ * behind (fc1's weight gradient) and sets *dg to fc1's dgrad. */
+static int shared_bwd_fc2(ctx *c, const dims *x, pp_group tp)
+{
+	int dg;
+	if (x->sp)
+		wl_comm(c, "shared.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	int wg = wl_block_linear_bwd(c, x, "shared.fc2", x->T, x->h, x->S / x->t, 1, &dg);
+	wl_mem(c, "shared.act.bwd", x->T * x->S / x->t * c->act * (x->swiglu ? 5.0 : 3.0));
+	return wg;
+}
+
+static int shared_bwd_fc1(ctx *c, const dims *x, int *dg)
+{
+	double n = (x->swiglu ? 2.0 : 1.0) * x->S / x->t;
+	return wl_block_linear_bwd(c, x, "shared.fc1", x->T, n, x->h, x->swiglu ? 2 : 1, dg);
+}
+
+void wl_moe_bwd(ctx *c, const dims *x, pp_group tp)
+{
+	double act = c->act, Tm = x->Tn;
+	double copies = Tm * x->topk;
+	double a2a = copies * x->h * act * x->imb;
+	double rows = x->El * x->n_busy;
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->Fm / x->etp;
+	bool a2a_disp = x->dispatcher == PP_MOE_ALLTOALL;
+	bool overlap = x->S > 0 && x->shared_overlap && a2a_disp;
+	int dg = -1, wg = -1, sh2 = -1, sh1 = -1;
+	wl_mem(c, "moe.unpermute.bwd", copies * x->h * act * 2.0 + Tm * x->h * act);
+	if (a2a_disp) {
+		if (overlap)
+			sh2 = shared_bwd_fc2(c, x, tp);
+		wl_comm_ep(c, "ep.combine.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh2);
+		wl_comm_ep(c, "etp.allgather.bwd", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, -1);
+	} else {
+		wl_comm_ep(c, "ep.allgather.bwd", PP_COLL_ALL_GATHER, Tm * x->h * act * x->etp * x->ep,
+			   x->tpepg, -1);
+	}
+	if (x->El > 1)
+		wl_mem(c, "moe.unsort.bwd", rows * x->h * act * 2.0);
+	expert_gemm(c, x, "experts.fc2.dgrad", x->n_busy, x->Fm / x->etp, x->h, x->n_avg, true);
+	expert_gemm(c, x, "experts.fc2.wgrad", x->Fm / x->etp, x->h, x->n_busy, 0, false);
+	/* the weight gradients' model FLOPs at the mean rows */
+	c->w->ops[c->w->nops - 1].model_flops = 2.0 * x->Fm / x->etp * x->h * x->n_avg * x->El;
+	wl_mem(c, x->swiglu ? "experts.swiglu.bwd" : "experts.gelu.bwd",
+	       rows * x->Fm / x->etp * act * (x->swiglu ? 5.0 : 3.0));
+	expert_gemm(c, x, "experts.fc1.dgrad", x->n_busy, x->h, fc1_n, x->n_avg, true);
+	expert_gemm(c, x, "experts.fc1.wgrad", x->h, fc1_n, x->n_busy, 0, false);
+	c->w->ops[c->w->nops - 1].model_flops = 2.0 * x->h * fc1_n * x->n_avg * x->El;
+	if (x->El > 1)
+		wl_mem(c, "moe.sort.bwd", rows * x->h * act * 2.0);
+	if (a2a_disp) {
+		wl_comm_ep(c, "etp.reducescatter.bwd", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, -1);
+		if (overlap)
+			sh1 = shared_bwd_fc1(c, x, &dg);
+		wl_comm_ep(c, "ep.dispatch.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh1);
+	} else {
+		wl_comm_ep(c, "ep.reducescatter.bwd", PP_COLL_REDUCE_SCATTER,
+			   Tm * x->h * act * x->etp * x->ep, x->tpepg, -1);
+	}
+	wl_mem(c, "moe.permute.bwd", copies * x->h * act * 2.0);
+	int rdg;
+	wl_linear_bwd(c, "router", Tm, x->E, x->h, 1, &rdg);
+	wl_mem(c, "router.topk.bwd", Tm * x->E * 8.0);
+	if (x->S > 0 && !overlap) {
+		shared_bwd_fc2(c, x, tp);
+		wg = shared_bwd_fc1(c, x, &dg);
+	} else if (overlap) {
+		wg = sh1;
+	}
+	/* the gradients of the routed path, the shared path and the residual */
+	wl_mem(c, "moe.grad_add", Tm * x->h * act * 3.0);
+	if (x->S > 0)
+		wl_colpar_grad_comm(c, x, tp, dg, wg, 2);
+	else
+		wl_mem(c, "ln2.bwd", 3.0 * act * x->Tn * x->h);
+}

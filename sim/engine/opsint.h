@@ -1,0 +1,91 @@
+/*
+ * opsint.h - what the files that write one micro-batch's op list share:
+ * workload.c (the build, parameters), ops.c (the op primitives), layerops.c
+ * (attention, dense MLP, embedding, head) and moeops.c (a mixture-of-experts
+ * block). Private to sim/engine/; the public interface is workload.h.
+ *
+ * Every op records its shape, FLOPs, bytes and costed time (compute.h,
+ * collective.h) on this GPU: sizes are per tensor-parallel rank (and per
+ * expert-parallel rank for the experts).
+ */
+#ifndef PP_OPSINT_H
+#define PP_OPSINT_H
+
+#include "engine/collective.h"
+#include "engine/compute.h"
+#include "engine/workload.h"
+
+typedef struct ctx {
+	pp_workload *w;
+	const pp_hw *hw;
+	pp_dtype dt;          /* GEMM dtype */
+	pp_dtype attn_dt;     /* attention dtype (fp8 runs attention in bf16) */
+	double act;           /* bytes per activation element */
+	pp_part part;
+	pp_phase phase;
+	int kind;             /* the layer kind being built (PP_LK_*) */
+} ctx;
+
+/* The layout's dimensions for one micro-batch on one GPU. */
+typedef struct dims {
+	double b, s, sl, h, a, g, d, f, t, V, T, Tn; /* Tn: tokens on norm/dropout ops (SP) */
+	double qw;            /* query width a x head_dim (h unless head_dim is given) */
+	bool sp, flash, dropout, swiglu;
+	bool peft, qlora;     /* a frozen base with LoRA adapters; stored in NF4 */
+	double r, base_wb;    /* adapter rank; bytes of a stored base weight */
+	/* multi-latent attention */
+	bool mla;
+	double qlr, kvlr, dqk, drope, dv;
+	/* the kind being built */
+	bool moe, windowed;
+	double window;        /* tokens a windowed layer attends to */
+	/* experts (MoE kinds) */
+	double E, topk, Fm, S;     /* experts, per token, one's FFN, the shared FFN */
+	double ep, etp, El;        /* EP and expert-TP sizes, experts on this GPU */
+	double n_avg, n_busy;      /* token rows per local expert: the mean, the busiest rank's */
+	double imb;                /* busiest rank / mean (capped by a capacity factor) */
+	int dispatcher;            /* PP_MOE_ALLTOALL | PP_MOE_ALLGATHER */
+	bool shared_overlap, grouped;
+	pp_group epg, etpg, tpepg; /* EP, expert-TP, and expert-TP x EP groups */
+} dims;
+
+/* ops.c: the primitives. Each appends an op to c->w and returns it (or
+ * its index). */
+pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind);
+/* batch x (m x n x k); count: it is model work (MFU numerator) */
+void wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count);
+/* dgrad (m x k x n) and wgrad (k x n x m); returns the wgrad's index, *dgrad the dgrad's */
+int wl_linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch, int *dgrad);
+void wl_mem(ctx *c, const char *name, double bytes);
+/* A TP/SP collective on the compute stream; hide >= 0: the op (a GEMM of
+ * this pass) it overlaps. Nothing over a group of one. */
+void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);
+/* The same for the expert-parallel dispatch and combine (booked apart). */
+void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);
+/* A weight-bearing linear of a block (LoRA/QLoRA aware) and its backward;
+ * nsub: the sub-projections sharing the GEMM (q, k, v: 3). */
+void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n, double k, int nsub,
+		     bool count);
+int wl_block_linear_bwd(ctx *c, const dims *x, const char *name, double m, double n, double k,
+			int nsub, int *dgrad);
+/* After a column-parallel linear's backward following norm n: the SP
+ * all-gather behind its dgrad, the input gradient's reduce-scatter (or
+ * all-reduce) behind its wgrad, then the norm's backward. */
+void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int n);
+
+/* layerops.c */
+void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only);
+void wl_attention_bwd(ctx *c, const dims *x, pp_group tp);
+void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count);
+void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp);
+void wl_embed_fwd(ctx *c, const dims *x, pp_group tp);
+void wl_embed_bwd(ctx *c, const dims *x, pp_group tp);
+void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count);
+void wl_head_bwd(ctx *c, const dims *x, pp_group tp);
+
+/* moeops.c: the MLP of an MoE layer (router, dispatch, experts, combine,
+ * shared experts), after the second norm. */
+void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count);
+void wl_moe_bwd(ctx *c, const dims *x, pp_group tp);
+
+#endif
