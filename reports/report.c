@@ -40,8 +40,8 @@ const char *const pp_report_comp_words[PP_CC_COUNT] = {
 	"storage", "power and facility", "support", "staff", "API charges"};
 
 /* Step-breakdown parts in the table's order (engine/breakdown.h). */
-const char *const pp_report_bd_colors[PP_BD_COUNT] = {"#4e79a7", "#f28e2b", "#e15759", "#bab0ac",
-						      "#76b7b2", "#59a14f", "#edc948"};
+const char *const pp_report_bd_colors[PP_BD_COUNT] = {"#4e79a7", "#f28e2b", "#b07aa1", "#e15759",
+						      "#bab0ac", "#76b7b2", "#59a14f", "#edc948"};
 
 const char *pp_report_usd(double v, char *buf, size_t n)
 {

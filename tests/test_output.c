@@ -126,11 +126,13 @@ static void json_helpers(void)
 static void breakdown_table(void)
 {
 	/* the keys are the struct's field names, each reading its own field */
-	pp_breakdown b = {.compute_s = 1, .tp_comm_exposed_s = 2, .dp_comm_exposed_s = 3,
-			  .pp_bubble_s = 4, .pp_comm_exposed_s = 5, .optimizer_s = 6, .data_s = 7};
+	pp_breakdown b = {.compute_s = 1, .tp_comm_exposed_s = 2, .ep_comm_exposed_s = 3,
+			  .dp_comm_exposed_s = 4, .pp_bubble_s = 5, .pp_comm_exposed_s = 6,
+			  .optimizer_s = 7, .data_s = 8};
 	static const char *const keys[PP_BD_COUNT] = {"compute_s", "tp_comm_exposed_s",
-						      "dp_comm_exposed_s", "pp_bubble_s",
-						      "pp_comm_exposed_s", "optimizer_s", "data_s"};
+						      "ep_comm_exposed_s", "dp_comm_exposed_s",
+						      "pp_bubble_s", "pp_comm_exposed_s", "optimizer_s",
+						      "data_s"};
 	double v[PP_BD_COUNT];
 	pp_breakdown_values(&b, v);
 	for (int k = 0; k < PP_BD_COUNT; k++) {
@@ -139,13 +141,13 @@ static void breakdown_table(void)
 		CHECK(strlen(pp_breakdown_fields[k].short_label) <= 9);
 		CHECK((int)strlen(pp_breakdown_fields[k].label) <= pp_breakdown_label_width());
 	}
-	/* the Markdown summary's four columns: TP, DP and p2p are communication */
+	/* the Markdown summary's four columns: TP, EP, DP and p2p are communication */
 	double g[PP_BD_GROUPS];
 	pp_breakdown_groups(&b, g);
-	CHECK(g[PP_BD_COMPUTE] == 1 && g[PP_BD_COMM] == 2 + 3 + 5 && g[PP_BD_BUBBLE] == 4 &&
-	      g[PP_BD_OTHER] == 6 + 7);
-	CHECK(strcmp(pp_breakdown_label(4, true), pp_breakdown_label(4, false)));
-	CHECK(!strcmp(pp_breakdown_label(3, true), pp_breakdown_label(3, false)));
+	CHECK(g[PP_BD_COMPUTE] == 1 && g[PP_BD_COMM] == 2 + 3 + 4 + 6 && g[PP_BD_BUBBLE] == 5 &&
+	      g[PP_BD_OTHER] == 7 + 8);
+	CHECK(strcmp(pp_breakdown_label(5, true), pp_breakdown_label(5, false)));
+	CHECK(!strcmp(pp_breakdown_label(4, true), pp_breakdown_label(4, false)));
 	pp_sb sb = {0};
 	pp_csvw w;
 	pp_csvw_init(&w, &sb);
@@ -155,13 +157,15 @@ static void breakdown_table(void)
 	pp_csvw_end(&w);
 	pp_breakdown_csv(&w, NULL, 9);
 	pp_csvw_end(&w);
-	CHECK(!strcmp(sb.buf, "compute_s,tp_comm_exposed_s,dp_comm_exposed_s,pp_bubble_s,"
-			      "pp_comm_exposed_s,optimizer_s,data_s\r\n1,2,3,4,5,6,7\r\n,,,,,,\r\n"));
+	CHECK(!strcmp(sb.buf, "compute_s,tp_comm_exposed_s,ep_comm_exposed_s,dp_comm_exposed_s,"
+			      "pp_bubble_s,pp_comm_exposed_s,optimizer_s,data_s\r\n"
+			      "1,2,3,4,5,6,7,8\r\n,,,,,,,\r\n"));
 	pp_sb_release(&sb);
 	cJSON *j = pp_breakdown_json(NULL, NULL, &b, 9);
 	pp_json_print(j, false, &sb);
-	CHECK(!strcmp(sb.buf, "{\"compute_s\":1,\"tp_comm_exposed_s\":2,\"dp_comm_exposed_s\":3,"
-			      "\"pp_bubble_s\":4,\"pp_comm_exposed_s\":5,\"optimizer_s\":6,\"data_s\":7}"));
+	CHECK(!strcmp(sb.buf, "{\"compute_s\":1,\"tp_comm_exposed_s\":2,\"ep_comm_exposed_s\":3,"
+			      "\"dp_comm_exposed_s\":4,\"pp_bubble_s\":5,\"pp_comm_exposed_s\":6,"
+			      "\"optimizer_s\":7,\"data_s\":8}"));
 	pp_sb_release(&sb);
 	cJSON_Delete(j);
 }

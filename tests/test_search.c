@@ -305,8 +305,9 @@ static void check_winner(const char *space_json, const char *name)
 	CHECK(jnum(best, "mfu") == jnum(p, "mfu"));
 	CHECK(jnum(best, "tokens_per_s") == jnum(p, "tokens_per_s"));
 	CHECK(jnum(best, "memory.per_gpu_bytes") == jnum(p, "memory.per_gpu_bytes"));
-	static const char *const terms[] = {"compute_s", "tp_comm_exposed_s", "dp_comm_exposed_s",
-					    "pp_bubble_s", "pp_comm_exposed_s", "optimizer_s", "data_s"};
+	static const char *const terms[] = {"compute_s", "tp_comm_exposed_s", "ep_comm_exposed_s",
+					    "dp_comm_exposed_s", "pp_bubble_s", "pp_comm_exposed_s",
+					    "optimizer_s", "data_s"};
 	for (size_t i = 0; i < PP_ARRAY_LEN(terms); i++) {
 		char k[64];
 		snprintf(k, sizeof(k), "breakdown.%s", terms[i]);

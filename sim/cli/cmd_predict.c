@@ -83,6 +83,8 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(j, "model_tflops_per_gpu", r->model_tflops_per_gpu, SIG_RATIO);
 	pp_json_num(j, "hw_tflops_per_gpu", r->hw_tflops_per_gpu, SIG_RATIO);
 	pp_json_num(j, "params", r->params_total, SIG);
+	pp_json_num(j, "params_total", r->params_total, SIG);
+	pp_json_num(j, "params_active", r->params_active, SIG);
 	if (s->training.train_tokens > 0) {
 		pp_json_num(j, "time_to_train_s", r->time_to_train_s, SIG);
 		pp_json_num(j, "steps_to_train", r->steps_to_train, SIG);

@@ -9,6 +9,7 @@
 const pp_breakdown_field pp_breakdown_fields[PP_BD_COUNT] = {
 	F(compute_s, "compute", "compute", PP_BD_COMPUTE),
 	F(tp_comm_exposed_s, "tensor/context-parallel comm (exposed)", "TP/CP", PP_BD_COMM),
+	F(ep_comm_exposed_s, "expert-parallel comm (exposed)", "EP", PP_BD_COMM),
 	F(dp_comm_exposed_s, "data-parallel comm (exposed)", "DP", PP_BD_COMM),
 	F(pp_bubble_s, "pipeline bubble", "bubble", PP_BD_BUBBLE),
 	F(pp_comm_exposed_s, "pipeline send/recv (exposed)", "p2p", PP_BD_COMM),

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PP_BD_COUNT 7
+#define PP_BD_COUNT 8
 
 /* What a summary that folds the parts into four columns puts each in. */
 typedef enum pp_bd_group {

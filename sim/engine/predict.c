@@ -27,7 +27,8 @@ static void bottleneck(pp_result *r)
 		double s;
 	} terms[] = {
 		{"pipeline bubble", b->pp_bubble_s},
-		{"tensor-parallel communication", b->tp_comm_exposed_s},
+		{"tensor/context-parallel communication", b->tp_comm_exposed_s},
+		{"expert-parallel communication", b->ep_comm_exposed_s},
 		{"data-parallel communication", b->dp_comm_exposed_s},
 		{"pipeline send/recv", b->pp_comm_exposed_s},
 		{"optimizer step", b->optimizer_s},
@@ -98,8 +99,10 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	b->pp_comm_exposed_s = (t_nodp - t_nop2p) * 1e-9;
 	b->compute_s = busy[crit].compute_s;
 	b->tp_comm_exposed_s = busy[crit].tp_s;
+	b->ep_comm_exposed_s = busy[crit].ep_s;
 	b->optimizer_s = busy[crit].opt_s;
-	double bubble = t_nop2p * 1e-9 - b->compute_s - b->tp_comm_exposed_s - b->optimizer_s;
+	double bubble = t_nop2p * 1e-9 - b->compute_s - b->tp_comm_exposed_s - b->ep_comm_exposed_s -
+			b->optimizer_s;
 	b->pp_bubble_s = bubble > 0 ? bubble : 0;
 
 	double mbs_total = (double)tr->global_batch_size / tr->micro_batch_size;
@@ -124,6 +127,7 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	}
 	pp_memory_estimate(s, hw, &w, &out->memory);
 	out->params_total = w.params_total;
+	out->params_active = w.params_active;
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
 	double opt_bytes = tr->optimizer == PP_OPTIM_ADAM ? 8.0 : 4.0;
 	/* what a restart needs: the trained weights with their master copy and

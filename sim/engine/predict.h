@@ -19,6 +19,7 @@
 typedef struct pp_breakdown {
 	double compute_s;           /* GEMMs, attention, memory-bound kernels (recompute included) */
 	double tp_comm_exposed_s;   /* tensor/sequence/context-parallel collectives not hidden */
+	double ep_comm_exposed_s;   /* expert-parallel dispatch and combine not hidden (MoE) */
 	double dp_comm_exposed_s;   /* data-parallel / ZeRO collectives not hidden by backward */
 	double pp_bubble_s;         /* pipeline fill and drain */
 	double pp_comm_exposed_s;   /* stage-to-stage send/recv not hidden */
@@ -55,6 +56,7 @@ typedef struct pp_result {
 	char bottleneck[96];              /* the largest non-compute term, in words */
 	double params_total;              /* model parameters */
 	double params_trainable;          /* of those trained (the adapters, fine-tuning) */
+	double params_active;             /* per token: an MoE layer's top-k and shared experts */
 	double checkpoint_bytes;          /* full checkpoint: weights + optimizer state */
 	double checkpoint_write_s;        /* at the cluster's storage write bandwidth */
 	int64_t events;                   /* simulated events */
