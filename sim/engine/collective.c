@@ -79,6 +79,25 @@ static double curve_busbw(const pp_hw *hw, double bytes)
 	return y[i - 1] + f * (y[i] - y[i - 1]);
 }
 
+/* An all-to-all across nodes: each rank sends bytes / n to every peer
+ * (nccl-tests' size is the per-rank buffer) over grouped point-to-point
+ * sends. The peers in its node are reached over NVLink/PCIe; the others
+ * through this GPU's own NIC: NCCL's all-to-all cannot spread one GPU's
+ * traffic over several NICs (nccl-tests#267: expect single-NIC rates,
+ * ~48-49 GB/s on a 400G CX-7), so the rail share of the node's NICs is the
+ * rate. Both run at once; the slower sets the time. */
+static double alltoall_inter(const pp_hw *hw, double bytes, pp_group g, int nodes)
+{
+	double per = g.per_node < 1 ? 1 : g.per_node;
+	double nic = hw->nic_Bps * hw->nics_per_node / hw->gpus_per_node / hw->oversubscription;
+	if (nic > hw->nic_Bps)
+		nic = hw->nic_Bps;
+	double t_inter = bytes * (g.n - per) / g.n / nic;
+	double t_intra = per > 1 ? bytes * (per - 1) / g.n / hw->intra_Bps : 0;
+	double lat = hw->coll_launch_s + (double)(nodes - 1) * hw->inter_lat_s + (per - 1) * hw->intra_lat_s;
+	return lat + (t_inter > t_intra ? t_inter : t_intra);
+}
+
 double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 {
 	if (g.n <= 1 || bytes <= 0)
@@ -89,6 +108,8 @@ double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 	const pp_coll_fit *fit = find_fit(hw, op, scope, g.n);
 	if (fit)
 		return fit_time(fit, bytes, factor);
+	if (op == PP_COLL_ALL_TO_ALL && nodes > 1)
+		return alltoall_inter(hw, bytes, g, nodes);
 	double bw = pp_coll_busbw(hw, g);
 	if (hw->intra_ncurve && g.per_node > 1) {
 		/* measured busbw against size inside a node: all_reduce as

@@ -13,7 +13,11 @@
  * the 8 data-parallel groups of a TP=8 layout each own 1 of 8 rails), over
  * the oversubscription. Ring and (for all_reduce across nodes) double
  * binary tree are both costed and the faster taken, as NCCL's tuner does.
- * A calibration fit for (op, scope, n) replaces the model when present.
+ * An all-to-all across nodes sends each peer its share: the peers in the
+ * node over NVLink/PCIe and the rest through the GPU's own NIC, which NCCL's
+ * all-to-all cannot spread over several (nccl-tests#267), the slower of the
+ * two setting the time. A calibration fit for (op, scope, n) replaces the
+ * model when present.
  */
 #ifndef PP_COLLECTIVE_H
 #define PP_COLLECTIVE_H

@@ -1,0 +1,279 @@
+/*
+ * test_moe.c - mixture-of-experts layers and expert parallelism in the step
+ * engine, against values derived without it:
+ *  - parameter counts of Mixtral 8x7B (46.7B total, 12.9B active: Mistral's
+ *    announcement) and DeepSeek-V3 (671B / 37B: its report, Table 1 of the
+ *    README), by the architecture's formula and within 2% of the cards;
+ *  - the dispatch all-to-all's size: T k h bytes per rank (Mixtral: 4096
+ *    tokens x 2 x 4096 x 2 bytes = 67.1 MB), and a local expert's rows
+ *    T k EP / E;
+ *  - physics: more load imbalance never speeds a step; an EP group that
+ *    leaves the node is slower than one inside it; dropping tokens at a
+ *    capacity factor below the imbalance is faster than dropless;
+ *  - the fast path equals the event simulation on MoE layouts (EP, expert
+ *    TP, both dispatchers, shared experts with overlap, leading dense
+ *    layers, ZeRO-1's gathers, interleaved pipelines, sliding windows).
+ * The model fields are set on parsed dense scenarios here; the scenario
+ * keys and presets have their own tests.
+ */
+#include "engine/fastpath.h"
+#include "engine/predict.h"
+#include "engine/workload.h"
+#include "harness.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Mixtral 8x7B (config.json of mistralai/Mixtral-8x7B-v0.1): 32 layers,
+ * hidden 4096, 32 heads, 8 KV heads, 8 experts of 14336, top-2, vocabulary
+ * 32000, untied. */
+#define MIXTRAL_DENSE "\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, " \
+	"\"num_attention_heads\": 32, \"num_query_groups\": 8, \"ffn_hidden_size\": 14336, " \
+	"\"vocab_size\": 32000, \"seq_length\": 4096, \"swiglu\": true, " \
+	"\"untie_embeddings_and_output_weights\": true}, "
+
+static void make_mixtral(pp_model *m)
+{
+	m->num_experts = 8;
+	m->moe_router_topk = 2;
+	m->moe_ffn_hidden_size = 14336;
+	m->moe_layer_freq = 1;
+}
+
+/* DeepSeek-V3 (its inference config_671B.json): 61 layers, the first 3
+ * dense (18432), 256 routed experts of 2048, top-8, one shared expert of
+ * 2048, hidden 7168, 128 heads of MLA (q_lora 1536, kv_lora 512, 128 + 64
+ * RoPE for Q.K, 128 for V), vocabulary 129280, untied. */
+static void make_dsv3(pp_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->num_layers = 61;
+	m->hidden_size = 7168;
+	m->num_attention_heads = 128;
+	m->num_query_groups = 128;
+	m->ffn_hidden_size = 18432;
+	m->vocab_size = 129280;
+	m->seq_length = 4096;
+	m->swiglu = true;
+	m->multi_latent_attention = true;
+	m->q_lora_rank = 1536;
+	m->kv_lora_rank = 512;
+	m->qk_head_dim = 128;
+	m->qk_pos_emb_head_dim = 64;
+	m->v_head_dim = 128;
+	m->num_experts = 256;
+	m->moe_router_topk = 8;
+	m->moe_ffn_hidden_size = 2048;
+	m->moe_shared_expert_intermediate_size = 2048;
+	m->moe_list_len = 61;
+	for (int i = 0; i < 61; i++)
+		m->moe_list[i] = i >= 3;
+}
+
+static void param_counts(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario("{" MIXTRAL_DENSE "\"training\": {\"global_batch_size\": 8}, "
+			"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	make_mixtral(&s.model);
+	/* by hand: attention 4096 x (4096 + 2048) + 4096^2, experts 8 x 3 x 4096
+	 * x 14336, router 4096 x 8, two norms; embeddings and output untied */
+	double h = 4096, layer = h * (h + 2048) + h * h + 8 * 3 * h * 14336 + h * 8 + 2 * h;
+	double total = 32 * layer + 2 * 32000 * h + h;
+	CHECK_NEAR(pp_model_params(&s.model), total, 1e-12);
+	CHECK_NEAR(pp_model_params(&s.model), 46.7e9, 0.02);
+	CHECK_NEAR(pp_model_params_active(&s.model), 12.9e9, 0.02);
+	pp_model d;
+	make_dsv3(&d);
+	CHECK_NEAR(pp_model_params(&d), 671e9, 0.02);
+	CHECK_NEAR(pp_model_params_active(&d), 37e9, 0.02);
+	pp_scenario_release(&s);
+}
+
+/* The Mixtral layout on 8 GPUs: TP 1, EP `ep` over the 8 data-parallel ranks. */
+static int mixtral(pp_scenario *s, pp_hw *hw, int gpus, const char *extra, int ep)
+{
+	char js[2048];
+	snprintf(js, sizeof(js), "{" MIXTRAL_DENSE "\"training\": {\"global_batch_size\": %d%s}, "
+		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d}}", gpus, extra, gpus);
+	if (tu_scenario(js, s, hw))
+		return -1;
+	make_mixtral(&s->model);
+	s->parallel.ep = ep;
+	s->training.moe_token_dispatcher = PP_MOE_ALLTOALL;
+	return 0;
+}
+
+static const pp_op *op_named(const pp_workload *w, const char *name, int phase)
+{
+	for (int i = 0; i < w->nops; i++)
+		if (!strcmp(w->ops[i].name, name) && (int)w->ops[i].phase == phase)
+			return &w->ops[i];
+	return NULL;
+}
+
+static void dispatch_sizes(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (mixtral(&s, &hw, 8, "", 8)) {
+		CHECK(0);
+		return;
+	}
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	const pp_op *a2a = op_named(&w, "ep.dispatch", PP_PH_FWD);
+	CHECK(a2a && a2a->ep);
+	if (a2a)
+		CHECK_NEAR(a2a->bytes, 4096.0 * 2 * 4096 * 2, 1e-12);
+	/* one local expert of 8 on each of 8 ranks: T k EP / E = 8192 rows */
+	const pp_op *fc1 = op_named(&w, "experts.fc1", PP_PH_FWD);
+	CHECK(fc1 && fc1->m == 8192 && fc1->batch == 1 && fc1->n == 2 * 14336);
+	CHECK(w.lk[PP_LK_MOE].count == 32 && w.lk[0].count == 0);
+	/* per GPU: one expert's 3 x 4096 x 14336 and everything dense */
+	CHECK_NEAR(w.lk[PP_LK_MOE].expert_params, 3.0 * 4096 * 14336, 1e-12);
+	pp_workload_release(&w);
+	pp_result r;
+	pp_err err = {0};
+	CHECK(pp_predict(&s, &hw, NULL, &r, &err) == 0);
+	CHECK(r.breakdown.ep_comm_exposed_s > 0);
+	CHECK_NEAR(r.params_active, pp_model_params_active(&s.model), 1e-12);
+	pp_scenario_release(&s);
+}
+
+static double step_of(pp_scenario *s, pp_hw *hw)
+{
+	pp_result r;
+	pp_err err = {0};
+	if (pp_predict(s, hw, NULL, &r, &err)) {
+		pp_t_diag("%s", err.msg);
+		return -1;
+	}
+	return r.step_time_s;
+}
+
+static void physics(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (mixtral(&s, &hw, 16, "", 8)) {
+		CHECK(0);
+		return;
+	}
+	double prev = 0;
+	for (double imb = 1.0; imb <= 2.0; imb += 0.25) {
+		s.training.moe_load_imbalance = imb;
+		double t = step_of(&s, &hw);
+		CHECK(t >= prev);
+		prev = t;
+	}
+	/* capacity 1.0 below an imbalance of 1.5: tokens dropped, less work */
+	s.training.moe_load_imbalance = 1.5;
+	double dropless = step_of(&s, &hw);
+	s.training.moe_expert_capacity_factor = 1.0;
+	CHECK(step_of(&s, &hw) < dropless);
+	s.training.moe_expert_capacity_factor = 0;
+	/* the same dispatch inside a node (EP 8) and over two (EP 16): the
+	 * remote half through each GPU's own NIC is slower than NVLink */
+	s.training.moe_load_imbalance = 1.0;
+	s.model.num_experts = 16;
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	const pp_op *o = op_named(&w, "ep.dispatch", PP_PH_FWD);
+	double inside = o ? o->time_s : 0;
+	pp_workload_release(&w);
+	s.parallel.ep = 16;
+	pp_workload_build(&w, &s, &hw);
+	o = op_named(&w, "ep.dispatch", PP_PH_FWD);
+	CHECK(o && o->group.n == 16 && o->group.per_node == 8 && o->time_s > 2 * inside);
+	pp_workload_release(&w);
+	pp_scenario_release(&s);
+}
+
+static void check_fast(pp_scenario *s, pp_hw *hw, const char *what)
+{
+	pp_result r;
+	pp_err err = {0};
+	if (pp_predict(s, hw, NULL, &r, &err)) {
+		pp_t_diag("%s: %s", what, err.msg);
+		CHECK(0);
+		return;
+	}
+	pp_fp_cache *c = pp_fp_cache_new();
+	pp_workload w;
+	pp_fp_workload(c, s, hw, &w);
+	int64_t fp = pp_fp_step_ns(s, hw, &w);
+	if (fp != llround(r.step_time_s * 1e9))
+		pp_t_diag("%s: fast path %lld ns, event simulation %.0f ns", what, (long long)fp,
+			  r.step_time_s * 1e9);
+	CHECK(fp == llround(r.step_time_s * 1e9));
+	CHECK(pp_fp_bound_ns(s, hw, &w) <= fp);
+	pp_fp_cache_free(c);
+}
+
+static void fast_path(void)
+{
+	struct {
+		const char *what, *extra, *parallel;
+		int gpus, ep, etp, dispatcher, shared, zero1, first_dense;
+	} cases[] = {
+		{"ep8 alltoall", "", "", 8, 8, 0, PP_MOE_ALLTOALL, 0, 0, 0},
+		{"ep4 allgather", "", "", 8, 4, 0, PP_MOE_ALLGATHER, 0, 0, 0},
+		{"tp2 sp ep4 etp1 shared overlap", "", "\"tensor_model_parallel_size\": 2, "
+		 "\"sequence_parallel\": true", 8, 4, 1, PP_MOE_ALLTOALL, 1, 0, 0},
+		{"tp2 sp ep2 etp2", "", "\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true",
+		 8, 2, 2, PP_MOE_ALLTOALL, 0, 0, 0},
+		{"pp2 ep4 zero1 first dense", "", "\"pipeline_model_parallel_size\": 2, \"zero_stage\": 1",
+		 16, 4, 0, PP_MOE_ALLTOALL, 1, 1, 2},
+		{"pp2 vpp2 ep8 no overlap", ", \"overlap_grad_reduce\": false",
+		 "\"pipeline_model_parallel_size\": 2, \"virtual_pipeline_model_parallel_size\": 2, "
+		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char js[2048];
+		snprintf(js, sizeof(js), "{" MIXTRAL_DENSE "\"training\": {\"global_batch_size\": %d%s}, "
+			 "\"parallel\": {%s}, \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d}}",
+			 2 * cases[i].gpus, cases[i].extra, cases[i].parallel, cases[i].gpus);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(js, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		make_mixtral(&s.model);
+		s.parallel.ep = cases[i].ep;
+		s.parallel.etp = cases[i].etp;
+		s.training.moe_token_dispatcher = cases[i].dispatcher;
+		s.training.moe_load_imbalance = 1.2;
+		if (cases[i].shared) {
+			s.model.moe_shared_expert_intermediate_size = 4096;
+			s.training.moe_shared_expert_overlap = true;
+		}
+		if (cases[i].first_dense) {
+			s.model.moe_list_len = 32;
+			for (int l = 0; l < 32; l++)
+				s.model.moe_list[l] = l >= cases[i].first_dense;
+		}
+		check_fast(&s, &hw, cases[i].what);
+		/* and with gpt-oss-style windows on every other layer */
+		s.model.window = 128;
+		s.model.window_freq = 2;
+		check_fast(&s, &hw, cases[i].what);
+		pp_scenario_release(&s);
+	}
+}
+
+int main(void)
+{
+	RUN(param_counts);
+	RUN(dispatch_sizes);
+	RUN(physics);
+	RUN(fast_path);
+	return pp_t_done("test_moe");
+}
