@@ -13,6 +13,7 @@
 #include "core/util.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,8 +212,13 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	printf("Step-time breakdown (critical pipeline stage)\n");
 	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
 	bool blocking = p->pp > 1 && !t->overlap_p2p_comm;
-	for (int k = 0; k < PP_BD_COUNT; k++)
+	for (int k = 0; k < PP_BD_COUNT; k++) {
+		/* a dense model has no expert-parallel row to show */
+		if (pp_breakdown_fields[k].offset == offsetof(pp_breakdown, ep_comm_exposed_s) &&
+		    s->model.num_experts <= 0)
+			continue;
 		row(pp_breakdown_label(k, blocking), pp_breakdown_get(&r->breakdown, k), r->step_time_s);
+	}
 	const pp_memory *mm = &r->memory;
 	printf("\nMemory per GPU (stage %d): %s of %s -> %s\n", mm->worst_stage,
 	       pp_fmt_bytes(mm->total_bytes, b2, sizeof(b2)),
