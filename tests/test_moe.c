@@ -16,6 +16,8 @@
  * The model fields are set on parsed dense scenarios here; the scenario
  * keys and presets have their own tests.
  */
+#include "calib/replayplan.h"
+#include "calib/replaysim.h"
 #include "engine/fastpath.h"
 #include "engine/predict.h"
 #include "engine/workload.h"
@@ -269,11 +271,64 @@ static void fast_path(void)
 	}
 }
 
+/* The replay plan of an EP=2 step on 2 GPUs: every layer's dispatch and
+ * combine (forward and backward) as all-to-alls over the EP communicator,
+ * of T k h bytes each, and the plan on paper equal to the event
+ * simulation (overlap_eff 1: no slowdown tasks, which the plan omits). */
+static void replay_plan(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario("{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, "
+			"\"num_attention_heads\": 8, \"ffn_hidden_size\": 2048, \"vocab_size\": 32000, "
+			"\"seq_length\": 1024, \"swiglu\": true}, \"training\": {\"global_batch_size\": 4, "
+			"\"use_flash_attn\": false}, \"cluster\": {\"gpu\": \"h200\", \"num_gpus\": 2}}",
+			&s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	s.model.num_experts = 4;
+	s.model.moe_router_topk = 2;
+	s.model.moe_ffn_hidden_size = 2048;
+	s.model.moe_layer_freq = 1;
+	s.parallel.ep = 2;
+	s.training.moe_token_dispatcher = PP_MOE_ALLTOALL;
+	s.training.moe_grouped_gemm = true;
+	hw.overlap_eff = 1.0;
+	pp_rplan p;
+	pp_err err = {0};
+	int rc = pp_rplan_build(&p, &s, &hw, NULL, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc) {
+		pp_scenario_release(&s);
+		return;
+	}
+	int a2a = 0;
+	for (int i = 0; i < p.gpu[0].nins; i++) {
+		const pp_rinstr *r = &p.gpu[0].ins[i];
+		if (r->kind == PP_RI_COLL && r->coll == PP_COLL_ALL_TO_ALL) {
+			a2a++;
+			CHECK(!strncmp(p.comms[r->comm].name, "ep ", 3) && p.comms[r->comm].n == 2);
+			CHECK_NEAR(r->bytes, 1024.0 * 2 * 1024 * 2, 1e-12);
+		}
+	}
+	/* 2 micro-batches x 2 layers x (dispatch, combine) x (forward, backward) */
+	CHECK(a2a == 2 * 2 * 2 * 2);
+	double paper = 0;
+	CHECK(pp_rplan_simulate(&p, &paper, &err) == 0);
+	CHECK_NEAR(paper, p.des_step_s, 1e-6); /* ops unrounded, tasks to the ns */
+	pp_rplan_release(&p);
+	pp_scenario_release(&s);
+}
+
 int main(void)
 {
 	RUN(param_counts);
 	RUN(dispatch_sizes);
 	RUN(physics);
 	RUN(fast_path);
+	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }

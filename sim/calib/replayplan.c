@@ -95,6 +95,36 @@ static int tp_comm(bld *b, const pp_rgpu *g)
 	return comm_get(b->p, nm, gs, b->t);
 }
 
+/* The expert groups of GPU g (Megatron-Core's order inside a stage: etp
+ * fastest, then ep, then expert DP, over the stage's tp x cp x dp ranks):
+ * which = PP_GK_EP, PP_GK_ETP or PP_GK_TPEP; edp: the expert DP group. */
+static int expert_comm(bld *b, const pp_rgpu *g, int which, bool edp)
+{
+	int etp = pp_parallel_etp(&b->s->parallel), ep = b->s->parallel.ep > 0 ? b->s->parallel.ep : 1;
+	int n = b->t * b->cp * b->dp;
+	int li = g->tp_i + b->t * (g->cp_i + b->cp * g->dp_i);
+	int e_t = li % etp, e_p = (li / etp) % ep, e_d = li / (etp * ep);
+	int gs[PP_RP_MAX_GPUS], m = 0;
+	for (int j = 0; j < n && m < PP_RP_MAX_GPUS; j++) {
+		int jt = j % etp, jp = (j / etp) % ep, jd = j / (etp * ep);
+		bool in = edp ? (jt == e_t && jp == e_p)
+			  : which == PP_GK_EP ? (jt == e_t && jd == e_d)
+			  : which == PP_GK_ETP ? (jp == e_p && jd == e_d) : jd == e_d;
+		if (in)
+			gs[m++] = g->stage * n + j;
+	}
+	char nm[48];
+	if (edp)
+		snprintf(nm, sizeof(nm), "edp s%d t%d p%d", g->stage, e_t, e_p);
+	else if (which == PP_GK_EP)
+		snprintf(nm, sizeof(nm), "ep s%d t%d d%d", g->stage, e_t, e_d);
+	else if (which == PP_GK_ETP)
+		snprintf(nm, sizeof(nm), "etp s%d p%d d%d", g->stage, e_p, e_d);
+	else
+		snprintf(nm, sizeof(nm), "tpep s%d d%d", g->stage, e_d);
+	return comm_get(b->p, nm, gs, m);
+}
+
 static int dp_comm(bld *b, const pp_rgpu *g)
 {
 	int gs[PP_RP_MAX_GPUS], n = 0;
@@ -207,7 +237,7 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 		r = push(g);
 		r->kind = PP_RI_COLL;
 		r->coll = (int16_t)o->coll;
-		r->comm = (int16_t)tp_comm(b, g);
+		r->comm = (int16_t)(o->ep ? expert_comm(b, g, o->gkind, false) : tp_comm(b, g));
 		r->bytes = o->bytes;
 		r->elem_bytes = (uint8_t)b->w.act_bytes;
 		break;
@@ -228,7 +258,7 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 /* The ops of one pass (part, phase) in order, with each overlapped TP
  * collective on the TP stream around the GEMM it hides behind (the
  * workload names it: pp_op.overlap_op). */
-static int emit_pass(bld *b, pp_rgpu *g, pp_part part, pp_phase ph, int task, int cat)
+static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, int task, int cat)
 {
 	const pp_workload *w = &b->w;
 	int n = 0, rc = 0;
@@ -237,7 +267,8 @@ static int emit_pass(bld *b, pp_rgpu *g, pp_part part, pp_phase ph, int task, in
 	int *partner = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1)); /* position -> position */
 	for (int i = 0; i < w->nops; i++) {
 		at[i] = -1;
-		if (w->ops[i].part == part && w->ops[i].phase == ph) {
+		if (w->ops[i].part == part && w->ops[i].phase == ph &&
+		    (part != PP_PART_LAYER || w->ops[i].layer_kind == lkind)) {
 			at[i] = n;
 			idx[n++] = i;
 		}
@@ -336,6 +367,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 		case PP_GRP_SLOWDOWN: x.kind = U_NONE; break;
 		case PP_GRP_LOCAL: x.kind = U_OPT; break;
 		case PP_GRP_DP:
+		case PP_GRP_EDP:
 			x.kind = U_DP;
 			x.stream = PP_RS_DP;
 			break;
@@ -430,11 +462,11 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 		pp_part part = tg.layer == PP_LAYER_EMBED ? PP_PART_EMBED
 			       : tg.layer == PP_LAYER_HEAD ? PP_PART_HEAD : PP_PART_LAYER;
 		if (tg.cat == PP_CAT_FWD)
-			return emit_pass(b, g, part, PP_PH_FWD, x->task, tg.cat);
+			return emit_pass(b, g, part, tg.lkind, PP_PH_FWD, x->task, tg.cat);
 		if (part == PP_PART_LAYER)
-			rc = emit_pass(b, g, part, PP_PH_RECOMPUTE, x->task, tg.cat);
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_RECOMPUTE, x->task, tg.cat);
 		if (!rc)
-			rc = emit_pass(b, g, part, PP_PH_BWD, x->task, tg.cat);
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_BWD, x->task, tg.cat);
 		return rc;
 	}
 	case U_NONE:
@@ -449,7 +481,8 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 		r = push(g);
 		r->kind = PP_RI_COLL;
 		r->coll = tg.op;
-		r->comm = (int16_t)dp_comm(b, g);
+		r->comm = (int16_t)(tg.group == PP_GRP_EDP ? expert_comm(b, g, PP_GK_EP, true)
+							   : dp_comm(b, g));
 		break;
 	case U_EMBED:
 		r = push(g);

@@ -89,11 +89,11 @@ void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 	if (a2a_disp) {
 		if (overlap)
 			sh1 = shared_fc1(c, x, tp, count);
-		wl_comm_ep(c, "ep.dispatch", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh1);
-		wl_comm_ep(c, "etp.allgather", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, -1);
+		wl_comm_ep(c, "ep.dispatch", PP_COLL_ALL_TO_ALL, a2a, x->epg, PP_GK_EP, sh1);
+		wl_comm_ep(c, "etp.allgather", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, PP_GK_ETP, -1);
 	} else {
 		wl_comm_ep(c, "ep.allgather", PP_COLL_ALL_GATHER, Tm * x->h * act * x->etp * x->ep,
-			   x->tpepg, -1);
+			   x->tpepg, PP_GK_TPEP, -1);
 	}
 	if (x->El > 1)
 		wl_mem(c, "moe.sort", rows * x->h * act * 2.0);
@@ -104,13 +104,13 @@ void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 	if (x->El > 1)
 		wl_mem(c, "moe.unsort", rows * x->h * act * 2.0);
 	if (a2a_disp) {
-		wl_comm_ep(c, "etp.reducescatter", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, -1);
+		wl_comm_ep(c, "etp.reducescatter", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, PP_GK_ETP, -1);
 		if (overlap)
 			sh2 = shared_fc2(c, x, tp, count);
-		wl_comm_ep(c, "ep.combine", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh2);
+		wl_comm_ep(c, "ep.combine", PP_COLL_ALL_TO_ALL, a2a, x->epg, PP_GK_EP, sh2);
 	} else {
 		wl_comm_ep(c, "ep.reducescatter", PP_COLL_REDUCE_SCATTER,
-			   Tm * x->h * act * x->etp * x->ep, x->tpepg, -1);
+			   Tm * x->h * act * x->etp * x->ep, x->tpepg, PP_GK_TPEP, -1);
 	}
 	/* back to token order, the k outputs weighted and summed, plus the shared */
 	wl_mem(c, "moe.unpermute", copies * x->h * act * 2.0 + Tm * x->h * act * (x->S > 0 ? 2.0 : 1.0));
@@ -149,11 +149,11 @@ void wl_moe_bwd(ctx *c, const dims *x, pp_group tp)
 	if (a2a_disp) {
 		if (overlap)
 			sh2 = shared_bwd_fc2(c, x, tp);
-		wl_comm_ep(c, "ep.combine.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh2);
-		wl_comm_ep(c, "etp.allgather.bwd", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, -1);
+		wl_comm_ep(c, "ep.combine.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, PP_GK_EP, sh2);
+		wl_comm_ep(c, "etp.allgather.bwd", PP_COLL_ALL_GATHER, a2a * x->etp, x->etpg, PP_GK_ETP, -1);
 	} else {
 		wl_comm_ep(c, "ep.allgather.bwd", PP_COLL_ALL_GATHER, Tm * x->h * act * x->etp * x->ep,
-			   x->tpepg, -1);
+			   x->tpepg, PP_GK_TPEP, -1);
 	}
 	if (x->El > 1)
 		wl_mem(c, "moe.unsort.bwd", rows * x->h * act * 2.0);
@@ -169,13 +169,13 @@ void wl_moe_bwd(ctx *c, const dims *x, pp_group tp)
 	if (x->El > 1)
 		wl_mem(c, "moe.sort.bwd", rows * x->h * act * 2.0);
 	if (a2a_disp) {
-		wl_comm_ep(c, "etp.reducescatter.bwd", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, -1);
+		wl_comm_ep(c, "etp.reducescatter.bwd", PP_COLL_REDUCE_SCATTER, a2a * x->etp, x->etpg, PP_GK_ETP, -1);
 		if (overlap)
 			sh1 = shared_bwd_fc1(c, x, &dg);
-		wl_comm_ep(c, "ep.dispatch.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, sh1);
+		wl_comm_ep(c, "ep.dispatch.bwd", PP_COLL_ALL_TO_ALL, a2a, x->epg, PP_GK_EP, sh1);
 	} else {
 		wl_comm_ep(c, "ep.reducescatter.bwd", PP_COLL_REDUCE_SCATTER,
-			   Tm * x->h * act * x->etp * x->ep, x->tpepg, -1);
+			   Tm * x->h * act * x->etp * x->ep, x->tpepg, PP_GK_TPEP, -1);
 	}
 	wl_mem(c, "moe.permute.bwd", copies * x->h * act * 2.0);
 	int rdg;

@@ -84,11 +84,13 @@ void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int
 	comm_op(c, name, op, bytes, g, hide);
 }
 
-void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide)
+void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int gk, int hide)
 {
 	pp_op *o = comm_op(c, name, op, bytes, g, hide);
-	if (o)
+	if (o) {
 		o->ep = true;
+		o->gkind = gk;
+	}
 }
 
 /* A weight-bearing linear layer of a block, forward: y = x W, m x n x k

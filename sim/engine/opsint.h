@@ -60,8 +60,9 @@ void wl_mem(ctx *c, const char *name, double bytes);
 /* A TP/SP collective on the compute stream; hide >= 0: the op (a GEMM of
  * this pass) it overlaps. Nothing over a group of one. */
 void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);
-/* The same for the expert-parallel dispatch and combine (booked apart). */
-void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);
+/* The same for the expert-parallel dispatch and combine (booked apart);
+ * gk: the ranks (PP_GK_EP, PP_GK_ETP or PP_GK_TPEP). */
+void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int gk, int hide);
 /* A weight-bearing linear of a block (LoRA/QLoRA aware) and its backward;
  * nsub: the sub-projections sharing the GEMM (q, k, v: 3). */
 void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n, double k, int nsub,

@@ -194,7 +194,7 @@ static void grad_reduce(pp_program *p, stage *S, double params, int64_t after)
 static void grad_reduce_expert(pp_program *p, stage *S, double params, int64_t after)
 {
 	pp_comm_cost cc = pp_stepcost_reduce_expert(p->c, params);
-	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP), after);
+	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_EDP), after);
 }
 
 /* The busy time of a unit's layers: per kind, the count of them times one
@@ -264,7 +264,7 @@ static void stage_gathers(pp_program *p, int st)
 			if (experts && (acc_e >= c->bucket_params || (last && acc_e > 0))) {
 				pp_comm_cost cc = pp_stepcost_gather_expert(c, acc_e);
 				int64_t h = dp_task(p, S, &cc,
-						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_DP), -1);
+						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_EDP), -1);
 				for (int j = first_e; j <= l; j++)
 					S->gather_e_of[k * (S->maxl + 1) + j] = h;
 				first_e = l + 1;
@@ -590,7 +590,7 @@ static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
 		while (ex > 0) {
 			double chunk = ex > c->bucket_params ? c->bucket_params : ex;
 			pp_comm_cost cc = pp_stepcost_gather_expert(c, chunk);
-			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_DP), S->opt);
+			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_EDP), S->opt);
 			ex -= chunk;
 		}
 	}

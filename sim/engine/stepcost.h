@@ -63,6 +63,7 @@ double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw);
 enum {
 	PP_GRP_NONE,      /* compute kernels of a micro-batch (the workload's op list) */
 	PP_GRP_DP,        /* the data-parallel (x context-parallel) group */
+	PP_GRP_EDP,       /* the expert data-parallel group (routed experts' parameters) */
 	PP_GRP_PP,        /* a stage-to-stage pair */
 	PP_GRP_EMBED,     /* the first and last stage (tied embeddings) */
 	PP_GRP_LOCAL,     /* one GPU's memory-bound kernel (the optimizer) */

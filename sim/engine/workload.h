@@ -23,6 +23,10 @@
 typedef enum pp_op_kind { PP_OP_GEMM, PP_OP_ATTN, PP_OP_MEM, PP_OP_COMM } pp_op_kind;
 typedef enum pp_phase { PP_PH_FWD, PP_PH_BWD, PP_PH_RECOMPUTE } pp_phase;
 typedef enum pp_part { PP_PART_LAYER, PP_PART_EMBED, PP_PART_HEAD } pp_part;
+/* The ranks of a layer's collective: the TP group, the expert-parallel
+ * group, the expert-TP group, or both expert groups together (Megatron's
+ * allgather dispatcher). */
+enum { PP_GK_TP, PP_GK_EP, PP_GK_ETP, PP_GK_TPEP };
 
 extern const char *const pp_phase_names[3];
 
@@ -44,6 +48,7 @@ typedef struct pp_op {
 	double exposed_s;         /* collectives: time on the critical path */
 	int layer_kind;           /* PP_PART_LAYER ops: the layer kind (PP_LK_*) */
 	bool ep;                  /* an expert-parallel dispatch/combine collective */
+	int gkind;                /* collectives: whose ranks (PP_GK_*) */
 } pp_op;
 
 /* Per-pass cost of one part (a layer, the embedding, the head). */
