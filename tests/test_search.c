@@ -657,7 +657,7 @@ static void table1(void)
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);
 		pp_scenario pub = s;
 		pp_layout l = {rows[i].tp, rows[i].pp, rows[i].dp, 1, rows[i].vpp, 0, false,
-			       rows[i].vpp > 1 ? PP_SCHED_INTERLEAVED : PP_SCHED_1F1B, PP_RC_FULL, 1};
+			       rows[i].vpp > 1 ? PP_SCHED_INTERLEAVED : PP_SCHED_1F1B, PP_RC_FULL, 1, 1};
 		pp_layout_apply(&pub, &l);
 		pp_result pr;
 		CHECK(pp_predict(&pub, &hw, NULL, &pr, &err) == 0);

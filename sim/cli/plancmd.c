@@ -87,8 +87,11 @@ const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n)
 		snprintf(sched, sizeof(sched), "v%d", l->vpp);
 	else
 		snprintf(sched, sizeof(sched), "%s", l->schedule == PP_SCHED_GPIPE ? "gpipe" : "1f1b");
-	snprintf(buf, n, "TP%d PP%d DP%d CP%d %s mb%lld ZeRO-%d%s %s", l->tp, l->pp, l->dp, l->cp,
-		 sched, (long long)l->micro_batch_size, l->zero_stage, l->sp ? " SP" : "",
+	char ep[16] = "";
+	if (l->ep > 1)
+		snprintf(ep, sizeof(ep), " EP%d", l->ep);
+	snprintf(buf, n, "TP%d PP%d DP%d CP%d%s %s mb%lld ZeRO-%d%s %s", l->tp, l->pp, l->dp, l->cp,
+		 ep, sched, (long long)l->micro_batch_size, l->zero_stage, l->sp ? " SP" : "",
 		 pp_recompute_names[l->recompute]);
 	return buf;
 }
@@ -100,6 +103,8 @@ void pp_plan_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count)
 	pp_json_int(o, "data_parallel_size", l->dp);
 	pp_json_int(o, "context_parallel_size", l->cp);
 	pp_json_int(o, "virtual_pipeline_model_parallel_size", l->vpp);
+	if (l->ep > 1)
+		pp_json_int(o, "expert_model_parallel_size", l->ep);
 	pp_json_bool(o, "sequence_parallel", l->sp);
 	pp_json_int(o, "zero_stage", l->zero_stage);
 	pp_json_str(o, "pipeline_schedule", pp_schedule_names[l->schedule]);

@@ -19,6 +19,7 @@ typedef struct ckey {
 	int tp, cp;
 	int64_t mbs;
 	int sp, rc, piped;
+	int ep, etp;             /* MoE: the expert layout shapes the op list */
 } ckey;
 
 typedef struct centry {
@@ -60,9 +61,9 @@ int pp_fp_cache_builds(const pp_fp_cache *c)
 static uint64_t khash(const ckey *k)
 {
 	uint64_t h = 1469598103934665603ull;
-	uint64_t v[6] = {(uint64_t)k->tp, (uint64_t)k->cp, (uint64_t)k->mbs, (uint64_t)k->sp,
-			 (uint64_t)k->rc, (uint64_t)k->piped};
-	for (int i = 0; i < 6; i++) {
+	uint64_t v[8] = {(uint64_t)k->tp, (uint64_t)k->cp, (uint64_t)k->mbs, (uint64_t)k->sp,
+			 (uint64_t)k->rc, (uint64_t)k->piped, (uint64_t)k->ep, (uint64_t)k->etp};
+	for (int i = 0; i < 8; i++) {
 		h ^= v[i];
 		h *= 1099511628211ull;
 		h ^= h >> 29;
@@ -73,7 +74,7 @@ static uint64_t khash(const ckey *k)
 static bool keq(const ckey *a, const ckey *b)
 {
 	return a->tp == b->tp && a->cp == b->cp && a->mbs == b->mbs && a->sp == b->sp &&
-	       a->rc == b->rc && a->piped == b->piped;
+	       a->rc == b->rc && a->piped == b->piped && a->ep == b->ep && a->etp == b->etp;
 }
 
 static centry *slot(pp_fp_cache *c, const ckey *k)
@@ -102,7 +103,7 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
 	const pp_training *tr = &s->training;
 	/* what the op list depends on; everything else is patched below */
 	ckey k = {p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
-		  (int)tr->recompute, p->pp > 1};
+		  (int)tr->recompute, p->pp > 1, p->ep, p->etp};
 	centry *e = slot(c, &k);
 	if (!e->used) {
 		if (2 * (c->n + 1) > c->cap) {

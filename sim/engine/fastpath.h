@@ -49,7 +49,7 @@ typedef struct pp_fp_cache pp_fp_cache;
 pp_fp_cache *pp_fp_cache_new(void);
 void pp_fp_cache_free(pp_fp_cache *c);
 /* Number of workloads built so far (one per tensor x context x micro-batch
- * x SP x recompute x pipelined-or-not). */
+ * x SP x recompute x pipelined-or-not x expert layout). */
 int pp_fp_cache_builds(const pp_fp_cache *c);
 
 /* Fill *w with the workload of s's layout, field for field what

@@ -79,7 +79,8 @@ enum {
 	PP_GIVEN_ZERO = 1 << 6,
 	PP_GIVEN_MBS = 1 << 7,
 	PP_GIVEN_RECOMPUTE = 1 << 8,
-	PP_GIVEN_SCHEDULE = 1 << 9
+	PP_GIVEN_SCHEDULE = 1 << 9,
+	PP_GIVEN_EP = 1 << 10          /* expert_model_parallel_size */
 };
 
 typedef struct pp_cluster {

@@ -147,6 +147,18 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 	unsigned given = s->given;
 	int64_t gbs = tr->global_batch_size;
 	pp_training t = *tr;
+	/* expert parallelism: the given size, or every divisor of the expert
+	 * count whose expert grid (etp x ep) the stage's ranks hold */
+	int eps[64], neps = 0;
+	int ranks = tp * cp * dp, etp = s->parallel.etp > 0 ? s->parallel.etp : tp;
+	if (s->model.num_experts <= 0)
+		eps[neps++] = 1;
+	else if (given & PP_GIVEN_EP)
+		eps[neps++] = s->parallel.ep;
+	else
+		for (int e = 1; e <= s->model.num_experts && neps < 64; e++)
+			if (s->model.num_experts % e == 0 && ranks % (etp * e) == 0)
+				eps[neps++] = e;
 	vals mbss;
 	if (given & PP_GIVEN_MBS) {
 		mbss.n = 1;
@@ -169,10 +181,10 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 				if (given & PP_GIVEN_ZERO)
 					z0 = z1 = s->parallel.zero_stage;
 				for (int z = z0; z <= z1; z++) {
-					for (int r = 0; r < nrc; r++) {
-						pp_layout l = {tp,     pp, dp, cp,
-							       vv[e],  z,  sp, PP_SCHED_1F1B,
-							       rcs[r], mbs};
+					for (int r = 0; r < nrc * neps; r++) {
+						pp_layout l = {tp,      pp, dp, cp,
+							       vv[e],   z,  sp, PP_SCHED_1F1B,
+							       rcs[r / neps], mbs, eps[r % neps]};
 						if (vv[e] > 1)
 							l.schedule = PP_SCHED_INTERLEAVED;
 						else if (given & PP_GIVEN_SCHEDULE)
@@ -184,6 +196,7 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 						p.cp = cp;
 						p.vpp = l.vpp;
 						p.schedule = l.schedule;
+						p.ep = l.ep;
 						t.micro_batch_size = mbs;
 						const char *key;
 						char why[8];
@@ -294,6 +307,7 @@ void pp_layout_apply(pp_scenario *s, const pp_layout *l)
 	p->pp = l->pp;
 	p->dp = l->dp;
 	p->cp = l->cp;
+	p->ep = l->ep > 0 ? l->ep : 1;
 	p->vpp = l->vpp;
 	p->zero_stage = l->zero_stage;
 	p->sequence_parallel = l->sp;
@@ -305,7 +319,9 @@ void pp_layout_apply(pp_scenario *s, const pp_layout *l)
 
 const char *pp_layout_str(const pp_layout *l, char *buf, size_t n)
 {
-	char sched[32];
+	char sched[32], ep[24] = "";
+	if (l->ep > 1)
+		snprintf(ep, sizeof(ep), ", EP %d", l->ep);
 	if (l->pp == 1)
 		snprintf(sched, sizeof(sched), "no pipeline");
 	else if (l->vpp > 1)
@@ -313,8 +329,8 @@ const char *pp_layout_str(const pp_layout *l, char *buf, size_t n)
 	else
 		snprintf(sched, sizeof(sched), "%s", l->schedule == PP_SCHED_GPIPE ? "GPipe" : "1F1B");
 	snprintf(buf, n, "TP %d x PP %d x DP %d x CP %d, %s, micro-batch %lld, ZeRO-%d%s, "
-		 "recompute %s", l->tp, l->pp, l->dp, l->cp, sched, (long long)l->micro_batch_size,
-		 l->zero_stage, l->sp ? ", SP" : "", pp_recompute_names[l->recompute]);
+		 "recompute %s%s", l->tp, l->pp, l->dp, l->cp, sched, (long long)l->micro_batch_size,
+		 l->zero_stage, l->sp ? ", SP" : "", pp_recompute_names[l->recompute], ep);
 	return buf;
 }
 
@@ -407,6 +423,10 @@ static int owner(const pp_layout *l, int R)
 		h ^= v[i];
 		h *= 1099511628211ull;
 		h ^= h >> 31;
+	}
+	if (l->ep > 1) { /* MoE: the workload depends on EP too */
+		h ^= (uint64_t)l->ep;
+		h *= 1099511628211ull;
 	}
 	return (int)(h % (uint64_t)R);
 }

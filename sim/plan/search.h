@@ -53,6 +53,7 @@ typedef struct pp_layout {
 	pp_schedule schedule;
 	pp_recompute recompute;
 	int64_t micro_batch_size;
+	int ep;                    /* expert_model_parallel_size (1: dense, or not split) */
 } pp_layout;
 
 typedef struct pp_search_hit {

@@ -181,7 +181,7 @@ static double step_bound_s(const pp_scenario *s, const pp_scenario *x, const pp_
 {
 	pp_scenario y = *x;
 	pp_layout l = {1, 1, y.cluster.num_gpus, 1, 1, 0, false, PP_SCHED_1F1B,
-		       (s->given & PP_GIVEN_RECOMPUTE) ? s->training.recompute : PP_RC_NONE, 1};
+		       (s->given & PP_GIVEN_RECOMPUTE) ? s->training.recompute : PP_RC_NONE, 1, 1};
 	pp_layout_apply(&y, &l);
 	pp_workload w;
 	pp_workload_build(&w, &y, hw);
