@@ -1,6 +1,7 @@
 /* health.c - see health.h. */
 #include "health.h"
 #include "core/jdoc.h"
+#include "core/jsonget.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -29,8 +30,7 @@ static double coll_factor(const judge *j, const char *op)
 
 static const char *cause_of(const judge *j, const char *key)
 {
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(j->causes, key);
-	return cJSON_IsString(c) ? c->valuestring : "";
+	return pp_json_get_str(j->causes, key, "");
 }
 
 /* One verdict row. expected <= 0 or measured NAN gives "n/a"; so does a

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "calib/calibdb.h"
 #include "calib/profile.h"
+#include "core/jsonget.h"
 #include "core/jsonout.h"
 #include "core/store.h"
 
@@ -166,18 +167,6 @@ static void warn(pp_report *r, const char *fmt, ...)
 	r->warnings[r->nwarnings++] = pp_sb_detach(&sb);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double jnumv(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* A check about links rather than compute: the "SLOW fabric" case. */
 static bool fabric_check(const char *check, const char *scope)
 {
@@ -216,15 +205,15 @@ static void read_verdict(pp_report *r, pp_store *st, int64_t id, const char *db)
 		pp_report_verdict v;
 		memset(&v, 0, sizeof(v));
 		v.run_id = id;
-		snprintf(v.check, sizeof(v.check), "%s", jstr(x, "check"));
-		snprintf(v.scope, sizeof(v.scope), "%s", jstr(x, "scope"));
-		snprintf(v.unit, sizeof(v.unit), "%s", jstr(x, "unit"));
-		snprintf(v.verdict, sizeof(v.verdict), "%s", jstr(x, "verdict"));
-		snprintf(v.cause, sizeof(v.cause), "%s", *jstr(x, "cause") ? jstr(x, "cause")
-									  : jstr(x, "basis"));
-		v.measured = jnumv(x, "measured");
-		v.expected = jnumv(x, "expected");
-		v.ratio = jnumv(x, "ratio");
+		snprintf(v.check, sizeof(v.check), "%s", pp_json_get_str(x, "check", ""));
+		snprintf(v.scope, sizeof(v.scope), "%s", pp_json_get_str(x, "scope", ""));
+		snprintf(v.unit, sizeof(v.unit), "%s", pp_json_get_str(x, "unit", ""));
+		snprintf(v.verdict, sizeof(v.verdict), "%s", pp_json_get_str(x, "verdict", ""));
+		const char *cause = pp_json_get_str(x, "cause", "");
+		snprintf(v.cause, sizeof(v.cause), "%s", *cause ? cause : pp_json_get_str(x, "basis", ""));
+		v.measured = pp_json_get_num(x, "measured", NAN);
+		v.expected = pp_json_get_num(x, "expected", NAN);
+		v.ratio = pp_json_get_num(x, "ratio", NAN);
 		r->verdict = pp_xrealloc(r->verdict, (size_t)(r->nverdict + 1) * sizeof(*r->verdict));
 		r->verdict[r->nverdict++] = v;
 		if (strcmp(v.verdict, "SLOW"))
