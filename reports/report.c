@@ -10,6 +10,7 @@
 #include "core/jsonget.h"
 #include "core/jsonout.h"
 #include "core/store.h"
+#include "core/warn.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -153,18 +154,10 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 static void warn(pp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(pp_report *r, const char *fmt, ...)
 {
-	pp_sb sb = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	pp_sb_vaddf(&sb, fmt, ap);
+	pp_warn_vaddf(&r->warnings, &r->nwarnings, fmt, ap);
 	va_end(ap);
-	for (int i = 0; i < r->nwarnings; i++)
-		if (!strcmp(r->warnings[i], sb.buf)) {
-			pp_sb_release(&sb);
-			return;
-		}
-	r->warnings = pp_xrealloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(char *));
-	r->warnings[r->nwarnings++] = pp_sb_detach(&sb);
 }
 
 /* A check about links rather than compute: the "SLOW fabric" case. */
@@ -411,9 +404,7 @@ void pp_report_release(pp_report *r)
 {
 	if (r->have_cost)
 		pp_cost_result_release(&r->cost);
-	for (int i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	pp_warn_free(r->warnings, r->nwarnings);
 	free(r->verdict);
 	r->warnings = NULL;
 	r->verdict = NULL;
