@@ -81,7 +81,7 @@ static void csv_numbers(void)
 	pp_sb sb = {0};
 	pp_csvw w;
 	pp_csvw_init(&w, &sb);
-	pp_csvw_header(&w, "a,b,c,d,e,f,g");
+	pp_csvw_header(&w, "a,b,c,d,e,f,g,h,i");
 	pp_csvw_num(&w, -3.5, 10);
 	pp_csvw_num(&w, 1.0 / 3.0, 6);
 	pp_csvw_num(&w, NAN, 6);
@@ -89,8 +89,10 @@ static void csv_numbers(void)
 	pp_csvw_int(&w, -12);
 	pp_csvw_bool(&w, true);
 	pp_csvw_empty(&w);
+	pp_csvw_sci(&w, -1.0 / 4096, 3);
+	pp_csvw_sci(&w, INFINITY, 3);
 	pp_csvw_end(&w);
-	CHECK(!strcmp(sb.buf, "a,b,c,d,e,f,g\r\n-3.5,0.333333,,0.67,-12,true,\r\n"));
+	CHECK(!strcmp(sb.buf, "a,b,c,d,e,f,g,h,i\r\n-3.5,0.333333,,0.67,-12,true,,-2.441e-04,\r\n"));
 	pp_sb_release(&sb);
 }
 

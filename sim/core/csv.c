@@ -214,6 +214,13 @@ void pp_csvw_fixed(pp_csvw *w, double v, int decimals)
 		pp_sb_addf(w->out, "%.*f", decimals, v);
 }
 
+void pp_csvw_sci(pp_csvw *w, double v, int decimals)
+{
+	sep(w);
+	if (isfinite(v))
+		pp_sb_addf(w->out, "%.*e", decimals, v);
+}
+
 void pp_csvw_int(pp_csvw *w, long long v)
 {
 	sep(w);
