@@ -60,9 +60,6 @@ typedef struct pp_csvw {
 void pp_csvw_init(pp_csvw *w, pp_sb *out);
 /* A text cell, quoted and neutralised as above; NULL is an empty cell. */
 void pp_csvw_text(pp_csvw *w, const char *s);
-/* The same cell appended to out without a separator: the encoding
- * pp_csvw_text uses, for pp_sb_add_csv (util.h) alone. */
-void pp_csv_cell(pp_sb *out, const char *s);
 /* A number cell, %.*g with sig significant digits; empty when not finite
  * (an undefined value). */
 void pp_csvw_num(pp_csvw *w, double v, int sig);
