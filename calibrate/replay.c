@@ -759,23 +759,11 @@ int pp_cal_replay_main(int argc, char **argv)
 		}
 		done++;
 		/* write as we go: a later failure keeps the replays done */
-		if (o.csv && rows.len) {
-			if ((rc = pp_rcsv_append(o.csv, PP_RCSV_STEP_HEADER, rows.buf, &err))) {
-				fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
-				status = 1;
-				break;
-			}
-			rows.len = 0;
-			rows.buf[0] = '\0';
-		}
-		if (o.op_csv && oprows.len) {
-			if ((rc = pp_rcsv_append(o.op_csv, PP_RCSV_OP_HEADER, oprows.buf, &err))) {
-				fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
-				status = 1;
-				break;
-			}
-			oprows.len = 0;
-			oprows.buf[0] = '\0';
+		if ((rc = pp_rcsv_append(o.csv, PP_RCSV_STEP_HEADER, &rows, &err)) ||
+		    (rc = pp_rcsv_append(o.op_csv, PP_RCSV_OP_HEADER, &oprows, &err))) {
+			fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
+			status = 1;
+			break;
 		}
 	}
 	if (argc - first > 1)

@@ -60,13 +60,15 @@ void pp_rcsv_mem_row(pp_sb *out, const char *config, const char *name, double by
 	pp_csvw_end(&w);
 }
 
-int pp_rcsv_append(const char *path, const char *header, const char *rows, pp_err *err)
+int pp_rcsv_append(const char *path, const char *header, pp_sb *rows, pp_err *err)
 {
 	char *old = NULL;
 	size_t len = 0;
 	struct stat st;
 	pp_sb sb = {0};
 	int rc = 0;
+	if (!path || !rows->len)
+		return 0;
 	if (!stat(path, &st)) {
 		if ((rc = pp_read_file(path, (size_t)1 << 30, &old, &len, err)))
 			return rc;
@@ -78,8 +80,11 @@ int pp_rcsv_append(const char *path, const char *header, const char *rows, pp_er
 		pp_csvw_init(&w, &sb);
 		pp_csvw_header(&w, header);
 	}
-	pp_sb_adds(&sb, rows);
-	rc = pp_write_file_atomic(path, sb.buf, sb.len, err);
+	pp_sb_add(&sb, rows->buf, rows->len);
+	if (!(rc = pp_write_file_atomic(path, sb.buf, sb.len, err))) {
+		rows->len = 0;
+		rows->buf[0] = '\0';
+	}
 	free(old);
 	pp_sb_release(&sb);
 	return rc;

@@ -45,9 +45,11 @@ void pp_rcsv_gemm_row(pp_sb *out, const char *config, const char *name, int64_t 
 void pp_rcsv_mem_row(pp_sb *out, const char *config, const char *name, double bytes, int count,
 		     double sim_s, double measured_s);
 
-/* Append rows (whole CRLF rows) to the CSV at path: a new file starts with
- * header; an existing one is kept as it is, with a line end added when its
- * last line has none. Written atomically (pp_write_file_atomic). */
-int pp_rcsv_append(const char *path, const char *header, const char *rows, pp_err *err);
+/* Append rows (whole CRLF rows) to the CSV at path and empty rows: a new
+ * file starts with header; an existing one is kept as it is, with a line
+ * end added when its last line has none. Written atomically
+ * (pp_write_file_atomic). Nothing to do (0) when path is NULL or rows is
+ * empty; on an error rows is kept. */
+int pp_rcsv_append(const char *path, const char *header, pp_sb *rows, pp_err *err);
 
 #endif

@@ -42,8 +42,9 @@ static void step_rows(void)
 						.scenario = "scenarios/replay/a.json"});
 	CHECK(!strcmp(rows.buf, "h200x2-ddp,0.550000,0.500000,10.00,0.490000,0.512500,8,3,0.537500,"
 				"h200 v3,scenarios/replay/a.json\r\n"));
-	CHECK(pp_rcsv_append(path, PP_RCSV_STEP_HEADER, rows.buf, &err) == 0);
-	rows.len = 0;
+	CHECK(pp_rcsv_append(path, PP_RCSV_STEP_HEADER, &rows, &err) == 0 && rows.len == 0);
+	CHECK(pp_rcsv_append(path, PP_RCSV_STEP_HEADER, &rows, &err) == 0); /* nothing to add */
+	CHECK(pp_rcsv_append(NULL, PP_RCSV_STEP_HEADER, &rows, &err) == 0);
 	pp_rcsv_step_row(&rows, &(pp_rcsv_step){.config = "=cmd|' /C calc'!A0, pp2", .predicted_s = 0.45,
 						.measured_s = 0.5, .error = -0.1, .measured_min_s = 0.5,
 						.measured_max_s = 0.5, .steps = 8, .warmup = 3,
@@ -51,7 +52,7 @@ static void step_rows(void)
 						.scenario = "b.json"});
 	CHECK(!strcmp(rows.buf, "\"'=cmd|' /C calc'!A0, pp2\",0.450000,0.500000,-10.00,0.500000,"
 				"0.500000,8,3,0.450000,catalog,b.json\r\n"));
-	CHECK(pp_rcsv_append(path, PP_RCSV_STEP_HEADER, rows.buf, &err) == 0);
+	CHECK(pp_rcsv_append(path, PP_RCSV_STEP_HEADER, &rows, &err) == 0);
 	pp_sb_release(&rows);
 	char *text = slurp(path);
 	CHECK(text && !strncmp(text, "config,predicted_s,measured_s,error_pct,measured_min_s,"
@@ -93,7 +94,10 @@ static void append_to_old_file(void)
 	}
 	fputs("config,predicted_s,measured_s\na,1.0,0.9", f);
 	fclose(f);
-	CHECK(pp_rcsv_append(path, "x,y", "b,2.000000,2.000000\r\n", &err) == 0);
+	pp_sb rows = {0};
+	pp_sb_adds(&rows, "b,2.000000,2.000000\r\n");
+	CHECK(pp_rcsv_append(path, "x,y", &rows, &err) == 0);
+	pp_sb_release(&rows);
 	char *text = slurp(path);
 	CHECK(text && !strcmp(text, "config,predicted_s,measured_s\na,1.0,0.9\r\nb,2.000000,2.000000\r\n"));
 	free(text);
