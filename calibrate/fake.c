@@ -10,6 +10,7 @@
  */
 #include "backend.h"
 #include "plan.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -65,17 +66,17 @@ static int f_describe(pp_cal_backend *b, pp_cal_host *h, pp_err *err)
 	h->cpu_cores = 32;
 	h->mem_bytes = (int64_t)256 << 30;
 	h->nvlink_all_pairs = true;
-	pp_sb t = {0};
-	pp_sb_adds(&t, "{\"links_from\": \"fake backend\", \"links\": [");
+	cJSON *t = pp_json_obj(NULL, NULL);
+	pp_json_str(t, "links_from", "fake backend");
+	cJSON *links = pp_json_arr(t, "links");
 	for (int i = 0; i < b->ngpus && i < PP_CAL_MAX_GPUS; i++) {
 		h->nvlinks_active[i] = 18;
-		pp_sb_adds(&t, i ? ", [" : "[");
+		cJSON *row = pp_json_arr(links, NULL);
 		for (int j = 0; j < b->ngpus; j++)
-			pp_sb_addf(&t, "%s\"%s\"", j ? ", " : "", i == j ? "X" : "NV18");
-		pp_sb_adds(&t, "]");
+			pp_json_str(row, NULL, i == j ? "X" : "NV18");
 	}
-	pp_sb_adds(&t, "], \"nics\": []}");
-	h->topology_json = pp_sb_detach(&t);
+	pp_json_arr(t, "nics");
+	h->topology_json = pp_json_finish(t, false);
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* health.c - see health.h. */
 #include "health.h"
 #include "core/jdoc.h"
+#include "core/jsonget.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -12,8 +14,8 @@ typedef struct thresholds {
 } thresholds;
 
 typedef struct judge {
-	pp_sb *json;
-	int rows, slow;
+	cJSON *rows;             /* the verdict's "rows" array */
+	int slow;
 	const pp_jdoc *doc;
 	const cJSON *causes;
 } judge;
@@ -29,8 +31,7 @@ static double coll_factor(const judge *j, const char *op)
 
 static const char *cause_of(const judge *j, const char *key)
 {
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(j->causes, key);
-	return cJSON_IsString(c) ? c->valuestring : "";
+	return pp_json_get_str(j->causes, key, "");
 }
 
 /* One verdict row. expected <= 0 or measured NAN gives "n/a"; so does a
@@ -46,27 +47,21 @@ static void row_na(judge *j, const char *check, const char *scope, double measur
 		cause = na_reason;
 	if (!strcmp(v, "SLOW"))
 		j->slow++;
-	pp_sb *s = j->json;
-	pp_sb_adds(s, j->rows++ ? ",\n    {" : "\n    {");
-	pp_sb_adds(s, "\"check\": ");
-	pp_sb_add_json(s, check);
-	pp_sb_adds(s, ", \"scope\": ");
-	pp_sb_add_json(s, scope);
+	cJSON *o = pp_json_obj(j->rows, NULL);
+	pp_json_str(o, "check", check);
+	pp_json_str(o, "scope", scope);
 	if (isfinite(measured))
-		pp_sb_addf(s, ", \"measured\": %.6g", measured);
+		pp_json_num(o, "measured", measured, 6);
 	if (expected > 0)
-		pp_sb_addf(s, ", \"expected\": %.6g", expected);
-	pp_sb_adds(s, ", \"unit\": ");
-	pp_sb_add_json(s, unit);
-	if (isfinite(ratio))
-		pp_sb_addf(s, ", \"ratio\": %.4f, \"ok_at_least\": %.3g", ratio, ok_at_least);
-	pp_sb_adds(s, ", \"verdict\": ");
-	pp_sb_add_json(s, v);
-	pp_sb_adds(s, ", \"basis\": ");
-	pp_sb_add_json(s, basis);
-	pp_sb_adds(s, ", \"cause\": ");
-	pp_sb_add_json(s, strcmp(v, "SLOW") ? (strcmp(v, "n/a") ? "" : cause) : cause);
-	pp_sb_adds(s, "}");
+		pp_json_num(o, "expected", expected, 6);
+	pp_json_str(o, "unit", unit);
+	if (isfinite(ratio)) {
+		pp_json_fixed(o, "ratio", ratio, 4);
+		pp_json_num(o, "ok_at_least", ok_at_least, 3);
+	}
+	pp_json_str(o, "verdict", v);
+	pp_json_str(o, "basis", basis);
+	pp_json_str(o, "cause", strcmp(v, "SLOW") ? (strcmp(v, "n/a") ? "" : cause) : cause);
 }
 
 static void row(judge *j, const char *check, const char *scope, double measured, double expected,
@@ -374,7 +369,8 @@ int pp_cal_health(const pp_catalog *cat, const pp_cal_host *host, const pp_cal_h
 {
 	pp_jdoc d = {0};
 	thresholds t;
-	judge j = {.json = json};
+	judge j = {0};
+	cJSON *root = NULL;
 	int rc;
 	char *path = pp_path_join(pp_catalog_dir(cat), "health.json");
 	if ((rc = pp_jdoc_load(&d, path, err)) || (rc = load_thresholds(&d, &t, err)))
@@ -394,13 +390,12 @@ int pp_cal_health(const pp_catalog *cat, const pp_cal_host *host, const pp_cal_h
 	} else {
 		g = resolve_gpu(cat, &d, host->gpu_name);
 	}
-	pp_sb_adds(json, "{\"format\": \"podplan-verdict/1\", \"gpu\": ");
-	pp_sb_add_json(json, g ? g->id : "");
-	pp_sb_adds(json, ", \"gpu_name\": ");
-	pp_sb_add_json(json, host->gpu_name);
-	pp_sb_adds(json, ", \"thresholds\": ");
-	pp_sb_add_json(json, path);
-	pp_sb_adds(json, ", \"rows\": [");
+	root = pp_json_obj(NULL, NULL);
+	pp_json_str(root, "format", "podplan-verdict/1");
+	pp_json_str(root, "gpu", g ? g->id : "");
+	pp_json_str(root, "gpu_name", host->gpu_name);
+	pp_json_str(root, "thresholds", path);
+	j.rows = pp_json_arr(root, "rows");
 	if (!g) {
 		char cause[256];
 		snprintf(cause, sizeof(cause), "GPU '%s' is not mapped in health.json gpu_names; pass "
@@ -418,20 +413,22 @@ int pp_cal_health(const pp_catalog *cat, const pp_cal_host *host, const pp_cal_h
 	if (wrong) {
 		char scope[64];
 		snprintf(scope, sizeof(scope), "%lld wrong elements", (long long)wrong);
-		pp_sb *s = j.json;
-		pp_sb_adds(s, j.rows++ ? ",\n    {" : "\n    {");
-		pp_sb_adds(s, "\"check\": \"correctness\", \"scope\": ");
-		pp_sb_add_json(s, scope);
-		pp_sb_addf(s, ", \"measured\": %lld, \"unit\": \"\", \"verdict\": \"WRONG\", \"basis\": "
-			   "\"every checked element must match\", \"cause\": ", (long long)wrong);
-		pp_sb_add_json(s, cause_of(&j, "wrong"));
-		pp_sb_adds(s, "}");
+		cJSON *w = pp_json_obj(j.rows, NULL);
+		pp_json_str(w, "check", "correctness");
+		pp_json_str(w, "scope", scope);
+		pp_json_int(w, "measured", wrong);
+		pp_json_str(w, "unit", "");
+		pp_json_str(w, "verdict", "WRONG");
+		pp_json_str(w, "basis", "every checked element must match");
+		pp_json_str(w, "cause", cause_of(&j, "wrong"));
 		j.slow++;
 	}
-	pp_sb_addf(json, "\n  ], \"slow\": %d}", j.slow);
+	pp_json_int(root, "slow", j.slow);
+	pp_json_print(root, false, json);
 	if (slow)
 		*slow = j.slow;
 out:
+	cJSON_Delete(root);
 	free(path);
 	pp_jdoc_release(&d);
 	return rc;

@@ -37,8 +37,11 @@ typedef struct pp_cal_health_opts {
 } pp_cal_health_opts;
 
 /* Judge rows (a run's measurements) of the machine described by host.
- * Appends the verdict as JSON (the format pp_calibdb_format_verdict()
- * prints) to json; *slow (may be NULL) gets the number of SLOW or WRONG
+ * Appends the verdict as compact JSON built with cJSON (the format
+ * pp_calibdb_format_verdict() prints: {"format": "podplan-verdict/1",
+ * "gpu", "gpu_name", "thresholds", "rows": [{"check", "scope",
+ * "measured", "expected", "unit", "ratio", "ok_at_least", "verdict",
+ * "basis", "cause"}], "slow"}) to json, nothing on an error; *slow (may be NULL) gets the number of SLOW or WRONG
  * rows. Errors: models/health.json missing or malformed (PP_EINPUT), an
  * unknown --gpu-sku or --storage-expect (PP_EINPUT). */
 int pp_cal_health(const pp_catalog *cat, const pp_cal_host *host, const pp_cal_health_opts *o,

@@ -21,6 +21,7 @@
 #include "overlap.h"
 #include "plan.h"
 #include "replay.h"
+#include "core/jsonout.h"
 #include "core/store.h"
 #include "sweep.h"
 #include "core/util.h"
@@ -33,40 +34,52 @@
 
 extern char **environ;
 
+/* The command line as given; an argument holding white space or a quote is
+ * written as a JSON string literal, so that the line reads back. */
 static char *join_argv(int argc, char **argv)
 {
 	pp_sb sb = {0};
 	for (int i = 0; i < argc; i++) {
 		if (i)
 			pp_sb_adds(&sb, " ");
-		if (strpbrk(argv[i], " \t\"'"))
-			pp_sb_add_json(&sb, argv[i]);
-		else
+		if (strpbrk(argv[i], " \t\"'")) {
+			cJSON *lit = pp_json_str(NULL, NULL, argv[i]);
+			pp_json_print(lit, false, &sb);
+			cJSON_Delete(lit);
+		} else {
 			pp_sb_adds(&sb, argv[i]);
+		}
 	}
 	return pp_sb_detach(&sb);
 }
 
+/* The run's extra_json: the writer (pid, host: a dead writer's run reads
+ * as interrupted), the backend, the sweep's settings, NCCL's environment. */
 static char *run_extra(const pp_cal_args *c, const pp_cal_backend *b, bool fake)
 {
-	pp_sb sb = {0};
 	const pp_cal_opts *o = &c->o;
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
-	pp_sb_addf(&sb, "{\"pid\": %ld, \"writer_host\": ", (long)getpid());
-	pp_sb_add_json(&sb, host);
-	pp_sb_addf(&sb, ", \"backend\": \"%s\", \"mode\": \"%s\", \"nprocs\": %d", b->ops->name,
-		   fake ? "fake" : b->nprocs > 1 ? "mpi" : "single-process", b->nprocs);
-	pp_sb_addf(&sb, ", \"sweep\": {\"quick\": %s, \"minbytes\": %zu, \"maxbytes\": %zu, "
-		   "\"stepfactor\": %d, \"stepbytes\": %zu, \"datatype\": \"%s\", \"repeats\": %d, "
-		   "\"warmup\": %d, \"check\": %s, \"square_max\": %lld, \"models\": ",
-		   o->quick ? "true" : "false", o->min_bytes, o->max_bytes, o->step_factor,
-		   o->step_bytes, pp_cdtype_names[o->coll_dtype], o->coll_it.repeats, o->coll_it.warmup,
-		   o->coll_it.check ? "true" : "false", (long long)o->square_max);
-	pp_sb_add_json(&sb, o->models);
-	pp_sb_adds(&sb, "}, \"nccl_env\": {");
-	bool first = true;
+	cJSON *x = pp_json_obj(NULL, NULL);
+	pp_json_int(x, "pid", (int64_t)getpid());
+	pp_json_str(x, "writer_host", host);
+	pp_json_str(x, "backend", b->ops->name);
+	pp_json_str(x, "mode", fake ? "fake" : b->nprocs > 1 ? "mpi" : "single-process");
+	pp_json_int(x, "nprocs", b->nprocs);
+	cJSON *sw = pp_json_obj(x, "sweep");
+	pp_json_bool(sw, "quick", o->quick);
+	pp_json_int(sw, "minbytes", (int64_t)o->min_bytes);
+	pp_json_int(sw, "maxbytes", (int64_t)o->max_bytes);
+	pp_json_int(sw, "stepfactor", o->step_factor);
+	pp_json_int(sw, "stepbytes", (int64_t)o->step_bytes);
+	pp_json_str(sw, "datatype", pp_cdtype_names[o->coll_dtype]);
+	pp_json_int(sw, "repeats", o->coll_it.repeats);
+	pp_json_int(sw, "warmup", o->coll_it.warmup);
+	pp_json_bool(sw, "check", o->coll_it.check);
+	pp_json_int(sw, "square_max", o->square_max);
+	pp_json_str(sw, "models", o->models ? o->models : "");
+	cJSON *env = pp_json_obj(x, "nccl_env");
 	for (char **e = environ; *e; e++) {
 		if (strncmp(*e, "NCCL_", 5) && strncmp(*e, "CUDA_VISIBLE", 12))
 			continue;
@@ -75,19 +88,11 @@ static char *run_extra(const pp_cal_args *c, const pp_cal_backend *b, bool fake)
 			continue;
 		char key[128];
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
-		pp_sb_adds(&sb, first ? "" : ", ");
-		pp_sb_add_json(&sb, key);
-		pp_sb_adds(&sb, ": ");
-		pp_sb_add_json(&sb, eq + 1);
-		first = false;
+		pp_json_str(env, key, eq + 1);
 	}
-	pp_sb_adds(&sb, "}");
-	if (c->label) {
-		pp_sb_adds(&sb, ", \"label\": ");
-		pp_sb_add_json(&sb, c->label);
-	}
-	pp_sb_adds(&sb, "}");
-	return pp_sb_detach(&sb);
+	if (c->label)
+		pp_json_str(x, "label", c->label);
+	return pp_json_finish(x, false);
 }
 
 static int fail(const pp_cal_backend *b, const pp_err *err)

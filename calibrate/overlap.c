@@ -7,6 +7,7 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "plan.h"
+#include "core/jsonout.h"
 #include "core/store.h"
 #include "stream.h"
 #include "core/util.h"
@@ -283,7 +284,7 @@ static int begin_run(const octx *x, const overlap_args *a, int argc, char **argv
 {
 	int rc = 0;
 	struct cudaDeviceProp prop;
-	char host[256] = "", cmd[512] = "podplan-calibrate overlap", extra[256], ncclv[32];
+	char host[256] = "", cmd[512] = "podplan-calibrate overlap", ncclv[32], *extra = NULL;
 	int drv = 0, rtv = 0, nv = 0;
 	CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
 	cudaDriverGetVersion(&drv);
@@ -297,12 +298,11 @@ static int begin_run(const octx *x, const overlap_args *a, int argc, char **argv
 	snprintf(dv, sizeof(dv), "CUDA driver %d.%d", drv / 1000, drv % 1000 / 10);
 	snprintf(cv, sizeof(cv), "%d.%d", rtv / 1000, rtv % 1000 / 10);
 	snprintf(ncclv, sizeof(ncclv), "%d.%d.%d", nv / 10000, nv / 100 % 100, nv % 100);
-	pp_sb ex = {0};
-	pp_sb_addf(&ex, "{\"what\": \"overlap\", \"repeats\": %d, \"label\": ", a->reps);
-	pp_sb_add_json(&ex, a->label ? a->label : "");
-	pp_sb_adds(&ex, "}");
-	snprintf(extra, sizeof(extra), "%s", ex.buf);
-	pp_sb_release(&ex);
+	cJSON *ex = pp_json_obj(NULL, NULL);
+	pp_json_str(ex, "what", "overlap");
+	pp_json_int(ex, "repeats", a->reps);
+	pp_json_str(ex, "label", a->label ? a->label : "");
+	extra = pp_json_finish(ex, false);
 	pp_calib_run r;
 	pp_calib_run_init(&r);
 	r.source = "podplan-calibrate";
@@ -319,6 +319,7 @@ static int begin_run(const octx *x, const overlap_args *a, int argc, char **argv
 	printf("# podplan-calibrate overlap: run %lld in %s; %d x %s, NCCL %s; %d repeats\n",
 	       (long long)*run, pp_store_path(*st), x->n, prop.name, ncclv, a->reps);
 out:
+	free(extra);
 	return rc;
 }
 
@@ -340,12 +341,15 @@ static void print_pair(size_t ci, pp_coll op, const pp_cal_coll_req *q, const pa
 static int store_pair(pp_store *st, int64_t run, int nranks, size_t ci, pp_coll op,
 		      const pp_cal_coll_req *q, const pair_res *pr, int reps, pp_err *err)
 {
-	pp_sb ex = {0};
-	pp_sb_adds(&ex, "{\"compute\": ");
-	pp_sb_add_json(&ex, computes[ci].name);
-	pp_sb_addf(&ex, ", \"compute_us\": %.3f, \"comm_us\": %.3f, \"both_us\": %.3f, "
-		   "\"n_compute\": %d, \"n_comm\": %d, \"copy_bytes\": %zu}",
-		   pr->tg * 1e6, pr->tc * 1e6, pr->tb * 1e6, pr->ng, pr->nc, computes[ci].copy);
+	cJSON *x = pp_json_obj(NULL, NULL);
+	pp_json_str(x, "compute", computes[ci].name);
+	pp_json_fixed(x, "compute_us", pr->tg * 1e6, 3);
+	pp_json_fixed(x, "comm_us", pr->tc * 1e6, 3);
+	pp_json_fixed(x, "both_us", pr->tb * 1e6, 3);
+	pp_json_int(x, "n_compute", pr->ng);
+	pp_json_int(x, "n_comm", pr->nc);
+	pp_json_int(x, "copy_bytes", (int64_t)computes[ci].copy);
+	char *ex = pp_json_finish(x, false);
 	pp_calib_meas m;
 	pp_calib_meas_init(&m);
 	m.kind = "overlap";
@@ -364,9 +368,9 @@ static int store_pair(pp_store *st, int64_t run, int nranks, size_t ci, pp_coll 
 	m.time_max_us = pr->tb_max * 1e6;
 	m.repeats = reps;
 	m.scope = "nvlink";
-	m.extra_json = ex.buf;
+	m.extra_json = ex;
 	int rc = pp_calibdb_add(st, run, &m, NULL, err);
-	pp_sb_release(&ex);
+	free(ex);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include "gemm.h"
 #include "kernels.h"
 #include "plan.h"
+#include "replaycsv.h"
 #include "engine/predict.h"
 #include "calib/profile.h"
 #include "calib/replayplan.h"
@@ -22,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define WORKSPACE ((size_t)32 << 20)      /* cuBLASLt workspace, as the sweep and PyTorch */
 #define MEM_PIECE ((size_t)1 << 30)       /* largest single copy kernel */
@@ -512,10 +512,8 @@ static int op_stats(rctx *x, const pp_rplan *p, const char *config, pp_sb *csv, 
 		double t;
 		if ((rc = time_alone(d, p, r, &t, err)))
 			break;
-		pp_sb_add_csv(csv, config);
-		pp_sb_addf(csv, ",gemm,%s,%lldx%lldx%lld,%lld,%.0f,%d,%.6e,%.6e\n", q->name,
-			   (long long)q->m, (long long)q->n, (long long)q->k, (long long)q->batch,
-			   2.0 * q->m * q->n * q->k * q->batch, seen_gemm[r->arg], r->sim_s, t);
+		pp_rcsv_gemm_row(csv, config, q->name, q->m, q->n, q->k, q->batch, seen_gemm[r->arg],
+				 r->sim_s, t);
 		seen_gemm[r->arg] = -1;
 	}
 	for (int k = 0; k < nm && !rc; k++) {
@@ -523,10 +521,8 @@ static int op_stats(rctx *x, const pp_rplan *p, const char *config, pp_sb *csv, 
 		double t;
 		if ((rc = time_alone(d, p, r, &t, err)))
 			break;
-		pp_sb_add_csv(csv, config);
-		pp_sb_addf(csv, ",mem,%s,,1,%.0f,%d,%.6e,%.6e\n",
-			   r->cat == PP_CAT_OPTIMIZER ? "optimizer" : "elementwise", r->bytes, mem_n[k],
-			   r->sim_s, t);
+		pp_rcsv_mem_row(csv, config, r->cat == PP_CAT_OPTIMIZER ? "optimizer" : "elementwise",
+				r->bytes, mem_n[k], r->sim_s, t);
 	}
 	free(seen_gemm);
 	free(mem_b);
@@ -536,29 +532,6 @@ static int op_stats(rctx *x, const pp_rplan *p, const char *config, pp_sb *csv, 
 }
 
 /* ---- the command ---- */
-
-static int append_file(const char *path, const char *header, const char *rows, pp_err *err)
-{
-	char *old = NULL;
-	size_t len = 0;
-	struct stat stt;
-	pp_sb sb = {0};
-	int rc = 0;
-	if (!stat(path, &stt)) {
-		if ((rc = pp_read_file(path, (size_t)1 << 30, &old, &len, err)))
-			return rc;
-		pp_sb_add(&sb, old, len);
-		if (len && old[len - 1] != '\n')
-			pp_sb_adds(&sb, "\n");
-	} else {
-		pp_sb_adds(&sb, header);
-	}
-	pp_sb_adds(&sb, rows);
-	rc = pp_write_file_atomic(path, sb.buf, sb.len, err);
-	free(old);
-	pp_sb_release(&sb);
-	return rc;
-}
 
 static void help(void)
 {
@@ -739,13 +712,12 @@ static int one(rctx *x, const opts *o, const pp_catalog *cat, const char *path, 
 	printf("%-48s predicted %9.2f ms  measured %9.2f ms (min %.2f, max %.2f, %d steps)  "
 	       "error %+6.1f%%\n", config, pr.step_time_s * 1e3, res.med_s * 1e3, res.min_s * 1e3,
 	       res.max_s * 1e3, res.steps, 100 * e);
-	pp_sb_add_csv(rows, config);
-	pp_sb_addf(rows, ",%.6f,%.6f,%.2f,%.6f,%.6f,%d,%d,%.6f,", pr.step_time_s, res.med_s, 100 * e,
-		   res.min_s, res.max_s, res.steps, o->warmup, paper);
-	pp_sb_add_csv(rows, hw.profile[0] ? hw.profile : "catalog");
-	pp_sb_adds(rows, ",");
-	pp_sb_add_csv(rows, path);
-	pp_sb_adds(rows, "\n");
+	pp_rcsv_step_row(rows, &(pp_rcsv_step){.config = config, .predicted_s = pr.step_time_s,
+					       .measured_s = res.med_s, .error = e,
+					       .measured_min_s = res.min_s, .measured_max_s = res.max_s,
+					       .steps = res.steps, .warmup = o->warmup, .plan_s = paper,
+					       .profile = hw.profile[0] ? hw.profile : "catalog",
+					       .scenario = path});
 	if (o->op_csv)
 		rc = op_stats(x, &plan, config, oprows, err);
 out:
@@ -787,26 +759,11 @@ int pp_cal_replay_main(int argc, char **argv)
 		}
 		done++;
 		/* write as we go: a later failure keeps the replays done */
-		if (o.csv && rows.len) {
-			if ((rc = append_file(o.csv, "config,predicted_s,measured_s,error_pct,measured_min_s,"
-					      "measured_max_s,steps,warmup,plan_s,profile,scenario\n",
-					      rows.buf, &err))) {
-				fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
-				status = 1;
-				break;
-			}
-			rows.len = 0;
-			rows.buf[0] = '\0';
-		}
-		if (o.op_csv && oprows.len) {
-			if ((rc = append_file(o.op_csv, "config,kind,name,shape,batch,work,count_per_step,"
-					      "sim_s,measured_s\n", oprows.buf, &err))) {
-				fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
-				status = 1;
-				break;
-			}
-			oprows.len = 0;
-			oprows.buf[0] = '\0';
+		if ((rc = pp_rcsv_append(o.csv, PP_RCSV_STEP_HEADER, &rows, &err)) ||
+		    (rc = pp_rcsv_append(o.op_csv, PP_RCSV_OP_HEADER, &oprows, &err))) {
+			fprintf(stderr, "podplan-calibrate replay: %s\n", err.msg);
+			status = 1;
+			break;
 		}
 	}
 	if (argc - first > 1)

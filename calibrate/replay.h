@@ -25,7 +25,8 @@
  * one recorded after every stream has joined it; the step time is the
  * largest over the GPUs; the result is the median over the timed steps
  * (min and max reported too). It is printed next to the prediction and,
- * with --csv, appended to a CSV (config,predicted_s,measured_s,...).
+ * with --csv, appended to a CSV (config,predicted_s,measured_s,...;
+ * replaycsv.h).
  *
  * --dry-run builds and checks the plan (no GPU needed): instruction
  * counts, communicators, and the plan executed on paper with the

@@ -1,6 +1,7 @@
 /* sweep.c - see sweep.h. */
 #include "sweep.h"
 #include "calib/calibdb.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -72,19 +73,24 @@ static void section(pp_cal_sweep *sw, const pp_cal_item *it, char *last, size_t 
 	}
 }
 
-static int record(pp_cal_sweep *sw, pp_calib_meas *m, const char *extra, pp_err *err)
+/* Store one measurement with its extra JSON (the tree is freed). */
+static int record(pp_cal_sweep *sw, pp_calib_meas *m, cJSON *extra, pp_err *err)
 {
 	int64_t id = 0;
-	int rc;
-	m->extra_json = extra;
+	int rc = 0;
+	char *text = pp_json_finish(extra, false);
+	m->extra_json = text;
 	if (!sw->st)
-		return 0;
+		goto out;
 	if ((rc = pp_calibdb_add(sw->st, sw->run_id, m, &id, err)))
-		return rc;
+		goto out;
 	sw->recorded++;
 	if (sw->on_record)
 		sw->on_record(sw->ctx, id);
-	return 0;
+out:
+	m->extra_json = NULL;
+	free(text);
+	return rc;
 }
 
 static void stats_cols(pp_calib_meas *m, const pp_cal_stats *s)
@@ -124,14 +130,17 @@ static int do_coll(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *
 	m.scope = pp_cal_coll_scope(sw->host);
 	if (s.wrong > 0)
 		sw->wrong += s.wrong;
-	char extra[320];
-	snprintf(extra, sizeof(extra), "{\"count\": %zu, \"batch\": %d, \"warmup\": %d, \"root\": %d, "
-		 "\"stat\": \"median\"}", it->coll.count, s.batch, iters->warmup, it->coll.root);
+	cJSON *x = pp_json_obj(NULL, NULL);
+	pp_json_int(x, "count", (int64_t)it->coll.count);
+	pp_json_int(x, "batch", s.batch);
+	pp_json_int(x, "warmup", iters->warmup);
+	pp_json_int(x, "root", it->coll.root);
+	pp_json_str(x, "stat", "median");
 	if (sw->out)
 		fprintf(sw->out, "%12zu %12zu %10.2f %10.2f %10.2f %10.2f %10.2f %6d %6lld\n",
 			it->coll.bytes, it->coll.count, m.time_us, m.time_min_us, m.time_max_us,
 			m.algbw_GBps, m.busbw_GBps, s.batch, (long long)s.wrong);
-	return record(sw, &m, extra, err);
+	return record(sw, &m, x, err);
 }
 
 static int do_gemm(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *iters, pp_err *err)
@@ -168,18 +177,16 @@ static int do_gemm(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *
 		m.scope = "local";
 		if (s[d].wrong > 0)
 			sw->wrong += s[d].wrong;
-		pp_sb ex = {0};
-		pp_sb_addf(&ex, "{\"batch\": %d, \"warmup\": %d, \"stat\": \"median\", \"note\": ",
-			   s[d].batch, iters->warmup);
-		pp_sb_add_json(&ex, s[d].note);
-		pp_sb_adds(&ex, "}");
+		cJSON *x = pp_json_obj(NULL, NULL);
+		pp_json_int(x, "batch", s[d].batch);
+		pp_json_int(x, "warmup", iters->warmup);
+		pp_json_str(x, "stat", "median");
+		pp_json_str(x, "note", s[d].note);
 		if (sw->out)
 			fprintf(sw->out, "%4d %7lld %7lld %7lld %10.2f %10.2f %8.1f %6lld  %s\n", d,
 				(long long)m.m, (long long)m.n, (long long)m.k, m.time_us, m.time_max_us,
 				m.tflops, (long long)s[d].wrong, it->gemm.name);
-		rc = record(sw, &m, ex.buf, err);
-		pp_sb_release(&ex);
-		if (rc)
+		if ((rc = record(sw, &m, x, err)))
 			return rc;
 	}
 	return 0;
@@ -215,13 +222,14 @@ static int do_mem(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *i
 		m.scope = it->mem >= PP_MEM_H2D ? "pcie" : "local";
 		if (s[d].wrong > 0)
 			sw->wrong += s[d].wrong;
-		char extra[200];
-		snprintf(extra, sizeof(extra), "{\"batch\": %d, \"counted\": \"%s\", \"stat\": \"median\"}",
-			 s[d].batch, it->mem <= PP_MEM_D2D_KERNEL ? "read+written" : "copied");
+		cJSON *x = pp_json_obj(NULL, NULL);
+		pp_json_int(x, "batch", s[d].batch);
+		pp_json_str(x, "counted", it->mem <= PP_MEM_D2D_KERNEL ? "read+written" : "copied");
+		pp_json_str(x, "stat", "median");
 		if (sw->out)
 			fprintf(sw->out, "%4d %12zu %10.2f %10.2f %10.2f %9.2f\n", d, it->mem_bytes,
 				m.time_us, m.time_min_us, m.time_max_us, m.GBps);
-		if ((rc = record(sw, &m, extra, err)))
+		if ((rc = record(sw, &m, x, err)))
 			return rc;
 	}
 	return 0;
@@ -252,16 +260,14 @@ static int do_storage(pp_cal_sweep *sw, const pp_cal_item *it, pp_err *err)
 	m.scope = "local";
 	if (s.wrong > 0)
 		sw->wrong += s.wrong;
-	pp_sb ex = {0};
-	pp_sb_addf(&ex, "{\"block\": %zu, \"stat\": \"median\", \"dir\": ", it->storage.block);
-	pp_sb_add_json(&ex, it->storage.dir);
-	pp_sb_adds(&ex, "}");
+	cJSON *x = pp_json_obj(NULL, NULL);
+	pp_json_int(x, "block", (int64_t)it->storage.block);
+	pp_json_str(x, "stat", "median");
+	pp_json_str(x, "dir", it->storage.dir ? it->storage.dir : "");
 	if (sw->out)
 		fprintf(sw->out, " %-14s %12zu %10.3f %10.3f %9.3f %6lld  %s\n", kind, it->storage.bytes,
 			s.med_s, s.max_s, m.GBps, (long long)s.wrong, s.note);
-	rc = record(sw, &m, ex.buf, err);
-	pp_sb_release(&ex);
-	return rc;
+	return record(sw, &m, x, err);
 }
 
 static const char *item_label(const pp_cal_item *it, char *buf, size_t n)

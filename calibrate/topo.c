@@ -1,6 +1,7 @@
 /* topo.c - see topo.h. */
 #include "topo.h"
 #include "cudacheck.h"
+#include "core/jsonout.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -163,13 +164,12 @@ static int smi_topo(char *raw, size_t rawn, char cells[][PP_CAL_MAX_GPUS][16], i
 	return rows == *ncols && rows > 0 ? 0 : -1;
 }
 
-static void add_nics(pp_sb *j)
+static void add_nics(cJSON *topo)
 {
 	DIR *d;
 	struct dirent *e;
-	bool first = true;
 	char path[512], buf[128];
-	pp_sb_adds(j, ", \"nics\": [");
+	cJSON *nics = pp_json_arr(topo, "nics");
 	if ((d = opendir("/sys/class/infiniband"))) {
 		while ((e = readdir(d))) {
 			if (e->d_name[0] == '.')
@@ -183,12 +183,10 @@ static void add_nics(pp_sb *j)
 				fclose(f);
 			}
 			buf[strcspn(buf, "\n")] = '\0';
-			pp_sb_addf(j, "%s{\"name\": ", first ? "" : ", ");
-			pp_sb_add_json(j, e->d_name);
-			pp_sb_adds(j, ", \"kind\": \"rdma\", \"rate\": ");
-			pp_sb_add_json(j, buf);
-			pp_sb_adds(j, "}");
-			first = false;
+			cJSON *nic = pp_json_obj(nics, NULL);
+			pp_json_str(nic, "name", e->d_name);
+			pp_json_str(nic, "kind", "rdma");
+			pp_json_str(nic, "rate", buf);
 		}
 		closedir(d);
 	}
@@ -208,16 +206,13 @@ static void add_nics(pp_sb *j)
 				snprintf(buf, sizeof(buf), "%ld Mb/s", mbps);
 			else
 				snprintf(buf, sizeof(buf), "unknown speed");
-			pp_sb_addf(j, "%s{\"name\": ", first ? "" : ", ");
-			pp_sb_add_json(j, e->d_name);
-			pp_sb_adds(j, ", \"kind\": \"socket\", \"rate\": ");
-			pp_sb_add_json(j, buf);
-			pp_sb_adds(j, "}");
-			first = false;
+			cJSON *nic = pp_json_obj(nics, NULL);
+			pp_json_str(nic, "name", e->d_name);
+			pp_json_str(nic, "kind", "socket");
+			pp_json_str(nic, "rate", buf);
 		}
 		closedir(d);
 	}
-	pp_sb_adds(j, "]");
 }
 
 /* NVLink matrix from NVML for the GPUs on this host (loc[] indexes gpus). */
@@ -291,7 +286,7 @@ static void version_str(int v, char *buf, size_t n, int div)
 int pp_cal_topology(const pp_cal_gpu_desc *gpus, int n, pp_cal_host *h, pp_err *err)
 {
 	int rc = 0, v = 0;
-	pp_sb j = {0};
+	cJSON *j = NULL;
 	char raw[16384];
 	static char cells[PP_CAL_MAX_GPUS][PP_CAL_MAX_GPUS][16];
 	int loc[PP_CAL_MAX_GPUS], nl = 0, smi_cols = 0;
@@ -361,23 +356,28 @@ int pp_cal_topology(const pp_cal_gpu_desc *gpus, int n, pp_cal_host *h, pp_err *
 			}
 	}
 	h->nvlink_all_pairs = n > 1;
-	pp_sb_adds(&j, "{\"gpus\": [");
+	j = pp_json_obj(NULL, NULL);
+	cJSON *ga = pp_json_arr(j, "gpus");
 	for (int i = 0; i < n; i++) {
 		const pp_cal_gpu_desc *g = &gpus[i];
-		pp_sb_addf(&j, "%s{\"rank\": %d, \"host\": ", i ? ", " : "", g->rank);
-		pp_sb_add_json(&j, g->host);
-		pp_sb_addf(&j, ", \"device\": %d, \"pci\": ", g->device);
-		pp_sb_add_json(&j, g->pci);
-		pp_sb_adds(&j, ", \"name\": ");
-		pp_sb_add_json(&j, g->name);
-		pp_sb_addf(&j, ", \"mem_bytes\": %lld, \"sm_count\": %d, \"cc\": \"%d.%d\", "
-			   "\"clock_mhz\": %d, \"mem_clock_mhz\": %d, \"nvlinks\": %d}",
-			   (long long)g->mem_bytes, g->sm_count, g->cc_major, g->cc_minor,
-			   g->clock_khz / 1000, g->mem_clock_khz / 1000, g->nvlinks);
+		char cc[16];
+		snprintf(cc, sizeof(cc), "%d.%d", g->cc_major, g->cc_minor);
+		cJSON *o = pp_json_obj(ga, NULL);
+		pp_json_int(o, "rank", g->rank);
+		pp_json_str(o, "host", g->host);
+		pp_json_int(o, "device", g->device);
+		pp_json_str(o, "pci", g->pci);
+		pp_json_str(o, "name", g->name);
+		pp_json_int(o, "mem_bytes", g->mem_bytes);
+		pp_json_int(o, "sm_count", g->sm_count);
+		pp_json_str(o, "cc", cc);
+		pp_json_int(o, "clock_mhz", g->clock_khz / 1000);
+		pp_json_int(o, "mem_clock_mhz", g->mem_clock_khz / 1000);
+		pp_json_int(o, "nvlinks", g->nvlinks);
 	}
-	pp_sb_adds(&j, "], \"links\": [");
+	cJSON *links = pp_json_arr(j, "links");
 	for (int a = 0; a < n; a++) {
-		pp_sb_adds(&j, a ? ", [" : "[");
+		cJSON *row = pp_json_arr(links, NULL);
 		for (int b = 0; b < n; b++) {
 			int la = -1, lb = -1;
 			for (int k = 0; k < nl; k++) {
@@ -390,21 +390,16 @@ int pp_cal_topology(const pp_cal_gpu_desc *gpus, int n, pp_cal_host *h, pp_err *
 				strcmp(gpus[a].host, gpus[b].host) ? "NET" : "?";
 			if (a != b && strncmp(c, "NV", 2))
 				h->nvlink_all_pairs = false;
-			pp_sb_addf(&j, "%s", b ? ", " : "");
-			pp_sb_add_json(&j, c);
+			pp_json_str(row, NULL, c);
 		}
-		pp_sb_adds(&j, "]");
 	}
-	pp_sb_adds(&j, "], \"links_from\": ");
-	pp_sb_add_json(&j, from);
-	add_nics(&j);
-	if (raw[0]) {
-		pp_sb_adds(&j, ", \"nvidia_smi_topo\": ");
-		pp_sb_add_json(&j, raw);
-	}
-	pp_sb_adds(&j, "}");
-	h->topology_json = pp_sb_detach(&j);
+	pp_json_str(j, "links_from", from);
+	add_nics(j);
+	if (raw[0])
+		pp_json_str(j, "nvidia_smi_topo", raw);
+	h->topology_json = pp_json_finish(j, false);
+	j = NULL;
 out:
-	pp_sb_release(&j);
+	cJSON_Delete(j);
 	return rc;
 }

@@ -160,9 +160,11 @@ static int diff_docs(const cJSON *a, const cJSON *b, const char *indent, pp_sb *
 
 static const cJSON *figure_named(const cJSON *figs, const char *item)
 {
-	for (const cJSON *f = figs ? figs->child : NULL; f; f = f->next)
-		if (pp_hist_str(f, "item") && !strcmp(pp_hist_str(f, "item"), item))
+	for (const cJSON *f = figs ? figs->child : NULL; f; f = f->next) {
+		const char *it = pp_json_get_str(f, "item", NULL);
+		if (it && !strcmp(it, item))
 			return f;
+	}
 	return NULL;
 }
 
@@ -182,7 +184,7 @@ static double rel(double a, double b)
  * price key of the options it prices ("H100-SXM-80GB lambda_8x on_demand"). */
 static bool figure_of(const char *item, const cJSON *opt)
 {
-	const char *prov = pp_hist_str(opt, "provider");
+	const char *prov = pp_json_get_str(opt, "provider", NULL);
 	if (prov && *prov && strcmp(prov, "own") && strstr(item, prov))
 		return true;
 	return false;
@@ -232,12 +234,6 @@ static void scenario_changes(cmp *c, pp_sb *out)
 	c->changes += nscen;
 }
 
-static const char *str_or(const cJSON *o, const char *k, const char *dflt)
-{
-	const char *s = pp_hist_str(o, k);
-	return s ? s : dflt;
-}
-
 static void figure_changes(cmp *c, pp_sb *out)
 {
 	const cJSON *fa = c->fa = cJSON_GetObjectItemCaseSensitive(c->A.in, "figures");
@@ -245,27 +241,30 @@ static void figure_changes(cmp *c, pp_sb *out)
 	pp_sb figs = {0};
 	int nfig = 0;
 	for (const cJSON *f = fb ? fb->child : NULL; f; f = f->next) {
-		const char *item = pp_hist_str(f, "item");
+		const char *item = pp_json_get_str(f, "item", NULL);
 		if (!item)
 			continue;
 		const cJSON *g = figure_named(fa, item);
 		if (!g) {
 			if (nfig++ < MAX_LINES)
-				pp_sb_addf(&figs, "    + %s: %.6g %s (%s, added)\n", item, pp_hist_num(f, "value"),
-					   str_or(f, "unit", ""), str_or(f, "date", ""));
-		} else if (!same_num(pp_hist_num(f, "value"), pp_hist_num(g, "value")) ||
-			   strcmp(str_or(f, "date", ""), str_or(g, "date", ""))) {
+				pp_sb_addf(&figs, "    + %s: %.6g %s (%s, added)\n", item,
+					   pp_json_get_num(f, "value", NAN), pp_json_get_str(f, "unit", ""),
+					   pp_json_get_str(f, "date", ""));
+		} else if (!same_num(pp_json_get_num(f, "value", NAN), pp_json_get_num(g, "value", NAN)) ||
+			   strcmp(pp_json_get_str(f, "date", ""), pp_json_get_str(g, "date", ""))) {
 			if (nfig++ < MAX_LINES)
 				pp_sb_addf(&figs, "    %s: %.6g -> %.6g %s (dated %s -> %s)\n", item,
-					   pp_hist_num(g, "value"), pp_hist_num(f, "value"),
-					   str_or(f, "unit", ""), str_or(g, "date", "?"), str_or(f, "date", "?"));
+					   pp_json_get_num(g, "value", NAN), pp_json_get_num(f, "value", NAN),
+					   pp_json_get_str(f, "unit", ""), pp_json_get_str(g, "date", "?"),
+					   pp_json_get_str(f, "date", "?"));
 		}
 	}
-	for (const cJSON *g = fa ? fa->child : NULL; g; g = g->next)
-		if (pp_hist_str(g, "item") && !figure_named(fb, pp_hist_str(g, "item")) &&
-		    nfig++ < MAX_LINES)
-			pp_sb_addf(&figs, "    - %s: %.6g %s (removed)\n", pp_hist_str(g, "item"),
-				   pp_hist_num(g, "value"), str_or(g, "unit", ""));
+	for (const cJSON *g = fa ? fa->child : NULL; g; g = g->next) {
+		const char *item = pp_json_get_str(g, "item", NULL);
+		if (item && !figure_named(fb, item) && nfig++ < MAX_LINES)
+			pp_sb_addf(&figs, "    - %s: %.6g %s (removed)\n", item,
+				   pp_json_get_num(g, "value", NAN), pp_json_get_str(g, "unit", ""));
+	}
 	if (nfig) {
 		pp_sb_addf(out, "  prices and other figures used: %d changed\n%s", nfig, figs.buf);
 		if (nfig > MAX_LINES)
@@ -287,7 +286,7 @@ static void catalog_changes(cmp *c, pp_sb *out)
 	pp_sb cat = {0};
 	int ncat = 0;
 	for (const cJSON *f = cb ? cb->child : NULL; f; f = f->next) {
-		const char *h = pp_hist_str(ca, f->string);
+		const char *h = pp_json_get_str(ca, f->string, NULL);
 		if (!h || strcmp(h, cJSON_IsString(f) ? f->valuestring : "")) {
 			pp_sb_addf(&cat, "%s%s", ncat ? ", " : "", f->string);
 			ncat++;
@@ -313,8 +312,10 @@ static void input_changes(cmp *c, pp_sb *out)
 	pp_sb_addf(out, "  podplan version: %s%s%s\n", A->version, c->ver ? " -> " : " (same)",
 		   c->ver ? B->version : "");
 	c->changes += c->ver;
-	double seed_a = pp_hist_num(A->in, "seed"), seed_b = pp_hist_num(B->in, "seed");
-	double draws_a = pp_hist_num(A->in, "draws"), draws_b = pp_hist_num(B->in, "draws");
+	double seed_a = pp_json_get_num(A->in, "seed", NAN);
+	double seed_b = pp_json_get_num(B->in, "seed", NAN);
+	double draws_a = pp_json_get_num(A->in, "draws", NAN);
+	double draws_b = pp_json_get_num(B->in, "draws", NAN);
 	c->mc = !same_num(seed_a, seed_b) || !same_num(draws_a, draws_b);
 	if (isfinite(seed_a) || isfinite(seed_b))
 		pp_sb_addf(out, "  Monte Carlo: seed %.0f -> %.0f, draws %.0f -> %.0f%s\n", seed_a, seed_b,
@@ -341,9 +342,11 @@ static void option_why(cmp *c, const cJSON *o, const char *name, const cJSON *p)
 	int idx = 0;
 	const cJSON *sopts = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(c->sb, "costs"), "options");
-	for (const cJSON *so = sopts ? sopts->child : NULL; so; so = so->next, idx++)
-		if (pp_hist_str(so, "name") && name && !strcmp(pp_hist_str(so, "name"), name))
+	for (const cJSON *so = sopts ? sopts->child : NULL; so; so = so->next, idx++) {
+		const char *sname = pp_json_get_str(so, "name", NULL);
+		if (sname && name && !strcmp(sname, name))
 			break;
+	}
 	char pre[64];
 	snprintf(pre, sizeof(pre), "costs.options[%d]", idx);
 	int own = 0, global = 0;
@@ -366,17 +369,18 @@ static void option_why(cmp *c, const cJSON *o, const char *name, const cJSON *p)
 			   global, first_global);
 	int fown = 0;
 	for (const cJSON *fg = c->fb ? c->fb->child : NULL; fg; fg = fg->next) {
-		const char *item = pp_hist_str(fg, "item");
+		const char *item = pp_json_get_str(fg, "item", NULL);
 		const cJSON *g = item ? figure_named(c->fa, item) : NULL;
+		double now = pp_json_get_num(fg, "value", NAN);
 		if (!item || !figure_of(item, o) ||
-		    (g && same_num(pp_hist_num(fg, "value"), pp_hist_num(g, "value"))))
+		    (g && same_num(now, pp_json_get_num(g, "value", NAN))))
 			continue;
 		if (g)
 			pp_sb_addf(why, "%s%s%s %.6g -> %.6g", reasons ? "; " : "", fown ? "" : "its price ",
-				   item, pp_hist_num(g, "value"), pp_hist_num(fg, "value"));
+				   item, pp_json_get_num(g, "value", NAN), now);
 		else
 			pp_sb_addf(why, "%s%s%s now %.6g (new)", reasons ? "; " : "", fown ? "" : "its price ",
-				   item, pp_hist_num(fg, "value"));
+				   item, now);
 		fown++;
 		reasons++;
 	}
@@ -403,10 +407,11 @@ static void option_changes(cmp *c, pp_sb *out)
 	pp_sb_addf(out, "  %-26s %12s %12s %8s %13s %13s\n", "option", "total before", "total after",
 		   "change", "time before", "time after");
 	for (const cJSON *o = ob ? ob->child : NULL; o; o = o->next) {
-		const char *name = pp_hist_str(o, "name");
+		const char *name = pp_json_get_str(o, "name", NULL);
 		const cJSON *p = pp_hist_option(c->A.res, name);
-		double t0 = pp_hist_num(p, "usd_total"), t1 = pp_hist_num(o, "usd_total");
-		double d0 = pp_hist_num(p, "time_to_train_s"), d1 = pp_hist_num(o, "time_to_train_s");
+		double t0 = pp_json_get_num(p, "usd_total", NAN), t1 = pp_json_get_num(o, "usd_total", NAN);
+		double d0 = pp_json_get_num(p, "time_to_train_s", NAN);
+		double d1 = pp_json_get_num(o, "time_to_train_s", NAN);
 		double r0 = rel(t0, t1);
 		char ch[24], e[32], f[32];
 		if (!p)
@@ -424,9 +429,10 @@ static void option_changes(cmp *c, pp_sb *out)
 		option_why(c, o, name, p);
 	}
 	for (const cJSON *p = oa ? oa->child : NULL; p; p = p->next)
-		if (!pp_hist_option(c->B.res, pp_hist_str(p, "name"))) {
-			pp_sb_addf(out, "  %-26.26s %12s %12s %8s\n", str_or(p, "name", "?"),
-				   pp_report_usd(pp_hist_num(p, "usd_total"), a, sizeof(a)), "-", "removed");
+		if (!pp_hist_option(c->B.res, pp_json_get_str(p, "name", NULL))) {
+			pp_sb_addf(out, "  %-26.26s %12s %12s %8s\n", pp_json_get_str(p, "name", "?"),
+				   pp_report_usd(pp_json_get_num(p, "usd_total", NAN), a, sizeof(a)), "-",
+				   "removed");
 			c->nres++;
 		}
 }
@@ -439,11 +445,11 @@ static void predict_changes(cmp *c, pp_sb *out)
 		return;
 	char a[48], b[48], e[32], f[32];
 	pp_sb_addf(out, "  step time: %s -> %s; time to train: %s -> %s\n",
-		   pp_report_dur(pp_hist_num(pa, "step_time_s"), a, sizeof(a)),
-		   pp_report_dur(pp_hist_num(pb, "step_time_s"), b, sizeof(b)),
-		   pp_report_dur(pp_hist_num(pa, "time_to_train_s"), e, sizeof(e)),
-		   pp_report_dur(pp_hist_num(pb, "time_to_train_s"), f, sizeof(f)));
-	if (!same_num(pp_hist_num(pa, "step_time_s"), pp_hist_num(pb, "step_time_s")))
+		   pp_report_dur(pp_json_get_num(pa, "step_time_s", NAN), a, sizeof(a)),
+		   pp_report_dur(pp_json_get_num(pb, "step_time_s", NAN), b, sizeof(b)),
+		   pp_report_dur(pp_json_get_num(pa, "time_to_train_s", NAN), e, sizeof(e)),
+		   pp_report_dur(pp_json_get_num(pb, "time_to_train_s", NAN), f, sizeof(f)));
+	if (!same_num(pp_json_get_num(pa, "step_time_s", NAN), pp_json_get_num(pb, "step_time_s", NAN)))
 		c->nres++;
 }
 
@@ -481,7 +487,8 @@ int pp_history_compare(pp_store *st, int64_t ida, int64_t idb, pp_sb *out, pp_er
 	input_changes(&c, out);
 
 	pp_sb_adds(out, "\nResults\n");
-	const char *ra = pp_hist_str(c.A.res, "recommended"), *rb = pp_hist_str(c.B.res, "recommended");
+	const char *ra = pp_json_get_str(c.A.res, "recommended", NULL);
+	const char *rb = pp_json_get_str(c.B.res, "recommended", NULL);
 	bool ans = (ra || rb) && (!ra || !rb || strcmp(ra, rb));
 	if (ans)
 		pp_sb_addf(out, "  answer: %s -> %s  (CHANGED)\n", ra ? ra : "none", rb ? rb : "none");

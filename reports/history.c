@@ -36,24 +36,14 @@ void pp_hist_fmt_time(double t, char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%d %H:%M", &tm);
 }
 
-const char *pp_hist_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-double pp_hist_num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 const cJSON *pp_hist_option(const cJSON *res, const char *name)
 {
 	const cJSON *opts = cJSON_GetObjectItemCaseSensitive(res, "options");
-	for (const cJSON *o = opts ? opts->child : NULL; o && name; o = o->next)
-		if (pp_hist_str(o, "name") && !strcmp(pp_hist_str(o, "name"), name))
+	for (const cJSON *o = opts ? opts->child : NULL; o && name; o = o->next) {
+		const char *on = pp_json_get_str(o, "name", NULL);
+		if (on && !strcmp(on, name))
 			return o;
+	}
 	return NULL;
 }
 
@@ -61,14 +51,16 @@ const cJSON *pp_hist_option(const cJSON *res, const char *name)
 static void answer_words(const cJSON *res, char *buf, size_t n)
 {
 	char a[32], b[32];
-	const char *rec = pp_hist_str(res, "recommended");
+	const char *rec = pp_json_get_str(res, "recommended", NULL);
 	const cJSON *pred = cJSON_GetObjectItemCaseSensitive(res, "predict");
 	if (rec) {
 		const cJSON *o = pp_hist_option(res, rec);
-		snprintf(buf, n, "%s %s", rec, pp_report_usd(pp_hist_num(o, "usd_total"), a, sizeof(a)));
+		snprintf(buf, n, "%s %s", rec,
+			 pp_report_usd(pp_json_get_num(o, "usd_total", NAN), a, sizeof(a)));
 	} else if (pred) {
-		snprintf(buf, n, "step %s, train %s", pp_report_dur(pp_hist_num(pred, "step_time_s"), a, sizeof(a)),
-			 pp_report_dur(pp_hist_num(pred, "time_to_train_s"), b, sizeof(b)));
+		snprintf(buf, n, "step %s, train %s",
+			 pp_report_dur(pp_json_get_num(pred, "step_time_s", NAN), a, sizeof(a)),
+			 pp_report_dur(pp_json_get_num(pred, "time_to_train_s", NAN), b, sizeof(b)));
 	} else if (cJSON_GetObjectItemCaseSensitive(res, "options")) {
 		snprintf(buf, n, "no feasible option");
 	} else {
@@ -80,15 +72,15 @@ static void answer_words(const cJSON *res, char *buf, size_t n)
 static void csv_row(pp_csvw *w, sqlite3_stmt *q, const cJSON *res, const char *when,
 		    const char *prof)
 {
-	const char *rec = pp_hist_str(res, "recommended");
-	const char *dir = pp_hist_str(res, "output_dir");
+	const char *rec = pp_json_get_str(res, "recommended", NULL);
+	const char *dir = pp_json_get_str(res, "output_dir", NULL);
 	pp_csvw_int(w, (long long)sqlite3_column_int64(q, 0));
 	pp_csvw_text(w, when);
 	for (int i = 2; i <= 5; i++)
 		pp_csvw_text(w, pp_hist_col_text(q, i));
 	pp_csvw_text(w, prof);
 	pp_csvw_text(w, rec ? rec : "");
-	pp_csvw_num(w, pp_hist_num(pp_hist_option(res, rec), "usd_total"), 10);
+	pp_csvw_num(w, pp_json_get_num(pp_hist_option(res, rec), "usd_total", NAN), 10);
 	pp_csvw_text(w, dir ? dir : "");
 	pp_csvw_end(w);
 }
@@ -103,7 +95,7 @@ static void text_row(pp_sb *out, sqlite3_stmt *q, const cJSON *res, const char *
 	pp_sb_addf(out, "%5lld  %-16s  %-7s  %-8s  %-7s  %-12s  %s\n",
 		   (long long)sqlite3_column_int64(q, 0), when, pp_hist_col_text(q, 2), hash,
 		   pp_hist_col_text(q, 5), *prof ? prof : "-", ans);
-	const char *dir = pp_hist_str(res, "output_dir");
+	const char *dir = pp_json_get_str(res, "output_dir", NULL);
 	pp_sb_addf(out, "%5s  %s", "", pp_hist_col_text(q, 3));
 	if (dir && *dir)
 		pp_sb_addf(out, " -> %s/index.html", dir);

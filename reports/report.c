@@ -7,8 +7,10 @@
 #include "report.h"
 #include "calib/calibdb.h"
 #include "calib/profile.h"
+#include "core/jsonget.h"
 #include "core/jsonout.h"
 #include "core/store.h"
+#include "core/warn.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -152,30 +154,10 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 static void warn(pp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(pp_report *r, const char *fmt, ...)
 {
-	pp_sb sb = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	pp_sb_vaddf(&sb, fmt, ap);
+	pp_warn_vaddf(&r->warnings, &r->nwarnings, fmt, ap);
 	va_end(ap);
-	for (int i = 0; i < r->nwarnings; i++)
-		if (!strcmp(r->warnings[i], sb.buf)) {
-			pp_sb_release(&sb);
-			return;
-		}
-	r->warnings = pp_xrealloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(char *));
-	r->warnings[r->nwarnings++] = pp_sb_detach(&sb);
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double jnumv(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* A check about links rather than compute: the "SLOW fabric" case. */
@@ -216,15 +198,15 @@ static void read_verdict(pp_report *r, pp_store *st, int64_t id, const char *db)
 		pp_report_verdict v;
 		memset(&v, 0, sizeof(v));
 		v.run_id = id;
-		snprintf(v.check, sizeof(v.check), "%s", jstr(x, "check"));
-		snprintf(v.scope, sizeof(v.scope), "%s", jstr(x, "scope"));
-		snprintf(v.unit, sizeof(v.unit), "%s", jstr(x, "unit"));
-		snprintf(v.verdict, sizeof(v.verdict), "%s", jstr(x, "verdict"));
-		snprintf(v.cause, sizeof(v.cause), "%s", *jstr(x, "cause") ? jstr(x, "cause")
-									  : jstr(x, "basis"));
-		v.measured = jnumv(x, "measured");
-		v.expected = jnumv(x, "expected");
-		v.ratio = jnumv(x, "ratio");
+		snprintf(v.check, sizeof(v.check), "%s", pp_json_get_str(x, "check", ""));
+		snprintf(v.scope, sizeof(v.scope), "%s", pp_json_get_str(x, "scope", ""));
+		snprintf(v.unit, sizeof(v.unit), "%s", pp_json_get_str(x, "unit", ""));
+		snprintf(v.verdict, sizeof(v.verdict), "%s", pp_json_get_str(x, "verdict", ""));
+		const char *cause = pp_json_get_str(x, "cause", "");
+		snprintf(v.cause, sizeof(v.cause), "%s", *cause ? cause : pp_json_get_str(x, "basis", ""));
+		v.measured = pp_json_get_num(x, "measured", NAN);
+		v.expected = pp_json_get_num(x, "expected", NAN);
+		v.ratio = pp_json_get_num(x, "ratio", NAN);
 		r->verdict = pp_xrealloc(r->verdict, (size_t)(r->nverdict + 1) * sizeof(*r->verdict));
 		r->verdict[r->nverdict++] = v;
 		if (strcmp(v.verdict, "SLOW"))
@@ -422,9 +404,7 @@ void pp_report_release(pp_report *r)
 {
 	if (r->have_cost)
 		pp_cost_result_release(&r->cost);
-	for (int i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	pp_warn_free(r->warnings, r->nwarnings);
 	free(r->verdict);
 	r->warnings = NULL;
 	r->verdict = NULL;

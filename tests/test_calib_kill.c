@@ -213,7 +213,7 @@ static void test_fake_sweep(void)
 	pp_err err = {0};
 	CHECK(pp_calibdb_get_run(st, run, &r, &err) == 0);
 	CHECK(r.status && !strcmp(r.status, "complete"));
-	CHECK(r.verdict_json && strstr(r.verdict_json, "\"verdict\": \"OK\""));
+	CHECK(r.verdict_json && strstr(r.verdict_json, "\"verdict\":\"OK\""));
 	CHECK((size_t)r.n_measurements == sw.recorded && sw.recorded > 200);
 	pp_calib_run_release(&r);
 	pp_calib_meas *rows = NULL;
@@ -469,12 +469,12 @@ static void test_health(void)
 	int slow = -1;
 	CHECK(pp_cal_health(cat, &h, NULL, m, 4, &v, &slow, &err) == 0);
 	/* NVLink4 per GPU 450 GB/s x 18/18 x 0.82 (fabrics.json) = 369 GB/s */
-	CHECK_CONTAINS(v.buf, "\"expected\": 369,");
-	CHECK_CONTAINS(v.buf, "\"measured\": 180,");
+	CHECK_CONTAINS(v.buf, "\"expected\":369,");
+	CHECK_CONTAINS(v.buf, "\"measured\":180,");
 	/* bf16: 989.5 x 0.801 (kernels.json hopper) = 792.59 TFLOP/s; 700 / 792.59 = 0.883 < 0.90 */
-	CHECK_CONTAINS(v.buf, "\"expected\": 792.59");
+	CHECK_CONTAINS(v.buf, "\"expected\":792.59");
 	/* h2d: pcie5 63 GB/s x 0.85 (health.json) = 53.55 */
-	CHECK_CONTAINS(v.buf, "\"expected\": 53.55");
+	CHECK_CONTAINS(v.buf, "\"expected\":53.55");
 	CHECK(slow == 3);
 	pp_sb t = {0};
 	CHECK(pp_calibdb_format_verdict(v.buf, &t, &err) == 0);
@@ -485,14 +485,14 @@ static void test_health(void)
 	/* half the links down: SLOW against the whole SKU, and the cause says so */
 	h.nvlinks_active[1] = 9;
 	CHECK(pp_cal_health(cat, &h, NULL, m, 2, &v, &slow, &err) == 0);
-	CHECK_CONTAINS(v.buf, "\"expected\": 369,");
+	CHECK_CONTAINS(v.buf, "\"expected\":369,");
 	CHECK_CONTAINS(v.buf, "only 9 of the SKU's 18 NVLink links");
 	CHECK(slow == 1);
 	pp_sb_release(&v);
 	/* over PCIe: pcie5 63 GB/s x 0.44 = 27.72 */
 	h.nvlink_all_pairs = false;
 	CHECK(pp_cal_health(cat, &h, NULL, m, 2, &v, &slow, &err) == 0);
-	CHECK_CONTAINS(v.buf, "\"expected\": 27.72,");
+	CHECK_CONTAINS(v.buf, "\"expected\":27.72,");
 	pp_sb_release(&v);
 	/* a GPU health.json does not map: n/a with advice; a bad --gpu-sku: input error */
 	snprintf(h.gpu_name, sizeof(h.gpu_name), "Imaginary GPU 9000");
@@ -522,7 +522,7 @@ static void test_health(void)
 	 * and 275 is 0.84 of it */
 	c2[1].busbw_GBps = 275;
 	CHECK(pp_cal_health(cat, &h, NULL, c2, 2, &v, &slow, &err) == 0);
-	CHECK_CONTAINS(v.buf, "\"verdict\": \"n/a\"");
+	CHECK_CONTAINS(v.buf, "\"verdict\":\"n/a\"");
 	CHECK_CONTAINS(v.buf, "still rising at the largest size measured (1.0 GiB)");
 	CHECK(slow == 0);
 	pp_sb_release(&v);
@@ -532,7 +532,7 @@ static void test_health(void)
 	pp_sb_release(&v);
 	m[1].wrong = 5;
 	CHECK(pp_cal_health(cat, &h, NULL, m, 2, &v, &slow, &err) == 0);
-	CHECK_CONTAINS(v.buf, "\"verdict\": \"WRONG\"");
+	CHECK_CONTAINS(v.buf, "\"verdict\":\"WRONG\"");
 	pp_sb_release(&v);
 }
 

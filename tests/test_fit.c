@@ -12,6 +12,7 @@
 #include "calib/profile.h"
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -281,10 +282,98 @@ static void committed_h200_profile(void)
 	pp_scenario_release(&s);
 }
 
+/* fit --export's JSON through cJSON: a hand-made profile (a name a
+ * printf writer would break, an open-ended last piece, a residual that is
+ * undefined) prints as JSON that parses, with the documented keys in
+ * order, and reads back to the same figures at the digits printed. */
+static void profile_json_roundtrip(void)
+{
+	pp_profile p;
+	memset(&p, 0, sizeof(p));
+	snprintf(p.name, sizeof(p.name), "h200 \"lab\"\\2\tnew");
+	snprintf(p.gpu, sizeof(p.gpu), "NVIDIA H200");
+	p.version = 3;
+	p.runs[0] = 4;
+	p.runs[1] = 17;
+	p.nruns = 2;
+	pp_coll_fit *f = &p.fits[0];
+	f->op = PP_COLL_ALL_GATHER;
+	f->scope = PP_SCOPE_INTER;
+	f->nranks = 16;
+	f->npieces = 2;
+	f->piece[0].hi_bytes = 4194304;
+	f->piece[0].alpha_s = 12.5e-6;
+	f->piece[0].busbw_Bps = 41.25 * PP_GB;
+	f->piece[1].lo_bytes = 4194304;
+	f->piece[1].hi_bytes = INFINITY;
+	f->piece[1].alpha_s = 80e-6;
+	f->piece[1].busbw_Bps = 180 * PP_GB;
+	p.fit_ci[0][0] = (pp_fit_piece_ci){.alpha_ci_s = 0.25e-6, .busbw_ci_Bps = 1.5 * PP_GB,
+					   .points = 12};
+	p.fit_ci[0][1] = (pp_fit_piece_ci){.alpha_ci_s = 2e-6, .busbw_ci_Bps = 3 * PP_GB, .points = 9};
+	p.fit_rms[0] = NAN;
+	p.nfits = 1;
+	p.has_gemm[PP_DT_BF16] = true;
+	p.gemm_frac[PP_DT_BF16] = 0.8125;
+	p.gemm_frac_ci[PP_DT_BF16] = 0.004;
+	p.gemm_k0[PP_DT_BF16] = 96;
+	p.gemm_points[PP_DT_BF16] = 40;
+	p.gemm_rms[PP_DT_BF16] = 0.0375;
+	p.has_mem = true;
+	p.mem_Bps = 4275 * PP_GB;
+	p.mem_ci_Bps = 12 * PP_GB;
+	p.mem_points = 5;
+	p.has_overlap = true;
+	p.overlap_eff = 0.625;
+	p.overlap_ci = 0.05;
+	p.overlap_points = 8;
+
+	char *json = pp_profile_to_json(&p);
+	cJSON *j = cJSON_Parse(json);
+	CHECK(j != NULL);
+	/* the top-level keys of profile.h, in that order */
+	static const char *const keys[] = {"format", "name", "version", "gpu", "runs", "collectives",
+					   "gemm", "memory", "overlap"};
+	size_t k = 0;
+	for (const cJSON *e = j ? j->child : NULL; e; e = e->next, k++)
+		CHECK(k < PP_ARRAY_LEN(keys) && !strcmp(e->string, keys[k]));
+	CHECK(k == PP_ARRAY_LEN(keys));
+	const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "collectives"), 0);
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(c0, "rms_rel_residual")));
+	const cJSON *p1 = cJSON_GetArrayItem(cJSON_GetObjectItem(c0, "pieces"), 1);
+	CHECK(cJSON_GetObjectItem(p1, "hi_bytes") &&
+	      cJSON_GetObjectItem(p1, "hi_bytes")->valuedouble == 1e300);
+	cJSON_Delete(j);
+
+	pp_profile q;
+	pp_err err = {0};
+	CHECK(pp_profile_from_json(&q, "roundtrip", json, &err) == 0);
+	CHECK(!strcmp(q.name, p.name) && !strcmp(q.gpu, "NVIDIA H200") && q.version == 3);
+	CHECK(q.nruns == 2 && q.runs[0] == 4 && q.runs[1] == 17);
+	CHECK(q.nfits == 1 && q.fits[0].op == PP_COLL_ALL_GATHER && q.fits[0].scope == PP_SCOPE_INTER);
+	CHECK(q.fits[0].nranks == 16 && q.fits[0].npieces == 2 && isnan(q.fit_rms[0]));
+	CHECK(q.fits[0].piece[0].hi_bytes == 4194304 && isinf(q.fits[0].piece[1].hi_bytes));
+	CHECK_NEAR(q.fits[0].piece[0].alpha_s, 12.5e-6, 1e-12);
+	CHECK_NEAR(q.fits[0].piece[0].busbw_Bps, 41.25e9, 1e-12);
+	CHECK_NEAR(q.fits[0].piece[1].alpha_s, 80e-6, 1e-12);
+	CHECK_NEAR(q.fit_ci[0][0].alpha_ci_s, 0.25e-6, 1e-12);
+	CHECK_NEAR(q.fit_ci[0][1].busbw_ci_Bps, 3e9, 1e-12);
+	CHECK(q.fit_ci[0][0].points == 12 && q.fit_ci[0][1].points == 9);
+	CHECK(q.has_gemm[PP_DT_BF16] && !q.has_gemm[PP_DT_FP8]);
+	CHECK(q.gemm_frac[PP_DT_BF16] == 0.8125 && q.gemm_frac_ci[PP_DT_BF16] == 0.004);
+	CHECK(q.gemm_k0[PP_DT_BF16] == 96 && q.gemm_points[PP_DT_BF16] == 40);
+	CHECK(q.gemm_rms[PP_DT_BF16] == 0.0375);
+	CHECK(q.has_mem && q.mem_points == 5);
+	CHECK_NEAR(q.mem_Bps, 4275e9, 1e-12);
+	CHECK(q.has_overlap && q.overlap_eff == 0.625 && q.overlap_ci == 0.05 && q.overlap_points == 8);
+	free(json);
+}
+
 int main(void)
 {
 	RUN(collective_recovery);
 	RUN(fit_from_store);
 	RUN(committed_h200_profile);
+	RUN(profile_json_roundtrip);
 	return pp_t_done("test_fit");
 }

@@ -155,14 +155,14 @@ static void test_store_import(void)
 	CHECK(pp_calibdb_get_run(st, run, &r, &err) == 0);
 	CHECK(!strcmp(r.source, "nccl-tests") && !strcmp(r.status, "complete"));
 	CHECK(r.gpu_count == 16 && r.n_measurements == 22);
-	CHECK(r.extra_json && strstr(r.extra_json, "\"avg_busbw_GBps\": 21.4948"));
+	CHECK(r.extra_json && strstr(r.extra_json, "\"avg_busbw_GBps\":21.4948"));
 	pp_calib_run_release(&r);
 	pp_calib_meas *rows = NULL;
 	size_t n = 0;
 	CHECK(pp_calibdb_query(st, run, "collective", &rows, &n, &err) == 0 && n == 22);
 	/* two hosts: the net scope; the mean time is the statistic */
 	CHECK(n && !strcmp(rows[0].scope, "net") && rows[0].nranks == 16 && rows[0].repeats == 20);
-	CHECK(n && strstr(rows[0].extra_json, "\"stat\": \"mean\""));
+	CHECK(n && strstr(rows[0].extra_json, "\"stat\":\"mean\""));
 	CHECK(n && rows[n - 1].bytes == 1073741824 && rows[n - 1].inplace == 1 &&
 	      rows[n - 1].time_us == 21918);
 	pp_calib_meas_free(rows, n);

@@ -1,8 +1,9 @@
 /*
  * test_output.c - the output formats every command shares: the CSV writer
  * (RFC 4180 quoting, CRLF, formula cells neutralised, numbers left alone),
- * the JSON helpers (escaping, rounding, null for undefined figures) and the
- * step-breakdown table (each key names the struct field it reads).
+ * the JSON helpers (escaping, rounding, null for undefined figures, the
+ * lenient readers), the warning list and the step-breakdown table (each
+ * key names the struct field it reads).
  *
  * Expected texts are written by hand from RFC 4180 and the OWASP "CSV
  * Injection" rule; the round trips read back with the CSV reader and cJSON.
@@ -13,8 +14,10 @@
 #include "calib/calibdb.h"
 #include "calib/validate.h"
 #include "core/csv.h"
+#include "core/jsonget.h"
 #include "core/jsonout.h"
 #include "core/store.h"
+#include "core/warn.h"
 #include "engine/breakdown.h"
 #include "harness.h"
 #include "testutil.h"
@@ -78,7 +81,7 @@ static void csv_numbers(void)
 	pp_sb sb = {0};
 	pp_csvw w;
 	pp_csvw_init(&w, &sb);
-	pp_csvw_header(&w, "a,b,c,d,e,f,g");
+	pp_csvw_header(&w, "a,b,c,d,e,f,g,h,i");
 	pp_csvw_num(&w, -3.5, 10);
 	pp_csvw_num(&w, 1.0 / 3.0, 6);
 	pp_csvw_num(&w, NAN, 6);
@@ -86,8 +89,10 @@ static void csv_numbers(void)
 	pp_csvw_int(&w, -12);
 	pp_csvw_bool(&w, true);
 	pp_csvw_empty(&w);
+	pp_csvw_sci(&w, -1.0 / 4096, 3);
+	pp_csvw_sci(&w, INFINITY, 3);
 	pp_csvw_end(&w);
-	CHECK(!strcmp(sb.buf, "a,b,c,d,e,f,g\r\n-3.5,0.333333,,0.67,-12,true,\r\n"));
+	CHECK(!strcmp(sb.buf, "a,b,c,d,e,f,g,h,i\r\n-3.5,0.333333,,0.67,-12,true,,-2.441e-04,\r\n"));
 	pp_sb_release(&sb);
 }
 
@@ -121,6 +126,53 @@ static void json_helpers(void)
 	CHECK(pp_json_round(0.1234567891234, 9) == 0.123456789);
 	CHECK(pp_json_round(-2.5e-7, 2) == -2.5e-7);
 	CHECK(pp_json_round(123456.7, 6) == 123457 && pp_json_round(1234567.8, 6) == 1234567.8);
+}
+
+/* pp_json_fixed keeps what %.Nf printed; pp_json_finish hands back the
+ * text and frees the tree (the sanitizer pass would see a leak). */
+static void json_fixed_finish(void)
+{
+	cJSON *o = pp_json_obj(NULL, NULL);
+	pp_json_fixed(o, "ratio", 0.99857, 4);
+	pp_json_fixed(o, "us", 1234.56789, 3);
+	pp_json_fixed(o, "one", 1.0, 4);
+	pp_json_fixed(o, "nan", NAN, 4);
+	char *t = pp_json_finish(o, false);
+	CHECK(!strcmp(t, "{\"ratio\":0.9986,\"us\":1234.568,\"one\":1,\"nan\":null}"));
+	free(t);
+	t = pp_json_finish(pp_json_str(NULL, NULL, "say \"hi\""), false);
+	CHECK(!strcmp(t, "\"say \\\"hi\\\"\""));
+	free(t);
+}
+
+/* The lenient readers: the value when the key holds that type, else the
+ * caller's default; a NULL object is an empty one. */
+static void json_getters(void)
+{
+	cJSON *o = cJSON_Parse("{\"s\": \"text\", \"n\": 2.5, \"z\": null, \"b\": true}");
+	CHECK(o != NULL);
+	CHECK(!strcmp(pp_json_get_str(o, "s", "d"), "text"));
+	CHECK(!strcmp(pp_json_get_str(o, "n", "d"), "d") && pp_json_get_str(o, "gone", NULL) == NULL);
+	CHECK(!strcmp(pp_json_get_str(o, "S", ""), ""));  /* keys are case-sensitive */
+	CHECK(pp_json_get_num(o, "n", 0) == 2.5 && pp_json_get_num(o, "s", -1) == -1);
+	CHECK(isnan(pp_json_get_num(o, "z", NAN)) && pp_json_get_num(o, "b", 7) == 7);
+	CHECK(pp_json_get_num(NULL, "n", 3) == 3 && !strcmp(pp_json_get_str(NULL, "s", "x"), "x"));
+	cJSON_Delete(o);
+}
+
+/* The warning list: printf-style, a sentence once, first-added order. */
+static void warning_list(void)
+{
+	char **w = NULL;
+	int n = 0;
+	pp_warn_addf(&w, &n, "price %s is %d months old", "h100", 14);
+	pp_warn_addf(&w, &n, "no calibration");
+	pp_warn_addf(&w, &n, "price %s is %d months old", "h100", 14);
+	pp_warn_addf(&w, &n, "price %s is %d months old", "h200", 14);
+	CHECK(n == 3);
+	CHECK(n == 3 && !strcmp(w[0], "price h100 is 14 months old") && !strcmp(w[1], "no calibration") &&
+	      !strcmp(w[2], "price h200 is 14 months old"));
+	pp_warn_free(w, n);
 }
 
 static void breakdown_table(void)
@@ -325,6 +377,9 @@ int main(void)
 	RUN(csv_formulas);
 	RUN(csv_numbers);
 	RUN(json_helpers);
+	RUN(json_fixed_finish);
+	RUN(json_getters);
+	RUN(warning_list);
 	RUN(breakdown_table);
 	RUN(no_formula_cells);
 	RUN(validate_quoted_model);

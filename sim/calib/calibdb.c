@@ -1,6 +1,7 @@
 /* calibdb.c - see calibdb.h. */
 #include "calib/calibdb.h"
 #include "core/csv.h"
+#include "core/jsonget.h"
 #include "core/jsonout.h"
 
 #include <cjson/cJSON.h>
@@ -566,29 +567,16 @@ const char *pp_calibdb_effective_status(const pp_calib_run *r)
 		return r->status ? r->status : "?";
 	char host[256] = "";
 	cJSON *j = cJSON_Parse(r->extra_json);
-	const cJSON *pid = j ? cJSON_GetObjectItemCaseSensitive(j, "pid") : NULL;
-	const cJSON *wh = j ? cJSON_GetObjectItemCaseSensitive(j, "writer_host") : NULL;
+	double pid = pp_json_get_num(j, "pid", 0);
+	const char *wh = pp_json_get_str(j, "writer_host", NULL);
 	const char *st = r->status;
 	/* kill(pid, 0) fails with ESRCH once the writer is gone; only
 	 * meaningful on the host that ran it */
-	if (cJSON_IsString(wh) && !gethostname(host, sizeof(host) - 1) && !strcmp(host, wh->valuestring) &&
-	    cJSON_IsNumber(pid) && pid->valuedouble > 0 && kill((pid_t)pid->valuedouble, 0) != 0 &&
-	    errno == ESRCH)
+	if (wh && !gethostname(host, sizeof(host) - 1) && !strcmp(host, wh) && pid > 0 &&
+	    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		st = "interrupted";
 	cJSON_Delete(j);
 	return st;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 /* A figure with about four significant digits, "-" when absent. */
@@ -618,21 +606,22 @@ int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 		   "expected", "ratio", "verdict", "likely cause (SLOW) / basis (OK)");
 	for (const cJSON *r = rows->child; r; r = r->next) {
 		char meas[32], exp[32], ratio[16];
-		const char *unit = jstr(r, "unit"), *v = jstr(r, "verdict");
-		fmt_fig(meas, sizeof(meas), jnum(r, "measured"), unit);
-		fmt_fig(exp, sizeof(exp), jnum(r, "expected"), unit);
-		double q = jnum(r, "ratio");
+		const char *unit = pp_json_get_str(r, "unit", ""), *v = pp_json_get_str(r, "verdict", "");
+		fmt_fig(meas, sizeof(meas), pp_json_get_num(r, "measured", NAN), unit);
+		fmt_fig(exp, sizeof(exp), pp_json_get_num(r, "expected", NAN), unit);
+		double q = pp_json_get_num(r, "ratio", NAN);
 		if (isfinite(q))
 			snprintf(ratio, sizeof(ratio), "%.2f", q);
 		else
 			snprintf(ratio, sizeof(ratio), "-");
-		const char *cause = jstr(r, "cause");
+		const char *cause = pp_json_get_str(r, "cause", "");
 		if (!strcmp(v, "SLOW"))
 			slow++;
 		else if (!strcmp(v, "OK"))
 			ok++;
-		pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", jstr(r, "check"),
-			   jstr(r, "scope"), meas, exp, ratio, v, *cause ? cause : jstr(r, "basis"));
+		pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", pp_json_get_str(r, "check", ""),
+			   pp_json_get_str(r, "scope", ""), meas, exp, ratio, v,
+			   *cause ? cause : pp_json_get_str(r, "basis", ""));
 	}
 	pp_sb_addf(out, "  %d OK, %d SLOW%s\n", ok, slow,
 		   slow ? ": see the likely causes above" : "");

@@ -3,6 +3,7 @@
 #include "calib/calibdb.h"
 #include "engine/collective.h"
 #include "engine/compute.h"
+#include "core/jsonget.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -436,11 +437,8 @@ static void fit_overlap(const pp_calib_meas *all, size_t nall, pp_profile *out)
 		if (!m->kind || strcmp(m->kind, "overlap") || !m->extra_json)
 			continue;
 		cJSON *j = cJSON_Parse(m->extra_json);
-		const cJSON *tc = cJSON_GetObjectItemCaseSensitive(j, "comm_us");
-		const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "compute_us");
-		if (cJSON_IsNumber(tc) && cJSON_IsNumber(tg) && tc->valuedouble > 0 &&
-		    tg->valuedouble > 0 && m->time_us > 0) {
-			double a = tc->valuedouble, c = tg->valuedouble;
+		double a = pp_json_get_num(j, "comm_us", NAN), c = pp_json_get_num(j, "compute_us", NAN);
+		if (a > 0 && c > 0 && m->time_us > 0) {
 			double e = (a + c - m->time_us) / (a < c ? a : c);
 			ov[no++] = e < 0 ? 0 : e > 1 ? 1 : e;
 		}

@@ -1,5 +1,6 @@
 /* ncclimport.c - see ncclimport.h. */
 #include "calib/ncclimport.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -511,13 +512,47 @@ out:
 	return rc;
 }
 
-static void json_kv_str(pp_sb *sb, const char *key, const char *v, bool comma)
+/* The run's extra_json: the file, its hash, what each section held. */
+static char *log_extra(const char *path, const char *hash, const pp_nccl_log *log)
 {
-	if (comma)
-		pp_sb_adds(sb, ", ");
-	pp_sb_add_json(sb, key);
-	pp_sb_adds(sb, ": ");
-	pp_sb_add_json(sb, v);
+	cJSON *o = pp_json_obj(NULL, NULL);
+	pp_json_str(o, "file", path);
+	pp_json_str(o, "fnv1a64", hash);
+	cJSON *secs = pp_json_arr(o, "sections");
+	for (size_t i = 0; i < log->nsections; i++) {
+		const pp_nccl_section *s = &log->sections[i];
+		if (!s->nrows)
+			continue;
+		cJSON *e = pp_json_obj(secs, NULL);
+		pp_json_str(e, "op", s->op);
+		pp_json_str(e, "op_from", s->op_from);
+		pp_json_str(e, "params", s->params);
+		pp_json_str(e, "hosts", s->hosts);
+		pp_json_int(e, "nranks", s->nranks);
+		pp_json_int(e, "line", s->line);
+		pp_json_int(e, "rows", (int64_t)s->nrows);
+		if (isfinite(s->avg_busbw_GBps))
+			pp_json_num(e, "avg_busbw_GBps", s->avg_busbw_GBps, 9);
+		if (s->out_of_bounds != PP_CALIB_NULL)
+			pp_json_int(e, "out_of_bounds", s->out_of_bounds);
+	}
+	if (log->warnings[0])
+		pp_json_str(o, "warnings", log->warnings);
+	return pp_json_finish(o, false);
+}
+
+/* A row's extra_json: nccl-tests reports means; its count, op and line. */
+static char *row_extra(const pp_nccl_row *row, int g)
+{
+	cJSON *o = pp_json_obj(NULL, NULL);
+	pp_json_str(o, "stat", "mean");
+	pp_json_int(o, "count", row->count);
+	pp_json_str(o, "redop", row->redop);
+	pp_json_int(o, "root", row->root);
+	pp_json_int(o, "line", row->line);
+	if (isfinite(row->max_error[g]))
+		pp_json_num(o, "max_error", row->max_error[g], 9);
+	return pp_json_finish(o, false);
 }
 
 static int store_log(pp_store *st, const char *path, const char *text, size_t len,
@@ -525,7 +560,8 @@ static int store_log(pp_store *st, const char *path, const char *text, size_t le
 		     pp_err *err)
 {
 	pp_calib_run run;
-	pp_sb cmd = {0}, extra = {0};
+	pp_sb cmd = {0};
+	char *extra = NULL;
 	int rc = 0, maxranks = 0;
 	const pp_nccl_section *first = NULL;
 	char hash[17];
@@ -540,33 +576,7 @@ static int store_log(pp_store *st, const char *path, const char *text, size_t le
 			maxranks = s->nranks;
 	}
 	pp_sb_addf(&cmd, "podplan calib import-nccl-tests %s", path);
-	pp_sb_adds(&extra, "{");
-	json_kv_str(&extra, "file", path, false);
-	json_kv_str(&extra, "fnv1a64", hash, true);
-	pp_sb_adds(&extra, ", \"sections\": [");
-	bool comma = false;
-	for (size_t i = 0; i < log->nsections; i++) {
-		const pp_nccl_section *s = &log->sections[i];
-		if (!s->nrows)
-			continue;
-		pp_sb_adds(&extra, comma ? ", {" : "{");
-		comma = true;
-		json_kv_str(&extra, "op", s->op, false);
-		json_kv_str(&extra, "op_from", s->op_from, true);
-		json_kv_str(&extra, "params", s->params, true);
-		json_kv_str(&extra, "hosts", s->hosts, true);
-		pp_sb_addf(&extra, ", \"nranks\": %d, \"line\": %d, \"rows\": %zu", s->nranks, s->line,
-			   s->nrows);
-		if (isfinite(s->avg_busbw_GBps))
-			pp_sb_addf(&extra, ", \"avg_busbw_GBps\": %.9g", s->avg_busbw_GBps);
-		if (s->out_of_bounds != PP_CALIB_NULL)
-			pp_sb_addf(&extra, ", \"out_of_bounds\": %lld", (long long)s->out_of_bounds);
-		pp_sb_adds(&extra, "}");
-	}
-	pp_sb_adds(&extra, "]");
-	if (log->warnings[0])
-		json_kv_str(&extra, "warnings", log->warnings, true);
-	pp_sb_adds(&extra, "}");
+	extra = log_extra(path, hash, log);
 
 	pp_calib_run_init(&run);
 	run.source = "nccl-tests";
@@ -582,7 +592,7 @@ static int store_log(pp_store *st, const char *path, const char *text, size_t le
 	else if (first->nccl_version[0])
 		cpy(ver, sizeof(ver), first->nccl_version);
 	run.nccl_version = ver[0] ? ver : NULL;
-	run.extra_json = extra.buf;
+	run.extra_json = extra;
 	if ((rc = pp_store_exec(st, "BEGIN IMMEDIATE", err)))
 		goto out;
 	if ((rc = pp_calibdb_begin_run(st, &run, run_id, err)))
@@ -595,16 +605,9 @@ static int store_log(pp_store *st, const char *path, const char *text, size_t le
 			for (int g = 0; g < 2 && !rc; g++) {
 				if (!row->has[g])
 					continue;
-				pp_sb ex = {0};
+				char *ex = row_extra(row, g);
 				pp_calib_meas m;
 				pp_calib_meas_init(&m);
-				pp_sb_addf(&ex, "{\"stat\": \"mean\", \"count\": %lld, \"redop\": ",
-					   (long long)row->count);
-				pp_sb_add_json(&ex, row->redop);
-				pp_sb_addf(&ex, ", \"root\": %d, \"line\": %d", row->root, row->line);
-				if (isfinite(row->max_error[g]))
-					pp_sb_addf(&ex, ", \"max_error\": %.9g", row->max_error[g]);
-				pp_sb_adds(&ex, "}");
 				m.kind = "collective";
 				m.op = s->op;
 				m.dtype = row->type;
@@ -617,9 +620,9 @@ static int store_log(pp_store *st, const char *path, const char *text, size_t le
 				m.repeats = s->iters > 0 ? s->iters : PP_CALIB_NULL;
 				m.wrong = row->wrong[g];
 				m.scope = scope;
-				m.extra_json = ex.buf;
+				m.extra_json = ex;
 				rc = pp_calibdb_add(st, *run_id, &m, NULL, err);
-				pp_sb_release(&ex);
+				free(ex);
 			}
 		}
 	}
@@ -633,7 +636,7 @@ rollback:
 	sqlite3_exec(pp_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 out:
 	pp_sb_release(&cmd);
-	pp_sb_release(&extra);
+	free(extra);
 	return rc;
 }
 

@@ -1,6 +1,8 @@
 /* profile.c - see profile.h. */
 #include "calib/profile.h"
 #include "core/jdoc.h"
+#include "core/jsonget.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -9,61 +11,69 @@
 
 static const char *const scope_names[PP_SCOPE_COUNT] = {"intra_node", "inter_node"};
 
+/* A collective's fit: its key figures and its pieces, the open-ended last
+ * piece's hi_bytes written as 1e300 (JSON has no infinity). */
+static void fit_json(cJSON *arr, const pp_profile *p, int i)
+{
+	const pp_coll_fit *f = &p->fits[i];
+	cJSON *o = pp_json_obj(arr, NULL);
+	pp_json_str(o, "op", pp_coll_names[f->op]);
+	pp_json_str(o, "scope", scope_names[f->scope]);
+	pp_json_int(o, "nranks", f->nranks);
+	pp_json_num(o, "rms_rel_residual", p->fit_rms[i], 6);
+	cJSON *pieces = pp_json_arr(o, "pieces");
+	for (int k = 0; k < f->npieces; k++) {
+		const pp_fit_piece_ci *c = &p->fit_ci[i][k];
+		double hi = f->piece[k].hi_bytes;
+		cJSON *q = pp_json_obj(pieces, NULL);
+		pp_json_num(q, "lo_bytes", f->piece[k].lo_bytes, 17);
+		pp_json_num(q, "hi_bytes", isfinite(hi) ? hi : 1e300, 17);
+		pp_json_num(q, "alpha_us", f->piece[k].alpha_s * 1e6, 9);
+		pp_json_num(q, "alpha_ci_us", c->alpha_ci_s * 1e6, 9);
+		pp_json_num(q, "busbw_GBps", f->piece[k].busbw_Bps / PP_GB, 9);
+		pp_json_num(q, "busbw_ci_GBps", c->busbw_ci_Bps / PP_GB, 9);
+		pp_json_int(q, "points", c->points);
+	}
+}
+
 char *pp_profile_to_json(const pp_profile *p)
 {
-	pp_sb o = {0};
-	pp_sb_adds(&o, "{\n  \"format\": \"podplan-profile/1\",\n  \"name\": ");
-	pp_sb_add_json(&o, p->name);
-	pp_sb_addf(&o, ",\n  \"version\": %d,\n  \"gpu\": ", p->version);
-	pp_sb_add_json(&o, p->gpu);
-	pp_sb_adds(&o, ",\n  \"runs\": [");
+	cJSON *o = pp_json_obj(NULL, NULL);
+	pp_json_str(o, "format", "podplan-profile/1");
+	pp_json_str(o, "name", p->name);
+	pp_json_int(o, "version", p->version);
+	pp_json_str(o, "gpu", p->gpu);
+	cJSON *runs = pp_json_arr(o, "runs");
 	for (int i = 0; i < p->nruns; i++)
-		pp_sb_addf(&o, "%s%lld", i ? ", " : "", (long long)p->runs[i]);
-	pp_sb_adds(&o, "],\n  \"collectives\": [");
-	for (int i = 0; i < p->nfits; i++) {
-		const pp_coll_fit *f = &p->fits[i];
-		pp_sb_addf(&o, "%s\n    {\"op\": \"%s\", \"scope\": \"%s\", \"nranks\": %d, "
-			       "\"rms_rel_residual\": %.6g, \"pieces\": [", i ? "," : "",
-			   pp_coll_names[f->op], scope_names[f->scope], f->nranks, p->fit_rms[i]);
-		for (int k = 0; k < f->npieces; k++) {
-			const pp_fit_piece_ci *c = &p->fit_ci[i][k];
-			double hi = f->piece[k].hi_bytes;
-			pp_sb_addf(&o, "%s\n      {\"lo_bytes\": %.17g, \"hi_bytes\": %.17g, "
-				       "\"alpha_us\": %.9g, \"alpha_ci_us\": %.9g, \"busbw_GBps\": %.9g, "
-				       "\"busbw_ci_GBps\": %.9g, \"points\": %d}",
-				   k ? "," : "", f->piece[k].lo_bytes, isfinite(hi) ? hi : 1e300,
-				   f->piece[k].alpha_s * 1e6, c->alpha_ci_s * 1e6, f->piece[k].busbw_Bps / PP_GB,
-				   c->busbw_ci_Bps / PP_GB, c->points);
-		}
-		pp_sb_adds(&o, "]}");
-	}
-	pp_sb_adds(&o, "\n  ],\n  \"gemm\": {");
-	bool first = true;
+		pp_json_int(runs, NULL, p->runs[i]);
+	cJSON *colls = pp_json_arr(o, "collectives");
+	for (int i = 0; i < p->nfits; i++)
+		fit_json(colls, p, i);
+	cJSON *gemm = pp_json_obj(o, "gemm");
 	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
 		if (!p->has_gemm[dt])
 			continue;
-		pp_sb_addf(&o, "%s\n    \"%s\": {\"peak_fraction\": %.6g, \"ci\": %.6g, \"k0\": "
-			       "%.6g, \"k0_ci\": %.6g, \"points\": %d, \"rms_rel_residual\": %.6g}",
-			   first ? "" : ",", pp_dtype_names[dt], p->gemm_frac[dt], p->gemm_frac_ci[dt],
-			   p->gemm_k0[dt], p->gemm_k0_ci[dt], p->gemm_points[dt],
-			   p->gemm_rms[dt]);
-		first = false;
+		cJSON *g = pp_json_obj(gemm, pp_dtype_names[dt]);
+		pp_json_num(g, "peak_fraction", p->gemm_frac[dt], 6);
+		pp_json_num(g, "ci", p->gemm_frac_ci[dt], 6);
+		pp_json_num(g, "k0", p->gemm_k0[dt], 6);
+		pp_json_num(g, "k0_ci", p->gemm_k0_ci[dt], 6);
+		pp_json_int(g, "points", p->gemm_points[dt]);
+		pp_json_num(g, "rms_rel_residual", p->gemm_rms[dt], 6);
 	}
-	pp_sb_adds(&o, "\n  }");
-	if (p->has_mem)
-		pp_sb_addf(&o, ",\n  \"memory\": {\"GBps\": %.6g, \"ci_GBps\": %.6g, \"points\": %d}",
-			   p->mem_Bps / PP_GB, p->mem_ci_Bps / PP_GB, p->mem_points);
-	if (p->has_overlap)
-		pp_sb_addf(&o, ",\n  \"overlap\": {\"efficiency\": %.6g, \"ci\": %.6g, \"points\": %d}",
-			   p->overlap_eff, p->overlap_ci, p->overlap_points);
-	pp_sb_adds(&o, "\n}\n");
-	return pp_sb_detach(&o);
-}
-
-static double num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	if (p->has_mem) {
+		cJSON *m = pp_json_obj(o, "memory");
+		pp_json_num(m, "GBps", p->mem_Bps / PP_GB, 6);
+		pp_json_num(m, "ci_GBps", p->mem_ci_Bps / PP_GB, 6);
+		pp_json_int(m, "points", p->mem_points);
+	}
+	if (p->has_overlap) {
+		cJSON *v = pp_json_obj(o, "overlap");
+		pp_json_num(v, "efficiency", p->overlap_eff, 6);
+		pp_json_num(v, "ci", p->overlap_ci, 6);
+		pp_json_int(v, "points", p->overlap_points);
+	}
+	return pp_json_finish(o, true);
 }
 
 int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_err *err)
@@ -82,7 +92,7 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 	if ((rc = pp_jget_str(&d, r, "", "name", true, p->name, sizeof(p->name), NULL, err)) ||
 	    (rc = pp_jget_str(&d, r, "", "gpu", false, p->gpu, sizeof(p->gpu), NULL, err)))
 		goto out;
-	p->version = (int)num(r, "version");
+	p->version = (int)pp_json_get_num(r, "version", 0);
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
 	for (const cJSON *e = runs ? runs->child : NULL; e && p->nruns < PP_PROFILE_MAX_RUNS; e = e->next)
 		p->runs[p->nruns++] = (int64_t)e->valuedouble;
@@ -100,19 +110,20 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		f->op = (pp_coll)o;
 		f->scope = cJSON_IsString(sc) && !strcmp(sc->valuestring, "inter_node") ? PP_SCOPE_INTER
 											: PP_SCOPE_INTRA;
-		f->nranks = (int)num(c, "nranks");
-		p->fit_rms[p->nfits] = num(c, "rms_rel_residual");
+		f->nranks = (int)pp_json_get_num(c, "nranks", 0);
+		p->fit_rms[p->nfits] = pp_json_get_num(c, "rms_rel_residual", NAN);
 		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(c, "pieces");
 		for (const cJSON *q = ps ? ps->child : NULL; q && f->npieces < PP_FIT_PIECES; q = q->next) {
 			int k = f->npieces++;
-			f->piece[k].lo_bytes = num(q, "lo_bytes");
-			double hi = num(q, "hi_bytes");
+			f->piece[k].lo_bytes = pp_json_get_num(q, "lo_bytes", NAN);
+			double hi = pp_json_get_num(q, "hi_bytes", NAN);
 			f->piece[k].hi_bytes = hi >= 1e300 ? INFINITY : hi;
-			f->piece[k].alpha_s = num(q, "alpha_us") * 1e-6;
-			f->piece[k].busbw_Bps = num(q, "busbw_GBps") * PP_GB;
-			p->fit_ci[p->nfits][k].alpha_ci_s = num(q, "alpha_ci_us") * 1e-6;
-			p->fit_ci[p->nfits][k].busbw_ci_Bps = num(q, "busbw_ci_GBps") * PP_GB;
-			p->fit_ci[p->nfits][k].points = (int)num(q, "points");
+			f->piece[k].alpha_s = pp_json_get_num(q, "alpha_us", NAN) * 1e-6;
+			f->piece[k].busbw_Bps = pp_json_get_num(q, "busbw_GBps", NAN) * PP_GB;
+			pp_fit_piece_ci *ci = &p->fit_ci[p->nfits][k];
+			ci->alpha_ci_s = pp_json_get_num(q, "alpha_ci_us", NAN) * 1e-6;
+			ci->busbw_ci_Bps = pp_json_get_num(q, "busbw_ci_GBps", NAN) * PP_GB;
+			ci->points = (int)pp_json_get_num(q, "points", 0);
 		}
 		if (f->npieces)
 			p->nfits++;
@@ -123,30 +134,58 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		if (!e)
 			continue;
 		p->has_gemm[dt] = true;
-		p->gemm_frac[dt] = num(e, "peak_fraction");
-		p->gemm_frac_ci[dt] = num(e, "ci");
-		p->gemm_k0[dt] = isfinite(num(e, "k0")) ? num(e, "k0") : 0;
-		p->gemm_k0_ci[dt] = isfinite(num(e, "k0_ci")) ? num(e, "k0_ci") : 0;
-		p->gemm_points[dt] = (int)num(e, "points");
-		p->gemm_rms[dt] = num(e, "rms_rel_residual");
+		p->gemm_frac[dt] = pp_json_get_num(e, "peak_fraction", NAN);
+		p->gemm_frac_ci[dt] = pp_json_get_num(e, "ci", NAN);
+		double k0 = pp_json_get_num(e, "k0", NAN), k0_ci = pp_json_get_num(e, "k0_ci", NAN);
+		p->gemm_k0[dt] = isfinite(k0) ? k0 : 0;
+		p->gemm_k0_ci[dt] = isfinite(k0_ci) ? k0_ci : 0;
+		p->gemm_points[dt] = (int)pp_json_get_num(e, "points", 0);
+		p->gemm_rms[dt] = pp_json_get_num(e, "rms_rel_residual", NAN);
 	}
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "memory");
 	if (m) {
 		p->has_mem = true;
-		p->mem_Bps = num(m, "GBps") * PP_GB;
-		p->mem_ci_Bps = num(m, "ci_GBps") * PP_GB;
-		p->mem_points = (int)num(m, "points");
+		p->mem_Bps = pp_json_get_num(m, "GBps", NAN) * PP_GB;
+		p->mem_ci_Bps = pp_json_get_num(m, "ci_GBps", NAN) * PP_GB;
+		p->mem_points = (int)pp_json_get_num(m, "points", 0);
 	}
 	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(r, "overlap");
-	if (ov && isfinite(num(ov, "efficiency"))) {
+	if (ov && isfinite(pp_json_get_num(ov, "efficiency", NAN))) {
 		p->has_overlap = true;
-		p->overlap_eff = num(ov, "efficiency");
-		p->overlap_ci = num(ov, "ci");
-		p->overlap_points = (int)num(ov, "points");
+		p->overlap_eff = pp_json_get_num(ov, "efficiency", NAN);
+		p->overlap_ci = pp_json_get_num(ov, "ci", NAN);
+		p->overlap_points = (int)pp_json_get_num(ov, "points", 0);
 	}
 out:
 	pp_jdoc_release(&d);
 	return rc;
+}
+
+/* The profiles row's run_ids ([1,2]) and residuals_json ({"collectives":
+ * [{"op", "nranks", "rms_rel"}], "gemm": {"bf16": rms}}), compact. */
+static char *runs_json(const pp_profile *p)
+{
+	cJSON *runs = pp_json_arr(NULL, NULL);
+	for (int i = 0; i < p->nruns; i++)
+		pp_json_int(runs, NULL, p->runs[i]);
+	return pp_json_finish(runs, false);
+}
+
+static char *residuals_json(const pp_profile *p)
+{
+	cJSON *o = pp_json_obj(NULL, NULL);
+	cJSON *colls = pp_json_arr(o, "collectives");
+	for (int i = 0; i < p->nfits; i++) {
+		cJSON *c = pp_json_obj(colls, NULL);
+		pp_json_str(c, "op", pp_coll_names[p->fits[i].op]);
+		pp_json_int(c, "nranks", p->fits[i].nranks);
+		pp_json_num(c, "rms_rel", p->fit_rms[i], 6);
+	}
+	cJSON *gemm = pp_json_obj(o, "gemm");
+	for (int dt = 0; dt < PP_DT_COUNT; dt++)
+		if (p->has_gemm[dt])
+			pp_json_num(gemm, pp_dtype_names[dt], p->gemm_rms[dt], 6);
+	return pp_json_finish(o, false);
 }
 
 int pp_profile_save(pp_store *st, pp_profile *p, pp_err *err)
@@ -154,7 +193,7 @@ int pp_profile_save(pp_store *st, pp_profile *p, pp_err *err)
 	sqlite3 *db = pp_store_db(st);
 	sqlite3_stmt *q = NULL;
 	int rc = 0;
-	char *json = NULL;
+	char *json = NULL, *runs = NULL, *resid = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(max(version), 0) FROM profiles WHERE name = ?", -1,
 			       &q, NULL) != SQLITE_OK)
 		goto dberr;
@@ -162,45 +201,21 @@ int pp_profile_save(pp_store *st, pp_profile *p, pp_err *err)
 	p->version = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) + 1 : 1;
 	sqlite3_finalize(q);
 	q = NULL;
+	/* the stored JSON carries the version just assigned */
 	json = pp_profile_to_json(p);
-	pp_sb runs = {0}, resid = {0};
-	pp_sb_adds(&runs, "[");
-	for (int i = 0; i < p->nruns; i++)
-		pp_sb_addf(&runs, "%s%lld", i ? "," : "", (long long)p->runs[i]);
-	pp_sb_adds(&runs, "]");
-	pp_sb_adds(&resid, "{\"collectives\": [");
-	for (int i = 0; i < p->nfits; i++)
-		pp_sb_addf(&resid, "%s{\"op\": \"%s\", \"nranks\": %d, \"rms_rel\": %.6g}", i ? ", " : "",
-			   pp_coll_names[p->fits[i].op], p->fits[i].nranks, p->fit_rms[i]);
-	pp_sb_adds(&resid, "], \"gemm\": {");
-	bool first = true;
-	for (int dt = 0; dt < PP_DT_COUNT; dt++)
-		if (p->has_gemm[dt]) {
-			pp_sb_addf(&resid, "%s\"%s\": %.6g", first ? "" : ", ", pp_dtype_names[dt],
-				   p->gemm_rms[dt]);
-			first = false;
-		}
-	pp_sb_adds(&resid, "}}");
+	runs = runs_json(p);
+	resid = residuals_json(p);
 	if (sqlite3_prepare_v2(db, "INSERT INTO profiles(name, version, created_at, run_ids, "
 				   "params_json, residuals_json) VALUES (?, ?, ?, ?, ?, ?)", -1, &q,
-			       NULL) != SQLITE_OK) {
-		pp_sb_release(&runs);
-		pp_sb_release(&resid);
+			       NULL) != SQLITE_OK)
 		goto dberr;
-	}
 	sqlite3_bind_text(q, 1, p->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, p->version);
 	sqlite3_bind_double(q, 3, pp_now_s());
-	sqlite3_bind_text(q, 4, runs.buf, -1, SQLITE_TRANSIENT);
-	/* the stored JSON carries the version just assigned */
-	free(json);
-	json = pp_profile_to_json(p);
+	sqlite3_bind_text(q, 4, runs, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 5, json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 6, resid.buf, -1, SQLITE_TRANSIENT);
-	int s = sqlite3_step(q);
-	pp_sb_release(&runs);
-	pp_sb_release(&resid);
-	if (s != SQLITE_DONE)
+	sqlite3_bind_text(q, 6, resid, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_DONE)
 		goto dberr;
 	goto out;
 dberr:
@@ -208,6 +223,8 @@ dberr:
 out:
 	sqlite3_finalize(q);
 	free(json);
+	free(runs);
+	free(resid);
 	return rc;
 }
 

@@ -22,7 +22,9 @@
  * "busbw_GBps", "busbw_ci_GBps", "points"}], "rms_rel_residual"}], "gemm":
  * {"bf16": {"peak_fraction", "ci", "k0", "k0_ci", "points",
  * "rms_rel_residual"}},
- * "memory": {"GBps", "ci_GBps", "points"}, "overlap": {"efficiency", "ci", "points"}}.
+ * "memory": {"GBps", "ci_GBps", "points"}, "overlap": {"efficiency", "ci", "points"}},
+ * built with cJSON (core/jsonout.h: cJSON's layout, an undefined figure
+ * null, the open-ended last piece's hi_bytes 1e300).
  */
 #ifndef PP_PROFILE_H
 #define PP_PROFILE_H

@@ -170,7 +170,7 @@ static bool is_number(const char *s)
 	return *p == '\0';
 }
 
-void pp_csv_cell(pp_sb *out, const char *s)
+static void csv_cell(pp_sb *out, const char *s)
 {
 	if (!s)
 		return;
@@ -197,7 +197,7 @@ void pp_csv_cell(pp_sb *out, const char *s)
 void pp_csvw_text(pp_csvw *w, const char *s)
 {
 	sep(w);
-	pp_csv_cell(w->out, s);
+	csv_cell(w->out, s);
 }
 
 void pp_csvw_num(pp_csvw *w, double v, int sig)
@@ -212,6 +212,13 @@ void pp_csvw_fixed(pp_csvw *w, double v, int decimals)
 	sep(w);
 	if (isfinite(v))
 		pp_sb_addf(w->out, "%.*f", decimals, v);
+}
+
+void pp_csvw_sci(pp_csvw *w, double v, int decimals)
+{
+	sep(w);
+	if (isfinite(v))
+		pp_sb_addf(w->out, "%.*e", decimals, v);
 }
 
 void pp_csvw_int(pp_csvw *w, long long v)

@@ -2,8 +2,7 @@
  * csv.h - RFC 4180 CSV: the reader (quoted fields, doubled quotes, embedded
  * commas and newlines, CRLF or LF) and the one writer every CSV podplan
  * writes goes through (reports, cost, search, size, history, calib export,
- * validate). podplan-calibrate's replay CSVs (calibrate/replay.c) encode
- * their cells with it (pp_sb_add_csv) but still end rows in LF.
+ * validate, podplan-calibrate replay --csv and --op-csv).
  *
  * Reader: reads a whole text; rows and fields are owned by the pp_csv and
  * freed by pp_csv_release().
@@ -61,15 +60,15 @@ typedef struct pp_csvw {
 void pp_csvw_init(pp_csvw *w, pp_sb *out);
 /* A text cell, quoted and neutralised as above; NULL is an empty cell. */
 void pp_csvw_text(pp_csvw *w, const char *s);
-/* The same cell appended to out without a separator: the encoding
- * pp_csvw_text uses, for pp_sb_add_csv (util.h) alone. */
-void pp_csv_cell(pp_sb *out, const char *s);
 /* A number cell, %.*g with sig significant digits; empty when not finite
  * (an undefined value). */
 void pp_csvw_num(pp_csvw *w, double v, int sig);
 /* A number cell with a fixed number of decimals (%.*f); empty when not
  * finite. */
 void pp_csvw_fixed(pp_csvw *w, double v, int decimals);
+/* A number cell in exponent form with a fixed number of decimals (%.*e:
+ * 1.234560e-04); empty when not finite. */
+void pp_csvw_sci(pp_csvw *w, double v, int decimals);
 void pp_csvw_int(pp_csvw *w, long long v);
 /* "true" or "false". */
 void pp_csvw_bool(pp_csvw *w, bool v);

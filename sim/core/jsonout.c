@@ -47,6 +47,15 @@ cJSON *pp_json_num(cJSON *parent, const char *key, double v, int sig)
 	return pp_json_add(parent, key, cJSON_CreateNumber(pp_json_round(v, sig)));
 }
 
+cJSON *pp_json_fixed(cJSON *parent, const char *key, double v, int decimals)
+{
+	if (!isfinite(v))
+		return pp_json_null(parent, key);
+	char buf[400];
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return pp_json_add(parent, key, cJSON_CreateNumber(strtod(buf, NULL)));
+}
+
 cJSON *pp_json_int(cJSON *parent, const char *key, int64_t v)
 {
 	return pp_json_add(parent, key, cJSON_CreateNumber((double)v));
@@ -88,4 +97,12 @@ void pp_json_print(const cJSON *root, bool pretty, pp_sb *out)
 	if (pretty)
 		pp_sb_adds(out, "\n");
 	free(s);
+}
+
+char *pp_json_finish(cJSON *root, bool pretty)
+{
+	pp_sb sb = {0};
+	pp_json_print(root, pretty, &sb);
+	cJSON_Delete(root);
+	return pp_sb_detach(&sb);
 }

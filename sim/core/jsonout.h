@@ -30,6 +30,9 @@
 double pp_json_round(double v, int sig);
 
 cJSON *pp_json_num(cJSON *parent, const char *key, double v, int sig);
+/* A figure with a fixed number of decimals (what %.<decimals>f prints,
+ * read back: 0.9986 for a ratio printed %.4f); null when not finite. */
+cJSON *pp_json_fixed(cJSON *parent, const char *key, double v, int decimals);
 /* An integer (a count, an id, a seed): every digit printed below 1e15. */
 cJSON *pp_json_int(cJSON *parent, const char *key, int64_t v);
 /* A string; NULL is null. */
@@ -46,5 +49,8 @@ cJSON *pp_json_add(cJSON *parent, const char *key, cJSON *item);
  * indents) with a final newline when pretty, cJSON_PrintUnformatted's
  * (no white space, no newline) otherwise. */
 void pp_json_print(const cJSON *root, bool pretty, pp_sb *out);
+/* root's text as pp_json_print lays it out, in a heap string the caller
+ * frees; root is deleted (for a tree built only to be stored or returned). */
+char *pp_json_finish(cJSON *root, bool pretty);
 
 #endif

@@ -1,6 +1,5 @@
 /* util.c - see util.h. */
 #include "core/util.h"
-#include "core/csv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -133,32 +132,6 @@ void pp_sb_add_html(pp_sb *sb, const char *s)
 		default: pp_sb_add(sb, s, 1);
 		}
 	}
-}
-
-void pp_sb_add_csv(pp_sb *sb, const char *s)
-{
-	pp_csv_cell(sb, s);
-}
-
-void pp_sb_add_json(pp_sb *sb, const char *s)
-{
-	pp_sb_add(sb, "\"", 1);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '"': pp_sb_adds(sb, "\\\""); break;
-		case '\\': pp_sb_adds(sb, "\\\\"); break;
-		case '\n': pp_sb_adds(sb, "\\n"); break;
-		case '\r': pp_sb_adds(sb, "\\r"); break;
-		case '\t': pp_sb_adds(sb, "\\t"); break;
-		default:
-			if (c < 0x20)
-				pp_sb_addf(sb, "\\u%04x", c);
-			else
-				pp_sb_add(sb, s, 1);
-		}
-	}
-	pp_sb_add(sb, "\"", 1);
 }
 
 char *pp_sb_detach(pp_sb *sb)

@@ -25,15 +25,6 @@ void pp_sb_addf(pp_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void pp_sb_vaddf(pp_sb *sb, const char *fmt, va_list ap);
 /* Append s escaped for HTML text and attribute values. */
 void pp_sb_add_html(pp_sb *sb, const char *s);
-/* Append s as one CSV field: the one writer's cell (core/csv.h, quoted
- * where RFC 4180 needs it, formula cells neutralised). Only calibrate/
- * (podplan-calibrate replay --csv) still joins its own rows with it; new
- * code writes CSV with pp_csvw. */
-void pp_sb_add_csv(pp_sb *sb, const char *s);
-/* Append s as a JSON string literal with quotes. Left for the writers not
- * yet on cJSON (core/jsonout.h): engine/trace.c, calib/profile.c,
- * calib/ncclimport.c and calibrate/. */
-void pp_sb_add_json(pp_sb *sb, const char *s);
 /* Take ownership of the buffer (never NULL); sb becomes empty. */
 char *pp_sb_detach(pp_sb *sb);
 

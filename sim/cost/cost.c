@@ -10,6 +10,7 @@
 #include "cost/costeval.h"
 #include "cost/costopt.h"
 #include "cost/costtext.h"
+#include "core/warn.h"
 
 const char *const pp_option_kind_names[PP_OPT_KIND_COUNT] = {"rent", "build", "api", "tier4"};
 const char *const pp_cost_comp_names[PP_CC_COUNT] = {"gpu_time", "idle_commitment", "servers",
@@ -164,9 +165,7 @@ void pp_cost_result_release(pp_cost_result *r)
 	free(r->options);
 	free(r->tornado);
 	free(r->sources);
-	for (int i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	pp_warn_free(r->warnings, r->nwarnings);
 	memset(r, 0, sizeof(*r));
 }
 

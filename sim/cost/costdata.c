@@ -5,6 +5,7 @@
  * the result's sources with its date; warnings; failing on bad data.
  */
 #include "cost/costdata.h"
+#include "core/warn.h"
 #include "engine/workload.h"
 
 /* ---- small helpers ---- */
@@ -25,18 +26,9 @@ int cost_fail_data(ctx *c, const char *fmt, ...)
 void cost_warnf(ctx *c, const char *fmt, ...)
 {
 	va_list ap;
-	pp_sb sb = {0};
 	va_start(ap, fmt);
-	pp_sb_vaddf(&sb, fmt, ap);
+	pp_warn_vaddf(&c->r->warnings, &c->r->nwarnings, fmt, ap);
 	va_end(ap);
-	pp_cost_result *r = c->r;
-	for (int i = 0; i < r->nwarnings; i++)
-		if (!strcmp(r->warnings[i], sb.buf)) {
-			pp_sb_release(&sb);
-			return;
-		}
-	r->warnings = pp_xrealloc(r->warnings, (size_t)(r->nwarnings + 1) * sizeof(char *));
-	r->warnings[r->nwarnings++] = pp_sb_detach(&sb);
 }
 
 const cJSON *cost_jpath(const cJSON *root, const char *path)

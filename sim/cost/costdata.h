@@ -126,7 +126,7 @@ int cost_ctx_resolve(ctx *c);
  * PP_EINPUT with the message, kept in c->rc; the first failure wins.
  * Returns c->rc. */
 int cost_fail_data(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Add a warning sentence to the result, once. */
+/* Add a warning sentence to the result, once (core/warn.h). */
 void cost_warnf(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The member at dotted path ("facility.pue.other") below root; NULL when
  * absent. */
