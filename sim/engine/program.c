@@ -254,20 +254,12 @@ static void stage_gathers(pp_program *p, int st)
 			if (acc >= c->bucket_params || last) {
 				double pr = acc + (last && vs == P * V - 1 ? w->trainable_head : 0);
 				pp_comm_cost cc = pp_stepcost_gather(c, pr);
-				int64_t h = dp_task(p, S, &cc,
-						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_DP), -1);
-				for (int j = first; j <= l; j++)
-					S->gather_of[k * (S->maxl + 1) + j] = h;
-				first = l + 1;
+				bucket_gather(p, S, &cc, PP_GRP_DP, k, l, S->gather_of, &first);
 				acc = 0;
 			}
 			if (experts && (acc_e >= c->bucket_params || (last && acc_e > 0))) {
 				pp_comm_cost cc = pp_stepcost_gather_expert(c, acc_e);
-				int64_t h = dp_task(p, S, &cc,
-						    comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, &cc, PP_GRP_EDP), -1);
-				for (int j = first_e; j <= l; j++)
-					S->gather_e_of[k * (S->maxl + 1) + j] = h;
-				first_e = l + 1;
+				bucket_gather(p, S, &cc, PP_GRP_EDP, k, l, S->gather_e_of, &first_e);
 				acc_e = 0;
 			}
 		}
