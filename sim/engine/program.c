@@ -220,8 +220,20 @@ static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd)
 	S->ep_s += 1 * b.ep_s;
 }
 
-/* The distributed optimizer's bucketed parameter all-gather at the start
- * of the step, each layer's first forward waiting for its bucket. */
+/* One bucket's gather (layers *first .. l of chunk k), which those layers'
+ * first forward waits for. */
+static void bucket_gather(pp_program *p, stage *S, const pp_comm_cost *cc, int group, int k, int l,
+			  int64_t *of, int *first)
+{
+	int64_t h = dp_task(p, S, cc, comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, cc, group), -1);
+	for (int j = *first; j <= l; j++)
+		of[k * (S->maxl + 1) + j] = h;
+	*first = l + 1;
+}
+
+/* The distributed optimizer's bucketed parameter all-gather (of what it
+ * updated: dense parameters over DP, routed experts over expert DP) at the
+ * start of the step, each layer's first forward waiting for its buckets. */
 static void stage_gathers(pp_program *p, int st)
 {
 	const pp_stepcost *c = p->c;
