@@ -175,6 +175,14 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	printf("Model      %s: %.1fB parameters, %d layers, hidden %d, %d heads (%d KV groups), "
 	       "seq %d\n", s->model_origin, r->params_total / 1e9, m->num_layers, m->hidden_size,
 	       m->num_attention_heads, m->num_query_groups, m->seq_length);
+	if (m->num_experts > 0)
+		printf("Experts    %d routed (top %d) of %d, %s%.1fB active per token; EP %d, expert TP %d, "
+		       "%s dispatcher, load imbalance %.2f%s\n", m->num_experts, m->moe_router_topk,
+		       m->moe_ffn_hidden_size,
+		       m->moe_shared_expert_intermediate_size ? "shared experts, " : "",
+		       r->params_active / 1e9, p->ep, pp_parallel_etp(p),
+		       pp_moe_dispatcher_names[t->moe_token_dispatcher], t->moe_load_imbalance,
+		       t->moe_expert_capacity_factor > 0 ? ", tokens past capacity dropped" : "");
 	printf("Layout     TP %d x PP %d x DP %d x CP %d%s%s, ZeRO-%d, %s; %lld micro-batches of %lld, "
 	       "global batch %lld, %s, recompute %s\n", p->tp, p->pp, p->dp, p->cp,
 	       p->pp > 1 ? (p->schedule == PP_SCHED_GPIPE ? " (GPipe)" :
