@@ -2,7 +2,8 @@
  * test_scenario.c - scenario files: every malformed file in tests/bad/ gives
  * exit status 2 and a message naming the file and the JSON path (as listed
  * in tests/bad/EXPECT), without crashing or hanging; valid files resolve to
- * the documented defaults; hf_config is read.
+ * the documented defaults; hf_config is read (the mixture-of-experts keys and
+ * families: test_moe_input.c).
  */
 #include "harness.h"
 #include "testutil.h"
@@ -100,6 +101,10 @@ static void hf_config(void)
 	CHECK(s.model.num_layers == 32 && s.model.hidden_size == 4096);
 	CHECK(s.model.ffn_hidden_size == 11008 && s.model.vocab_size == 32000);
 	CHECK(s.model.seq_length == 4096 && s.model.swiglu && !s.model.tied_embeddings);
+	/* a dense Llama stays dense: no experts, MLA, window or explicit head size */
+	CHECK(s.model.num_query_groups == 32 && s.model.num_experts == 0 && s.model.head_dim == 0);
+	CHECK(!s.model.multi_latent_attention && s.model.window == 0 && s.model.moe_list_len == 0);
+	CHECK(!strcmp(s.model.id, "hf") && !strcmp(s.model.name, "llama-2-7b-config.json"));
 	pp_scenario_release(&s);
 }
 

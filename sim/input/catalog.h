@@ -110,6 +110,10 @@ typedef struct pp_model {
 	bool tied_embeddings;
 	double params_published;   /* 0 = unknown */
 	double params_active_published; /* mixture of experts: per token; 0 = unknown */
+	/* the published active count leaves the input embedding out (OpenAI's
+	 * gpt-oss card, DeepSeek's README_WEIGHTS); else it counts every
+	 * parameter but the routed experts a token does not use */
+	bool params_active_published_no_embedding;
 	int head_dim;              /* attention head size (Megatron kv_channels); 0 = hidden / heads */
 	/* multi-head latent attention (DeepSeek-V2/V3, Megatron's names): the
 	 * query through a rank-q_lora_rank bottleneck (0: none), keys and values
@@ -139,6 +143,46 @@ int pp_model_layer_kind(const pp_model *m, int i);
 /* The head size of m's (non-MLA) attention. */
 int pp_model_head_dim(const pp_model *m);
 
+/* The optional architecture keys that a preset (models.json) and a
+ * scenario's model section share, with Megatron-LM's names: head_dim (or
+ * kv_channels, Megatron's name), multi-head latent attention, a sliding
+ * window (window_size tokens on layer i when i % window_layer_freq == 0:
+ * podplan's names, Megatron has no such argument) and mixture of experts. */
+#define PP_MODEL_ARCH_KEYS                                                                        \
+	"head_dim", "kv_channels", "multi_latent_attention", "q_lora_rank", "kv_lora_rank",       \
+		"qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "window_size",                \
+		"window_layer_freq", "num_experts", "moe_router_topk", "moe_ffn_hidden_size",     \
+		"moe_shared_expert_intermediate_size", "moe_layer_freq"
+
+/*
+ * Read the PP_MODEL_ARCH_KEYS members of o (an object at JSON path path of
+ * d) into m, over what m holds already (a preset's or a config.json's
+ * values): a key that is absent leaves its field alone. Defaults, when a key
+ * turns a feature on: multi_latent_attention true -> Megatron-Core's
+ * MLATransformerConfig dataclass dims (q_lora_rank 512, kv_lora_rank 512,
+ * qk_head_dim 128, qk_pos_emb_head_dim 64, v_head_dim 128; the CLI's
+ * defaults differ: no query compression and kv_lora_rank 32);
+ * num_experts > 0 -> moe_router_topk 2 and moe_layer_freq 1 (Megatron's),
+ * moe_ffn_hidden_size = ffn_hidden_size; window_size -> window_layer_freq 1.
+ * num_experts 0 or multi_latent_attention false clear their fields.
+ * Errors (PP_EINPUT, file:line:col, path, found, expected): wrong types and
+ * ranges, both head_dim and kv_channels, a key of a feature the model then
+ * does not have (MoE keys without num_experts, MLA dims without
+ * multi_latent_attention, head_dim with it, window_layer_freq without
+ * window_size), a moe_layer_freq list of other than 0/1 or longer than
+ * PP_MOE_LIST_MAX. Checks that involve several fields: pp_model_check.
+ */
+int pp_model_read_arch(const pp_jdoc *d, const cJSON *o, const char *path, pp_model *m,
+		       pp_err *err);
+
+/* Check a model as a whole: the head count divides hidden_size (unless
+ * head_dim is given or attention is MLA), the query groups divide the heads
+ * (MLA: no groups, num_query_groups must equal the heads), moe_router_topk
+ * <= num_experts, a moe_layer_freq list has one entry per layer. Returns 0,
+ * or PP_EINPUT with *key the field's name (relative: "num_query_groups")
+ * and why a "found ..., expected ..." sentence. */
+int pp_model_check(const pp_model *m, const char **key, char *why, size_t n);
+
 /* Kernel-level efficiency defaults for one GPU architecture: the knobs of the
  * compute model, kept in data so calibration can replace them. */
 typedef struct pp_kernel_params {
@@ -167,6 +211,12 @@ typedef struct pp_finetune_defaults {
 	pp_prov rank_prov, bits_prov;
 } pp_finetune_defaults;
 
+/* Defaults of mixture-of-experts training (models.json "moe"). */
+typedef struct pp_moe_defaults {
+	double load_imbalance;     /* busiest EP rank's routed tokens / the mean, real routing */
+	pp_prov imbalance_prov;
+} pp_moe_defaults;
+
 typedef struct pp_catalog pp_catalog;
 
 int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err);
@@ -187,6 +237,8 @@ const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i);
 const pp_model *pp_catalog_model(const pp_catalog *c, const char *id);
 /* The fine-tuning defaults. */
 const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c);
+/* The mixture-of-experts defaults. */
+const pp_moe_defaults *pp_catalog_moe(const pp_catalog *c);
 /* Kernel parameters for a GPU's architecture (falls back to "default"). */
 const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch);
 

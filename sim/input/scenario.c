@@ -1,5 +1,6 @@
 /* scenario.c - see scenario.h. */
 #include "input/scenario.h"
+#include "input/hfconfig.h"
 #include "core/util.h"
 
 #include <libgen.h>
@@ -21,26 +22,30 @@ static const char *const top_keys[] = {"name", "description", "model", "training
 static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "hidden_size",
 					 "num_attention_heads", "num_query_groups", "ffn_hidden_size",
 					 "vocab_size", "seq_length", "swiglu",
-					 "untie_embeddings_and_output_weights"};
+					 "untie_embeddings_and_output_weights", "mtp_num_layers",
+					 PP_MODEL_ARCH_KEYS};
 static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
 					    "recompute", "optimizer", "train_tokens", "use_flash_attn",
 					    "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm",
 					    "bucket_size", "data_bytes_per_token", "finetune",
-					    "lora_rank"};
+					    "lora_rank", "moe_token_dispatcher_type",
+					    "moe_expert_capacity_factor", "moe_load_imbalance",
+					    "moe_shared_expert_overlap", "moe_grouped_gemm"};
 static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
 					    "context_parallel_size",
 					    "virtual_pipeline_model_parallel_size", "sequence_parallel",
 					    "decoder_first_pipeline_num_layers",
 					    "decoder_last_pipeline_num_layers",
-					    "zero_stage", "pipeline_schedule"};
+					    "zero_stage", "pipeline_schedule",
+					    "expert_model_parallel_size",
+					    "expert_tensor_parallel_size"};
 static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
 					   "inter_node", "storage"};
 static const char *const inter_keys[] = {"fabric", "nics_per_node", "oversubscription", "topology"};
 static const char *const storage_keys[] = {"type", "read_gbytes_per_s_per_node",
 					   "write_gbytes_per_s_per_node"};
 static const char *const calib_keys[] = {"db", "profile"};
-static const char *const hf_keys_note = "hidden_size, num_hidden_layers, num_attention_heads";
 
 int pp_cluster_nodes(const pp_cluster *c)
 {
@@ -66,6 +71,76 @@ void pp_layout_derive(pp_training *t, const pp_parallel *p)
 	t->num_microbatches = per > 0 ? t->global_batch_size / per : 0;
 }
 
+/* Whether some layer of m has a dense MLP (of ffn_hidden_size). */
+static bool has_dense_layer(const pp_model *m)
+{
+	if (m->num_experts <= 0)
+		return true;
+	if (m->moe_list_len > 0) {
+		for (int i = 0; i < m->moe_list_len; i++)
+			if (!m->moe_list[i])
+				return true;
+		return false;
+	}
+	return m->moe_layer_freq > 1 && m->num_layers > 1;
+}
+
+/* The expert-parallel part of pp_layout_check (Megatron-Core's checks in
+ * parallel_state.initialize_model_parallel, TransformerConfig and
+ * arguments.py validate_args). */
+static int moe_layout_check(const pp_model *m, const pp_parallel *p, const char **key, char *why,
+			    size_t n)
+{
+#define FAIL(k, ...)                                    \
+	do {                                            \
+		*key = k;                               \
+		snprintf(why, n, __VA_ARGS__);          \
+		return PP_EINPUT;                       \
+	} while (0)
+	const char *EP = "parallel.expert_model_parallel_size";
+	const char *ETP = "parallel.expert_tensor_parallel_size";
+	const char *TP = "parallel.tensor_model_parallel_size";
+	if (m->num_experts <= 0) {
+		if (p->ep > 1)
+			FAIL(EP, "found %d for a dense model; expected 1 (expert parallelism needs "
+			     "model.num_experts)", p->ep);
+		if (p->etp > 0)
+			FAIL(ETP, "found %d for a dense model; expected the key left out (expert tensor "
+			     "parallelism needs model.num_experts)", p->etp);
+		return 0;
+	}
+	int etp = pp_parallel_etp(p), ep = p->ep > 0 ? p->ep : 1;
+	if (m->num_experts % ep)
+		FAIL(EP, "found %d, which does not divide num_experts = %d; expected a divisor (each "
+		     "expert-parallel rank holds num_experts / EP experts)", ep, m->num_experts);
+	int64_t dense = (int64_t)p->tp * p->cp * p->dp, expert = (int64_t)etp * ep;
+	if (dense % expert)
+		FAIL(p->etp > 0 ? ETP : EP, "found expert tensor %d x expert %d = %lld, which does not "
+		     "divide tensor %d x context %d x data %d = %lld GPUs per pipeline stage; expected "
+		     "a divisor (the expert layers' ETP x EP x expert-DP fold onto the GPUs of the "
+		     "attention's TP x CP x DP)", etp, ep, (long long)expert, p->tp, p->cp, p->dp,
+		     (long long)dense);
+	if (m->moe_ffn_hidden_size % etp)
+		FAIL(p->etp > 0 ? ETP : TP, "found %d, which does not divide moe_ffn_hidden_size = %d; "
+		     "expected a divisor (each expert's FFN splits over the expert tensor-parallel "
+		     "group, the tensor-parallel size unless expert_tensor_parallel_size is given)",
+		     etp, m->moe_ffn_hidden_size);
+	if (m->moe_shared_expert_intermediate_size % p->tp)
+		FAIL(TP, "found %d, which does not divide moe_shared_expert_intermediate_size = %d; "
+		     "expected a divisor (the shared experts are a tensor-parallel MLP)", p->tp,
+		     m->moe_shared_expert_intermediate_size);
+	if (p->tp > 1 && !p->sequence_parallel)
+		FAIL("parallel.sequence_parallel", "found false with tensor_model_parallel_size %d on a "
+		     "mixture-of-experts model; expected true (Megatron-LM: \"When using MoE and "
+		     "tensor parallelism, sequence parallelism must be used\")", p->tp);
+	if (p->zero_stage >= 2)
+		FAIL("parallel.zero_stage", "found %d for a mixture-of-experts model; expected 0 or 1: "
+		     "ZeRO-%d is not modelled for MoE (Megatron's distributed optimizer is ZeRO-1)",
+		     p->zero_stage, p->zero_stage);
+	return 0;
+#undef FAIL
+}
+
 int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
 		    const pp_cluster *c, const char **key, char *why, size_t n)
 {
@@ -81,10 +156,11 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (m->num_attention_heads % p->tp)
 		FAIL(TP, "found %d, which does not divide num_attention_heads = %d; expected a divisor "
 		     "of the head count", p->tp, m->num_attention_heads);
-	if (m->num_query_groups % p->tp && p->tp % m->num_query_groups)
+	/* MLA has no key/value head groups to split */
+	if (!m->multi_latent_attention && m->num_query_groups % p->tp && p->tp % m->num_query_groups)
 		FAIL(TP, "found %d, which neither divides nor is a multiple of num_query_groups = %d; "
 		     "expected one of them", p->tp, m->num_query_groups);
-	if (m->ffn_hidden_size % p->tp)
+	if (has_dense_layer(m) && m->ffn_hidden_size % p->tp)
 		FAIL(TP, "found %d, which does not divide ffn_hidden_size = %d; expected a divisor",
 		     p->tp, m->ffn_hidden_size);
 	int64_t prod = (int64_t)p->tp * p->pp * p->dp * p->cp;
@@ -153,14 +229,14 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (c->gpu->peak_flops[t->precision] <= 0)
 		FAIL("training.precision", "found \"%s\", which %s does not support; expected one "
 		     "of its datatypes", pp_dtype_names[t->precision], c->gpu->id);
-	return 0;
+	return moe_layout_check(m, p, key, why, n);
 #undef FAIL
 }
 
 /* ---- model ---- */
 
 static int read_hf_config(pp_scenario *s, const pp_jdoc *d, const char *hfpath, pp_model *m,
-			  pp_err *err)
+			  bool drop_mtp, pp_err *err)
 {
 	pp_jdoc hf;
 	char resolved[PATH_MAX + 8];
@@ -179,39 +255,16 @@ static int read_hf_config(pp_scenario *s, const pp_jdoc *d, const char *hfpath, 
 				  "Hugging Face config.json", hfpath, sub.msg);
 		goto out;
 	}
-	int64_t v = 0;
-	bool present;
-#define HF(key, field, req)                                                                       \
-	if ((rc = pp_jget_int(&hf, hf.root, "", key, req, 1, MAX_DIM, &v, &present, err)))       \
-		goto out;                                                                        \
-	if (present)                                                                             \
-		m->field = (int)v;
-	HF("hidden_size", hidden_size, true)
-	HF("num_hidden_layers", num_layers, true)
-	HF("num_attention_heads", num_attention_heads, true)
-	m->num_query_groups = m->num_attention_heads;
-	HF("num_key_value_heads", num_query_groups, false)
-	m->ffn_hidden_size = 4 * m->hidden_size;
-	HF("intermediate_size", ffn_hidden_size, false)
-	HF("vocab_size", vocab_size, true)
-	m->seq_length = 2048;
-	HF("max_position_embeddings", seq_length, false)
-#undef HF
-	/* Llama-style (gated SiLU MLP) when the activation is silu or the
-	 * architecture says so. */
-	const cJSON *act = cJSON_GetObjectItemCaseSensitive(hf.root, "hidden_act");
-	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(hf.root, "model_type");
-	m->swiglu = (cJSON_IsString(act) && !strcmp(act->valuestring, "silu")) ||
-		    (cJSON_IsString(mt) && (strstr(mt->valuestring, "llama") ||
-					     strstr(mt->valuestring, "mistral") ||
-					     strstr(mt->valuestring, "qwen")));
-	const cJSON *tie = cJSON_GetObjectItemCaseSensitive(hf.root, "tie_word_embeddings");
-	m->tied_embeddings = cJSON_IsTrue(tie);
+	/* the config's own position and key, after the scenario's */
+	memset(&sub, 0, sizeof(sub));
+	if ((rc = pp_hfconfig_read(m, &hf, drop_mtp, &sub))) {
+		rc = pp_jdoc_errf(d, err, "model.hf_config", "%s", sub.msg);
+		goto out;
+	}
 	snprintf(m->id, sizeof(m->id), "hf");
 	snprintf(m->name, sizeof(m->name), "%.80s", hfpath);
 	snprintf(s->model_origin, sizeof(s->model_origin), "hf_config %s", hfpath);
 out:
-	(void)hf_keys_note;
 	pp_jdoc_release(&hf);
 	return rc;
 }
@@ -233,6 +286,16 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	if (has_preset && has_hf)
 		return pp_jdoc_errf(d, err, "model.hf_config", "found both preset and hf_config; "
 				    "expected one of them");
+	/* Megatron's --mtp-num-layers: podplan models no multi-token prediction;
+	 * 0 says to train a config.json that has it without it */
+	int64_t mtp = 0;
+	bool has_mtp = false;
+	if ((rc = pp_jget_int(d, mo, "model", "mtp_num_layers", false, 0, 64, &mtp, &has_mtp, err)))
+		return rc;
+	if (mtp > 0)
+		return pp_jdoc_errf(d, err, "model.mtp_num_layers", "found %lld: podplan does not model "
+				    "multi-token prediction (DeepSeek-V3's MTP module); expected 0 "
+				    "(train without it)", (long long)mtp);
 	if (has_preset) {
 		const pp_model *pm = pp_catalog_model(cat, preset);
 		if (!pm) {
@@ -254,7 +317,7 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		*m = *pm;
 		snprintf(s->model_origin, sizeof(s->model_origin), "preset %s", preset);
 	} else if (has_hf) {
-		if ((rc = read_hf_config(s, d, hf, m, err)))
+		if ((rc = read_hf_config(s, d, hf, m, has_mtp, err)))
 			return rc;
 	} else {
 		snprintf(m->id, sizeof(m->id), "custom");
@@ -289,15 +352,13 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		return rc;
 	if (have_untie)
 		m->tied_embeddings = !untie;
-	/* Structural checks. */
-	if (m->hidden_size % m->num_attention_heads)
-		return pp_jdoc_errf(d, err, "model.num_attention_heads", "found %d heads for "
-				    "hidden_size %d; expected a head count that divides hidden_size",
-				    m->num_attention_heads, m->hidden_size);
-	if (m->num_attention_heads % m->num_query_groups)
-		return pp_jdoc_errf(d, err, "model.num_query_groups", "found %d groups for %d heads; "
-				    "expected a divisor of num_attention_heads", m->num_query_groups,
-				    m->num_attention_heads);
+	/* mixture of experts, latent attention, head size, sliding window */
+	if ((rc = pp_model_read_arch(d, mo, "model", m, err)))
+		return rc;
+	const char *key = NULL;
+	char why[512], path[300];
+	if (pp_model_check(m, &key, why, sizeof(why)))
+		return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), "model", key), "%s", why);
 	return 0;
 }
 
@@ -344,6 +405,75 @@ void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog 
 		tr->base_weight_bytes = tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32 ? 4.0 : 2.0;
 }
 
+/* The mixture-of-experts training keys (Megatron's names); defaults:
+ * Megatron-Core's allgather dispatcher, dropless, no shared-expert overlap,
+ * one GEMM per expert, and the catalog's load imbalance for real routing
+ * (models.json "moe"; 1 for a dense model). t may be NULL (no section). */
+static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *cat, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	pp_training *tr = &s->training;
+	const pp_model *m = &s->model;
+	bool moe = m->num_experts > 0;
+	int rc;
+	tr->moe_token_dispatcher = PP_MOE_ALLGATHER; /* Megatron-Core's default */
+	tr->moe_expert_capacity_factor = 0;
+	tr->moe_load_imbalance = moe ? pp_catalog_moe(cat)->load_imbalance : 1.0;
+	tr->moe_shared_expert_overlap = false;
+	tr->moe_grouped_gemm = false; /* Megatron's default */
+	if (!t)
+		return 0;
+	static const char *const keys[] = {"moe_token_dispatcher_type", "moe_expert_capacity_factor",
+					   "moe_load_imbalance", "moe_shared_expert_overlap",
+					   "moe_grouped_gemm"};
+	char path[96];
+	for (size_t i = 0; i < PP_ARRAY_LEN(keys) && !moe; i++)
+		if (cJSON_GetObjectItemCaseSensitive(t, keys[i]))
+			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), "training", keys[i]),
+					    "found for a dense model; expected the mixture-of-experts "
+					    "training keys only with model.num_experts > 0");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "moe_token_dispatcher_type");
+	if (cJSON_IsString(v) && !strcmp(v->valuestring, "flex"))
+		return pp_jdoc_errf(d, err, "training.moe_token_dispatcher_type", "found \"flex\": "
+				    "podplan does not model DeepEP's (or HybridEP's) flex dispatcher; "
+				    "expected \"alltoall\" or \"allgather\"");
+	if ((rc = pp_jget_enum(d, t, "training", "moe_token_dispatcher_type", false,
+			       pp_moe_dispatcher_names, 2, &tr->moe_token_dispatcher, NULL, err)))
+		return rc;
+	/* capacity factor: absent or null (Megatron's None) = dropless */
+	v = cJSON_GetObjectItemCaseSensitive(t, "moe_expert_capacity_factor");
+	if (v && !cJSON_IsNull(v)) {
+		double cf = 0;
+		if ((rc = pp_jget_num(d, t, "training", "moe_expert_capacity_factor", false, -1e6, 1e6,
+				      &cf, NULL, err)))
+			return rc;
+		if (cf <= 0)
+			return pp_jdoc_errf(d, err, "training.moe_expert_capacity_factor", "found %g; "
+					    "expected a factor > 0 (an expert takes at most factor x "
+					    "the mean tokens, the rest are dropped), or the key left out "
+					    "for dropless training", cf);
+		tr->moe_expert_capacity_factor = cf;
+	}
+	if ((rc = pp_jget_num(d, t, "training", "moe_load_imbalance", false, 1, 100,
+			      &tr->moe_load_imbalance, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "moe_grouped_gemm", false, &tr->moe_grouped_gemm,
+			       NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "moe_shared_expert_overlap", false,
+			       &tr->moe_shared_expert_overlap, NULL, err)))
+		return rc;
+	if (tr->moe_shared_expert_overlap && m->moe_shared_expert_intermediate_size == 0)
+		return pp_jdoc_errf(d, err, "training.moe_shared_expert_overlap", "found true for a "
+				    "model without shared experts; expected false (there is no shared "
+				    "expert to overlap with the all-to-alls)");
+	if (tr->moe_shared_expert_overlap && tr->moe_token_dispatcher != PP_MOE_ALLTOALL)
+		return pp_jdoc_errf(d, err, "training.moe_shared_expert_overlap", "found true with "
+				    "moe_token_dispatcher_type \"%s\"; expected the \"alltoall\" "
+				    "dispatcher (Megatron-LM: \"moe_shared_expert_overlap only works "
+				    "with alltoall token dispatcher\")",
+				    pp_moe_dispatcher_names[tr->moe_token_dispatcher]);
+	return 0;
+}
+
 static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
@@ -360,12 +490,13 @@ static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	tr->overlap_p2p_comm = true;
 	tr->bucket_bytes = 0; /* filled below from the parameter count default */
 	tr->data_bytes_per_token = 4; /* Megatron's indexed datasets store int32 tokens */
-	tr->moe_token_dispatcher = PP_MOE_ALLGATHER; /* Megatron-Core's default */
-	tr->moe_load_imbalance = 1.0;
 	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
 		return rc;
-	if (!t)
+	if (!t) {
+		if ((rc = parse_moe_training(s, NULL, cat, err)))
+			return rc;
 		return parse_finetune(s, NULL, cat, err);
+	}
 	if ((rc = pp_jcheck_keys(d, t, "training", training_keys, PP_ARRAY_LEN(training_keys), err)))
 		return rc;
 	bool present;
@@ -410,6 +541,8 @@ static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		return rc;
 	/* Megatron's bucket_size counts parameters; store bytes of fp32 grads. */
 	tr->bucket_bytes = bucket * 4.0;
+	if ((rc = parse_moe_training(s, t, cat, err)))
+		return rc;
 	return parse_finetune(s, t, cat, err);
 }
 
@@ -439,6 +572,9 @@ static int parse_parallel(pp_scenario *s, pp_err *err)
 		{"data_parallel_size", &pa->dp, PP_GIVEN_DP},
 		{"context_parallel_size", &pa->cp, PP_GIVEN_CP},
 		{"virtual_pipeline_model_parallel_size", &pa->vpp, PP_GIVEN_VPP},
+		{"expert_model_parallel_size", &pa->ep, PP_GIVEN_EP},
+		/* given when > 0; left out it means the tensor-parallel size */
+		{"expert_tensor_parallel_size", &pa->etp, 0},
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(ints); i++) {
 		int64_t v = 0;

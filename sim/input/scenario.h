@@ -43,10 +43,12 @@ typedef struct pp_training {
 	double data_bytes_per_token;  /* bytes read from storage per training token */
 	int64_t num_microbatches;     /* derived: gbs / (mbs * dp) */
 	/* mixture of experts (Megatron's names) */
-	int moe_token_dispatcher;     /* PP_MOE_ALLTOALL or PP_MOE_ALLGATHER (Megatron's default) */
+	int moe_token_dispatcher;     /* PP_MOE_ALLTOALL or PP_MOE_ALLGATHER (Megatron's default);
+				       * "flex" (DeepEP) is refused */
 	double moe_expert_capacity_factor; /* 0: dropless; else tokens per expert capped at
 					    * factor x the mean (the rest dropped) */
-	double moe_load_imbalance;    /* busiest EP rank's tokens / the mean (>= 1) */
+	double moe_load_imbalance;    /* busiest EP rank's tokens / the mean (>= 1); default
+				       * models.json "moe".load_imbalance, 1 for a dense model */
 	bool moe_shared_expert_overlap; /* shared expert beside the dispatch/combine all-to-alls */
 	bool moe_grouped_gemm;        /* local experts in one grouped GEMM (else one GEMM each) */
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */

@@ -1,0 +1,466 @@
+/* hfconfig.c - see hfconfig.h. */
+#include "input/hfconfig.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Upper bound of a dimension: catches typos and overflow, not a real limit. */
+#define MAX_DIM 10000000
+
+typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS } fam;
+
+/* Keys every family may have. The first group is read; the others have no
+ * effect on a training step's compute, memory or communication. */
+static const char *const k_common[] = {
+	/* read */
+	"model_type", "hidden_size", "num_hidden_layers", "num_attention_heads",
+	"num_key_value_heads", "intermediate_size", "vocab_size", "max_position_embeddings",
+	"hidden_act", "tie_word_embeddings",
+	/* identity and bookkeeping */
+	"architectures", "auto_map", "transformers_version", "torch_dtype", "dtype",
+	/* token ids, initialisation, inference cache */
+	"bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "use_cache",
+	/* numerics and positions: the norm's epsilon, RoPE's base and scaling
+	 * (YaRN, linear, dynamic: the same elementwise rotation), dropout (0 in
+	 * these models) */
+	"rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "attention_dropout",
+	/* Llama's emulation of its pretraining TP split, bias vectors on the
+	 * attention / MLP projections (an add per output: negligible) */
+	"pretraining_tp", "attention_bias", "mlp_bias",
+	/* the released checkpoint's weight format (FP8 blocks, MXFP4): a
+	 * scenario's training precision and QLoRA are training keys */
+	"quantization_config",
+};
+
+/* Dense decoders (llama, mistral, qwen2, qwen3, ...). */
+static const char *const k_dense[] = {"head_dim", "sliding_window", "use_sliding_window",
+				      "max_window_layers", "layer_types"};
+
+static const char *const k_mixtral[] = {
+	"num_local_experts", "num_experts_per_tok", "head_dim", "sliding_window",
+	/* the router's auxiliary loss and its jitter noise: no compute effect */
+	"router_aux_loss_coef", "router_jitter_noise", "output_router_logits"};
+
+static const char *const k_qwen_moe[] = {
+	"num_experts", "num_experts_per_tok", "moe_intermediate_size",
+	"shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "head_dim",
+	"sliding_window", "use_sliding_window", "max_window_layers", "layer_types",
+	/* routing weights renormalised, auxiliary loss: no compute effect */
+	"norm_topk_prob", "router_aux_loss_coef", "output_router_logits"};
+
+static const char *const k_deepseek[] = {
+	"n_routed_experts", "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size",
+	"first_k_dense_replace", "moe_layer_freq", "q_lora_rank", "kv_lora_rank",
+	"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_nextn_predict_layers",
+	/* routing rules (group-limited top-k, scoring function, bias-based
+	 * balancing, output scaling) and balance losses: the same tokens per
+	 * expert on average, no compute effect */
+	"n_group", "topk_group", "topk_method", "scoring_func", "norm_topk_prob",
+	"routed_scaling_factor", "aux_loss_alpha", "seq_aux",
+	/* inference hints: an expert-parallel size for serving, RoPE's memory
+	 * layout; newer transformers also write head_dim = qk_rope_head_dim */
+	"ep_size", "rope_interleave", "head_dim"};
+
+static const char *const k_gpt_oss[] = {
+	"num_local_experts", "num_experts_per_tok", "experts_per_token", "head_dim",
+	"sliding_window", "layer_types",
+	/* the SwiGLU clamp, YaRN's original context, the router's loss:
+	 * elementwise or nothing */
+	"swiglu_limit", "initial_context_length", "router_aux_loss_coef", "output_router_logits"};
+
+/* Expert keys: named in the message when a dense model_type carries them. */
+static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
+					"num_experts_per_tok", "experts_per_token",
+					"moe_intermediate_size"};
+
+static bool in(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, list[i]))
+			return true;
+	return false;
+}
+
+static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
+{
+	const char *const *fk;
+	size_t nf;
+	switch (f) {
+	case F_MIXTRAL: fk = k_mixtral; nf = PP_ARRAY_LEN(k_mixtral); break;
+	case F_QWEN_MOE: fk = k_qwen_moe; nf = PP_ARRAY_LEN(k_qwen_moe); break;
+	case F_DEEPSEEK: fk = k_deepseek; nf = PP_ARRAY_LEN(k_deepseek); break;
+	case F_GPT_OSS: fk = k_gpt_oss; nf = PP_ARRAY_LEN(k_gpt_oss); break;
+	default: fk = k_dense; nf = PP_ARRAY_LEN(k_dense); break;
+	}
+	for (const cJSON *c = hf->root->child; c; c = c->next) {
+		const char *k = c->string;
+		/* "_name_or_path", "_comment", "//": bookkeeping and comments */
+		if (!k || k[0] == '_' || !strncmp(k, "//", 2))
+			continue;
+		if (in(k, k_common, PP_ARRAY_LEN(k_common)) || in(k, fk, nf))
+			continue;
+		if (f == F_DENSE && in(k, k_experts, PP_ARRAY_LEN(k_experts)))
+			return pp_jdoc_errf(hf, err, k, "found an expert key in a config of model_type "
+					    "\"%s\"; expected expert keys only with model_type mixtral, "
+					    "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3 or gpt_oss (a "
+					    "mixture of experts is never read as a dense model)", mt);
+		return pp_jdoc_errf(hf, err, k, "found a key podplan does not model in a config of "
+				    "model_type \"%s\"; expected only keys it reads or knows to leave "
+				    "a training step unchanged (README.md, \"Hugging Face "
+				    "config.json\"): a key that may change the architecture is refused, "
+				    "never ignored", mt);
+	}
+	return 0;
+}
+
+/* An integer member of the config; null (Python's None) reads as 0 where
+ * nullable, and *present is then false. */
+static int get_int(const pp_jdoc *hf, const char *key, bool req, bool nullable, int64_t min,
+		   int64_t max, int *out, bool *present, pp_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf->root, key);
+	bool pr = false;
+	int64_t x = 0;
+	if (nullable && cJSON_IsNull(v)) {
+		*out = 0;
+	} else {
+		int rc = pp_jget_int(hf, hf->root, "", key, req, min, max, &x, &pr, err);
+		if (rc)
+			return rc;
+		if (pr)
+			*out = (int)x;
+	}
+	if (present)
+		*present = pr;
+	return 0;
+}
+
+/* Layer i is MoE iff moe[i]: podplan's integer form where it says the same
+ * (i % N == 0), else the 0/1 list. */
+static int set_layers(const pp_jdoc *hf, pp_model *m, const bool *moe, pp_err *err)
+{
+	int L = m->num_layers, n = L;
+	if (moe[0])
+		for (n = 1; n < L && !moe[n]; n++)
+			;
+	bool every_n = moe[0];
+	for (int i = 0; i < L && every_n; i++)
+		every_n = moe[i] == (i % n == 0);
+	m->moe_list_len = 0;
+	if (every_n) {
+		m->moe_layer_freq = n;
+		return 0;
+	}
+	if (L > PP_MOE_LIST_MAX)
+		return pp_jdoc_errf(hf, err, "num_hidden_layers", "found %d layers with a dense/MoE "
+				    "pattern; expected at most %d (podplan's longest moe_layer_freq "
+				    "list)", L, PP_MOE_LIST_MAX);
+	for (int i = 0; i < L; i++)
+		m->moe_list[i] = moe[i];
+	m->moe_list_len = L;
+	m->moe_layer_freq = 0;
+	return 0;
+}
+
+static int check_topk(const pp_jdoc *hf, const char *key, const pp_model *m, pp_err *err)
+{
+	if (m->moe_router_topk > m->num_experts)
+		return pp_jdoc_errf(hf, err, key, "found %d experts per token of %d; expected at "
+				    "most the number of experts", m->moe_router_topk, m->num_experts);
+	return 0;
+}
+
+/* Mixtral: every layer's MLP is num_local_experts SwiGLU experts of
+ * intermediate_size (transformers MixtralSparseMoeBlock). */
+static int read_mixtral(const pp_jdoc *hf, pp_model *m, pp_err *err)
+{
+	int rc;
+	if ((rc = get_int(hf, "num_local_experts", true, false, 1, 1000000, &m->num_experts, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "num_experts_per_tok", true, false, 1, 1000000, &m->moe_router_topk,
+			  NULL, err)) ||
+	    (rc = check_topk(hf, "num_experts_per_tok", m, err)))
+		return rc;
+	m->moe_ffn_hidden_size = m->ffn_hidden_size;
+	m->moe_layer_freq = 1;
+	return 0;
+}
+
+/* Qwen2-MoE, Qwen3-MoE: layer i is MoE iff i is not in mlp_only_layers and
+ * (i + 1) % decoder_sparse_step == 0 (transformers Qwen2MoeDecoderLayer /
+ * Qwen3MoeDecoderLayer); dense layers use intermediate_size. Qwen2-MoE's
+ * shared expert carries a sigmoid gate of hidden_size weights: negligible. */
+static int read_qwen_moe(const pp_jdoc *hf, pp_model *m, pp_err *err)
+{
+	int rc, step = 1;
+	if ((rc = get_int(hf, "num_experts", true, false, 0, 1000000, &m->num_experts, NULL, err)))
+		return rc;
+	if (m->num_experts == 0)
+		return 0; /* transformers: no experts, every layer dense */
+	if ((rc = get_int(hf, "num_experts_per_tok", true, false, 1, 1000000, &m->moe_router_topk,
+			  NULL, err)) ||
+	    (rc = check_topk(hf, "num_experts_per_tok", m, err)) ||
+	    (rc = get_int(hf, "moe_intermediate_size", true, false, 1, MAX_DIM,
+			  &m->moe_ffn_hidden_size, NULL, err)) ||
+	    (rc = get_int(hf, "shared_expert_intermediate_size", false, true, 0, MAX_DIM,
+			  &m->moe_shared_expert_intermediate_size, NULL, err)) ||
+	    (rc = get_int(hf, "decoder_sparse_step", false, false, 1, MAX_DIM, &step, NULL, err)))
+		return rc;
+	int L = m->num_layers;
+	bool *moe = pp_xcalloc((size_t)L, sizeof(bool));
+	for (int i = 0; i < L; i++)
+		moe[i] = (i + 1) % step == 0;
+	const cJSON *mlp = cJSON_GetObjectItemCaseSensitive(hf->root, "mlp_only_layers");
+	if (mlp && !cJSON_IsArray(mlp)) {
+		char what[96];
+		rc = pp_jdoc_errf(hf, err, "mlp_only_layers", "found %s; expected a list of layer "
+				  "indices", pp_jdoc_describe(mlp, what, sizeof(what)));
+		goto out;
+	}
+	int k = 0;
+	for (const cJSON *e = mlp ? mlp->child : NULL; e; e = e->next, k++) {
+		char p[64], what[96];
+		if (!cJSON_IsNumber(e) || e->valuedouble != (int)e->valuedouble || e->valuedouble < 0 ||
+		    e->valuedouble >= L) {
+			rc = pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "mlp_only_layers", k),
+					  "found %s; expected a layer index 0 to %d",
+					  pp_jdoc_describe(e, what, sizeof(what)), L - 1);
+			goto out;
+		}
+		moe[(int)e->valuedouble] = false;
+	}
+	rc = set_layers(hf, m, moe, err);
+out:
+	free(moe);
+	return rc;
+}
+
+/* DeepSeek-V2/V3: multi-head latent attention in every layer; layer i is
+ * MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0 (vLLM
+ * deepseek_v2.py _is_moe_layer), with n_shared_experts shared experts of
+ * moe_intermediate_size each (Megatron's moe_shared_expert_intermediate_size
+ * is their sum); dense layers use intermediate_size. */
+static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *err)
+{
+	int rc, nshared = 0, kdense = 0, freq = 1, mtp = 0;
+	bool has_mtp = false;
+	m->multi_latent_attention = true;
+	/* MLA has no key/value head groups: num_key_value_heads (= heads in
+	 * DeepSeek's configs) is not used by the attention */
+	m->num_query_groups = m->num_attention_heads;
+	m->head_dim = 0;
+	if ((rc = get_int(hf, "q_lora_rank", false, true, 1, MAX_DIM, &m->q_lora_rank, NULL, err)) ||
+	    (rc = get_int(hf, "kv_lora_rank", true, false, 1, MAX_DIM, &m->kv_lora_rank, NULL, err)) ||
+	    (rc = get_int(hf, "qk_nope_head_dim", true, false, 1, MAX_DIM, &m->qk_head_dim, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "qk_rope_head_dim", true, false, 1, MAX_DIM, &m->qk_pos_emb_head_dim,
+			  NULL, err)) ||
+	    (rc = get_int(hf, "v_head_dim", true, false, 1, MAX_DIM, &m->v_head_dim, NULL, err)) ||
+	    (rc = get_int(hf, "num_nextn_predict_layers", false, true, 0, 64, &mtp, &has_mtp, err)))
+		return rc;
+	if (mtp > 0 && !drop_mtp)
+		return pp_jdoc_errf(hf, err, "num_nextn_predict_layers", "found %d: podplan does not "
+				    "model DeepSeek-V3's multi-token-prediction module (its extra "
+				    "layer, projection and loss); expected 0, or set the scenario's "
+				    "\"model\": {\"mtp_num_layers\": 0} to predict training without "
+				    "it (Megatron-LM's --mtp-num-layers)", mtp);
+	if ((rc = get_int(hf, "n_routed_experts", false, true, 0, 1000000, &m->num_experts, NULL,
+			  err)))
+		return rc;
+	if (m->num_experts == 0)
+		return 0; /* no routed experts: every layer dense */
+	if ((rc = get_int(hf, "num_experts_per_tok", true, false, 1, 1000000, &m->moe_router_topk,
+			  NULL, err)) ||
+	    (rc = check_topk(hf, "num_experts_per_tok", m, err)) ||
+	    (rc = get_int(hf, "moe_intermediate_size", true, false, 1, MAX_DIM,
+			  &m->moe_ffn_hidden_size, NULL, err)) ||
+	    (rc = get_int(hf, "n_shared_experts", false, true, 0, 1000000, &nshared, NULL, err)) ||
+	    (rc = get_int(hf, "first_k_dense_replace", false, false, 0, MAX_DIM, &kdense, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "moe_layer_freq", false, false, 1, MAX_DIM, &freq, NULL, err)))
+		return rc;
+	m->moe_shared_expert_intermediate_size = nshared * m->moe_ffn_hidden_size;
+	int L = m->num_layers;
+	bool *moe = pp_xcalloc((size_t)L, sizeof(bool));
+	for (int i = 0; i < L; i++)
+		moe[i] = i >= kdense && i % freq == 0;
+	rc = set_layers(hf, m, moe, err);
+	free(moe);
+	return rc;
+}
+
+/* gpt-oss: every layer's MLP is num_local_experts SwiGLU experts of
+ * intermediate_size (clamped at swiglu_limit), top experts_per_token. The
+ * attention's learned sinks (one logit per head) and its bias vectors are
+ * negligible compute and are not costed. */
+static int read_gpt_oss(const pp_jdoc *hf, pp_model *m, pp_err *err)
+{
+	int rc, k1 = 0, k2 = 0;
+	bool has1 = false, has2 = false;
+	if ((rc = get_int(hf, "num_local_experts", true, false, 1, 1000000, &m->num_experts, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "experts_per_token", false, false, 1, 1000000, &k1, &has1, err)) ||
+	    (rc = get_int(hf, "num_experts_per_tok", false, false, 1, 1000000, &k2, &has2, err)))
+		return rc;
+	if (!has1 && !has2)
+		return pp_jdoc_errf(hf, err, "experts_per_token", "missing; expected experts_per_token "
+				    "or num_experts_per_tok");
+	if (has1 && has2 && k1 != k2)
+		return pp_jdoc_errf(hf, err, "num_experts_per_tok", "found %d, but experts_per_token "
+				    "is %d; expected the same number", k2, k1);
+	m->moe_router_topk = has1 ? k1 : k2;
+	if ((rc = check_topk(hf, has1 ? "experts_per_token" : "num_experts_per_tok", m, err)))
+		return rc;
+	m->moe_ffn_hidden_size = m->ffn_hidden_size;
+	m->moe_layer_freq = 1;
+	return 0;
+}
+
+/* The sliding window. A window at least max_position_embeddings long
+ * changes nothing. Which layers slide: layer_types when the config lists
+ * them; else Qwen's rule (use_sliding_window, from layer max_window_layers
+ * on; off when absent, transformers' default); else every layer for Mistral
+ * and Mixtral, even layers for gpt-oss (gpt_oss/torch/model.py: "sliding_window
+ * if layer_idx % 2 == 0"). */
+static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *err)
+{
+	int rc, win = 0, L = m->num_layers;
+	bool has_win = false;
+	m->window = m->window_freq = 0;
+	if ((rc = get_int(hf, "sliding_window", false, true, 1, MAX_DIM, &win, &has_win, err)))
+		return rc;
+	if (win >= m->seq_length)
+		win = 0;
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf->root, "layer_types");
+	if (lt) {
+		char p[64], what[96];
+		if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != L)
+			return pp_jdoc_errf(hf, err, "layer_types", "found %s; expected a list of %d "
+					    "attention types, one per layer",
+					    pp_jdoc_describe(lt, what, sizeof(what)), L);
+		bool sl[PP_MOE_LIST_MAX] = {0}, any = false;
+		int i = 0;
+		if (L > PP_MOE_LIST_MAX)
+			return pp_jdoc_errf(hf, err, "layer_types", "found %d layers; expected at most "
+					    "%d", L, PP_MOE_LIST_MAX);
+		for (const cJSON *e = lt->child; e; e = e->next, i++) {
+			bool full = cJSON_IsString(e) && !strcmp(e->valuestring, "full_attention");
+			sl[i] = cJSON_IsString(e) && !strcmp(e->valuestring, "sliding_attention");
+			if (!full && !sl[i])
+				return pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "layer_types", i),
+						    "found %s; expected \"full_attention\" or "
+						    "\"sliding_attention\" (podplan models no other "
+						    "attention)", pp_jdoc_describe(e, what, sizeof(what)));
+			any |= sl[i];
+		}
+		if (!any || (win == 0 && has_win))
+			return 0;
+		if (win == 0)
+			return pp_jdoc_errf(hf, err, "sliding_window", "found no window size, but "
+					    "layer_types has sliding layers; expected the window in tokens");
+		int n = L;
+		if (sl[0])
+			for (n = 1; n < L && !sl[n]; n++)
+				;
+		for (i = 0; i < L; i++)
+			if (sl[i] != (sl[0] && i % n == 0))
+				return pp_jdoc_errf(hf, err, "layer_types", "found a pattern of sliding "
+						    "layers podplan cannot express; expected sliding "
+						    "attention exactly on the layers i with i %% N == 0 "
+						    "(window_layer_freq N)");
+		m->window = win;
+		m->window_freq = n;
+		return 0;
+	}
+	const cJSON *usw = cJSON_GetObjectItemCaseSensitive(hf->root, "use_sliding_window");
+	if (usw || !strncmp(mt, "qwen", 4)) {
+		bool on = false;
+		int mwl = 0;
+		if ((rc = pp_jget_bool(hf, hf->root, "", "use_sliding_window", false, &on, NULL, err)))
+			return rc;
+		if (!on || win == 0)
+			return 0;
+		/* transformers' Qwen2: layer i slides iff i >= max_window_layers */
+		if ((rc = get_int(hf, "max_window_layers", true, false, 0, MAX_DIM, &mwl, NULL, err)))
+			return rc;
+		if (mwl >= L)
+			return 0;
+		if (mwl > 0)
+			return pp_jdoc_errf(hf, err, "max_window_layers", "found %d of %d layers with "
+					    "use_sliding_window: a window on the layers from %d on only; "
+					    "expected 0 (every layer) or num_hidden_layers (none): "
+					    "podplan's window_layer_freq cannot express it", mwl, L, mwl);
+		m->window = win;
+		m->window_freq = 1;
+		return 0;
+	}
+	if (win == 0)
+		return 0;
+	if (!strcmp(mt, "mistral") || !strcmp(mt, "mixtral")) {
+		m->window = win;
+		m->window_freq = 1;
+	} else if (!strcmp(mt, "gpt_oss")) {
+		m->window = win;
+		m->window_freq = 2;
+	} else {
+		return pp_jdoc_errf(hf, err, "sliding_window", "found %d in a config of model_type "
+				    "\"%s\", whose layer rule podplan does not know; expected null, "
+				    "or layer_types naming the sliding layers", win, mt);
+	}
+	return 0;
+}
+
+int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
+{
+	int rc;
+	char mt[64] = "";
+	memset(m, 0, sizeof(*m));
+	if ((rc = pp_jget_str(hf, hf->root, "", "model_type", false, mt, sizeof(mt), NULL, err)))
+		return rc;
+	fam f = !strcmp(mt, "mixtral")                                   ? F_MIXTRAL
+		: !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3_moe")   ? F_QWEN_MOE
+		: !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ? F_DEEPSEEK
+		: !strcmp(mt, "gpt_oss")                                 ? F_GPT_OSS
+									 : F_DENSE;
+	if ((rc = check_keys(hf, f, mt[0] ? mt : "(none)", err)))
+		return rc;
+	int64_t v = 0;
+	bool present;
+#define HF(key, field, req)                                                                       \
+	if ((rc = pp_jget_int(hf, hf->root, "", key, req, 1, MAX_DIM, &v, &present, err)))       \
+		return rc;                                                                        \
+	if (present)                                                                              \
+		m->field = (int)v;
+	HF("hidden_size", hidden_size, true)
+	HF("num_hidden_layers", num_layers, true)
+	HF("num_attention_heads", num_attention_heads, true)
+	m->num_query_groups = m->num_attention_heads;
+	HF("num_key_value_heads", num_query_groups, false)
+	m->ffn_hidden_size = 4 * m->hidden_size;
+	HF("intermediate_size", ffn_hidden_size, f == F_MIXTRAL || f == F_GPT_OSS)
+	HF("vocab_size", vocab_size, true)
+	m->seq_length = 2048;
+	HF("max_position_embeddings", seq_length, false)
+#undef HF
+	/* Llama-style (gated SiLU MLP) when the activation is silu or the
+	 * architecture says so; the expert families are all SwiGLU. */
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(hf->root, "hidden_act");
+	m->swiglu = (cJSON_IsString(act) && !strcmp(act->valuestring, "silu")) ||
+		    strstr(mt, "llama") || strstr(mt, "mistral") || strstr(mt, "qwen") || f != F_DENSE;
+	if ((rc = pp_jget_bool(hf, hf->root, "", "tie_word_embeddings", false, &m->tied_embeddings,
+			       NULL, err)))
+		return rc;
+	if (f != F_DEEPSEEK &&
+	    (rc = get_int(hf, "head_dim", false, true, 1, MAX_DIM, &m->head_dim, NULL, err)))
+		return rc;
+	if (f != F_DEEPSEEK && (rc = read_window(hf, mt, m, err)))
+		return rc;
+	switch (f) {
+	case F_MIXTRAL: return read_mixtral(hf, m, err);
+	case F_QWEN_MOE: return read_qwen_moe(hf, m, err);
+	case F_DEEPSEEK: return read_deepseek(hf, m, drop_mtp, err);
+	case F_GPT_OSS: return read_gpt_oss(hf, m, err);
+	default: return 0;
+	}
+}
