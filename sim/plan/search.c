@@ -197,6 +197,8 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 						p.vpp = l.vpp;
 						p.schedule = l.schedule;
 						p.ep = l.ep;
+						p.zero_stage = z;
+						p.sequence_parallel = sp;
 						t.micro_batch_size = mbs;
 						const char *key;
 						char why[8];
