@@ -131,6 +131,7 @@ typedef struct fast {
 	int64_t *free;   /* per resource: when it is next free */
 	int nres, cap;
 	int64_t span;    /* latest end so far */
+	int64_t tasks;   /* issued */
 } fast;
 
 static int fast_resource(void *ctx, const char *name, int rank, bool in_order)
@@ -157,19 +158,21 @@ static int64_t fast_task(void *ctx, int res, int64_t dur_ns, const pp_des_tag *t
 		if (deps[i] > start)
 			start = deps[i];
 	int64_t end = start + (dur_ns > 0 ? dur_ns : 0);
+	f->tasks++;
 	f->free[res] = end;
 	if (end > f->span)
 		f->span = end;
 	return end;
 }
 
-int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		  const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks)
 {
 	if (s->training.num_microbatches < 1)
 		return -1;
 	pp_stepcost c;
-	pp_stepcost_init(&c, s, hw, w, NULL);
-	fast f = {NULL, 0, 0, 0};
+	pp_stepcost_init(&c, s, hw, w, ablate);
+	fast f = {NULL, 0, 0, 0, 0};
 	pp_sink sink = {&f, fast_resource, fast_task, NULL};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
@@ -190,13 +193,20 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 		if (!moved)
 			goto out;
 	}
-	pp_program_finish(p, NULL);
+	pp_program_finish(p, busy);
 	result = f.span;
+	if (tasks)
+		*tasks = f.tasks;
 out:
 	pp_program_free(p);
 	free(f.free);
 	pp_stepcost_release(&c);
 	return result;
+}
+
+int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	return pp_fp_run(s, hw, w, NULL, NULL, NULL);
 }
 
 /* ---- the bound ---- */

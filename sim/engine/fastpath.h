@@ -62,6 +62,15 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
  * (a dependency cycle, which the event simulation would report too). */
 int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 
+/* The same walk with the ablations of ab (may be NULL) filling busy (pp
+ * entries, may be NULL: busy[st].last_task is the end of the stage's
+ * optimizer, in ns) and *tasks (may be NULL: the tasks issued, which the
+ * event simulation would count as events). -1 as above. Memory: two int64
+ * per unit of every stage, no graph. */
+#include "engine/program.h"
+int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		  const pp_sched_opts *ab, pp_stage_busy *busy, int64_t *tasks);
+
 /* A lower bound on pp_fp_step_ns(s, hw, w), in O(stages x chunks). */
 int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 

@@ -1,5 +1,6 @@
 /* predict.c - see predict.h. */
 #include "engine/predict.h"
+#include "engine/fastpath.h"
 #include "engine/memory.h"
 #include "engine/schedule.h"
 #include "engine/trace.h"
@@ -9,14 +10,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int run(pp_des *d, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+/* How the step is run: the closed-form walk of the step's program (the
+ * same tasks and durations as the event graph, to the nanosecond, in
+ * memory that holds two numbers a unit and no graph), or the event
+ * simulation itself when a trace is wanted or the walk stalls (a cycle the
+ * event simulation then reports). */
+typedef struct sim {
+	bool fast;
+	pp_des *d;
+	int64_t tasks;
+} sim;
+
+static int run(sim *m, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	       pp_sched_opts o, pp_stage_busy *busy, int64_t *makespan, pp_err *err)
 {
-	pp_schedule_build(d, s, hw, w, &o, busy);
-	int rc = pp_des_run(d, err);
-	if (!rc)
-		*makespan = pp_des_makespan(d);
+	if (m->fast) {
+		int64_t t = pp_fp_run(s, hw, w, &o, busy, &m->tasks);
+		if (t >= 0) {
+			*makespan = t;
+			return 0;
+		}
+		m->fast = false;
+	}
+	if (!m->d)
+		m->d = pp_des_new();
+	pp_schedule_build(m->d, s, hw, w, &o, busy);
+	int rc = pp_des_run(m->d, err);
+	if (!rc) {
+		*makespan = pp_des_makespan(m->d);
+		m->tasks = pp_des_events(m->d);
+	}
 	return rc;
+}
+
+/* When stage st's optimizer ends (its busy entry from the last run). */
+static int64_t stage_end(const sim *m, const pp_stage_busy *b)
+{
+	return m->fast ? b->last_task : pp_des_end(m->d, (int)b->last_task);
 }
 
 static void bottleneck(pp_result *r)
@@ -61,23 +91,23 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 		return pp_errf(err, PP_EINPUT, "%s: the layout gives no micro-batches", s->name);
 	pp_workload w;
 	pp_workload_build(&w, s, hw);
-	pp_des *d = pp_des_new();
+	sim m = {!(opts && opts->trace), NULL, 0};
 	pp_stage_busy *busy = pp_xcalloc((size_t)p->pp, sizeof(pp_stage_busy));
 	int64_t t_full, t_nodata, t_nodp, t_nop2p;
 	pp_sched_opts o = {false, false, false};
-	if ((rc = run(d, s, hw, &w, o, busy, &t_full, err)))
+	if ((rc = run(&m, s, hw, &w, o, busy, &t_full, err)))
 		goto out;
-	out->events = pp_des_events(d);
+	out->events = m.tasks;
 	if (opts && opts->trace)
-		pp_trace_capture(opts->trace, d, s->name);
+		pp_trace_capture(opts->trace, m.d, s->name);
 	o.no_data = true;
-	if ((rc = run(d, s, hw, &w, o, busy, &t_nodata, err)))
+	if ((rc = run(&m, s, hw, &w, o, busy, &t_nodata, err)))
 		goto out;
 	o.no_dp = true;
-	if ((rc = run(d, s, hw, &w, o, busy, &t_nodp, err)))
+	if ((rc = run(&m, s, hw, &w, o, busy, &t_nodp, err)))
 		goto out;
 	o.no_p2p = true;
-	if ((rc = run(d, s, hw, &w, o, busy, &t_nop2p, err)))
+	if ((rc = run(&m, s, hw, &w, o, busy, &t_nop2p, err)))
 		goto out;
 	out->events += 3 * out->events;
 
@@ -87,7 +117,7 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	int crit = 0;
 	int64_t latest = -1;
 	for (int st = 0; st < p->pp; st++) {
-		int64_t e = pp_des_end(d, busy[st].last_task);
+		int64_t e = stage_end(&m, &busy[st]);
 		if (e > latest) {
 			latest = e;
 			crit = st;
@@ -141,7 +171,7 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	bottleneck(out);
 out:
 	free(busy);
-	pp_des_free(d);
+	pp_des_free(m.d);
 	pp_workload_release(&w);
 	return rc;
 }

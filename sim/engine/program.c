@@ -11,31 +11,29 @@ const char *const pp_cat_names[PP_CAT_COUNT] = {
 	"forward", "backward", "send activations", "send gradients", "gradient reduce",
 	"parameter all-gather", "embedding all-reduce", "optimizer", "data loading"};
 
-int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
+int pp_schedule_count(const pp_scenario *s)
+{
+	return 2 * (int)s->training.num_microbatches * s->parallel.vpp;
+}
+
+pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 {
 	const pp_parallel *p = &s->parallel;
 	int m = (int)s->training.num_microbatches;
-	int n = 0;
-	if (p->schedule == PP_SCHED_GPIPE) {
-		for (int j = 0; j < m; j++)
-			out[n++] = (pp_unit){true, 0, j};
-		for (int j = m - 1; j >= 0; j--)
-			out[n++] = (pp_unit){false, 0, j};
-		return n;
-	}
+	if (p->schedule == PP_SCHED_GPIPE) /* every forward, then every backward in reverse */
+		return i < m ? (pp_unit){true, 0, i} : (pp_unit){false, 0, 2 * m - 1 - i};
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
+		/* warm-up forwards, one forward one backward, cool-down backwards */
 		int warm = p->pp - stage - 1;
 		if (warm > m)
 			warm = m;
-		for (int j = 0; j < warm; j++)
-			out[n++] = (pp_unit){true, 0, j};
-		for (int i = 0; i < m - warm; i++) {
-			out[n++] = (pp_unit){true, 0, warm + i};
-			out[n++] = (pp_unit){false, 0, i};
+		if (i < warm)
+			return (pp_unit){true, 0, i};
+		if (i < warm + 2 * (m - warm)) {
+			int j = i - warm;
+			return j % 2 == 0 ? (pp_unit){true, 0, warm + j / 2} : (pp_unit){false, 0, j / 2};
 		}
-		for (int i = m - warm; i < m; i++)
-			out[n++] = (pp_unit){false, 0, i};
-		return n;
+		return (pp_unit){false, 0, i - warm - (m - warm)};
 	}
 	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
 	int P = p->pp, v = p->vpp, total = m * v;
@@ -46,25 +44,33 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 #define FCHUNK(k) (((k) / P) % v)
 #define BCHUNK(k) (v - 1 - ((k) / P) % v)
 #define MB(k) (((k) / (P * v)) * P + (k) % P)
-	for (int k = 0; k < warm; k++)
-		out[n++] = (pp_unit){true, FCHUNK(k), MB(k)};
-	for (int i = 0; i < rest; i++) {
-		int k = warm + i;
-		out[n++] = (pp_unit){true, FCHUNK(k), MB(k)};
-		out[n++] = (pp_unit){false, BCHUNK(i), MB(i)};
+	pp_unit u;
+	if (i < warm) {
+		u = (pp_unit){true, FCHUNK(i), MB(i)};
+	} else if (i < warm + 2 * rest) {
+		int j = i - warm, k = warm + j / 2, b = j / 2;
+		u = j % 2 == 0 ? (pp_unit){true, FCHUNK(k), MB(k)} : (pp_unit){false, BCHUNK(b), MB(b)};
+	} else {
+		int b = i - warm - rest;
+		u = (pp_unit){false, BCHUNK(b), MB(b)};
 	}
-	for (int i = rest; i < total; i++)
-		out[n++] = (pp_unit){false, BCHUNK(i), MB(i)};
 #undef FCHUNK
 #undef BCHUNK
 #undef MB
+	return u;
+}
+
+int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
+{
+	int n = pp_schedule_count(s);
+	for (int i = 0; i < n; i++)
+		out[i] = pp_schedule_unit(s, stage, i);
 	return n;
 }
 
 /* One stage's issue state. */
 typedef struct stage {
-	pp_unit *order;
-	int n, next;
+	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
 	bool *first_use;           /* [V]: no forward of the chunk issued yet */
@@ -289,12 +295,14 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	p->M = c->M;
 	p->NV = c->NV;
 	p->blocking = !s->training.overlap_p2p_comm && p->P > 1;
-	size_t nk = (size_t)p->NV * p->M;
-	p->arr_f = pp_xmalloc(sizeof(int64_t) * nk * 4);
+	/* the arrivals; the waiting consumers only for a backend that takes
+	 * dependencies later (the closed form issues a unit once its input is in) */
+	size_t nk = (size_t)p->NV * p->M, na = sink->dep ? 4 : 2;
+	p->arr_f = pp_xmalloc(sizeof(int64_t) * nk * na);
 	p->arr_b = p->arr_f + nk;
-	p->wait_f = p->arr_b + nk;
-	p->wait_b = p->wait_f + nk;
-	for (size_t i = 0; i < 4 * nk; i++)
+	p->wait_f = sink->dep ? p->arr_b + nk : NULL;
+	p->wait_b = sink->dep ? p->wait_f + nk : NULL;
+	for (size_t i = 0; i < na * nk; i++)
 		p->arr_f[i] = -1;
 	p->st = pp_xcalloc((size_t)p->P, sizeof(stage));
 	for (int st = 0; st < p->P; st++) {
@@ -319,17 +327,18 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	p->embed_res = c->embed_ar.ns >= 0 ? p->k.resource(p->k.ctx, "embedding group", 0, false) : -1;
 	for (int st = 0; st < p->P; st++) {
 		stage *S = &p->st[st];
-		S->order = pp_xmalloc(sizeof(pp_unit) * (size_t)(2 * p->M * p->V));
-		S->n = pp_schedule_order(s, st, S->order);
+		S->n = pp_schedule_count(s);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
 			S->last_b_of_chunk[k] = -1;
 			S->first_use[k] = true;
 		}
-		for (int i = 0; i < S->n; i++)
-			if (!S->order[i].fwd)
-				S->last_b_of_chunk[S->order[i].chunk] = i;
+		for (int i = 0; i < S->n; i++) {
+			pp_unit u = pp_schedule_unit(s, st, i);
+			if (!u.fwd)
+				S->last_b_of_chunk[u.chunk] = i;
+		}
 		S->prev0 = S->prev1 = S->pend_rs = -1;
 		S->last = S->last_dp = S->opt = -1;
 	}
@@ -341,7 +350,6 @@ void pp_program_free(pp_program *p)
 	if (!p)
 		return;
 	for (int st = 0; st < p->P; st++) {
-		free(p->st[st].order);
 		free(p->st[st].last_b_of_chunk);
 		free(p->st[st].first_use);
 		free(p->st[st].gather_of);
@@ -363,10 +371,10 @@ bool pp_program_ready(const pp_program *p, int st)
 	const stage *S = &p->st[st];
 	if (S->next >= S->n)
 		return false;
-	const pp_unit *u = &S->order[S->next];
-	int vs = u->chunk * p->P + st;
-	size_t key = (size_t)vs * p->M + u->mb;
-	if (u->fwd)
+	pp_unit u = pp_schedule_unit(p->c->s, st, S->next);
+	int vs = u.chunk * p->P + st;
+	size_t key = (size_t)vs * p->M + u.mb;
+	if (u.fwd)
 		return vs == 0 || p->arr_f[key] >= 0;
 	return vs == p->NV - 1 || p->arr_b[key] >= 0;
 }
@@ -385,7 +393,7 @@ static void await_input(pp_program *p, const int64_t *arr, int64_t *wait, size_t
 static void arrive(pp_program *p, int64_t *arr, const int64_t *wait, size_t key, int64_t h)
 {
 	arr[key] = h;
-	if (wait[key] >= 0)
+	if (wait && wait[key] >= 0)
 		p->k.dep(p->k.ctx, wait[key], h);
 }
 
@@ -533,7 +541,7 @@ void pp_program_unit(pp_program *p, int st)
 	if (S->next == 0 && p->c->dist_opt_gather && p->c->s->training.overlap_param_gather)
 		stage_gathers(p, st);
 	int i = S->next++;
-	pp_unit u = S->order[i];
+	pp_unit u = pp_schedule_unit(p->c->s, st, i);
 	if (u.fwd)
 		unit_fwd(p, st, u);
 	else

@@ -87,6 +87,9 @@ typedef struct pp_unit {
 	int mb;
 } pp_unit;
 int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
+/* The same one unit at a time, in O(1) memory: the count, and unit i. */
+int pp_schedule_count(const pp_scenario *s);
+pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i);
 
 typedef struct pp_program pp_program;
 
