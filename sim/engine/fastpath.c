@@ -179,20 +179,42 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	long left = 0;
 	for (int st = 0; st < c.P; st++)
 		left += pp_program_left(p, st);
-	/* every stage runs until it waits for a neighbour; the order in which
-	 * stages are advanced does not change any time computed */
-	while (left > 0) {
+	/* every stage runs until it waits for a neighbour, whose units are what
+	 * can unblock it: a stage that moved puts its two neighbours back on the
+	 * work list. The order in which stages are advanced does not change any
+	 * time computed. */
+	int *work = pp_xmalloc(sizeof(int) * (size_t)c.P);
+	bool *queued = pp_xmalloc(sizeof(bool) * (size_t)c.P);
+	int head = 0, n = c.P;
+	for (int st = 0; st < c.P; st++) {
+		work[st] = st;
+		queued[st] = true;
+	}
+	while (n > 0) {
+		int st = work[head];
+		head = (head + 1) % c.P;
+		n--;
+		queued[st] = false;
 		bool moved = false;
-		for (int st = 0; st < c.P; st++) {
-			while (pp_program_ready(p, st)) {
-				pp_program_unit(p, st);
-				left--;
-				moved = true;
-			}
+		while (pp_program_ready(p, st)) {
+			pp_program_unit(p, st);
+			left--;
+			moved = true;
 		}
 		if (!moved)
-			goto out;
+			continue;
+		int nb[2] = {(st + 1) % c.P, (st + c.P - 1) % c.P};
+		for (int k = 0; k < 2; k++)
+			if (!queued[nb[k]]) {
+				work[(head + n) % c.P] = nb[k];
+				n++;
+				queued[nb[k]] = true;
+			}
 	}
+	free(work);
+	free(queued);
+	if (left > 0)
+		goto out;
 	pp_program_finish(p, busy);
 	result = f.span;
 	if (tasks)

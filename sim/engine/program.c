@@ -71,6 +71,7 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 /* One stage's issue state. */
 typedef struct stage {
 	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
+	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
 	bool *first_use;           /* [V]: no forward of the chunk issued yet */
@@ -334,11 +335,18 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 			S->last_b_of_chunk[k] = -1;
 			S->first_use[k] = true;
 		}
-		for (int i = 0; i < S->n; i++) {
+		/* every chunk's last backward lies in the schedule's tail: scan
+		 * back from the end until each chunk is found */
+		int found = 0;
+		for (int i = S->n - 1; i >= 0 && found < p->V; i--) {
 			pp_unit u = pp_schedule_unit(s, st, i);
-			if (!u.fwd)
+			if (!u.fwd && S->last_b_of_chunk[u.chunk] < 0) {
 				S->last_b_of_chunk[u.chunk] = i;
+				found++;
+			}
 		}
+		if (S->n > 0)
+			S->nextu = pp_schedule_unit(s, st, 0);
 		S->prev0 = S->prev1 = S->pend_rs = -1;
 		S->last = S->last_dp = S->opt = -1;
 	}
@@ -371,7 +379,7 @@ bool pp_program_ready(const pp_program *p, int st)
 	const stage *S = &p->st[st];
 	if (S->next >= S->n)
 		return false;
-	pp_unit u = pp_schedule_unit(p->c->s, st, S->next);
+	pp_unit u = S->nextu;
 	int vs = u.chunk * p->P + st;
 	size_t key = (size_t)vs * p->M + u.mb;
 	if (u.fwd)
@@ -541,7 +549,9 @@ void pp_program_unit(pp_program *p, int st)
 	if (S->next == 0 && p->c->dist_opt_gather && p->c->s->training.overlap_param_gather)
 		stage_gathers(p, st);
 	int i = S->next++;
-	pp_unit u = pp_schedule_unit(p->c->s, st, i);
+	pp_unit u = S->nextu;
+	if (S->next < S->n)
+		S->nextu = pp_schedule_unit(p->c->s, st, S->next);
 	if (u.fwd)
 		unit_fwd(p, st, u);
 	else
