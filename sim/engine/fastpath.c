@@ -173,7 +173,7 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	pp_stepcost c;
 	pp_stepcost_init(&c, s, hw, w, ablate);
 	fast f = {NULL, 0, 0, 0, 0};
-	pp_sink sink = {&f, fast_resource, fast_task, NULL};
+	pp_sink sink = {&f, fast_resource, fast_task, NULL, true};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
 	long left = 0;
@@ -218,7 +218,7 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	pp_program_finish(p, busy);
 	result = f.span;
 	if (tasks)
-		*tasks = f.tasks;
+		*tasks = f.tasks + pp_program_coalesced(p);
 out:
 	pp_program_free(p);
 	free(f.free);

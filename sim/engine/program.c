@@ -98,6 +98,7 @@ struct pp_program {
 	int64_t *wait_f, *wait_b;  /* [NV * M]: a consumer issued before that task */
 	int *link_f, *link_b;      /* [P]: boundary st -> st+1 and back */
 	int embed_res;
+	int64_t coalesced;         /* layer tasks issued as part of another */
 };
 
 static pp_des_tag tag(int cat, int chunk, int layer, int mb)
@@ -369,6 +370,11 @@ void pp_program_free(pp_program *p)
 	free(p);
 }
 
+int64_t pp_program_coalesced(const pp_program *p)
+{
+	return p->coalesced;
+}
+
 int pp_program_left(const pp_program *p, int st)
 {
 	return p->st[st].n - p->st[st].next;
@@ -434,6 +440,15 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 		arrive(p, p->arr_b, p->wait_b, key - (size_t)p->M, h);
 }
 
+/* The compute-stream time of virtual stage vs's layers for one unit. */
+static int64_t layers_dur(const pp_stepcost *c, int vs, bool fwd)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
+	return t;
+}
+
 static void unit_fwd(pp_program *p, int st, pp_unit u)
 {
 	const pp_stepcost *c = p->c;
@@ -446,6 +461,15 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		h = compute_task(p, S, c->unit.f_embed, tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
 				 PP_PART_EMBED, 0, false, -1, -1, -1);
 		busy_add(S, c, PP_PART_EMBED, true);
+	}
+	bool gathers_now = S->gather_of && S->first_use[u.chunk];
+	if (p->k.coalesce && !c->zero3 && !gathers_now && L > 0) {
+		/* the unit's layers back to back: one task */
+		int64_t in = vs > 0 ? p->arr_f[key] : -1;
+		h = issue(p, S->comp, layers_dur(c, vs, true), tag(PP_CAT_FWD, u.chunk, 0, u.mb), in,
+			  -1, -1);
+		p->coalesced += L - 1;
+		L = 0;
 	}
 	for (int l = 0; l < L; l++) {
 		int kind = pp_stepcost_kind(c, vs, l);
@@ -512,6 +536,13 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		busy_add(S, c, PP_PART_HEAD, false);
 		if (reduce_here)
 			acc.dense += w->trainable_head;
+	}
+	if (p->k.coalesce && !c->zero3 && !reduce_here && L > 0) {
+		/* the unit's layers back to back: one task */
+		h = issue(p, S->comp, layers_dur(c, vs, false), tag(PP_CAT_BWD, u.chunk, 0, u.mb),
+			  vs < p->NV - 1 ? p->arr_b[key] : -1, -1, -1);
+		p->coalesced += L - 1;
+		L = 0;
 	}
 	for (int l = L - 1; l >= 0; l--) {
 		int kind = pp_stepcost_kind(c, vs, l);

@@ -67,6 +67,10 @@ typedef struct pp_sink {
 	/* task also waits for pred (both issued); NULL when the backend never
 	 * issues a unit before its input */
 	void (*dep)(void *ctx, int64_t task, int64_t pred);
+	/* true: a unit's layer tasks that nothing else waits on between them
+	 * may come as one task of their summed duration (the same ends on an
+	 * in-order stream); the event graph keeps one task a layer */
+	bool coalesce;
 } pp_sink;
 
 /* Per stage, for the breakdown: unstretched busy seconds and the handle of
@@ -96,6 +100,10 @@ typedef struct pp_program pp_program;
 /* Start the step: create the resources through sink. c must outlive p. */
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink);
 void pp_program_free(pp_program *p);
+
+/* Layer tasks a coalescing backend got as part of another task (so the
+ * tasks of the step are those issued plus these). */
+int64_t pp_program_coalesced(const pp_program *p);
 
 /* Units stage st has yet to issue. */
 int pp_program_left(const pp_program *p, int st);
