@@ -106,16 +106,19 @@ static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, doub
 	x->kv_write = b->kv_write;
 	x->rows = b->sampled > 0 ? (t > b->prefill_tokens + b->decode_tokens ? t : b->sampled) : 0;
 	if (x->E > 0) {
-		/* rows per local expert; the experts some token chose: with top-k
-		 * of E uniform and independent per token, an expert is missed by
-		 * one token with probability 1 - k/E, so E (1 - (1 - k/E)^T) are
-		 * hit in expectation (the occupancy problem, Feller vol. 1, II.11);
-		 * real routers are skewed, so fewer are hit than this */
+		/* rows per local expert; the local share of the experts hit */
 		x->n_avg = x->n_busy = t * x->topk / x->E;
-		x->El_act = x->El * (1.0 - pow(1.0 - x->topk / x->E, t));
+		x->El_act = x->El * pp_forward_experts_hit(x->E, x->topk, t) / x->E;
 		if (x->El_act < 1 && x->El >= 1)
 			x->El_act = 1;
 	}
+}
+
+double pp_forward_experts_hit(double E, double k, double t)
+{
+	if (E <= 0 || t <= 0)
+		return 0;
+	return E * (1.0 - pow(1.0 - k / E, t));
 }
 
 /* ---- the op list of one batch shape ---- */

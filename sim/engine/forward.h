@@ -98,6 +98,13 @@ double pp_forward_allreduce_s(const pp_forward *f, double bytes);
  * to (vLLM's capture list 1, 2, 4 and multiples of 8), or n. */
 double pp_forward_padded(const pp_forward *f, double n, bool decode_only);
 
+/* Experts of E that t tokens choosing k each hit, in expectation, when
+ * every token's choice is uniform and independent: E (1 - (1 - k/E)^t)
+ * (an expert is missed by one token with probability 1 - k/E; the
+ * occupancy problem, Feller vol. 1, ch. II.11). Real routers are skewed,
+ * so they hit fewer; this is the upper end of the weights a decode reads. */
+double pp_forward_experts_hit(double E, double k, double t);
+
 /* Bytes of one layer's activations at their peak for t tokens on a
  * rank (the MLP's or experts' intermediate beside the residual stream),
  * and of the largest such layer: what a profiling forward of t tokens

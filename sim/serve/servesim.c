@@ -364,9 +364,21 @@ out:
 	free(s.heap);
 	free(s.itl);
 	free(s.done);
-	free(s.r);
+	if (su->keep_requests && rc == 0) {
+		out->requests = s.r;
+		out->nrequests = s.N;
+	} else {
+		free(s.r);
+	}
 	free(touched);
 	return rc;
+}
+
+void pp_serve_result_release(pp_serve_result *r)
+{
+	free(r->requests);
+	r->requests = NULL;
+	r->nrequests = 0;
 }
 
 /* ---- the highest rate meeting the SLO ---- */

@@ -38,6 +38,7 @@
 #include "input/scenario.h"
 #include "serve/kvcap.h"
 #include "serve/metrics.h"
+#include "serve/sched.h"
 
 typedef struct pp_serve_setup {
 	const pp_scenario *s;
@@ -46,6 +47,7 @@ typedef struct pp_serve_setup {
 	pp_hw hw;
 	pp_forward *fwd;
 	pp_serve_memory mem;
+	bool keep_requests;         /* pp_serve_run leaves the requests in the result */
 	/* progress: called now and then with the share of requests done */
 	void (*progress)(void *ctx, double done);
 	void *progress_ctx;
@@ -73,7 +75,12 @@ typedef struct pp_serve_result {
 	int64_t iterations, preemptions, prefix_hit_tokens, graphed_iterations;
 	double mean_batch_tokens, mean_running;
 	double busy_s, compute_s, tp_comm_s, ep_comm_s, launch_s, p2p_s; /* over replicas */
+	pp_sreq *requests;            /* with su->keep_requests: every request's record (owned) */
+	size_t nrequests;
 } pp_serve_result;
+
+/* Free what a result owns (its requests). */
+void pp_serve_result_release(pp_serve_result *r);
 
 /* Simulate the workload at request_rate (INFINITY: all at t = 0; for a
  * trace, a factor on its rate, INFINITY meaning all at once) with seed. */
