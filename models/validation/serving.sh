@@ -20,7 +20,8 @@ out=$dir/serving-published.csv
 tmp=$(mktemp -d /tmp/pp-serving-val.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 head=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- sim models 2>/dev/null | grep -v "$out" | grep -v serving-measured.csv)" ]; then
+# what a prediction depends on: the simulator, the catalogs, the scenarios
+if [ -n "$(git status --porcelain -- sim 'models/*.json' models/validation/serving 2>/dev/null)" ]; then
 	head="$head+dirty"
 fi
 # group|config|scenario|metric (a key of podplan serve --json; memory.* in GiB)
