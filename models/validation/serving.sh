@@ -96,7 +96,7 @@ for r in rows:
     print("%-42s %-20s %12s %12s %8s  %s" % (r["config"], r["metric"], r["predicted"],
           r["measured"] or "-", (r["error_pct"] + "%") if r["error_pct"] else "-", r["predicted_at_commit"]))
     if r["error_pct"]:
-        key = r["group"] if r["metric"] in ("output_throughput", "kv_cache_gib") else r["group"] + " latency"
+        key = r["group"] if r["metric"].endswith(("throughput", "_gib")) else r["group"] + " latency"
         groups.setdefault(key, []).append(abs(float(r["error_pct"])))
 for g, e in groups.items():
     print("%-28s %2d rows: mean |error| %5.1f%%, max %5.1f%%" % (g, len(e), sum(e) / len(e), max(e)))
