@@ -177,6 +177,98 @@ static void forward_flops(void)
 	CHECK(pp_forward_experts_hit(256, 8, 4096) > 255.99);
 }
 
+/* A decode of one token after c cached, as the scheduler describes it. */
+static pp_fwd_batch decode_batch(double n, double pairs)
+{
+	pp_fwd_batch d;
+	memset(&d, 0, sizeof(d));
+	d.decode_tokens = n;
+	d.decode_pairs = d.decode_kv_read = pairs;
+	d.kv_write = d.sampled = n;
+	d.seqs = (int)n;
+	return d;
+}
+
+/* Mixture of experts: a one-token decode reads the attention weights and
+ * only the top-k experts' (Mixtral: 2 of 8); a batch that hits every
+ * expert reads them all. Multi-latent attention: each head of a decode
+ * attends over the cached latent (2 x 512 + 64 per pair, absorbed). */
+static void forward_moe_mla(void)
+{
+	const char *mix = "{\"name\": \"mix\", \"model\": {\"num_layers\": 32, \"hidden_size\": 4096, "
+			  "\"num_attention_heads\": 32, \"num_query_groups\": 8, \"ffn_hidden_size\": 14336, "
+			  "\"vocab_size\": 32000, \"seq_length\": 4096, \"swiglu\": true, "
+			  "\"untie_embeddings_and_output_weights\": true}, \"cluster\": {\"gpu\": \"h200\", "
+			  "\"num_gpus\": 1}, \"serving\": {}}";
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	if (tu_scenario(mix, &s, &hw)) {
+		CHECK(!"scenario");
+		pp_scenario_release(&s);
+		return;
+	}
+	s.model.num_experts = 8;
+	s.model.moe_router_topk = 2;
+	s.model.moe_ffn_hidden_size = 14336;
+	s.model.moe_layer_freq = 1;
+	pp_err err = {0};
+	if (pp_serve_setup_init(&su, &s, &hw, &err)) {
+		pp_t_diag("%s", err.msg);
+		CHECK(!"setup");
+		pp_scenario_release(&s);
+		return;
+	}
+	double h = 4096, kvw = 2 * 8 * 128, F = 14336, E = 8, V = 32000;
+	double attn_w = (h * (h + kvw) + h * h) * 2, expert = 3 * h * F * 2, router = h * E * 2;
+	pp_fwd_batch d = decode_batch(1, 101);
+	pp_fwd_cost c;
+	pp_forward_cost(su.fwd, &d, &c);
+	double want = 32 * (attn_w + router + 2 * expert) + V * h * 2;
+	pp_t_diag("Mixtral decode of 1: %.3f GB read, weights of 2 experts a layer %.3f GB", c.bytes / 1e9,
+		  want / 1e9);
+	CHECK(c.bytes > want && c.bytes < want * 1.01); /* plus activations, KV and norms */
+	pp_fwd_batch big = decode_batch(64, 64 * 101);
+	pp_forward_cost(su.fwd, &big, &c);
+	double all = 32 * (attn_w + router + 8 * expert) + V * h * 2;
+	CHECK(c.bytes > all * 0.999 && c.bytes < all * 1.05);
+	pp_serve_setup_release(&su);
+	pp_scenario_release(&s);
+
+	const char *mla = "{\"name\": \"mla\", \"model\": {\"num_layers\": 4, \"hidden_size\": 7168, "
+			  "\"num_attention_heads\": 128, \"ffn_hidden_size\": 18432, \"vocab_size\": 129280, "
+			  "\"seq_length\": 4096, \"swiglu\": true, \"untie_embeddings_and_output_weights\": "
+			  "true}, \"cluster\": {\"gpu\": \"h200\", \"num_gpus\": 8}, \"serving\": "
+			  "{\"tensor_parallel_size\": 8}}";
+	if (tu_scenario(mla, &s, &hw)) {
+		CHECK(!"scenario");
+		pp_scenario_release(&s);
+		return;
+	}
+	pp_model *m = &s.model;
+	m->multi_latent_attention = true;
+	m->q_lora_rank = 1536;
+	m->kv_lora_rank = 512;
+	m->qk_head_dim = 128;
+	m->qk_pos_emb_head_dim = 64;
+	m->v_head_dim = 128;
+	if (pp_serve_setup_init(&su, &s, &hw, &err)) {
+		pp_t_diag("%s", err.msg);
+		CHECK(!"setup");
+		pp_scenario_release(&s);
+		return;
+	}
+	CHECK_NEAR(su.mem.kv_bytes_per_token, 4 * 576 * 2.0, 1e-12); /* every rank holds the latent */
+	pp_fwd_cost c1, c2;
+	pp_fwd_batch d1 = decode_batch(8, 8 * 1000), d2 = decode_batch(8, 8 * 3000);
+	pp_forward_cost(su.fwd, &d1, &c1);
+	pp_forward_cost(su.fwd, &d2, &c2);
+	CHECK_NEAR(c2.flops - c1.flops, 4 * 2.0 * (8 * 2000) * (128 / 8) * (512 + 64 + 512), 1e-9);
+	CHECK(c2.total_s > c1.total_s);
+	pp_serve_setup_release(&su);
+	pp_scenario_release(&s);
+}
+
 /* ---- the scheduler ---- */
 
 static pp_servespec small_spec(int64_t budget, int64_t seqs)
@@ -548,6 +640,7 @@ int main(void)
 	RUN(kv_bytes);
 	RUN(kv_capacity);
 	RUN(forward_flops);
+	RUN(forward_moe_mla);
 	RUN(sched_one);
 	RUN(sched_budget);
 	RUN(sched_preempt);

@@ -11,7 +11,7 @@
 /* An op's memoized duration and what it is. */
 enum { OC_COMPUTE, OC_ATTN, OC_TP, OC_EP };
 typedef struct mop {
-	double t, flops;
+	double t, flops, bytes;
 	unsigned char cls;
 } mop;
 
@@ -162,6 +162,7 @@ static void keep(pp_forward *f, entry *e, int seg, int from)
 		pp_op *o = &f->w.ops[from + i];
 		mop *m = &e->ops[seg][i];
 		m->flops = o->flops;
+		m->bytes = o->kind == PP_OP_COMM ? 0 : o->bytes;
 		if (o->kind == PP_OP_COMM) {
 			double t = o->exposed_s;
 			if (!o->ep && o->coll == PP_COLL_ALL_REDUCE && o->group.n == f->tp.n)
@@ -215,7 +216,7 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 
 /* The attention ops of this batch, in layer-kind order, costed anew. */
 static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, double *t,
-			    double *fl, int *n)
+			    double *fl, double *by, int *n)
 {
 	const pp_scenario *s = f->s;
 	pp_dtype dt = s->training.precision;
@@ -238,6 +239,7 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 			if (f->w.ops[i].kind == PP_OP_ATTN) {
 				t[k * 4 + n[k]] = f->w.ops[i].time_s;
 				fl[k * 4 + n[k]] = f->w.ops[i].flops;
+				by[k * 4 + n[k]] = f->w.ops[i].bytes;
 				n[k]++;
 			}
 	}
@@ -287,9 +289,9 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		e->rows = rows;
 		e->graphed = graphed;
 	}
-	double at[PP_LAYER_KINDS * 4], afl[PP_LAYER_KINDS * 4];
+	double at[PP_LAYER_KINDS * 4], afl[PP_LAYER_KINDS * 4], aby[PP_LAYER_KINDS * 4];
 	int na[PP_LAYER_KINDS];
-	attention_times(f, b, tpad, at, afl, na);
+	attention_times(f, b, tpad, at, afl, aby, na);
 	double L = graphed ? f->o.launch_graph_s : f->o.launch_eager_s;
 	double min_t = e->min_t;
 	for (int k = 0; k < PP_LAYER_KINDS * 4; k++)
@@ -309,18 +311,20 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == f->nstages - 1);
 			if (reps <= 0 || !e->n[seg])
 				continue;
-			double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0;
+			double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0, by = 0;
 			int ai = 0;
 			for (int i = 0; i < e->n[seg]; i++) {
 				const mop *m = &e->ops[seg][i];
-				double t = m->t, mf = m->flops;
+				double t = m->t, mf = m->flops, mb = m->bytes;
 				if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
 					t = at[seg * 4 + ai];
 					mf = afl[seg * 4 + ai];
+					mb = aby[seg * 4 + ai];
 					ai++;
 				}
 				sum += t;
 				fl += mf;
+				by += mb;
 				if (m->cls == OC_TP)
 					tpc += t;
 				else if (m->cls == OC_EP)
@@ -332,6 +336,7 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 			out->tp_comm_s += reps * tpc;
 			out->ep_comm_s += reps * epc;
 			out->flops += reps * fl;
+			out->bytes += reps * by;
 			out->kernels += (int)reps * e->n[seg];
 			busy += reps * sum;
 			if (closed) {

@@ -73,6 +73,7 @@ typedef struct pp_fwd_cost {
 	/* over the stages */
 	double compute_s, tp_comm_s, ep_comm_s, launch_s;
 	double flops;               /* executed */
+	double bytes;               /* device-memory traffic of the kernels (collectives apart) */
 	double tokens;              /* processed, padded to the CUDA graph's size */
 	int kernels;                /* launched, over the stages */
 	bool graphed;               /* replayed as a CUDA graph */
