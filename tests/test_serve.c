@@ -265,6 +265,30 @@ static void forward_moe_mla(void)
 	pp_forward_cost(su.fwd, &d2, &c2);
 	CHECK_NEAR(c2.flops - c1.flops, 4 * 2.0 * (8 * 2000) * (128 / 8) * (512 + 64 + 512), 1e-9);
 	CHECK(c2.total_s > c1.total_s);
+	/* a result does not depend on what was costed before: a prefill batch
+	 * after a mixed one of the same size equals it on a fresh engine */
+	pp_fwd_batch mixed, pre;
+	memset(&mixed, 0, sizeof(mixed));
+	mixed.prefill_tokens = 4;
+	mixed.prefill_pairs = 10;
+	mixed.prefill_kv_read = 4;
+	mixed.decode_tokens = 4;
+	mixed.decode_pairs = mixed.decode_kv_read = 4000;
+	mixed.kv_write = 8;
+	mixed.sampled = 5;
+	mixed.seqs = 5;
+	pre = mixed;
+	pre.decode_tokens = pre.decode_pairs = pre.decode_kv_read = 0;
+	pre.prefill_tokens = 8;
+	pre.prefill_pairs = 36;
+	pre.prefill_kv_read = 8;
+	pp_fwd_cost after, fresh;
+	pp_forward_cost(su.fwd, &mixed, &c1);
+	pp_forward_cost(su.fwd, &pre, &after);
+	pp_serve_setup_release(&su);
+	CHECK(pp_serve_setup_init(&su, &s, &hw, &err) == 0);
+	pp_forward_cost(su.fwd, &pre, &fresh);
+	CHECK(after.total_s == fresh.total_s && after.flops == fresh.flops);
 	pp_serve_setup_release(&su);
 	pp_scenario_release(&s);
 }

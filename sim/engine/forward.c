@@ -22,6 +22,7 @@ typedef struct entry {
 	bool used;
 	double tpad, tact, rows;
 	bool graphed;
+	int parts;        /* prefill (1) and decode (2) tokens present: MLA's attention ops */
 	int n[NSEG];
 	mop *ops[NSEG];
 	double min_t;     /* the shortest op (the closed-form launch test) */
@@ -247,13 +248,14 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 
 /* ---- the iteration ---- */
 
-static entry *lookup(pp_forward *f, double tpad, double tact, double rows, bool graphed)
+static entry *lookup(pp_forward *f, double tpad, double tact, double rows, bool graphed, int parts)
 {
 	uint64_t h = (uint64_t)tpad * 1000003u ^ (uint64_t)tact * 10007u ^ (uint64_t)rows * 101u ^
-		     (uint64_t)graphed;
+		     (uint64_t)graphed ^ (uint64_t)parts << 40;
 	h ^= h >> 29;
 	entry *e = &f->cache[h % CACHE];
-	if (e->used && e->tpad == tpad && e->tact == tact && e->rows == rows && e->graphed == graphed)
+	if (e->used && e->tpad == tpad && e->tact == tact && e->rows == rows && e->graphed == graphed &&
+	    e->parts == parts)
 		return e;
 	e->used = false;
 	return e;
@@ -280,7 +282,8 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 	bool graphed = decode_only && f->o.graph_max_tokens > 0 && tact <= (double)f->o.graph_max_tokens;
 	double tpad = graphed ? pp_forward_padded(f, tact, true) : tact;
 	double rows = b->sampled;
-	entry *e = lookup(f, tpad, tact, rows, graphed);
+	int parts = (b->prefill_tokens > 0) | (b->decode_tokens > 0) << 1;
+	entry *e = lookup(f, tpad, tact, rows, graphed, parts);
 	if (!e->used) {
 		build(f, e, b, tpad);
 		e->used = true;
@@ -288,6 +291,7 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		e->tact = tact;
 		e->rows = rows;
 		e->graphed = graphed;
+		e->parts = parts;
 	}
 	double at[PP_LAYER_KINDS * 4], afl[PP_LAYER_KINDS * 4], aby[PP_LAYER_KINDS * 4];
 	int na[PP_LAYER_KINDS];
