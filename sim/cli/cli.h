@@ -43,5 +43,6 @@ int pp_cmd_report(int argc, char **argv);
 int pp_cmd_history(int argc, char **argv);
 int pp_cmd_search(int argc, char **argv);
 int pp_cmd_size(int argc, char **argv);
+int pp_cmd_serve(int argc, char **argv);
 
 #endif

@@ -64,6 +64,53 @@ static void mla_qkv_bwd(ctx *c, const dims *x, pp_group tp, int *dg, int *wg)
 	}
 }
 
+/* Serving: the attention of one iteration over a batch of prefill chunks
+ * and decodes reading the paged KV cache (vLLM's FlashAttention varlen
+ * kernel, one launch for the batch). The new tokens' K and V are written
+ * to the cache first (reshape_and_cache: read at the activation width,
+ * written at the cache's); the kernel then reads Q, every key and value it
+ * attends to from the cache once, and writes O. Executed FLOPs are 2 per
+ * multiply-add of Q.K and of P.V over the (new token, key) pairs the batch
+ * describes (causal inside a chunk). Multi-latent attention (DeepSeek-V2
+ * Sec. 2.1, vLLM's MLA backends): prefill chunks attend with the latent
+ * expanded per head (heads of dqk + drope for Q.K, dv for V), decodes with
+ * W_UK and W_UV absorbed into the query and output, so each head attends
+ * over the cached latent itself (kvlr + drope for Q.K, kvlr for V); the
+ * absorption GEMMs have kv_up's shape and FLOPs, which mla_qkv_fwd already
+ * counts. */
+static void serve_attention(ctx *c, const dims *x, double qk, double v)
+{
+	double act = c->act, heads_t = x->a / x->t;
+	bool w = x->windowed && x->window > 0;
+	double pf_pairs = w ? x->pf_pairs_w : x->pf_pairs, dc_pairs = w ? x->dc_pairs_w : x->dc_pairs;
+	double pf_kv = w ? x->pf_kv_w : x->pf_kv, dc_kv = w ? x->dc_kv_w : x->dc_kv;
+	double kv_in = x->mla ? (x->kvlr + x->drope) * act : 2.0 * x->g / x->t * x->d * act;
+	wl_mem(c, "kv_cache_write", x->kv_write * (x->kvb + kv_in));
+	if (!x->mla) {
+		pp_op *o = wl_add(c, "attn_paged", PP_OP_ATTN);
+		o->dtype = c->attn_dt;
+		o->flops = 2.0 * (pf_pairs + dc_pairs) * heads_t * (qk + v);
+		o->bytes = 2.0 * x->T * x->qw / x->t * act + (pf_kv + dc_kv) * x->kvb;
+		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+		return;
+	}
+	if (x->pf_tok > 0) {
+		pp_op *o = wl_add(c, "mla_prefill_attn", PP_OP_ATTN);
+		o->dtype = c->attn_dt;
+		o->flops = 2.0 * pf_pairs * heads_t * (qk + v);
+		o->bytes = x->pf_tok * heads_t * (2.0 * qk + 2.0 * v) * act + pf_kv * x->kvb;
+		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+	}
+	if (x->dc_tok > 0) {
+		double lq = x->kvlr + x->drope, lv = x->kvlr;
+		pp_op *o = wl_add(c, "mla_decode_attn", PP_OP_ATTN);
+		o->dtype = c->attn_dt;
+		o->flops = 2.0 * dc_pairs * heads_t * (lq + lv);
+		o->bytes = x->dc_tok * heads_t * (lq + lv) * act + dc_kv * x->kvb;
+		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+	}
+}
+
 void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only)
 {
 	double act = c->act;
@@ -72,15 +119,21 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	double mask = x->dropout ? 1.0 : 0.0;
 	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
 	if (!core_only) {
-		wl_mem(c, "ln1", 2.0 * act * x->Tn * x->h);
+		/* serving: vLLM's fused residual add + RMSNorm (read x and the
+		 * residual, write both) */
+		wl_mem(c, "ln1", (x->serve ? 4.0 : 2.0) * act * x->Tn * x->h);
 		if (x->sp)
 			wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
 		if (x->mla)
 			mla_qkv_fwd(c, x, count);
 		else
 			wl_block_linear(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, count);
+		if (x->serve && !x->mla) /* the rotary embedding of q and k, its own kernel */
+			wl_mem(c, "rope", 2.0 * act * x->T * (x->qw + x->g * x->d) / x->t);
 	}
-	if (x->flash) {
+	if (x->serve) {
+		serve_attention(c, x, qk, v);
+	} else if (x->flash) {
 		if (!core_only) {
 			pp_op *o = wl_add(c, "flash_attn", PP_OP_ATTN);
 			double model, exec;
@@ -105,7 +158,8 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	wl_block_linear(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1, count);
 	wl_comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
 		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
-	wl_mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
+	if (!x->serve) /* serving: the add is fused into the next norm */
+		wl_mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
 }
 
 /* Backward of the attention half, in reverse op order, from the residual
@@ -201,9 +255,23 @@ void wl_embed_bwd(ctx *c, const dims *x, pp_group tp)
 	wl_mem(c, "embed.grad", x->T * x->h * (c->act + 8.0));
 }
 
+/* Serving: the logits of the sampled rows only (vLLM computes them at each
+ * scheduled request's last position), gathered over the vocabulary-parallel
+ * ranks, and the sampler's fp32 passes over them. */
+static void serve_head(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	wl_gemm(c, "logits", x->rows, x->V / x->t, x->h, 1, count);
+	wl_comm(c, "logits.gather", PP_COLL_ALL_GATHER, x->rows * x->V * c->act, tp, -1);
+	wl_mem(c, "sampler", x->rows * x->V * 4.0 * x->sampler_passes);
+}
+
 void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
-	wl_mem(c, "final_norm", 2.0 * c->act * x->Tn * x->h);
+	wl_mem(c, "final_norm", (x->serve ? 4.0 : 2.0) * c->act * x->Tn * x->h);
+	if (x->serve) {
+		serve_head(c, x, tp, count);
+		return;
+	}
 	if (x->sp)
 		wl_comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	wl_gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);

@@ -33,16 +33,24 @@
 static void expert_gemm(ctx *c, const dims *x, const char *name, double m, double n, double k,
 			double avg_m, bool count)
 {
+	double El = x->El;
+	if (x->serve && x->El_act < x->El) {
+		/* serving: only the experts some token chose run, and only their
+		 * weights are read; their rows are the local rows over them */
+		El = x->El_act;
+		m = m * x->El / El;
+		avg_m = avg_m * x->El / El;
+	}
 	pp_op *o = wl_add(c, name, PP_OP_GEMM);
 	o->m = m;
 	o->n = n;
 	o->k = k;
-	o->batch = x->El;
-	o->flops = 2.0 * m * n * k * x->El;
-	o->model_flops = count ? 2.0 * avg_m * n * k * x->El : 0;
-	o->bytes = x->El * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
-	o->time_s = x->grouped ? pp_gemm_time(c->hw, c->dt, m, n, k, x->El, c->act)
-			       : x->El * pp_gemm_time(c->hw, c->dt, m, n, k, 1, c->act);
+	o->batch = El;
+	o->flops = 2.0 * m * n * k * El;
+	o->model_flops = count ? 2.0 * avg_m * n * k * El : 0;
+	o->bytes = El * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
+	o->time_s = x->grouped ? pp_gemm_time(c->hw, c->dt, m, n, k, El, c->act)
+			       : El * pp_gemm_time(c->hw, c->dt, m, n, k, 1, c->act);
 }
 
 /* The shared experts: a dense MLP of S on every token, TP-split like the
@@ -69,8 +77,41 @@ static int shared_fc2(ctx *c, const dims *x, pp_group tp, bool count)
 	return g;
 }
 
+/* Serving (vLLM's FusedMoE without data-parallel attention): every TP rank
+ * holds all of the batch's tokens after the attention's all-reduce, routes
+ * them (the router replicated), runs its local experts (all E split over
+ * the TP ranks by FFN columns, or E / TP whole experts each under
+ * enable_expert_parallel) on the rows that chose them, adds the shared
+ * experts' output, and one all-reduce over the TP group sums the partial
+ * outputs: no all-to-all. */
+static void serve_moe(ctx *c, const dims *x, pp_group tp, bool count)
+{
+	double act = c->act, T = x->T;
+	double copies = T * x->topk;
+	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->Fm / x->etp;
+	wl_gemm(c, "router", T, x->E, x->h, 1, count);
+	wl_mem(c, "router.topk", T * x->E * 8.0);
+	wl_mem(c, "moe.permute", copies / x->ep * x->h * act * 2.0);
+	expert_gemm(c, x, "experts.fc1", x->n_busy, fc1_n, x->h, x->n_avg, count);
+	wl_mem(c, x->swiglu ? "experts.swiglu" : "experts.gelu",
+	       copies / x->ep * x->Fm / x->etp * act * (x->swiglu ? 3.0 : 2.0));
+	expert_gemm(c, x, "experts.fc2", x->n_busy, x->h, x->Fm / x->etp, x->n_avg, count);
+	wl_mem(c, "moe.unpermute", copies / x->ep * x->h * act * 2.0 + T * x->h * act);
+	if (x->S > 0) {
+		double n = (x->swiglu ? 2.0 : 1.0) * x->S / x->t;
+		wl_block_linear(c, x, "shared.fc1", T, n, x->h, x->swiglu ? 2 : 1, count);
+		wl_mem(c, "shared.act", T * x->S / x->t * act * (x->swiglu ? 3.0 : 2.0));
+		wl_block_linear(c, x, "shared.fc2", T, x->h, x->S / x->t, 1, count);
+	}
+	wl_comm(c, "moe.allreduce", PP_COLL_ALL_REDUCE, T * x->h * act, tp, -1);
+}
+
 void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
+	if (x->serve) {
+		serve_moe(c, x, tp, count);
+		return;
+	}
 	double act = c->act, Tm = x->Tn;
 	double copies = Tm * x->topk;                     /* token copies this rank sends */
 	double a2a = copies * x->h * act * x->imb;        /* the busiest receiver's share */

@@ -47,6 +47,19 @@ typedef struct dims {
 	int dispatcher;            /* PP_MOE_ALLTOALL | PP_MOE_ALLGATHER */
 	bool shared_overlap, grouped;
 	pp_group epg, etpg, tpepg; /* EP, expert-TP, and expert-TP x EP groups */
+	/* serving (engine/forward.c): one forward iteration of a serving batch
+	 * instead of a training micro-batch; T is then the batch's new tokens
+	 * (padded to a captured CUDA-graph size where one runs) */
+	bool serve;
+	double kvb;                /* KV-cache bytes per token and layer on this rank */
+	double kv_write;           /* tokens whose K and V are written to the cache */
+	double pf_tok, dc_tok;     /* new tokens of prefill chunks, of decodes */
+	double pf_pairs, dc_pairs; /* attention work: new tokens x keys they attend (causal) */
+	double pf_kv, dc_kv;       /* KV-cache tokens the attention reads */
+	double pf_pairs_w, dc_pairs_w, pf_kv_w, dc_kv_w; /* the same for windowed layers */
+	double rows;               /* sampled rows: the logits computed */
+	double sampler_passes;     /* fp32 passes of the sampler over rows x vocabulary */
+	double El_act;             /* local experts receiving at least one token */
 } dims;
 
 /* ops.c: the primitives. Each appends an op to c->w and returns it (or

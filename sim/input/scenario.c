@@ -18,7 +18,8 @@ const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 #define MAX_DIM 10000000
 
 static const char *const top_keys[] = {"name", "description", "model", "training", "parallel",
-				       "cluster", "calibration", "costs", "search"};
+				       "cluster", "calibration", "costs", "search", "serving", "workload",
+				       "slo"};
 static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "hidden_size",
 					 "num_attention_heads", "num_query_groups", "ffn_hidden_size",
 					 "vocab_size", "seq_length", "swiglu",
@@ -842,7 +843,8 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 			      sizeof(s->description), NULL, err)) ||
 	    (rc = parse_model(s, cat, err)) || (rc = parse_training(s, cat, err)) ||
 	    (rc = parse_parallel(s, err)) || (rc = parse_cluster(s, cat, err)) ||
-	    (rc = parse_calibration(s, err)))
+	    (rc = parse_calibration(s, err)) ||
+	    (rc = pp_servespec_parse(&s->serve, d, &s->model, &s->cluster, cat, err)))
 		return rc;
 	const cJSON *costs;
 	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||
@@ -894,6 +896,7 @@ void pp_scenario_release(pp_scenario *s)
 	if (!s)
 		return;
 	pp_costspec_release(&s->costs);
+	pp_servespec_release(&s->serve);
 	pp_jdoc_release(&s->doc);
 }
 

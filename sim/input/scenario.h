@@ -17,6 +17,7 @@
 
 #include "input/catalog.h"
 #include "input/costspec.h"
+#include "input/servespec.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
 
@@ -112,6 +113,7 @@ typedef struct pp_scenario {
 	char calib_db[512];           /* "" = none */
 	char calib_profile[128];
 	pp_costspec costs;
+	pp_servespec serve;           /* "serving", "workload", "slo" (serve.present) */
 	pp_jdoc doc;                  /* kept for error positions */
 } pp_scenario;
 

@@ -1,0 +1,173 @@
+/*
+ * cmd_serve.c - podplan serve SCENARIO.json [--json] [--max-rate]
+ * [--seed N] [--rate R]: a serving deployment's `vllm bench serve`
+ * figures from the iteration-level simulation (serve/servesim.h).
+ */
+#include "cli/cli.h"
+#include "serve/serveout.h"
+#include "serve/servesim.h"
+#include "core/util.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+	printf("usage: podplan serve SCENARIO.json [--json] [--max-rate] [--seed N] [--rate R]\n\n"
+	       "Simulates a serving deployment iteration by iteration and prints what\n"
+	       "`vllm bench serve --save-result` would report for the scenario's workload:\n"
+	       "request/output/total-token throughput and the mean, median and p99 of TTFT,\n"
+	       "TPOT, ITL and end-to-end latency, with the KV-cache capacity vLLM logs at\n"
+	       "start-up (# GPU blocks, GPU KV cache size, maximum concurrency at\n"
+	       "max_model_len), the memory per GPU and whether the SLO holds.\n\n"
+	       "  --json       the figures under vllm bench serve's result-file names, plus\n"
+	       "               serving, kv_cache, memory, slo, engine (and max_rate)\n"
+	       "  --max-rate   bisect the highest request rate at which the scenario's \"slo\"\n"
+	       "               holds (at its percentile), starting from the offline throughput\n"
+	       "  --seed N     the workload's seed (default: workload.seed, else 0)\n"
+	       "  --rate R     request rate in requests/s, or inf (default: workload.request_rate)\n\n"
+	       "The scenario: \"model\" and \"cluster\" as for training, and\n"
+	       "  \"serving\": {engine vllm|sglang|trtllm, tensor_parallel_size,\n"
+	       "     pipeline_parallel_size, data_parallel_size (replicas), enable_expert_parallel,\n"
+	       "     max_num_seqs, max_num_batched_tokens, max_model_len, block_size,\n"
+	       "     gpu_memory_utilization, enable_chunked_prefill, enable_prefix_caching,\n"
+	       "     kv_cache_dtype auto|fp8, precision bf16|fp8, enforce_eager}\n"
+	       "  \"workload\": {num_prompts, input_len, output_len (a number, or\n"
+	       "     {\"distribution\": uniform|normal|lognormal, mean, range_ratio, stddev, min,\n"
+	       "     max}), range_ratio, request_rate (number or \"inf\"), burstiness,\n"
+	       "     max_concurrency, prefix_len, prefix_fraction, max_tokens, seed} or\n"
+	       "     {\"trace\": \"file.csv\"} with columns arrival_s,input_len,output_len\n"
+	       "  \"slo\": {ttft_ms, tpot_ms, itl_ms, e2el_ms, percentile (default 99)}\n"
+	       "Keys left out take the engine's documented defaults for the GPU\n"
+	       "(models/serving.json says where each comes from; vLLM V1 at 0307428d).\n\n"
+	       "How an iteration is timed: the step engine's forward op list of the batch\n"
+	       "(GEMMs at the batch's tokens, attention over the paged KV cache, the logits of\n"
+	       "the sampled rows, MoE experts that some token chose), TP all-reduces at the\n"
+	       "measured custom all-reduce latency on NVLink 4 (NCCL's model elsewhere), and the\n"
+	       "host's kernel launches (CUDA graphs for decode batches up to the captured size).\n"
+	       "Not modelled: the API server, detokenization and the scheduler's own CPU time.\n"
+	       "Exit status 2 for bad input (file:line:col and JSON path in the message).\n");
+}
+
+typedef struct prog {
+	double t0;
+	bool shown, tty;
+} prog;
+
+static void progress(void *ctx, double done)
+{
+	prog *p = ctx;
+	if (!p->tty || pp_mono_s() - p->t0 < 2.0)
+		return;
+	if (done < 0)
+		fprintf(stderr, "\rserve: --max-rate: %.0f simulations so far ", -done);
+	else
+		fprintf(stderr, "\rserve: %3.0f%% of the requests done ", done * 100);
+	p->shown = true;
+}
+
+int pp_cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"max-rate", no_argument, NULL, 'm'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"rate", required_argument, NULL, 'r'},
+					     {0, 0, 0, 0}};
+	bool json = false, maxrate = false, seed_given = false, rate_given = false;
+	unsigned long seed = 0;
+	double rate = 0;
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			help();
+			return 0;
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			maxrate = true;
+			break;
+		case 's':
+			if (pp_cli_parse_ulong(optarg, 4294967295UL, &seed))
+				return pp_cli_usage_error("serve", "--seed: found \"%s\", expected an integer "
+							  "0..4294967295", optarg);
+			seed_given = true;
+			break;
+		case 'r': {
+			char *end;
+			rate = !strcmp(optarg, "inf") ? INFINITY : strtod(optarg, &end);
+			if (!isinf(rate) && (*end || end == optarg || !(rate > 0) || rate > 1e9))
+				return pp_cli_usage_error("serve", "--rate: found \"%s\", expected requests "
+							  "per second > 0 or inf", optarg);
+			rate_given = true;
+			break;
+		}
+		default:
+			return pp_cli_usage_error("serve", "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return pp_cli_usage_error("serve", "expected one scenario file");
+	if (maxrate && rate_given)
+		return pp_cli_usage_error("serve", "--max-rate and --rate: expected one of them");
+	pp_catalog *cat;
+	int rc = pp_cli_catalog(&cat);
+	if (rc)
+		return rc;
+	pp_scenario s;
+	pp_hw hw;
+	pp_err err = {0};
+	pp_serve_setup su;
+	bool have_s = false, have_su = false;
+	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	have_s = true;
+	if (!s.serve.present) {
+		rc = pp_cli_usage_error("serve", "%s has no \"serving\" section; expected a serving "
+					"scenario (see podplan serve --help)", argv[optind]);
+		goto out;
+	}
+	if ((rc = pp_hw_from_catalog(&hw, cat, &s.cluster, &err)) ||
+	    (rc = pp_serve_setup_init(&su, &s, &hw, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	have_su = true;
+	prog pg = {pp_mono_s(), false, pp_cli_tty()};
+	su.progress = progress;
+	su.progress_ctx = &pg;
+	uint64_t sd = seed_given ? seed : su.sv.seed;
+	pp_serve_result r;
+	pp_serve_search mr = {NAN, 0};
+	if (maxrate)
+		rc = pp_serve_max_rate(&su, sd, 0.01, &mr.rate, &r, &mr.runs, &err);
+	else
+		rc = pp_serve_run(&su, rate_given ? rate : su.sv.request_rate, sd, &r, &err);
+	if (pg.shown)
+		fprintf(stderr, "\r%60s\r", "");
+	if (rc) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	pp_sb o = {0};
+	if (json)
+		pp_serve_to_json(&su, &r, &mr, &o);
+	else
+		pp_serve_to_text(&su, &r, &mr, &o);
+	fputs(o.buf ? o.buf : "", stdout);
+	pp_sb_release(&o);
+out:
+	if (have_su)
+		pp_serve_setup_release(&su);
+	if (have_s)
+		pp_scenario_release(&s);
+	pp_catalog_free(cat);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * metrics.h - the per-metric statistics `vllm bench serve` reports
+ * (calculate_metrics in vllm/benchmarks/serve.py at 0307428d): mean,
+ * standard deviation (numpy's np.std: of the population), median and
+ * percentiles as np.percentile computes them (linear between the two
+ * nearest ranks: GSL's gsl_stats_quantile_from_sorted_data is the same
+ * rule). Seconds in, seconds out.
+ */
+#ifndef PP_METRICS_H
+#define PP_METRICS_H
+
+#include <stddef.h>
+
+typedef struct pp_serve_stat {
+	size_t n;
+	double mean, std, median, p99;
+	double pct;          /* at the requested percentile (the SLO's) */
+} pp_serve_stat;
+
+/* Statistics of v[n] (sorted in place), with the percentile pct (0..100)
+ * besides the median and p99. An empty set gives zeros. */
+void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out);
+
+/* The p-th percentile (0..100) of sorted v[n], np.percentile's rule. */
+double pp_serve_percentile(const double *sorted, size_t n, double p);
+
+#endif

@@ -1,0 +1,77 @@
+/* requests.c - see requests.h. */
+#include "serve/requests.h"
+#include "core/util.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+
+int64_t pp_lendist_draw(const pp_lendist *L, void *rng)
+{
+	gsl_rng *g = rng;
+	double x = L->mean;
+	switch (L->kind) {
+	case PP_LEN_UNIFORM: {
+		/* vllm bench serve --random-range-ratio r: integers in
+		 * [floor(L (1 - r)), ceil(L (1 + r))] */
+		int64_t lo = (int64_t)floor(L->mean * (1.0 - L->range_ratio));
+		int64_t hi = (int64_t)ceil(L->mean * (1.0 + L->range_ratio));
+		x = (double)(lo + (int64_t)gsl_rng_uniform_int(g, (unsigned long)(hi - lo + 1)));
+		break;
+	}
+	case PP_LEN_NORMAL:
+		x = round(L->mean + gsl_ran_gaussian(g, L->stddev));
+		break;
+	case PP_LEN_LOGNORMAL: {
+		/* the lognormal whose mean and standard deviation are the given ones */
+		double s2 = log(1.0 + L->stddev * L->stddev / (L->mean * L->mean));
+		x = round(gsl_ran_lognormal(g, log(L->mean) - s2 / 2, sqrt(s2)));
+		break;
+	}
+	default:
+		break;
+	}
+	if (x < (double)L->min)
+		x = (double)L->min;
+	if (x > (double)L->max)
+		x = (double)L->max;
+	return (int64_t)x;
+}
+
+void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sreq **out, size_t *n)
+{
+	size_t N = sv->trace ? sv->ntrace : (size_t)sv->num_prompts;
+	pp_sreq *r = pp_xcalloc(N ? N : 1, sizeof(*r));
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(g, (unsigned long)seed);
+	double t = 0, L = (double)sv->max_model_len;
+	for (size_t i = 0; i < N; i++) {
+		pp_sreq *q = &r[i];
+		q->replica = -1;
+		if (sv->trace) {
+			q->prompt = sv->trace[i].input_len;
+			q->output = sv->trace[i].output_len;
+			q->arrival_s = isinf(rate) ? 0 : sv->trace[i].arrival_s / rate;
+		} else {
+			int64_t in = pp_lendist_draw(&sv->input, g), outl = pp_lendist_draw(&sv->output, g);
+			bool pre = sv->prefix_len > 0 && gsl_rng_uniform(g) < sv->prefix_fraction;
+			q->prefix = pre ? sv->prefix_len : 0;
+			q->prompt = q->prefix + in;
+			if ((double)q->prompt > L - 1)
+				q->prompt = (int64_t)L - 1;
+			q->output = outl;
+			if ((double)(q->prompt + q->output) > L)
+				q->output = (int64_t)L - q->prompt;
+			/* unit-rate gamma inter-arrival (vllm bench serve: shape
+			 * burstiness, scale 1 / (rate burstiness)) */
+			double gap = gsl_ran_gamma(g, sv->burstiness, 1.0 / sv->burstiness);
+			q->arrival_s = isinf(rate) ? 0 : t / rate;
+			t += gap;
+		}
+		q->max_tokens = sv->max_tokens > q->output ? sv->max_tokens : q->output;
+	}
+	gsl_rng_free(g);
+	*out = r;
+	*n = N;
+}

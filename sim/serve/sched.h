@@ -1,0 +1,92 @@
+/*
+ * sched.h - one replica's scheduler: which requests run in the next
+ * iteration and how many tokens each, over a paged KV cache (kvpool.h).
+ *
+ * vLLM V1 (Scheduler.schedule at 0307428d, /work/notes/serving.md s. 2):
+ *  1. one token budget, max_num_batched_tokens, and at most max_num_seqs
+ *     running requests;
+ *  2. the running requests first, in queue order, decodes and unfinished
+ *     prefill chunks alike: each gets what it still needs (a decode 1, a
+ *     prompt its remaining tokens) up to the budget left; a chunk only
+ *     with chunked prefill (else a prompt runs whole or waits);
+ *  3. a request short of blocks preempts the newest running request: its
+ *     blocks are freed, its computed tokens dropped (recompute; V1 never
+ *     swaps), and it goes back to the front of the waiting queue; if the
+ *     request itself is the newest it stops the pass;
+ *  4. then, only if nothing was preempted this step, waiting requests in
+ *     FCFS order while the budget, max_num_seqs and free blocks allow; a
+ *     new request first takes its prefix-cache hit, in full blocks only
+ *     and never its last prompt token; the first one that does not fit
+ *     stops admission (head of line);
+ *  5. a request's blocks cover its computed plus scheduled tokens; none
+ *     are held back (no watermark).
+ * The other engines differ in the flags of pp_servespec: TensorRT-LLM's
+ * GUARANTEED_NO_EVICT reserves the whole max_tokens at admission and
+ * never preempts; SGLang runs prefill batches (admissions and unfinished
+ * chunks) before decode batches and never mixes them, reserving 0.7 of
+ * max_tokens at admission.
+ *
+ * With pipeline parallelism several batches are in flight (vLLM's batch
+ * queue, one per stage); a request in one is not scheduled again until
+ * it completes.
+ */
+#ifndef PP_SCHED_H
+#define PP_SCHED_H
+
+#include "engine/forward.h"
+#include "input/servespec.h"
+#include "serve/kvpool.h"
+
+enum { PP_RQ_PENDING, PP_RQ_WAITING, PP_RQ_RUNNING, PP_RQ_DONE };
+
+/* A request: what the client sends, the engine's state of it, and what
+ * the client measures. Times in seconds from the benchmark's start. */
+typedef struct pp_sreq {
+	double arrival_s;     /* when the client would send it */
+	int64_t prompt;       /* prompt tokens, the shared prefix included */
+	int64_t output;       /* tokens it generates (ignore_eos) */
+	int64_t max_tokens;   /* its max_tokens (what a reservation covers) */
+	int64_t prefix;       /* leading prompt tokens shared with other requests; 0 none */
+	int replica;
+	int state;            /* PP_RQ_* */
+	int64_t computed;     /* tokens whose K and V are in the cache */
+	int64_t generated;
+	int64_t own;          /* blocks held, besides the shared prefix's */
+	int64_t pblocks;      /* shared prefix blocks referenced */
+	int64_t cached;       /* prefix-cache hit tokens at its first schedule */
+	int64_t sched_n;      /* tokens in the batch in flight (0: none) */
+	bool started;         /* scheduled once (a later admission is a resume) */
+	int preemptions;
+	double send_s, first_s, last_s;
+} pp_sreq;
+
+typedef struct pp_sched pp_sched;
+
+/* A replica's scheduler over reqs (borrowed; indices into it), with
+ * nblocks KV blocks, for a model whose windowed layers attend to window
+ * tokens (0: none). */
+pp_sched *pp_sched_new(const pp_servespec *sv, pp_sreq *reqs, int64_t nblocks, double window);
+void pp_sched_free(pp_sched *s);
+
+/* Request i arrives (joins the back of the waiting queue). */
+void pp_sched_add(pp_sched *s, int i);
+/* Choose the next iteration: its requests (ids[n], their tokens in
+ * reqs[].sched_n) and the batch's work for the forward cost. 0 when
+ * nothing can run now. */
+int pp_sched_next(pp_sched *s, int *ids, int max, pp_fwd_batch *b);
+/* The iteration of ids[n] finished at now: computed tokens advance; a
+ * request whose computed tokens reach its known tokens samples one (its
+ * first, or the next); *done[] gets the requests that finished (returns
+ * their count). emit(ctx, i, now) is called for every token. */
+int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
+		      void (*emit)(void *ctx, int i, double now), void *ctx);
+
+/* What the load balancer reads: waiting and running requests. */
+int pp_sched_waiting(const pp_sched *s);
+int pp_sched_running(const pp_sched *s);
+/* Counters over the run. */
+int64_t pp_sched_preemptions(const pp_sched *s);
+int64_t pp_sched_hit_tokens(const pp_sched *s);
+const pp_kvpool *pp_sched_pool(const pp_sched *s);
+
+#endif

@@ -1,0 +1,271 @@
+/* serveout.c - see serveout.h. */
+#include "serve/serveout.h"
+#include "core/jsonout.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SIG 9
+#define SIG_RATIO 6
+
+static const char *rate_str(double r, char *buf, size_t n)
+{
+	if (isinf(r))
+		snprintf(buf, n, "inf");
+	else
+		snprintf(buf, n, "%.4g", r);
+	return buf;
+}
+
+static void line(pp_sb *o, const char *k, const char *fmt, double v)
+{
+	char val[64];
+	snprintf(val, sizeof(val), fmt, v);
+	pp_sb_addf(o, "%-40s %s\n", k, val);
+}
+
+static void stat_block(pp_sb *o, const char *title, const char *abbr, const pp_serve_stat *s,
+		       double pct)
+{
+	char k[64];
+	int pad = (50 - (int)strlen(title) - 2) / 2;
+	pp_sb_addf(o, "%.*s %s %.*s\n", pad, "-------------------------", title,
+		   50 - pad - (int)strlen(title) - 2, "-------------------------");
+	snprintf(k, sizeof(k), "Mean %s (ms):", abbr);
+	line(o, k, "%.2f", s->mean * 1e3);
+	snprintf(k, sizeof(k), "Median %s (ms):", abbr);
+	line(o, k, "%.2f", s->median * 1e3);
+	snprintf(k, sizeof(k), "P99 %s (ms):", abbr);
+	line(o, k, "%.2f", s->p99 * 1e3);
+	if (pct != 99 && pct != 50) {
+		snprintf(k, sizeof(k), "P%g %s (ms):", pct, abbr);
+		line(o, k, "%.2f", s->pct * 1e3);
+	}
+}
+
+void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
+		      const pp_serve_search *mr, pp_sb *o)
+{
+	const pp_scenario *s = su->s;
+	const pp_servespec *sv = &su->sv;
+	const pp_serve_memory *m = &su->mem;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	pp_sb_addf(o, "Scenario   %s\n", s->name);
+	pp_sb_addf(o, "Model      %s (%s), %d layers, hidden %d, %d heads (%d KV), %s weights\n",
+		   s->model.name, s->model_origin, s->model.num_layers, s->model.hidden_size,
+		   s->model.num_attention_heads, s->model.num_query_groups,
+		   pp_dtype_names[sv->precision]);
+	pp_sb_addf(o, "Serving    %s: %d replica%s x TP %d x PP %d%s on %d x %s; max_num_seqs %lld, "
+		   "max_num_batched_tokens %lld, max_model_len %lld, block_size %d, chunked prefill "
+		   "%s, prefix caching %s, kv_cache_dtype %s, CUDA graphs up to %lld\n",
+		   pp_serve_engine_names[sv->engine], sv->dp, sv->dp == 1 ? "" : "s", sv->tp, sv->pp,
+		   sv->expert_parallel ? " (expert parallel)" : "", s->cluster.num_gpus,
+		   s->cluster.gpu->id, (long long)sv->max_num_seqs,
+		   (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
+		   sv->chunked_prefill ? "on" : "off", sv->prefix_caching ? "on" : "off",
+		   sv->kv_cache_dtype, (long long)sv->cudagraph_max);
+	pp_sb_addf(o, "Workload   %lld prompts, input %s %.0f, output %s %.0f, request rate %s "
+		   "(burstiness %g)%s, seed %llu\n", (long long)r->num_prompts,
+		   sv->trace ? "trace" : pp_len_kind_names[sv->input.kind], sv->input.mean,
+		   sv->trace ? "trace" : pp_len_kind_names[sv->output.kind], sv->output.mean,
+		   rate_str(r->request_rate, b1, sizeof(b1)), sv->burstiness,
+		   sv->max_concurrency ? ", closed loop" : "", (unsigned long long)r->seed);
+	if (sv->max_concurrency)
+		pp_sb_addf(o, "           max_concurrency %lld\n", (long long)sv->max_concurrency);
+	pp_sb_addf(o, "\nKV cache (per replica, as vLLM logs it)\n");
+	pp_sb_addf(o, "  # GPU blocks: %lld\n", (long long)m->num_gpu_blocks);
+	pp_sb_addf(o, "  GPU KV cache size: %lld tokens\n", (long long)m->kv_tokens);
+	pp_sb_addf(o, "  Maximum concurrency for %lld tokens per request: %.2fx\n",
+		   (long long)sv->max_model_len, m->max_concurrency);
+	pp_sb_addf(o, "  KV bytes per token per GPU: %.0f (%s)\n", m->kv_bytes_per_token,
+		   s->model.multi_latent_attention ? "MLA latent, on every TP rank" : "K and V");
+	pp_sb_addf(o, "\nMemory per GPU (stage %d): %s of %s the engine may use (%s total)\n",
+		   m->stage, pp_fmt_bytes(m->weights_bytes + m->kv_cache_bytes + m->reserve_bytes +
+					  (m->activation_bytes > m->sampler_bytes ? m->activation_bytes
+										  : m->sampler_bytes),
+					  b1, sizeof(b1)),
+		   pp_fmt_bytes(m->budget_bytes, b2, sizeof(b2)), pp_fmt_bytes(m->device_bytes, b3,
+									 sizeof(b3)));
+	pp_sb_addf(o, "  weights                     %12s\n", pp_fmt_bytes(m->weights_bytes, b4, sizeof(b4)));
+	pp_sb_addf(o, "  KV cache                    %12s\n", pp_fmt_bytes(m->kv_cache_bytes, b5, sizeof(b5)));
+	pp_sb_addf(o, "  activation peak (profile)   %12s\n",
+		   pp_fmt_bytes(m->activation_bytes > m->sampler_bytes ? m->activation_bytes
+								 : m->sampler_bytes, b6, sizeof(b6)));
+	pp_sb_addf(o, "  non-torch (context, NCCL)   %12s\n", pp_fmt_bytes(m->reserve_bytes, b6, sizeof(b6)));
+	if (mr && !isnan(mr->rate)) {
+		pp_sb_addf(o, "\nMax rate   %s req/s meets the SLO (bisection, %d runs)\n",
+			   rate_str(mr->rate, b1, sizeof(b1)), mr->runs);
+		if (mr->rate == 0)
+			pp_sb_addf(o, "           the SLO fails even at 1%% of the offline throughput; the "
+				   "figures below are at that rate\n");
+	}
+	pp_sb_addf(o, "\n============ Serving Benchmark Result ============\n");
+	line(o, "Successful requests:", "%.0f", (double)r->completed);
+	if (isinf(r->request_rate))
+		pp_sb_addf(o, "%-40s %s\n", "Request rate configured (RPS):", "inf");
+	else
+		line(o, "Request rate configured (RPS):", "%.2f", r->request_rate);
+	line(o, "Benchmark duration (s):", "%.2f", r->duration_s);
+	line(o, "Total input tokens:", "%.0f", (double)r->total_input_tokens);
+	line(o, "Total generated tokens:", "%.0f", (double)r->total_output_tokens);
+	line(o, "Request throughput (req/s):", "%.2f", r->request_throughput);
+	if (sv->slo_present)
+		line(o, "Request goodput (req/s):", "%.2f", r->request_goodput);
+	line(o, "Output token throughput (tok/s):", "%.2f", r->output_throughput);
+	line(o, "Total Token throughput (tok/s):", "%.2f", r->total_token_throughput);
+	line(o, "Max concurrent requests:", "%.0f", (double)r->max_concurrent_requests);
+	double pct = sv->slo_present ? sv->slo_percentile : 99;
+	stat_block(o, "Time to First Token", "TTFT", &r->ttft, pct);
+	stat_block(o, "Time per Output Token (excl. 1st token)", "TPOT", &r->tpot, pct);
+	stat_block(o, "Inter-token Latency", "ITL", &r->itl, pct);
+	stat_block(o, "End-to-end Latency", "E2EL", &r->e2el, pct);
+	pp_sb_addf(o, "==================================================\n");
+	if (sv->slo_present) {
+		pp_sb_addf(o, "\nSLO at p%g: ", sv->slo_percentile);
+		const char *sep = "";
+		struct {
+			const char *n;
+			double bound, got;
+		} b[] = {{"TTFT", sv->slo_ttft_s, r->ttft.pct}, {"TPOT", sv->slo_tpot_s, r->tpot.pct},
+			 {"ITL", sv->slo_itl_s, r->itl.pct}, {"E2EL", sv->slo_e2el_s, r->e2el.pct}};
+		for (size_t i = 0; i < 4; i++)
+			if (b[i].bound > 0) {
+				pp_sb_addf(o, "%s%s %.1f ms <= %.1f ms %s", sep, b[i].n, b[i].got * 1e3,
+					   b[i].bound * 1e3, b[i].got <= b[i].bound ? "yes" : "NO");
+				sep = "; ";
+			}
+		pp_sb_addf(o, " -> %s\n", r->slo_met ? "holds" : "does NOT hold");
+	}
+	double it = r->iterations ? (double)r->iterations : 1;
+	pp_sb_addf(o, "\nEngine     %lld iterations (%.0f%% as CUDA graphs), mean %.0f tokens and %.0f "
+		   "running requests an iteration, %lld preemptions, %lld prefix-cache hit tokens\n",
+		   (long long)r->iterations, 100.0 * (double)r->graphed_iterations / it,
+		   r->mean_batch_tokens, r->mean_running, (long long)r->preemptions,
+		   (long long)r->prefix_hit_tokens);
+	double busy = r->busy_s > 0 ? r->busy_s : 1;
+	pp_sb_addf(o, "           iteration time: compute %.1f%%, TP all-reduce %.1f%%, EP %.1f%%, "
+		   "kernel launch %.1f%%, pipeline sends %.1f%%\n", 100 * r->compute_s / busy,
+		   100 * r->tp_comm_s / busy, 100 * r->ep_comm_s / busy, 100 * r->launch_s / busy,
+		   100 * r->p2p_s / busy);
+	pp_sb_addf(o, "           %s\n", sv->defaults_note);
+}
+
+static void stat_json(cJSON *j, const char *name, const pp_serve_stat *s, const pp_servespec *sv)
+{
+	char k[48];
+	snprintf(k, sizeof(k), "mean_%s_ms", name);
+	pp_json_num(j, k, s->mean * 1e3, SIG);
+	snprintf(k, sizeof(k), "median_%s_ms", name);
+	pp_json_num(j, k, s->median * 1e3, SIG);
+	snprintf(k, sizeof(k), "std_%s_ms", name);
+	pp_json_num(j, k, s->std * 1e3, SIG);
+	snprintf(k, sizeof(k), "p99_%s_ms", name);
+	pp_json_num(j, k, s->p99 * 1e3, SIG);
+	if (sv->slo_present && sv->slo_percentile != 99) {
+		snprintf(k, sizeof(k), "p%g_%s_ms", sv->slo_percentile, name);
+		pp_json_num(j, k, s->pct * 1e3, SIG);
+	}
+}
+
+void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
+		      const pp_serve_search *mr, pp_sb *out)
+{
+	const pp_servespec *sv = &su->sv;
+	const pp_serve_memory *m = &su->mem;
+	cJSON *j = pp_json_obj(NULL, NULL);
+	pp_json_str(j, "scenario", su->s->name);
+	pp_json_int(j, "num_prompts", r->num_prompts);
+	if (isinf(r->request_rate))
+		pp_json_str(j, "request_rate", "inf");
+	else
+		pp_json_num(j, "request_rate", r->request_rate, SIG);
+	pp_json_num(j, "burstiness", sv->burstiness, SIG_RATIO);
+	if (sv->max_concurrency)
+		pp_json_int(j, "max_concurrency", sv->max_concurrency);
+	else
+		pp_json_null(j, "max_concurrency");
+	pp_json_int(j, "completed", r->completed);
+	pp_json_num(j, "duration", r->duration_s, SIG);
+	pp_json_int(j, "total_input_tokens", r->total_input_tokens);
+	pp_json_int(j, "total_output_tokens", r->total_output_tokens);
+	pp_json_num(j, "request_throughput", r->request_throughput, SIG);
+	if (sv->slo_present)
+		pp_json_num(j, "request_goodput", r->request_goodput, SIG);
+	else
+		pp_json_null(j, "request_goodput");
+	pp_json_num(j, "output_throughput", r->output_throughput, SIG);
+	pp_json_num(j, "total_token_throughput", r->total_token_throughput, SIG);
+	pp_json_int(j, "max_concurrent_requests", r->max_concurrent_requests);
+	stat_json(j, "ttft", &r->ttft, sv);
+	stat_json(j, "tpot", &r->tpot, sv);
+	stat_json(j, "itl", &r->itl, sv);
+	stat_json(j, "e2el", &r->e2el, sv);
+	pp_json_int(j, "seed", (int64_t)r->seed);
+	cJSON *e = pp_json_obj(j, "serving");
+	pp_json_str(e, "engine", pp_serve_engine_names[sv->engine]);
+	pp_json_int(e, "tensor_parallel_size", sv->tp);
+	pp_json_int(e, "pipeline_parallel_size", sv->pp);
+	pp_json_int(e, "data_parallel_size", sv->dp);
+	pp_json_bool(e, "enable_expert_parallel", sv->expert_parallel);
+	pp_json_str(e, "precision", pp_dtype_names[sv->precision]);
+	pp_json_int(e, "max_num_seqs", sv->max_num_seqs);
+	pp_json_int(e, "max_num_batched_tokens", sv->max_num_batched_tokens);
+	pp_json_int(e, "max_model_len", sv->max_model_len);
+	pp_json_int(e, "block_size", sv->block_size);
+	pp_json_num(e, "gpu_memory_utilization", sv->gpu_memory_utilization, SIG_RATIO);
+	pp_json_bool(e, "enable_chunked_prefill", sv->chunked_prefill);
+	pp_json_bool(e, "enable_prefix_caching", sv->prefix_caching);
+	pp_json_str(e, "kv_cache_dtype", sv->kv_cache_dtype);
+	pp_json_int(e, "cuda_graph_max_batch", sv->cudagraph_max);
+	pp_json_str(e, "defaults", sv->defaults_note);
+	cJSON *k = pp_json_obj(j, "kv_cache");
+	pp_json_int(k, "num_gpu_blocks", m->num_gpu_blocks);
+	pp_json_int(k, "gpu_kv_cache_tokens", m->kv_tokens);
+	pp_json_num(k, "max_concurrency_at_max_model_len", m->max_concurrency, SIG_RATIO);
+	pp_json_num(k, "kv_bytes_per_token_per_gpu", m->kv_bytes_per_token, SIG);
+	cJSON *mem = pp_json_obj(j, "memory");
+	pp_json_num(mem, "device_bytes", m->device_bytes, SIG);
+	pp_json_num(mem, "budget_bytes", m->budget_bytes, SIG);
+	pp_json_num(mem, "weights_bytes", m->weights_bytes, SIG);
+	pp_json_num(mem, "kv_cache_bytes", m->kv_cache_bytes, SIG);
+	pp_json_num(mem, "activation_peak_bytes",
+		    m->activation_bytes > m->sampler_bytes ? m->activation_bytes : m->sampler_bytes, SIG);
+	pp_json_num(mem, "non_torch_bytes", m->reserve_bytes, SIG);
+	pp_json_int(mem, "stage", m->stage);
+	if (sv->slo_present) {
+		cJSON *sl = pp_json_obj(j, "slo");
+		pp_json_num(sl, "percentile", sv->slo_percentile, SIG_RATIO);
+		if (sv->slo_ttft_s)
+			pp_json_num(sl, "ttft_ms", sv->slo_ttft_s * 1e3, SIG);
+		if (sv->slo_tpot_s)
+			pp_json_num(sl, "tpot_ms", sv->slo_tpot_s * 1e3, SIG);
+		if (sv->slo_itl_s)
+			pp_json_num(sl, "itl_ms", sv->slo_itl_s * 1e3, SIG);
+		if (sv->slo_e2el_s)
+			pp_json_num(sl, "e2el_ms", sv->slo_e2el_s * 1e3, SIG);
+		pp_json_bool(sl, "met", r->slo_met);
+	}
+	if (mr && !isnan(mr->rate)) {
+		cJSON *x = pp_json_obj(j, "max_rate");
+		if (isinf(mr->rate))
+			pp_json_str(x, "request_rate", "inf");
+		else
+			pp_json_num(x, "request_rate", mr->rate, SIG);
+		pp_json_int(x, "runs", mr->runs);
+	}
+	cJSON *g = pp_json_obj(j, "engine");
+	pp_json_int(g, "iterations", r->iterations);
+	pp_json_int(g, "graphed_iterations", r->graphed_iterations);
+	pp_json_int(g, "preemptions", r->preemptions);
+	pp_json_int(g, "prefix_hit_tokens", r->prefix_hit_tokens);
+	pp_json_num(g, "mean_batch_tokens", r->mean_batch_tokens, SIG);
+	pp_json_num(g, "mean_running", r->mean_running, SIG);
+	pp_json_num(g, "busy_s", r->busy_s, SIG);
+	pp_json_num(g, "compute_s", r->compute_s, SIG);
+	pp_json_num(g, "tp_comm_s", r->tp_comm_s, SIG);
+	pp_json_num(g, "ep_comm_s", r->ep_comm_s, SIG);
+	pp_json_num(g, "launch_s", r->launch_s, SIG);
+	pp_json_num(g, "p2p_s", r->p2p_s, SIG);
+	pp_json_print(j, true, out);
+	cJSON_Delete(j);
+}

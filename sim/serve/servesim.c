@@ -1,0 +1,440 @@
+/* servesim.c - see servesim.h. */
+#include "serve/servesim.h"
+#include "serve/requests.h"
+#include "serve/sched.h"
+#include "core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- set-up ---- */
+
+int pp_serve_setup_init(pp_serve_setup *su, const pp_scenario *s, const pp_hw *hw, pp_err *err)
+{
+	memset(su, 0, sizeof(*su));
+	su->s = s;
+	su->sv = s->serve;
+	su->hw = *hw;
+	pp_servespec *sv = &su->sv;
+	pp_scenario *r = &su->replica;
+	*r = *s;
+	pp_parallel *p = &r->parallel;
+	p->tp = sv->tp;
+	p->pp = sv->pp;
+	p->dp = p->cp = p->vpp = 1;
+	p->sequence_parallel = false;
+	p->zero_stage = 0;
+	p->first_stage_layers = p->last_stage_layers = 0;
+	p->schedule = PP_SCHED_1F1B;
+	p->ep = sv->expert_parallel ? sv->tp : 1;
+	p->etp = sv->expert_parallel ? 1 : 0;
+	pp_training *t = &r->training;
+	t->precision = sv->precision;
+	t->micro_batch_size = t->global_batch_size = t->num_microbatches = 1;
+	t->recompute = PP_RC_NONE;
+	t->use_flash_attn = true;
+	t->finetune = PP_FT_FULL;
+	t->base_weight_bytes = 0;
+	r->cluster.num_gpus = sv->tp * sv->pp;
+	pp_fwd_opts o = {sv->kv_bytes, sv->launch_eager_s, sv->launch_graph_s, sv->cudagraph_max,
+			 sv->sampler_passes, sv->custom_allreduce, sv->ar, 4, sv->ar_intra_node};
+	int rc = pp_forward_new(&su->fwd, r, &su->hw, &o, err);
+	if (rc)
+		return rc;
+	pp_serve_memory_of(r, sv, &su->hw, su->fwd, &su->mem);
+	if (sv->seqs_from_kv) { /* SGLang's max_running_requests */
+		double n = (double)su->mem.kv_tokens / (double)sv->max_model_len * sv->sg_max_running_scale;
+		if (n < sv->sg_max_running_floor)
+			n = sv->sg_max_running_floor;
+		if (n < (double)sv->max_num_seqs)
+			sv->max_num_seqs = (int64_t)n;
+	}
+	if (!su->mem.fits) {
+		double need = (double)sv->max_model_len * su->mem.kv_bytes_per_token;
+		rc = pp_jdoc_errf(&s->doc, err, "serving", "found room for %lld KV tokens (%.2f GiB of KV "
+				  "cache per GPU after %.2f GiB of weights), fewer than max_model_len = %lld "
+				  "(%.2f GiB); expected a shorter max_model_len, a higher "
+				  "gpu_memory_utilization or more tensor/pipeline parallelism (vLLM refuses "
+				  "to start)", (long long)su->mem.kv_tokens, su->mem.kv_cache_bytes / PP_GIB,
+				  su->mem.weights_bytes / PP_GIB, (long long)sv->max_model_len,
+				  need / PP_GIB);
+		pp_serve_setup_release(su);
+		return rc;
+	}
+	return 0;
+}
+
+void pp_serve_setup_release(pp_serve_setup *su)
+{
+	pp_forward_free(su->fwd);
+	su->fwd = NULL;
+}
+
+/* ---- the event simulation ---- */
+
+typedef struct ev {
+	double t;
+	int rep, slot;  /* slot -1: a wake-up (the first stage is free again) */
+} ev;
+
+typedef struct rep {
+	pp_sched *sch;
+	double stage_free[PP_FWD_MAX_STAGES];
+	int inflight;
+	int **ids;      /* per slot: the batch's requests */
+	int *n;         /* per slot: how many; -1 free */
+	double wake;    /* a pending wake-up's time; 0 none */
+} rep;
+
+typedef struct run {
+	const pp_serve_setup *su;
+	pp_sreq *r;
+	size_t N;
+	rep *reps;
+	int R, P;
+	ev *heap;
+	int nheap, capheap;
+	double *itl;
+	size_t nitl, capitl;
+	int *done;
+	int cin, maxin;
+	size_t rr;              /* round-robin cursor */
+	pp_serve_result *out;
+} run;
+
+static void heap_push(run *s, ev e)
+{
+	if (s->nheap == s->capheap) {
+		s->capheap = s->capheap ? 2 * s->capheap : 64;
+		s->heap = pp_xrealloc(s->heap, sizeof(ev) * (size_t)s->capheap);
+	}
+	int i = s->nheap++;
+	while (i > 0) {
+		int up = (i - 1) / 2;
+		if (s->heap[up].t <= e.t)
+			break;
+		s->heap[i] = s->heap[up];
+		i = up;
+	}
+	s->heap[i] = e;
+}
+
+static ev heap_pop(run *s)
+{
+	ev top = s->heap[0], last = s->heap[--s->nheap];
+	int i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && s->heap[c + 1].t < s->heap[c].t)
+			c++;
+		if (s->heap[c].t >= last.t)
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap > 0)
+		s->heap[i] = last;
+	return top;
+}
+
+static void emit(void *ctx, int i, double now)
+{
+	run *s = ctx;
+	pp_sreq *q = &s->r[i];
+	if (q->generated == 1) {
+		q->first_s = now;
+	} else {
+		if (s->nitl == s->capitl) {
+			s->capitl = s->capitl ? 2 * s->capitl : 4096;
+			s->itl = pp_xrealloc(s->itl, sizeof(double) * s->capitl);
+		}
+		s->itl[s->nitl++] = now - q->last_s;
+	}
+	q->last_s = now;
+}
+
+/* Launch the replica's next batches at now while a slot and its first
+ * stage are free. */
+static void try_launch(run *s, int ri, double now)
+{
+	const pp_serve_setup *su = s->su;
+	rep *R = &s->reps[ri];
+	while (R->inflight < s->P && R->stage_free[0] <= now) {
+		int slot = 0;
+		while (R->n[slot] >= 0)
+			slot++;
+		pp_fwd_batch b;
+		int n = pp_sched_next(R->sch, R->ids[slot], (int)su->sv.max_num_seqs + 1, &b);
+		if (n == 0)
+			return;
+		pp_fwd_cost c;
+		pp_forward_cost(su->fwd, &b, &c);
+		double t = now, hop = s->P > 1 ? c.p2p_s / (s->P - 1) : 0;
+		for (int st = 0; st < s->P; st++) {
+			double start = t > R->stage_free[st] ? t : R->stage_free[st];
+			R->stage_free[st] = start + c.stage_s[st];
+			t = R->stage_free[st] + (st + 1 < s->P ? hop : 0);
+		}
+		R->n[slot] = n;
+		R->inflight++;
+		heap_push(s, (ev){t, ri, slot});
+		pp_serve_result *o = s->out;
+		o->iterations++;
+		o->graphed_iterations += c.graphed;
+		o->mean_batch_tokens += b.prefill_tokens + b.decode_tokens;
+		o->mean_running += pp_sched_running(R->sch);
+		o->busy_s += c.total_s;
+		o->compute_s += c.compute_s;
+		o->tp_comm_s += c.tp_comm_s;
+		o->ep_comm_s += c.ep_comm_s;
+		o->launch_s += c.launch_s;
+		o->p2p_s += c.p2p_s;
+	}
+	if (R->inflight < s->P && R->stage_free[0] > now && R->wake != R->stage_free[0]) {
+		R->wake = R->stage_free[0];
+		heap_push(s, (ev){R->wake, ri, -1});
+	}
+}
+
+static int pick_replica(run *s)
+{
+	const pp_servespec *sv = &s->su->sv;
+	if (s->R == 1)
+		return 0;
+	if (sv->lb_policy == PP_LB_ROUND_ROBIN)
+		return (int)(s->rr++ % (size_t)s->R);
+	int best = 0;
+	double bs = INFINITY;
+	for (int i = 0; i < s->R; i++) {
+		double score = sv->lb_waiting_weight * pp_sched_waiting(s->reps[i].sch) +
+			       pp_sched_running(s->reps[i].sch);
+		if (score < bs) {
+			bs = score;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static void finish(run *s, double pct)
+{
+	const pp_servespec *sv = &s->su->sv;
+	pp_serve_result *o = s->out;
+	size_t N = s->N;
+	double *ttft = pp_xcalloc(N + 1, sizeof(double)), *tpot = pp_xcalloc(N + 1, sizeof(double)),
+	       *e2el = pp_xcalloc(N + 1, sizeof(double));
+	size_t ntpot = 0;
+	int64_t good = 0;
+	for (size_t i = 0; i < N; i++) {
+		const pp_sreq *q = &s->r[i];
+		ttft[i] = q->first_s - q->send_s;
+		e2el[i] = q->last_s - q->send_s;
+		double tp = q->output > 1 ? (e2el[i] - ttft[i]) / (double)(q->output - 1) : 0;
+		if (q->output > 1)
+			tpot[ntpot++] = tp;
+		o->total_input_tokens += q->prompt;
+		o->total_output_tokens += q->output;
+		if (q->last_s > o->duration_s)
+			o->duration_s = q->last_s;
+		o->preemptions += q->preemptions;
+		/* vllm bench serve --goodput: every given bound, TPOT 0 for one token */
+		bool ok = (!sv->slo_ttft_s || ttft[i] <= sv->slo_ttft_s) &&
+			  (!sv->slo_tpot_s || tp <= sv->slo_tpot_s) &&
+			  (!sv->slo_e2el_s || e2el[i] <= sv->slo_e2el_s);
+		good += ok;
+	}
+	o->completed = (int64_t)N;
+	o->num_prompts = (int64_t)N;
+	double d = o->duration_s > 0 ? o->duration_s : 1e-12;
+	o->request_throughput = (double)N / d;
+	o->output_throughput = (double)o->total_output_tokens / d;
+	o->total_token_throughput = (double)(o->total_input_tokens + o->total_output_tokens) / d;
+	o->request_goodput = sv->slo_present ? (double)good / d : 0;
+	pp_serve_stat_of(ttft, N, pct, &o->ttft);
+	pp_serve_stat_of(tpot, ntpot, pct, &o->tpot);
+	pp_serve_stat_of(e2el, N, pct, &o->e2el);
+	pp_serve_stat_of(s->itl, s->nitl, pct, &o->itl);
+	o->slo_met = (!sv->slo_ttft_s || o->ttft.pct <= sv->slo_ttft_s) &&
+		     (!sv->slo_tpot_s || o->tpot.pct <= sv->slo_tpot_s) &&
+		     (!sv->slo_itl_s || o->itl.pct <= sv->slo_itl_s) &&
+		     (!sv->slo_e2el_s || o->e2el.pct <= sv->slo_e2el_s);
+	if (o->iterations) {
+		o->mean_batch_tokens /= (double)o->iterations;
+		o->mean_running /= (double)o->iterations;
+	}
+	free(ttft);
+	free(tpot);
+	free(e2el);
+}
+
+int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
+		 pp_serve_result *out, pp_err *err)
+{
+	const pp_servespec *sv = &su->sv;
+	memset(out, 0, sizeof(*out));
+	out->request_rate = request_rate;
+	out->seed = seed;
+	run s = {0};
+	s.su = su;
+	s.out = out;
+	s.R = sv->dp;
+	s.P = sv->pp;
+	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	s.reps = pp_xcalloc((size_t)s.R, sizeof(rep));
+	double window = su->replica.model.window;
+	for (int i = 0; i < s.R; i++) {
+		rep *R = &s.reps[i];
+		R->sch = pp_sched_new(sv, s.r, su->mem.num_gpu_blocks, window);
+		R->ids = pp_xcalloc((size_t)s.P, sizeof(int *));
+		R->n = pp_xcalloc((size_t)s.P, sizeof(int));
+		for (int k = 0; k < s.P; k++) {
+			R->ids[k] = pp_xcalloc((size_t)sv->max_num_seqs + 2, sizeof(int));
+			R->n[k] = -1;
+		}
+	}
+	s.done = pp_xcalloc((size_t)sv->max_num_seqs + 2, sizeof(int));
+	bool *touched = pp_xcalloc((size_t)s.R, sizeof(bool));
+	size_t next = 0, ndone = 0, tick = s.N / 20 + 1;
+	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
+	double now = 0;
+	int rc = 0;
+	while (ndone < s.N) {
+		double t_send = INFINITY, t_ev = s.nheap ? s.heap[0].t : INFINITY;
+		if (next < s.N && (C == 0 || s.cin < C))
+			t_send = s.r[next].arrival_s > now ? s.r[next].arrival_s : now;
+		double t = t_send < t_ev ? t_send : t_ev;
+		if (!isfinite(t)) {
+			rc = pp_errf(err, PP_EINTERNAL, "serve: %zu of %zu requests can never run (a "
+				     "request needs more KV blocks than a replica has)", s.N - ndone, s.N);
+			goto out;
+		}
+		now = t;
+		/* every iteration ending now, then every send due now, then the
+		 * replicas they touched schedule */
+		while (s.nheap && s.heap[0].t <= now) {
+			ev e = heap_pop(&s);
+			rep *R = &s.reps[e.rep];
+			touched[e.rep] = true;
+			if (e.slot < 0) {
+				if (R->wake == e.t)
+					R->wake = 0;
+				continue;
+			}
+			int nd = pp_sched_complete(R->sch, R->ids[e.slot], R->n[e.slot], now, s.done, emit,
+						   &s);
+			R->n[e.slot] = -1;
+			R->inflight--;
+			ndone += (size_t)nd;
+			s.cin -= nd;
+			if (su->progress && nd && ndone / tick != (ndone - (size_t)nd) / tick)
+				su->progress(su->progress_ctx, (double)ndone / (double)s.N);
+		}
+		while (next < s.N && (C == 0 || s.cin < C) && s.r[next].arrival_s <= now) {
+			pp_sreq *q = &s.r[next];
+			q->send_s = now;
+			q->replica = pick_replica(&s);
+			pp_sched_add(s.reps[q->replica].sch, (int)next);
+			touched[q->replica] = true;
+			s.cin++;
+			if (s.cin > out->max_concurrent_requests)
+				out->max_concurrent_requests = s.cin;
+			next++;
+		}
+		for (int i = 0; i < s.R; i++)
+			if (touched[i]) {
+				touched[i] = false;
+				try_launch(&s, i, now);
+			}
+	}
+	for (int i = 0; i < s.R; i++)
+		out->prefix_hit_tokens += pp_sched_hit_tokens(s.reps[i].sch);
+	finish(&s, sv->slo_present ? sv->slo_percentile : 99);
+out:
+	for (int i = 0; i < s.R; i++) {
+		pp_sched_free(s.reps[i].sch);
+		for (int k = 0; k < s.P; k++)
+			free(s.reps[i].ids[k]);
+		free(s.reps[i].ids);
+		free(s.reps[i].n);
+	}
+	free(s.reps);
+	free(s.heap);
+	free(s.itl);
+	free(s.done);
+	if (su->keep_requests && rc == 0) {
+		out->requests = s.r;
+		out->nrequests = s.N;
+	} else {
+		free(s.r);
+	}
+	free(touched);
+	return rc;
+}
+
+void pp_serve_result_release(pp_serve_result *r)
+{
+	free(r->requests);
+	r->requests = NULL;
+	r->nrequests = 0;
+}
+
+/* ---- the highest rate meeting the SLO ---- */
+
+int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, double *rate,
+		      pp_serve_result *best, int *runs, pp_err *err)
+{
+	const pp_servespec *sv = &su->sv;
+	*runs = 0;
+	*rate = 0;
+	if (!sv->slo_present)
+		return pp_errf(err, PP_EINPUT, "--max-rate needs an \"slo\" section (ttft_ms, tpot_ms, "
+			       "itl_ms or e2el_ms at a percentile)");
+	pp_serve_result r;
+	int rc = pp_serve_run(su, INFINITY, seed, &r, err);
+	(*runs)++;
+	if (rc)
+		return rc;
+	if (r.slo_met) {
+		*best = r;
+		*rate = INFINITY;
+		return 0;
+	}
+	double cap = r.request_throughput; /* what the deployment completes at most */
+	double lo = cap * 0.01, hi = cap * 1.5;
+	if ((rc = pp_serve_run(su, lo, seed, &r, err)))
+		return rc;
+	(*runs)++;
+	if (!r.slo_met) {
+		*best = r;
+		return 0;
+	}
+	*best = r;
+	pp_serve_result h;
+	if ((rc = pp_serve_run(su, hi, seed, &h, err)))
+		return rc;
+	(*runs)++;
+	if (h.slo_met) { /* the SLO holds past the deployment's capacity at this length */
+		*best = h;
+		*rate = hi;
+		return 0;
+	}
+	while ((hi - lo) > rel_tol * hi) {
+		double mid = 0.5 * (lo + hi);
+		if ((rc = pp_serve_run(su, mid, seed, &r, err)))
+			return rc;
+		(*runs)++;
+		if (su->progress)
+			su->progress(su->progress_ctx, -(double)*runs);
+		if (r.slo_met) {
+			lo = mid;
+			*best = r;
+		} else {
+			hi = mid;
+		}
+	}
+	*rate = lo;
+	return 0;
+}
