@@ -52,26 +52,9 @@ static void base_dims(pp_forward *f)
 	const pp_parallel *p = &f->s->parallel;
 	dims *x = &f->base;
 	memset(x, 0, sizeof(*x));
+	wl_dims_model(x, m, p->tp);
 	x->b = 1;
-	x->h = m->hidden_size;
-	x->a = m->num_attention_heads;
-	x->g = m->num_query_groups;
-	x->d = pp_model_head_dim(m);
-	x->qw = m->head_dim > 0 ? x->a * m->head_dim : x->h;
-	x->f = m->ffn_hidden_size;
-	x->t = p->tp;
-	x->V = m->vocab_size;
 	x->flash = true;
-	x->swiglu = m->swiglu;
-	if (x->g < x->t) /* KV heads replicated over the ranks */
-		x->g = x->t;
-	x->mla = m->multi_latent_attention;
-	x->qlr = m->q_lora_rank;
-	x->kvlr = m->kv_lora_rank;
-	x->dqk = m->qk_head_dim;
-	x->drope = m->qk_pos_emb_head_dim;
-	x->dv = m->v_head_dim;
-	x->window = m->window;
 	x->serve = true;
 	x->kvb = pp_kv_bytes_per_token(m, p->tp, f->o.kv_bytes) / m->num_layers;
 	x->sampler_passes = f->o.sampler_passes;

@@ -62,6 +62,11 @@ typedef struct dims {
 	double El_act;             /* local experts receiving at least one token */
 } dims;
 
+/* workload.c: the model's dimensions on tp ranks (every field the model
+ * and the TP size fix); the training step and the serving forward pass
+ * add their batch's. */
+void wl_dims_model(dims *x, const pp_model *m, int tp);
+
 /* ops.c: the primitives. Each appends an op to c->w and returns it (or
  * its index). */
 pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind);

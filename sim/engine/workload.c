@@ -204,34 +204,17 @@ bool pp_stage_link_same_node(const pp_scenario *s, int stage)
 	return (stage * per_stage) / G == ((stage + 1) * per_stage) / G;
 }
 
-/* The dimensions of the layout and of layer kind k. */
-static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
+void wl_dims_model(dims *x, const pp_model *m, int tp)
 {
-	const pp_model *m = &s->model;
-	const pp_parallel *p = &s->parallel;
-	const pp_training *tr = &s->training;
-	memset(x, 0, sizeof(*x));
-	x->b = (double)tr->micro_batch_size;
-	x->s = m->seq_length;
-	x->sl = (double)m->seq_length / p->cp;
 	x->h = m->hidden_size;
 	x->a = m->num_attention_heads;
 	x->g = m->num_query_groups;
 	x->d = m->head_dim > 0 ? m->head_dim : x->h / x->a;
 	x->qw = m->head_dim > 0 ? x->a * m->head_dim : x->h;
 	x->f = m->ffn_hidden_size;
-	x->t = p->tp;
+	x->t = tp;
 	x->V = m->vocab_size;
-	x->T = x->b * x->sl;
-	x->sp = p->sequence_parallel && p->tp > 1;
-	x->Tn = x->sp ? x->T / x->t : x->T;
-	x->flash = tr->use_flash_attn;
-	x->dropout = !m->swiglu; /* GPT recipes train with dropout 0.1; Llama recipes with none */
 	x->swiglu = m->swiglu;
-	x->peft = tr->finetune == PP_FT_LORA || tr->finetune == PP_FT_QLORA;
-	x->qlora = tr->finetune == PP_FT_QLORA;
-	x->r = tr->lora_rank;
-	x->base_wb = tr->base_weight_bytes;
 	/* GQA with fewer groups than TP ranks replicates K/V heads per rank */
 	if (x->g < x->t)
 		x->g = x->t;
@@ -242,6 +225,29 @@ static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
 	x->drope = m->qk_pos_emb_head_dim;
 	x->dv = m->v_head_dim;
 	x->window = m->window;
+}
+
+/* The dimensions of the layout and of layer kind k. */
+static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
+{
+	const pp_model *m = &s->model;
+	const pp_parallel *p = &s->parallel;
+	const pp_training *tr = &s->training;
+	memset(x, 0, sizeof(*x));
+	wl_dims_model(x, m, p->tp);
+	x->b = (double)tr->micro_batch_size;
+	x->s = m->seq_length;
+	x->sl = (double)m->seq_length / p->cp;
+	x->T = x->b * x->sl;
+	x->sp = p->sequence_parallel && p->tp > 1;
+	x->Tn = x->sp ? x->T / x->t : x->T;
+	x->flash = tr->use_flash_attn;
+	x->dropout = !m->swiglu; /* GPT recipes train with dropout 0.1; Llama recipes with none */
+	x->peft = tr->finetune == PP_FT_LORA || tr->finetune == PP_FT_QLORA;
+	x->qlora = tr->finetune == PP_FT_QLORA;
+	x->r = tr->lora_rank;
+	x->base_wb = tr->base_weight_bytes;
+
 	if (m->num_experts > 0) {
 		int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
 								       : s->cluster.num_gpus;
