@@ -612,6 +612,24 @@ static void test_speed(void)
 	CHECK(n >= 2);
 	CHECK(total < 30); /* a few seconds normally; ASan/UBSan is several times slower */
 }
+/* ---- the command line ---- */
+
+/* "report -o" without a directory: one message (getopt's and podplan's
+ * were both printed), exit status 2, nothing recorded. */
+static void test_cli_missing_value(void)
+{
+	static const char *const args[] = {"-o", "--output"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(args); i++) {
+		char cmd[1024], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "%s report %s %s 2>&1", pp_t_bin(), SDEF, args[i]);
+		CHECK(pp_t_sh(cmd, &out) == 2);
+		CHECK(tu_count(out, "podplan report:") == 1);
+		CHECK(strstr(out, "requires an argument") == NULL);
+		CHECK_CONTAINS(out, "expected a value");
+		free(out);
+	}
+}
+
 int main(void)
 {
 	pp_t_fixture_data();
@@ -622,5 +640,6 @@ int main(void)
 	RUN(test_nothing_fits);
 	RUN(test_calibration_verdict);
 	RUN(test_speed);
+	RUN(test_cli_missing_value);
 	return pp_t_done("test_report");
 }
