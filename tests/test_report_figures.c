@@ -2,7 +2,7 @@
  * test_report_figures.c - one figure everywhere (issue 17): every shipped
  * scenario's report is written to disk, and each figure index.html shows
  * - the answer's key figures, the options table (capex and GPUs priced in
- * the label, time to result and lead time, total, P10-P90, the lead over
+ * the label, replicas, time to result and lead time, total, P10-P90, the lead over
  * the cheapest, $ per 1M tokens, P(cheapest), goodput), build versus rent
  * (capex, resale, NPV, IRR, payback, crossover, break-even), the per-option
  * step table (GPUs, step time, tokens/s, MFU, goodput, GPU-hours) - is read
@@ -392,6 +392,23 @@ static int gpus_named(const char *s)
 	return a;
 }
 
+/* Copies of the cluster a label or GPUs cell counts: "3 x 8 x ..." = 3,
+ * "1024 x ..." = 1. */
+static int replicas_named(const char *s)
+{
+	while (*s && !isdigit((unsigned char)*s))
+		s++;
+	int a = atoi(s);
+	while (isdigit((unsigned char)*s))
+		s++;
+	if (strncmp(s, " x ", 3) || !isdigit((unsigned char)s[3]))
+		return 1;
+	s += 3;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return strncmp(s, " x ", 3) ? 1 : a;
+}
+
 static void check_options(const char *html, const char *md, const char *opts, const char *who)
 {
 	row rows[64];
@@ -435,6 +452,9 @@ static void check_options(const char *html, const char *md, const char *opts, co
 					  label, g, csv_num(opts, cr, "gpus_priced"));
 				CHECK(!"the label counts the GPUs priced");
 			}
+			double reps = csv_num(opts, cr, "replicas");
+			checked++;
+			CHECK(replicas_named(label) == (int)(reps > 1 ? reps : 1));
 		}
 		const char *cap = strstr(label, " capex");
 		if (cap) {
@@ -618,6 +638,8 @@ static void check_engine(const char *html, const char *md, const char *opts, con
 		snprintf(what, sizeof(what), "%s step table %s", who, r->cell[0]);
 		checked++;
 		CHECK(gpus_named(r->cell[1]) == (int)csv_num(opts, co, "gpus_priced"));
+		double reps = csv_num(opts, co, "replicas");
+		CHECK(replicas_named(r->cell[1]) == (int)(reps > 1 ? reps : 1));
 		SAME(duration(r->cell[3]), r->cell[3], csv_num(step, cs, "step_time_s"), "step time", what);
 		SAME(count(r->cell[4]), r->cell[4], csv_num(step, cs, "tokens_per_s"), "tokens/s", what);
 		SAME(percent(r->cell[5]), r->cell[5], csv_num(step, cs, "mfu"), "MFU", what);
@@ -757,6 +779,7 @@ static void test_readers(void)
 	CHECK(same(duration("284.7 ms"), "", 0.2847) && same(duration("3.7 months"), "", 9.6e6));
 	CHECK(same(count("1,045,610"), "", 1045610) && gpus_named("rent 3 x 8 x NVIDIA H100") == 24);
 	CHECK(gpus_named("build 1024 x NVIDIA H100 SXM5 80GB (128 nodes, ib-ndr)") == 1024);
+	CHECK(replicas_named("rent 3 x 8 x NVIDIA H100") == 3 && replicas_named("1024 x h100-sxm") == 1);
 	CHECK(same(money("-"), "-", NAN) && !same(money("$1"), "$1", NAN));
 }
 
