@@ -32,11 +32,12 @@ static int load_run(pp_store *st, int64_t id, run_row *r, pp_err *err)
 	sqlite3 *db = pp_store_db(st);
 	sqlite3_stmt *q = NULL;
 	int rc = 0;
+	char sp[1024];
 	memset(r, 0, sizeof(*r));
 	if (sqlite3_prepare_v2(db, "SELECT id, created_at, kind, scenario_name, scenario_hash, "
 				"podplan_version, calib_profile, inputs_json, results_json FROM runs "
 				"WHERE id = ?", -1, &q, NULL) != SQLITE_OK)
-		return pp_errf(err, PP_EDB, "%s: %s", pp_store_path(st), sqlite3_errmsg(db));
+		return pp_errf(err, PP_EDB, "%s: %s", pp_hist_store(st, sp, sizeof(sp)), sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, id);
 	int s = sqlite3_step(q);
 	if (s == SQLITE_ROW) {
@@ -50,13 +51,13 @@ static int load_run(pp_store *st, int64_t id, run_row *r, pp_err *err)
 		r->in = cJSON_Parse(pp_hist_col_text(q, 7));
 		r->res = cJSON_Parse(pp_hist_col_text(q, 8));
 		if (!r->in || !r->res)
-			rc = pp_errf(err, PP_EDB, "%s: run %lld has unreadable JSON", pp_store_path(st),
+			rc = pp_errf(err, PP_EDB, "%s: run %lld has unreadable JSON", pp_hist_store(st, sp, sizeof(sp)),
 				     (long long)id);
 	} else if (s == SQLITE_DONE) {
 		rc = pp_errf(err, PP_ENOTFOUND, "run %lld is not in %s ('podplan history' lists the runs)",
-			     (long long)id, pp_store_path(st));
+			     (long long)id, pp_hist_store(st, sp, sizeof(sp)));
 	} else {
-		rc = pp_errf(err, PP_EDB, "%s: %s", pp_store_path(st), sqlite3_errmsg(db));
+		rc = pp_errf(err, PP_EDB, "%s: %s", pp_hist_store(st, sp, sizeof(sp)), sqlite3_errmsg(db));
 	}
 	sqlite3_finalize(q);
 	if (rc)

@@ -17,4 +17,7 @@ void pp_hist_fmt_time(double t, char *buf, size_t n);
 /* The option named name in a stored results record, or NULL. */
 const cJSON *pp_hist_option(const cJSON *res, const char *name);
 
+/* The store's path as messages show it (pp_report_public_path). */
+const char *pp_hist_store(pp_store *st, char *buf, size_t n);
+
 #endif

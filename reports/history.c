@@ -22,6 +22,11 @@ int pp_history_record(pp_store *st, const pp_report *r, const char *out_dir, int
 	return rc;
 }
 
+const char *pp_hist_store(pp_store *st, char *buf, size_t n)
+{
+	return pp_report_public_path(pp_store_path(st), buf, n);
+}
+
 const char *pp_hist_col_text(sqlite3_stmt *q, int i)
 {
 	const unsigned char *t = sqlite3_column_text(q, i);
@@ -106,7 +111,7 @@ static void text_row(pp_sb *out, sqlite3_stmt *q, const cJSON *res, const char *
 static int no_such_scenario(pp_store *st, const char *scenario, pp_err *err)
 {
 	sqlite3_stmt *q = NULL;
-	char **names = NULL;
+	char **names = NULL, sp[1024];
 	size_t n = 0;
 	if (sqlite3_prepare_v2(pp_store_db(st), "SELECT DISTINCT scenario_name FROM runs ORDER BY 1",
 			       -1, &q, NULL) == SQLITE_OK) {
@@ -118,7 +123,7 @@ static int no_such_scenario(pp_store *st, const char *scenario, pp_err *err)
 	sqlite3_finalize(q);
 	const char *near = pp_did_you_mean(scenario, (const char *const *)names, n);
 	int rc = pp_errf(err, PP_ENOTFOUND, "no runs of scenario \"%s\" in %s%s%s%s", scenario,
-			 pp_store_path(st), near ? "; did you mean \"" : n ? " (recorded: " : "",
+			 pp_hist_store(st, sp, sizeof(sp)), near ? "; did you mean \"" : n ? " (recorded: " : "",
 			 near ? near : n ? names[0] : "", near ? "\"?" : n ? (n > 1 ? ", ...)" : ")") : "");
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -129,6 +134,7 @@ static int no_such_scenario(pp_store *st, const char *scenario, pp_err *err)
 int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_sb *out,
 		    pp_err *err)
 {
+	char sp[1024];
 	sqlite3 *db = pp_store_db(st);
 	sqlite3_stmt *q = NULL;
 	int rc = 0, rows = 0;
@@ -138,7 +144,7 @@ int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_
 		: "SELECT id, created_at, kind, scenario_name, scenario_hash, podplan_version, "
 		  "calib_profile, results_json FROM runs ORDER BY id DESC LIMIT ?2";
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-		return pp_errf(err, PP_EDB, "%s: %s", pp_store_path(st), sqlite3_errmsg(db));
+		return pp_errf(err, PP_EDB, "%s: %s", pp_hist_store(st, sp, sizeof(sp)), sqlite3_errmsg(db));
 	if (scenario)
 		sqlite3_bind_text(q, 1, scenario, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, limit > 0 ? limit : -1);
@@ -164,11 +170,11 @@ int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_
 		rows++;
 	}
 	if (s != SQLITE_DONE)
-		rc = pp_errf(err, PP_EDB, "%s: %s", pp_store_path(st), sqlite3_errmsg(db));
+		rc = pp_errf(err, PP_EDB, "%s: %s", pp_hist_store(st, sp, sizeof(sp)), sqlite3_errmsg(db));
 	sqlite3_finalize(q);
 	if (!rc && rows == 0 && !scenario && !csv)
 		pp_sb_addf(out, "(no runs recorded in %s yet: 'podplan report SCENARIO.json -o DIR' "
-			   "records one)\n", pp_store_path(st));
+			   "records one)\n", pp_hist_store(st, sp, sizeof(sp)));
 	if (rc || rows > 0 || !scenario)
 		return rc;
 	return no_such_scenario(st, scenario, err);

@@ -45,6 +45,7 @@ static const char css[] =
 	"line-height:1.25}\n"
 	".kpi .s{display:block;font-size:13px;color:var(--muted)}\n"
 	".why{margin:0;font-size:14px}\n"
+	".why.risked{margin:0 0 8px;color:var(--warn)}\n"
 	"section{margin-top:26px}\n"
 	"h2{font-size:19px;border-bottom:1px solid var(--line);padding-bottom:4px;margin:0 0 10px}\n"
 	"h3{font-size:15px;margin:16px 0 6px}\n"
@@ -200,15 +201,16 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 	}
 	const pp_cost_option *w = &c->options[c->recommended];
 	const pp_cost_option *ru = c->runner_up >= 0 ? &c->options[c->runner_up] : NULL;
-	pp_sb_adds(o, "<div class=\"answer\"><p class=\"label\">Answer: the cheapest option that "
-		      "does the work</p>\n<p class=\"pick\"><b>");
+	pp_sb_addf(o, "<div class=\"answer\"><p class=\"label\">Answer: the cheapest option that "
+		      "does the work%s</p>\n<p class=\"pick\"><b>",
+		   c->risked >= 0 ? " and can be obtained" : "");
 	esc(o, w->name);
 	pp_sb_adds(o, "</b> <span class=\"what\">");
 	esc(o, w->label);
 	pp_sb_adds(o, "</span></p>\n<div class=\"kpis\">\n");
 	if (isfinite(w->p10_usd))
-		snprintf(s, sizeof(s), "P10-P90 %s - %s", pp_report_usd(w->p10_usd, a, sizeof(a)),
-			 pp_report_usd(w->p90_usd, b, sizeof(b)));
+		snprintf(s, sizeof(s), "P10-P90 %s",
+			 pp_cost_fmt_usd_range(w->p10_usd, w->p90_usd, " - ", a, sizeof(a)));
 	else
 		snprintf(s, sizeof(s), "no Monte Carlo range (0 draws)");
 	kpi(o, "Total cost", pp_report_usd(w->usd_total, d, sizeof(d)), s);
@@ -241,7 +243,23 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 	} else {
 		kpi(o, "Runner-up", "none", "no other option can do the work");
 	}
-	pp_sb_adds(o, "</div>\n<p class=\"why\">");
+	pp_sb_adds(o, "</div>\n");
+	if (c->risked >= 0) {
+		const pp_cost_option *k = &c->options[c->risked];
+		pp_sb_adds(o, "<p class=\"why risked\"><b>Cheaper, but it may not be obtainable: ");
+		esc(o, k->name);
+		pp_sb_adds(o, "</b>, ");
+		esc(o, pp_report_usd(k->usd_total, a, sizeof(a)));
+		if (isfinite(k->p10_usd)) {
+			pp_sb_adds(o, " (P10-P90 ");
+			esc(o, pp_cost_fmt_usd_range(k->p10_usd, k->p90_usd, " - ", b, sizeof(b)));
+			pp_sb_adds(o, ")");
+		}
+		pp_sb_adds(o, ": it ");
+		esc(o, k->risk);
+		pp_sb_adds(o, ".</p>\n");
+	}
+	pp_sb_adds(o, "<p class=\"why\">");
 	esc(o, c->recommendation);
 	pp_sb_adds(o, "</p></div>\n");
 }
@@ -334,7 +352,10 @@ static void options_table(pp_sb *o, const pp_report *r)
 		pp_sb_adds(o, "<td class=\"name\">");
 		esc(o, x->name);
 		if (i == c->recommended)
-			pp_sb_adds(o, "<br><span class=\"tag rec\">cheapest</span>");
+			pp_sb_addf(o, "<br><span class=\"tag rec\">%s</span>",
+				   c->risked >= 0 ? "cheapest obtainable" : "cheapest");
+		else if (x->feasible && !x->obtainable)
+			pp_sb_adds(o, "<br><span class=\"tag old\">may not be obtainable</span>");
 		pp_sb_adds(o, "</td>");
 		if (!x->feasible) {
 			pp_sb_addf(o, "<td class=\"why\" colspan=\"%d\">cannot do the work: ", any_time ? 8 : 7);
@@ -351,12 +372,7 @@ static void options_table(pp_sb *o, const pp_report *r)
 			tdn(o, pp_report_dur(t, a, sizeof(a)));
 		}
 		tdn(o, pp_report_usd(x->usd_total, a, sizeof(a)));
-		if (isfinite(x->p10_usd))
-			snprintf(d, sizeof(d), "%s - %s", pp_report_usd(x->p10_usd, a, sizeof(a)),
-				 pp_report_usd(x->p90_usd, b, sizeof(b)));
-		else
-			snprintf(d, sizeof(d), "-");
-		tdn(o, d);
+		tdn(o, pp_cost_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", d, sizeof(d)));
 		if (i == c->recommended || !isfinite(best))
 			tdn(o, "-");
 		else
@@ -443,8 +459,7 @@ static void engine_cost(pp_sb *o, const pp_report *r)
 				      "nothing simulated</td></tr>\n");
 			continue;
 		}
-		snprintf(d, sizeof(d), "%d x %s", x->num_gpus, x->gpu);
-		tdn(o, d);
+		tdn(o, pp_cost_gpus_text(x, d, sizeof(d)));
 		td(o, NULL, x->method);
 		tdn(o, pp_report_dur(x->step_time_s, a, sizeof(a)));
 		tdn(o, pp_report_count(x->tokens_per_s, d, sizeof(d)));

@@ -51,7 +51,9 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			pp_sb_adds(o, "**");
 		md(o, x->name);
 		if (i == c->recommended)
-			pp_sb_adds(o, "** (cheapest)");
+			pp_sb_adds(o, c->risked >= 0 ? "** (cheapest obtainable)" : "** (cheapest)");
+		else if (x->feasible && !x->obtainable)
+			pp_sb_adds(o, " (may not be obtainable)");
 		pp_sb_adds(o, " | ");
 		if (!x->feasible) {
 			pp_sb_adds(o, "cannot do the work: ");
@@ -62,9 +64,7 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		md(o, x->label);
 		pp_sb_addf(o, " | %s | %s | ", pp_report_dur(pp_report_time_to_result(x), a, sizeof(a)),
 			   pp_report_usd(x->usd_total, b, sizeof(b)));
-		if (isfinite(x->p10_usd))
-			pp_sb_addf(o, "%s - ", pp_report_usd(x->p10_usd, a, sizeof(a)));
-		pp_sb_addf(o, "%s | ", isfinite(x->p90_usd) ? pp_report_usd(x->p90_usd, b, sizeof(b)) : "-");
+		pp_sb_addf(o, "%s | ", pp_cost_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", a, sizeof(a)));
 		if (isfinite(x->usd_per_million_tokens))
 			pp_sb_addf(o, "$%.3g", x->usd_per_million_tokens);
 		else
@@ -138,7 +138,7 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			continue;
 		double g[PP_BD_GROUPS];
 		pp_breakdown_groups(&x->breakdown, g);
-		char e[48], f2[48];
+		char e[48], f2[48], mfu[24];
 		pp_sb_adds(o, "| ");
 		md(o, x->name);
 		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_report_dur(x->step_time_s, a, sizeof(a)),
@@ -146,7 +146,7 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			   pp_report_dur(g[PP_BD_COMM], d, sizeof(d)),
 			   pp_report_dur(g[PP_BD_BUBBLE], e, sizeof(e)),
 			   pp_report_dur(g[PP_BD_OTHER], f2, sizeof(f2)),
-			   isfinite(x->mfu) ? (snprintf(e, sizeof(e), "%.1f%%", 100 * x->mfu), e) : "-");
+			   isfinite(x->mfu) ? (snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * x->mfu), mfu) : "-");
 	}
 	int est = 0;
 	for (int i = 0; i < c->nsources; i++)

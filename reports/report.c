@@ -80,6 +80,32 @@ const char *pp_report_count(double v, char *buf, size_t n)
 	return buf;
 }
 
+/* path below dir (a directory, no trailing '/'): the rest after "dir/", else NULL */
+static const char *below(const char *path, const char *dir)
+{
+	size_t l = dir ? strlen(dir) : 0;
+	while (l > 1 && dir[l - 1] == '/')
+		l--;
+	if (l < 2 || strncmp(path, dir, l) || path[l] != '/')
+		return NULL;
+	return path + l + 1;
+}
+
+const char *pp_report_public_path(const char *path, char *buf, size_t n)
+{
+	char cwd[4096];
+	const char *rest;
+	if (!path || path[0] != '/')
+		snprintf(buf, n, "%s", path ? path : "");
+	else if (getcwd(cwd, sizeof(cwd)) && (rest = below(path, cwd)))
+		snprintf(buf, n, "%s", rest);
+	else if ((rest = below(path, getenv("HOME"))))
+		snprintf(buf, n, "~/%s", rest);
+	else
+		snprintf(buf, n, "%s", path);
+	return buf;
+}
+
 double pp_report_time_to_result(const pp_cost_option *o)
 {
 	if (!isfinite(o->time_to_train_s))
@@ -115,11 +141,13 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 			return;
 		}
 		const pp_cost_option *o = &cr->options[cr->recommended];
-		pp_sb_addf(out, "%s (%s) is the cheapest: %s", o->name, o->label,
+		char rg[64];
+		pp_sb_addf(out, "%s (%s) is the cheapest%s: %s", o->name, o->label,
+			   cr->risked >= 0 ? " option that can be obtained" : "",
 			   pp_report_usd(o->usd_total, a, sizeof(a)));
 		if (isfinite(o->p10_usd) && isfinite(o->p90_usd))
-			pp_sb_addf(out, " (P10-P90 %s-%s)", pp_report_usd(o->p10_usd, b, sizeof(b)),
-				   pp_report_usd(o->p90_usd, c, sizeof(c)));
+			pp_sb_addf(out, " (P10-P90 %s)",
+				   pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
 		pp_sb_addf(out, " for %s", cr->work);
 		if (isfinite(o->usd_per_million_tokens))
 			pp_sb_addf(out, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
@@ -127,6 +155,10 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		if (isfinite(t))
 			pp_sb_addf(out, ", done in %s", pp_report_dur(t, d, sizeof(d)));
 		pp_sb_adds(out, ".");
+		if (cr->risked >= 0)
+			pp_sb_addf(out, " %s would cost %s but may not be obtainable.",
+				   cr->options[cr->risked].name,
+				   pp_report_usd(cr->options[cr->risked].usd_total, b, sizeof(b)));
 		return;
 	}
 	if (r->have_pred) {
@@ -473,7 +505,15 @@ void pp_report_inputs_json(const pp_report *r, pp_sb *sb)
 	pp_json_str(cal, "profile", s->calib_profile[0] ? s->calib_profile : NULL);
 	pp_json_str(cal, "applied_profile", r->hw.profile[0] ? r->hw.profile : NULL);
 	cJSON *cat = pp_json_obj(j, "catalog");
-	pp_json_str(cat, "dir", pp_catalog_dir(r->cat));
+	/* the files are known by their hashes; a directory of this machine is
+	 * not recorded (a public form, else its last component) */
+	char cdir[1024];
+	pp_report_public_path(pp_catalog_dir(r->cat), cdir, sizeof(cdir));
+	if (cdir[0] == '/') {
+		const char *base = strrchr(cdir, '/');
+		memmove(cdir, base + 1, strlen(base + 1) + 1);
+	}
+	pp_json_str(cat, "dir", cdir);
 	catalog_hashes(pp_catalog_dir(r->cat), pp_json_obj(cat, "files"));
 	cJSON *figs = pp_json_arr(j, "figures");
 	for (int i = 0; r->have_cost && i < r->cost.nsources; i++) {

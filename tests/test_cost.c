@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pp_catalog *cat;
 static double fake_tok_per_gpu = 1000; /* tokens/s per GPU */
@@ -461,6 +462,297 @@ static void test_strict_errors(void)
 	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");
 }
 
+
+/* ---- issue 17: contracts, obtainability, sources, words ---- */
+
+/* A 1-year reservation of 8 GPUs at the fixture's $4.06: the contract is
+ * 12 x 730.5 h x 8 x $4.06 = $284,716.80 and no draw changes it (the
+ * 125-hour job always fits the term), while on-demand's total moves with
+ * the step-time and price draws. */
+static void test_contract_fixed(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"r1\", \"kind\": \"rent\", "
+		 "\"provider\": \"aws_p5.48xlarge\", \"tier\": \"reserved_1y\", \"staff_fte\": 0},"
+		 " {\"name\": \"od\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", "
+		 "\"staff_fte\": 0}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 2000, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const double contract = 12 * 730.5 * 8 * 4.06;
+		const pp_cost_option *o = &r.options[0];
+		CHECK_NEAR(o->contract_usd, contract, 1e-9);
+		CHECK_NEAR(o->p10_usd, contract, 1e-9);
+		CHECK_NEAR(o->p90_usd, contract, 1e-9);
+		CHECK(!strcmp(o->payment, "upfront")); /* the fixture's AWS default */
+		CHECK(r.options[1].p90_usd > 1.2 * r.options[1].p10_usd);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	/* a run of 11.5 months at the base: a slow draw needs a second term,
+	 * bought at the drawn price; a fast one pays the contract only */
+	double tokens = 11.5 * 730.5 * 3600 * 8 * 1000;
+	snprintf(costs, sizeof(costs), "{\"work\": {\"type\": \"run\", \"train_tokens\": %.6g},"
+		 " \"goodput\": {\"enabled\": false, \"job_setup_s\": 0},"
+		 " \"rent\": {\"storage_usd_per_tb_month\": 0}, \"options\": [{\"name\": \"r1\", "
+		 "\"kind\": \"rent\", \"provider\": \"aws_p5.48xlarge\", \"tier\": \"reserved_1y\", "
+		 "\"staff_fte\": 0}]}", tokens);
+	js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 2000, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const double contract = 12 * 730.5 * 8 * 4.06;
+		CHECK_NEAR(r.options[0].usd_total, contract, 1e-9);
+		CHECK_NEAR(r.options[0].p10_usd, contract, 1e-9);
+		CHECK(r.options[0].p90_usd > 1.5 * contract);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* The cumulative cash books a commitment as it is paid: all at month 0
+ * (upfront), half then and the rest in 12 instalments (partial, the
+ * fixture's rent.partial_upfront_fraction 0.5), or 12 equal instalments
+ * (monthly); the schedule runs to the end of the term and ends at the
+ * total. "payment" on a tier without a commitment is an error. */
+static void test_payment_schedule(void)
+{
+	static const char *const pay[] = {"upfront", "partial", "monthly"};
+	const double T = 12 * 730.5 * 8 * 4.06;
+	const double month0[] = {T, 0.5 * T, 0};
+	const double month1[] = {T, 0.5 * T + 0.5 * T / 12, T / 12};
+	for (int k = 0; k < 3; k++) {
+		char costs[1024];
+		snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"r1\", \"kind\": \"rent\", "
+			 "\"provider\": \"aws_p5.48xlarge\", \"tier\": \"reserved_1y\", \"staff_fte\": 0, "
+			 "\"payment\": \"%s\"}]}", quiet_run, pay[k]);
+		char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+		pp_scenario s;
+		pp_cost_result r;
+		pp_err err = {0};
+		int rc = price(js, 0, &s, &r, &err);
+		if (rc)
+			pp_t_diag("%s", err.msg);
+		CHECK(rc == 0);
+		if (!rc) {
+			const pp_cost_option *o = &r.options[0];
+			CHECK(o->nmonths == 12);
+			CHECK(!strcmp(o->payment, pay[k]));
+			CHECK_NEAR(o->cum_usd[0], month0[k], 1e-9);
+			CHECK_NEAR(o->cum_usd[1], month1[k], 1e-9);
+			CHECK_NEAR(o->cum_usd[12], o->usd_total, 1e-9);
+			CHECK_NEAR(o->usd_total, T, 1e-9);
+			CHECK_CONTAINS(o->label, pay[k]);
+		}
+		pp_cost_result_release(&r);
+		pp_scenario_release(&s);
+		free(js);
+	}
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": "
+		     "\"x\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"payment\": \"monthly\"}]}",
+		     "costs.options[0].payment", "reserved");
+}
+
+/* 1,024 GPUs (128 nodes) on spot is cheaper ($3.39 against Lambda's $3.99
+ * on demand) but more spot nodes than tco.json's max_nodes_obtainable (16):
+ * the answer is the cheapest option that can be obtained, spot the risked
+ * alternative, build compared with Lambda; 16 nodes of spot can be had. */
+static void test_spot_obtainable(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": [{\"name\": \"spot\", \"kind\": \"rent\", "
+		 "\"provider\": \"aws_p5.48xlarge\", \"tier\": \"spot\"}, {\"name\": \"od\", \"kind\": "
+		 "\"rent\", \"provider\": \"lambda_8x\"}, {\"name\": \"b\", \"kind\": \"build\"}]}",
+		 quiet_run);
+	char *js = scenario("llama2-13b", 1024, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 1000, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.options[0].usd_total < r.options[1].usd_total);
+		CHECK(!r.options[0].obtainable && r.options[1].obtainable && r.options[2].obtainable);
+		CHECK(r.recommended == 1 && r.risked == 0);
+		CHECK(r.runner_up != 0);
+		CHECK(isnan(r.options[0].p_cheapest));
+		CHECK(r.options[1].p_cheapest + r.options[2].p_cheapest > 0.999);
+		CHECK(r.options[2].fin.valid && !strcmp(r.options[2].fin.versus, "od"));
+		CHECK_CONTAINS(r.options[0].risk, "128 spot nodes");
+		CHECK_CONTAINS(r.recommendation, "Risked alternative: spot");
+		CHECK(!strncmp(r.recommendation, "od (", 4));
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	js = scenario("llama2-13b", 128, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.options[0].obtainable && r.recommended == 0 && r.risked == -1);
+		CHECK(strstr(r.recommendation, "Risked") == NULL);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* The label's capex is the finance table's, every replica counted: a
+ * recurring job of 125 h, 8 times a month (1,000 h > 730.5 h), needs two
+ * copies of the 8-GPU node. */
+static void test_one_capex(void)
+{
+	const char *costs = "{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 3.6e9, "
+			    "\"jobs_per_month\": 8}, \"horizon_months\": 12,"
+			    " \"goodput\": {\"enabled\": false, \"job_setup_s\": 0},"
+			    " \"options\": [{\"name\": \"od\", \"kind\": \"rent\", \"provider\": \"lambda_8x\"},"
+			    " {\"name\": \"b\", \"kind\": \"build\"}]}";
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *b = &r.options[1];
+		char money[32];
+		CHECK(b->replicas == 2 && b->gpus_priced == 16 && r.options[0].gpus_priced == 16);
+		CHECK_NEAR(b->capex_usd, b->cum_usd[0], 1e-12);
+		CHECK(b->fin.valid);
+		CHECK_NEAR(b->fin.capex_usd, b->capex_usd, 1e-12);
+		CHECK_CONTAINS(b->label, pp_fmt_usd(b->capex_usd, money, sizeof(money)));
+		CHECK_CONTAINS(b->label, "2 x 8 x ");
+		CHECK_CONTAINS(r.options[0].label, "rent 2 x 8 x ");
+		char g[64];
+		CHECK(!strcmp(pp_cost_gpus_text(b, g, sizeof(g)), "2 x 8 x h100-sxm"));
+		CHECK_CONTAINS(r.work, "8 jobs/month");
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* Ages are never negative (a figure dated "2026" at an as-of of
+ * 2026-11-30 is 0 months old); "1 job/month"; no "nan" without draws; one
+ * unit for both ends of a range. */
+static void test_words(void)
+{
+	const char *costs = "{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e8, "
+			    "\"jobs_per_month\": 1},"
+			    " \"options\": [{\"name\": \"od\", \"kind\": \"rent\", \"provider\": \"lambda_8x\"},"
+			    " {\"name\": \"b\", \"kind\": \"build\"}]}";
+	char *js = scenario("llama2-13b", 16, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		int dated_2026 = 0;
+		for (int i = 0; i < r.nsources; i++) {
+			CHECK(!(r.sources[i].age_months < 0));
+			if (!strcmp(r.sources[i].date, "2026")) {
+				dated_2026++;
+				CHECK(r.sources[i].age_months == 0);
+			}
+		}
+		CHECK(dated_2026 > 0);
+		CHECK_CONTAINS(r.work, "1 job/month");
+		pp_sb t = {0};
+		pp_cost_to_text(&r, &t);
+		CHECK(strstr(t.buf, "nan") == NULL);
+		pp_sb_release(&t);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+	char b[64];
+	CHECK(!strcmp(pp_cost_fmt_usd_range(9156, 13200, " - ", b, sizeof(b)), "$9.2k - $13.2k"));
+	CHECK(!strcmp(pp_cost_fmt_usd_range(1.65e6, 2.37e6, "-", b, sizeof(b)), "$1.65M-$2.37M"));
+	CHECK(!strcmp(pp_cost_fmt_usd_range(909.2e3, 2.03e6, " - ", b, sizeof(b)), "$0.91M - $2.03M"));
+	CHECK(!strcmp(pp_cost_fmt_usd_range(55, 120, " - ", b, sizeof(b)), "$55 - $120"));
+	CHECK(!strcmp(pp_cost_fmt_usd_range(NAN, 1, " - ", b, sizeof(b)), "-"));
+}
+
+/* Every figure of the live tco.json whose source is podplan_estimate is
+ * marked an estimate; every source of tco.json and prices.json has a
+ * public URL (http or https), a path in this repository that exists, or
+ * none - never file:// or a path of a machine. */
+static void test_catalog_sources(void)
+{
+	static const char *const files[] = {"models/tco.json", "models/prices.json",
+					    "models/kernels.json"};
+	for (size_t f = 0; f < PP_ARRAY_LEN(files); f++) {
+		char *text = NULL;
+		size_t len;
+		pp_err err = {0};
+		CHECK(pp_read_file(files[f], 1 << 22, &text, &len, &err) == 0);
+		if (!text)
+			continue;
+		CHECK(strstr(text, "file://") == NULL && strstr(text, "/work/") == NULL);
+		cJSON *root = cJSON_Parse(text);
+		const cJSON *src;
+		cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(root, "sources"))
+		{
+			const cJSON *u = cJSON_GetObjectItemCaseSensitive(src, "url");
+			const char *url = cJSON_IsString(u) ? u->valuestring : "";
+			while (*url == ' ')
+				url++;
+			bool web = !strncmp(url, "https://", 8) || !strncmp(url, "http://", 7);
+			bool repo = *url && url[0] != '/' && !strchr(url, ':') && !strchr(url, ' ') &&
+				    access(url, R_OK) == 0;
+			if (*url && !web && !repo && url[0] != '(')
+				pp_t_diag("%s: source %s: url \"%s\"", files[f], src->string, url);
+			CHECK(!*url || web || repo || url[0] == '(');
+		}
+		if (f == 0) {
+			/* figures two levels down: section.figure or section.group.figure */
+			const cJSON *sec, *fig, *sub;
+			int n = 0;
+			cJSON_ArrayForEach(sec, root)
+			cJSON_ArrayForEach(fig, sec)
+			{
+				const cJSON *one[2] = {fig, NULL};
+				int k = 0;
+				if (!cJSON_GetObjectItemCaseSensitive(fig, "value")) {
+					cJSON_ArrayForEach(sub, fig)
+					{
+						if (cJSON_GetObjectItemCaseSensitive(sub, "value") &&
+						    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(sub, "source")) &&
+						    !strcmp(cJSON_GetObjectItemCaseSensitive(sub, "source")->valuestring,
+							    "podplan_estimate")) {
+							n++;
+							CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sub, "estimate")));
+						}
+					}
+					continue;
+				}
+				for (; one[k]; k++) {
+					const cJSON *so = cJSON_GetObjectItemCaseSensitive(one[k], "source");
+					if (cJSON_IsString(so) && !strcmp(so->valuestring, "podplan_estimate")) {
+						n++;
+						if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one[k], "estimate")))
+							pp_t_diag("tco.json %s.%s: podplan_estimate but estimate "
+								  "is not true", sec->string, fig->string);
+						CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one[k], "estimate")));
+					}
+				}
+			}
+			CHECK(n > 20);
+		}
+		cJSON_Delete(root);
+		free(text);
+	}
+}
+
 static const char *const scenario_files[] = {
 	"scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json",
 	"scenarios/llama405b-16k-gpus-which-fabric-how-long-what-cost.json",
@@ -552,6 +844,12 @@ int main(void)
 	RUN(test_api);
 	RUN(test_tier4_qlora_auto);
 	RUN(test_strict_errors);
+	RUN(test_contract_fixed);
+	RUN(test_payment_schedule);
+	RUN(test_spot_obtainable);
+	RUN(test_one_capex);
+	RUN(test_words);
+	RUN(test_catalog_sources);
 	RUN(test_cli_json_and_timing);
 	RUN(test_cli_csv_seed_errors);
 	pp_catalog_free(cat);

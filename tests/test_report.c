@@ -218,18 +218,39 @@ static void test_report_cost(void)
 	     po = tu_pos(h, "<section id=\"options\""), pc = tu_pos(h, "<section id=\"charts\"");
 	CHECK(pa > 0 && pa < pw && pw < po && po < pc);
 	CHECK_CONTAINS(h, c->question);
-	/* the cheapest feasible option, found here by a scan, is the answer */
-	int best = -1;
-	for (int i = 0; i < c->noptions; i++)
-		if (c->options[i].feasible && (best < 0 || c->options[i].usd_total < c->options[best].usd_total))
+	/* the cheapest feasible option that can be obtained, found here by a
+	 * scan, is the answer; the 1,024-GPU spot option is cheaper but needs
+	 * 128 spot nodes at once: the risked alternative, never the answer */
+	int best = -1, cheapest = -1;
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (x->feasible && (cheapest < 0 || x->usd_total < c->options[cheapest].usd_total))
+			cheapest = i;
+		if (x->feasible && x->obtainable &&
+		    (best < 0 || x->usd_total < c->options[best].usd_total))
 			best = i;
+	}
 	CHECK(best == c->recommended);
+	CHECK(cheapest >= 0 && !strcmp(c->options[cheapest].tier, "spot"));
+	CHECK(!c->options[cheapest].obtainable && c->risked == cheapest);
+	CHECK(c->options[best].obtainable && strcmp(c->options[best].tier, "spot"));
+	/* no warning doubts the answer; one doubts the spot option */
+	for (int i = 0; i < r.nwarnings; i++) {
+		if (strstr(r.warnings[i], "may not be obtainable"))
+			CHECK(strstr(r.warnings[i], c->options[cheapest].name) != NULL);
+		char q[96];
+		snprintf(q, sizeof(q), "\"%s\"", c->options[best].name);
+		if (strstr(r.warnings[i], q))
+			CHECK(strstr(r.warnings[i], "obtainable") == NULL);
+	}
 	char money[32];
 	pp_fmt_usd(c->options[best].usd_total, money, sizeof(money));
 	char *ans = strndup(h + pa, (size_t)(pw - pa));
 	CHECK_CONTAINS(ans, c->options[best].name);
 	CHECK_CONTAINS(ans, money);
 	CHECK_CONTAINS(ans, "P10-P90");
+	CHECK_CONTAINS(ans, "may not be obtainable");
+	CHECK_CONTAINS(ans, c->options[cheapest].name);
 	free(ans);
 	/* six charts, each an inline SVG inside its figure */
 	static const char *const charts[] = {"cost", "tradeoff", "cumulative", "tornado", "distribution",
@@ -591,6 +612,24 @@ static void test_speed(void)
 	CHECK(n >= 2);
 	CHECK(total < 30); /* a few seconds normally; ASan/UBSan is several times slower */
 }
+/* ---- the command line ---- */
+
+/* "report -o" without a directory: one message (getopt's and podplan's
+ * were both printed), exit status 2, nothing recorded. */
+static void test_cli_missing_value(void)
+{
+	static const char *const args[] = {"-o", "--output"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(args); i++) {
+		char cmd[1024], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "%s report %s %s 2>&1", pp_t_bin(), SDEF, args[i]);
+		CHECK(pp_t_sh(cmd, &out) == 2);
+		CHECK(tu_count(out, "podplan report:") == 1);
+		CHECK(strstr(out, "requires an argument") == NULL);
+		CHECK_CONTAINS(out, "expected a value");
+		free(out);
+	}
+}
+
 int main(void)
 {
 	pp_t_fixture_data();
@@ -601,5 +640,6 @@ int main(void)
 	RUN(test_nothing_fits);
 	RUN(test_calibration_verdict);
 	RUN(test_speed);
+	RUN(test_cli_missing_value);
 	return pp_t_done("test_report");
 }

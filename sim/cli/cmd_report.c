@@ -100,14 +100,11 @@ static int compare(const char *db, const char *a, const char *b)
 	return 0;
 }
 
-/* DIR as an absolute path, for the record (the directory may not exist yet). */
-static void abs_dir(const char *dir, char *buf, size_t n)
+/* DIR as the user gave it, without trailing slashes: the record and the
+ * messages never turn it into a path of this machine. */
+static void given_dir(const char *dir, char *buf, size_t n)
 {
-	char cwd[PATH_MAX];
-	if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		snprintf(buf, n, "%s", dir);
-	else
-		snprintf(buf, n, "%s/%s", cwd, dir);
+	snprintf(buf, n, "%s", dir);
 	size_t l = strlen(buf);
 	while (l > 1 && buf[l - 1] == '/')
 		buf[--l] = '\0';
@@ -130,7 +127,8 @@ int pp_cmd_report(int argc, char **argv)
 	unsigned long v;
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	/* ':' first: a missing argument is reported once, here, not by getopt too */
+	while ((ch = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			help_report();
@@ -161,8 +159,12 @@ int pp_cmd_report(int argc, char **argv)
 			ro.draws_given = true;
 			ro.draws = (int)v;
 			break;
+		case ':':
+			return pp_cli_usage_error("report", "%s: expected a value (podplan report "
+						  "--help)", argv[optind - 1]);
 		default:
-			return pp_cli_usage_error("report", "unknown option (podplan report --help)");
+			return pp_cli_usage_error("report", "unknown option \"%s\" (podplan report "
+						  "--help)", argv[optind - 1]);
 		}
 	}
 	if (cmp) {
@@ -215,13 +217,13 @@ int pp_cmd_report(int argc, char **argv)
 	have_r = true;
 	/* record and write as one: the run is committed only when the files are in place */
 	char dir[PATH_MAX];
-	abs_dir(out_dir, dir, sizeof(dir));
+	given_dir(out_dir, dir, sizeof(dir));
 	if ((rc = pp_store_open(&st, db, &err)) || (rc = pp_store_exec(st, "BEGIN IMMEDIATE", &err)))
 		goto fail;
 	in_tx = true;
 	if ((rc = pp_history_record(st, &r, dir, &r.run_id, &err)))
 		goto fail;
-	snprintf(r.store_path, sizeof(r.store_path), "%s", pp_store_path(st));
+	pp_report_public_path(pp_store_path(st), r.store_path, sizeof(r.store_path));
 	if ((rc = pp_report_write(&r, out_dir, pdf ? chromium : NULL, &names, &err)))
 		goto fail;
 	if ((rc = pp_store_exec(st, "COMMIT", &err)))

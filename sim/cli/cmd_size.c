@@ -8,6 +8,7 @@
  */
 #include "cli/plancmd.h"
 #include "core/dist.h"
+#include "cost/cost.h"
 #include "engine/breakdown.h"
 #include "core/util.h"
 
@@ -98,10 +99,40 @@ static void help_size(void)
 	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n\n"
 	       "Options that cannot win are not searched: a lower bound on any layout's step time\n"
 	       "(the step's FLOPs over every GPU at the SKU's best rate) bounds the time and cost;\n"
-	       "they are listed with that bound. Runs under `mpirun -np N` like `podplan search`.\n");
+	       "they are listed with that bound. Runs under `mpirun -np N` like `podplan search`.\n\n"
+	       "The answer weighs every searched cluster rented and built (capex, lead time,\n"
+	       "financing, goodput), beside the hosted-API and one-node options of the scenario's\n"
+	       "\"costs\" section, with podplan cost's engine: the cheapest option whose time to\n"
+	       "result (lead time + one run) meets the deadline, or the fastest within the budget.\n");
 }
 
-static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r)
+/* The weighed options (rent, build, lower tiers) as a table. */
+static void print_weighed_text(const pp_cost_result *w)
+{
+	char g[96], t[32], u[32], rg[64];
+	printf("\nPriced every way (podplan cost's engine: goodput, lead time, capex and financing, "
+	       "lower tiers):\n");
+	printf("  %-28s %-6s %-18s %14s %10s %21s  %s\n", "option", "kind", "GPUs", "time to result",
+	       "total", "P10 - P90", "verdict");
+	for (int i = 0; i < w->noptions; i++) {
+		const pp_cost_option *o = &w->options[i];
+		double tr = o->time_to_train_s + o->lead_time_s;
+		const char *v = i == w->recommended ? "ANSWER"
+				: !o->feasible ? "cannot"
+				: !o->obtainable ? "may not be obtainable"
+				: o->meets_target ? "meets" : "misses";
+		printf("  %-28.28s %-6s %-18.18s %14s %10s %21s  %s\n", o->name,
+		       pp_option_kind_names[o->kind], pp_cost_gpus_text(o, g, sizeof(g)),
+		       isfinite(tr) ? pp_fmt_duration(tr, t, sizeof(t)) : "-",
+		       o->feasible ? pp_fmt_usd(o->usd_total, u, sizeof(u)) : "-",
+		       pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
+	}
+	printf("  Monte Carlo %d draws, seed %lu; prices as of %s ('podplan cost' on a scenario with "
+	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);
+}
+
+static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
+			    const pp_cost_result *w)
 {
 	const pp_scenario *s = &l->s;
 	char b1[32], b2[32], b3[32], b4[32], lay[200];
@@ -120,9 +151,10 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r)
 	printf("Options    %d: %d searched (%lld layouts evaluated, %lld simulated), %d ruled out by "
 	       "bounds\n", r->n, r->searches, (long long)r->evaluated, (long long)r->simulated,
 	       skipped);
-	printf("Answer     %s\n\n", r->why);
+	printf("Answer     %s\n\n", w && w->recommendation[0] ? w->recommendation : r->why);
+	printf("Layouts    the fastest layout of each cluster, rented (before goodput): %s\n", r->why);
 	printf("  %-2s %-28s %8s %-48s %9s %10s %9s  %s\n", "#", "option", "$/GPU-h", "best layout",
-	       "step", "train", "cost", "verdict");
+	       "step", "train", "rent", "verdict");
 	for (int i = 0; i < r->n; i++) {
 		const pp_size_option *o = &r->opt[i];
 		char opt[64], price[16] = "-";
@@ -135,7 +167,7 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r)
 			       pp_fmt_duration(o->best.result.step_time_s, b1, sizeof(b1)),
 			       pp_fmt_duration(o->train_s, b2, sizeof(b2)),
 			       pp_fmt_usd(o->usd, b3, sizeof(b3)),
-			       i == r->answer ? "ANSWER" : o->meets ? "meets" : "misses");
+			       i == r->answer ? "best rent" : o->meets ? "meets" : "misses");
 		} else {
 			char bound[64] = "";
 			if (isfinite(o->lb_train_s))
@@ -146,6 +178,8 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r)
 			       "", "", "", pp_size_status_names[o->status], o->why);
 		}
 	}
+	if (w)
+		print_weighed_text(w);
 }
 
 static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs)
@@ -178,7 +212,8 @@ static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs)
 	pp_json_bool(j, "meets", p->meets);
 }
 
-static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r)
+static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
+			    const pp_cost_result *w)
 {
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", l->s.name);
@@ -196,9 +231,21 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r)
 	else
 		pp_json_null(j, "answer");
 	pp_json_str(j, "why", r->why);
+	/* the one answer: the weighed options' recommendation */
+	pp_json_str(j, "recommended",
+		    w && w->recommended >= 0 ? w->options[w->recommended].name : NULL);
+	pp_json_str(j, "recommendation", w ? w->recommendation : NULL);
 	cJSON *opts = pp_json_arr(j, "options");
 	for (int i = 0; i < r->n; i++)
 		option_json(opts, &r->opt[i], l->s.training.global_batch_size);
+	if (w) {
+		pp_sb cj = {0};
+		pp_cost_to_json(w, &cj);
+		pp_json_add(j, "weighed", cJSON_Parse(cj.buf));
+		pp_sb_release(&cj);
+	} else {
+		pp_json_null(j, "weighed");
+	}
 	pp_sb o = {0};
 	pp_json_print(j, true, &o);
 	fputs(o.buf, stdout);
@@ -206,7 +253,20 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r)
 	cJSON_Delete(j);
 }
 
-static void print_size_csv(const pp_size_result *r)
+/* Whether the weighed answer is size option p, rented or built ("rent",
+ * "build"; "" otherwise). */
+static const char *answer_kind(const pp_size_option *p, const pp_cost_result *w)
+{
+	if (!w || w->recommended < 0)
+		return "";
+	const pp_cost_option *a = &w->options[w->recommended];
+	if ((a->kind != PP_OPT_RENT && a->kind != PP_OPT_BUILD) || strcmp(a->gpu, p->gpu->id) ||
+	    a->num_gpus != p->num_gpus || (a->fabric[0] && strcmp(a->fabric, p->inter->id)))
+		return "";
+	return pp_option_kind_names[a->kind];
+}
+
+static void print_size_csv(const pp_size_result *r, const pp_cost_result *wr)
 {
 	pp_sb o = {0};
 	pp_csvw w;
@@ -215,7 +275,7 @@ static void print_size_csv(const pp_size_result *r)
 			   "pipeline_model_parallel_size,data_parallel_size,context_parallel_size,"
 			   "virtual_pipeline_model_parallel_size,sequence_parallel,zero_stage,"
 			   "micro_batch_size,recompute,step_time_s,time_to_train_s,usd,meets,"
-			   "time_to_train_bound_s,usd_bound,answer");
+			   "time_to_train_bound_s,usd_bound,answer,answer_kind");
 	for (int i = 0; i < r->n; i++) {
 		const pp_size_option *p = &r->opt[i];
 		pp_csvw_int(&w, i + 1);
@@ -244,11 +304,54 @@ static void print_size_csv(const pp_size_result *r)
 		bool bound = isfinite(p->lb_train_s);
 		pp_csvw_num(&w, bound ? p->lb_train_s : NAN, SIG);
 		pp_csvw_num(&w, bound ? p->lb_usd : NAN, SIG);
-		pp_csvw_bool(&w, i == r->answer);
+		const char *ak = answer_kind(p, wr);
+		pp_csvw_bool(&w, *ak != 0);
+		pp_csvw_text(&w, ak);
 		pp_csvw_end(&w);
 	}
 	fputs(o.buf, stdout);
 	pp_sb_release(&o);
+}
+
+/* The searched clusters, cheapest rent first, as the cost engine's
+ * candidates (at most PP_COST_MAX_CANDIDATES), weighed into *w. */
+static int weigh(const pp_plan_loaded *l, const pp_size_result *r, double deadline_s,
+		 double budget_usd, pp_cost_result *w, pp_err *err)
+{
+	pp_cost_candidate c[PP_COST_MAX_CANDIDATES];
+	int n = 0;
+	for (int i = 0; i < r->n && n < PP_COST_MAX_CANDIDATES; i++) {
+		const pp_size_option *o = &r->opt[i];
+		if (o->status != PP_SIZE_SEARCHED)
+			continue;
+		const pp_layout *y = &o->best.layout;
+		pp_cost_candidate *k = &c[n++];
+		memset(k, 0, sizeof(*k));
+		k->gpu = o->gpu;
+		k->num_gpus = o->num_gpus;
+		k->gpus_per_node = o->gpus_per_node;
+		k->nics_per_node = o->nics_per_node;
+		k->inter = o->inter;
+		k->tp = y->tp;
+		k->pp = y->pp;
+		k->cp = y->cp;
+		k->vpp = y->vpp;
+		k->sequence_parallel = y->sp;
+		k->zero_stage = y->zero_stage;
+		k->recompute = (int)y->recompute;
+		k->micro_batch_size = y->micro_batch_size;
+		k->provider = l->spec.provider;
+		k->tier = l->spec.tier;
+		k->usd_per_gpu_hour = NAN;
+		for (int p = 0; p < l->spec.nprices; p++)
+			if (l->spec.price_gpu[p] == o->gpu)
+				k->usd_per_gpu_hour = l->spec.price_usd[p];
+	}
+	pp_cost_opts co = {0};
+	co.predict = pp_predict;
+	co.deadline_s = deadline_s;
+	co.budget_usd = budget_usd;
+	return pp_cost_weigh(&l->s, l->cat, &co, c, n, w, err);
 }
 
 int pp_cmd_size(int argc, char **argv)
@@ -324,13 +427,24 @@ int pp_cmd_size(int argc, char **argv)
 		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
 		goto out;
 	}
+	/* one answer: every searched cluster rented and built, beside the
+	 * scenario's lower tiers, through the cost engine (rank 0 prints) */
+	pp_cost_result w;
+	bool have_w = false;
+	memset(&w, 0, sizeof(w));
+	if (out0 && (rc = weigh(&l, &r, deadline_days * 86400.0, budget, &w, &err))) {
+		rc = pp_cli_fail(&err);
+		pp_size_result_release(&r);
+		goto out;
+	}
+	have_w = out0;
 	if (out0) {
 		if (json)
-			print_size_json(&l, &r);
+			print_size_json(&l, &r, have_w ? &w : NULL);
 		else if (csv)
-			print_size_csv(&r);
+			print_size_csv(&r, have_w ? &w : NULL);
 		else
-			print_size_text(&l, &r);
+			print_size_text(&l, &r, have_w ? &w : NULL);
 		fflush(stdout);
 		if (verbose || pp_cli_tty())
 			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",
@@ -338,6 +452,7 @@ int pp_cmd_size(int argc, char **argv)
 				pp_dist_describe());
 	}
 	pp_size_result_release(&r);
+	pp_cost_result_release(&w);
 out:
 	pp_plan_unload(&l);
 	pp_dist_finalize();

@@ -39,6 +39,9 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->lead_time_s = o->owned ? o->lead_time_months * PP_SECONDS_PER_MONTH : 0;
 	out->gpu_hours_used = cluster ? e->gpu_hours : NAN;
 	out->replicas = e->replicas;
+	out->gpus_priced = cluster ? (int)lround(o->num_gpus * e->replicas) : 0;
+	out->contract_usd = e->contract_usd;
+	out->capex_usd = e->capex_usd;
 	out->net_switches = o->net_switches;
 	out->net_links = o->net_links;
 	out->net_tiers = o->net_tiers;
@@ -75,7 +78,7 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 		double pv = m ? v->cum_usd[(m - 1) < v->nmonths ? m - 1 : v->nmonths] : 0;
 		cf[m] = (cv - pv) - (cb - pb); /* rent avoided minus build cost */
 	}
-	f->capex_usd = b->cum_usd[0];
+	f->capex_usd = b->capex_usd;
 	double win = fmax(0, (double)b->nmonths - ob->lead_time_months) / 12.0;
 	f->residual_usd = (ob->server_usd * ob->num_servers + ob->network_usd +
 			   ob->storage_tb * c->storage_buy_usd_per_tb) *
@@ -185,19 +188,66 @@ static void run_horizon(ctx *c, const oin *oi, int n)
 	c->horizon_months = h > 0 ? h : 1;
 }
 
+/* Whether o is within the run's target (cost.h). */
+static bool within_target(const pp_cost_result *out, const pp_cost_option *o)
+{
+	if (out->deadline_s > 0) {
+		double t = o->time_to_train_s + o->lead_time_s;
+		return !isfinite(t) || t <= out->deadline_s;
+	}
+	if (out->budget_usd > 0)
+		return o->usd_total <= out->budget_usd;
+	return true;
+}
+
+/* Whether o can be had as priced: a spot option whose nodes (every
+ * replica's) exceed tco.json's spot.max_nodes_obtainable cannot be
+ * counted on; it is then a risked alternative with its risk in words. */
+static void obtainability(ctx *c, const oin *oi, pp_cost_option *o)
+{
+	o->obtainable = true;
+	o->risk[0] = '\0';
+	if (oi->tier != TIER_SPOT || !o->feasible)
+		return;
+	double nodes = oi->nodes * (o->replicas > 1 ? o->replicas : 1);
+	if (!(nodes > c->spot_max_nodes))
+		return;
+	o->obtainable = false;
+	char age[80] = "";
+	if (!oi->price_date[0] || (oi->price_date[0] < '0' || oi->price_date[0] > '9'))
+		snprintf(age, sizeof(age), "; its spot price is undated (prices.json: \"%.40s\")",
+			 oi->price_date[0] ? oi->price_date : "no date");
+	snprintf(o->risk, sizeof(o->risk),
+		 "needs %.0f spot nodes (%d GPUs) at once and for the whole run; no provider "
+		 "guarantees spot capacity, and podplan counts on at most %.0f nodes "
+		 "(tco.json spot.max_nodes_obtainable, an estimate), so it may not be obtainable and "
+		 "its time to result is optimistic%s", nodes, o->gpus_priced, c->spot_max_nodes, age);
+	cost_warnf(c, "option \"%s\" %s", o->name, o->risk);
+}
+
 /* Every option at the base case: its figures, its cumulative cash, the work
  * lost to goodput, and the warnings about it. */
-static void price_base_case(ctx *c, const oin *oi, int n)
+static void price_base_case(ctx *c, oin *oi, int n)
 {
 	pp_cost_result *out = c->r;
 	for (int i = 0; i < n; i++) {
 		ev e, e0;
 		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, NULL, 0);
+		if (oi[i].tier == TIER_R1 || oi[i].tier == TIER_R3) {
+			/* the contract is what the base case commits to */
+			oi[i].contract_replicas = e.replicas;
+			oi[i].contract_months =
+				ceil(e.window_months / oi[i].commit_months - 1e-9) * oi[i].commit_months;
+			oi[i].contract_set = true;
+		}
 		pp_cost_option *o = &out->options[i];
 		o->nmonths = e.nmonths;
 		o->cum_usd = pp_xcalloc((size_t)e.nmonths + 1, sizeof(double));
 		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nmonths + 1);
 		fill_option(c, &oi[i], &e, o);
+		cost_label_option(&oi[i], o);
+		obtainability(c, &oi[i], o);
+		o->meets_target = within_target(out, o);
 		cost_evaluate(c, &oi[i], &cost_base_draw, false, &e0, NULL, 0);
 		o->usd_lost_work = e.total_usd - e0.total_usd;
 		if (out->tokens_total == 0)
@@ -219,33 +269,72 @@ static void price_base_case(ctx *c, const oin *oi, int n)
 	}
 }
 
-/* The cheapest feasible option and the runner-up, by full cost. */
+/* Whether any feasible option within the target can be obtained: then
+ * only those compete. */
+static bool any_obtainable(const pp_cost_result *out)
+{
+	for (int i = 0; i < out->noptions; i++)
+		if (out->options[i].feasible && out->options[i].meets_target &&
+		    out->options[i].obtainable)
+			return true;
+	return false;
+}
+
+/* What options are ranked by: the full cost, or with a budget the time
+ * to result (lead time + one run; an option without one last). */
+static double rank_key(const pp_cost_result *out, const pp_cost_option *x)
+{
+	if (out->budget_usd > 0) {
+		double t = x->time_to_train_s + x->lead_time_s;
+		return isfinite(t) ? t : INFINITY;
+	}
+	return x->usd_total;
+}
+
+/* The best feasible option within the target that can be obtained (any
+ * feasible one within it when none can) and the runner-up among the same;
+ * the best one that cannot be obtained, when it is better still, as the
+ * risked alternative. */
 static void rank_options(pp_cost_result *out)
 {
+	bool only_obtainable = any_obtainable(out);
+	out->risked = -1;
 	for (int i = 0; i < out->noptions; i++) {
-		if (!out->options[i].feasible)
+		const pp_cost_option *x = &out->options[i];
+		if (!x->feasible || !x->meets_target)
 			continue;
-		if (out->recommended < 0 ||
-		    out->options[i].usd_total < out->options[out->recommended].usd_total) {
+		double k = rank_key(out, x);
+		if (only_obtainable && !x->obtainable) {
+			if (out->risked < 0 || k < rank_key(out, &out->options[out->risked]))
+				out->risked = i;
+			continue;
+		}
+		if (out->recommended < 0 || k < rank_key(out, &out->options[out->recommended])) {
 			out->runner_up = out->recommended;
 			out->recommended = i;
-		} else if (out->runner_up < 0 ||
-			   out->options[i].usd_total < out->options[out->runner_up].usd_total) {
+		} else if (out->runner_up < 0 || k < rank_key(out, &out->options[out->runner_up])) {
 			out->runner_up = i;
 		}
 	}
+	if (out->risked >= 0 &&
+	    (out->recommended < 0 || rank_key(out, &out->options[out->risked]) >=
+					     rank_key(out, &out->options[out->recommended])))
+		out->risked = -1;
 }
 
 /* Build-vs-rent finance of every owned option against the cheapest
- * feasible rented cluster. */
+ * feasible rented cluster that can be obtained (any feasible rented one
+ * when none can). */
 static void build_vs_rent(ctx *c, const oin *oi, int n)
 {
 	pp_cost_result *out = c->r;
 	int vs = -1;
-	for (int i = 0; i < n; i++)
-		if (out->options[i].feasible && !oi[i].owned && oi[i].kind != PP_OPT_API &&
-		    (vs < 0 || out->options[i].usd_total < out->options[vs].usd_total))
-			vs = i;
+	for (int pass = 0; pass < 2 && vs < 0; pass++)
+		for (int i = 0; i < n; i++)
+			if (out->options[i].feasible && (pass || out->options[i].obtainable) &&
+			    !oi[i].owned && oi[i].kind != PP_OPT_API &&
+			    (vs < 0 || out->options[i].usd_total < out->options[vs].usd_total))
+				vs = i;
 	for (int i = 0; i < n; i++)
 		if (oi[i].owned && vs >= 0)
 			finance_of(c, &oi[i], &out->options[i], &oi[vs], &out->options[vs],
@@ -284,7 +373,9 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 {
 	double t0 = pp_mono_s();
 	memset(out, 0, sizeof(*out));
-	out->recommended = out->runner_up = -1;
+	out->recommended = out->runner_up = out->risked = -1;
+	out->deadline_s = opts && opts->deadline_s > 0 ? opts->deadline_s : 0;
+	out->budget_usd = opts && opts->budget_usd > 0 ? opts->budget_usd : 0;
 	if (!opts || !opts->predict)
 		return pp_errf(err, PP_EINTERNAL, "pp_cost_run: no step-time predictor given");
 	if (!s->costs.present)

@@ -126,10 +126,24 @@ typedef struct pp_cost_option {
 	double lead_time_s;         /* build: order to first step; 0 otherwise */
 	double gpu_hours_used;      /* over the horizon */
 	double replicas;            /* clusters needed to keep up (recurring/inference), usually 1 */
+	int gpus_priced;            /* num_gpus x replicas: every GPU the full cost pays for */
+	/* can it be had? false for a spot option larger than tco.json's
+	 * spot.max_nodes_obtainable: it is then a risked alternative, never the
+	 * recommendation, and risk says why */
+	bool obtainable;
+	char risk[320];
+	bool meets_target;          /* within pp_cost_opts' deadline or budget (true without one) */
+	/* reserved tiers: how the contract is paid ("upfront", "partial",
+	 * "monthly"; "" for other tiers) and its contracted cost, which no
+	 * Monte Carlo draw changes */
+	char payment[12];
+	double contract_usd;
 	/* owned fabric, derived from the cluster size (0 on one node or when rented) */
 	int net_switches, net_links, net_tiers;
 	double storage_tb;          /* shared file system sized for dataset + kept checkpoints */
 	/* money (full view unless named) */
+	double capex_usd;           /* owned: servers, network, storage and installation of every
+				       replica, paid before the first step (= fin.capex_usd); 0 rented */
 	double usd_total;
 	double usd_amortized;
 	double usd_marginal;
@@ -141,7 +155,8 @@ typedef struct pp_cost_option {
 	double components[PP_CC_COUNT];
 	/* uncertainty, of usd_total */
 	double p10_usd, p50_usd, p90_usd, mean_usd;
-	double p_cheapest;          /* share of draws in which this option is the cheapest feasible */
+	double p_cheapest;          /* share of draws in which this option is the cheapest feasible
+				       obtainable one; NAN for an option that cannot be obtained */
 	double *samples;            /* draws of usd_total, in draw order (same draw = same inputs
 				       for every option); nsamples of them; NULL when no draws */
 	int nsamples;
@@ -167,7 +182,7 @@ typedef struct pp_cost_source {
 	char item[128];             /* "H100-SXM-80GB aws_p5.48xlarge on_demand" */
 	double value;
 	char unit[32];
-	char source[256];           /* source title */
+	char source[512];           /* source title */
 	char url[256];
 	char date[40];              /* as the data file gives it */
 	bool estimate;
@@ -186,8 +201,14 @@ typedef struct pp_cost_result {
 	int draws;
 	pp_cost_option *options;
 	int noptions;
-	int recommended;            /* index; -1 when no option is feasible */
-	int runner_up;              /* -1 when none */
+	int recommended;            /* index: the cheapest feasible option that can be obtained
+				       (the cheapest feasible one when none can); -1 when none is
+				       feasible */
+	int runner_up;              /* the next cheapest obtainable one; -1 when none */
+	int risked;                 /* the cheapest feasible option that cannot be obtained (spot
+				       beyond its capacity), when it is cheaper than the
+				       recommended one; -1 otherwise */
+	double deadline_s, budget_usd; /* the target ranked against (pp_cost_opts), 0 = none */
 	char recommendation[1024];  /* the answer and why, in sentences */
 	pp_tornado_row *tornado;
 	int ntornado;
@@ -210,6 +231,12 @@ typedef struct pp_cost_opts {
 	bool draws_given;            /* else costs.uncertainty.draws, else tco.json's default */
 	int draws;                   /* 0 = no Monte Carlo */
 	const char *tco_path;        /* NULL = pp_data_dir()/tco.json */
+	/* a target (podplan size): > 0 and only options whose time to result
+	 * (lead time + one run) is within deadline_s can be recommended, the
+	 * cheapest of them; or, with budget_usd, the fastest whose full cost is
+	 * within it. 0 = none: the cheapest. */
+	double deadline_s;
+	double budget_usd;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section
@@ -222,24 +249,58 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 		pp_cost_result *out, pp_err *err);
 void pp_cost_result_release(pp_cost_result *r);
 
+/* A cluster and layout found by `podplan size`, to be priced every way a
+ * cluster is: rented (at provider and tier: NULL or "" = the cheapest
+ * provider's on_demand; usd_per_gpu_hour NAN = prices.json's) and built.
+ * Fields as the scenario's keys name them; 0 or -1 = the scenario's. */
+typedef struct pp_cost_candidate {
+	const pp_gpu *gpu;
+	int num_gpus, gpus_per_node, nics_per_node;
+	const pp_fabric *inter;
+	int tp, pp, cp, vpp, sequence_parallel, zero_stage, recompute;
+	int64_t micro_batch_size;
+	const char *provider, *tier;
+	double usd_per_gpu_hour;
+} pp_cost_candidate;
+
+/* Weigh n candidates (at most PP_COST_MAX_CANDIDATES) for one run of
+ * s's training.train_tokens: each rented and built, beside the hosted-API
+ * and one-node (tier4) options of s's own "costs" section, with s's cost
+ * assumptions (or the catalogs' when it has none), through pp_cost_run
+ * with opts' target - one computation for `podplan size` and `podplan
+ * cost`. Errors as pp_cost_run's; PP_EINPUT without train_tokens. */
+#define PP_COST_MAX_CANDIDATES 24
+int pp_cost_weigh(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,
+		  const pp_cost_candidate *cand, int n, pp_cost_result *out, pp_err *err);
+
 /* The result as JSON (what `podplan cost --json` prints): {"scenario",
  * "seed", "draws", "work", "horizon_months", "options": [{"name", "kind",
  * "usd_total", "usd_per_million_tokens", "time_to_train_s", "p10_usd",
  * "p50_usd", "p90_usd", ...}], "recommendation", "recommended", "tornado",
  * "sources", "warnings", ...}. NAN prints as null. Appends to out. */
 void pp_cost_to_json(const pp_cost_result *r, pp_sb *out);
-/* One CSV row per option (RFC 4180, header first); columns are stable:
- * see PP_COST_CSV_HEADER. Appends to out. */
+/* One CSV row per option (RFC 4180, header first); columns are stable
+ * (new ones go at the end): see PP_COST_CSV_HEADER. Appends to out. */
 #define PP_COST_CSV_HEADER                                                                      \
 	"scenario,seed,draws,option,kind,provider,tier,gpu,num_gpus,method,feasible,usd_total,"    \
 	"usd_amortized,usd_marginal,usd_per_run,usd_per_million_tokens,"                          \
 	"usd_per_million_tokens_marginal,usd_per_gpu_hour_used,time_to_train_s,gpu_hours_used,"   \
 	"goodput,tokens_per_s,p10_usd,p50_usd,p90_usd,p_cheapest,gpu_time_usd,idle_commitment_usd," \
 	"servers_usd,network_usd,storage_usd,facility_usd,support_usd,staff_usd,api_usd,npv_usd,"  \
-	"irr,payback_months,crossover_month,breakeven_utilization,recommended"
+	"irr,payback_months,crossover_month,breakeven_utilization,recommended,replicas,"            \
+	"gpus_priced,capex_usd,lead_time_s,obtainable,payment,risk"
 void pp_cost_to_csv(const pp_cost_result *r, pp_sb *out);
 /* The readable table and recommendation `podplan cost` prints. */
 void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
+
+/* A P10-P90 range of dollars in one unit, the larger end's ("$9.2k -
+ * $13.2k", "$1.65M - $2.37M"), with sep between the ends (" - " in tables,
+ * "-" in sentences); "-" when either end is not finite. Returns buf. */
+const char *pp_cost_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
+/* The GPUs an option pays for, as tables show them: "1024 x h100-sxm", "3 x
+ * 8 x h100-sxm" (three copies of an 8-GPU cluster: gpus_priced 24),
+ * "(hosted)" for an API. Returns buf. */
+const char *pp_cost_gpus_text(const pp_cost_option *o, char *buf, size_t n);
 
 /* Histogram of an option's samples over [lo, hi) in nbins equal bins
  * (counts[nbins], caller-owned); lo/hi = the P1/P99 of the samples when

@@ -41,8 +41,10 @@ const cJSON *cost_jpath(const cJSON *root, const char *path)
 	return o;
 }
 
-/* Months since as_of of a data date ("2026-11-09", "2024-Q4", "2024-H2",
- * "2026", "2026-11-09 (derived)"); NAN when undated. */
+/* Months from a data date ("2026-11-09", "2024-Q4", "2024-H2", "2026",
+ * "2026-11-09 (derived)") to as_of; NAN when undated. A year, half or
+ * quarter counts from its last month, and an as_of inside it (or a date
+ * after as_of) is 0 months old, never negative. */
 static double age_months(const ctx *c, const char *date)
 {
 	if (!date || strlen(date) < 4)
@@ -61,7 +63,8 @@ static double age_months(const ctx *c, const char *date)
 	}
 	if (m < 1 || m > 12)
 		m = 1;
-	return (double)((c->as_of_year - y) * 12 + (c->as_of_month - m));
+	int age = (c->as_of_year - y) * 12 + (c->as_of_month - m);
+	return age > 0 ? (double)age : 0.0;
 }
 
 /* Record a figure used in the sources table (deduplicated by item). */
@@ -230,7 +233,7 @@ static int load_assumptions(ctx *c)
 		cost_tco(c, "spot.interruptions_per_instance_month", "fraction"),
 		PP_HOURS_PER_MONTH);
 	c->spot_reacquire_s = cost_tco(c, "spot.reacquire_s", "s");
-	c->spot_max_nodes = cost_tco(c, "spot.max_nodes_warn", "nodes");
+	c->spot_max_nodes = cost_tco(c, "spot.max_nodes_obtainable", "nodes");
 	/* build */
 	c->facility_owned = cs->facility < 0 ? 0 : cs->facility;
 	c->pue = cost_pick(cs->pue, price_at(c, "facility.pue.other", "ratio"));

@@ -2,6 +2,7 @@
  * costdata.h - the run context of the TCO engine, private to sim/cost/
  * (the public interface is cost.h). The family, each file calling
  * functions only of those below it:
+ *   costweigh.c the clusters `podplan size` found, priced by the run
  *   cost.c      the run (pp_cost_run)
  *   costeval.c  pricing an option under a draw, Monte Carlo, tornado
  *   costtext.c  the recommendation in words
@@ -73,7 +74,7 @@ typedef struct ctx {
 	double job_setup_s;            /* once per run or job */
 	double spot_interruptions_per_node_hour;
 	double spot_reacquire_s;       /* to get spot capacity back after an interruption */
-	double spot_max_nodes;         /* warn above this many spot nodes at once */
+	double spot_max_nodes;         /* more spot nodes at once cannot be counted on (obtainable) */
 	/* build */
 	int facility_owned;            /* 1: own facility (energy only), 0: colocation */
 	double pue;                    /* power usage effectiveness: facility / IT energy, ratio */

@@ -198,10 +198,7 @@ static double rent_month(const ctx *c, const oin *o, const sched *s, double gpu_
 	e->comp_usd[PP_CC_STORAGE] += st;
 	e->comp_usd[PP_CC_STAFF] += sf;
 	month_cost += st + sf;
-	if (s->reserved) {
-		double commit = s->gpus * s->replicas * PP_HOURS_PER_MONTH * a * rate;
-		month_cost += commit;
-	} else {
+	if (!s->reserved) { /* a commitment's cash is its payment schedule (commit_cash) */
 		e->comp_usd[PP_CC_GPU_TIME] += gpu_h * rate;
 		e->marginal_usd += gpu_h * rate;
 		month_cost += gpu_h * rate;
@@ -243,7 +240,8 @@ static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev
 			    double used_h_total)
 {
 	if (!o->owned) {
-		double gpu = s->reserved ? used_h_total * s->usd_per_gpu_hour / c->fleet_utilization
+		double rate = s->reserved && o->contract_set ? o->usd_per_gpu_hour : s->usd_per_gpu_hour;
+		double gpu = s->reserved ? used_h_total * rate / c->fleet_utilization
 					 : e->comp_usd[PP_CC_GPU_TIME];
 		return gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
 	}
@@ -267,6 +265,52 @@ static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev
 	return used_h_total * per_used;
 }
 
+/* A reserved option's commitments under one draw. */
+typedef struct commit {
+	double contract_usd;  /* the contract of the base case: its size, months and price fixed */
+	double extra_usd;     /* what the draw needs beyond it, at the drawn price */
+	double months;        /* until the last commitment ends */
+	double gpu_hours;     /* committed, contract and extra */
+} commit;
+
+/* The contract (o->contract_*, or this draw's own need before it is set)
+ * and what this draw needs beyond it: more replicas for its whole need,
+ * more terms for the contracted replicas. */
+static void commitments(const oin *o, const sched *s, double win, commit *k)
+{
+	double term = o->commit_months, H = PP_HOURS_PER_MONTH, N = s->gpus;
+	double need_m = ceil(win / term - 1e-9) * term;
+	double reps = o->contract_set ? o->contract_replicas : s->replicas;
+	double cm = o->contract_set ? o->contract_months : need_m;
+	double extra_gm = fmax(0, s->replicas - reps) * need_m + reps * fmax(0, need_m - cm);
+	k->contract_usd = N * reps * H * cm * o->usd_per_gpu_hour;
+	k->extra_usd = N * extra_gm * H * s->usd_per_gpu_hour;
+	k->months = fmax(cm, need_m);
+	k->gpu_hours = N * H * (reps * cm + extra_gm);
+}
+
+/* Book commitments k on cum (months 0..nmonths, cum_n entries) as they are
+ * paid: each term of commit_months starts with its upfront part and pays
+ * the rest in equal monthly instalments over the term; months past the
+ * work (nm_work) carry the last month's running total. */
+static void commit_cash(const oin *o, const commit *k, int nm_work, int nmonths, double *cum,
+			int cum_n)
+{
+	for (int m = nm_work + 1; m <= nmonths && m < cum_n; m++)
+		cum[m] = cum[nm_work < cum_n ? nm_work : cum_n - 1];
+	double term = o->commit_months, total = k->contract_usd + k->extra_usd;
+	double terms = k->months / term, per_term = terms > 0 ? total / terms : 0;
+	double paid = 0;
+	for (int m = 0; m <= nmonths && m < cum_n; m++) {
+		double into = fmod((double)m, term); /* months into the current term */
+		if (m < k->months - 1e-9 && into < 1e-9)
+			paid += per_term * o->upfront_fraction;
+		if (m >= 1 && m <= k->months + 1e-9)
+			paid += per_term * (1 - o->upfront_fraction) / term;
+		cum[m] += paid;
+	}
+}
+
 void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
 		   double *cum, int cum_n)
 {
@@ -284,7 +328,12 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	schedule_of(c, o, d, e, &s);
 	double win = s.window_months;
 	int nm = s.nmonths;
-	double running = o->owned ? s.hw_capex_usd + s.integration_usd : 0;
+	commit k = {0};
+	if (s.reserved) {
+		commitments(o, &s, win, &k);
+		e->nmonths = (int)fmax(nm, ceil(k.months - 1e-9));
+	}
+	double running = e->capex_usd = o->owned ? s.hw_capex_usd + s.integration_usd : 0;
 	if (cum && cum_n > 0)
 		cum[0] = running;
 	double used_h_total = 0;
@@ -302,17 +351,16 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	}
 	e->gpu_hours = used_h_total;
 	if (s.reserved) {
-		/* whole commitments: the hours used and the idle rest */
-		double rate = s.usd_per_gpu_hour, N = s.gpus;
-		double committed_m = ceil(win / o->commit_months - 1e-9) * o->commit_months;
-		double commit_usd = N * s.replicas * PP_HOURS_PER_MONTH * committed_m * rate;
-		double used_usd = used_h_total * rate;
+		/* whole commitments: the hours used (at the commitments' average
+		 * rate) and the idle rest, paid on the payment schedule */
+		double commit_usd = k.contract_usd + k.extra_usd;
+		double used_usd = k.gpu_hours > 0 ? fmin(used_h_total, k.gpu_hours) * commit_usd /
+							    k.gpu_hours : 0;
 		e->comp_usd[PP_CC_GPU_TIME] += used_usd;
 		e->comp_usd[PP_CC_IDLE_COMMIT] += commit_usd - used_usd;
-		double tail = N * s.replicas * PP_HOURS_PER_MONTH * (committed_m - win) * rate;
-		running += tail;
-		if (cum && nm < cum_n)
-			cum[nm] = running;
+		e->contract_usd = k.contract_usd;
+		if (cum)
+			commit_cash(o, &k, nm, e->nmonths, cum, cum_n);
 	}
 	if (o->owned) {
 		/* the capex net of the residual value at the window's end */
@@ -327,8 +375,8 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 			cum[nm] = running;
 	}
 	e->total_usd = 0;
-	for (int k = 0; k < PP_CC_COUNT; k++)
-		e->total_usd += e->comp_usd[k];
+	for (int j = 0; j < PP_CC_COUNT; j++)
+		e->total_usd += e->comp_usd[j];
 	e->amortized_usd = amortized_usd(c, o, &s, e, used_h_total);
 }
 
@@ -364,6 +412,11 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 	for (int i = 0; i < n; i++)
 		capsig[oi[i].group] = fmax(capsig[oi[i].group], oi[i].capex_sigma);
 	int *wins = pp_xcalloc((size_t)n, sizeof(int));
+	/* only options that can be obtained compete, when any can (cost.h) */
+	bool only_obtainable = false;
+	for (int i = 0; i < n; i++)
+		only_obtainable |= r->options[i].feasible && r->options[i].obtainable &&
+				   r->options[i].meets_target;
 	for (int i = 0; i < n; i++) {
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
@@ -394,7 +447,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			ev e;
 			cost_evaluate(c, &oi[i], &di, true, &e, NULL, 0);
 			r->options[i].samples[d] = e.total_usd;
-			if (oi[i].feasible && e.total_usd < best_usd) {
+			if (oi[i].feasible && r->options[i].meets_target &&
+			    (!only_obtainable || r->options[i].obtainable) && e.total_usd < best_usd) {
 				best_usd = e.total_usd;
 				best = i;
 			}
@@ -409,7 +463,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].p50_usd = st.p50;
 		r->options[i].p90_usd = st.p90;
 		r->options[i].mean_usd = st.mean;
-		r->options[i].p_cheapest = (double)wins[i] / draws;
+		r->options[i].p_cheapest = only_obtainable && !r->options[i].obtainable
+						   ? NAN : (double)wins[i] / draws;
 	}
 	free(wins);
 	pp_mc_free(mc);

@@ -35,7 +35,10 @@ typedef struct ev {
 	double replicas;               /* clusters needed to keep up */
 	double tokens;                 /* useful tokens over the horizon */
 	double window_months;          /* from order (or start) to the end of the work/horizon */
-	int nmonths;                   /* months of the cash schedule: ceil(window_months) */
+	int nmonths;                   /* months of the cash schedule: ceil(window_months), or to
+					  the end of the last commitment when that is later */
+	double contract_usd;           /* reserved tiers: the contract's cost (draw-independent) */
+	double capex_usd;              /* owned: servers, network, storage, installation (month 0) */
 } ev;
 
 /* Price o under d into e; with cum (cum_n entries), the cumulative

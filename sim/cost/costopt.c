@@ -163,30 +163,37 @@ static double tier_term_months(int tier)
 	return tier == TIER_R1 ? 12 : tier == TIER_R3 ? 36 : 0;
 }
 
-static void label_option(oin *o, pp_cost_option *out)
+void cost_label_option(const oin *o, pp_cost_option *out)
 {
-	char money[32];
+	char money[32], fleet[160];
+	double reps = out->replicas > 1 ? out->replicas : 1;
+	if (o->kind != PP_OPT_API) {
+		if (reps > 1)
+			snprintf(fleet, sizeof(fleet), "%.0f x %d x %s", reps, o->num_gpus,
+				 o->gpu->name);
+		else
+			snprintf(fleet, sizeof(fleet), "%d x %s", o->num_gpus, o->gpu->name);
+	}
 	switch (o->kind) {
 	case PP_OPT_API:
 		snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f per 1M tokens",
 			 out->provider, o->api_usd_per_1m_tokens);
 		break;
 	case PP_OPT_BUILD:
-		snprintf(out->label, sizeof(out->label), "build %d x %s (%d nodes%s%s), %s capex",
-			 o->num_gpus, o->gpu->name, o->nodes, o->nodes > 1 ? ", " : "",
-			 o->nodes > 1 ? out->fabric : "",
-			 pp_fmt_usd(o->server_usd * o->num_servers + o->network_usd, money,
-				    sizeof(money)));
+		snprintf(out->label, sizeof(out->label), "build %s (%d node%s%s%s%s), %s capex",
+			 fleet, o->nodes, o->nodes > 1 ? "s" : "", reps > 1 ? " each" : "",
+			 o->nodes > 1 ? ", " : "", o->nodes > 1 ? out->fabric : "",
+			 pp_fmt_usd(out->capex_usd, money, sizeof(money)));
 		break;
 	default:
 		if (o->owned)
-			snprintf(out->label, sizeof(out->label), "own one %d x %s node (%s)",
-				 o->num_gpus, o->gpu->name,
-				 pp_fmt_usd(o->server_usd, money, sizeof(money)));
+			snprintf(out->label, sizeof(out->label), "own %s%s node%s (%s capex)",
+				 reps > 1 ? "" : "one ", fleet, reps > 1 ? "s" : "",
+				 pp_fmt_usd(out->capex_usd, money, sizeof(money)));
 		else
-			snprintf(out->label, sizeof(out->label), "rent %d x %s, %s %s, $%.2f/GPU-h",
-				 o->num_gpus, o->gpu->name, out->provider, out->tier,
-				 o->usd_per_gpu_hour);
+			snprintf(out->label, sizeof(out->label), "rent %s, %s %s%s%s, $%.2f/GPU-h",
+				 fleet, out->provider, out->tier, out->payment[0] ? " paid " : "",
+				 out->payment, o->usd_per_gpu_hour);
 	}
 }
 
@@ -306,7 +313,6 @@ static int resolve_api(ctx *c, const pp_costspec_option *sp, oin *o, pp_cost_opt
 			"option \"%s\" prices fine-tuning or serving of the provider's own closed "
 			"model, not %s: the model differs from the scenario's",
 			sp->name, c->s->model.name);
-	label_option(o, out);
 	return 0;
 }
 
@@ -367,6 +373,50 @@ static int training_throughput(ctx *c, const pp_cost_opts *opts, const pp_costsp
 
 /* ---- cluster options: prices and parts ---- */
 
+/* How a reserved option's commitment is paid: the option's "payment",
+ * else prices.json's ops.reservation_payment for the provider's cloud (the
+ * provider key up to its first '_': "aws_p5.48xlarge" -> "aws"), else its
+ * default; partial pays tco.json's rent.partial_upfront_fraction of each
+ * commitment when it starts. Recorded in the sources. */
+static int reservation_payment(ctx *c, const pp_costspec_option *sp, oin *o,
+			       pp_cost_option *out)
+{
+	char cloud[32], item[160];
+	const char *prov = out->provider;
+	const char *u = strchr(prov, '_');
+	snprintf(cloud, sizeof(cloud), "%.*s", u ? (int)(u - prov) : 31, prov);
+	const cJSON *rp = cost_jpath(c->prices, "ops.reservation_payment");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(rp, "by_cloud"), cloud);
+	if (!f)
+		f = cJSON_GetObjectItemCaseSensitive(rp, "default");
+	int pay = sp->payment;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "value");
+	if (pay < 0) {
+		for (int k = 0; k < PP_PAY_COUNT && cJSON_IsString(v); k++)
+			if (!strcmp(v->valuestring, pp_payment_names[k]))
+				pay = k;
+		if (pay < 0)
+			return cost_fail_data(c, "models/prices.json: ops.reservation_payment needs a "
+					      "\"default\" {\"value\": \"upfront|partial|monthly\", ...}");
+	}
+	o->payment = pay;
+	o->upfront_fraction = pay == PP_PAY_UPFRONT ? 1 : pay == PP_PAY_MONTHLY ? 0
+			      : cost_tco(c, "rent.partial_upfront_fraction", "fraction");
+	snprintf(out->payment, sizeof(out->payment), "%s", pp_payment_names[pay]);
+	if (sp->payment < 0) {
+		const cJSON *src = cJSON_GetObjectItemCaseSensitive(f, "source");
+		const cJSON *date = cJSON_GetObjectItemCaseSensitive(f, "date");
+		snprintf(item, sizeof(item), "reservation payment (%s default): %s", cloud,
+			 pp_payment_names[pay]);
+		cost_add_source(c, item, o->upfront_fraction, "fraction_upfront",
+				cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+				cJSON_IsString(date) ? date->valuestring : NULL,
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "estimate")));
+	}
+	return c->rc;
+}
+
 /* A rented option's $/GPU-hour (prices.json through pp_price_lookup(), or
  * the option's own), its sigma and commitment, the spot-size warning and
  * the platform staff. */
@@ -390,16 +440,20 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	if (!pp_price_lookup(c->cat, c->sku_map, o->gpu, sp->provider, tier, &p, NULL)) {
 		rate = p.usd_per_gpu_hour;
 		est = p.estimate;
-		snprintf(item, sizeof(item), "%s %s %s", skuname, sp->provider, tier);
+		if (!sp->provider[0]) /* no provider named (podplan size): the cheapest */
+			snprintf(out->provider, sizeof(out->provider), "%s", p.provider);
+		snprintf(item, sizeof(item), "%s %s %s", skuname, out->provider, tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", p.source, "prices", p.date, est);
+		snprintf(o->price_date, sizeof(o->price_date), "%s", p.date ? p.date : "");
 	}
 	if (!isnan(sp->usd_per_gpu_hour)) {
 		rate = sp->usd_per_gpu_hour;
 		est = false;
-		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, sp->provider,
+		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, out->provider,
 			 tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
 				c->r->as_of, false);
+		snprintf(o->price_date, sizeof(o->price_date), "%s", c->r->as_of);
 	}
 	if (isnan(rate)) {
 		pp_sb avail = {0};
@@ -418,11 +472,8 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	o->usd_per_gpu_hour = rate;
 	o->price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
 	o->commit_months = cost_pick(sp->commitment_months, tier_term_months(t));
-	if (t == TIER_SPOT && o->nodes > c->spot_max_nodes)
-		cost_warnf(c,
-			   "option \"%s\" needs %d spot nodes at once; getting (and keeping) that "
-			   "much spot capacity is unlikely, so its time to train is optimistic",
-			   sp->name, o->nodes);
+	if ((t == TIER_R1 || t == TIER_R3) && (rc = reservation_payment(c, sp, o, out)))
+		return rc;
 	o->staff_fte = isnan(sp->staff_fte) ? c->rent_fte_per_1000_gpus * o->num_gpus / 1000.0
 					    : sp->staff_fte;
 	return 0;
@@ -479,7 +530,6 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 	if (o->nodes > 1)
 		o->storage_tb = o->owned && !isnan(c->cs->storage_tb) ? c->cs->storage_tb
 								      : shared_storage_tb(c, o);
-	label_option(o, out);
 	return 0;
 }
 

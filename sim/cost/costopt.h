@@ -27,7 +27,16 @@ typedef struct oin {
 	bool owned;                    /* build, or an owned tier4 node */
 	double usd_per_gpu_hour;       /* rented: the price of a GPU-hour */
 	double price_sigma;            /* rented: lognormal sigma of that price */
+	char price_date[40];           /* rented: the price's date as prices.json gives it, "" none */
 	double commit_months;          /* reserved tiers: length of one commitment */
+	int payment;                   /* reserved tiers: pp_payment (how the commitment is paid) */
+	double upfront_fraction;       /* of each commitment, paid when it starts (1, partial's, 0) */
+	/* reserved tiers: the contract signed at the base case (cost.c sets it
+	 * after pricing the base case): its replicas and months do not change
+	 * with a draw, nor does its price; what a draw needs beyond it is
+	 * bought at the drawn price */
+	bool contract_set;
+	double contract_replicas, contract_months;
 	const pp_gpu *gpu;             /* catalog GPU (not owned); NULL for api */
 	int num_gpus, nodes, gpus_per_node;
 	int group;                     /* Monte Carlo group: options of one GPU share draws */
@@ -65,6 +74,11 @@ typedef struct oin {
  * node), or a prediction's error; bad catalog data through
  * cost_fail_data(). */
 int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_cost_option *out);
+/* out->label, for people, from the priced option: what is rented, built or
+ * called, every replica counted ("rent 3 x 8 x NVIDIA H100 ...") and an
+ * owned option's capex as out->capex_usd holds it (the figure the finance
+ * table shows). */
+void cost_label_option(const oin *o, pp_cost_option *out);
 /* Steady training (PP_WORK_CAPACITY): c->capacity_tokens_per_month, the
  * tokens a month of the scenario's own cluster at costs.work's utilisation
  * (or GPU-hours); 0 for other works. */

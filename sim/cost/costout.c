@@ -93,6 +93,12 @@ static void option_json(cJSON *arr, const pp_cost_option *o)
 	num(j, "memory_capacity_bytes", o->memory_capacity_bytes);
 	num(j, "gpu_hours_used", o->gpu_hours_used);
 	num(j, "replicas", o->replicas);
+	pp_json_int(j, "gpus_priced", o->gpus_priced);
+	num(j, "capex_usd", o->capex_usd);
+	pp_json_bool(j, "obtainable", o->obtainable);
+	pp_json_str(j, "risk", o->risk);
+	pp_json_str(j, "payment", o->payment);
+	num(j, "contract_usd", o->payment[0] ? o->contract_usd : NAN);
 	cJSON *net = pp_json_obj(j, "network");
 	pp_json_int(net, "switches", o->net_switches);
 	pp_json_int(net, "links", o->net_links);
@@ -158,6 +164,7 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 		option_json(opts, &r->options[i]);
 	pp_json_str(j, "recommended", r->recommended >= 0 ? r->options[r->recommended].name : NULL);
 	pp_json_str(j, "runner_up", r->runner_up >= 0 ? r->options[r->runner_up].name : NULL);
+	pp_json_str(j, "risked_alternative", r->risked >= 0 ? r->options[r->risked].name : NULL);
 	pp_json_str(j, "recommendation", r->recommendation);
 	cJSON *tor = pp_json_arr(j, "tornado");
 	for (int i = 0; i < r->ntornado; i++)
@@ -210,8 +217,44 @@ void pp_cost_to_csv(const pp_cost_result *r, pp_sb *sb)
 		pp_csvw_num(&w, f->valid ? f->crossover_month : NAN, SIG);
 		pp_csvw_num(&w, f->valid ? f->breakeven_utilization : NAN, SIG);
 		pp_csvw_bool(&w, i == r->recommended);
+		pp_csvw_num(&w, o->replicas, SIG);
+		pp_csvw_int(&w, o->gpus_priced);
+		pp_csvw_num(&w, o->capex_usd, SIG);
+		pp_csvw_num(&w, o->lead_time_s, SIG);
+		pp_csvw_bool(&w, o->obtainable);
+		pp_csvw_text(&w, o->payment);
+		pp_csvw_text(&w, o->risk);
 		pp_csvw_end(&w);
 	}
+}
+
+/* ---- shared by the text, the reports and the recommendation ---- */
+
+const char *pp_cost_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n)
+{
+	if (!isfinite(lo) || !isfinite(hi)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	/* the unit pp_fmt_usd gives the larger end, for both */
+	double big = fmax(fabs(lo), fabs(hi));
+	double div = big >= 1e9 ? 1e9 : big >= 1e6 ? 1e6 : big >= 1e4 ? 1e3 : 1;
+	const char *unit = big >= 1e9 ? "B" : big >= 1e6 ? "M" : big >= 1e4 ? "k" : "";
+	int dec = div >= 1e6 ? 2 : div == 1e3 ? 1 : big >= 100 ? 0 : 2;
+	snprintf(buf, n, "%s$%.*f%s%s%s$%.*f%s", lo < 0 ? "-" : "", dec, fabs(lo) / div, unit, sep,
+		 hi < 0 ? "-" : "", dec, fabs(hi) / div, unit);
+	return buf;
+}
+
+const char *pp_cost_gpus_text(const pp_cost_option *o, char *buf, size_t n)
+{
+	if (o->kind == PP_OPT_API)
+		snprintf(buf, n, "(hosted)");
+	else if (o->replicas > 1)
+		snprintf(buf, n, "%.0f x %d x %s", o->replicas, o->num_gpus, o->gpu);
+	else
+		snprintf(buf, n, "%d x %s", o->num_gpus, o->gpu);
+	return buf;
 }
 
 /* ---- text ---- */
@@ -243,23 +286,27 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		   "time/run", "total", "$/1M tok", "P10 - P90", "P(win)", "goodput");
 	for (int i = 0; i < r->noptions; i++) {
 		const pp_cost_option *o = &r->options[i];
-		char gpus[96], rng[80], pm[24];
-		if (o->kind == PP_OPT_API)
-			snprintf(gpus, sizeof(gpus), "(hosted)");
-		else
-			snprintf(gpus, sizeof(gpus), "%d x %s%s%s", o->num_gpus, o->gpu,
-				 strcmp(o->method, "full") ? " " : "", strcmp(o->method, "full") ? o->method : "");
-		snprintf(rng, sizeof(rng), "%s - %s", usd(o->p10_usd, a, sizeof(a)),
-			 usd(o->p90_usd, b, sizeof(b)));
+		char gpus[128], g[96], rng[80], pm[24], win[16];
+		bool ft = strcmp(o->method, "full") != 0 && o->kind != PP_OPT_API;
+		snprintf(gpus, sizeof(gpus), "%s%s%s", pp_cost_gpus_text(o, g, sizeof(g)), ft ? " " : "",
+			 ft ? o->method : "");
+		pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rng, sizeof(rng));
 		if (isfinite(o->usd_per_million_tokens))
 			snprintf(pm, sizeof(pm), "%.3g", o->usd_per_million_tokens);
 		else
 			snprintf(pm, sizeof(pm), "-");
-		pp_sb_addf(sb, "%-22.22s %-6s %-24.24s %10s %10s %9s %21s %5.0f%% %6.1f%%%s\n", o->name,
+		if (isfinite(o->p_cheapest))
+			snprintf(win, sizeof(win), "%.0f%%", 100 * o->p_cheapest);
+		else
+			snprintf(win, sizeof(win), "-");
+		pp_sb_addf(sb, "%-22.22s %-6s %-24.24s %10s %10s %9s %21s %6s %6.1f%%%s\n", o->name,
 			   pp_option_kind_names[o->kind], gpus, dur(o->time_to_train_s, c, sizeof(c)),
-			   usd(o->usd_total, d, sizeof(d)), pm, rng, 100 * o->p_cheapest,
+			   usd(o->usd_total, d, sizeof(d)), pm, rng, win,
 			   isfinite(o->goodput) ? 100 * o->goodput : 100.0,
-			   i == r->recommended ? "  <- cheapest" : o->feasible ? "" : "  (cannot)");
+			   i == r->recommended ? (r->risked >= 0 ? "  <- cheapest obtainable"
+							      : "  <- cheapest")
+			   : i == r->risked ? "  (cheaper, may not be obtainable)"
+			   : o->feasible ? "" : "  (cannot)");
 	}
 	pp_sb_adds(sb, "\nFull cost by component (the stack), amortized and marginal views:\n");
 	pp_sb_addf(sb, "%-22s", "option");

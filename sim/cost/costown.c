@@ -156,3 +156,21 @@ int cost_resolve_owned(ctx *c, const pp_costspec_option *sp, const char *skuname
 	o->lead_time_months = cost_pick(sp->lead_time_months, c->lead_time_months);
 	return 0;
 }
+
+bool cost_can_own(ctx *c, const pp_gpu *g, const pp_fabric *inter, bool multinode)
+{
+	char p2[96];
+	if (multinode) {
+		snprintf(p2, sizeof(p2), "network.%s", inter->id);
+		if (!cost_jpath(c->tco.root, p2))
+			return false;
+	}
+	if (cost_jpath(cost_jpath(c->tco.root, "servers"), g->id))
+		return true;
+	const char *skuname = NULL;
+	const cJSON *sku = cost_sku_of(c, g, &skuname);
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sku, "server");
+	return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(sv, "price_usd")) &&
+	       cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(sv, "max_power_kw")) &&
+	       cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(sv, "gpus"));
+}

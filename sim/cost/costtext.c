@@ -8,33 +8,56 @@ static const char *fmt_time(double s, char *buf, size_t n)
 	return pp_fmt_duration(s, buf, n);
 }
 
-/* A spot option bigger than tco.json's spot.max_nodes_warn nodes. */
-static bool oin_nodes_over(const ctx *c, const pp_cost_option *o)
-{
-	const pp_gpu *g = pp_catalog_gpu(c->cat, o->gpu);
-	int gpn = g && g->gpus_per_node > 0 ? g->gpus_per_node : 8;
-	return (o->num_gpus + gpn - 1) / gpn > c->spot_max_nodes;
-}
-
 void cost_recommend(ctx *c, int rec, int ru)
 {
 	pp_cost_result *r = c->r;
 	pp_sb sb = {0};
 	char a[32], b[32], x[32], t[32];
+	char target[96] = "";
+	if (r->deadline_s >= 86400)
+		snprintf(target, sizeof(target), " within the %.3g-day deadline", r->deadline_s / 86400);
+	else if (r->deadline_s > 0)
+		snprintf(target, sizeof(target), " within the %s deadline",
+			 fmt_time(r->deadline_s, t, sizeof(t)));
+	else if (r->budget_usd > 0)
+		snprintf(target, sizeof(target), " within the %s budget",
+			 pp_fmt_usd(r->budget_usd, a, sizeof(a)));
 	if (rec < 0) {
+		int fast = -1, any = 0;
+		for (int i = 0; i < r->noptions; i++) {
+			const pp_cost_option *f = &r->options[i];
+			any += f->feasible;
+			if (f->feasible && isfinite(f->time_to_train_s) &&
+			    (fast < 0 || f->time_to_train_s + f->lead_time_s <
+					     r->options[fast].time_to_train_s + r->options[fast].lead_time_s))
+				fast = i;
+		}
+		if (any && target[0]) {
+			pp_sb_addf(&sb, "No option does the work%s.", target);
+			if (fast >= 0)
+				pp_sb_addf(&sb, " The fastest, %s, takes %s (lead time included) for %s.",
+					   r->options[fast].name,
+					   fmt_time(r->options[fast].time_to_train_s +
+							    r->options[fast].lead_time_s, t, sizeof(t)),
+					   pp_fmt_usd(r->options[fast].usd_total, a, sizeof(a)));
+			goto out;
+		}
 		pp_sb_adds(&sb, "No option can do this work:");
 		for (int i = 0; i < r->noptions; i++)
 			pp_sb_addf(&sb, " %s: %s.", r->options[i].name, r->options[i].infeasible_why);
 		goto out;
 	}
 	const pp_cost_option *o = &r->options[rec];
-	pp_sb_addf(&sb, "%s (%s) is the cheapest: %s for %s", o->name, o->label,
+	char rg[64];
+	pp_sb_addf(&sb, "%s (%s) is the %s%s%s: %s for %s", o->name, o->label,
+		   r->budget_usd > 0 ? "fastest" : "cheapest",
+		   r->risked >= 0 ? " option that can be obtained" : "", target,
 		   pp_fmt_usd(o->usd_total, a, sizeof(a)), r->work);
 	if (isfinite(o->usd_per_million_tokens))
 		pp_sb_addf(&sb, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
 	if (r->draws > 0)
-		pp_sb_addf(&sb, " (P10-P90 %s-%s)", pp_fmt_usd(o->p10_usd, a, sizeof(a)),
-			   pp_fmt_usd(o->p90_usd, b, sizeof(b)));
+		pp_sb_addf(&sb, " (P10-P90 %s)",
+			   pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
 	if (isfinite(o->time_to_train_s))
 	{
 		char tk[32];
@@ -48,17 +71,18 @@ void cost_recommend(ctx *c, int rec, int ru)
 	if (o->lead_time_s > 0)
 		pp_sb_addf(&sb, " after a %s lead time", fmt_time(o->lead_time_s, t, sizeof(t)));
 	pp_sb_adds(&sb, ".");
-	if (!strcmp(o->tier, "spot") && oin_nodes_over(c, o)) {
-		int alt = -1;
-		for (int i = 0; i < r->noptions; i++)
-			if (r->options[i].feasible && strcmp(r->options[i].tier, "spot") &&
-			    (alt < 0 || r->options[i].usd_total < r->options[alt].usd_total))
-				alt = i;
-		pp_sb_addf(&sb, " Caution: it needs %d spot GPUs at once, which clouds rarely grant;",
-			   o->num_gpus);
-		if (alt >= 0)
-			pp_sb_addf(&sb, " the cheapest option without that risk is %s at %s.",
-				   r->options[alt].name, pp_fmt_usd(r->options[alt].usd_total, a, sizeof(a)));
+	if (!o->obtainable)
+		pp_sb_addf(&sb, " Caution: no option can be counted on; this one %s.", o->risk);
+	if (r->risked >= 0) {
+		const pp_cost_option *k = &r->options[r->risked];
+		double d = o->usd_total - k->usd_total;
+		pp_sb_addf(&sb, " Risked alternative: %s would cost %s", k->name,
+			   pp_fmt_usd(k->usd_total, a, sizeof(a)));
+		if (r->draws > 0)
+			pp_sb_addf(&sb, " (P10-P90 %s)",
+				   pp_cost_fmt_usd_range(k->p10_usd, k->p90_usd, "-", rg, sizeof(rg)));
+		pp_sb_addf(&sb, ", %s (%.0f%%) less, but it %s.", pp_fmt_usd(d, b, sizeof(b)),
+			   o->usd_total > 0 ? 100.0 * d / o->usd_total : 0, k->risk);
 	}
 	if (ru >= 0) {
 		const pp_cost_option *u = &r->options[ru];
@@ -115,7 +139,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 	/* the fastest, when it is not the cheapest */
 	int fast = -1;
 	for (int i = 0; i < r->noptions; i++)
-		if (r->options[i].feasible && isfinite(r->options[i].time_to_train_s) &&
+		if (r->options[i].feasible && i != r->risked && isfinite(r->options[i].time_to_train_s) &&
 		    (fast < 0 || r->options[i].time_to_train_s + r->options[i].lead_time_s <
 				 r->options[fast].time_to_train_s + r->options[fast].lead_time_s))
 			fast = i;
@@ -141,9 +165,13 @@ void cost_describe_work(ctx *c)
 		r->runs = c->runs;
 		break;
 	case PP_WORK_RECURRING:
-		snprintf(r->work, sizeof(r->work), "%.3g jobs/month of %s tokens for %.0f months",
-			 c->jobs_per_month, pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)),
+	{
+		char jn[24]; /* the count as printed decides the plural: "1 job", "4.35 jobs" */
+		snprintf(jn, sizeof(jn), "%.3g", c->jobs_per_month);
+		snprintf(r->work, sizeof(r->work), "%s job%s/month of %s tokens for %.0f months", jn,
+			 strcmp(jn, "1") ? "s" : "", pp_fmt_tokens(c->tokens_per_job, tk, sizeof(tk)),
 			 c->horizon_months);
+	}
 		r->runs = c->jobs_per_month * c->horizon_months;
 		break;
 	case PP_WORK_CAPACITY:

@@ -15,6 +15,7 @@ const char *const pp_ft_method_names[PP_FT_COUNT] = {"full", "lora", "qlora", "a
 static const char *const kind_names[] = {"rent", "build", "api", "tier4"};
 static const char *const tier_names[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
 					 "capacity_block"};
+const char *const pp_payment_names[PP_PAY_COUNT] = {"upfront", "partial", "monthly"};
 
 static const char *const top_keys[] = {"description", "work", "horizon_months", "as_of", "finance",
 				       "goodput", "build", "rent", "uncertainty", "options"};
@@ -35,7 +36,7 @@ static const char *const rent_keys[] = {"storage_usd_per_tb_month"};
 static const char *const unc_keys[] = {"draws", "seed", "step_time_sigma", "price_sigma"};
 static const char *const option_keys[] = {"name", "description", "kind", "provider", "tier", "price",
 					  "own", "usd_per_gpu_hour", "server_usd",
-					  "commitment_months", "lead_time_months", "staff_fte",
+					  "commitment_months", "payment", "lead_time_months", "staff_fte",
 					  "inference_tokens_per_s_per_gpu", "method", "cluster",
 					  "parallel", "training"};
 static const char *const ocluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
@@ -240,7 +241,6 @@ static int parse_cluster(const pp_jdoc *d, const pp_catalog *cat, const cJSON *o
 			 pp_costspec_option *o, pp_err *err)
 {
 	pp_costspec_cluster *c = &o->cluster;
-	c->rail_optimized = c->sequence_parallel = c->zero_stage = c->recompute = -1;
 	const cJSON *cl, *pa, *tr;
 	char p[128];
 	int rc;
@@ -392,9 +392,7 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 	int rc, method = 0;
 	bool present;
 	kind_keys h = {0};
-	o->usd_per_gpu_hour = o->server_usd = o->commitment_months = o->lead_time_months = NAN;
-	o->staff_fte = o->inference_tokens_per_s_per_gpu = NAN;
-	o->method = -1;
+	pp_costspec_option_defaults(o);
 	snprintf(o->path, sizeof(o->path), "%s", op);
 	if (!cJSON_IsObject(opt)) {
 		char buf[64];
@@ -414,6 +412,19 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 		return rc;
 	if (present)
 		o->method = method;
+	int pay = 0;
+	if ((rc = pp_jget_enum(d, opt, op, "payment", false, pp_payment_names, PP_PAY_COUNT, &pay,
+			       &present, err)))
+		return rc;
+	if (present) {
+		char path[160];
+		if (strncmp(o->tier, "reserved", 8))
+			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op, "payment"),
+					    "found on a \"%s\" option; expected only with tier "
+					    "\"reserved_1y\" or \"reserved_3y\" (how the commitment is paid)",
+					    o->tier);
+		o->payment = pay;
+	}
 	if ((rc = check_kind(d, opt, op, o, h, err)))
 		return rc;
 	return parse_cluster(d, cat, opt, op, o, err);
@@ -421,8 +432,18 @@ static int parse_option(const pp_jdoc *d, const pp_catalog *cat, const cJSON *op
 
 /* ---- the sections of "costs" ---- */
 
+void pp_costspec_option_defaults(pp_costspec_option *o)
+{
+	o->usd_per_gpu_hour = o->server_usd = o->commitment_months = o->lead_time_months = NAN;
+	o->staff_fte = o->inference_tokens_per_s_per_gpu = NAN;
+	o->method = -1;
+	o->payment = -1;
+	pp_costspec_cluster *c = &o->cluster;
+	c->rail_optimized = c->sequence_parallel = c->zero_stage = c->recompute = -1;
+}
+
 /* Not given: NAN, "take the catalog's"; counts and enums -1 or their default. */
-static void costspec_defaults(pp_costspec *cs)
+void pp_costspec_defaults(pp_costspec *cs)
 {
 	cs->train_tokens = cs->tokens_per_job = cs->jobs_per_month = NAN;
 	cs->utilization = cs->gpu_hours_per_month = cs->tokens_per_month = NAN;
@@ -696,7 +717,7 @@ int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 	int rc;
 	memset(cs, 0, sizeof(*cs));
 	cs->present = obj != NULL;
-	costspec_defaults(cs);
+	pp_costspec_defaults(cs);
 	if (!obj)
 		return 0;
 	if ((rc = parse_top(cs, d, obj, path, err)) || (rc = parse_work(cs, d, obj, path, err)) ||

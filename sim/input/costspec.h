@@ -59,6 +59,17 @@ typedef enum pp_ft_method {
 } pp_ft_method;
 extern const char *const pp_ft_method_names[PP_FT_COUNT];
 
+/* How a reserved tier's commitment is paid: all of it when it starts, part
+ * then and the rest monthly, or in equal monthly instalments over its term
+ * (the total is the same; only when it is paid differs). */
+typedef enum pp_payment {
+	PP_PAY_UPFRONT,
+	PP_PAY_PARTIAL,
+	PP_PAY_MONTHLY,
+	PP_PAY_COUNT
+} pp_payment;
+extern const char *const pp_payment_names[PP_PAY_COUNT];
+
 /* Cluster/layout overrides of one option; NULL / 0 / -1 = the scenario's. */
 typedef struct pp_costspec_cluster {
 	const pp_gpu *gpu;
@@ -89,6 +100,8 @@ typedef struct pp_costspec_option {
 	double usd_per_gpu_hour;      /* NAN = catalog */
 	double server_usd;            /* NAN = catalog: price of one server */
 	double commitment_months;     /* NAN = the tier's term */
+	int payment;                  /* reserved tiers: pp_payment; -1 = the provider's default
+					 (prices.json ops.reservation_payment) */
 	double lead_time_months;      /* NAN = tco.json */
 	double staff_fte;             /* NAN = rule of thumb */
 	double inference_tokens_per_s_per_gpu; /* NAN = tco.json */
@@ -141,5 +154,10 @@ typedef struct pp_costspec {
 int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
 		      const pp_catalog *cat, pp_err *err);
 void pp_costspec_release(pp_costspec *cs);
+/* What "not given" is, for a costs section or an option built in code
+ * (podplan size builds one): NAN numbers, -1 counts and enums, 1 run,
+ * goodput on, method full. Neither touches present, work or options. */
+void pp_costspec_defaults(pp_costspec *cs);
+void pp_costspec_option_defaults(pp_costspec_option *o);
 
 #endif

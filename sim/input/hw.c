@@ -22,14 +22,26 @@ void pp_hw_set_origin(pp_hw *hw, const char *name, const char *fmt, ...)
 	hw->origins[i].name = name;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(hw->origins[i].origin, sizeof(hw->origins[i].origin), fmt, ap);
+	char full[1024];
+	vsnprintf(full, sizeof(full), fmt, ap);
 	va_end(ap);
+	/* a text too long is cut at a word, never inside one, and says so */
+	char *o = hw->origins[i].origin;
+	size_t cap = sizeof(hw->origins[i].origin);
+	if (strlen(full) < cap) {
+		memcpy(o, full, strlen(full) + 1);
+		return;
+	}
+	size_t cut = cap - 4;
+	while (cut > 0 && full[cut] != ' ')
+		cut--;
+	snprintf(o, cap, "%.*s ...", (int)cut, full);
 }
 
 static void prov_origin(pp_hw *hw, const char *name, const pp_catalog *cat, const char *kind,
 			const pp_prov *p)
 {
-	pp_hw_set_origin(hw, name, "catalog %s.json: %.120s (%s)%s", kind,
+	pp_hw_set_origin(hw, name, "catalog %s.json: %s (%s)%s", kind,
 			 pp_catalog_source_title(cat, kind, p->source), p->date,
 			 p->estimate ? " [estimate]" : "");
 }

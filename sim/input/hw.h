@@ -43,7 +43,7 @@ typedef struct pp_coll_fit {
 
 typedef struct pp_param_origin {
 	const char *name;
-	char origin[200];
+	char origin[448];
 } pp_param_origin;
 
 #define PP_HW_MAX_ORIGINS 16

@@ -373,10 +373,11 @@ static int cmp_out_time(const void *a, const void *b)
 	return cmp_out(a, b, true);
 }
 
-static const char *days(double s, char *buf, size_t n)
+/* A time to train in the unit that suits it ("18.2 min", "3.5 h", "22.5
+ * days"), never "0.0 days". */
+static const char *span(double s, char *buf, size_t n)
 {
-	snprintf(buf, n, "%.1f days", s / 86400.0);
-	return buf;
+	return pp_fmt_duration(s, buf, n);
 }
 
 static void label(const pp_size_option *o, char *buf, size_t n)
@@ -407,7 +408,7 @@ static bool ruled_out(const pp_size_opts *o, pp_size_option *op, double best_usd
 	if (deadline && op->lb_train_s > o->deadline_s) {
 		op->status = PP_SIZE_SKIP_SLOW;
 		snprintf(op->why, sizeof(op->why), "needs at least %s",
-			 days(op->lb_train_s, b1, sizeof(b1)));
+			 span(op->lb_train_s, b1, sizeof(b1)));
 		return true;
 	}
 	if ((deadline && op->lb_usd >= best_usd) || (budget && op->lb_usd > o->budget_usd)) {
@@ -419,7 +420,7 @@ static bool ruled_out(const pp_size_opts *o, pp_size_option *op, double best_usd
 	if (budget && op->lb_train_s >= best_time) {
 		op->status = PP_SIZE_SKIP_SLOW;
 		snprintf(op->why, sizeof(op->why), "needs at least %s",
-			 days(op->lb_train_s, b1, sizeof(b1)));
+			 span(op->lb_train_s, b1, sizeof(b1)));
 		return true;
 	}
 	return false;
@@ -476,7 +477,7 @@ static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_
 	const pp_size_option *a = &out->opt[out->answer];
 	label(a, l1, sizeof(l1));
 	pp_sb_addf(why, "%s trains %.3g tokens in %s for %s", l1, out->train_tokens,
-		   days(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
+		   span(a->train_s, b1, sizeof(b1)), pp_fmt_usd(a->usd, b2, sizeof(b2)));
 	if (deadline)
 		pp_sb_addf(why, ", the cheapest option within the %.3g-day deadline",
 			   o->deadline_s / 86400.0);
@@ -496,12 +497,12 @@ static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_
 		label(r, l1, sizeof(l1));
 		if (budget)
 			pp_sb_addf(why, " Next fastest within budget: %s, %s for %s.", l1,
-				   days(r->train_s, b1, sizeof(b1)),
+				   span(r->train_s, b1, sizeof(b1)),
 				   pp_fmt_usd(r->usd, b2, sizeof(b2)));
 		else
 			pp_sb_addf(why, " Next cheapest: %s, %s more (%s).", l1,
 				   pp_fmt_usd(r->usd - a->usd, b1, sizeof(b1)),
-				   days(r->train_s, b2, sizeof(b2)));
+				   span(r->train_s, b2, sizeof(b2)));
 		break;
 	}
 	for (int i = 0; i < out->n && deadline; i++) {
@@ -510,7 +511,7 @@ static void explain_answer(const pp_size_result *out, const pp_size_opts *o, pp_
 			continue;
 		label(r, l1, sizeof(l1));
 		pp_sb_addf(why, " Cheaper but too slow: %s, %s for %s.", l1,
-			   days(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
+			   span(r->train_s, b1, sizeof(b1)), pp_fmt_usd(r->usd, b2, sizeof(b2)));
 		break;
 	}
 }
@@ -535,7 +536,7 @@ static void explain_none(const pp_size_result *out, const pp_size_opts *o, pp_sb
 	if (deadline && isfinite(fastest))
 		pp_sb_addf(why, " The fastest option searched needs %s; add GPUs (search."
 			   "num_gpus), a faster SKU, or relax the deadline.",
-			   days(fastest, b1, sizeof(b1)));
+			   span(fastest, b1, sizeof(b1)));
 	if (budget && isfinite(cheapest))
 		pp_sb_addf(why, " The cheapest option searched costs %s.",
 			   pp_fmt_usd(cheapest, b1, sizeof(b1)));
