@@ -2,7 +2,7 @@
  * sched.h - one replica's scheduler: which requests run in the next
  * iteration and how many tokens each, over a paged KV cache (kvpool.h).
  *
- * vLLM V1 (Scheduler.schedule at 0307428d, /work/notes/serving.md s. 2):
+ * vLLM V1 (Scheduler.schedule, vllm/v1/core/sched/scheduler.py at 0307428d):
  *  1. one token budget, max_num_batched_tokens, and at most max_num_seqs
  *     running requests;
  *  2. the running requests first, in queue order, decodes and unfinished
