@@ -15,11 +15,12 @@ static const char *const kinds[] = {"gpus", "fabrics", "storage", "models", "pri
 
 static void help(void)
 {
-	printf("usage: podplan catalog [gpus|fabrics|storage|models|prices|kernels] [--json]\n\n"
-	       "Prints a catalog from %s: a summary table, then every figure with its\n"
-	       "source and date (estimates marked). With no kind, prints all of them.\n"
-	       "  --json   the catalog data as loaded, each entry with its sources\n",
-	       pp_data_dir());
+	fputs("usage: podplan catalog [gpus|fabrics|storage|models|prices|kernels] [--json]\n\n"
+	       "Prints a catalog of the data directory (PODPLAN_DATA, else the models/\n"
+	       "folder of the checkout or prefix podplan runs from): a summary table,\n"
+	       "then every figure with its source and date (estimates marked). With no\n"
+	       "kind, prints all of them.\n"
+	       "  --json   the catalog data as loaded, each entry with its sources\n", stdout);
 }
 
 /* Print every figure object (one with "value") under node, depth-first. */
@@ -156,7 +157,7 @@ static void print_kind(const pp_catalog *cat, const char *kind)
 	else if (!strcmp(kind, "models"))
 		print_models(cat);
 	else if (!strcmp(kind, "prices"))
-		printf("Prices (per GPU-hour unless stated; from %s/prices.json)\n", pp_catalog_dir(cat));
+		puts("Prices (per GPU-hour unless stated; from the catalog's prices.json)");
 	else
 		printf("Kernel efficiency defaults (per GPU architecture)\n");
 	print_figures(cat, kind);
