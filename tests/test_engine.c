@@ -356,6 +356,26 @@ static void trace_json(void)
 		k++;
 	}
 	CHECK(k == PP_ARRAY_LEN(want));
+	/* one process per stage; the storage the data reads share is not a
+	 * fifth stage (issue 17) */
+	int stages = 0, storage = 0;
+	for (const cJSON *e = ev ? ev->child : NULL; e; e = e->next) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+		if (!cJSON_IsString(name) || strcmp(name->valuestring, "process_name"))
+			continue;
+		const cJSON *pn = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
+		CHECK(cJSON_IsString(pn));
+		if (!cJSON_IsString(pn))
+			continue;
+		if (!strcmp(pn->valuestring, "storage"))
+			storage++;
+		else if (!strncmp(pn->valuestring, "stage ", 6) && atoi(pn->valuestring + 6) < 4)
+			stages++;
+		else
+			pp_t_diag("process %s", pn->valuestring), CHECK(0);
+	}
+	CHECK(stages == 4 && storage <= 1);
 	cJSON_Delete(j);
 	pp_trace_free(tr);
 	pp_scenario_release(&s);

@@ -50,8 +50,10 @@ int pp_cmd_check(int argc, char **argv)
 	       (long long)t->num_microbatches, pp_dtype_names[t->precision],
 	       pp_recompute_names[t->recompute], pp_optimizer_names[t->optimizer],
 	       t->use_flash_attn ? ", flash attention" : "");
-	printf("  parallel   TP %d, PP %d (%s%s), DP %d, CP %d, SP %s, ZeRO %d\n", p->tp, p->pp,
-	       pp_schedule_names[p->schedule], p->vpp > 1 ? ", interleaved" : "", p->dp, p->cp,
+	char sched[64];
+	pp_parallel_schedule_text(p, sched, sizeof(sched));
+	printf("  parallel   TP %d, PP %d%s%s%s, DP %d, CP %d, SP %s, ZeRO %d\n", p->tp, p->pp,
+	       sched[0] ? " (" : "", sched, sched[0] ? ")" : "", p->dp, p->cp,
 	       p->sequence_parallel ? "on" : "off", p->zero_stage);
 	printf("  cluster    %d x %s, %d per node (%d nodes), intra %s, inter %s x %d NICs/node, "
 	       "oversubscription %.2g:1, storage %s\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node,

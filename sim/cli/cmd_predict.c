@@ -183,11 +183,11 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       r->params_active / 1e9, p->ep, pp_parallel_etp(p),
 		       pp_moe_dispatcher_names[t->moe_token_dispatcher], t->moe_load_imbalance,
 		       t->moe_expert_capacity_factor > 0 ? ", tokens past capacity dropped" : "");
-	printf("Layout     TP %d x PP %d x DP %d x CP %d%s%s, ZeRO-%d, %s; %lld micro-batches of %lld, "
+	char sched[64];
+	pp_parallel_schedule_text(p, sched, sizeof(sched));
+	printf("Layout     TP %d x PP %d x DP %d x CP %d%s%s%s%s, ZeRO-%d, %s; %lld micro-batches of %lld, "
 	       "global batch %lld, %s, recompute %s\n", p->tp, p->pp, p->dp, p->cp,
-	       p->pp > 1 ? (p->schedule == PP_SCHED_GPIPE ? " (GPipe)" :
-			    p->schedule == PP_SCHED_INTERLEAVED ? " (interleaved 1F1B)" : " (1F1B)")
-			 : "",
+	       sched[0] ? " (" : "", sched, sched[0] ? ")" : "",
 	       p->sequence_parallel && p->tp > 1 ? " + SP" : "", p->zero_stage,
 	       t->use_flash_attn ? "flash attention" : "unfused attention",
 	       (long long)t->num_microbatches, (long long)t->micro_batch_size,

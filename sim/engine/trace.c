@@ -80,8 +80,22 @@ void pp_trace_capture(pp_trace *t, const pp_des *d, const char *title)
 		if (pp_des_resource_rank(d, r) > maxrank)
 			maxrank = pp_des_resource_rank(d, r);
 	for (int p = 0; p <= maxrank; p++) {
+		/* a process is a pipeline stage, unless it holds only shared
+		 * resources (the storage the checkpoint and data reads share) */
+		bool stage = false;
+		const char *shared = NULL;
+		for (int r = 0; r < nr; r++)
+			if (pp_des_resource_rank(d, r) == p) {
+				if (strcmp(pp_des_resource_name(d, r), "storage") == 0)
+					shared = "storage";
+				else
+					stage = true;
+			}
 		char name[32];
-		snprintf(name, sizeof(name), "stage %d", p);
+		if (stage || !shared)
+			snprintf(name, sizeof(name), "stage %d", p);
+		else
+			snprintf(name, sizeof(name), "%s", shared);
 		cJSON *e = meta("process_name", p, -1);
 		pp_json_str(pp_json_obj(e, "args"), "name", name);
 		event(s, e, &first);

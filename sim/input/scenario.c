@@ -10,6 +10,19 @@
 
 const char *const pp_recompute_names[3] = {"none", "selective", "full"};
 const char *const pp_schedule_names[3] = {"1f1b", "gpipe", "interleaved"};
+const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
+{
+	if (p->pp <= 1)
+		snprintf(buf, n, "%s", "");
+	else if (p->schedule == PP_SCHED_GPIPE)
+		snprintf(buf, n, "GPipe");
+	else if (p->schedule == PP_SCHED_INTERLEAVED)
+		snprintf(buf, n, "interleaved 1F1B, %d virtual stages", p->vpp);
+	else
+		snprintf(buf, n, "1F1B");
+	return buf;
+}
+
 const char *const pp_optimizer_names[2] = {"adam", "sgd"};
 const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 

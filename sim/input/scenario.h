@@ -70,6 +70,11 @@ typedef struct pp_parallel {
 	pp_schedule schedule;
 } pp_parallel;
 
+/* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
+ * 1F1B, 5 virtual stages" (Megatron's --virtual-pipeline-model-parallel-size);
+ * "" without pipeline parallelism. Returns buf. */
+const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n);
+
 /* Which of the searchable parallel/training keys the file gave (search
  * fixes these and explores the rest). */
 enum {
