@@ -359,6 +359,17 @@ static void cli_errors(void)
 	CHECK_CONTAINS(out, "search.gpu");
 	CHECK_CONTAINS(out, "gpus");
 	free(out);
+	/* a batch no data-parallel size divides: the nearest ones that work (issue 17) */
+	char *odd = write_tmp("odd.json", "{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+					  "{\"global_batch_size\": 100, \"micro_batch_size\": 1}, \"parallel\": "
+					  "{\"tensor_model_parallel_size\": 1, \"pipeline_model_parallel_size\": 1, "
+					  "\"context_parallel_size\": 1}, \"cluster\": {\"gpu\": \"h100-sxm\", "
+					  "\"num_gpus\": 64}}");
+	snprintf(cmd, sizeof(cmd), "%s search %s", pp_t_bin(), odd);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "nearest global batch sizes a data-parallel size divides are 64 and 128");
+	free(out);
+	free(odd);
 	/* sizing needs the token count */
 	snprintf(cmd, sizeof(cmd), "%s size %s --deadline 10", pp_t_bin(), nogbs);
 	CHECK(pp_t_sh(cmd, &out) == 2);

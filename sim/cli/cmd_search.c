@@ -68,9 +68,16 @@ static void explain(const pp_scenario *s, const pp_search_result *r, pp_sb *o)
 					ord[j] = t;
 				}
 		double gain = q->result.step_time_s - wr->step_time_s;
-		pp_sb_addf(o, " It beats the runner-up (%s) by %s (%.1f%%)", d.len ? d.buf : "same layout",
-			   pp_fmt_duration(gain, b1, sizeof(b1)),
-			   100 * gain / q->result.step_time_s);
+		/* the simulation keeps nanoseconds: closer than that is a tie,
+		 * broken by the order the layouts were enumerated in */
+		if (gain < 1e-9)
+			pp_sb_addf(o, " It ties with the runner-up (%s) at %s a step; the search lists "
+				   "the layout it enumerated first", d.len ? d.buf : "same layout",
+				   pp_fmt_duration(wr->step_time_s, b1, sizeof(b1)));
+		else
+			pp_sb_addf(o, " It beats the runner-up (%s) by %s (%.1f%%)",
+				   d.len ? d.buf : "same layout", pp_fmt_duration(gain, b1, sizeof(b1)),
+				   100 * gain / q->result.step_time_s);
 		int said = 0;
 		for (int i = 0; i < PP_BD_COUNT && said < 2; i++) {
 			double delta = vb[ord[i]] - va[ord[i]];

@@ -254,6 +254,7 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 	divisors(N, &pps);
 	pp_recompute rcs[3];
 	int nrc = recompute_options(s, rcs);
+	int64_t near_lo = 0, near_hi = 0; /* the nearest batches some layout takes */
 	for (int a = 0; a < tps.n; a++) {
 		int tp = (int)tps.v[a];
 		if (given & PP_GIVEN_TP ? tp != s->parallel.tp
@@ -274,8 +275,16 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 				if (N % ((int64_t)tp * cp * pp))
 					continue;
 				int dp = (int)(N / ((int64_t)tp * cp * pp));
-				if (((given & PP_GIVEN_DP) && dp != s->parallel.dp) || gbs % dp)
+				if ((given & PP_GIVEN_DP) && dp != s->parallel.dp)
 					continue;
+				if (gbs % dp) {
+					/* the batches this data-parallel size would take */
+					if (gbs > dp && gbs / dp * dp > near_lo)
+						near_lo = gbs / dp * dp;
+					if (near_hi == 0 || (gbs / dp + 1) * dp < near_hi)
+						near_hi = (gbs / dp + 1) * dp;
+					continue;
+				}
 				add_layouts(&g, s, tp, cp, pp, dp, rcs, nrc);
 			}
 		}
@@ -289,11 +298,18 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 	}
 	if (!g.n) {
 		free(g.c);
+		char near[160] = "";
+		if (near_hi && near_lo)
+			snprintf(near, sizeof(near), "; the nearest global batch sizes a data-parallel "
+				 "size divides are %lld and %lld", (long long)near_lo, (long long)near_hi);
+		else if (near_hi)
+			snprintf(near, sizeof(near), "; the smallest global batch size a data-parallel "
+				 "size divides is %lld", (long long)near_hi);
 		return pp_errf(err, PP_EINPUT, "%s: no layout of %lld GPUs fits the given keys (global "
-			       "batch %lld, %d layers, %d heads%s); check the fixed parallel keys "
+			       "batch %lld, %d layers, %d heads%s)%s; check the fixed parallel keys "
 			       "and training.global_batch_size", s->name, (long long)N,
 			       (long long)gbs, m->num_layers, m->num_attention_heads,
-			       given ? ", some parallel keys fixed" : "");
+			       given ? ", some parallel keys fixed" : "", near);
 	}
 	if (space && nspace)
 		describe_space(&g, given, space, nspace);
