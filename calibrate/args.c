@@ -152,7 +152,7 @@ static const optdef table[] = {
 	{"db", O_DB, ARG_STR, AT(db), .usage = "--db DB",
 	 .help = "the store (default $PODPLAN_DB, else %s)"},
 	{"quick", O_QUICK, ARG_NONE, 0, .usage = "--quick", /* read before the rest */
-	 .help = "a pass of about a minute (sizes x4 up to 1 GiB, fewer shapes)"},
+	 .help = "a short pass: sizes x4 up to 1 GiB, fewer shapes (seconds on 2 GPUs)"},
 	{"only", O_ONLY, ARG_NAMES, 0, .then = set_only, .names = part_names, .nnames = PP_CAL_NPARTS,
 	 .usage = "--only LIST", .help = "collective,gemm,memory,storage (default: all; storage needs\n"
 					 "                       --storage-path)"},
