@@ -11,6 +11,7 @@
 #include "core/jsonout.h"
 #include "core/store.h"
 #include "core/warn.h"
+#include "input/plausible.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -412,6 +413,7 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		if ((rc = pp_predict(s, &r->hw, &po, &r->pred, err)))
 			goto out;
 		r->have_pred = true;
+		pp_scenario_plausibility(s, &r->warnings, &r->nwarnings);
 		char a[32], b[32];
 		if (!r->pred.memory.fits)
 			warn(r, "does not fit in memory: %s per GPU needed on pipeline stage %d, %s "

@@ -7,6 +7,10 @@
  */
 #include "harness.h"
 #include "testutil.h"
+#include "input/plausible.h"
+#include "core/warn.h"
+
+#include <stdbool.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +125,75 @@ static void shipped_scenarios_valid(void)
 	free(out);
 }
 
+/* inputs that parse but mislead: each plausibility check fires on its slip
+ * and on nothing shipped (issue 17) */
+static int warnings_of(const char *json, char ***w)
+{
+	pp_scenario s;
+	pp_hw hw;
+	int n = 0;
+	*w = NULL;
+	CHECK(tu_scenario(json, &s, &hw) == 0);
+	pp_scenario_plausibility(&s, w, &n);
+	pp_scenario_release(&s);
+	return n;
+}
+
+static bool any_contains(char **w, int n, const char *text)
+{
+	for (int i = 0; i < n; i++)
+		if (strstr(w[i], text))
+			return true;
+	return false;
+}
+
+static void plausibility(void)
+{
+	char **w;
+	int n = warnings_of("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			    "{\"global_batch_size\": 64, \"train_tokens\": 2e12, \"bucket_size\": 4e7}, "
+			    "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 32}}", &w);
+	CHECK(n == 0);
+	pp_warn_free(w, n);
+	n = warnings_of("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			"{\"global_batch_size\": 64, \"train_tokens\": 15, \"bucket_size\": 40}, "
+			"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 32, \"gpus_per_node\": 16, "
+			"\"storage\": {\"write_gbytes_per_s_per_node\": 1000}}, \"costs\": {\"work\": "
+			"{\"type\": \"run\", \"train_tokens\": 2e9}, \"options\": [{\"name\": \"r\", "
+			"\"kind\": \"rent\", \"provider\": \"lambda_8x\"}]}}", &w);
+	CHECK(n == 5);
+	CHECK(any_contains(w, n, "training.train_tokens is 15, less than one step's 131072 tokens"));
+	CHECK(any_contains(w, n, "training.bucket_size is 40 parameters"));
+	CHECK(any_contains(w, n, "cluster.gpus_per_node is 16, but one NVIDIA H100 SXM5 80GB node "
+			   "holds 8"));
+	CHECK(any_contains(w, n, "storage write bandwidth per node (1000 GB/s) is more than the "
+			   "node's 16 x ib-ndr NICs carry (800 GB/s)"));
+	CHECK(any_contains(w, n, "costs.work.train_tokens (2e+09) differs from "
+			   "training.train_tokens (15)"));
+	for (int i = 0; n != 5 && i < n; i++)
+		pp_t_diag("%s", w[i]);
+	pp_warn_free(w, n);
+	/* the commands say it: check, predict (text and JSON) */
+	char *out = NULL, cmd[512];
+	snprintf(cmd, sizeof(cmd), "f=$(mktemp); printf '%%s' '{\"model\": {\"preset\": "
+		 "\"gpt-1.7b\"}, \"training\": {\"global_batch_size\": 64, \"train_tokens\": 15}, "
+		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 32}}' >$f; %s check $f; "
+		 "%s predict $f; %s predict --json $f; rm -f $f", pp_t_bin(), pp_t_bin(), pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && strstr(out, "warnings (valid, but probably not what was meant)"));
+	CHECK(out && strstr(out, "Warnings (valid input, probably not what was meant)"));
+	CHECK(out && strstr(out, "\"warnings\":"));
+	free(out);
+	/* nothing shipped trips a check */
+	snprintf(cmd, sizeof(cmd), "for f in scenarios/*.json scenarios/*/*.json; do %s check "
+		 "\"$f\" | grep -q '^warnings' && echo \"WARN $f\"; done; true", pp_t_bin());
+	pp_t_sh(cmd, &out);
+	CHECK(out && !strstr(out, "WARN"));
+	if (out && strstr(out, "WARN"))
+		pp_t_diag("%s", out);
+	free(out);
+}
+
 int main(void)
 {
 	RUN(malformed_files);
@@ -128,5 +201,6 @@ int main(void)
 	RUN(defaults);
 	RUN(hf_config);
 	RUN(shipped_scenarios_valid);
+	RUN(plausibility);
 	return pp_t_done("test_scenario");
 }

@@ -4,6 +4,8 @@
  */
 #include "cli/cli.h"
 #include "input/scenario.h"
+#include "input/plausible.h"
+#include "core/warn.h"
 #include "core/util.h"
 
 #include <getopt.h>
@@ -59,6 +61,14 @@ int pp_cmd_check(int argc, char **argv)
 	       "oversubscription %.2g:1, storage %s\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node,
 	       pp_cluster_nodes(cl), cl->intra->id, cl->inter->id, cl->nics_per_node,
 	       cl->oversubscription, cl->storage->id);
+	char **warn = NULL;
+	int nwarn = 0;
+	if (pp_scenario_plausibility(&s, &warn, &nwarn)) {
+		printf("warnings (valid, but probably not what was meant)\n");
+		for (int i = 0; i < nwarn; i++)
+			printf("  - %s\n", warn[i]);
+	}
+	pp_warn_free(warn, nwarn);
 out:
 	pp_scenario_release(&s);
 	pp_catalog_free(cat);

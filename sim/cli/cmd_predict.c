@@ -4,6 +4,8 @@
  */
 #include "cli/cli.h"
 #include "input/hw.h"
+#include "input/plausible.h"
+#include "core/warn.h"
 #include "engine/memory.h"
 #include "engine/predict.h"
 #include "calib/profile.h"
@@ -71,7 +73,8 @@ static void unload(loaded *l)
 #define SIG 9
 #define SIG_RATIO 6
 
-static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
+static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r, char **warn,
+		       int nwarn)
 {
 	const pp_memory *m = &r->memory;
 	cJSON *j = pp_json_obj(NULL, NULL);
@@ -111,6 +114,9 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	for (int i = 0; i < hw->norigins; i++)
 		pp_json_str(orig, hw->origins[i].name, hw->origins[i].origin);
 	pp_json_int(j, "simulated_events", r->events);
+	cJSON *wa = pp_json_arr(j, "warnings");
+	for (int i = 0; i < nwarn; i++)
+		pp_json_str(wa, NULL, warn[i]);
 	pp_sb o = {0};
 	pp_json_print(j, true, &o);
 	fputs(o.buf, stdout);
@@ -278,12 +284,21 @@ int pp_cmd_predict(int argc, char **argv)
 	} else if (!rc) {
 		pp_result r;
 		pp_err err = {0};
+		char **warn = NULL;
+		int nwarn = 0;
+		pp_scenario_plausibility(&l.s, &warn, &nwarn);
 		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
 			rc = pp_cli_fail(&err);
 		else if (json)
-			print_json(&l.s, &l.hw, &r);
-		else
+			print_json(&l.s, &l.hw, &r, warn, nwarn);
+		else {
 			print_table(&l.s, &l.hw, &r);
+			if (nwarn)
+				printf("\nWarnings (valid input, probably not what was meant)\n");
+			for (int i = 0; i < nwarn; i++)
+				printf("  - %s\n", warn[i]);
+		}
+		pp_warn_free(warn, nwarn);
 	}
 	unload(&l);
 	return rc;

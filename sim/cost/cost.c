@@ -11,6 +11,7 @@
 #include "cost/costopt.h"
 #include "cost/costtext.h"
 #include "core/warn.h"
+#include "input/plausible.h"
 
 const char *const pp_option_kind_names[PP_OPT_KIND_COUNT] = {"rent", "build", "api", "tier4"};
 const char *const pp_cost_comp_names[PP_CC_COUNT] = {"gpu_time", "idle_commitment", "servers",
@@ -390,6 +391,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 		goto out;
 	snprintf(out->scenario, sizeof(out->scenario), "%s", s->name);
 	snprintf(out->question, sizeof(out->question), "%s", s->description);
+	pp_scenario_plausibility(s, &out->warnings, &out->nwarnings);
 	if ((rc = cost_ctx_resolve(&c)) || (rc = cost_capacity_tokens(&c, opts)))
 		goto out;
 	out->seed = opts->seed_given ? opts->seed : c.cs->seed_given ? c.cs->seed
