@@ -73,6 +73,15 @@ static void base_dims(pp_forward *f)
 }
 
 /* The batch's dimensions at t tokens (padded) of which the batch's own. */
+/* Whether any stage holds layers of kind k. */
+static bool kind_present(const pp_forward *f, int k)
+{
+	for (int st = 0; st < f->nstages; st++)
+		if (f->kinds[st][k] > 0)
+			return true;
+	return false;
+}
+
 static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, double t)
 {
 	*x = f->base;
@@ -173,10 +182,7 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 	e->min_t = INFINITY;
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		e->n[k] = 0;
-		bool present = false;
-		for (int st = 0; st < f->nstages; st++)
-			present |= f->kinds[st][k] > 0;
-		if (!present)
+		if (!kind_present(f, k))
 			continue;
 		c.kind = k;
 		x.moe = (k & PP_LK_MOE) != 0;
@@ -209,10 +215,7 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 	batch_dims(&x, f, b, tpad);
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		n[k] = 0;
-		bool present = false;
-		for (int st = 0; st < f->nstages; st++)
-			present |= f->kinds[st][k] > 0;
-		if (!present)
+		if (!kind_present(f, k))
 			continue;
 		c.kind = k;
 		x.moe = (k & PP_LK_MOE) != 0;

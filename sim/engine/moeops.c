@@ -41,16 +41,10 @@ static void expert_gemm(ctx *c, const dims *x, const char *name, double m, doubl
 		m = m * x->El / El;
 		avg_m = avg_m * x->El / El;
 	}
-	pp_op *o = wl_add(c, name, PP_OP_GEMM);
-	o->m = m;
-	o->n = n;
-	o->k = k;
-	o->batch = El;
-	o->flops = 2.0 * m * n * k * El;
+	pp_op *o = wl_gemm(c, name, m, n, k, El, false);
 	o->model_flops = count ? 2.0 * avg_m * n * k * El : 0;
-	o->bytes = El * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
-	o->time_s = x->grouped ? pp_gemm_time(c->hw, c->dt, m, n, k, El, c->act)
-			       : El * pp_gemm_time(c->hw, c->dt, m, n, k, 1, c->act);
+	if (!x->grouped) /* one kernel per expert */
+		o->time_s = El * pp_gemm_time(c->hw, c->dt, m, n, k, 1, c->act);
 }
 
 /* The shared experts: a dense MLP of S on every token, TP-split like the

@@ -24,7 +24,7 @@ pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)
 	return o;
 }
 
-void wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count)
+pp_op *wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count)
 {
 	pp_op *o = wl_add(c, name, PP_OP_GEMM);
 	o->m = m;
@@ -35,6 +35,7 @@ void wl_gemm(ctx *c, const char *name, double m, double n, double k, double batc
 	o->model_flops = count ? o->flops : 0;
 	o->bytes = batch * ((m * k + k * n) * pp_dtype_bytes(c->dt) + m * n * c->act);
 	o->time_s = pp_gemm_time(c->hw, c->dt, m, n, k, batch, c->act);
+	return o;
 }
 
 /* The backward of a linear layer: its input- and weight-gradient GEMMs

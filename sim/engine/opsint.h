@@ -71,7 +71,7 @@ void wl_dims_model(dims *x, const pp_model *m, int tp);
  * its index). */
 pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind);
 /* batch x (m x n x k); count: it is model work (MFU numerator) */
-void wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count);
+pp_op *wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count);
 /* dgrad (m x k x n) and wgrad (k x n x m); returns the wgrad's index, *dgrad the dgrad's */
 int wl_linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch, int *dgrad);
 void wl_mem(ctx *c, const char *name, double bytes);
