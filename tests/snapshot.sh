@@ -3,7 +3,8 @@
 # under scenarios/ and tests/data (predict text/--json/--ops, check, cost
 # text/--json/--csv at seed 7, search --json/--csv/--exhaustive, size, trace,
 # report files, validate, validate --replay, podplan-calibrate replay
-# --dry-run, the bad inputs' messages), with what varies from run to run
+# --dry-run, serve text/--json for the serving scenarios, the bad inputs'
+# messages), with what varies from run to run
 # (the output folder, timings, as "key": N or cJSON's "key":<tab>N)
 # normalised. A refactoring that must not change behaviour is checked by
 # two snapshots and one diff:
@@ -40,6 +41,12 @@ for f in scenarios/*.json tests/data/ddp-70b.json; do
   "$bin" size "$f" --deadline 30 > "$out/$n.size.txt" 2>/dev/null; echo "rc=$?" >> "$out/$n.size.txt"
   "$bin" trace "$f" -o "$out/$n.trace.json" > /dev/null 2>&1; echo "rc=$?" >> "$out/$n.trace.rc"
   "$bin" search "$f" --exhaustive --top 3 > "$out/$n.search-exh.txt" 2>/dev/null; echo "rc=$?" >> "$out/$n.search-exh.txt"
+done
+for f in scenarios/serve/*.json models/validation/serving/*.json; do
+  [ -f "$f" ] || continue
+  n=$(echo "$f" | tr '/' '_')
+  "$bin" serve "$f" --json > "$out/$n.serve.json" 2>&1; echo "rc=$?" >> "$out/$n.serve.json"
+  "$bin" serve "$f" > "$out/$n.serve.txt" 2>&1; echo "rc=$?" >> "$out/$n.serve.txt"
 done
 cal="$(dirname "$bin")/podplan-calibrate"
 for r in scenarios/replay/*.json scenarios/replay8/*.json; do
