@@ -721,9 +721,9 @@ static void fit_small_m(const pp_calib_meas *all, size_t nall, const pp_gpu *g, 
 			p->m = ms[j];
 			p->shapes = n;
 			qsort(f, (size_t)n, sizeof(double), cmp_double);
-			/* quartiles by the nearest rank */
-			p->q25 = f[(int)floor(0.25 * (n - 1) + 0.5)];
-			p->q75 = f[(int)floor(0.75 * (n - 1) + 0.5)];
+			/* quartiles by the nearest-rank method: the ceil(p n)-th value */
+			p->q25 = f[(int)ceil(0.25 * n) - 1];
+			p->q75 = f[(int)ceil(0.75 * n) - 1];
 			p->roofline_fraction = median_of(f, n);
 			p->median_s = median_of(t, n);
 			p->median_Bps = median_of(bw, n);
