@@ -112,9 +112,10 @@ int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_i
 		size_t *n, pp_err *err);
 
 /* The weight copies a decode GEMM cycles through, at least this many
- * bytes in all: several times a current GPU's L2 (60 MB on the H200 as
- * PyTorch reports it), so that each iteration reads its weight from HBM as
- * a decode step does (the other layers' weights evict it between uses). */
+ * bytes in all: ten times the H100's L2 (50 MB, NVIDIA's H100 Tensor Core
+ * GPU architecture whitepaper), so that each iteration reads its weight
+ * from HBM as a decode step does (the other layers' weights evict it
+ * between uses). A method setting, not a model figure. */
 #define PP_CAL_DECODE_ROTATE_BYTES ((size_t)512 << 20)
 
 /* A decode GEMM's weight copies: how many, each stride bytes apart

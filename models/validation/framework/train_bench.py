@@ -186,6 +186,10 @@ def main():
     fw.log("train_bench:", vers)
     dl = fw.deadline_of(a)
     scs = fw.load_scenarios(set(a.only.split(",")) if a.only else None)
+    # the plain loop first, then DDP, then FSDP2: if time runs short, the
+    # rows that span the sizes and sequences are in
+    order = {"none": 0, "ddp": 1, "fsdp2": 2}
+    scs.sort(key=lambda sc: (order.get(sc["wrapper"], 9), sc["name"]))
     w = fw.RowWriter(a.out, COLUMNS)
     bad = 0
     for sc in scs:
