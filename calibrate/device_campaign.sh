@@ -24,9 +24,10 @@
 #   bash calibrate/device_campaign.sh
 # FAKE=1 runs the flow without a GPU (podplan-calibrate --fake=1, the Python
 # parts failing at their imports), a dry run for the build machine.
-# Afterwards, on the build machine: models/validation/framework.sh merge
-# FILES_AT/train.csv (fills models/calibrations/framework-h200.csv's
-# measured columns), and the calibration store into models/calibrations/.
+# Afterwards, on the build machine: sh models/validation/framework.sh merge
+# FILES_AT/train.csv FILES_AT/serve.csv (fills the measured columns of
+# models/calibrations/framework-h200.csv and framework-serve-h200.csv), and
+# the calibration store into models/calibrations/.
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -160,13 +161,16 @@ try:
     rows = list(csv.DictReader(open(sys.argv[1])))
 except OSError as e:
     sys.exit("no micro.csv: %s" % e)
+# the chain's parts; attention forward + backward on flash, cuDNN and PyTorch's choice
 for r in rows:
-    if r["bench"] == "sdpa" and r["part"] != "fwd_bwd" and r["backend"] not in ("default",):
+    if r["bench"] == "sdpa" and r["status"] == "ok" and not (
+            r["part"] == "fwd_bwd" and r["backend"] in ("flash", "cudnn", "default")):
         continue
-    print("%-8s %-18s %-18s b%-2s s%-5s h%-3s d%-4s hid%-5s %10s s %7s TF %7s GB/s %8s %s" % (
-        r["bench"], r["part"], r["backend"], r["batch"], r["seq"], r["heads"], r["head_dim"],
-        r["hidden"], r["median_s"][:9], r["tflops"][:6], r["GBps"][:6], r["rel_err"][:8],
-        r["status"]))
+    shape = ("h%s" % r["hidden"]) if r["bench"] == "ce_chain" else "b%s s%s h%s d%s" % (
+        r["batch"], r["seq"], r["heads"], r["head_dim"])
+    print("%-5s %-18s %-8s %-17s %9s s %6s TF %6s GB/s %s %s" % (
+        r["bench"][:5], r["part"], r["backend"][:8], shape, r["median_s"][:9], r["tflops"][:6],
+        r["GBps"][:6], r["status"], r["rel_err"][:7]))
 EOF
 echo
 echo "## serving (serve.csv)"

@@ -6,8 +6,8 @@
 # beside them, in models/calibrations/framework-h200.csv.
 #
 #   sh models/validation/framework.sh [predict] [BIN]     predictions, before the run
-#   sh models/validation/framework.sh merge TRAIN.csv [BIN]  the device run's train.csv
-#                                                         into the measured columns
+#   sh models/validation/framework.sh merge TRAIN.csv [SERVE.csv [BIN]]  the device run's
+#                                                         CSVs into the measured columns
 #
 # predict: `podplan predict --json` of every scenario; the columns
 #   config,framework,model,seq,micro_batch,recompute,predicted_s,measured_s,
@@ -24,15 +24,25 @@
 #   measured_allocated_bytes, tokens_per_s_measured, status and notes from
 #   train_bench.py's CSV, by config; predictions stay as they are.
 # Both print the table as `podplan validate --replay` reads the file.
+#
+# The serving check likewise, into models/calibrations/framework-serve-h200.csv:
+# `podplan serve --json` of every scenario under framework/serve/ (median
+# TTFT and TPOT, seconds) beside serve_bench.py's measurements:
+#   config,model,batch,input_len,output_len,predicted_ttft_s,measured_ttft_s,
+#   predicted_tpot_s,measured_tpot_s,predicted_at_commit,status,
+#   measured_itl_median_s,scenario,notes
 set -e
 mode=predict
 case "${1:-}" in
 predict) shift ;;
-merge) mode=merge; shift; train=${1:?usage: framework.sh merge TRAIN.csv [BIN]}; shift ;;
+merge)
+	mode=merge; shift; train=${1:?usage: framework.sh merge TRAIN.csv [SERVE.csv [BIN]]}; shift
+	case "${1:-}" in *.csv) serve=$1; shift ;; esac ;;
 esac
 bin=${1:-bin/podplan}
 dir=models/validation/framework
 out=models/calibrations/framework-h200.csv
+sout=models/calibrations/framework-serve-h200.csv
 tmp=$(mktemp -d /tmp/pp-framework-val.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 head=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -44,10 +54,14 @@ if [ "$mode" = predict ]; then
 		n=$(basename "$f" .json)
 		"$bin" predict "$f" --json > "$tmp/$n.json"
 	done
+	for f in "$dir"/serve/*.json; do
+		n=$(basename "$f" .json)
+		"$bin" serve "$f" --json > "$tmp/$n.json"
+	done
 fi
-python3 - "$mode" "$tmp" "$out" "$dir" "$head" "${train:-}" <<'EOF'
+python3 - "$mode" "$tmp" "$out" "$dir" "$head" "${train:-}" "$sout" "${serve:-}" <<'EOF'
 import csv, glob, json, os, sys
-mode, tmp, out, dir, head, train = sys.argv[1:7]
+mode, tmp, out, dir, head, train, sout, serve = sys.argv[1:9]
 cols = ["config", "framework", "model", "seq", "micro_batch", "recompute", "predicted_s",
         "measured_s", "predicted_bytes", "measured_bytes", "predicted_at_commit", "status",
         "measured_allocated_bytes", "tokens_per_s_measured", "wrapper", "profile", "scenario",
@@ -103,5 +117,57 @@ with open(out, "w", newline="") as f:
     for r in rows:
         w.writerow(r)
 print("wrote %s (%d rows)" % (out, len(rows)), file=sys.stderr)
+
+# the serving check
+scols = ["config", "model", "batch", "input_len", "output_len", "predicted_ttft_s",
+         "measured_ttft_s", "predicted_tpot_s", "measured_tpot_s", "predicted_at_commit", "status",
+         "measured_itl_median_s", "scenario", "notes"]
+smeasured = ("measured_ttft_s", "measured_tpot_s", "measured_itl_median_s", "status", "notes")
+sprev = {}
+if os.path.exists(sout):
+    for r in csv.DictReader(open(sout, newline="")):
+        sprev[r["config"]] = r
+srows = []
+if mode == "predict":
+    for path in sorted(glob.glob(os.path.join(dir, "serve", "*.json"))):
+        s = json.load(open(path))
+        run = s["_run"]
+        n = "%s-b%d-in%d-out%d" % (run["model"], run["batch"], run["input_len"], run["output_len"])
+        p = json.load(open(os.path.join(tmp, os.path.basename(path))))
+        ttft, tpot = "%.6f" % (p["median_ttft_ms"] / 1e3), "%.6f" % (p["median_tpot_ms"] / 1e3)
+        old = sprev.get(n, {})
+        same = old.get("predicted_ttft_s") == ttft and old.get("predicted_tpot_s") == tpot
+        r = dict(config=n, model=run["model"], batch=run["batch"], input_len=run["input_len"],
+                 output_len=run["output_len"], predicted_ttft_s=ttft, predicted_tpot_s=tpot,
+                 predicted_at_commit=old.get("predicted_at_commit") if same else head, scenario=path)
+        for k in smeasured:
+            r[k] = old.get(k, "")
+        srows.append(r)
+else:
+    got = {r["config"]: r for r in csv.DictReader(open(serve, newline=""))} if serve else {}
+    for n, r in sprev.items():
+        m = got.get(n)
+        if m is not None:
+            ok = m.get("status") == "ok"
+            r.update(measured_ttft_s=m.get("ttft_s", "") if ok else "",
+                     measured_tpot_s=m.get("tpot_s", "") if ok else "",
+                     measured_itl_median_s=m.get("itl_median_s", "") if ok else "",
+                     status=m.get("status", ""),
+                     notes=("; ".join(x for x in (m.get("notes", ""), "torch %s, transformers %s, %s, %s" % (
+                         m.get("torch", ""), m.get("transformers", ""), m.get("gpu", ""),
+                         m.get("compile", ""))) if x)))
+        srows.append(r)
+with open(sout, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=scols, extrasaction="ignore", lineterminator="\r\n")
+    w.writeheader()
+    for r in srows:
+        w.writerow(r)
+print("wrote %s (%d rows)" % (sout, len(srows)), file=sys.stderr)
+print("%-30s %10s %10s %10s %10s" % ("serving check", "TTFT pred", "measured", "TPOT pred",
+                                      "measured"))
+for r in srows:
+    print("%-30s %10s %10s %10s %10s" % (r["config"], r["predicted_ttft_s"],
+                                          r["measured_ttft_s"] or "-", r["predicted_tpot_s"],
+                                          r["measured_tpot_s"] or "-"))
 EOF
 "$bin" validate --replay "$out"

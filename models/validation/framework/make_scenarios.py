@@ -14,7 +14,11 @@ shrinks to the step counts.
 
     python3 models/validation/framework/make_scenarios.py      # rewrites the files
 
-The campaign's configuration list lives here and nowhere else.
+The serving check's grid (serve_bench.py) has a scenario each too, under
+models/validation/framework/serve/, in podplan serve's format.
+
+The campaign's configuration lists live here and nowhere else (serve_bench.py
+imports its grid from this file).
 """
 import json
 import os
@@ -115,7 +119,66 @@ def scenario(c):
     }
 
 
+# the serving check (issue 16): serve_bench.py's grid; models, batches,
+# input and output lengths as it runs them
+SERVE_MODELS = [("1b", "Llama-3.2-1B"), ("3b", "Llama-3.2-3B")]
+SERVE_BATCHES = [1, 8, 32]
+SERVE_INPUTS = [512, 2048]
+SERVE_OUTPUT = 128
+
+
+def serve_name(model_name, batch, n_in):
+    return "%s-b%d-in%d-out%d" % (model_name, batch, n_in, SERVE_OUTPUT)
+
+
+def serve_scenario(m, model_name, batch, n_in):
+    """podplan serve's closest description of one generate() call: all
+    `batch` prompts at once, one batch (max_num_seqs = batch), eager. The
+    engine is vLLM's scheduler model, the nearest podplan has: transformers'
+    generate() runs a static batch (prefill of all, then decode of all), no
+    chunking, in eager PyTorch with its own per-module overhead."""
+    return {
+        "name": "fw-h200-serve-" + serve_name(model_name, batch, n_in),
+        "description": "Serving check (issue 16): Hugging Face generate() with a static KV cache "
+                       "(cache_implementation=\"static\", eager: disable_compile), %s from its "
+                       "config, batch %d, input %d, output %d, greedy, on one H200"
+                       % (model_name, batch, n_in, SERVE_OUTPUT),
+        "_run": {"framework": "transformers generate()",
+                 "_engine_key": "serving.engine has no transformers entry yet: vllm with "
+                                "enforce_eager is the nearest; prefill is not chunked there",
+                 "model": model_name, "batch": batch, "input_len": n_in,
+                 "output_len": SERVE_OUTPUT},
+        "model": {"hf_config": MODELS[m][1]},
+        "cluster": {"gpu": "h200", "num_gpus": 1},
+        "serving": {"engine": "vllm", "tensor_parallel_size": 1, "enforce_eager": True,
+                    "max_num_seqs": batch, "max_num_batched_tokens": batch * n_in,
+                    "enable_prefix_caching": False},
+        "workload": {"num_prompts": batch, "input_len": n_in, "output_len": SERVE_OUTPUT,
+                     "request_rate": "inf"},
+    }
+
+
+def write_dir(out, docs):
+    os.makedirs(out, exist_ok=True)
+    want = set()
+    for name, doc in docs:
+        want.add(name + ".json")
+        with open(os.path.join(out, name + ".json"), "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+    for f in os.listdir(out):
+        if f.endswith(".json") and f not in want:
+            os.remove(os.path.join(out, f))
+
+
 def main():
+    serve = []
+    for m, model_name in SERVE_MODELS:
+        for n_in in SERVE_INPUTS:
+            for b in SERVE_BATCHES:
+                d = serve_scenario(m, model_name, b, n_in)
+                serve.append((d["name"], d))
+    write_dir(os.path.join(HERE, "serve"), serve)
     out = os.path.join(HERE, "scenarios")
     os.makedirs(out, exist_ok=True)
     want = set()
@@ -128,7 +191,8 @@ def main():
     for f in os.listdir(out):
         if f.endswith(".json") and f not in want:
             os.remove(os.path.join(out, f))
-    print("wrote %d scenarios to %s" % (len(CONFIGS), os.path.relpath(out)), file=sys.stderr)
+    print("wrote %d training scenarios to %s and %d serving scenarios" % (
+        len(CONFIGS), os.path.relpath(out), len(serve)), file=sys.stderr)
 
 
 if __name__ == "__main__":

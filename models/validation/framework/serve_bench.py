@@ -39,10 +39,12 @@ COLUMNS = ["config", "model", "batch", "input_len", "output_len", "status", "ttf
            "max_memory_reserved", "cache_implementation", "compile", "attn_implementation",
            "torch", "transformers", "gpu", "notes"]
 
-MODELS = [("Llama-3.2-1B", "llama-3.2-1b.json"), ("Llama-3.2-3B", "llama-3.2-3b.json")]
-BATCHES = [1, 8, 32]
-INPUTS = [512, 2048]
-OUTPUT = 128
+import make_scenarios as grid  # noqa: E402 - the grid's one home
+
+MODELS = [(name, "llama-3.2-%s.json" % m) for m, name in grid.SERVE_MODELS]
+BATCHES = grid.SERVE_BATCHES
+INPUTS = grid.SERVE_INPUTS
+OUTPUT = grid.SERVE_OUTPUT
 
 
 class Stamps:
@@ -117,14 +119,13 @@ def main():
             traceback.print_exc()
             for b in BATCHES:
                 for n in INPUTS:
-                    w.row(dict(base, config="%s-b%d-in%d-out%d" % (mname, b, n, OUTPUT), batch=b,
-                               input_len=n, status="error", notes=str(e)[:300]))
+                    w.row(dict(base, config=grid.serve_name(mname, b, n), batch=b, input_len=n,
+                               status="error", notes=str(e)[:300]))
                     bad += 1
             continue
         for n_in in INPUTS:
             for b in BATCHES:
-                row = dict(base, config="%s-b%d-in%d-out%d" % (mname, b, n_in, OUTPUT), batch=b,
-                           input_len=n_in)
+                row = dict(base, config=grid.serve_name(mname, b, n_in), batch=b, input_len=n_in)
                 if not dl.allows(20):
                     row["status"] = "skipped: time budget"
                     w.row(row)
