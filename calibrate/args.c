@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const part_names[PP_CAL_NPARTS] = {"collective", "gemm", "memory", "storage"};
+static const char *const part_names[PP_CAL_NPARTS] = {"collective", "gemm", "memory", "storage",
+							  "decode", "sustained"};
 
 /* What an option's argument is, and so the type of the field it goes to. */
 typedef enum arg_kind {
@@ -62,7 +63,8 @@ typedef struct optdef {
 enum {
 	O_DB = 256, O_QUICK, O_ONLY, O_SKIP, O_GROUPS, O_TIMEOUT, O_GEMM_DT, O_SQ_MIN, O_SQ_MAX,
 	O_MODELS, O_TP, O_NO_BWD, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
-	O_SKU, O_LABEL, O_PROGRESS, O_NO_PROGRESS, O_STRICT, O_FAKE, O_FAKE_DELAY, O_VERSION
+	O_SKU, O_LABEL, O_PROGRESS, O_NO_PROGRESS, O_STRICT, O_FAKE, O_FAKE_DELAY, O_VERSION,
+	O_DEC_MODELS, O_DEC_TP, O_DEC_MAX_M, O_DEC_DT, O_SUS_S, O_SUS_SIZE, O_SUS_DT, O_SAMPLE_MS
 };
 
 /* ---- what some options do besides setting one field ---- */
@@ -127,6 +129,28 @@ static int set_gemm_dtypes(pp_cal_args *a, const arg_val *v)
 	return 0;
 }
 
+static int set_decode_dtypes(pp_cal_args *a, const arg_val *v)
+{
+	memcpy(a->o.decode_dtypes, v->names, sizeof(a->o.decode_dtypes));
+	if (a->o.decode_dtypes[PP_DT_FP32])
+		return pp_cal_usage_error("--decode-dtypes: %s is not measured (use tf32)", "fp32");
+	return 0;
+}
+
+static int set_sustained_dtypes(pp_cal_args *a, const arg_val *v)
+{
+	memcpy(a->o.sustained_dtypes, v->names, sizeof(a->o.sustained_dtypes));
+	if (a->o.sustained_dtypes[PP_DT_FP32])
+		return pp_cal_usage_error("--sustained-dtypes: %s is not measured (use tf32)", "fp32");
+	return 0;
+}
+
+static int set_sample_ms(pp_cal_args *a, const arg_val *v)
+{
+	a->o.sample_s = (double)v->i * 1e-3;
+	return 0;
+}
+
 static int progress_on(pp_cal_args *a, const arg_val *v)
 {
 	(void)v;
@@ -154,8 +178,9 @@ static const optdef table[] = {
 	{"quick", O_QUICK, ARG_NONE, 0, .usage = "--quick", /* read before the rest */
 	 .help = "a short pass: sizes x4 up to 1 GiB, fewer shapes (seconds on 2 GPUs)"},
 	{"only", O_ONLY, ARG_NAMES, 0, .then = set_only, .names = part_names, .nnames = PP_CAL_NPARTS,
-	 .usage = "--only LIST", .help = "collective,gemm,memory,storage (default: all; storage needs\n"
-					 "                       --storage-path)"},
+	 .usage = "--only LIST", .help = "collective,gemm,memory,storage (default: these four; storage\n"
+					 "                       needs --storage-path), decode, sustained (measured\n"
+					 "                       only when named here)"},
 	{"skip", O_SKIP, ARG_NAMES, AT(skip), .names = part_names, .nnames = PP_CAL_NPARTS,
 	 .usage = "--skip LIST", .help = "the same names, left out"},
 	HEADING(" collectives (nccl-tests' options):"),
@@ -211,6 +236,33 @@ static const optdef table[] = {
 	{"shapes-all-gpus", O_ALL_GPUS, ARG_TRUE, AT(o.shapes_all_gpus), .usage = "--shapes-all-gpus",
 	 .help = "model shapes on every GPU (default: GPU 0; squares always\n"
 		 "                       run on every GPU, for the peer comparison)"},
+	HEADING(" decode-shaped GEMMs (--only decode):"),
+	{"decode-models", O_DEC_MODELS, ARG_STR, AT(o.decode_models), .usage = "--decode-models LIST",
+	 .help = "presets whose linear layers are measured (default\n"
+		 "                       llama3-8b,llama3-70b)"},
+	{"decode-tp", O_DEC_TP, ARG_INTS, AT(o.decode_tps), .lo = 1, .hi = 4096,
+	 .count = AT(o.ndecode_tps), .max = PP_CAL_MAX_TP,
+	 .bad = "--decode-tp: expected a comma-separated list of positive numbers",
+	 .usage = "--decode-tp LIST", .help = "TP shards of them (default 1,2,4,8, whatever the GPU count)"},
+	{"decode-max-m", O_DEC_MAX_M, ARG_POW2, AT(o.decode_max_m), .lo = 1, .hi = 65536,
+	 .bad = "--decode-max-m: found '%s', expected a power of 2 from 1 to 65536",
+	 .usage = "--decode-max-m N", .help = "tokens M = 1, 2, 4 ... N (default %s)"},
+	{"decode-dtypes", O_DEC_DT, ARG_NAMES, 0, .then = set_decode_dtypes, .names = pp_dtype_names,
+	 .nnames = PP_DT_COUNT, .usage = "--decode-dtypes LIST", .help = "bf16,fp16,fp8,tf32 (default bf16)"},
+	HEADING(" sustained GEMMs (--only sustained):"),
+	{"sustained-s", O_SUS_S, ARG_REAL, AT(o.sustained_s), .lo = 1, .hi = 600,
+	 .bad = "--sustained-s: found '%s', expected 1 to 600 seconds", .usage = "--sustained-s S",
+	 .help = "seconds back to back per dtype (default %s)"},
+	{"sustained-size", O_SUS_SIZE, ARG_POW2, AT(o.sustained_size), .lo = 256, .hi = 65536,
+	 .bad = "--sustained-size: found '%s', expected a power of 2 from 256 to 65536",
+	 .usage = "--sustained-size N", .help = "the square GEMM N x N x N (default %s)"},
+	{"sustained-dtypes", O_SUS_DT, ARG_NAMES, 0, .then = set_sustained_dtypes,
+	 .names = pp_dtype_names, .nnames = PP_DT_COUNT, .usage = "--sustained-dtypes LIST",
+	 .help = "bf16,fp16,fp8,tf32 (default bf16,fp8)"},
+	{"sample-ms", O_SAMPLE_MS, ARG_INT, 0, .then = set_sample_ms, .lo = 10, .hi = 10000,
+	 .bad = "--sample-ms: found '%s', expected 10 to 10000 ms", .usage = "--sample-ms MS",
+	 .help = "a sample (rate, NVML clocks, power, throttle reasons) every MS\n"
+		 "                       (default %s)"},
 	HEADING(" memory, storage:"),
 	{"mem-max", O_MEM_MAX, ARG_SIZE, AT(o.mem_max), .bad = "--mem-max: %s",
 	 .usage = "--mem-max SIZE", .help = "largest copy (default 4 GiB; host copies stop at 1 GiB)"},
@@ -262,6 +314,10 @@ static const char *default_of(int key, const pp_cal_opts *o, char *b, size_t n)
 	case O_SQ_MIN:
 		snprintf(b, n, "%lld..%lld", (long long)o->square_min, (long long)o->square_max);
 		break;
+	case O_DEC_MAX_M: snprintf(b, n, "%lld", (long long)o->decode_max_m); break;
+	case O_SUS_S: snprintf(b, n, "%.0f", o->sustained_s); break;
+	case O_SUS_SIZE: snprintf(b, n, "%lld", (long long)o->sustained_size); break;
+	case O_SAMPLE_MS: snprintf(b, n, "%.0f", o->sample_s * 1e3); break;
 	}
 	return b;
 }
@@ -277,7 +333,9 @@ static void help(const pp_cal_opts *o)
 	       "store: NCCL collectives (nccl-tests' sizes, algbw/busbw, in- and out-of-place,\n"
 	       "every element checked), cuBLASLt GEMMs (bf16, fp16, fp8 e4m3, tf32; squares and the\n"
 	       "model presets' shapes per tensor-parallel shard), device copies, pinned host copies,\n"
-	       "storage, and the GPU link matrix. Each measurement is committed as it is taken: a\n"
+	       "storage, and the GPU link matrix; on request (--only decode,sustained) decode-shaped\n"
+	       "GEMMs (M = 1..512 tokens) and GEMMs back to back for seconds with the clocks, power\n"
+	       "and throttle reasons NVML reads. Each measurement is committed as it is taken: a\n"
 	       "run killed half-way keeps everything measured before. Ends with a health verdict\n"
 	       "(OK/SLOW against models/gpus.json, fabrics.json, kernels.json, storage.json with\n"
 	       "the thresholds of models/health.json).\n\n");
@@ -492,6 +550,11 @@ static int finish(int argc, char **argv, pp_cal_args *a)
 	a->o.do_coll = on[0];
 	a->o.do_gemm = on[1];
 	a->o.do_mem = on[2];
+	a->o.do_decode = on[4];
+	a->o.do_sustained = on[5];
+	if (a->o.sustained_s / a->o.sample_s > PP_CAL_MAX_SAMPLES)
+		return pp_cal_usage_error("%s", "--sustained-s / --sample-ms gives more than 1200 samples; "
+					  "sample less often");
 	if (!on[3])
 		a->o.storage_dir = NULL;
 	else if (a->only_set && a->only[3] && !a->o.storage_dir)
@@ -504,6 +567,7 @@ int pp_cal_args_parse(int argc, char **argv, pp_cal_args *a)
 	_Static_assert(PP_COLL_COUNT <= MAX_NAMES && PP_DT_COUNT <= MAX_NAMES &&
 			       PP_CDT_COUNT <= MAX_NAMES && PP_CAL_NPARTS <= MAX_NAMES,
 		       "arg_val.names holds every name list");
+	_Static_assert(PP_CAL_MAX_SAMPLES == 1200, "the --sustained-s message says 1200");
 	_Static_assert(PP_CAL_MAX_GROUPS <= MAX_INTS && PP_CAL_MAX_TP <= MAX_INTS,
 		       "arg_val.ints holds every number list");
 	struct option lo[PP_ARRAY_LEN(table) + 1];
@@ -518,7 +582,7 @@ int pp_cal_args_parse(int argc, char **argv, pp_cal_args *a)
 	pp_cal_opts_defaults(&a->o, quick);
 	a->progress = -1;
 	for (int i = 0; i < PP_CAL_NPARTS; i++)
-		a->only[i] = true;
+		a->only[i] = i < PP_CAL_DEFAULT_PARTS;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		const optdef *t = opt_of(ch);

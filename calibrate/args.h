@@ -12,8 +12,11 @@
 
 #include "plan.h"
 
-/* The parts --only and --skip name: collective, gemm, memory, storage. */
-#define PP_CAL_NPARTS 4
+/* The parts --only and --skip name: collective, gemm, memory, storage,
+ * and two measured only when --only names them: decode (decode-shaped
+ * GEMMs) and sustained (GEMMs back to back for seconds). */
+#define PP_CAL_NPARTS 6
+#define PP_CAL_DEFAULT_PARTS 4
 
 typedef struct pp_cal_args {
 	pp_cal_opts o;                   /* what to measure and how (plan.h) */

@@ -87,7 +87,47 @@ typedef struct pp_cal_gemm_req {
 	int64_t m, n, k;      /* D[m x n] = A[m x k] B[k x n] */
 	char name[64];        /* "square" or "llama3-8b.tp2.fc1.fwd" */
 	int device;           /* -1: every GPU in turn, else that GPU only */
+	/* A decode-shaped linear layer: m tokens through a weight of n
+	 * outputs x k inputs, run as torch.nn.functional.linear calls cuBLAS
+	 * (TN: cuBLAS m = the n outputs, n = the m tokens, the weight
+	 * transposed), the weight read from HBM, not L2: successive
+	 * iterations cycle through copies of it spanning at least
+	 * rotate_bytes. */
+	bool decode;
+	size_t rotate_bytes;
 } pp_cal_gemm_req;
+
+/* A sustained run: GEMMs of one shape back to back on every GPU of the job
+ * at once for `seconds`, timed and sampled (clocks, power, throttle
+ * reasons through NVML) every interval_s; before it, on each GPU in turn,
+ * the burst rate of the same shape by the sweep's iteration protocol. */
+typedef struct pp_cal_sustain_req {
+	pp_dtype dtype;       /* bf16 fp16 fp8 tf32 */
+	int64_t m, n, k;
+	double seconds;
+	double interval_s;
+} pp_cal_sustain_req;
+
+#define PP_CAL_MAX_SAMPLES 1200
+
+/* One interval of a sustained run on one GPU. NAN (or reasons -1) where
+ * NVML cannot say. */
+typedef struct pp_cal_sample {
+	double t_s;           /* end of the interval, GPU time since the run began */
+	double interval_s;    /* GPU time of the interval */
+	int gemms;            /* GEMMs in it */
+	double sm_clock_mhz, mem_clock_mhz, power_w, temp_c; /* read while it ran */
+	int64_t reasons;      /* NVML clocks-event (throttle) reasons, a bitmask */
+} pp_cal_sample;
+
+/* A sustained run's result on one GPU. */
+typedef struct pp_cal_sustain_res {
+	pp_cal_stats burst;   /* per-GEMM times of the burst measurement; repeats 0: not this GPU */
+	int nsamples;
+	pp_cal_sample samples[PP_CAL_MAX_SAMPLES];
+	double power_limit_w, max_sm_clock_mhz; /* NAN when NVML cannot say */
+	char note[160];       /* algorithm, NVML availability */
+} pp_cal_sustain_res;
 
 typedef struct pp_cal_storage_req {
 	const char *dir;
@@ -133,6 +173,10 @@ typedef struct pp_cal_backend_ops {
 		    pp_cal_stats *per_gpu, pp_err *err);
 	int (*mem)(pp_cal_backend *b, pp_mem_kind k, size_t bytes, const pp_cal_iters *it,
 		   pp_cal_stats *per_gpu, pp_err *err);
+	/* per_gpu (heap, one per GPU of the job) gets each GPU's burst
+	 * figure and samples; the burst part iterates as `it` says. */
+	int (*sustained)(pp_cal_backend *b, const pp_cal_sustain_req *r, const pp_cal_iters *it,
+			 pp_cal_sustain_res *per_gpu, pp_err *err);
 	/* Root only measures; other ranks wait for it. */
 	int (*storage)(pp_cal_backend *b, const pp_cal_storage_req *r, pp_cal_stats *out,
 		       pp_err *err);

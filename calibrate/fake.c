@@ -7,12 +7,19 @@
  *
  * PODPLAN_FAKE_FAIL=canary makes the canary fail (a wrong all-reduce sum),
  * for testing that path.
+ *
+ * Decode-shaped GEMMs take max(flops / rate, bytes / FAKE_DECODE_BPS) plus
+ * the launch; a sustained run starts at FAKE_BOOST_MHZ and settles
+ * exponentially (time constant FAKE_SETTLE_S) to FAKE_CAPPED_MHZ at the
+ * power limit, the rate in proportion to the clock, so that a test knows
+ * the sustained fraction to expect: FAKE_CAPPED_MHZ / FAKE_BOOST_MHZ.
  */
 #include "backend.h"
 #include "plan.h"
 #include "core/jsonout.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +37,11 @@ typedef struct fake {
 #define FAKE_HBM_BPS 4.3e12
 #define FAKE_PCIE_BPS 5.3e10
 #define FAKE_DISK_BPS 2.0e9
+#define FAKE_DECODE_BPS 3.6e12
+#define FAKE_BOOST_MHZ 1980.0
+#define FAKE_CAPPED_MHZ 1755.0
+#define FAKE_SETTLE_S 0.5
+#define FAKE_POWER_LIMIT_W 700.0
 
 static void nap(const fake *f)
 {
@@ -124,6 +136,13 @@ static int f_gemm(pp_cal_backend *b, const pp_cal_gemm_req *r, const pp_cal_iter
 	(void)err;
 	double scale = r->dtype == PP_DT_FP8 ? 1.7 : r->dtype == PP_DT_TF32 ? 0.5 : 1.0;
 	double t = 2.0 * (double)r->m * (double)r->n * (double)r->k / (FAKE_GEMM_FLOPS * scale) + 6e-6;
+	if (r->decode) {
+		double ib = (double)pp_cal_gemm_in_bytes(r->dtype);
+		double bytes = ((double)r->m * (double)r->k + (double)r->n * (double)r->k) * ib +
+			       (double)r->m * (double)r->n * (double)pp_cal_gemm_out_bytes(r->dtype);
+		double tc = t - 6e-6, tm = bytes / FAKE_DECODE_BPS;
+		t = (tc > tm ? tc : tm) + 6e-6;
+	}
 	for (int d = 0; d < b->ngpus && d < PP_CAL_MAX_GPUS; d++) {
 		if (r->device >= 0 && d != r->device)
 			continue;
@@ -143,6 +162,48 @@ static int f_mem(pp_cal_backend *b, pp_mem_kind k, size_t bytes, const pp_cal_it
 					  : 8e-6 + (double)bytes / FAKE_PCIE_BPS;
 	for (int d = 0; d < b->ngpus && d < PP_CAL_MAX_GPUS; d++)
 		fill(f, t, it, &per[d]);
+	nap(f);
+	return 0;
+}
+
+/* The clock t seconds into back-to-back load. */
+static double fake_clock_mhz(double t)
+{
+	return FAKE_CAPPED_MHZ + (FAKE_BOOST_MHZ - FAKE_CAPPED_MHZ) * exp(-t / FAKE_SETTLE_S);
+}
+
+static int f_sustained(pp_cal_backend *b, const pp_cal_sustain_req *r, const pp_cal_iters *it,
+		       pp_cal_sustain_res *per, pp_err *err)
+{
+	fake *f = b->impl;
+	(void)err;
+	double scale = r->dtype == PP_DT_FP8 ? 1.7 : r->dtype == PP_DT_TF32 ? 0.5 : 1.0;
+	double t1 = 2.0 * (double)r->m * (double)r->n * (double)r->k / (FAKE_GEMM_FLOPS * scale);
+	int batch = (int)lround(r->interval_s / t1);
+	batch = batch < 1 ? 1 : batch;
+	for (int d = 0; d < b->ngpus && d < PP_CAL_MAX_GPUS; d++) {
+		pp_cal_sustain_res *s = &per[d];
+		memset(s, 0, sizeof(*s));
+		fill(f, t1, it, &s->burst);
+		s->power_limit_w = FAKE_POWER_LIMIT_W;
+		s->max_sm_clock_mhz = FAKE_BOOST_MHZ;
+		snprintf(s->note, sizeof(s->note), "fake");
+		double t = 0;
+		while (t < r->seconds && s->nsamples < PP_CAL_MAX_SAMPLES) {
+			pp_cal_sample *q = &s->samples[s->nsamples++];
+			/* the rate follows the clock at the interval's start */
+			double mhz = fake_clock_mhz(t);
+			q->gemms = batch;
+			q->interval_s = batch * t1 * FAKE_BOOST_MHZ / mhz;
+			t += q->interval_s;
+			q->t_s = t;
+			q->sm_clock_mhz = mhz;
+			q->mem_clock_mhz = 3201;
+			q->power_w = mhz < FAKE_BOOST_MHZ - 1 ? FAKE_POWER_LIMIT_W : 650;
+			q->temp_c = 40 + 20 * (1 - exp(-t / 5));
+			q->reasons = mhz < FAKE_BOOST_MHZ - 1 ? 0x4 : 0; /* sw_power_cap */
+		}
+	}
 	nap(f);
 	return 0;
 }
@@ -174,6 +235,7 @@ static const pp_cal_backend_ops fake_ops = {
 	.collective = f_coll,
 	.gemm = f_gemm,
 	.mem = f_mem,
+	.sustained = f_sustained,
 	.storage = f_storage,
 	.abort_all = NULL,
 	.close = f_close,

@@ -27,6 +27,14 @@ int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
 			pp_err *err)
 {
+	return pp_gemm_runner_init_layout(g, lt, workspace, workspace_bytes, dt, m, n, k,
+					  dt == PP_DT_FP8, err);
+}
+
+int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
+			       size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
+			       bool transa, pp_err *err)
+{
 	int rc = 0, found = 0;
 	cublasLtMatmulPreference_t pref = NULL;
 	memset(g, 0, sizeof(*g));
@@ -39,7 +47,7 @@ int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 	g->k = k;
 	g->alpha = 1.0f;
 	g->beta = 0.0f;
-	g->transa = dt == PP_DT_FP8;
+	g->transa = transa;
 	if (dt != PP_DT_BF16 && dt != PP_DT_FP16 && dt != PP_DT_FP8 && dt != PP_DT_TF32)
 		return pp_errf(err, PP_EINPUT, "GEMM dtype %s: expected bf16, fp16, fp8 or tf32",
 			       pp_dtype_names[dt]);
@@ -62,8 +70,8 @@ int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 							   1, &g->heur, &found);
 	if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found == 0)) {
 		rc = PP_CAL_SKIPPED;
-		pp_errf(err, PP_CAL_SKIPPED, "cuBLASLt has no %s kernel for %lldx%lldx%lld on this GPU",
-			pp_dtype_names[dt], (long long)m, (long long)n, (long long)k);
+		pp_errf(err, PP_CAL_SKIPPED, "cuBLASLt has no %s %s kernel for %lldx%lldx%lld on this GPU",
+			pp_dtype_names[dt], transa ? "TN" : "NN", (long long)m, (long long)n, (long long)k);
 		goto out;
 	}
 	CUBLAS_TRY(st);

@@ -9,6 +9,11 @@
  *               ("TN", stored k x m), the layout Hopper's fp8 kernels need
  * The algorithm is cuBLASLt's own first heuristic choice for the shape and
  * the workspace, as cuBLAS and PyTorch use it.
+ *
+ * pp_gemm_runner_init_layout chooses the layout instead: transa true is
+ * "TN" in any dtype, the layout torch.nn.functional.linear gives cuBLAS
+ * (y = x W^T with W stored [out, in] row-major: cuBLAS m = out, n =
+ * tokens, k = in, A = W transposed).
  */
 #ifndef PP_CAL_GEMM_H
 #define PP_CAL_GEMM_H
@@ -38,6 +43,11 @@ typedef struct pp_gemm_runner {
 int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
 			pp_err *err);
+/* The same with A transposed (k x m as stored) or not, whatever the dtype
+ * (fp8 needs transa). */
+int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
+			       size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
+			       bool transa, pp_err *err);
 /* Enqueue one GEMM on stream s. */
 int pp_gemm_run(pp_gemm_runner *g, const void *A, const void *B, void *D, cudaStream_t s,
 		pp_err *err);

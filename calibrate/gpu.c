@@ -9,11 +9,13 @@
 #include "storage.h"
 #include "stream.h"
 #include "topo.h"
+#include "nvmlrt.h"
 #include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_REPEATS 64
 #define GEMM_WORKSPACE ((size_t)32 << 20)  /* PyTorch's cuBLASLt workspace on Hopper */
@@ -439,12 +441,18 @@ out:
 typedef struct gemm_ctx {
 	pp_gemm_runner run;
 	dev *d;
+	size_t copies, stride, next;  /* decode: A cycles through copies of the weight */
 } gemm_ctx;
 
 static int gemm_issue(void *vc, pp_err *err)
 {
 	gemm_ctx *c = vc;
-	return pp_gemm_run(&c->run, c->d->A, c->d->B, c->d->D, c->d->s, err);
+	const char *A = (const char *)c->d->A;
+	if (c->copies > 1) {
+		A += c->next * c->stride;
+		c->next = (c->next + 1) % c->copies;
+	}
+	return pp_gemm_run(&c->run, A, c->d->B, c->d->D, c->d->s, err);
 }
 
 static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters *it,
@@ -452,11 +460,20 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 {
 	int rc = 0, ikt = pp_gemm_in_kt(r->dtype);
 	size_t ib = pp_cal_gemm_in_bytes(r->dtype), ob = pp_cal_gemm_out_bytes(r->dtype);
-	gemm_ctx c = {.d = d};
+	gemm_ctx c = {.d = d, .copies = 1};
 	bool have_runner = false;
 	char what[128];
+	/* what cuBLAS is asked: the request as it stands, or, for a decode
+	 * shape, nn.Linear's TN call (cuBLAS m = outputs, n = tokens) */
+	int64_t cm = r->decode ? r->n : r->m, cn = r->decode ? r->m : r->n;
+	size_t a_need = (size_t)(r->m * r->k) * ib;
+	if (r->decode) {
+		c.copies = pp_cal_decode_copies(r, &c.stride);
+		a_need = c.copies * c.stride;
+	}
 	CUDA_TRY(cudaSetDevice(d->cuda));
-	if ((size_t)(r->m * r->k) * ib > d->a_bytes || (size_t)(r->k * r->n) * ib > d->b_bytes ||
+	if (a_need > d->a_bytes || (size_t)(r->k * r->n) * ib > (r->decode ? d->a_bytes : d->b_bytes) ||
+	    (size_t)(r->m * r->k) * ib > (r->decode ? d->b_bytes : d->a_bytes) ||
 	    (size_t)(r->m * r->n) * ob > d->d_bytes)
 		return pp_errf(err, PP_EINTERNAL, "GEMM buffers too small");
 	if (d->filled != (int)r->dtype + 1) {
@@ -464,7 +481,8 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 		CUDA_TRY(pp_k_fill_random(d->B, d->b_bytes / ib, ikt, 13, d->s));
 		d->filled = (int)r->dtype + 1;
 	}
-	rc = pp_gemm_runner_init(&c.run, d->lt, d->ws, GEMM_WORKSPACE, r->dtype, r->m, r->n, r->k, err);
+	rc = pp_gemm_runner_init_layout(&c.run, d->lt, d->ws, GEMM_WORKSPACE, r->dtype, cm, cn, r->k,
+					r->decode || r->dtype == PP_DT_FP8, err);
 	if (rc == PP_CAL_SKIPPED) {
 		snprintf(out->note, sizeof(out->note), "%s", err->msg);
 		return PP_CAL_SKIPPED;
@@ -480,13 +498,24 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 	size_t sz = 0;
 	cublasLtMatmulAlgoConfigGetAttribute(&c.run.heur.algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id,
 					     sizeof(algo_id), &sz);
-	snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu MiB",
-		 algo_id, GEMM_WORKSPACE >> 20);
+	if (r->decode)
+		snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu "
+			 "MiB, TN, %zu weight copies", algo_id, GEMM_WORKSPACE >> 20, c.copies);
+	else
+		snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu MiB",
+			 algo_id, GEMM_WORKSPACE >> 20);
 	out->wrong = -1;
 	if (it->check) {
 		unsigned long long w = 0;
+		if (c.copies > 1) {
+			/* D from the first copy of the weight, the one checked */
+			c.next = 0;
+			c.copies = 1;
+			if ((rc = gemm_issue(&c, err)))
+				goto out;
+		}
 		CUDA_TRY(cudaMemsetAsync(d->wrong, 0, sizeof(w), d->s));
-		CUDA_TRY(pp_k_gemm_check(d->A, d->B, d->D, r->m, r->n, r->k, c.run.transa, ikt,
+		CUDA_TRY(pp_k_gemm_check(d->A, d->B, d->D, cm, cn, r->k, c.run.transa, ikt,
 					 pp_gemm_out_kt(r->dtype), r->dtype == PP_DT_TF32,
 					 GEMM_CHECK_SAMPLES, ++g->seed, d->wrong, d->s));
 		CUDA_TRY(cudaMemcpyAsync(&w, d->wrong, sizeof(w), cudaMemcpyDeviceToHost, d->s));
@@ -600,6 +629,253 @@ static int g_gemm(pp_cal_backend *b, const pp_cal_gemm_req *r, const pp_cal_iter
 	return per_gpu(b, r->device, gemm_adapter, r, it, per, err);
 }
 
+/* ---- sustained GEMMs ---- */
+
+/* Wait for an event, polling, with a deadline. */
+static int wait_event(cudaEvent_t e, double timeout_s, const char *what, pp_err *err)
+{
+	int rc = 0;
+	double t0 = pp_mono_s();
+	for (;;) {
+		cudaError_t q = cudaEventQuery(e);
+		if (q == cudaSuccess)
+			break;
+		if (q != cudaErrorNotReady)
+			CUDA_TRY(q);
+		if (pp_mono_s() - t0 > timeout_s) {
+			rc = pp_errf(err, PP_EIO, "%s: no progress in %.0f s (a hang?)", what, timeout_s);
+			goto out;
+		}
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
+	}
+out:
+	return rc;
+}
+
+/* One GPU's part of the back-to-back run. */
+typedef struct srun {
+	dev *d;
+	gemm_ctx c;
+	bool have_runner;
+	cudaEvent_t *ev;          /* ev[i]: before batch i */
+	int nev;
+	pp_nvml_dev h;            /* NULL: no NVML for this GPU */
+	int batch;
+	pp_cal_sustain_res *res;
+} srun;
+
+static int enqueue_batch(srun *u, int i, pp_err *err)
+{
+	int rc = 0;
+	CUDA_TRY(cudaSetDevice(u->d->cuda));
+	for (int k = 0; k < u->batch && !rc; k++)
+		rc = gemm_issue(&u->c, err);
+	if (!rc)
+		CUDA_TRY(cudaEventRecord(u->ev[i + 1], u->d->s));
+out:
+	return rc;
+}
+
+/* Every local GPU at once: batches of about interval_s back to back, two
+ * queued at any time, so the GPU never waits for the host; batch j's NVML
+ * reading is taken while it runs (once batch j-1 is done), its time is the
+ * GPU time between the events around it. Stops at the first batch that
+ * ends past `seconds` (or when the samples are full), then checks the
+ * last GEMM's output. */
+static int sustain_local(gpu *g, const pp_cal_sustain_req *r, const pp_cal_iters *it, srun *U,
+			 int nu, const pp_nvml *nv, pp_err *err)
+{
+	int rc = 0, j = 0;
+	char what[128];
+	snprintf(what, sizeof(what), "sustained GEMM %s %lldx%lldx%lld", pp_dtype_names[r->dtype],
+		 (long long)r->m, (long long)r->n, (long long)r->k);
+	for (int u = 0; u < nu; u++) {
+		CUDA_TRY(cudaSetDevice(U[u].d->cuda));
+		CUDA_TRY(cudaEventRecord(U[u].ev[0], U[u].d->s));
+		if ((rc = enqueue_batch(&U[u], 0, err)))
+			goto out;
+	}
+	for (j = 0;; j++) {
+		bool more = j + 2 < U[0].nev && j + 1 < PP_CAL_MAX_SAMPLES;
+		for (int u = 0; u < nu && more; u++)
+			if ((rc = enqueue_batch(&U[u], j + 1, err)))
+				goto out;
+		pp_nvml_reading rd[PP_CAL_MAX_GPUS];
+		for (int u = 0; u < nu; u++) {
+			if ((rc = wait_event(U[u].ev[j], it->timeout_s, what, err)))
+				goto out;
+			pp_nvml_read(nv, U[u].h, &rd[u]);
+		}
+		double tmin = INFINITY;
+		for (int u = 0; u < nu; u++) {
+			float ms = 0, ms0 = 0;
+			if ((rc = wait_event(U[u].ev[j + 1], it->timeout_s, what, err)))
+				goto out;
+			CUDA_TRY(cudaEventElapsedTime(&ms, U[u].ev[j], U[u].ev[j + 1]));
+			CUDA_TRY(cudaEventElapsedTime(&ms0, U[u].ev[0], U[u].ev[j + 1]));
+			pp_cal_sample *q = &U[u].res->samples[U[u].res->nsamples++];
+			q->t_s = ms0 * 1e-3;
+			q->interval_s = ms * 1e-3;
+			q->gemms = U[u].batch;
+			q->sm_clock_mhz = rd[u].sm_clock_mhz;
+			q->mem_clock_mhz = rd[u].mem_clock_mhz;
+			q->power_w = rd[u].power_w;
+			q->temp_c = rd[u].temp_c;
+			q->reasons = rd[u].reasons;
+			if (q->t_s < tmin)
+				tmin = q->t_s;
+		}
+		if (!more || tmin >= r->seconds)
+			break;
+	}
+out:
+	/* whatever is still queued finishes before the buffers are reused */
+	for (int u = 0; u < nu; u++) {
+		cudaSetDevice(U[u].d->cuda);
+		cudaStreamSynchronize(U[u].d->s);
+	}
+	(void)g;
+	return rc;
+}
+
+/* Each local GPU's runner, events and NVML handle; the power limit and
+ * the highest SM clock NVML gives. */
+static int sustain_setup(gpu *g, const pp_cal_sustain_req *r, pp_cal_sustain_res *per, srun *U,
+			 const pp_nvml *nv, pp_err *err)
+{
+	int rc = 0;
+	for (int u = 0; u < g->nlocal; u++) {
+		srun *x = &U[u];
+		pp_cal_sustain_res *res = &per[g->d[u].rank];
+		x->d = &g->d[u];
+		x->res = res;
+		x->c = (gemm_ctx){.d = x->d, .copies = 1};
+		x->batch = (int)lround(r->interval_s / res->burst.med_s);
+		x->batch = x->batch < 1 ? 1 : x->batch;
+		x->nev = (int)ceil(r->seconds / r->interval_s) + 8;
+		x->nev = x->nev > PP_CAL_MAX_SAMPLES + 2 ? PP_CAL_MAX_SAMPLES + 2 : x->nev;
+		x->ev = pp_xcalloc((size_t)x->nev, sizeof(cudaEvent_t));
+		CUDA_TRY(cudaSetDevice(x->d->cuda));
+		for (int e = 0; e < x->nev; e++)
+			CUDA_TRY(cudaEventCreate(&x->ev[e]));
+		if ((rc = pp_gemm_runner_init(&x->c.run, x->d->lt, x->d->ws, GEMM_WORKSPACE, r->dtype, r->m,
+					      r->n, r->k, err)))
+			goto out;
+		x->have_runner = true;
+		if (nv->lib) {
+			char pci[32];
+			unsigned mw = 0, mhz = 0;
+			CUDA_TRY(cudaDeviceGetPCIBusId(pci, sizeof(pci), x->d->cuda));
+			if (nv->by_pci(pci, &x->h) != 0)
+				x->h = NULL;
+			if (x->h && nv->power_limit && nv->power_limit(x->h, &mw) == 0)
+				res->power_limit_w = mw * 1e-3;
+			if (x->h && nv->max_clock && nv->max_clock(x->h, PP_NVML_CLOCK_SM, &mhz) == 0)
+				res->max_sm_clock_mhz = mhz;
+		}
+		snprintf(res->note + strlen(res->note), sizeof(res->note) - strlen(res->note),
+			 "; %d GEMMs a sample; NVML %s", x->batch, x->h ? "read" : "not available");
+	}
+out:
+	return rc;
+}
+
+/* The last GEMM's output on each local GPU against a float recomputation;
+ * wrong elements add to the burst figure's count. */
+static int sustain_check(gpu *g, const pp_cal_sustain_req *r, srun *U, pp_err *err)
+{
+	int rc = 0, ikt = pp_gemm_in_kt(r->dtype);
+	for (int u = 0; u < g->nlocal; u++) {
+		srun *x = &U[u];
+		unsigned long long w = 0;
+		CUDA_TRY(cudaSetDevice(x->d->cuda));
+		CUDA_TRY(cudaMemsetAsync(x->d->wrong, 0, sizeof(w), x->d->s));
+		CUDA_TRY(pp_k_gemm_check(x->d->A, x->d->B, x->d->D, r->m, r->n, r->k, x->c.run.transa, ikt,
+					 pp_gemm_out_kt(r->dtype), r->dtype == PP_DT_TF32,
+					 GEMM_CHECK_SAMPLES, ++g->seed, x->d->wrong, x->d->s));
+		CUDA_TRY(cudaMemcpyAsync(&w, x->d->wrong, sizeof(w), cudaMemcpyDeviceToHost, x->d->s));
+		CUDA_TRY(cudaStreamSynchronize(x->d->s));
+		if (w)
+			x->res->burst.wrong = (x->res->burst.wrong > 0 ? x->res->burst.wrong : 0) + (int64_t)w;
+	}
+out:
+	return rc;
+}
+
+/* The burst figure on each GPU in turn (as the sweep's squares), then the
+ * back-to-back part on every GPU of the job at once (under MPI the ranks
+ * start together after a barrier); every rank takes each MPI step, so
+ * that a failure on one stops all. */
+static int g_sustained(pp_cal_backend *b, const pp_cal_sustain_req *r, const pp_cal_iters *it,
+		       pp_cal_sustain_res *per, pp_err *err)
+{
+	gpu *g = b->impl;
+	int rc = 0, skipped = 0, bad;
+	srun U[PP_CAL_MAX_GPUS];
+	pp_cal_stats *burst = pp_xcalloc((size_t)b->ngpus, sizeof(*burst));
+	pp_cal_gemm_req q = {.dtype = r->dtype, .m = r->m, .n = r->n, .k = r->k, .device = -1};
+	pp_nvml nv;
+	pp_nvml_open(&nv);
+	memset(U, 0, sizeof(U));
+	snprintf(q.name, sizeof(q.name), "square");
+	rc = per_gpu(b, -1, gemm_adapter, &q, it, burst, err);
+	if (rc < 0)
+		goto out; /* per_gpu stopped every rank alike */
+	skipped = rc == PP_CAL_SKIPPED;
+	rc = 0;
+	for (int i = 0; i < b->ngpus; i++) {
+		memset(&per[i], 0, sizeof(per[i]));
+		per[i].burst = burst[i];
+		per[i].power_limit_w = per[i].max_sm_clock_mhz = NAN;
+		snprintf(per[i].note, sizeof(per[i].note), "%s", burst[i].note);
+	}
+	if (skipped) {
+		rc = PP_CAL_SKIPPED;
+		goto out;
+	}
+	rc = sustain_setup(g, r, per, U, &nv, err);
+	bad = rc != 0;
+	pp_mpi_max_int(&bad, 1);
+	if (bad) {
+		rc = rc ? rc : pp_errf(err, PP_EIO, "the sustained run failed on another rank");
+		goto out;
+	}
+	if (g->mpi)
+		pp_mpi_barrier();
+	rc = sustain_local(g, r, it, U, g->nlocal, &nv, err);
+	if (!rc && it->check)
+		rc = sustain_check(g, r, U, err);
+	bad = rc != 0;
+	pp_mpi_max_int(&bad, 1);
+	if (bad) {
+		rc = rc ? rc : pp_errf(err, PP_EIO, "the sustained run failed on another rank");
+		goto out;
+	}
+	if (g->mpi) {
+		pp_cal_sustain_res *all = pp_xcalloc((size_t)b->ngpus, sizeof(*all));
+		pp_mpi_allgather(&per[b->rank], sizeof(*all), all);
+		memcpy(per, all, sizeof(*all) * (size_t)b->ngpus);
+		free(all);
+	}
+out:
+	for (int u = 0; u < g->nlocal; u++) {
+		srun *x = &U[u];
+		if (!x->d)
+			continue;
+		cudaSetDevice(x->d->cuda);
+		if (x->have_runner)
+			pp_gemm_runner_release(&x->c.run);
+		for (int e = 0; x->ev && e < x->nev; e++)
+			if (x->ev[e])
+				cudaEventDestroy(x->ev[e]);
+		free(x->ev);
+	}
+	pp_nvml_close(&nv);
+	free(burst);
+	return rc;
+}
+
 typedef struct mem_req {
 	pp_mem_kind k;
 	size_t bytes;
@@ -686,6 +962,7 @@ static const pp_cal_backend_ops gpu_ops = {
 	.collective = g_coll,
 	.gemm = g_gemm,
 	.mem = g_mem,
+	.sustained = g_sustained,
 	.storage = g_storage,
 	.abort_all = g_abort,
 	.close = g_close,

@@ -79,6 +79,15 @@ static char *run_extra(const pp_cal_args *c, const pp_cal_backend *b, bool fake)
 	pp_json_bool(sw, "check", o->coll_it.check);
 	pp_json_int(sw, "square_max", o->square_max);
 	pp_json_str(sw, "models", o->models ? o->models : "");
+	if (o->do_decode) {
+		pp_json_str(sw, "decode_models", o->decode_models ? o->decode_models : "");
+		pp_json_int(sw, "decode_max_m", o->decode_max_m);
+	}
+	if (o->do_sustained) {
+		pp_json_num(sw, "sustained_s", o->sustained_s, 6);
+		pp_json_int(sw, "sustained_size", o->sustained_size);
+		pp_json_num(sw, "sample_s", o->sample_s, 6);
+	}
 	cJSON *env = pp_json_obj(x, "nccl_env");
 	for (char **e = environ; *e; e++) {
 		if (strncmp(*e, "NCCL_", 5) && strncmp(*e, "CUDA_VISIBLE", 12))

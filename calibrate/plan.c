@@ -52,6 +52,26 @@ void pp_cal_opts_defaults(pp_cal_opts *o, bool quick)
 	o->gemm_it.warmup = quick ? 2 : 3;
 	o->gemm_it.max_s = quick ? 0.05 : 0.12;
 	o->mem_it = c;
+	/* decode shapes take microseconds each and there are hundreds: the
+	 * quick settings, which still give a stable median at that scale */
+	o->decode_models = "llama3-8b,llama3-70b";
+	o->decode_tps[0] = 1, o->decode_tps[1] = 2, o->decode_tps[2] = 4, o->decode_tps[3] = 8;
+	o->ndecode_tps = 4;
+	o->decode_max_m = 512;
+	o->decode_dtypes[PP_DT_BF16] = true;
+	o->decode_it = c;
+	o->decode_it.warmup = 2;
+	o->decode_it.repeats = 7;
+	o->decode_it.min_repeats = 3;
+	o->decode_it.target_s = 1e-3;
+	o->decode_it.max_s = 0.03;
+	/* sustained: past the seconds in which a GPU at its power limit
+	 * settles its clocks (issue 14 asks for >= 10 s), a sample each 100 ms
+	 * as nvidia-smi -lms 100 reads them */
+	o->sustained_dtypes[PP_DT_BF16] = o->sustained_dtypes[PP_DT_FP8] = true;
+	o->sustained_size = 8192;
+	o->sustained_s = 12;
+	o->sample_s = 0.1;
 }
 
 int pp_cal_parse_size(const char *s, size_t *out, pp_err *err)
@@ -214,27 +234,73 @@ static int64_t padded_vocab(int64_t v, int tp)
 	return (v + q - 1) / q * q;
 }
 
-static bool have_shape(const ilist *l, size_t from, pp_dtype dt, int64_t m, int64_t n, int64_t k)
+static bool have_shape(const ilist *l, size_t from, pp_dtype dt, int64_t m, int64_t n, int64_t k,
+		       bool decode)
 {
 	for (size_t i = from; i < l->n; i++)
 		if (l->v[i].kind == PP_ITEM_GEMM && l->v[i].gemm.dtype == dt && l->v[i].gemm.m == m &&
-		    l->v[i].gemm.n == n && l->v[i].gemm.k == k)
+		    l->v[i].gemm.n == n && l->v[i].gemm.k == k && l->v[i].gemm.decode == decode)
 			return true;
 	return false;
 }
 
 /* The linear layers of one transformer layer and the output layer, per
- * tensor-parallel shard (Megatron column/row split): with T tokens (one
- * micro-batch of seq_length), h hidden, a heads, g query groups, d = h/a:
- *   qkv    T x (a + 2g) d / tp x h      proj   T x h x h / tp
- *   fc1    T x f' / tp x h (f' = 2f with SwiGLU)   fc2  T x h x f / tp
- *   logits T x V / tp x h
- * as (m, n, k) = (T, out, in) forward; backward adds dgrad (T, in, out) and
- * wgrad (in, out, T). Shapes already listed are not repeated. */
+ * tensor-parallel shard (Megatron column/row split): with h hidden, a
+ * heads, g query groups, d = h/a, f the FFN size:
+ *   qkv    (a + 2g) d / tp x h      proj   h x h / tp
+ *   fc1    f' / tp x h (f' = 2f with SwiGLU)   fc2  h x f / tp
+ *   logits V / tp x h
+ * as (out, in). Returns how many (5), or 0 when tp does not divide the
+ * model. */
+typedef struct linear {
+	const char *name;
+	int64_t out, in;
+} linear;
+
+static int model_linears(const pp_model *md, int tp, linear lin[5])
+{
+	int64_t h = md->hidden_size, a = md->num_attention_heads;
+	int64_t g = md->num_query_groups > 0 ? md->num_query_groups : a;
+	int64_t f = md->ffn_hidden_size;
+	if (a % tp || g % tp || f % tp || h % tp)
+		return 0;
+	int64_t d = h / a;
+	lin[0] = (linear){"qkv", (a + 2 * g) * d / tp, h};
+	lin[1] = (linear){"proj", h, h / tp};
+	lin[2] = (linear){"fc1", f * (md->swiglu ? 2 : 1) / tp, h};
+	lin[3] = (linear){"fc2", h, f / tp};
+	lin[4] = (linear){"logits", padded_vocab(md->vocab_size, tp) / tp, h};
+	return 5;
+}
+
+/* Every preset of a comma-separated list must exist; opt names the option
+ * in the message. */
+static int check_models(const char *list, const char *opt, const pp_catalog *cat, pp_err *err)
+{
+	if (!strcmp(list, "all") || !strcmp(list, "none"))
+		return 0;
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", list);
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (!pp_catalog_model(cat, t)) {
+			size_t nids;
+			const char *const *ids = pp_catalog_ids(cat, "models", &nids);
+			const char *dym = pp_did_you_mean(t, ids, nids);
+			return pp_errf(err, PP_EINPUT, "%s: no preset '%s' in models.json%s%s%s", opt, t,
+				       dym ? " (did you mean '" : "", dym ? dym : "", dym ? "'?)" : "");
+		}
+	return 0;
+}
+
+/* The training shapes of the linear layers: with T tokens (one
+ * micro-batch of seq_length), (m, n, k) = (T, out, in) forward; backward
+ * adds dgrad (T, in, out) and wgrad (in, out, T). Shapes already listed
+ * are not repeated. */
 static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat, int ngpus,
 			   pp_err *err)
 {
-	int tps[PP_CAL_MAX_TP + 1], ntps = 0;
+	int tps[PP_CAL_MAX_TP + 1], ntps = 0, rc;
 	if (o->ntps) {
 		for (int i = 0; i < o->ntps; i++)
 			tps[ntps++] = o->tps[i];
@@ -243,21 +309,8 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 		if (ngpus > 1)
 			tps[ntps++] = ngpus;
 	}
-	if (strcmp(o->models, "all") && strcmp(o->models, "none")) {
-		/* every listed preset must exist */
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", o->models);
-		char *save = NULL;
-		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (!pp_catalog_model(cat, t)) {
-				size_t nids;
-				const char *const *ids = pp_catalog_ids(cat, "models", &nids);
-				const char *dym = pp_did_you_mean(t, ids, nids);
-				return pp_errf(err, PP_EINPUT, "--models: no preset '%s' in models.json%s%s%s",
-					       t, dym ? " (did you mean '" : "", dym ? dym : "",
-					       dym ? "'?)" : "");
-			}
-	}
+	if ((rc = check_models(o->models, "--models", cat, err)))
+		return rc;
 	if (!strcmp(o->models, "none"))
 		return 0;
 	size_t from = l->n;
@@ -267,27 +320,16 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 			continue;
 		for (int ti = 0; ti < ntps; ti++) {
 			int tp = tps[ti];
-			int64_t h = md->hidden_size, a = md->num_attention_heads;
-			int64_t g = md->num_query_groups > 0 ? md->num_query_groups : a;
-			int64_t f = md->ffn_hidden_size, T = md->seq_length;
-			if (a % tp || g % tp || f % tp || h % tp)
-				continue;
-			int64_t d = h / a;
-			const struct {
-				const char *name;
-				int64_t out, in;
-			} lin[] = {{"qkv", (a + 2 * g) * d / tp, h},
-				   {"proj", h, h / tp},
-				   {"fc1", f * (md->swiglu ? 2 : 1) / tp, h},
-				   {"fc2", h, f / tp},
-				   {"logits", padded_vocab(md->vocab_size, tp) / tp, h}};
-			for (size_t li = 0; li < PP_ARRAY_LEN(lin); li++) {
+			int64_t T = md->seq_length;
+			linear lin[5];
+			int nl = model_linears(md, tp, lin);
+			for (int li = 0; li < nl; li++) {
 				for (int pass = 0; pass < (o->shapes_bwd ? 3 : 1); pass++) {
 					static const char *const pn[] = {"fwd", "dgrad", "wgrad"};
 					int64_t m = pass == 2 ? lin[li].in : T;
 					int64_t n = pass == 1 ? lin[li].in : lin[li].out;
 					int64_t k = pass == 0 ? lin[li].in : pass == 1 ? lin[li].out : T;
-					if (have_shape(l, from, PP_DT_BF16, m, n, k))
+					if (have_shape(l, from, PP_DT_BF16, m, n, k, false))
 						continue;
 					pp_cal_item *it = push(l, PP_ITEM_GEMM);
 					it->gemm.dtype = PP_DT_BF16;
@@ -304,6 +346,72 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 		}
 	}
 	return 0;
+}
+
+/* The decode shapes: the same linear layers with M = 1, 2, 4 ...
+ * decode_max_m tokens (a decode batch), (m, n, k) = (M, out, in), on GPU 0,
+ * each run as nn.Linear runs it and its weight read from HBM. Shapes
+ * already listed are not repeated; the name says where a shape first came
+ * from ("llama3-8b.tp2.qkv.decode"). */
+static int add_decode_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat, pp_err *err)
+{
+	int rc;
+	if ((rc = check_models(o->decode_models, "--decode-models", cat, err)))
+		return rc;
+	if (!strcmp(o->decode_models, "none"))
+		return 0;
+	size_t from = l->n;
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (!o->decode_dtypes[dt])
+			continue;
+		for (size_t mi = 0; mi < pp_catalog_nmodels(cat); mi++) {
+			const pp_model *md = pp_catalog_model_at(cat, mi);
+			if (!model_selected(o->decode_models, md->id))
+				continue;
+			for (int ti = 0; ti < o->ndecode_tps; ti++) {
+				linear lin[5];
+				int nl = model_linears(md, o->decode_tps[ti], lin);
+				for (int li = 0; li < nl; li++)
+					for (int64_t M = 1; M <= o->decode_max_m; M *= 2) {
+						if (have_shape(l, from, (pp_dtype)dt, M, lin[li].out, lin[li].in,
+							       true))
+							continue;
+						pp_cal_item *it = push(l, PP_ITEM_GEMM);
+						it->gemm.dtype = (pp_dtype)dt;
+						it->gemm.m = M;
+						it->gemm.n = lin[li].out;
+						it->gemm.k = lin[li].in;
+						it->gemm.device = 0;
+						it->gemm.decode = true;
+						it->gemm.rotate_bytes = PP_CAL_DECODE_ROTATE_BYTES;
+						snprintf(it->gemm.name, sizeof(it->gemm.name), "%s.tp%d.%s.decode",
+							 md->id, o->decode_tps[ti], lin[li].name);
+						double w = (double)lin[li].in * (double)lin[li].out *
+							   (double)pp_cal_gemm_in_bytes((pp_dtype)dt);
+						double t = fmax(2.0 * (double)M * w / 6e14, w / 3e12) + 5e-6;
+						it->est_s = est_iters(&o->decode_it, t) + 1e-3;
+					}
+			}
+		}
+	}
+	return 0;
+}
+
+/* One sustained run per dtype: the burst measurement on each GPU in turn,
+ * then the back-to-back part on all at once. */
+static void add_sustained(ilist *l, const pp_cal_opts *o, int ngpus)
+{
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (!o->sustained_dtypes[dt])
+			continue;
+		pp_cal_item *it = push(l, PP_ITEM_SUSTAINED);
+		it->sustain.dtype = (pp_dtype)dt;
+		it->sustain.m = it->sustain.n = it->sustain.k = o->sustained_size;
+		it->sustain.seconds = o->sustained_s;
+		it->sustain.interval_s = o->sample_s;
+		double s = (double)o->sustained_size;
+		it->est_s = o->sustained_s + ngpus * est_iters(&o->gemm_it, 2.0 * s * s * s / 6e14) + 0.5;
+	}
 }
 
 int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_item **items,
@@ -369,6 +477,10 @@ int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_i
 		if ((rc = add_model_gemms(&l, o, cat, ngpus, err)))
 			goto out;
 	}
+	if (o->do_decode && (rc = add_decode_gemms(&l, o, cat, err)))
+		goto out;
+	if (o->do_sustained)
+		add_sustained(&l, o, ngpus);
 	if (o->do_mem) {
 		for (int k = 0; k < PP_MEM_COUNT; k++) {
 			bool host = k == PP_MEM_H2D || k == PP_MEM_D2H;
@@ -403,6 +515,14 @@ out:
 	return 0;
 }
 
+size_t pp_cal_decode_copies(const pp_cal_gemm_req *r, size_t *stride)
+{
+	size_t w = (size_t)r->n * (size_t)r->k * pp_cal_gemm_in_bytes(r->dtype);
+	*stride = (w + 255) / 256 * 256;
+	size_t copies = *stride ? (r->rotate_bytes + *stride - 1) / *stride : 1;
+	return copies > 0 ? copies : 1;
+}
+
 void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -413,12 +533,24 @@ void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out
 				out->coll_send = it->coll.send_bytes;
 			if (it->coll.recv_bytes > out->coll_recv)
 				out->coll_recv = it->coll.recv_bytes;
-		} else if (it->kind == PP_ITEM_GEMM) {
-			size_t ib = pp_cal_gemm_in_bytes(it->gemm.dtype);
-			size_t ob = pp_cal_gemm_out_bytes(it->gemm.dtype);
-			size_t a = (size_t)it->gemm.m * (size_t)it->gemm.k * ib;
-			size_t b = (size_t)it->gemm.k * (size_t)it->gemm.n * ib;
-			size_t d = (size_t)it->gemm.m * (size_t)it->gemm.n * ob;
+		} else if (it->kind == PP_ITEM_GEMM || it->kind == PP_ITEM_SUSTAINED) {
+			pp_dtype dt = it->kind == PP_ITEM_GEMM ? it->gemm.dtype : it->sustain.dtype;
+			int64_t M = it->kind == PP_ITEM_GEMM ? it->gemm.m : it->sustain.m;
+			int64_t N = it->kind == PP_ITEM_GEMM ? it->gemm.n : it->sustain.n;
+			int64_t K = it->kind == PP_ITEM_GEMM ? it->gemm.k : it->sustain.k;
+			size_t ib = pp_cal_gemm_in_bytes(dt);
+			size_t ob = pp_cal_gemm_out_bytes(dt);
+			size_t a = (size_t)M * (size_t)K * ib;
+			size_t b = (size_t)K * (size_t)N * ib;
+			size_t d = (size_t)M * (size_t)N * ob;
+			if (it->kind == PP_ITEM_GEMM && it->gemm.decode) {
+				/* the weight (n x k) is the A operand as nn.Linear runs
+				 * it, in copies spanning rotate_bytes; the tokens (m x k)
+				 * are B */
+				size_t stride, copies = pp_cal_decode_copies(&it->gemm, &stride);
+				a = stride * copies;
+				b = (size_t)M * (size_t)K * ib;
+			}
 			if (a > out->gemm_a)
 				out->gemm_a = a;
 			if (b > out->gemm_b)

@@ -19,7 +19,8 @@ typedef enum pp_item_kind {
 	PP_ITEM_COLL,
 	PP_ITEM_GEMM,
 	PP_ITEM_MEM,
-	PP_ITEM_STORAGE
+	PP_ITEM_STORAGE,
+	PP_ITEM_SUSTAINED /* GEMMs back to back for seconds, sampled (sustain) */
 } pp_item_kind;
 
 typedef struct pp_cal_item {
@@ -29,6 +30,7 @@ typedef struct pp_cal_item {
 	pp_mem_kind mem;
 	size_t mem_bytes;
 	pp_cal_storage_req storage;
+	pp_cal_sustain_req sustain;
 	double est_s;     /* expected duration, for the progress line */
 } pp_cal_item;
 
@@ -53,6 +55,22 @@ typedef struct pp_cal_opts {
 	int ntps;
 	bool shapes_bwd;                /* backward GEMMs (dgrad, wgrad) of the model shapes too */
 	bool shapes_all_gpus;           /* model shapes on every GPU (default: the first) */
+	/* decode-shaped GEMMs (measured only when --only names "decode"): the
+	 * linear layers of decode_models per TP shard of decode_tps, for
+	 * M = 1, 2, 4 ... decode_max_m tokens, in decode_dtypes */
+	bool do_decode;
+	const char *decode_models;      /* comma-separated presets */
+	int decode_tps[PP_CAL_MAX_TP];
+	int ndecode_tps;
+	int64_t decode_max_m;
+	bool decode_dtypes[PP_DT_COUNT];
+	/* sustained GEMMs (only when --only names "sustained"): a square of
+	 * sustained_size per dtype, back to back for sustained_s seconds on
+	 * every GPU at once, sampled every sample_s */
+	bool do_sustained;
+	bool sustained_dtypes[PP_DT_COUNT];
+	int64_t sustained_size;
+	double sustained_s, sample_s;
 	/* memory */
 	bool do_mem;
 	size_t mem_min, mem_max;        /* sizes, x4 steps */
@@ -61,6 +79,7 @@ typedef struct pp_cal_opts {
 	size_t storage_bytes, storage_block;
 	int storage_repeats;
 	pp_cal_iters coll_it, gemm_it, mem_it;
+	pp_cal_iters decode_it;         /* decode GEMMs: short, many shapes */
 	bool quick;
 } pp_cal_opts;
 
@@ -91,6 +110,17 @@ double pp_cal_busbw_factor(pp_coll op, int nranks);
  * job of ngpus GPUs. Model presets come from the catalog. */
 int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_item **items,
 		size_t *n, pp_err *err);
+
+/* The weight copies a decode GEMM cycles through, at least this many
+ * bytes in all: ten times the H100's L2 (50 MB, NVIDIA's H100 Tensor Core
+ * GPU architecture whitepaper), so that each iteration reads its weight
+ * from HBM as a decode step does (the other layers' weights evict it
+ * between uses). A method setting, not a model figure. */
+#define PP_CAL_DECODE_ROTATE_BYTES ((size_t)512 << 20)
+
+/* A decode GEMM's weight copies: how many, each stride bytes apart
+ * (256-byte aligned), so that they span at least r->rotate_bytes. */
+size_t pp_cal_decode_copies(const pp_cal_gemm_req *r, size_t *stride);
 
 /* The largest buffers the plan needs on one GPU. */
 typedef struct pp_cal_plan_max {

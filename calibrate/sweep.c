@@ -1,6 +1,7 @@
 /* sweep.c - see sweep.h. */
 #include "sweep.h"
 #include "calib/calibdb.h"
+#include "calib/fit.h"
 #include "core/jsonout.h"
 #include "core/util.h"
 
@@ -28,8 +29,11 @@ static void section(pp_cal_sweep *sw, const pp_cal_item *it, char *last, size_t 
 			 pp_cdtype_names[it->coll.dtype], it->coll.inplace);
 		break;
 	case PP_ITEM_GEMM:
-		snprintf(key, sizeof(key), "g %s %d", pp_dtype_names[it->gemm.dtype],
-			 !strcmp(it->gemm.name, "square"));
+		snprintf(key, sizeof(key), "g %s %d %d", pp_dtype_names[it->gemm.dtype],
+			 !strcmp(it->gemm.name, "square"), it->gemm.decode);
+		break;
+	case PP_ITEM_SUSTAINED:
+		snprintf(key, sizeof(key), "s %s", pp_dtype_names[it->sustain.dtype]);
 		break;
 	case PP_ITEM_MEM:
 		snprintf(key, sizeof(key), "m %d", it->mem);
@@ -50,6 +54,15 @@ static void section(pp_cal_sweep *sw, const pp_cal_item *it, char *last, size_t 
 			"min_us", "max_us", "algbw GB/s", "busbw GB/s", "batch", "#wrong");
 		break;
 	case PP_ITEM_GEMM:
+		if (it->gemm.decode) {
+			fprintf(f, "\n# gemm %s (cuBLASLt), decode shapes: m tokens x n outputs x k inputs "
+				   "per TP shard, run as nn.Linear (TN), weights read from HBM; TFLOP/s = "
+				   "2mnk / median time, GB/s = operand + output bytes / median time\n",
+				pp_dtype_names[it->gemm.dtype]);
+			fprintf(f, "#%3s %7s %7s %7s %10s %10s %8s %8s %6s  %s\n", "GPU", "m", "n", "k",
+				"median_us", "max_us", "TFLOP/s", "GB/s", "#wrong", "shape");
+			break;
+		}
 		fprintf(f, "\n# gemm %s (cuBLASLt), %s; TFLOP/s = 2mnk / median time\n",
 			pp_dtype_names[it->gemm.dtype],
 			strcmp(it->gemm.name, "square") ? "transformer shapes per TP shard" : "square");
@@ -61,6 +74,16 @@ static void section(pp_cal_sweep *sw, const pp_cal_item *it, char *last, size_t 
 			mem_ops[it->mem], it->mem <= PP_MEM_D2D_KERNEL ? "read + written" : "copied");
 		fprintf(f, "#%3s %12s %10s %10s %10s %9s\n", "GPU", "bytes", "median_us", "min_us",
 			"max_us", "GB/s");
+		break;
+	case PP_ITEM_SUSTAINED:
+		fprintf(f, "\n# sustained gemm %s %lldx%lldx%lld (cuBLASLt): back to back for %.0f s on "
+			   "every GPU at once, clocks, power and throttle reasons read through NVML every "
+			   "%.0f ms; burst = the sweep's protocol just before\n",
+			pp_dtype_names[it->sustain.dtype], (long long)it->sustain.m,
+			(long long)it->sustain.n, (long long)it->sustain.k, it->sustain.seconds,
+			it->sustain.interval_s * 1e3);
+		fprintf(f, "#%3s %8s %8s %10s %9s %9s %8s  %s\n", "GPU", "t_s", "TFLOP/s", "of burst",
+			"SM MHz", "power W", "temp C", "throttle reasons");
 		break;
 	case PP_ITEM_STORAGE:
 		fprintf(f, "\n# storage (%s): checkpoint-sized file, GB/s = bytes / wall time\n",
@@ -164,7 +187,7 @@ static int do_gemm(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *
 			continue;
 		pp_calib_meas m;
 		pp_calib_meas_init(&m);
-		m.kind = "gemm";
+		m.kind = it->gemm.decode ? "gemm_decode" : "gemm";
 		m.op = it->gemm.name;
 		m.dtype = pp_dtype_names[it->gemm.dtype];
 		m.m = it->gemm.m;
@@ -182,10 +205,23 @@ static int do_gemm(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *
 		pp_json_int(x, "warmup", iters->warmup);
 		pp_json_str(x, "stat", "median");
 		pp_json_str(x, "note", s[d].note);
-		if (sw->out)
+		if (it->gemm.decode) {
+			double ib = (double)pp_cal_gemm_in_bytes(it->gemm.dtype);
+			double bytes = ((double)m.m * (double)m.k + (double)m.n * (double)m.k) * ib +
+				       (double)m.m * (double)m.n * (double)pp_cal_gemm_out_bytes(it->gemm.dtype);
+			m.GBps = bytes / s[d].med_s / 1e9;
+			pp_json_str(x, "layout", "nn.Linear: TN, cuBLAS m = n outputs, n = m tokens");
+			pp_json_int(x, "rotate_bytes", (int64_t)it->gemm.rotate_bytes);
+			pp_json_num(x, "bytes", bytes, 17);
+			if (sw->out)
+				fprintf(sw->out, "%4d %7lld %7lld %7lld %10.2f %10.2f %8.1f %8.0f %6lld  %s\n", d,
+					(long long)m.m, (long long)m.n, (long long)m.k, m.time_us,
+					m.time_max_us, m.tflops, m.GBps, (long long)s[d].wrong, it->gemm.name);
+		} else if (sw->out) {
 			fprintf(sw->out, "%4d %7lld %7lld %7lld %10.2f %10.2f %8.1f %6lld  %s\n", d,
 				(long long)m.m, (long long)m.n, (long long)m.k, m.time_us, m.time_max_us,
 				m.tflops, (long long)s[d].wrong, it->gemm.name);
+		}
 		if ((rc = record(sw, &m, x, err)))
 			return rc;
 	}
@@ -270,6 +306,114 @@ static int do_storage(pp_cal_sweep *sw, const pp_cal_item *it, pp_err *err)
 	return record(sw, &m, x, err);
 }
 
+/* One row of kind "gemm_sustained" per GPU for the burst figure (op
+ * "burst": the sweep's statistics per GEMM) and per sample (op "sample":
+ * time_us the interval's mean per GEMM; extra_json t_s, interval_s, gemms,
+ * the NVML readings), then the GPU's summary line (fit.h's summary, the
+ * one 'podplan fit' uses). */
+static int record_sustained(pp_cal_sweep *sw, const pp_cal_sustain_req *r, int d,
+			    const pp_cal_sustain_res *res, const pp_cal_iters *iters, pp_err *err)
+{
+	double flop = 2.0 * (double)r->m * (double)r->n * (double)r->k;
+	int rc;
+	char names[160];
+	pp_calib_meas m;
+	pp_calib_meas_init(&m);
+	m.kind = "gemm_sustained";
+	m.op = "burst";
+	m.dtype = pp_dtype_names[r->dtype];
+	m.m = r->m;
+	m.n = r->n;
+	m.k = r->k;
+	m.device = d;
+	m.scope = "local";
+	stats_cols(&m, &res->burst);
+	m.tflops = flop / res->burst.med_s / 1e12;
+	if (res->burst.wrong > 0)
+		sw->wrong += res->burst.wrong;
+	cJSON *x = pp_json_obj(NULL, NULL);
+	pp_json_int(x, "batch", res->burst.batch);
+	pp_json_int(x, "warmup", iters->warmup);
+	pp_json_str(x, "stat", "median");
+	pp_json_str(x, "note", res->note);
+	if ((rc = record(sw, &m, x, err)))
+		return rc;
+	pp_fit_sample *fs = pp_xcalloc((size_t)(res->nsamples > 0 ? res->nsamples : 1), sizeof(*fs));
+	for (int i = 0; i < res->nsamples; i++) {
+		const pp_cal_sample *q = &res->samples[i];
+		pp_calib_meas_init(&m);
+		m.kind = "gemm_sustained";
+		m.op = "sample";
+		m.dtype = pp_dtype_names[r->dtype];
+		m.m = r->m;
+		m.n = r->n;
+		m.k = r->k;
+		m.device = d;
+		m.scope = "local";
+		m.time_us = q->interval_s / (q->gemms > 0 ? q->gemms : 1) * 1e6;
+		m.repeats = q->gemms;
+		m.tflops = flop * q->gemms / q->interval_s / 1e12;
+		x = pp_json_obj(NULL, NULL);
+		pp_json_fixed(x, "t_s", q->t_s, 6);
+		pp_json_fixed(x, "interval_s", q->interval_s, 6);
+		pp_json_int(x, "gemms", q->gemms);
+		pp_json_num(x, "sm_clock_MHz", q->sm_clock_mhz, 6);
+		pp_json_num(x, "mem_clock_MHz", q->mem_clock_mhz, 6);
+		pp_json_num(x, "power_W", q->power_w, 6);
+		pp_json_num(x, "temp_C", q->temp_c, 6);
+		pp_json_int(x, "reasons", q->reasons);
+		pp_json_str(x, "throttle", pp_fit_reason_names(q->reasons, names, sizeof(names)));
+		pp_json_num(x, "power_limit_W", res->power_limit_w, 6);
+		pp_json_num(x, "max_sm_clock_MHz", res->max_sm_clock_mhz, 6);
+		pp_json_fixed(x, "seconds", r->seconds, 3);
+		if ((rc = record(sw, &m, x, err)))
+			goto out;
+		fs[i] = (pp_fit_sample){.t_s = q->t_s, .interval_s = q->interval_s,
+					.flop = flop * q->gemms, .sm_clock_hz = q->sm_clock_mhz * 1e6,
+					.power_w = q->power_w, .temp_c = q->temp_c, .reasons = q->reasons};
+		/* about one line a second */
+		int every = (int)lround(1.0 / (r->interval_s > 0 ? r->interval_s : 1));
+		if (sw->out && (i % (every > 0 ? every : 1) == 0 || i == res->nsamples - 1))
+			fprintf(sw->out, "%4d %8.2f %8.1f %10.3f %9.0f %9.1f %8.0f  %s\n", d, q->t_s,
+				m.tflops, m.tflops * 1e12 * res->burst.med_s / flop, q->sm_clock_mhz,
+				q->power_w, q->temp_c, names);
+	}
+	pp_sustained_summary sum;
+	pp_err sub = {0};
+	if (sw->out && !pp_fit_sustained_summary(flop / res->burst.med_s, fs, res->nsamples, &sum, &sub))
+		fprintf(sw->out, "# GPU %d %s: burst %.1f TFLOP/s; the second half of %.1f s back to back "
+			"%.1f TFLOP/s = %.3f +- %.3f of burst; SM clock %.0f -> %.0f MHz, %.0f W (limit "
+			"%.0f W), %.0f C; throttle reasons: %s\n", d, pp_dtype_names[r->dtype],
+			sum.burst_flops / 1e12, sum.seconds, sum.sustained_flops / 1e12, sum.fraction,
+			sum.fraction_ci, sum.first_sm_clock_hz / 1e6, sum.sm_clock_hz / 1e6, sum.power_w,
+			res->power_limit_w, sum.temp_c, pp_fit_reason_names(sum.reasons, names, sizeof(names)));
+out:
+	free(fs);
+	return rc;
+}
+
+static int do_sustained(pp_cal_sweep *sw, const pp_cal_item *it, const pp_cal_iters *iters,
+			pp_err *err)
+{
+	pp_cal_sustain_res *res = pp_xcalloc((size_t)sw->be->ngpus, sizeof(*res));
+	int rc = sw->be->ops->sustained(sw->be, &it->sustain, iters, res, err);
+	if (rc < 0 || !sw->be->root)
+		goto out;
+	if (rc == PP_CAL_SKIPPED) {
+		sw->skipped++;
+		if (sw->out)
+			fprintf(sw->out, "     skipped: %s\n", res[0].note);
+		rc = 0;
+		goto out;
+	}
+	for (int d = 0; d < sw->be->ngpus && !rc; d++)
+		if (res[d].burst.repeats && res[d].nsamples)
+			rc = record_sustained(sw, &it->sustain, d, &res[d], iters, err);
+out:
+	free(res);
+	return rc;
+}
+
 static const char *item_label(const pp_cal_item *it, char *buf, size_t n)
 {
 	char b[32];
@@ -289,6 +433,10 @@ static const char *item_label(const pp_cal_item *it, char *buf, size_t n)
 	case PP_ITEM_MEM:
 		snprintf(buf, n, "%s %s %s", mem_kinds[it->mem], mem_ops[it->mem],
 			 pp_fmt_bytes((double)it->mem_bytes, b, sizeof(b)));
+		break;
+	case PP_ITEM_SUSTAINED:
+		snprintf(buf, n, "sustained gemm %s %lld^3 for %.0f s", pp_dtype_names[it->sustain.dtype],
+			 (long long)it->sustain.m, it->sustain.seconds);
 		break;
 	default:
 		snprintf(buf, n, "storage %s %s", it->storage.write ? "write" : "read",
@@ -332,7 +480,10 @@ int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_er
 			rc = do_coll(sw, it, &sw->opts->coll_it, err);
 			break;
 		case PP_ITEM_GEMM:
-			rc = do_gemm(sw, it, &sw->opts->gemm_it, err);
+			rc = do_gemm(sw, it, it->gemm.decode ? &sw->opts->decode_it : &sw->opts->gemm_it, err);
+			break;
+		case PP_ITEM_SUSTAINED:
+			rc = do_sustained(sw, it, &sw->opts->gemm_it, err);
 			break;
 		case PP_ITEM_MEM:
 			rc = do_mem(sw, it, &sw->opts->mem_it, err);

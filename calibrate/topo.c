@@ -1,70 +1,15 @@
 /* topo.c - see topo.h. */
 #include "topo.h"
+#include "nvmlrt.h"
 #include "cudacheck.h"
 #include "core/jsonout.h"
 
 #include <ctype.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The NVML entry points used, declared here because NVML is loaded at run
- * time (the prototypes and struct follow nvml.h; the _v2 names are the
- * stable ABI). */
-typedef int nvml_ret;
-typedef struct nvml_dev_st *nvml_dev;
-typedef struct nvml_pci {
-	char bus_id_legacy[16];
-	unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-	char bus_id[32];
-} nvml_pci;
-#define NVML_MAX_LINKS 18
-#define NVML_DEVTYPE_GPU 0
-#define NVML_DEVTYPE_SWITCH 2
-
-typedef struct nvml {
-	void *lib;
-	nvml_ret (*init)(void);
-	nvml_ret (*shutdown)(void);
-	nvml_ret (*by_pci)(const char *, nvml_dev *);
-	nvml_ret (*link_state)(nvml_dev, unsigned, int *);
-	nvml_ret (*remote_pci)(nvml_dev, unsigned, nvml_pci *);
-	nvml_ret (*remote_type)(nvml_dev, unsigned, int *);
-	nvml_ret (*driver)(char *, unsigned);
-} nvml;
-
-static bool nvml_open(nvml *n)
-{
-	memset(n, 0, sizeof(*n));
-	n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!n->lib)
-		return false;
-	*(void **)&n->init = dlsym(n->lib, "nvmlInit_v2");
-	*(void **)&n->shutdown = dlsym(n->lib, "nvmlShutdown");
-	*(void **)&n->by_pci = dlsym(n->lib, "nvmlDeviceGetHandleByPciBusId_v2");
-	*(void **)&n->link_state = dlsym(n->lib, "nvmlDeviceGetNvLinkState");
-	*(void **)&n->remote_pci = dlsym(n->lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-	*(void **)&n->remote_type = dlsym(n->lib, "nvmlDeviceGetNvLinkRemoteDeviceType");
-	*(void **)&n->driver = dlsym(n->lib, "nvmlSystemGetDriverVersion");
-	if (!n->init || !n->shutdown || !n->by_pci || !n->link_state || n->init() != 0) {
-		dlclose(n->lib);
-		n->lib = NULL;
-		return false;
-	}
-	return true;
-}
-
-static void nvml_close(nvml *n)
-{
-	if (n->lib) {
-		n->shutdown();
-		dlclose(n->lib);
-	}
-	n->lib = NULL;
-}
 
 static bool parse_pci(const char *s, unsigned *dom, unsigned *bus, unsigned *dev)
 {
@@ -90,18 +35,18 @@ int pp_cal_gpu_describe(int dev, int rank, pp_cal_gpu_desc *d, pp_err *err)
 	CUDA_TRY(cudaDeviceGetAttribute(&d->clock_khz, cudaDevAttrClockRate, dev));
 	CUDA_TRY(cudaDeviceGetAttribute(&d->mem_clock_khz, cudaDevAttrMemoryClockRate, dev));
 	CUDA_TRY(cudaDeviceGetPCIBusId(d->pci, sizeof(d->pci), dev));
-	nvml n;
-	if (nvml_open(&n)) {
-		nvml_dev h;
-		if (n.by_pci(d->pci, &h) == 0) {
+	pp_nvml n;
+	if (pp_nvml_open(&n)) {
+		pp_nvml_dev h;
+		if (n.link_state && n.by_pci(d->pci, &h) == 0) {
 			d->nvlinks = 0;
-			for (unsigned l = 0; l < NVML_MAX_LINKS; l++) {
+			for (unsigned l = 0; l < PP_NVML_MAX_LINKS; l++) {
 				int on = 0;
 				if (n.link_state(h, l, &on) == 0 && on)
 					d->nvlinks++;
 			}
 		}
-		nvml_close(&n);
+		pp_nvml_close(&n);
 	}
 out:
 	return rc;
@@ -219,21 +164,25 @@ static void add_nics(cJSON *topo)
 static bool nvml_links(const pp_cal_gpu_desc *gpus, const int *loc, int nl,
 		       char cells[][PP_CAL_MAX_GPUS][16])
 {
-	nvml n;
+	pp_nvml n;
 	int direct[PP_CAL_MAX_GPUS][PP_CAL_MAX_GPUS] = {{0}}, sw[PP_CAL_MAX_GPUS] = {0};
 	int unknown_gpu[PP_CAL_MAX_GPUS] = {0};
-	if (!nvml_open(&n))
+	if (!pp_nvml_open(&n))
 		return false;
+	if (!n.link_state) {
+		pp_nvml_close(&n);
+		return false;
+	}
 	for (int a = 0; a < nl; a++) {
-		nvml_dev h;
+		pp_nvml_dev h;
 		if (n.by_pci(gpus[loc[a]].pci, &h) != 0)
 			continue;
-		for (unsigned l = 0; l < NVML_MAX_LINKS; l++) {
+		for (unsigned l = 0; l < PP_NVML_MAX_LINKS; l++) {
 			int on = 0, type = -1;
-			nvml_pci rp;
+			pp_nvml_pci rp;
 			if (n.link_state(h, l, &on) != 0 || !on)
 				continue;
-			if (n.remote_type && n.remote_type(h, l, &type) == 0 && type == NVML_DEVTYPE_SWITCH) {
+			if (n.remote_type && n.remote_type(h, l, &type) == 0 && type == PP_NVML_DEVTYPE_SWITCH) {
 				sw[a]++;
 				continue;
 			}
@@ -248,13 +197,13 @@ static bool nvml_links(const pp_cal_gpu_desc *gpus, const int *loc, int nl,
 			}
 			if (match >= 0)
 				direct[a][match]++;
-			else if (type == NVML_DEVTYPE_GPU)
+			else if (type == PP_NVML_DEVTYPE_GPU)
 				unknown_gpu[a]++;
 			else
 				sw[a]++;
 		}
 	}
-	nvml_close(&n);
+	pp_nvml_close(&n);
 	for (int a = 0; a < nl; a++)
 		for (int b = 0; b < nl; b++) {
 			int c = direct[a][b];
@@ -319,11 +268,11 @@ int pp_cal_topology(const pp_cal_gpu_desc *gpus, int n, pp_cal_host *h, pp_err *
 	version_str(v, h->cuda, sizeof(h->cuda), 1000);
 	NCCL_TRY(ncclGetVersion(&v));
 	version_str(v, h->nccl, sizeof(h->nccl), 10000);
-	nvml nv;
-	if (nvml_open(&nv)) {
+	pp_nvml nv;
+	if (pp_nvml_open(&nv)) {
 		if (!nv.driver || nv.driver(h->driver, sizeof(h->driver)) != 0)
 			h->driver[0] = '\0';
-		nvml_close(&nv);
+		pp_nvml_close(&nv);
 	}
 	if (!h->driver[0]) {
 		CUDA_TRY(cudaDriverGetVersion(&v));

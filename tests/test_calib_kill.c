@@ -14,6 +14,8 @@
 #include "../calibrate/sweep.c"
 
 #include "calib/calibdb.h"
+#include "calib/fit.h"
+#include "calib/profile.h"
 #include "input/catalog.h"
 #include "harness.h"
 #include "core/store.h"
@@ -421,6 +423,30 @@ static void test_kill_binary(void)
 	CHECK(pp_t_sh(cmd, &out) == 2);
 	CHECK_CONTAINS(out, "did you mean 'all_reduce'");
 	free(out);
+	/* decode and sustained only when named; their options checked */
+	snprintf(cmd, sizeof(cmd), "%s --fake=1 --only decode,sustained --decode-models llama3-8b "
+		 "--decode-tp 8 --decode-max-m 4 --sustained-s 1 --sustained-dtypes bf16 --no-progress "
+		 "--db %s/ds.db", bin, pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "decode shapes");
+	CHECK_CONTAINS(out, "llama3-8b.tp8.fc2.decode");
+	CHECK_CONTAINS(out, "# sustained gemm bf16 8192x8192x8192");
+	CHECK_CONTAINS(out, "of burst; SM clock 1980 -> ");
+	CHECK(!strstr(out, "# collective") && !strstr(out, "fp8"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s --fake=1 --quick --no-progress --db %s/q.db", bin, pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(!strstr(out, "decode") && !strstr(out, "sustained"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s --fake --only sustained --sustained-s 600 --sample-ms 10 --db %s",
+		 bin, path);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "more than 1200 samples");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s --fake --only decode --decode-dtypes fp32 --db %s", bin, path);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "use tf32");
+	free(out);
 	/* an imported nccl-tests log judged without a GPU: the SKU's NVLink assumed */
 	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests tests/data/nccl-tests/"
 		 "all_reduce_perf_8gpu.log --db %s/v.db && %s verdict 1 --db %s/v.db && %s calib show 1 "
@@ -536,6 +562,126 @@ static void test_health(void)
 	pp_sb_release(&v);
 }
 
+/* Decode-shaped and sustained items: opt-in, the decode shapes per TP shard
+ * of the presets (by hand from models.json), the weight rotated through
+ * PP_CAL_DECODE_ROTATE_BYTES, one sustained item per dtype. */
+static void test_plan_decode_sustained(void)
+{
+	pp_cal_opts o;
+	pp_cal_item *it = NULL;
+	size_t n = 0;
+	pp_err err = {0};
+	pp_cal_opts_defaults(&o, false);
+	CHECK(!o.do_decode && !o.do_sustained);
+	o.do_coll = o.do_gemm = o.do_mem = false;
+	o.do_decode = o.do_sustained = true;
+	o.decode_models = "llama3-8b";
+	CHECK(pp_cal_plan(&o, cat, 1, &it, &n, &err) == 0);
+	size_t dec = 0, sus = 0;
+	bool qkv8 = false, logits1 = false, logits8 = false;
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].kind == PP_ITEM_SUSTAINED) {
+			sus++;
+			CHECK(it[i].sustain.m == 8192 && it[i].sustain.seconds == 12 &&
+			      it[i].sustain.interval_s == 0.1);
+			CHECK(it[i].sustain.dtype == PP_DT_BF16 || it[i].sustain.dtype == PP_DT_FP8);
+			continue;
+		}
+		CHECK(it[i].kind == PP_ITEM_GEMM && it[i].gemm.decode && it[i].gemm.device == 0);
+		dec++;
+		/* llama3-8b qkv at TP 8: (32 + 2 x 8) x 128 / 8 = 768 outputs of 4096 */
+		if (!strcmp(it[i].gemm.name, "llama3-8b.tp8.qkv.decode") && it[i].gemm.m == 8)
+			qkv8 = it[i].gemm.n == 768 && it[i].gemm.k == 4096;
+		/* the vocabulary padded to 128 x TP (Megatron): 128256 at TP 1 and
+		 * 129024 / 8 = 16128 at TP 8 */
+		if (!strcmp(it[i].gemm.name, "llama3-8b.tp1.logits.decode") && it[i].gemm.m == 1)
+			logits1 = it[i].gemm.n == 128256 && it[i].gemm.k == 4096;
+		if (!strcmp(it[i].gemm.name, "llama3-8b.tp8.logits.decode") && it[i].gemm.m == 512)
+			logits8 = it[i].gemm.n == 16128 && it[i].gemm.k == 4096;
+	}
+	CHECK(qkv8 && logits1 && logits8);
+	CHECK(sus == 2);
+	/* 5 layers x 4 TP degrees (1, 2, 4, 8) x 10 token counts (1 .. 512),
+	 * no two shapes alike */
+	CHECK(dec == 200);
+	/* the A buffer: llama3-8b's largest weight at TP 1, the logits (128256 x
+	 * 4096 bf16 = 1002 MiB, over 512 MiB: one copy) */
+	pp_cal_plan_max mx;
+	pp_cal_plan_maxima(it, n, &mx);
+	CHECK(mx.gemm_a == (size_t)128256 * 4096 * 2);
+	free(it);
+	/* a small weight cycles through copies spanning 512 MiB: qkv at TP 8
+	 * is 768 x 4096 x 2 = 6 MiB, 86 copies (85.3 rounded up) */
+	pp_cal_gemm_req r = {.dtype = PP_DT_BF16, .m = 1, .n = 768, .k = 4096, .decode = true,
+			     .rotate_bytes = PP_CAL_DECODE_ROTATE_BYTES};
+	size_t stride = 0;
+	CHECK(pp_cal_decode_copies(&r, &stride) == 86 && stride == (size_t)768 * 4096 * 2);
+	o.decode_models = "llama3-8bx";
+	CHECK(pp_cal_plan(&o, cat, 1, &it, &n, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "--decode-models");
+}
+
+/* The fake pod through decode and sustained items into the store, and
+ * the fit of them: the fake's clock settles at 1755 of 1980 MHz and its
+ * rate follows the clock, so the sustained fraction is 1755 / 1980. */
+static void test_fake_decode_sustained(void)
+{
+	pp_store *st = open_db("decsus.db");
+	pp_cal_backend *b = NULL;
+	pp_cal_host h;
+	pp_cal_opts o;
+	pp_cal_item *items = NULL;
+	size_t n = 0;
+	pp_err err = {0};
+	int64_t run = 0;
+	pp_cal_opts_defaults(&o, true);
+	o.do_coll = o.do_gemm = o.do_mem = false;
+	o.do_decode = o.do_sustained = true;
+	o.decode_models = "llama3-8b";
+	o.ndecode_tps = 1;
+	o.sustained_s = 4;
+	CHECK(pp_cal_fake_new(1, 0, &b, &err) == 0 && b->ops->describe(b, &h, &err) == 0);
+	CHECK(pp_cal_plan(&o, cat, 1, &items, &n, &err) == 0);
+	pp_calib_run r;
+	pp_calib_run_init(&r);
+	r.source = "fake";
+	r.command_line = "test_calib_kill";
+	r.gpu_name = h.gpu_name;
+	r.gpu_count = 1;
+	CHECK(pp_calibdb_begin_run(st, &r, &run, &err) == 0);
+	pp_cal_sweep sw = {.st = st, .run_id = run, .be = b, .opts = &o, .host = &h};
+	CHECK(pp_cal_sweep_run(&sw, items, n, &err) == 0);
+	CHECK(pp_calibdb_end_run(st, run, "complete", NULL, &err) == 0);
+	pp_calib_meas *rows = NULL;
+	size_t nr = 0;
+	/* 5 layers x 10 token counts at TP 1 */
+	CHECK(pp_calibdb_query(st, run, "gemm_decode", &rows, &nr, &err) == 0 && nr == 50);
+	for (size_t i = 0; i < nr; i++) {
+		double bytes = ((double)rows[i].m * rows[i].k + (double)rows[i].n * rows[i].k) * 2 +
+			       (double)rows[i].m * rows[i].n * 2;
+		CHECK_NEAR(rows[i].GBps, bytes / (rows[i].time_us * 1e-6) / 1e9, 1e-9);
+	}
+	pp_calib_meas_free(rows, nr);
+	CHECK(pp_calibdb_query(st, run, "gemm_sustained", &rows, &nr, &err) == 0);
+	size_t bursts = 0, samples = 0;
+	for (size_t i = 0; i < nr; i++) {
+		bursts += !strcmp(rows[i].op, "burst");
+		samples += !strcmp(rows[i].op, "sample");
+	}
+	CHECK(bursts == 2 && samples >= 2 * 35);
+	pp_calib_meas_free(rows, nr);
+	pp_profile p;
+	CHECK(pp_fit_runs(st, cat, &run, 1, NULL, "fake", &p, &err) == 0);
+	CHECK(p.has_sustained[PP_DT_BF16] && p.has_sustained[PP_DT_FP8]);
+	CHECK_NEAR(p.gemm_sustained_fraction[PP_DT_BF16], 1755.0 / 1980.0, 0.01);
+	CHECK(p.sustained[PP_DT_BF16].reasons == 0x4);
+	CHECK(p.gemm_small_m_n[PP_DT_BF16] == 10 && p.gemm_small_m[PP_DT_BF16][0].m == 1);
+	free(items);
+	free(h.topology_json);
+	b->ops->close(b);
+	pp_store_close(st);
+}
+
 int main(void)
 {
 	pp_err err = {0};
@@ -546,7 +692,9 @@ int main(void)
 	RUN(test_sizes);
 	RUN(test_layouts);
 	RUN(test_plan);
+	RUN(test_plan_decode_sustained);
 	RUN(test_fake_sweep);
+	RUN(test_fake_decode_sustained);
 	RUN(test_kill_in_process);
 	RUN(test_kill_binary);
 	RUN(test_health);

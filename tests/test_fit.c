@@ -369,9 +369,208 @@ static void profile_json_roundtrip(void)
 	free(json);
 }
 
+/* Sustained GEMMs: hand-made samples whose steady part (from half the
+ * run on) is known, in one GPU's rows; the summary, the fit and the
+ * throttle names from nvml.h's bits. */
+static void sustained_fit(void)
+{
+	pp_fit_sample s[10];
+	pp_sustained_summary sum;
+	pp_err err = {0};
+	/* 10 samples of 0.1 s ending at 0.1 .. 1.0 s; 1e14 flop each: the rate
+	 * 1e15 flop/s in the first half, then 0.9e15 (the interval grows);
+	 * the steady part is the samples ending at >= 0.5 s */
+	double t = 0;
+	for (int i = 0; i < 10; i++) {
+		double dt = i < 4 ? 0.1 : 0.1 / 0.9;
+		t += dt;
+		s[i] = (pp_fit_sample){.t_s = t, .interval_s = dt, .flop = 1e14,
+				       .sm_clock_hz = i < 4 ? 1980e6 : 1782e6, .power_w = i < 4 ? 600 : 700,
+				       .temp_c = 50 + i, .reasons = i < 4 ? 0 : 0x4};
+	}
+	CHECK(pp_fit_sustained_summary(1e15, s, 10, &sum, &err) == 0);
+	/* the last sample ends at 0.4 + 6 x 0.1111 = 1.0667 s: steady from 0.533 s,
+	 * which leaves out the samples ending at 0.4 and 0.5111 */
+	CHECK(sum.steady == 5);
+	CHECK_NEAR(sum.fraction, 0.9, 1e-9);
+	CHECK_NEAR(sum.sustained_flops, 0.9e15, 1e-9);
+	CHECK(sum.fraction_ci < 1e-9);
+	CHECK(sum.first_sm_clock_hz == 1980e6 && sum.sm_clock_hz == 1782e6 && sum.power_w == 700);
+	CHECK(sum.reasons == 0x4);
+	CHECK_NEAR(sum.seconds, 0.4 + 6 * 0.1 / 0.9, 1e-12);
+	CHECK(pp_fit_sustained_summary(0, s, 10, &sum, &err) == PP_EINPUT);
+	CHECK(pp_fit_sustained_summary(1e15, s, 0, &sum, &err) == PP_EINPUT);
+	/* NVML's bits (nvml.h nvmlClocksEventReasons*) */
+	char b[160];
+	CHECK(!strcmp(pp_fit_reason_names(0x4, b, sizeof(b)), "sw_power_cap"));
+	CHECK(!strcmp(pp_fit_reason_names(0x48, b, sizeof(b)), "hw_slowdown,hw_thermal_slowdown"));
+	CHECK(!strcmp(pp_fit_reason_names(0, b, sizeof(b)), "none"));
+	CHECK(!strcmp(pp_fit_reason_names(-1, b, sizeof(b)), "unknown"));
+	CHECK(!strcmp(pp_fit_reason_names(0x1004, b, sizeof(b)), "sw_power_cap,0x1000"));
+
+	/* the same run stored as podplan-calibrate stores it, two GPUs: GPU 1
+	 * keeps 0.8 of its burst; the profile's fraction is the median of 0.9
+	 * and 0.8 */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/sustained.db", pp_t_tmpdir());
+	pp_store *st;
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	pp_calib_run run;
+	pp_calib_run_init(&run);
+	run.source = "fake";
+	run.command_line = "test_fit";
+	run.gpu_name = "NVIDIA H200";
+	int64_t id = 0;
+	CHECK(pp_calibdb_begin_run(st, &run, &id, &err) == 0);
+	const double flop = 2.0 * 8192 * 8192 * 8192;
+	for (int dev = 0; dev < 2; dev++) {
+		double keep = dev ? 0.8 : 0.9, burst_s = flop / 1e15;
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "gemm_sustained";
+		m.op = "burst";
+		m.dtype = "bf16";
+		m.m = m.n = m.k = 8192;
+		m.device = dev;
+		m.time_us = burst_s * 1e6;
+		CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+		double tt = 0;
+		for (int i = 0; i < 20; i++) {
+			int gemms = 10;
+			double dt = gemms * burst_s / (i < 5 ? 1.0 : keep);
+			tt += dt;
+			char x[256];
+			snprintf(x, sizeof(x), "{\"t_s\": %.9f, \"interval_s\": %.9f, \"gemms\": %d, "
+				 "\"sm_clock_MHz\": %d, \"power_W\": 700, \"temp_C\": 60, \"reasons\": %d, "
+				 "\"power_limit_W\": 700}", tt, dt, gemms, i < 5 ? 1980 : 1700 + 50 * dev,
+				 i < 5 ? 0 : 4 << dev);
+			pp_calib_meas_init(&m);
+			m.kind = "gemm_sustained";
+			m.op = "sample";
+			m.dtype = "bf16";
+			m.m = m.n = m.k = 8192;
+			m.device = dev;
+			m.time_us = dt / gemms * 1e6;
+			m.extra_json = x;
+			CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+		}
+	}
+	CHECK(pp_calibdb_end_run(st, id, "complete", NULL, &err) == 0);
+	pp_profile p;
+	CHECK(pp_fit_runs(st, tu_catalog(), &id, 1, NULL, "sus", &p, &err) == 0);
+	CHECK(p.has_sustained[PP_DT_BF16] && !p.has_sustained[PP_DT_FP8]);
+	CHECK_NEAR(p.gemm_sustained_fraction[PP_DT_BF16], 0.85, 1e-6);
+	CHECK(p.sustained[PP_DT_BF16].gpus == 2);
+	CHECK(p.sustained[PP_DT_BF16].reasons == (0x4 | 0x8));
+	CHECK_NEAR(p.sustained[PP_DT_BF16].burst_flops, 1e15, 1e-6);
+	CHECK_NEAR(p.sustained[PP_DT_BF16].sm_clock_hz, 1725e6, 1e-9);
+	CHECK(p.sustained[PP_DT_BF16].power_limit_w == 700);
+	/* the interval covers the spread between the GPUs' fractions */
+	CHECK(p.gemm_sustained_ci[PP_DT_BF16] > 0.005 && p.gemm_sustained_ci[PP_DT_BF16] < 0.05);
+	/* nothing else was fitted from these rows */
+	CHECK(!p.has_gemm[PP_DT_BF16] && !p.nfits && !p.has_mem);
+	/* JSON round trip of the new keys */
+	char *json = pp_profile_to_json(&p);
+	pp_profile q;
+	CHECK(pp_profile_from_json(&q, "sus", json, &err) == 0);
+	CHECK(q.has_sustained[PP_DT_BF16]);
+	CHECK_NEAR(q.gemm_sustained_fraction[PP_DT_BF16], p.gemm_sustained_fraction[PP_DT_BF16], 1e-5);
+	CHECK(q.sustained[PP_DT_BF16].reasons == 0xc && q.sustained[PP_DT_BF16].m == 8192);
+	CHECK_CONTAINS(json, "\"throttle_reasons\":\t\"sw_power_cap,hw_slowdown\"");
+	free(json);
+	pp_store_close(st);
+}
+
+/* Decode-shaped GEMMs: each row's share of the datasheet roofline is the
+ * larger of its flop/s over the dense peak and its bytes/s over the HBM
+ * bandwidth (gpus.json's H200: 989.5 TFLOP/s bf16, 4800 GB/s); the curve
+ * is their median per token count, interpolated in log2 m. */
+static void small_m_fit(void)
+{
+	char path[512];
+	pp_err err = {0};
+	snprintf(path, sizeof(path), "%s/smallm.db", pp_t_tmpdir());
+	pp_store *st;
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	pp_calib_run run;
+	pp_calib_run_init(&run);
+	run.source = "fake";
+	run.command_line = "test_fit";
+	run.gpu_name = "NVIDIA H200";
+	int64_t id = 0;
+	CHECK(pp_calibdb_begin_run(st, &run, &id, &err) == 0);
+	const pp_gpu *g = pp_catalog_gpu(tu_catalog(), "h200");
+	double peak = g->peak_flops[PP_DT_BF16], hbm = g->mem_Bps;
+	/* three shapes at m = 1 reaching 0.5, 0.6, 0.7 of HBM; three at m = 4
+	 * at 0.8 of it; one at m = 512 at 0.75 of the peak (compute-bound) */
+	struct {
+		int m, n, k;
+		double frac;
+		bool compute;
+	} rows[] = {{1, 4096, 4096, 0.5, false}, {1, 6144, 4096, 0.6, false},
+		    {1, 28672, 4096, 0.7, false}, {4, 4096, 4096, 0.8, false},
+		    {4, 6144, 4096, 0.8, false}, {4, 28672, 4096, 0.8, false},
+		    {512, 28672, 8192, 0.75, true}};
+	for (size_t i = 0; i < PP_ARRAY_LEN(rows); i++) {
+		double M = rows[i].m, N = rows[i].n, K = rows[i].k;
+		double bytes = (M * K + N * K) * 2 + M * N * 2, flop = 2 * M * N * K;
+		double t = rows[i].compute ? flop / (peak * rows[i].frac) : bytes / (hbm * rows[i].frac);
+		pp_calib_meas m;
+		pp_calib_meas_init(&m);
+		m.kind = "gemm_decode";
+		m.op = "x.decode";
+		m.dtype = "bf16";
+		m.m = rows[i].m;
+		m.n = rows[i].n;
+		m.k = rows[i].k;
+		m.device = 0;
+		m.wrong = 0;
+		m.time_us = t * 1e6;
+		m.tflops = flop / t / 1e12;
+		m.GBps = bytes / t / 1e9;
+		CHECK(pp_calibdb_add(st, id, &m, NULL, &err) == 0);
+	}
+	CHECK(pp_calibdb_end_run(st, id, "complete", NULL, &err) == 0);
+	pp_profile p;
+	CHECK(pp_fit_runs(st, tu_catalog(), &id, 1, NULL, "dec", &p, &err) == 0);
+	CHECK(p.gemm_small_m_n[PP_DT_BF16] == 3 && p.gemm_small_m_n[PP_DT_FP8] == 0);
+	const pp_small_m_point *q = p.gemm_small_m[PP_DT_BF16];
+	CHECK(q[0].m == 1 && q[1].m == 4 && q[2].m == 512);
+	CHECK_NEAR(q[0].roofline_fraction, 0.6, 1e-9);
+	CHECK(q[0].shapes == 3 && fabs(q[0].q25 - 0.5) < 1e-9 && fabs(q[0].q75 - 0.7) < 1e-9);
+	CHECK_NEAR(q[1].roofline_fraction, 0.8, 1e-9);
+	CHECK_NEAR(q[2].roofline_fraction, 0.75, 1e-9);
+	CHECK(p.small_m_peak_flops[PP_DT_BF16] == peak && p.small_m_hbm_Bps[PP_DT_BF16] == hbm);
+	/* between 1 and 4 in log2: m = 2 is half way; outside the ends, the ends */
+	CHECK_NEAR(pp_profile_small_m_fraction(&p, PP_DT_BF16, 2), 0.7, 1e-9);
+	CHECK_NEAR(pp_profile_small_m_fraction(&p, PP_DT_BF16, 0.5), 0.6, 1e-9);
+	CHECK_NEAR(pp_profile_small_m_fraction(&p, PP_DT_BF16, 4096), 0.75, 1e-9);
+	/* log2 64 is 4 of the 7 steps from 4 to 512 */
+	CHECK_NEAR(pp_profile_small_m_fraction(&p, PP_DT_BF16, 64), 0.8 - 0.05 * 4.0 / 7.0, 1e-9);
+	CHECK(isnan(pp_profile_small_m_fraction(&p, PP_DT_FP8, 8)));
+	/* the decode rows are not large GEMMs: no gemm share from them */
+	CHECK(!p.has_gemm[PP_DT_BF16]);
+	char *json = pp_profile_to_json(&p);
+	pp_profile r;
+	CHECK(pp_profile_from_json(&r, "dec", json, &err) == 0);
+	CHECK(r.gemm_small_m_n[PP_DT_BF16] == 3 && r.gemm_small_m[PP_DT_BF16][2].m == 512);
+	CHECK_NEAR(r.gemm_small_m[PP_DT_BF16][0].roofline_fraction, 0.6, 1e-6);
+	CHECK_NEAR(r.small_m_hbm_Bps[PP_DT_BF16], hbm, 1e-6);
+	free(json);
+	/* podplan fit prints both */
+	pp_store_close(st);
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s fit --db %s --name dec2", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "small M, share of the datasheet roofline (990 TFLOP/s, 4800 GB/s)");
+	free(out);
+}
+
 int main(void)
 {
 	RUN(collective_recovery);
+	RUN(sustained_fit);
+	RUN(small_m_fit);
 	RUN(fit_from_store);
 	RUN(committed_h200_profile);
 	RUN(profile_json_roundtrip);

@@ -1,5 +1,6 @@
 /* profile.c - see profile.h. */
 #include "calib/profile.h"
+#include "calib/fit.h"
 #include "core/jdoc.h"
 #include "core/jsonget.h"
 #include "core/jsonout.h"
@@ -34,6 +35,142 @@ static void fit_json(cJSON *arr, const pp_profile *p, int i)
 		pp_json_num(q, "busbw_ci_GBps", c->busbw_ci_Bps / PP_GB, 9);
 		pp_json_int(q, "points", c->points);
 	}
+}
+
+/* "gemm_sustained", only where some dtype has it (profiles before it
+ * read and print as they did). */
+static void sustained_json(cJSON *o, const pp_profile *p)
+{
+	cJSON *sj = NULL;
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (!p->has_sustained[dt])
+			continue;
+		if (!sj)
+			sj = pp_json_obj(o, "gemm_sustained");
+		const pp_profile_sustained *s = &p->sustained[dt];
+		char names[160];
+		cJSON *g = pp_json_obj(sj, pp_dtype_names[dt]);
+		pp_json_num(g, "fraction", p->gemm_sustained_fraction[dt], 6);
+		pp_json_num(g, "ci", p->gemm_sustained_ci[dt], 6);
+		pp_json_num(g, "burst_TFLOPs", s->burst_flops / 1e12, 6);
+		pp_json_num(g, "sustained_TFLOPs", s->sustained_flops / 1e12, 6);
+		pp_json_num(g, "sm_clock_MHz", s->sm_clock_hz / 1e6, 6);
+		pp_json_num(g, "first_sm_clock_MHz", s->first_sm_clock_hz / 1e6, 6);
+		pp_json_num(g, "power_W", s->power_w, 6);
+		pp_json_num(g, "power_limit_W", s->power_limit_w, 6);
+		pp_json_num(g, "temp_C", s->temp_c, 6);
+		pp_json_num(g, "seconds", s->seconds, 6);
+		pp_json_str(g, "throttle_reasons", pp_fit_reason_names(s->reasons, names, sizeof(names)));
+		pp_json_int(g, "reasons_mask", s->reasons);
+		pp_json_int(g, "gpus", s->gpus);
+		pp_json_int(g, "points", s->points);
+		cJSON *shape = pp_json_arr(g, "shape");
+		pp_json_int(shape, NULL, s->m);
+		pp_json_int(shape, NULL, s->n);
+		pp_json_int(shape, NULL, s->k);
+	}
+}
+
+/* "gemm_small_m", only where some dtype has a curve. */
+static void small_m_json(cJSON *o, const pp_profile *p)
+{
+	cJSON *sj = NULL;
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (p->gemm_small_m_n[dt] <= 0)
+			continue;
+		if (!sj)
+			sj = pp_json_obj(o, "gemm_small_m");
+		cJSON *g = pp_json_obj(sj, pp_dtype_names[dt]);
+		pp_json_num(g, "peak_TFLOPs", p->small_m_peak_flops[dt] / 1e12, 6);
+		pp_json_num(g, "hbm_GBps", p->small_m_hbm_Bps[dt] / PP_GB, 6);
+		cJSON *pts = pp_json_arr(g, "points");
+		for (int i = 0; i < p->gemm_small_m_n[dt]; i++) {
+			const pp_small_m_point *q = &p->gemm_small_m[dt][i];
+			cJSON *e = pp_json_obj(pts, NULL);
+			pp_json_num(e, "m", q->m, 9);
+			pp_json_num(e, "roofline_fraction", q->roofline_fraction, 6);
+			pp_json_num(e, "q25", q->q25, 6);
+			pp_json_num(e, "q75", q->q75, 6);
+			pp_json_num(e, "median_us", q->median_s * 1e6, 6);
+			pp_json_num(e, "median_GBps", q->median_Bps / PP_GB, 6);
+			pp_json_int(e, "shapes", q->shapes);
+		}
+	}
+}
+
+static void sustained_from_json(pp_profile *p, const cJSON *r)
+{
+	const cJSON *sj = cJSON_GetObjectItemCaseSensitive(r, "gemm_sustained");
+	for (int dt = 0; sj && dt < PP_DT_COUNT; dt++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sj, pp_dtype_names[dt]);
+		if (!e || !isfinite(pp_json_get_num(e, "fraction", NAN)))
+			continue;
+		pp_profile_sustained *s = &p->sustained[dt];
+		p->has_sustained[dt] = true;
+		p->gemm_sustained_fraction[dt] = pp_json_get_num(e, "fraction", NAN);
+		p->gemm_sustained_ci[dt] = pp_json_get_num(e, "ci", NAN);
+		s->burst_flops = pp_json_get_num(e, "burst_TFLOPs", NAN) * 1e12;
+		s->sustained_flops = pp_json_get_num(e, "sustained_TFLOPs", NAN) * 1e12;
+		s->sm_clock_hz = pp_json_get_num(e, "sm_clock_MHz", NAN) * 1e6;
+		s->first_sm_clock_hz = pp_json_get_num(e, "first_sm_clock_MHz", NAN) * 1e6;
+		s->power_w = pp_json_get_num(e, "power_W", NAN);
+		s->power_limit_w = pp_json_get_num(e, "power_limit_W", NAN);
+		s->temp_c = pp_json_get_num(e, "temp_C", NAN);
+		s->seconds = pp_json_get_num(e, "seconds", NAN);
+		s->reasons = (int64_t)pp_json_get_num(e, "reasons_mask", -1);
+		s->gpus = (int)pp_json_get_num(e, "gpus", 0);
+		s->points = (int)pp_json_get_num(e, "points", 0);
+		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(e, "shape");
+		if (cJSON_GetArraySize(sh) == 3) {
+			s->m = (int64_t)cJSON_GetArrayItem(sh, 0)->valuedouble;
+			s->n = (int64_t)cJSON_GetArrayItem(sh, 1)->valuedouble;
+			s->k = (int64_t)cJSON_GetArrayItem(sh, 2)->valuedouble;
+		}
+	}
+}
+
+static void small_m_from_json(pp_profile *p, const cJSON *r)
+{
+	const cJSON *sj = cJSON_GetObjectItemCaseSensitive(r, "gemm_small_m");
+	for (int dt = 0; sj && dt < PP_DT_COUNT; dt++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(sj, pp_dtype_names[dt]);
+		if (!e)
+			continue;
+		p->small_m_peak_flops[dt] = pp_json_get_num(e, "peak_TFLOPs", NAN) * 1e12;
+		p->small_m_hbm_Bps[dt] = pp_json_get_num(e, "hbm_GBps", NAN) * PP_GB;
+		const cJSON *pts = cJSON_GetObjectItemCaseSensitive(e, "points");
+		for (const cJSON *q = pts ? pts->child : NULL;
+		     q && p->gemm_small_m_n[dt] < PP_PROFILE_MAX_SMALL_M; q = q->next) {
+			pp_small_m_point *pt = &p->gemm_small_m[dt][p->gemm_small_m_n[dt]];
+			pt->m = pp_json_get_num(q, "m", NAN);
+			pt->roofline_fraction = pp_json_get_num(q, "roofline_fraction", NAN);
+			if (!(pt->m > 0) || !(pt->roofline_fraction > 0))
+				continue;
+			pt->q25 = pp_json_get_num(q, "q25", NAN);
+			pt->q75 = pp_json_get_num(q, "q75", NAN);
+			pt->median_s = pp_json_get_num(q, "median_us", NAN) * 1e-6;
+			pt->median_Bps = pp_json_get_num(q, "median_GBps", NAN) * PP_GB;
+			pt->shapes = (int)pp_json_get_num(q, "shapes", 0);
+			p->gemm_small_m_n[dt]++;
+		}
+	}
+}
+
+double pp_profile_small_m_fraction(const pp_profile *p, pp_dtype dt, double m)
+{
+	int n = p->gemm_small_m_n[dt];
+	const pp_small_m_point *q = p->gemm_small_m[dt];
+	if (n <= 0 || !(m > 0))
+		return NAN;
+	if (m <= q[0].m)
+		return q[0].roofline_fraction;
+	if (m >= q[n - 1].m)
+		return q[n - 1].roofline_fraction;
+	int i = 1;
+	while (i < n - 1 && q[i].m < m)
+		i++;
+	double x0 = log2(q[i - 1].m), x1 = log2(q[i].m), w = (log2(m) - x0) / (x1 - x0);
+	return q[i - 1].roofline_fraction + w * (q[i].roofline_fraction - q[i - 1].roofline_fraction);
 }
 
 char *pp_profile_to_json(const pp_profile *p)
@@ -73,6 +210,8 @@ char *pp_profile_to_json(const pp_profile *p)
 		pp_json_num(v, "ci", p->overlap_ci, 6);
 		pp_json_int(v, "points", p->overlap_points);
 	}
+	sustained_json(o, p);
+	small_m_json(o, p);
 	return pp_json_finish(o, true);
 }
 
@@ -156,6 +295,8 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		p->overlap_ci = pp_json_get_num(ov, "ci", NAN);
 		p->overlap_points = (int)pp_json_get_num(ov, "points", 0);
 	}
+	sustained_from_json(p, r);
+	small_m_from_json(p, r);
 out:
 	pp_jdoc_release(&d);
 	return rc;

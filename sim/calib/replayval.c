@@ -12,14 +12,42 @@
 
 static void summarise(pp_replayset *v)
 {
-	v->mean_abs = v->max_abs = 0;
+	double sum = 0, bsum = 0;
+	v->mean_abs = v->max_abs = v->bytes_mean_abs = v->bytes_max_abs = 0;
+	v->nmeasured = v->nbytes = 0;
 	for (int i = 0; i < v->n; i++) {
 		pp_replay_row *r = &v->rows[i];
 		r->error = (r->predicted_s - r->measured_s) / r->measured_s;
-		v->mean_abs += fabs(r->error) / v->n;
-		if (fabs(r->error) > v->max_abs)
-			v->max_abs = fabs(r->error);
+		r->bytes_error = (r->predicted_bytes - r->measured_bytes) / r->measured_bytes;
+		if (isfinite(r->error)) {
+			v->nmeasured++;
+			sum += fabs(r->error);
+			if (fabs(r->error) > v->max_abs)
+				v->max_abs = fabs(r->error);
+		}
+		if (isfinite(r->bytes_error)) {
+			v->nbytes++;
+			bsum += fabs(r->bytes_error);
+			if (fabs(r->bytes_error) > v->bytes_max_abs)
+				v->bytes_max_abs = fabs(r->bytes_error);
+		}
 	}
+	if (v->nmeasured)
+		v->mean_abs = sum / v->nmeasured;
+	if (v->nbytes)
+		v->bytes_mean_abs = bsum / v->nbytes;
+}
+
+/* A positive number, or NAN for an empty cell when empty_ok; false for
+ * anything else. */
+static bool cell_num(const char *s, bool empty_ok, double *out)
+{
+	char *end;
+	*out = NAN;
+	if (!*s)
+		return empty_ok;
+	*out = strtod(s, &end);
+	return end != s && !*end && *out > 0;
 }
 
 int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
@@ -31,7 +59,8 @@ int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
 	const pp_csv *c = &v->csv;
 	int ci = pp_csv_col(c, "config"), pi = pp_csv_col(c, "predicted_s"),
 	    mi = pp_csv_col(c, "measured_s"), si = pp_csv_col(c, "scenario"),
-	    fi = pp_csv_col(c, "profile");
+	    fi = pp_csv_col(c, "profile"), pbi = pp_csv_col(c, "predicted_bytes"),
+	    mbi = pp_csv_col(c, "measured_bytes");
 	if (ci < 0 || pi < 0 || mi < 0) {
 		rc = pp_errf(err, PP_EINPUT, "%s: expected the columns config, predicted_s and "
 			     "measured_s (as podplan-calibrate replay --csv writes them)", path);
@@ -42,16 +71,21 @@ int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
 		if (c->nfields[i] == 1 && !*pp_csv_get(c, i, 0))
 			continue; /* a blank line */
 		pp_replay_row *r = &v->rows[v->n];
-		char *end;
 		const char *ps = pp_csv_get(c, i, pi), *ms = pp_csv_get(c, i, mi);
-		r->predicted_s = strtod(ps, &end);
-		bool bad = end == ps || *end || !(r->predicted_s > 0);
-		r->measured_s = strtod(ms, &end);
-		bad = bad || end == ms || *end || !(r->measured_s > 0);
-		if (bad) {
+		if (!cell_num(ps, false, &r->predicted_s) || !cell_num(ms, true, &r->measured_s)) {
 			rc = pp_errf(err, PP_EINPUT, "%s:%d: predicted_s '%s', measured_s '%s': expected "
-				     "positive seconds", path, i + 1, ps, ms);
+				     "positive seconds (measured_s may be empty: not measured yet)", path,
+				     i + 1, ps, ms);
 			goto out;
+		}
+		r->predicted_bytes = r->measured_bytes = NAN;
+		if (pbi >= 0 && mbi >= 0) {
+			const char *pb = pp_csv_get(c, i, pbi), *mb = pp_csv_get(c, i, mbi);
+			if (!cell_num(pb, true, &r->predicted_bytes) || !cell_num(mb, true, &r->measured_bytes)) {
+				rc = pp_errf(err, PP_EINPUT, "%s:%d: predicted_bytes '%s', measured_bytes '%s': "
+					     "expected positive bytes or an empty cell", path, i + 1, pb, mb);
+				goto out;
+			}
 		}
 		snprintf(r->config, sizeof(r->config), "%s", pp_csv_get(c, i, ci));
 		if (si >= 0)
@@ -65,6 +99,7 @@ int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
 		rc = pp_errf(err, PP_EINPUT, "%s: no replayed steps", path);
 		goto out;
 	}
+	v->has_bytes = pbi >= 0 && mbi >= 0;
 	summarise(v);
 out:
 	if (rc)
@@ -90,6 +125,8 @@ int pp_replayval_repredict(pp_replayset *v, const pp_catalog *cat, pp_err *err)
 						   s.calib_profile, err);
 		if (!rc && !(rc = pp_predict(&s, &hw, NULL, &res, err))) {
 			r->predicted_s = res.step_time_s;
+			if (v->has_bytes)
+				r->predicted_bytes = res.memory.total_bytes;
 			snprintf(r->profile, sizeof(r->profile), "%s", hw.profile[0] ? hw.profile : "catalog");
 		}
 		pp_scenario_release(&s);
@@ -99,6 +136,15 @@ int pp_replayval_repredict(pp_replayset *v, const pp_catalog *cat, pp_err *err)
 	return rc;
 }
 
+/* A number, or an empty cell for NAN (a pending measurement). */
+static void optional_fixed(pp_csvw *w, double x, int decimals)
+{
+	if (isfinite(x))
+		pp_csvw_fixed(w, x, decimals);
+	else
+		pp_csvw_text(w, "");
+}
+
 void pp_replayval_csv(const pp_replayset *v, pp_sb *out)
 {
 	/* a fixed set of columns, those the file has: the replay's own
@@ -106,13 +152,16 @@ void pp_replayval_csv(const pp_replayset *v, pp_sb *out)
 	 * at replay time) are left out, as they go stale with the engine */
 	static const char *const cols[] = {"config", "predicted_s", "measured_s", "error_pct",
 					   "measured_min_s", "measured_max_s", "steps", "warmup",
-					   "profile", "scenario"};
+					   "framework", "model", "seq", "micro_batch", "recompute",
+					   "predicted_bytes", "measured_bytes", "bytes_error_pct",
+					   "status", "predicted_at_commit", "profile", "scenario"};
 	const pp_csv *c = &v->csv;
 	int idx[PP_ARRAY_LEN(cols)], n = 0;
 	const char *name[PP_ARRAY_LEN(cols)];
 	for (size_t k = 0; k < PP_ARRAY_LEN(cols); k++) {
 		int j = pp_csv_col(c, cols[k]);
-		if (j < 0 && strcmp(cols[k], "error_pct"))
+		if (j < 0 && strcmp(cols[k], "error_pct") &&
+		    (strcmp(cols[k], "bytes_error_pct") || !v->has_bytes))
 			continue;
 		name[n] = cols[k];
 		idx[n++] = j;
@@ -128,9 +177,15 @@ void pp_replayval_csv(const pp_replayset *v, pp_sb *out)
 			if (!strcmp(name[k], "predicted_s"))
 				pp_csvw_fixed(&w, r->predicted_s, 6);
 			else if (!strcmp(name[k], "measured_s"))
-				pp_csvw_fixed(&w, r->measured_s, 6);
+				optional_fixed(&w, r->measured_s, 6);
 			else if (!strcmp(name[k], "error_pct"))
-				pp_csvw_fixed(&w, 100 * r->error, 2);
+				optional_fixed(&w, 100 * r->error, 2);
+			else if (!strcmp(name[k], "predicted_bytes"))
+				optional_fixed(&w, r->predicted_bytes, 0);
+			else if (!strcmp(name[k], "measured_bytes"))
+				optional_fixed(&w, r->measured_bytes, 0);
+			else if (!strcmp(name[k], "bytes_error_pct"))
+				optional_fixed(&w, 100 * r->bytes_error, 2);
 			else if (!strcmp(name[k], "profile") && r->profile[0])
 				pp_csvw_text(&w, r->profile);
 			else

@@ -25,7 +25,9 @@ static void help(void)
 	       "    weighted least squares, 95%% confidence intervals);\n"
 	       "  - per dtype: the large-GEMM share of peak after tile/wave quantisation;\n"
 	       "  - the bandwidth of memory-bound kernels;\n"
-	       "  - the overlap efficiency (podplan-calibrate overlap runs).\n"
+	       "  - the overlap efficiency (podplan-calibrate overlap runs);\n"
+	       "  - per dtype, the sustained GEMM rate over the burst rate and the small-M\n"
+	       "    (decode) GEMM curve (podplan-calibrate --only sustained,decode).\n"
 	       "Without --run, every complete run of the newest run's GPU is used. The GPU is\n"
 	       "taken from the runs (or --gpu,\n"
 	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
@@ -71,6 +73,32 @@ static void print_profile(const pp_profile *p)
 	if (p->has_overlap)
 		printf("  overlap efficiency    %.2f +- %.2f of a collective hidden beside compute  (%d "
 		       "pairs)\n", p->overlap_eff, p->overlap_ci, p->overlap_points);
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (!p->has_sustained[dt])
+			continue;
+		const pp_profile_sustained *s = &p->sustained[dt];
+		char names[160];
+		printf("  GEMM %-5s sustained %.3f +- %.3f of burst  (%.0f -> %.0f TFLOP/s over %.0f s "
+		       "back to back, %lldx%lldx%lld, %d GPU%s; SM clock %.0f -> %.0f MHz, %.0f W of %.0f W; "
+		       "throttle: %s)\n", pp_dtype_names[dt], p->gemm_sustained_fraction[dt],
+		       p->gemm_sustained_ci[dt], s->burst_flops / 1e12, s->sustained_flops / 1e12,
+		       s->seconds, (long long)s->m, (long long)s->n, (long long)s->k, s->gpus,
+		       s->gpus == 1 ? "" : "s", s->first_sm_clock_hz / 1e6, s->sm_clock_hz / 1e6,
+		       s->power_w, s->power_limit_w, pp_fit_reason_names(s->reasons, names, sizeof(names)));
+	}
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		if (p->gemm_small_m_n[dt] <= 0)
+			continue;
+		printf("  GEMM %-5s small M, share of the datasheet roofline (%.0f TFLOP/s, %.0f GB/s):\n"
+		       "  %8s %9s %15s %11s %10s %7s\n", pp_dtype_names[dt],
+		       p->small_m_peak_flops[dt] / 1e12, p->small_m_hbm_Bps[dt] / PP_GB, "M",
+		       "median", "quartiles", "median us", "GB/s", "shapes");
+		for (int i = 0; i < p->gemm_small_m_n[dt]; i++) {
+			const pp_small_m_point *q = &p->gemm_small_m[dt][i];
+			printf("  %8.0f %9.3f %7.3f-%-7.3f %11.2f %10.0f %7d\n", q->m, q->roofline_fraction,
+			       q->q25, q->q75, q->median_s * 1e6, q->median_Bps / PP_GB, q->shapes);
+		}
+	}
 }
 
 typedef struct fit_args {

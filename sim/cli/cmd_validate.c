@@ -35,14 +35,42 @@ static int validate_replay(const char *path, bool csv, bool repredict)
 		pp_sb_release(&sb);
 		goto out;
 	}
-	printf("%-46s %12s %12s %8s\n", "config", "predicted", "measured", "error");
+	printf("%-46s %12s %12s %8s", "config", "predicted", "measured", "error");
+	if (v.has_bytes)
+		printf(" %13s %13s %8s", "predicted mem", "measured mem", "error");
+	printf("\n");
 	for (int i = 0; i < v.n; i++) {
 		const pp_replay_row *r = &v.rows[i];
-		printf("%-46s %9.1f ms %9.1f ms %+7.1f%%\n", r->config, r->predicted_s * 1e3,
-		       r->measured_s * 1e3, 100 * r->error);
+		char ms[32] = "-", er[32] = "-";
+		if (isfinite(r->measured_s)) {
+			snprintf(ms, sizeof(ms), "%9.1f ms", r->measured_s * 1e3);
+			snprintf(er, sizeof(er), "%+7.1f%%", 100 * r->error);
+		}
+		printf("%-46s %9.1f ms %12s %8s", r->config, r->predicted_s * 1e3, ms, er);
+		if (v.has_bytes) {
+			char pb[32] = "-", mb[32] = "-", be[32] = "-";
+			if (isfinite(r->predicted_bytes))
+				snprintf(pb, sizeof(pb), "%9.1f GiB", r->predicted_bytes / 1073741824.0);
+			if (isfinite(r->measured_bytes))
+				snprintf(mb, sizeof(mb), "%9.1f GiB", r->measured_bytes / 1073741824.0);
+			if (isfinite(r->bytes_error))
+				snprintf(be, sizeof(be), "%+7.1f%%", 100 * r->bytes_error);
+			printf(" %13s %13s %8s", pb, mb, be);
+		}
+		printf("\n");
 	}
-	printf("\n%d replayed steps: mean |error| %.1f%%, max %.1f%%%s\n", v.n, 100 * v.mean_abs,
-	       100 * v.max_abs, repredict ? " (predictions recomputed now)" : "");
+	if (v.nmeasured == v.n)
+		printf("\n%d replayed steps: mean |error| %.1f%%, max %.1f%%%s\n", v.n, 100 * v.mean_abs,
+		       100 * v.max_abs, repredict ? " (predictions recomputed now)" : "");
+	else if (v.nmeasured)
+		printf("\n%d of %d steps measured: mean |error| %.1f%%, max %.1f%%%s\n", v.nmeasured, v.n,
+		       100 * v.mean_abs, 100 * v.max_abs, repredict ? " (predictions recomputed now)" : "");
+	else
+		printf("\n%d steps, none measured yet (measured_s empty)%s\n", v.n,
+		       repredict ? "; predictions recomputed now" : "");
+	if (v.has_bytes && v.nbytes)
+		printf("memory per GPU, %d rows: mean |error| %.1f%%, max %.1f%% (podplan's bytes against "
+		       "the measured peak)\n", v.nbytes, 100 * v.bytes_mean_abs, 100 * v.bytes_max_abs);
 out:
 	pp_replayset_release(&v);
 	pp_catalog_free(cat);

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""models/validation/framework/micro_bench.py - two mechanisms of issue 14
+measured alone in PyTorch on one GPU, for the engine's models of them to be
+checked against:
+
+1. The cross-entropy chain as transformers runs it for LlamaForCausalLM
+   (loss_utils.ForCausalLMLoss: logits in the compute dtype, then
+   .float(), then cross_entropy): 8192 tokens, vocabulary 128256, hidden
+   2048 and 3072 (Llama-3.2-1B and 3B); parts timed alone - the logits GEMM
+   (bf16), the fp32 upcast, the fp32 cross-entropy forward - and the whole
+   chain forward and forward + backward (the backward's share = their
+   difference), with the peak memory the chain allocates above its inputs.
+2. torch.nn.functional.scaled_dot_product_attention at the training shapes
+   of the campaign (causal; Llama-3.2-3B: 24 query heads, 8 KV heads, head
+   size 128; 1B: 32 / 8 / 64; micro batch x sequence = 4 x 2048, 2 x 4096,
+   1 x 8192), keys and values repeated to the query heads as transformers'
+   sdpa_attention does (and once with enable_gqa=True), forward and forward
+   + backward, on each backend PyTorch offers (flash, memory-efficient,
+   cuDNN, and PyTorch's own choice), each output checked against the
+   math backend's on a slice.
+
+FLOPs are reported under a stated convention: attention forward 4 b h s^2 d
+x 1/2 (causal, as executed by kernels that skip the masked half), backward
+2.5 x forward (the recomputed scores included); GEMM 2 m n k.
+
+    python3 micro_bench.py --out micro.csv [--deadline EPOCH_S]
+"""
+import argparse
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fwcommon as fw  # noqa: E402
+
+COLUMNS = ["bench", "part", "backend", "batch", "seq", "heads", "kv_heads", "head_dim",
+           "hidden", "tokens", "vocab", "median_s", "min_s", "max_s", "flop", "tflops",
+           "bytes", "GBps", "peak_alloc_bytes", "rel_err", "status", "torch", "gpu", "notes"]
+
+TOKENS, VOCAB = 8192, 128256
+
+
+def ce_chain(w, vers, dl):
+    import torch
+    import torch.nn.functional as F
+    for hidden in (2048, 3072):
+        if not dl.allows(15):
+            w.row(dict(bench="ce_chain", hidden=hidden, status="skipped: time budget"))
+            continue
+        base = dict(bench="ce_chain", hidden=hidden, tokens=TOKENS, vocab=VOCAB, torch=vers["torch"],
+                    gpu=vers["gpu"], backend="cuBLAS via torch")
+        try:
+            torch.manual_seed(0)
+            h = (torch.randn(TOKENS, hidden, device="cuda") * 1.0).to(torch.bfloat16).requires_grad_()
+            W = (torch.randn(VOCAB, hidden, device="cuda") * 0.02).to(torch.bfloat16).requires_grad_()
+            y = torch.randint(0, VOCAB, (TOKENS,), device="cuda")
+            logits16 = (h @ W.t()).detach()
+            logits32 = logits16.float()
+            gemm_flop = 2.0 * TOKENS * VOCAB * hidden
+            tv = float(TOKENS * VOCAB)
+
+            def chain_fwd():
+                return F.cross_entropy((h @ W.t()).float(), y)
+
+            def chain_fwd_bwd():
+                h.grad = W.grad = None
+                loss = F.cross_entropy((h @ W.t()).float(), y)
+                loss.backward()
+                return loss
+
+            parts = [
+                ("logits_gemm", lambda: h.detach() @ W.detach().t(), gemm_flop,
+                 (TOKENS * hidden + VOCAB * hidden) * 2 + tv * 2),
+                ("upcast_fp32", lambda: logits16.float(), 0, tv * (2 + 4)),
+                ("ce_fwd_fp32", lambda: F.cross_entropy(logits32, y), 0, tv * 4),
+                ("chain_fwd", chain_fwd, gemm_flop, 0),
+                ("chain_fwd_bwd", chain_fwd_bwd, 3 * gemm_flop, 0),
+            ]
+            for name, fn, flop, byts in parts:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                before = torch.cuda.memory_allocated()
+                with torch.no_grad() if name not in ("chain_fwd_bwd",) else torch.enable_grad():
+                    med, mn, mx, out = fw.cuda_time(fn, 3, 10)
+                peak = torch.cuda.max_memory_allocated() - before
+                ok = bool(torch.isfinite(out.float()).all().item()) if out is not None else True
+                w.row(dict(base, part=name, median_s=med, min_s=mn, max_s=mx, flop=flop or "",
+                           tflops=flop / med / 1e12 if flop else "", bytes=byts or "",
+                           GBps=byts / med / 1e9 if byts else "", peak_alloc_bytes=peak,
+                           status="ok" if ok else "non-finite"))
+                del out
+            # the loss against a float64 recomputation on a slice
+            with torch.no_grad():
+                n = 256
+                ref = F.cross_entropy((h[:n].double() @ W.double().t()), y[:n])
+                got = F.cross_entropy((h[:n] @ W.t()).float(), y[:n]).double()
+                w.row(dict(base, part="check_loss_vs_fp64", rel_err=float(abs(got - ref) / abs(ref)),
+                           status="ok"))
+            del h, W, y, logits16, logits32
+            torch.cuda.empty_cache()
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
+
+
+def sdpa(w, vers, dl):
+    import torch
+    import torch.nn.functional as F
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except Exception as e:  # noqa: BLE001
+        w.row(dict(bench="sdpa", status="error", notes="torch.nn.attention: %s" % e))
+        return
+    backends = [("flash", [SDPBackend.FLASH_ATTENTION]), ("efficient", [SDPBackend.EFFICIENT_ATTENTION]),
+                ("cudnn", [SDPBackend.CUDNN_ATTENTION]), ("default", None)]
+    shapes = [(4, 2048), (2, 4096), (1, 8192)]
+    models = [(24, 8, 128), (32, 8, 64)]
+    for hq, hkv, d in models:
+        for b, s in shapes:
+            if not dl.allows(10):
+                w.row(dict(bench="sdpa", batch=b, seq=s, heads=hq, status="skipped: time budget"))
+                continue
+            base = dict(bench="sdpa", batch=b, seq=s, heads=hq, kv_heads=hkv, head_dim=d,
+                        torch=vers["torch"], gpu=vers["gpu"])
+            try:
+                torch.manual_seed(1)
+                q = torch.randn(b, hq, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                k = torch.randn(b, hkv, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                v = torch.randn(b, hkv, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                rep = hq // hkv
+                kr = k.detach().repeat_interleave(rep, dim=1).requires_grad_()
+                vr = v.detach().repeat_interleave(rep, dim=1).requires_grad_()
+                go = torch.randn(b, hq, s, d, device="cuda", dtype=torch.bfloat16)
+                fwd_flop = 4.0 * b * hq * s * s * d * 0.5
+                # the reference on a slice of the queries: the math backend in fp32
+                sl = slice(s - 128, s)
+                with torch.no_grad():
+                    ref = F.scaled_dot_product_attention(q[:, :, :].float(), kr.float(), vr.float(),
+                                                         is_causal=True)[:, :, sl]
+                variants = [(n, bk, False) for n, bk in backends] + [("default+enable_gqa", None, True)]
+                for name, bk, gqa in variants:
+                    kk, vv = (k, v) if gqa else (kr, vr)
+                    extra = {"enable_gqa": True} if gqa else {}
+
+                    def fwd():
+                        return F.scaled_dot_product_attention(q, kk, vv, is_causal=True, **extra)
+
+                    def fwd_bwd():
+                        q.grad = kk.grad = vv.grad = None
+                        o = F.scaled_dot_product_attention(q, kk, vv, is_causal=True, **extra)
+                        o.backward(go)
+                        return o
+
+                    try:
+                        ctx = sdpa_kernel(bk) if bk else torch.enable_grad()
+                        with ctx:
+                            with torch.no_grad():
+                                med, mn, mx, o = fw.cuda_time(fwd, 3, 10)
+                            err = float((o[:, :, sl].float() - ref).norm() / ref.norm())
+                            w.row(dict(base, part="fwd", backend=name, median_s=med, min_s=mn,
+                                       max_s=mx, flop=fwd_flop, tflops=fwd_flop / med / 1e12,
+                                       rel_err=err, status="ok" if err < 2e-2 else "wrong"))
+                            med2, mn2, mx2, _ = fw.cuda_time(fwd_bwd, 3, 10)
+                            w.row(dict(base, part="fwd_bwd", backend=name, median_s=med2, min_s=mn2,
+                                       max_s=mx2, flop=3.5 * fwd_flop,
+                                       tflops=3.5 * fwd_flop / med2 / 1e12, status="ok"))
+                    except Exception as e:  # noqa: BLE001 - a backend this shape lacks
+                        w.row(dict(base, part="fwd", backend=name, status="unavailable",
+                                   notes=("%s: %s" % (type(e).__name__, e)).splitlines()[0][:200]))
+                del q, k, v, kr, vr, go, ref
+                torch.cuda.empty_cache()
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc()
+                w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    fw.add_deadline_args(ap)
+    a = ap.parse_args()
+    import torch
+    if not torch.cuda.is_available():
+        fw.log("micro_bench: no CUDA GPU")
+        return 1
+    vers = fw.versions()
+    dl = fw.deadline_of(a)
+    w = fw.RowWriter(a.out, COLUMNS)
+    ce_chain(w, vers, dl)
+    sdpa(w, vers, dl)
+    w.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
