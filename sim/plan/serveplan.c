@@ -1,0 +1,714 @@
+/* serveplan.c - see serveplan.h. */
+#include "plan/serveplan.h"
+#include "input/hw.h"
+#include "input/prices.h"
+#include "serve/requests.h"
+#include "serve/servesim.h"
+#include "core/util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_splan_status_names[PP_SPLAN_NSTATUS] = {
+	"invalid", "no_fit", "misses_alone", "dearer", "misses", "meets"};
+
+#define MAX_STAGES 16
+#define MAX_VALUES 16
+
+/* ---- the space ---- */
+
+typedef struct space {
+	int tp[MAX_VALUES], pp[MAX_VALUES], ep[2];
+	int64_t seqs[MAX_VALUES], toks[MAX_VALUES];
+	int ntp, npp, nep, nseqs, ntoks;
+	int64_t def_seqs, def_toks;   /* what the scenario runs with */
+	bool moe;
+} space;
+
+static bool given(const pp_scenario *s, const char *key)
+{
+	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(s->doc.root, "serving");
+	return cJSON_GetObjectItemCaseSensitive(sv, key) != NULL;
+}
+
+static void add64(int64_t *v, int *n, int64_t x)
+{
+	for (int i = 0; i < *n; i++)
+		if (v[i] == x)
+			return;
+	int i = (*n)++;
+	while (i > 0 && v[i - 1] > x) {
+		v[i] = v[i - 1];
+		i--;
+	}
+	v[i] = x;
+}
+
+static void list_words(pp_sb *o, const char *name, const int64_t *v, int n)
+{
+	pp_sb_addf(o, "%s {", name);
+	for (int i = 0; i < n; i++)
+		pp_sb_addf(o, "%s%lld", i ? ", " : "", (long long)v[i]);
+	pp_sb_adds(o, "}");
+}
+
+static void make_space(const pp_scenario *s, space *sp, pp_sb *fixed)
+{
+	const pp_servespec *sv = &s->serve;
+	const pp_model *m = &s->model;
+	memset(sp, 0, sizeof(*sp));
+	sp->moe = m->num_experts > 0;
+	int gpn = s->cluster.gpus_per_node;
+	if (given(s, "tensor_parallel_size")) {
+		sp->tp[sp->ntp++] = sv->tp;
+		pp_sb_addf(fixed, "%stensor_parallel_size %d", fixed->len ? ", " : "", sv->tp);
+	} else {
+		for (int t = 1; t <= gpn && sp->ntp < MAX_VALUES; t *= 2)
+			sp->tp[sp->ntp++] = t;
+	}
+	if (given(s, "pipeline_parallel_size")) {
+		sp->pp[sp->npp++] = sv->pp;
+		pp_sb_addf(fixed, "%spipeline_parallel_size %d", fixed->len ? ", " : "", sv->pp);
+	} else {
+		for (int p = 1; p <= MAX_STAGES && p <= m->num_layers; p *= 2)
+			sp->pp[sp->npp++] = p;
+	}
+	if (!sp->moe || given(s, "enable_expert_parallel")) {
+		sp->ep[sp->nep++] = sv->expert_parallel;
+		if (sp->moe)
+			pp_sb_addf(fixed, "%senable_expert_parallel %s", fixed->len ? ", " : "",
+				   sv->expert_parallel ? "true" : "false");
+	} else {
+		sp->ep[sp->nep++] = 0;
+		sp->ep[sp->nep++] = 1;
+	}
+	sp->def_seqs = sv->max_num_seqs;
+	sp->def_toks = sv->max_num_batched_tokens;
+	if (given(s, "max_num_seqs")) {
+		sp->seqs[sp->nseqs++] = sv->max_num_seqs;
+		pp_sb_addf(fixed, "%smax_num_seqs %lld", fixed->len ? ", " : "",
+			   (long long)sv->max_num_seqs);
+	} else {
+		for (int64_t x = 64; x <= 1024; x *= 2)
+			add64(sp->seqs, &sp->nseqs, x);
+		add64(sp->seqs, &sp->nseqs, sv->max_num_seqs);
+	}
+	if (given(s, "max_num_batched_tokens")) {
+		sp->toks[sp->ntoks++] = sv->max_num_batched_tokens;
+		pp_sb_addf(fixed, "%smax_num_batched_tokens %lld", fixed->len ? ", " : "",
+			   (long long)sv->max_num_batched_tokens);
+	} else {
+		for (int64_t x = 2048; x <= 16384; x *= 2)
+			add64(sp->toks, &sp->ntoks, x);
+		add64(sp->toks, &sp->ntoks, sv->max_num_batched_tokens);
+	}
+	if (given(s, "data_parallel_size"))
+		pp_sb_addf(fixed, "%sdata_parallel_size %d", fixed->len ? ", " : "", sv->dp);
+}
+
+/* ---- candidates ---- */
+
+static void set_num(cJSON *o, const char *key, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+	cJSON_AddNumberToObject(o, key, v);
+}
+
+cJSON *pp_splan_scenario_json(const pp_scenario *s, const pp_serve_layout *l, int dp)
+{
+	cJSON *root = cJSON_Duplicate(s->doc.root, true);
+	cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
+	cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "serving");
+	set_num(cl, "num_gpus", (double)l->tp * l->pp * dp);
+	set_num(sv, "tensor_parallel_size", l->tp);
+	set_num(sv, "pipeline_parallel_size", l->pp);
+	set_num(sv, "data_parallel_size", dp);
+	if (s->model.num_experts > 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(sv, "enable_expert_parallel");
+		cJSON_AddBoolToObject(sv, "enable_expert_parallel", l->ep);
+	}
+	set_num(sv, "max_num_seqs", (double)l->max_num_seqs);
+	set_num(sv, "max_num_batched_tokens", (double)l->max_num_batched_tokens);
+	return root;
+}
+
+const char *pp_serve_layout_str(const pp_serve_layout *l, bool moe, char *buf, size_t n)
+{
+	snprintf(buf, n, "TP %d x PP %d%s, seqs %lld, tokens %lld", l->tp, l->pp,
+		 moe ? (l->ep ? ", EP" : ", no EP") : "", (long long)l->max_num_seqs,
+		 (long long)l->max_num_batched_tokens);
+	return buf;
+}
+
+/* A loaded, set-up candidate at one replica. */
+typedef struct cand {
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	bool have_s, have_su;
+} cand;
+
+static void cand_release(cand *c)
+{
+	if (c->have_su)
+		pp_serve_setup_release(&c->su);
+	if (c->have_s)
+		pp_scenario_release(&c->s);
+	c->have_s = c->have_su = false;
+}
+
+/* Load and set up layout l; the loader's or the set-up's refusal is the
+ * layout's status (0 returned), anything else an error. */
+static int cand_init(cand *c, const pp_scenario *s, const pp_catalog *cat, pp_splan_layout *L,
+		     pp_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	cJSON *j = pp_splan_scenario_json(s, &L->l, 1);
+	char *text = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	pp_err e = {0};
+	int rc = pp_scenario_parse(&c->s, s->doc.path, text, strlen(text), cat, &e);
+	free(text);
+	if (rc == PP_EINPUT) {
+		L->status = PP_SPLAN_INVALID;
+		/* the message without the generated text's position */
+		const char *m = strstr(e.msg, ": serving");
+		m = m ? m + 2 : strstr(e.msg, ": cluster") ? strstr(e.msg, ": cluster") + 2 : e.msg;
+		snprintf(L->why, sizeof(L->why), "%s", m);
+		return 0;
+	}
+	if (rc) {
+		*err = e;
+		return rc;
+	}
+	c->have_s = true;
+	if ((rc = pp_hw_from_catalog(&c->hw, cat, &c->s.cluster, err)))
+		return rc;
+	rc = pp_serve_setup_init(&c->su, &c->s, &c->hw, &e);
+	if (rc == PP_EINPUT) {
+		L->status = PP_SPLAN_NO_FIT;
+		const char *m = strstr(e.msg, ": serving: ");
+		snprintf(L->why, sizeof(L->why), "%s", m ? m + 11 : e.msg);
+		return 0;
+	}
+	if (rc) {
+		*err = e;
+		return rc;
+	}
+	c->have_su = true;
+	L->kv_tokens = c->su.mem.kv_tokens;
+	L->max_num_seqs_run = c->su.sv.max_num_seqs;
+	return 0;
+}
+
+/* ---- the search ---- */
+
+typedef struct ctx {
+	const pp_scenario *s;
+	const pp_splan_opts *o;
+	pp_splan_result *r;
+	int capopts;
+	int *dps;                     /* replica counts worth running, for the current layout */
+	int ndps;
+	int best_gpus;                /* INT_MAX: none meets yet */
+	double t0;
+	int done;
+	/* the workload's shortest request, for the lone screen */
+	int64_t min_prompt, min_output, min_output2; /* min_output2 0: none of two tokens or more */
+	bool screen_ttft;             /* no prefix-cache hits could beat a lone prefill */
+} ctx;
+
+static double headroom(const pp_servespec *sv, const pp_serve_result *x)
+{
+	double h = INFINITY;
+	const double b[4] = {sv->slo_ttft_s, sv->slo_tpot_s, sv->slo_itl_s, sv->slo_e2el_s};
+	const double v[4] = {x->ttft.pct, x->tpot.pct, x->itl.pct, x->e2el.pct};
+	for (int i = 0; i < 4; i++)
+		if (b[i] > 0 && 1 - v[i] / b[i] < h)
+			h = 1 - v[i] / b[i];
+	return h;
+}
+
+static void progress(ctx *c)
+{
+	if (!c->o->progress)
+		return;
+	pp_splan_progress p = {c->done, c->r->nlayouts, c->r->sims + c->r->alone_sims,
+			       c->best_gpus == INT_MAX ? 0 : c->best_gpus, pp_mono_s() - c->t0};
+	c->o->progress(&p, c->o->progress_ctx);
+}
+
+/* Run layout L (set up in cd) at dp replicas; returns the option's index
+ * or a negative error. */
+static int run_at(ctx *c, cand *cd, int li, int dp, pp_err *err)
+{
+	pp_splan_result *r = c->r;
+	pp_splan_layout *L = &r->layouts[li];
+	pp_serve_setup su = cd->su; /* the same replica (its forward and memory), dp of them */
+	su.sv.dp = dp;
+	su.progress = NULL;
+	su.keep_requests = false;
+	pp_serve_result x;
+	int rc = pp_serve_run(&su, r->rate, c->o->seed, &x, err);
+	if (rc)
+		return rc;
+	if (r->nopts == c->capopts) {
+		c->capopts = c->capopts ? 2 * c->capopts : 64;
+		r->opts = pp_xrealloc(r->opts, sizeof(*r->opts) * (size_t)c->capopts);
+	}
+	pp_splan_option *op = &r->opts[r->nopts];
+	memset(op, 0, sizeof(*op));
+	op->layout = li;
+	op->dp = dp;
+	op->gpus = L->gpus * dp;
+	op->usd_per_hour = isfinite(c->o->usd_per_gpu_hour)
+				   ? pp_price_rent_usd(c->o->usd_per_gpu_hour, op->gpus, 3600)
+				   : NAN;
+	op->slo_met = x.slo_met;
+	op->headroom = headroom(&su.sv, &x);
+	op->ttft_s = x.ttft.pct;
+	op->tpot_s = x.tpot.pct;
+	op->itl_s = x.itl.pct;
+	op->e2el_s = x.e2el.pct;
+	op->request_throughput = x.request_throughput;
+	op->output_throughput = x.output_throughput;
+	op->preemptions = x.preemptions;
+	pp_serve_result_release(&x);
+	r->sims++;
+	L->sims++;
+	progress(c);
+	return r->nopts++;
+}
+
+/* The lone-request screen: 1 when the layout cannot meet the SLO. */
+static int alone(ctx *c, cand *cd, pp_splan_layout *L, pp_err *err)
+{
+	const pp_servespec *sv = &cd->su.sv;
+	int64_t outs[2] = {c->min_output, c->min_output2};
+	int n = c->min_output2 && c->min_output2 != c->min_output ? 2 : 1;
+	for (int k = 0; k < n; k++) {
+		pp_serve_setup su = cd->su;
+		pp_servespec *w = &su.sv;
+		w->dp = 1;
+		w->trace = NULL;
+		w->ntrace = 0;
+		w->num_prompts = 1;
+		w->prefix_len = 0;
+		w->max_concurrency = 0;
+		w->input = (pp_lendist){PP_LEN_FIXED, (double)c->min_prompt, 0, 0, 1, w->max_model_len};
+		w->output = (pp_lendist){PP_LEN_FIXED, (double)outs[k], 0, 0, 1, w->max_model_len};
+		su.progress = NULL;
+		su.keep_requests = false;
+		pp_serve_result x;
+		int rc = pp_serve_run(&su, INFINITY, 0, &x, err);
+		if (rc)
+			return rc;
+		c->r->alone_sims++;
+		char b1[32], b2[32];
+		if (k == 0) {
+			L->alone_ttft_s = x.ttft.pct;
+			L->alone_e2el_s = x.e2el.pct;
+			if (c->screen_ttft && sv->slo_ttft_s && x.ttft.pct > sv->slo_ttft_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone (%lld tokens "
+					 "in) has a TTFT of %s, over the SLO's %s", (long long)c->min_prompt,
+					 pp_fmt_duration(x.ttft.pct, b1, sizeof(b1)),
+					 pp_fmt_duration(sv->slo_ttft_s, b2, sizeof(b2)));
+				return 1;
+			}
+			if (c->screen_ttft && sv->slo_e2el_s && x.e2el.pct > sv->slo_e2el_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone (%lld in, %lld "
+					 "out) takes %s end to end, over the SLO's %s",
+					 (long long)c->min_prompt, (long long)outs[k],
+					 pp_fmt_duration(x.e2el.pct, b1, sizeof(b1)),
+					 pp_fmt_duration(sv->slo_e2el_s, b2, sizeof(b2)));
+				return 1;
+			}
+		}
+		if (outs[k] >= 2) {
+			L->alone_tpot_s = x.tpot.pct;
+			if (sv->slo_tpot_s && x.tpot.pct > sv->slo_tpot_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone decodes at a "
+					 "TPOT of %s, over the SLO's %s", pp_fmt_duration(x.tpot.pct, b1,
+					 sizeof(b1)), pp_fmt_duration(sv->slo_tpot_s, b2, sizeof(b2)));
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Replica counts for a replica of g GPUs on nodes of gpn: beyond one node
+ * whole nodes (pp_layout_check's rule for cluster.num_gpus), up to the
+ * first count of at least cap. */
+static int replica_counts(int g, int gpn, int cap, int *out, int max)
+{
+	int n = 0;
+	for (int dp = 1; n < max; dp++) {
+		int64_t gpus = (int64_t)g * dp;
+		if (gpus > INT_MAX / 2)
+			break;
+		if (gpus <= gpn || gpus % gpn == 0)
+			out[n++] = dp;
+		if (dp >= cap && n > 0 && out[n - 1] == dp)
+			break;
+	}
+	return n;
+}
+
+static void why_missed(ctx *c, pp_splan_layout *L, int opt, const char *tail)
+{
+	const pp_splan_option *op = &c->r->opts[opt];
+	snprintf(L->why, sizeof(L->why), "misses the SLO at %d replica%s (%d GPUs)%s", op->dp,
+		 op->dp == 1 ? "" : "s", op->gpus, tail);
+}
+
+/* The fewest replicas of layout li meeting the SLO, within the pruning
+ * rules (or every count, exhaustive). */
+static int search_layout(ctx *c, cand *cd, int li, pp_err *err)
+{
+	pp_splan_layout *L = &c->r->layouts[li];
+	const int *D = c->dps;
+	int n = c->ndps, rc;
+	if (c->o->exhaustive) {
+		for (int i = 0; i < n; i++) {
+			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+				return rc;
+			L->best = rc;
+			if (c->r->opts[rc].slo_met) {
+				L->status = PP_SPLAN_MEETS;
+				return 0;
+			}
+		}
+		L->status = PP_SPLAN_MISSES;
+		why_missed(c, L, L->best, ", the most worth running (as many replicas as requests in "
+			   "flight)");
+		return 0;
+	}
+	int lo = -1, hi = -1, hopt = -1;   /* D[lo] misses (-1: none known), D[hi] meets */
+	if (c->best_gpus == INT_MAX) {
+		/* nothing meets yet: double the index until a count meets */
+		for (int i = 0, step = 1;; i = i + step < n - 1 ? i + step : n - 1, step *= 2) {
+			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+				return rc;
+			if (c->r->opts[rc].slo_met) {
+				hi = i;
+				hopt = rc;
+				break;
+			}
+			lo = i;
+			L->best = rc;
+			if (i == n - 1) {
+				L->status = PP_SPLAN_MISSES;
+				why_missed(c, L, rc, ", the most worth running (as many replicas as "
+					   "requests in flight)");
+				return 0;
+			}
+		}
+	} else {
+		int cap = -1;
+		for (int i = 0; i < n; i++)
+			if ((int64_t)L->gpus * D[i] <= c->best_gpus)
+				cap = i;
+		if (cap < 0) {
+			L->status = PP_SPLAN_DEARER;
+			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
+				 "option's %d", L->gpus * D[0], c->best_gpus);
+			return 0;
+		}
+		if ((rc = run_at(c, cd, li, D[cap], err)) < 0)
+			return rc;
+		if (!c->r->opts[rc].slo_met) {
+			L->best = rc;
+			L->status = PP_SPLAN_MISSES;
+			why_missed(c, L, rc, "; fewer miss too (more replicas never hurt), more cost "
+				   "more than the best option");
+			return 0;
+		}
+		hi = cap;
+		hopt = rc;
+	}
+	while (hi - lo > 1) {
+		int mid = lo < 0 ? hi / 2 : (lo + hi) / 2;
+		if (mid == hi)
+			mid = hi - 1;
+		if ((rc = run_at(c, cd, li, D[mid], err)) < 0)
+			return rc;
+		if (c->r->opts[rc].slo_met) {
+			hi = mid;
+			hopt = rc;
+		} else {
+			lo = mid;
+		}
+	}
+	L->best = hopt;
+	L->status = PP_SPLAN_MEETS;
+	return 0;
+}
+
+/* Better option: fewer GPUs, then more headroom, then the earlier layout. */
+static bool better(const pp_splan_result *r, int a, int b)
+{
+	const pp_splan_option *x = &r->opts[a], *y = &r->opts[b];
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus;
+	if (x->headroom != y->headroom)
+		return x->headroom > y->headroom;
+	const pp_splan_layout *la = &r->layouts[x->layout], *lb = &r->layouts[y->layout];
+	if (la->changed != lb->changed)
+		return la->changed < lb->changed;
+	return la->index < lb->index;
+}
+
+static const pp_splan_result *sort_r;
+static int *sort_eval;   /* evaluation order keys */
+
+static int by_eval(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	return sort_eval[i] != sort_eval[j] ? (sort_eval[i] < sort_eval[j] ? -1 : 1) : i - j;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const pp_splan_result *r = sort_r;
+	const pp_splan_layout *x = &r->layouts[*(const int *)a], *y = &r->layouts[*(const int *)b];
+	bool mx = x->status == PP_SPLAN_MEETS, my = y->status == PP_SPLAN_MEETS;
+	if (mx != my)
+		return mx ? -1 : 1;
+	if (mx)
+		return better(r, x->best, y->best) ? -1 : better(r, y->best, x->best) ? 1 : 0;
+	double hx = r->opts[x->best].headroom, hy = r->opts[y->best].headroom;
+	if (hx != hy)
+		return hx > hy ? -1 : 1;
+	return x->index - y->index;
+}
+
+int pp_splan_order(const pp_splan_result *r, int **order)
+{
+	int *o = pp_xcalloc((size_t)r->nlayouts + 1, sizeof(int)), n = 0;
+	for (int i = 0; i < r->nlayouts; i++)
+		if ((r->layouts[i].status == PP_SPLAN_MEETS || r->layouts[i].status == PP_SPLAN_MISSES) &&
+		    r->layouts[i].best >= 0)
+			o[n++] = i;
+	sort_r = r;
+	qsort(o, (size_t)n, sizeof(int), by_rank);
+	*order = o;
+	return n;
+}
+
+/* The workload's requests at the rate: the shortest, the mean output, the
+ * rate the client sends at. */
+static int workload_facts(ctx *c, pp_err *err)
+{
+	const pp_servespec *sv = &c->s->serve;
+	pp_splan_result *r = c->r;
+	pp_sreq *q;
+	size_t N;
+	pp_serve_requests(sv, r->rate, c->o->seed, &q, &N);
+	if (N == 0) {
+		free(q);
+		return pp_errf(err, PP_EINPUT, "serve --search: the workload has no requests");
+	}
+	c->min_prompt = c->min_output = INT64_MAX;
+	c->min_output2 = 0;
+	double out = 0, first = INFINITY, last = -INFINITY;
+	for (size_t i = 0; i < N; i++) {
+		if (q[i].prompt < c->min_prompt)
+			c->min_prompt = q[i].prompt;
+		if (q[i].output < c->min_output)
+			c->min_output = q[i].output;
+		if (q[i].output >= 2 && (!c->min_output2 || q[i].output < c->min_output2))
+			c->min_output2 = q[i].output;
+		out += (double)q[i].output;
+		if (q[i].arrival_s < first)
+			first = q[i].arrival_s;
+		if (q[i].arrival_s > last)
+			last = q[i].arrival_s;
+	}
+	r->requests = (int64_t)N;
+	r->mean_output_tokens = out / (double)N;
+	if (sv->trace)
+		r->offered_rps = N > 1 && last > first ? (double)(N - 1) / (last - first) : NAN;
+	else
+		r->offered_rps = r->rate;
+	free(q);
+	c->screen_ttft = !(sv->prefix_caching && sv->prefix_len > 0 && sv->prefix_fraction > 0);
+	int64_t inflight = sv->max_concurrency > 0 && sv->max_concurrency < (int64_t)N
+				   ? sv->max_concurrency : (int64_t)N;
+	r->max_replicas = inflight > INT_MAX / 4 ? INT_MAX / 4 : (int)inflight;
+	return 0;
+}
+
+int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opts *o,
+		 pp_splan_result *out, pp_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->pick = -1;
+	const pp_servespec *sv = &s->serve;
+	if (!sv->present)
+		return pp_errf(err, PP_EINPUT, "serve --search: %s has no \"serving\" section",
+			       s->doc.path);
+	if (!sv->slo_present)
+		return pp_errf(err, PP_EINPUT, "serve --search: %s has no \"slo\" section; expected "
+			       "the bounds to meet (ttft_ms, tpot_ms, itl_ms or e2el_ms at a percentile)",
+			       s->doc.path);
+	out->rate = isnan(o->rate) ? (sv->trace ? 1.0 : sv->request_rate) : o->rate;
+	if (!isfinite(out->rate) || !(out->rate > 0))
+		return pp_errf(err, PP_EINPUT, "serve --search: %s: workload.request_rate is \"inf\" "
+			       "(every request at once); expected a target request rate: give one "
+			       "in the scenario or with --rate R", s->doc.path);
+	out->usd_per_gpu_hour = o->usd_per_gpu_hour;
+	ctx c = {s, o, out, 0, NULL, 0, INT_MAX, pp_mono_s(), 0, 0, 0, 0, true};
+	int rc = workload_facts(&c, err);
+	if (rc)
+		return rc;
+	space sp;
+	pp_sb fixed = {0};
+	make_space(s, &sp, &fixed);
+	snprintf(out->fixed, sizeof(out->fixed), "%s", fixed.buf ? fixed.buf : "");
+	pp_sb_release(&fixed);
+	bool dp_fixed = given(s, "data_parallel_size");
+	/* the space in words */
+	pp_sb w = {0};
+	int64_t v[MAX_VALUES];
+	for (int i = 0; i < sp.ntp; i++)
+		v[i] = sp.tp[i];
+	list_words(&w, "TP", v, sp.ntp);
+	for (int i = 0; i < sp.npp; i++)
+		v[i] = sp.pp[i];
+	pp_sb_adds(&w, " x ");
+	list_words(&w, "PP", v, sp.npp);
+	if (sp.moe)
+		pp_sb_addf(&w, " x expert parallel %s", sp.nep == 2 ? "{off, on}" : sp.ep[0] ? "{on}"
+											  : "{off}");
+	pp_sb_adds(&w, " x ");
+	list_words(&w, "max_num_seqs", sp.seqs, sp.nseqs);
+	pp_sb_adds(&w, " x ");
+	list_words(&w, "max_num_batched_tokens", sp.toks, sp.ntoks);
+	if (dp_fixed)
+		pp_sb_addf(&w, "; %d replicas (given)", sv->dp);
+	else
+		pp_sb_addf(&w, "; replicas 1 to %d (whole nodes of %d beyond one node)",
+			   out->max_replicas, s->cluster.gpus_per_node);
+	snprintf(out->space, sizeof(out->space), "%s", w.buf);
+	pp_sb_release(&w);
+	/* the layouts, in enumeration order */
+	int cap = sp.ntp * sp.npp * sp.nep * sp.nseqs * sp.ntoks;
+	out->layouts = pp_xcalloc((size_t)cap, sizeof(*out->layouts));
+	for (int a = 0; a < sp.ntp; a++)
+		for (int b = 0; b < sp.npp; b++)
+			for (int e = 0; e < sp.nep; e++) {
+				if (sp.ep[e] && sp.tp[a] == 1 && sp.nep == 2)
+					continue; /* EP over one rank is no EP */
+				for (int q = 0; q < sp.nseqs; q++)
+					for (int t = 0; t < sp.ntoks; t++) {
+						pp_splan_layout *L = &out->layouts[out->nlayouts];
+						L->l = (pp_serve_layout){sp.tp[a], sp.pp[b], sp.ep[e] != 0,
+									 sp.seqs[q], sp.toks[t]};
+						L->index = out->nlayouts++;
+						L->changed = (sp.seqs[q] != sp.def_seqs) +
+							     (sp.toks[t] != sp.def_toks);
+						L->gpus = sp.tp[a] * sp.pp[b];
+						L->best = -1;
+						L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
+					}
+			}
+	/* visit by GPUs a replica, the scenario's scheduler values first */
+	int *ord = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
+	sort_eval = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
+	for (int i = 0; i < out->nlayouts; i++) {
+		ord[i] = i;
+		sort_eval[i] = out->layouts[i].gpus * 4 + out->layouts[i].changed;
+	}
+	qsort(ord, (size_t)out->nlayouts, sizeof(int), by_eval);
+	free(sort_eval);
+	sort_eval = NULL;
+	c.dps = pp_xcalloc((size_t)out->max_replicas + 2, sizeof(int));
+	int valid = 0;
+	for (int k = 0; k < out->nlayouts; k++) {
+		int li = ord[k];
+		pp_splan_layout *L = &out->layouts[li];
+		c.done = k;
+		if (!o->exhaustive && c.best_gpus != INT_MAX && L->gpus > c.best_gpus) {
+			L->status = PP_SPLAN_DEARER;
+			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
+				 "option's %d", L->gpus, c.best_gpus);
+			valid++; /* not loaded; counted as a candidate of the space */
+			continue;
+		}
+		cand cd;
+		if ((rc = cand_init(&cd, s, cat, L, err)))
+			goto out;
+		if (!cd.have_su) {
+			valid += L->status == PP_SPLAN_NO_FIT;
+			cand_release(&cd);
+			progress(&c);
+			continue;
+		}
+		valid++;
+		if (dp_fixed) {
+			c.dps[0] = sv->dp;
+			c.ndps = 1;
+		} else {
+			c.ndps = replica_counts(L->gpus, s->cluster.gpus_per_node, out->max_replicas,
+						c.dps, out->max_replicas + 2);
+		}
+		int a = 0;
+		if (!o->exhaustive && (a = alone(&c, &cd, L, err)) < 0) {
+			rc = a;
+			cand_release(&cd);
+			goto out;
+		}
+		if (a == 1) {
+			L->status = PP_SPLAN_ALONE;
+		} else if (c.ndps == 0) {
+			L->status = PP_SPLAN_INVALID;
+			snprintf(L->why, sizeof(L->why), "no replica count fills whole nodes of %d",
+				 s->cluster.gpus_per_node);
+		} else if ((rc = search_layout(&c, &cd, li, err))) {
+			cand_release(&cd);
+			goto out;
+		}
+		cand_release(&cd);
+		if (L->status == PP_SPLAN_MEETS) {
+			if (out->pick < 0 || better(out, L->best, out->pick))
+				out->pick = L->best;
+			if (out->opts[L->best].gpus < c.best_gpus)
+				c.best_gpus = out->opts[L->best].gpus;
+			snprintf(L->why, sizeof(L->why), "meets the SLO at %d replica%s (%d GPUs)",
+				 out->opts[L->best].dp, out->opts[L->best].dp == 1 ? "" : "s",
+				 out->opts[L->best].gpus);
+		}
+		progress(&c);
+	}
+	c.done = out->nlayouts;
+	progress(&c);
+	for (int i = 0; i < out->nlayouts; i++)
+		out->count[out->layouts[i].status]++;
+	if (!valid) {
+		const pp_splan_layout *L = &out->layouts[0];
+		rc = pp_errf(err, PP_EINPUT, "serve --search: no layout of the space (%s) is valid; "
+			     "the first: %s", out->space, L->why);
+		goto out;
+	}
+	rc = 0;
+out:
+	out->elapsed_s = pp_mono_s() - c.t0;
+	free(ord);
+	free(c.dps);
+	if (rc)
+		pp_splan_result_release(out);
+	return rc;
+}
+
+void pp_splan_result_release(pp_splan_result *r)
+{
+	free(r->layouts);
+	free(r->opts);
+	r->layouts = NULL;
+	r->opts = NULL;
+	r->nlayouts = r->nopts = 0;
+	r->pick = -1;
+}
