@@ -127,7 +127,7 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 	int k = tightest(&b);
 	pp_sb_addf(w, "%s meets the SLO at %.4g req/s on %d GPU%s, the fewest of any option run; "
 		      "its tightest bound is %s at %s of %s (%.1f%% headroom).",
-		   lb, r->rate, p->gpus, p->gpus == 1 ? "" : "s", b.name[k], ms(b.v[k], b1, sizeof(b1)),
+		   lb, r->offered_rps, p->gpus, p->gpus == 1 ? "" : "s", b.name[k], ms(b.v[k], b1, sizeof(b1)),
 		   ms(b.bound[k], b2, sizeof(b2)), 100 * p->headroom);
 	/* the closest cheaper option */
 	int c = -1;
@@ -139,19 +139,20 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 		bounds bq = bounds_of(sv, q);
 		int kq = tightest(&bq);
 		layout_words(s, q, r, lb, sizeof(lb));
-		pp_sb_addf(w, " The closest option on fewer GPUs, %s (%d GPUs), misses: %s %s over %s.",
-			   lb, q->gpus, bq.name[kq], ms(bq.v[kq], b1, sizeof(b1)),
+		pp_sb_addf(w, " The closest option on fewer GPUs, %s (%d GPU%s), misses: %s %s over %s.",
+			   lb, q->gpus, q->gpus == 1 ? "" : "s", bq.name[kq], ms(bq.v[kq], b1, sizeof(b1)),
 			   ms(bq.bound[kq], b2, sizeof(b2)));
 	} else if (p->gpus > 1) {
-		pp_sb_addf(w, " No option on fewer GPUs was run:");
-		int nf = 0, na = 0;
+		int ni = 0, nf = 0, na = 0;
 		for (int i = 0; i < r->nlayouts; i++)
 			if (r->layouts[i].gpus < p->gpus) {
+				ni += r->layouts[i].status == PP_SPLAN_INVALID;
 				nf += r->layouts[i].status == PP_SPLAN_NO_FIT;
 				na += r->layouts[i].status == PP_SPLAN_ALONE;
 			}
-		pp_sb_addf(w, " of the layouts with fewer GPUs a replica, %d do not fit and %d miss the "
-			      "SLO with the shortest request alone.", nf, na);
+		pp_sb_addf(w, " No option on fewer GPUs was run: every layout with fewer GPUs a replica "
+			      "is invalid (%d), does not fit (%d) or misses the SLO with its shortest "
+			      "request alone (%d).", ni, nf, na);
 	}
 	int ties = 0, next = -1;
 	for (int i = 0; i < r->nlayouts; i++) {
@@ -198,14 +199,19 @@ static void print_text(const pp_scenario *s, const pp_splan_result *r, const cha
 	printf("Serve search  %s: %s on %s (nodes of %d), %s, %s weights\n", s->name, s->model.name,
 	       s->cluster.gpu->id, s->cluster.gpus_per_node, pp_serve_engine_names[sv->engine],
 	       pp_dtype_names[sv->precision]);
-	printf("Target        %.4g req/s (%s), %lld requests; SLO at %s; seed %llu\n", r->rate,
-	       rate_from, (long long)r->requests, slo_words(sv, sl, sizeof(sl)),
-	       (unsigned long long)seed);
+	if (sv->trace)
+		printf("Target        the trace's arrivals at %g x their rate (%s): %.4g req/s, %lld "
+		       "requests; SLO at %s; seed %llu\n", r->rate, rate_from, r->offered_rps,
+		       (long long)r->requests, slo_words(sv, sl, sizeof(sl)), (unsigned long long)seed);
+	else
+		printf("Target        %.4g req/s (%s), %lld requests; SLO at %s; seed %llu\n", r->rate,
+		       rate_from, (long long)r->requests, slo_words(sv, sl, sizeof(sl)),
+		       (unsigned long long)seed);
 	printf("Space         %s: %d layouts\n", r->space, r->nlayouts);
 	if (r->fixed[0])
 		printf("Fixed         %s (given by the scenario)\n", r->fixed);
-	printf("Layouts       %d invalid, %d do not fit, %d miss the SLO with the shortest request "
-	       "alone, %d dearer at one replica, %d miss, %d meet\n",
+	printf("Layouts       by status: invalid %d, no fit %d, miss the SLO alone %d, dearer at one "
+	       "replica %d, miss %d, meet %d\n",
 	       r->count[PP_SPLAN_INVALID], r->count[PP_SPLAN_NO_FIT], r->count[PP_SPLAN_ALONE],
 	       r->count[PP_SPLAN_DEARER], r->count[PP_SPLAN_MISSES], r->count[PP_SPLAN_MEETS]);
 	printf("Simulations   %d at the target rate, %d of a lone request\n", r->sims, r->alone_sims);
@@ -244,7 +250,7 @@ static void print_text(const pp_scenario *s, const pp_splan_result *r, const cha
 	free(ord);
 	printf("\n");
 	if (r->pick < 0) {
-		printf("No option run meets the SLO at %.4g req/s.\n", r->rate);
+		printf("No option run meets the SLO at %.4g req/s.\n", r->offered_rps);
 		return;
 	}
 	const pp_splan_option *p = &r->opts[r->pick];
@@ -510,7 +516,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 		snprintf(what, sizeof(what), "%s", perr.msg);
 	}
 	const char *rate_from = !isnan(rate) ? "--rate"
-				: s.serve.trace ? "the trace as recorded" : "workload.request_rate";
+				: s.serve.trace ? "default" : "workload.request_rate";
 	prog pg = {pp_cli_tty(), 0};
 	uint64_t sd = seed_given ? seed : s.serve.seed;
 	pp_splan_opts o = {rate, sd, usd, exhaustive, on_progress, &pg};

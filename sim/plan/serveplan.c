@@ -339,9 +339,15 @@ static int alone(ctx *c, cand *cd, pp_splan_layout *L, pp_err *err)
 	return 0;
 }
 
-/* Replica counts for a replica of g GPUs on nodes of gpn: beyond one node
- * whole nodes (pp_layout_check's rule for cluster.num_gpus), up to the
- * first count of at least cap. */
+/* Whether a deployment of gpus GPUs on nodes of gpn loads: beyond one
+ * node, whole nodes (pp_layout_check's rule for cluster.num_gpus). */
+static bool whole_nodes(int64_t gpus, int gpn)
+{
+	return gpus <= gpn || gpus % gpn == 0;
+}
+
+/* Replica counts for a replica of g GPUs on nodes of gpn that load, up to
+ * the first count of at least cap. */
 static int replica_counts(int g, int gpn, int cap, int *out, int max)
 {
 	int n = 0;
@@ -349,7 +355,7 @@ static int replica_counts(int g, int gpn, int cap, int *out, int max)
 		int64_t gpus = (int64_t)g * dp;
 		if (gpus > INT_MAX / 2)
 			break;
-		if (gpus <= gpn || gpus % gpn == 0)
+		if (whole_nodes(gpus, gpn))
 			out[n++] = dp;
 		if (dp >= cap && n > 0 && out[n - 1] == dp)
 			break;
@@ -650,23 +656,22 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 		valid++;
 		if (dp_fixed) {
 			c.dps[0] = sv->dp;
-			c.ndps = 1;
+			c.ndps = whole_nodes((int64_t)L->gpus * sv->dp, s->cluster.gpus_per_node);
 		} else {
 			c.ndps = replica_counts(L->gpus, s->cluster.gpus_per_node, out->max_replicas,
 						c.dps, out->max_replicas + 2);
 		}
 		int a = 0;
-		if (!o->exhaustive && (a = alone(&c, &cd, L, err)) < 0) {
+		if (c.ndps == 0) {
+			L->status = PP_SPLAN_INVALID;
+			snprintf(L->why, sizeof(L->why), "%d replicas of %d GPUs do not fill whole nodes "
+				 "of %d", c.dps[0], L->gpus, s->cluster.gpus_per_node);
+		} else if (!o->exhaustive && (a = alone(&c, &cd, L, err)) < 0) {
 			rc = a;
 			cand_release(&cd);
 			goto out;
-		}
-		if (a == 1) {
+		} else if (a == 1) {
 			L->status = PP_SPLAN_ALONE;
-		} else if (c.ndps == 0) {
-			L->status = PP_SPLAN_INVALID;
-			snprintf(L->why, sizeof(L->why), "no replica count fills whole nodes of %d",
-				 s->cluster.gpus_per_node);
 		} else if ((rc = search_layout(&c, &cd, li, err))) {
 			cand_release(&cd);
 			goto out;
