@@ -154,15 +154,17 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 			      "is invalid (%d), does not fit (%d) or misses the SLO with its shortest "
 			      "request alone (%d).", ni, nf, na);
 	}
-	int ties = 0, next = -1;
-	for (int i = 0; i < r->nlayouts; i++) {
-		const pp_splan_layout *L = &r->layouts[i];
+	/* the runner-up on as many GPUs, in the ranking's order */
+	int ties = 0, next = -1, *ord, n = pp_splan_order(r, &ord);
+	for (int i = 0; i < n; i++) {
+		const pp_splan_layout *L = &r->layouts[ord[i]];
 		if (L->status != PP_SPLAN_MEETS || r->opts[L->best].gpus != p->gpus)
 			continue;
 		ties++;
-		if (L->best != r->pick && (next < 0 || r->opts[L->best].headroom > r->opts[next].headroom))
+		if (L->best != r->pick && next < 0)
 			next = L->best;
 	}
+	free(ord);
 	if (next >= 0) {
 		layout_words(s, &r->opts[next], r, lb, sizeof(lb));
 		const char *gs = p->gpus == 1 ? "" : "s";
