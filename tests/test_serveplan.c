@@ -184,7 +184,7 @@ static void brute_force_replicas(void)
 	 * node, whole nodes) */
 	int refused = 0;
 	for (int i = 0; i < r.nopts; i++) {
-		cJSON *j = pp_splan_scenario_json(&s, &r.layouts[r.opts[i].layout].l, r.opts[i].dp);
+		cJSON *j = pp_serve_space_scenario(&s, &r.layouts[r.opts[i].layout].l, r.opts[i].dp);
 		char *text = cJSON_PrintUnformatted(j);
 		pp_scenario x;
 		pp_err err = {0};
@@ -365,7 +365,7 @@ static void moe_space(void)
 	CHECK(r.pick >= 0);
 	if (r.pick >= 0) {
 		const pp_splan_option *p = &r.opts[r.pick];
-		cJSON *sc = pp_splan_scenario_json(&s, &r.layouts[p->layout].l, p->dp);
+		cJSON *sc = pp_serve_space_scenario(&s, &r.layouts[p->layout].l, p->dp);
 		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sc, "serving");
 		CHECK(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(sv, "enable_expert_parallel")));
 		CHECK(num(cJSON_GetObjectItemCaseSensitive(sc, "cluster"), "num_gpus") == p->gpus);

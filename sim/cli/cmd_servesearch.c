@@ -270,7 +270,7 @@ static void print_text(const pp_scenario *s, const pp_splan_result *r, const cha
 	explain(s, r, &w);
 	printf("Why           %s\n", w.buf);
 	pp_sb_release(&w);
-	cJSON *j = pp_splan_scenario_json(s, &r->layouts[p->layout].l, p->dp);
+	cJSON *j = pp_serve_space_scenario(s, &r->layouts[p->layout].l, p->dp);
 	char *cl = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "cluster"));
 	char *se = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "serving"));
 	printf("Run it with   \"cluster\": %s,\n              \"serving\": %s\n", cl, se);
@@ -347,7 +347,7 @@ static void print_json(const pp_scenario *s, const pp_splan_result *r, const cha
 		option_json(pk, r, p, moe);
 		pp_json_num(pk, "usd_per_million_output_tokens", usd_per_million_output(r, p), SIG);
 		pp_json_num(pk, "output_tokens_per_s", r->offered_rps * r->mean_output_tokens, SIG);
-		cJSON *sc = pp_splan_scenario_json(s, &r->layouts[p->layout].l, p->dp);
+		cJSON *sc = pp_serve_space_scenario(s, &r->layouts[p->layout].l, p->dp);
 		pp_json_add(pk, "cluster", cJSON_DetachItemFromObjectCaseSensitive(sc, "cluster"));
 		pp_json_add(pk, "serving", cJSON_DetachItemFromObjectCaseSensitive(sc, "serving"));
 		cJSON_Delete(sc);
@@ -367,6 +367,8 @@ static void print_json(const pp_scenario *s, const pp_splan_result *r, const cha
 		pp_json_str(o, "status", pp_splan_status_names[L->status]);
 		pp_json_str(o, "why", L->why);
 		pp_json_int(o, "kv_tokens", L->kv_tokens);
+		if (L->max_num_seqs_run)
+			pp_json_int(o, "max_num_seqs_run", L->max_num_seqs_run);
 		pp_json_int(o, "simulations", L->sims);
 		if (L->best >= 0)
 			pp_json_int(o, "data_parallel_size", r->opts[L->best].dp);

@@ -1,6 +1,5 @@
 /* serveplan.c - see serveplan.h. */
 #include "plan/serveplan.h"
-#include "input/hw.h"
 #include "input/prices.h"
 #include "serve/requests.h"
 #include "serve/servesim.h"
@@ -13,195 +12,6 @@
 
 const char *const pp_splan_status_names[PP_SPLAN_NSTATUS] = {
 	"invalid", "no_fit", "misses_alone", "dearer", "misses", "meets"};
-
-#define MAX_STAGES 16
-#define MAX_VALUES 16
-
-/* ---- the space ---- */
-
-typedef struct space {
-	int tp[MAX_VALUES], pp[MAX_VALUES], ep[2];
-	int64_t seqs[MAX_VALUES], toks[MAX_VALUES];
-	int ntp, npp, nep, nseqs, ntoks;
-	int64_t def_seqs, def_toks;   /* what the scenario runs with */
-	bool moe;
-} space;
-
-static bool given(const pp_scenario *s, const char *key)
-{
-	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(s->doc.root, "serving");
-	return cJSON_GetObjectItemCaseSensitive(sv, key) != NULL;
-}
-
-static void add64(int64_t *v, int *n, int64_t x)
-{
-	for (int i = 0; i < *n; i++)
-		if (v[i] == x)
-			return;
-	int i = (*n)++;
-	while (i > 0 && v[i - 1] > x) {
-		v[i] = v[i - 1];
-		i--;
-	}
-	v[i] = x;
-}
-
-static void list_words(pp_sb *o, const char *name, const int64_t *v, int n)
-{
-	pp_sb_addf(o, "%s {", name);
-	for (int i = 0; i < n; i++)
-		pp_sb_addf(o, "%s%lld", i ? ", " : "", (long long)v[i]);
-	pp_sb_adds(o, "}");
-}
-
-static void make_space(const pp_scenario *s, space *sp, pp_sb *fixed)
-{
-	const pp_servespec *sv = &s->serve;
-	const pp_model *m = &s->model;
-	memset(sp, 0, sizeof(*sp));
-	sp->moe = m->num_experts > 0;
-	int gpn = s->cluster.gpus_per_node;
-	if (given(s, "tensor_parallel_size")) {
-		sp->tp[sp->ntp++] = sv->tp;
-		pp_sb_addf(fixed, "%stensor_parallel_size %d", fixed->len ? ", " : "", sv->tp);
-	} else {
-		for (int t = 1; t <= gpn && sp->ntp < MAX_VALUES; t *= 2)
-			sp->tp[sp->ntp++] = t;
-	}
-	if (given(s, "pipeline_parallel_size")) {
-		sp->pp[sp->npp++] = sv->pp;
-		pp_sb_addf(fixed, "%spipeline_parallel_size %d", fixed->len ? ", " : "", sv->pp);
-	} else {
-		for (int p = 1; p <= MAX_STAGES && p <= m->num_layers; p *= 2)
-			sp->pp[sp->npp++] = p;
-	}
-	if (!sp->moe || given(s, "enable_expert_parallel")) {
-		sp->ep[sp->nep++] = sv->expert_parallel;
-		if (sp->moe)
-			pp_sb_addf(fixed, "%senable_expert_parallel %s", fixed->len ? ", " : "",
-				   sv->expert_parallel ? "true" : "false");
-	} else {
-		sp->ep[sp->nep++] = 0;
-		sp->ep[sp->nep++] = 1;
-	}
-	sp->def_seqs = sv->max_num_seqs;
-	sp->def_toks = sv->max_num_batched_tokens;
-	if (given(s, "max_num_seqs")) {
-		sp->seqs[sp->nseqs++] = sv->max_num_seqs;
-		pp_sb_addf(fixed, "%smax_num_seqs %lld", fixed->len ? ", " : "",
-			   (long long)sv->max_num_seqs);
-	} else {
-		for (int64_t x = 64; x <= 1024; x *= 2)
-			add64(sp->seqs, &sp->nseqs, x);
-		add64(sp->seqs, &sp->nseqs, sv->max_num_seqs);
-	}
-	if (given(s, "max_num_batched_tokens")) {
-		sp->toks[sp->ntoks++] = sv->max_num_batched_tokens;
-		pp_sb_addf(fixed, "%smax_num_batched_tokens %lld", fixed->len ? ", " : "",
-			   (long long)sv->max_num_batched_tokens);
-	} else {
-		for (int64_t x = 2048; x <= 16384; x *= 2)
-			add64(sp->toks, &sp->ntoks, x);
-		add64(sp->toks, &sp->ntoks, sv->max_num_batched_tokens);
-	}
-	if (given(s, "data_parallel_size"))
-		pp_sb_addf(fixed, "%sdata_parallel_size %d", fixed->len ? ", " : "", sv->dp);
-}
-
-/* ---- candidates ---- */
-
-static void set_num(cJSON *o, const char *key, double v)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
-	cJSON_AddNumberToObject(o, key, v);
-}
-
-cJSON *pp_splan_scenario_json(const pp_scenario *s, const pp_serve_layout *l, int dp)
-{
-	cJSON *root = cJSON_Duplicate(s->doc.root, true);
-	cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
-	cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "serving");
-	set_num(cl, "num_gpus", (double)l->tp * l->pp * dp);
-	set_num(sv, "tensor_parallel_size", l->tp);
-	set_num(sv, "pipeline_parallel_size", l->pp);
-	set_num(sv, "data_parallel_size", dp);
-	if (s->model.num_experts > 0) {
-		cJSON_DeleteItemFromObjectCaseSensitive(sv, "enable_expert_parallel");
-		cJSON_AddBoolToObject(sv, "enable_expert_parallel", l->ep);
-	}
-	set_num(sv, "max_num_seqs", (double)l->max_num_seqs);
-	set_num(sv, "max_num_batched_tokens", (double)l->max_num_batched_tokens);
-	return root;
-}
-
-const char *pp_serve_layout_str(const pp_serve_layout *l, bool moe, char *buf, size_t n)
-{
-	snprintf(buf, n, "TP %d x PP %d%s, seqs %lld, tokens %lld", l->tp, l->pp,
-		 moe ? (l->ep ? ", EP" : ", no EP") : "", (long long)l->max_num_seqs,
-		 (long long)l->max_num_batched_tokens);
-	return buf;
-}
-
-/* A loaded, set-up candidate at one replica. */
-typedef struct cand {
-	pp_scenario s;
-	pp_hw hw;
-	pp_serve_setup su;
-	bool have_s, have_su;
-} cand;
-
-static void cand_release(cand *c)
-{
-	if (c->have_su)
-		pp_serve_setup_release(&c->su);
-	if (c->have_s)
-		pp_scenario_release(&c->s);
-	c->have_s = c->have_su = false;
-}
-
-/* Load and set up layout l; the loader's or the set-up's refusal is the
- * layout's status (0 returned), anything else an error. */
-static int cand_init(cand *c, const pp_scenario *s, const pp_catalog *cat, pp_splan_layout *L,
-		     pp_err *err)
-{
-	memset(c, 0, sizeof(*c));
-	cJSON *j = pp_splan_scenario_json(s, &L->l, 1);
-	char *text = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	pp_err e = {0};
-	int rc = pp_scenario_parse(&c->s, s->doc.path, text, strlen(text), cat, &e);
-	free(text);
-	if (rc == PP_EINPUT) {
-		L->status = PP_SPLAN_INVALID;
-		/* the message without the generated text's position */
-		const char *m = strstr(e.msg, ": serving");
-		m = m ? m + 2 : strstr(e.msg, ": cluster") ? strstr(e.msg, ": cluster") + 2 : e.msg;
-		snprintf(L->why, sizeof(L->why), "%s", m);
-		return 0;
-	}
-	if (rc) {
-		*err = e;
-		return rc;
-	}
-	c->have_s = true;
-	if ((rc = pp_hw_from_catalog(&c->hw, cat, &c->s.cluster, err)))
-		return rc;
-	rc = pp_serve_setup_init(&c->su, &c->s, &c->hw, &e);
-	if (rc == PP_EINPUT) {
-		L->status = PP_SPLAN_NO_FIT;
-		const char *m = strstr(e.msg, ": serving: ");
-		snprintf(L->why, sizeof(L->why), "%s", m ? m + 11 : e.msg);
-		return 0;
-	}
-	if (rc) {
-		*err = e;
-		return rc;
-	}
-	c->have_su = true;
-	L->kv_tokens = c->su.mem.kv_tokens;
-	L->max_num_seqs_run = c->su.sv.max_num_seqs;
-	return 0;
-}
 
 /* ---- the search ---- */
 
@@ -242,7 +52,7 @@ static void progress(ctx *c)
 
 /* Run layout L (set up in cd) at dp replicas; returns the option's index
  * or a negative error. */
-static int run_at(ctx *c, cand *cd, int li, int dp, pp_err *err)
+static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 {
 	pp_splan_result *r = c->r;
 	pp_splan_layout *L = &r->layouts[li];
@@ -283,7 +93,7 @@ static int run_at(ctx *c, cand *cd, int li, int dp, pp_err *err)
 }
 
 /* The lone-request screen: 1 when the layout cannot meet the SLO. */
-static int alone(ctx *c, cand *cd, pp_splan_layout *L, pp_err *err)
+static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
 {
 	const pp_servespec *sv = &cd->su.sv;
 	int64_t outs[2] = {c->min_output, c->min_output2};
@@ -339,13 +149,6 @@ static int alone(ctx *c, cand *cd, pp_splan_layout *L, pp_err *err)
 	return 0;
 }
 
-/* Whether a deployment of gpus GPUs on nodes of gpn loads: beyond one
- * node, whole nodes (pp_layout_check's rule for cluster.num_gpus). */
-static bool whole_nodes(int64_t gpus, int gpn)
-{
-	return gpus <= gpn || gpus % gpn == 0;
-}
-
 /* Replica counts for a replica of g GPUs on nodes of gpn that load, up to
  * the first count of at least cap. */
 static int replica_counts(int g, int gpn, int cap, int *out, int max)
@@ -355,7 +158,7 @@ static int replica_counts(int g, int gpn, int cap, int *out, int max)
 		int64_t gpus = (int64_t)g * dp;
 		if (gpus > INT_MAX / 2)
 			break;
-		if (whole_nodes(gpus, gpn))
+		if (pp_serve_whole_nodes(gpus, gpn))
 			out[n++] = dp;
 		if (dp >= cap && n > 0 && out[n - 1] == dp)
 			break;
@@ -372,7 +175,7 @@ static void why_missed(ctx *c, pp_splan_layout *L, int opt, const char *tail)
 
 /* The fewest replicas of layout li meeting the SLO, within the pruning
  * rules (or every count, exhaustive). */
-static int search_layout(ctx *c, cand *cd, int li, pp_err *err)
+static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 {
 	pp_splan_layout *L = &c->r->layouts[li];
 	const int *D = c->dps;
@@ -570,57 +373,24 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 	int rc = workload_facts(&c, err);
 	if (rc)
 		return rc;
-	space sp;
-	pp_sb fixed = {0};
-	make_space(s, &sp, &fixed);
-	snprintf(out->fixed, sizeof(out->fixed), "%s", fixed.buf ? fixed.buf : "");
-	pp_sb_release(&fixed);
-	bool dp_fixed = given(s, "data_parallel_size");
-	/* the space in words */
-	pp_sb w = {0};
-	int64_t v[MAX_VALUES];
-	for (int i = 0; i < sp.ntp; i++)
-		v[i] = sp.tp[i];
-	list_words(&w, "TP", v, sp.ntp);
-	for (int i = 0; i < sp.npp; i++)
-		v[i] = sp.pp[i];
-	pp_sb_adds(&w, " x ");
-	list_words(&w, "PP", v, sp.npp);
-	if (sp.moe)
-		pp_sb_addf(&w, " x expert parallel %s", sp.nep == 2 ? "{off, on}" : sp.ep[0] ? "{on}"
-											  : "{off}");
-	pp_sb_adds(&w, " x ");
-	list_words(&w, "max_num_seqs", sp.seqs, sp.nseqs);
-	pp_sb_adds(&w, " x ");
-	list_words(&w, "max_num_batched_tokens", sp.toks, sp.ntoks);
-	if (dp_fixed)
-		pp_sb_addf(&w, "; %d replicas (given)", sv->dp);
-	else
-		pp_sb_addf(&w, "; replicas 1 to %d (whole nodes of %d beyond one node)",
-			   out->max_replicas, s->cluster.gpus_per_node);
-	snprintf(out->space, sizeof(out->space), "%s", w.buf);
-	pp_sb_release(&w);
+	pp_serve_space sp;
+	pp_serve_space_of(s, out->max_replicas, &sp);
+	snprintf(out->fixed, sizeof(out->fixed), "%s", sp.fixed);
+	snprintf(out->space, sizeof(out->space), "%s", sp.words);
 	/* the layouts, in enumeration order */
-	int cap = sp.ntp * sp.npp * sp.nep * sp.nseqs * sp.ntoks;
-	out->layouts = pp_xcalloc((size_t)cap, sizeof(*out->layouts));
-	for (int a = 0; a < sp.ntp; a++)
-		for (int b = 0; b < sp.npp; b++)
-			for (int e = 0; e < sp.nep; e++) {
-				if (sp.ep[e] && sp.tp[a] == 1 && sp.nep == 2)
-					continue; /* EP over one rank is no EP */
-				for (int q = 0; q < sp.nseqs; q++)
-					for (int t = 0; t < sp.ntoks; t++) {
-						pp_splan_layout *L = &out->layouts[out->nlayouts];
-						L->l = (pp_serve_layout){sp.tp[a], sp.pp[b], sp.ep[e] != 0,
-									 sp.seqs[q], sp.toks[t]};
-						L->index = out->nlayouts++;
-						L->changed = (sp.seqs[q] != sp.def_seqs) +
-							     (sp.toks[t] != sp.def_toks);
-						L->gpus = sp.tp[a] * sp.pp[b];
-						L->best = -1;
-						L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
-					}
-			}
+	pp_serve_layout *ls;
+	out->nlayouts = pp_serve_space_layouts(&sp, &ls);
+	out->layouts = pp_xcalloc((size_t)out->nlayouts + 1, sizeof(*out->layouts));
+	for (int i = 0; i < out->nlayouts; i++) {
+		pp_splan_layout *L = &out->layouts[i];
+		L->l = ls[i];
+		L->index = i;
+		L->changed = pp_serve_layout_changed(&sp, &ls[i]);
+		L->gpus = ls[i].tp * ls[i].pp;
+		L->best = -1;
+		L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
+	}
+	free(ls);
 	/* visit by GPUs a replica, the scenario's scheduler values first */
 	int *ord = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
 	sort_eval = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
@@ -644,19 +414,25 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 			valid++; /* not loaded; counted as a candidate of the space */
 			continue;
 		}
-		cand cd;
-		if ((rc = cand_init(&cd, s, cat, L, err)))
+		pp_serve_cand cd;
+		int verdict;
+		if ((rc = pp_serve_cand_init(&cd, s, cat, &L->l, &verdict, L->why, sizeof(L->why), err))) {
+			pp_serve_cand_release(&cd);
 			goto out;
-		if (!cd.have_su) {
-			valid += L->status == PP_SPLAN_NO_FIT;
-			cand_release(&cd);
+		}
+		if (verdict != PP_CAND_OK) {
+			L->status = verdict == PP_CAND_INVALID ? PP_SPLAN_INVALID : PP_SPLAN_NO_FIT;
+			valid += verdict == PP_CAND_NO_FIT;
+			pp_serve_cand_release(&cd);
 			progress(&c);
 			continue;
 		}
+		L->kv_tokens = cd.su.mem.kv_tokens;
+		L->max_num_seqs_run = cd.su.sv.max_num_seqs;
 		valid++;
-		if (dp_fixed) {
+		if (sp.dp_fixed) {
 			c.dps[0] = sv->dp;
-			c.ndps = whole_nodes((int64_t)L->gpus * sv->dp, s->cluster.gpus_per_node);
+			c.ndps = pp_serve_whole_nodes((int64_t)L->gpus * sv->dp, s->cluster.gpus_per_node);
 		} else {
 			c.ndps = replica_counts(L->gpus, s->cluster.gpus_per_node, out->max_replicas,
 						c.dps, out->max_replicas + 2);
@@ -668,15 +444,15 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 				 "of %d", c.dps[0], L->gpus, s->cluster.gpus_per_node);
 		} else if (!o->exhaustive && (a = alone(&c, &cd, L, err)) < 0) {
 			rc = a;
-			cand_release(&cd);
+			pp_serve_cand_release(&cd);
 			goto out;
 		} else if (a == 1) {
 			L->status = PP_SPLAN_ALONE;
 		} else if ((rc = search_layout(&c, &cd, li, err))) {
-			cand_release(&cd);
+			pp_serve_cand_release(&cd);
 			goto out;
 		}
-		cand_release(&cd);
+		pp_serve_cand_release(&cd);
 		if (L->status == PP_SPLAN_MEETS) {
 			if (out->pick < 0 || better(out, L->best, out->pick))
 				out->pick = L->best;

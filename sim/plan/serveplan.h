@@ -7,19 +7,17 @@
  * Every option is simulated by the serving engine (serve/servesim.h) as
  * `podplan serve` would run it; nothing is estimated outside it.
  *
- * The space: the serving keys the scenario leaves out (a given key stays
- * fixed, as in `podplan search`): TP 1, 2, 4 ... up to the node's GPUs;
- * PP 1, 2, 4 ... up to 16 stages and the layer count; expert parallelism
- * off and on for MoE models with TP > 1; max_num_seqs 64 ... 1024 and
- * max_num_batched_tokens 2048 ... 16384 in powers of two, plus the
- * engine's defaults; and replicas 1, 2, ... where a deployment beyond one
- * node is whole nodes (the scenario loader's rule for cluster.num_gpus),
- * up to the number of requests the client can have in flight (with as
- * many replicas as requests every request runs alone: more cannot help).
- * A replica layout is the scenario file with those keys set, loaded by the
- * scenario loader (which refuses what vLLM refuses) and set up as `podplan
- * serve` does; it keeps every other key (engine, precision, max_model_len,
- * gpu_memory_utilization, the workload, the SLO, the seed).
+ * The space (plan/servespace.h): the serving keys the scenario leaves
+ * out (a given key stays fixed, as in `podplan search`), and replicas 1,
+ * 2, ... (beyond one node whole nodes) up to the requests the client can
+ * have in flight (with as many replicas as requests every request runs
+ * alone: more cannot help). A layout is the scenario file with those keys
+ * set, loaded by the scenario loader (which refuses what vLLM refuses) and
+ * set up as `podplan serve` does; it keeps every other key (engine,
+ * precision, max_model_len, gpu_memory_utilization, the workload, the SLO,
+ * the seed). Runs at dp replicas share one set-up of the replica (the
+ * serving simulation's replicas share nothing but the client and its load
+ * balancer).
  *
  * Cost: the SKU's $/GPU-hour x GPUs (tensor x pipeline x replicas), no
  * rounding to instances. At one price the cheapest option is the one on
@@ -62,17 +60,10 @@
 
 #include "input/catalog.h"
 #include "input/scenario.h"
+#include "plan/servespace.h"
 #include "core/util.h"
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-/* One replica's layout and scheduler limits (vLLM's engine arguments). */
-typedef struct pp_serve_layout {
-	int tp, pp;
-	bool ep;                      /* enable_expert_parallel (MoE only) */
-	int64_t max_num_seqs, max_num_batched_tokens;
-} pp_serve_layout;
 
 typedef enum pp_splan_status {
 	PP_SPLAN_INVALID,  /* the scenario loader refuses it (why) */
@@ -164,13 +155,5 @@ void pp_splan_result_release(pp_splan_result *r);
  * missing ones by the headroom of their last try. *order is a heap array
  * of layout indices the caller frees; returns its length. */
 int pp_splan_order(const pp_splan_result *r, int **order);
-
-/* s's scenario document with layout l at dp replicas: the serving keys
- * set and cluster.num_gpus = tp x pp x dp (what `podplan serve` runs);
- * the caller deletes it. */
-cJSON *pp_splan_scenario_json(const pp_scenario *s, const pp_serve_layout *l, int dp);
-
-/* "TP 4 x PP 1, EP, seqs 256, tokens 8192" */
-const char *pp_serve_layout_str(const pp_serve_layout *l, bool moe, char *buf, size_t n);
 
 #endif
