@@ -2,6 +2,7 @@
  * cmd_serve.c - podplan serve SCENARIO.json [--json] [--max-rate]
  * [--seed N] [--rate R]: a serving deployment's `vllm bench serve`
  * figures from the iteration-level simulation (serve/servesim.h).
+ * With --search anywhere in the arguments, cmd_servesearch.c runs instead.
  */
 #include "cli/cli.h"
 #include "serve/serveout.h"
@@ -15,7 +16,9 @@
 
 static void help(void)
 {
-	printf("usage: podplan serve SCENARIO.json [--json] [--max-rate] [--seed N] [--rate R]\n\n"
+	printf("usage: podplan serve SCENARIO.json [--json] [--max-rate] [--seed N] [--rate R]\n"
+	       "       podplan serve --search SCENARIO.json [--rate R] [--json | --csv] (see\n"
+	       "       podplan serve --search --help)\n\n"
 	       "Simulates a serving deployment iteration by iteration and prints what\n"
 	       "`vllm bench serve --save-result` would report for the scenario's workload:\n"
 	       "request/output/total-token throughput and the mean, median and p99 of TTFT,\n"
@@ -80,6 +83,9 @@ int pp_cmd_serve(int argc, char **argv)
 	unsigned long seed = 0;
 	double rate = 0;
 	int ch;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--search"))
+			return pp_cmd_serve_search(argc, argv);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {

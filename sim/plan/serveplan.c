@@ -1,0 +1,495 @@
+/* serveplan.c - see serveplan.h. */
+#include "plan/serveplan.h"
+#include "input/prices.h"
+#include "serve/requests.h"
+#include "serve/servesim.h"
+#include "core/util.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pp_splan_status_names[PP_SPLAN_NSTATUS] = {
+	"invalid", "no_fit", "misses_alone", "dearer", "misses", "meets"};
+
+/* ---- the search ---- */
+
+typedef struct ctx {
+	const pp_scenario *s;
+	const pp_splan_opts *o;
+	pp_splan_result *r;
+	int capopts;
+	int *dps;                     /* replica counts worth running, for the current layout */
+	int ndps;
+	int best_gpus;                /* INT_MAX: none meets yet */
+	double t0;
+	int done;
+	/* the workload's shortest request, for the lone screen */
+	int64_t min_prompt, min_output, min_output2; /* min_output2 0: none of two tokens or more */
+	bool screen_ttft;             /* no prefix-cache hits could beat a lone prefill */
+} ctx;
+
+static double headroom(const pp_servespec *sv, const pp_serve_result *x)
+{
+	double h = INFINITY;
+	const double b[4] = {sv->slo_ttft_s, sv->slo_tpot_s, sv->slo_itl_s, sv->slo_e2el_s};
+	const double v[4] = {x->ttft.pct, x->tpot.pct, x->itl.pct, x->e2el.pct};
+	for (int i = 0; i < 4; i++)
+		if (b[i] > 0 && 1 - v[i] / b[i] < h)
+			h = 1 - v[i] / b[i];
+	return h;
+}
+
+static void progress(ctx *c)
+{
+	if (!c->o->progress)
+		return;
+	pp_splan_progress p = {c->done, c->r->nlayouts, c->r->sims + c->r->alone_sims,
+			       c->best_gpus == INT_MAX ? 0 : c->best_gpus, pp_mono_s() - c->t0};
+	c->o->progress(&p, c->o->progress_ctx);
+}
+
+/* Run layout L (set up in cd) at dp replicas; returns the option's index
+ * or a negative error. */
+static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
+{
+	pp_splan_result *r = c->r;
+	pp_splan_layout *L = &r->layouts[li];
+	pp_serve_setup su = cd->su; /* the same replica (its forward and memory), dp of them */
+	su.sv.dp = dp;
+	su.progress = NULL;
+	su.keep_requests = false;
+	pp_serve_result x;
+	int rc = pp_serve_run(&su, r->rate, c->o->seed, &x, err);
+	if (rc)
+		return rc;
+	if (r->nopts == c->capopts) {
+		c->capopts = c->capopts ? 2 * c->capopts : 64;
+		r->opts = pp_xrealloc(r->opts, sizeof(*r->opts) * (size_t)c->capopts);
+	}
+	pp_splan_option *op = &r->opts[r->nopts];
+	memset(op, 0, sizeof(*op));
+	op->layout = li;
+	op->dp = dp;
+	op->gpus = L->gpus * dp;
+	op->usd_per_hour = isfinite(c->o->usd_per_gpu_hour)
+				   ? pp_price_rent_usd(c->o->usd_per_gpu_hour, op->gpus, 3600)
+				   : NAN;
+	op->slo_met = x.slo_met;
+	op->headroom = headroom(&su.sv, &x);
+	op->ttft_s = x.ttft.pct;
+	op->tpot_s = x.tpot.pct;
+	op->itl_s = x.itl.pct;
+	op->e2el_s = x.e2el.pct;
+	op->request_throughput = x.request_throughput;
+	op->output_throughput = x.output_throughput;
+	op->preemptions = x.preemptions;
+	pp_serve_result_release(&x);
+	r->sims++;
+	L->sims++;
+	progress(c);
+	return r->nopts++;
+}
+
+/* The lone-request screen: 1 when the layout cannot meet the SLO. */
+static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
+{
+	const pp_servespec *sv = &cd->su.sv;
+	int64_t outs[2] = {c->min_output, c->min_output2};
+	int n = c->min_output2 && c->min_output2 != c->min_output ? 2 : 1;
+	for (int k = 0; k < n; k++) {
+		pp_serve_setup su = cd->su;
+		pp_servespec *w = &su.sv;
+		w->dp = 1;
+		w->trace = NULL;
+		w->ntrace = 0;
+		w->num_prompts = 1;
+		w->prefix_len = 0;
+		w->max_concurrency = 0;
+		w->input = (pp_lendist){PP_LEN_FIXED, (double)c->min_prompt, 0, 0, 1, w->max_model_len};
+		w->output = (pp_lendist){PP_LEN_FIXED, (double)outs[k], 0, 0, 1, w->max_model_len};
+		su.progress = NULL;
+		su.keep_requests = false;
+		pp_serve_result x;
+		int rc = pp_serve_run(&su, INFINITY, 0, &x, err);
+		if (rc)
+			return rc;
+		c->r->alone_sims++;
+		char b1[32], b2[32];
+		if (k == 0) {
+			L->alone_ttft_s = x.ttft.pct;
+			L->alone_e2el_s = x.e2el.pct;
+			if (c->screen_ttft && sv->slo_ttft_s && x.ttft.pct > sv->slo_ttft_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone (%lld tokens "
+					 "in) has a TTFT of %s, over the SLO's %s", (long long)c->min_prompt,
+					 pp_fmt_duration(x.ttft.pct, b1, sizeof(b1)),
+					 pp_fmt_duration(sv->slo_ttft_s, b2, sizeof(b2)));
+				return 1;
+			}
+			if (c->screen_ttft && sv->slo_e2el_s && x.e2el.pct > sv->slo_e2el_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone (%lld in, %lld "
+					 "out) takes %s end to end, over the SLO's %s",
+					 (long long)c->min_prompt, (long long)outs[k],
+					 pp_fmt_duration(x.e2el.pct, b1, sizeof(b1)),
+					 pp_fmt_duration(sv->slo_e2el_s, b2, sizeof(b2)));
+				return 1;
+			}
+		}
+		if (outs[k] >= 2) {
+			L->alone_tpot_s = x.tpot.pct;
+			if (sv->slo_tpot_s && x.tpot.pct > sv->slo_tpot_s) {
+				snprintf(L->why, sizeof(L->why), "the shortest request alone decodes at a "
+					 "TPOT of %s, over the SLO's %s", pp_fmt_duration(x.tpot.pct, b1,
+					 sizeof(b1)), pp_fmt_duration(sv->slo_tpot_s, b2, sizeof(b2)));
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Replica counts for a replica of g GPUs on nodes of gpn that load, up to
+ * the first count of at least cap. */
+static int replica_counts(int g, int gpn, int cap, int *out, int max)
+{
+	int n = 0;
+	for (int dp = 1; n < max; dp++) {
+		int64_t gpus = (int64_t)g * dp;
+		if (gpus > INT_MAX / 2)
+			break;
+		if (pp_serve_whole_nodes(gpus, gpn))
+			out[n++] = dp;
+		if (dp >= cap && n > 0 && out[n - 1] == dp)
+			break;
+	}
+	return n;
+}
+
+static void why_missed(ctx *c, pp_splan_layout *L, int opt, const char *tail)
+{
+	const pp_splan_option *op = &c->r->opts[opt];
+	snprintf(L->why, sizeof(L->why), "misses the SLO at %d replica%s (%d GPUs)%s", op->dp,
+		 op->dp == 1 ? "" : "s", op->gpus, tail);
+}
+
+/* The fewest replicas of layout li meeting the SLO, within the pruning
+ * rules (or every count, exhaustive). */
+static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
+{
+	pp_splan_layout *L = &c->r->layouts[li];
+	const int *D = c->dps;
+	int n = c->ndps, rc;
+	if (c->o->exhaustive) {
+		for (int i = 0; i < n; i++) {
+			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+				return rc;
+			L->best = rc;
+			if (c->r->opts[rc].slo_met) {
+				L->status = PP_SPLAN_MEETS;
+				return 0;
+			}
+		}
+		L->status = PP_SPLAN_MISSES;
+		why_missed(c, L, L->best, ", the most worth running (as many replicas as requests in "
+			   "flight)");
+		return 0;
+	}
+	int lo = -1, hi = -1, hopt = -1;   /* D[lo] misses (-1: none known), D[hi] meets */
+	if (c->best_gpus == INT_MAX) {
+		/* nothing meets yet: double the index until a count meets */
+		for (int i = 0, step = 1;; i = i + step < n - 1 ? i + step : n - 1, step *= 2) {
+			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+				return rc;
+			if (c->r->opts[rc].slo_met) {
+				hi = i;
+				hopt = rc;
+				break;
+			}
+			lo = i;
+			L->best = rc;
+			if (i == n - 1) {
+				L->status = PP_SPLAN_MISSES;
+				why_missed(c, L, rc, ", the most worth running (as many replicas as "
+					   "requests in flight)");
+				return 0;
+			}
+		}
+	} else {
+		int cap = -1;
+		for (int i = 0; i < n; i++)
+			if ((int64_t)L->gpus * D[i] <= c->best_gpus)
+				cap = i;
+		if (cap < 0) {
+			L->status = PP_SPLAN_DEARER;
+			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
+				 "option's %d", L->gpus * D[0], c->best_gpus);
+			return 0;
+		}
+		if ((rc = run_at(c, cd, li, D[cap], err)) < 0)
+			return rc;
+		if (!c->r->opts[rc].slo_met) {
+			L->best = rc;
+			L->status = PP_SPLAN_MISSES;
+			why_missed(c, L, rc, "; fewer miss too (more replicas never hurt), more cost "
+				   "more than the best option");
+			return 0;
+		}
+		hi = cap;
+		hopt = rc;
+	}
+	while (hi - lo > 1) {
+		int mid = lo < 0 ? hi / 2 : (lo + hi) / 2;
+		if (mid == hi)
+			mid = hi - 1;
+		if ((rc = run_at(c, cd, li, D[mid], err)) < 0)
+			return rc;
+		if (c->r->opts[rc].slo_met) {
+			hi = mid;
+			hopt = rc;
+		} else {
+			lo = mid;
+		}
+	}
+	L->best = hopt;
+	L->status = PP_SPLAN_MEETS;
+	return 0;
+}
+
+/* Better option: fewer GPUs, then more headroom, then the earlier layout. */
+static bool better(const pp_splan_result *r, int a, int b)
+{
+	const pp_splan_option *x = &r->opts[a], *y = &r->opts[b];
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus;
+	if (x->headroom != y->headroom)
+		return x->headroom > y->headroom;
+	const pp_splan_layout *la = &r->layouts[x->layout], *lb = &r->layouts[y->layout];
+	if (la->changed != lb->changed)
+		return la->changed < lb->changed;
+	return la->index < lb->index;
+}
+
+static const pp_splan_result *sort_r;
+static int *sort_eval;   /* evaluation order keys */
+
+static int by_eval(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	return sort_eval[i] != sort_eval[j] ? (sort_eval[i] < sort_eval[j] ? -1 : 1) : i - j;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const pp_splan_result *r = sort_r;
+	const pp_splan_layout *x = &r->layouts[*(const int *)a], *y = &r->layouts[*(const int *)b];
+	bool mx = x->status == PP_SPLAN_MEETS, my = y->status == PP_SPLAN_MEETS;
+	if (mx != my)
+		return mx ? -1 : 1;
+	if (mx)
+		return better(r, x->best, y->best) ? -1 : better(r, y->best, x->best) ? 1 : 0;
+	double hx = r->opts[x->best].headroom, hy = r->opts[y->best].headroom;
+	if (hx != hy)
+		return hx > hy ? -1 : 1;
+	return x->index - y->index;
+}
+
+int pp_splan_order(const pp_splan_result *r, int **order)
+{
+	int *o = pp_xcalloc((size_t)r->nlayouts + 1, sizeof(int)), n = 0;
+	for (int i = 0; i < r->nlayouts; i++)
+		if ((r->layouts[i].status == PP_SPLAN_MEETS || r->layouts[i].status == PP_SPLAN_MISSES) &&
+		    r->layouts[i].best >= 0)
+			o[n++] = i;
+	sort_r = r;
+	qsort(o, (size_t)n, sizeof(int), by_rank);
+	*order = o;
+	return n;
+}
+
+/* The workload's requests at the rate: the shortest, the mean output, the
+ * rate the client sends at. */
+static int workload_facts(ctx *c, pp_err *err)
+{
+	const pp_servespec *sv = &c->s->serve;
+	pp_splan_result *r = c->r;
+	pp_sreq *q;
+	size_t N;
+	pp_serve_requests(sv, r->rate, c->o->seed, &q, &N);
+	if (N == 0) {
+		free(q);
+		return pp_errf(err, PP_EINPUT, "serve --search: the workload has no requests");
+	}
+	c->min_prompt = c->min_output = INT64_MAX;
+	c->min_output2 = 0;
+	double out = 0, first = INFINITY, last = -INFINITY;
+	for (size_t i = 0; i < N; i++) {
+		if (q[i].prompt < c->min_prompt)
+			c->min_prompt = q[i].prompt;
+		if (q[i].output < c->min_output)
+			c->min_output = q[i].output;
+		if (q[i].output >= 2 && (!c->min_output2 || q[i].output < c->min_output2))
+			c->min_output2 = q[i].output;
+		out += (double)q[i].output;
+		if (q[i].arrival_s < first)
+			first = q[i].arrival_s;
+		if (q[i].arrival_s > last)
+			last = q[i].arrival_s;
+	}
+	r->requests = (int64_t)N;
+	r->mean_output_tokens = out / (double)N;
+	if (sv->trace)
+		r->offered_rps = N > 1 && last > first ? (double)(N - 1) / (last - first) : NAN;
+	else
+		r->offered_rps = r->rate;
+	free(q);
+	c->screen_ttft = !(sv->prefix_caching && sv->prefix_len > 0 && sv->prefix_fraction > 0);
+	int64_t inflight = sv->max_concurrency > 0 && sv->max_concurrency < (int64_t)N
+				   ? sv->max_concurrency : (int64_t)N;
+	r->max_replicas = inflight > INT_MAX / 4 ? INT_MAX / 4 : (int)inflight;
+	return 0;
+}
+
+int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opts *o,
+		 pp_splan_result *out, pp_err *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->pick = -1;
+	const pp_servespec *sv = &s->serve;
+	if (!sv->present)
+		return pp_errf(err, PP_EINPUT, "serve --search: %s has no \"serving\" section",
+			       s->doc.path);
+	if (!sv->slo_present)
+		return pp_errf(err, PP_EINPUT, "serve --search: %s has no \"slo\" section; expected "
+			       "the bounds to meet (ttft_ms, tpot_ms, itl_ms or e2el_ms at a percentile)",
+			       s->doc.path);
+	out->rate = isnan(o->rate) ? (sv->trace ? 1.0 : sv->request_rate) : o->rate;
+	if (!isfinite(out->rate) || !(out->rate > 0))
+		return pp_errf(err, PP_EINPUT, "serve --search: %s: workload.request_rate is \"inf\" "
+			       "(every request at once); expected a target request rate: give one "
+			       "in the scenario or with --rate R", s->doc.path);
+	out->usd_per_gpu_hour = o->usd_per_gpu_hour;
+	ctx c = {s, o, out, 0, NULL, 0, INT_MAX, pp_mono_s(), 0, 0, 0, 0, true};
+	int rc = workload_facts(&c, err);
+	if (rc)
+		return rc;
+	pp_serve_space sp;
+	pp_serve_space_of(s, out->max_replicas, &sp);
+	snprintf(out->fixed, sizeof(out->fixed), "%s", sp.fixed);
+	snprintf(out->space, sizeof(out->space), "%s", sp.words);
+	/* the layouts, in enumeration order */
+	pp_serve_layout *ls;
+	out->nlayouts = pp_serve_space_layouts(&sp, &ls);
+	out->layouts = pp_xcalloc((size_t)out->nlayouts + 1, sizeof(*out->layouts));
+	for (int i = 0; i < out->nlayouts; i++) {
+		pp_splan_layout *L = &out->layouts[i];
+		L->l = ls[i];
+		L->index = i;
+		L->changed = pp_serve_layout_changed(&sp, &ls[i]);
+		L->gpus = ls[i].tp * ls[i].pp;
+		L->best = -1;
+		L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
+	}
+	free(ls);
+	/* visit by GPUs a replica, the scenario's scheduler values first */
+	int *ord = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
+	sort_eval = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
+	for (int i = 0; i < out->nlayouts; i++) {
+		ord[i] = i;
+		sort_eval[i] = out->layouts[i].gpus * 4 + out->layouts[i].changed;
+	}
+	qsort(ord, (size_t)out->nlayouts, sizeof(int), by_eval);
+	free(sort_eval);
+	sort_eval = NULL;
+	c.dps = pp_xcalloc((size_t)out->max_replicas + 2, sizeof(int));
+	int valid = 0;
+	for (int k = 0; k < out->nlayouts; k++) {
+		int li = ord[k];
+		pp_splan_layout *L = &out->layouts[li];
+		c.done = k;
+		if (!o->exhaustive && c.best_gpus != INT_MAX && L->gpus > c.best_gpus) {
+			L->status = PP_SPLAN_DEARER;
+			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
+				 "option's %d", L->gpus, c.best_gpus);
+			valid++; /* not loaded; counted as a candidate of the space */
+			continue;
+		}
+		pp_serve_cand cd;
+		int verdict;
+		if ((rc = pp_serve_cand_init(&cd, s, cat, &L->l, &verdict, L->why, sizeof(L->why), err))) {
+			pp_serve_cand_release(&cd);
+			goto out;
+		}
+		if (verdict != PP_CAND_OK) {
+			L->status = verdict == PP_CAND_INVALID ? PP_SPLAN_INVALID : PP_SPLAN_NO_FIT;
+			valid += verdict == PP_CAND_NO_FIT;
+			pp_serve_cand_release(&cd);
+			progress(&c);
+			continue;
+		}
+		L->kv_tokens = cd.su.mem.kv_tokens;
+		L->max_num_seqs_run = cd.su.sv.max_num_seqs;
+		valid++;
+		if (sp.dp_fixed) {
+			c.dps[0] = sv->dp;
+			c.ndps = pp_serve_whole_nodes((int64_t)L->gpus * sv->dp, s->cluster.gpus_per_node);
+		} else {
+			c.ndps = replica_counts(L->gpus, s->cluster.gpus_per_node, out->max_replicas,
+						c.dps, out->max_replicas + 2);
+		}
+		int a = 0;
+		if (c.ndps == 0) {
+			L->status = PP_SPLAN_INVALID;
+			snprintf(L->why, sizeof(L->why), "%d replicas of %d GPUs do not fill whole nodes "
+				 "of %d", c.dps[0], L->gpus, s->cluster.gpus_per_node);
+		} else if (!o->exhaustive && (a = alone(&c, &cd, L, err)) < 0) {
+			rc = a;
+			pp_serve_cand_release(&cd);
+			goto out;
+		} else if (a == 1) {
+			L->status = PP_SPLAN_ALONE;
+		} else if ((rc = search_layout(&c, &cd, li, err))) {
+			pp_serve_cand_release(&cd);
+			goto out;
+		}
+		pp_serve_cand_release(&cd);
+		if (L->status == PP_SPLAN_MEETS) {
+			if (out->pick < 0 || better(out, L->best, out->pick))
+				out->pick = L->best;
+			if (out->opts[L->best].gpus < c.best_gpus)
+				c.best_gpus = out->opts[L->best].gpus;
+			snprintf(L->why, sizeof(L->why), "meets the SLO at %d replica%s (%d GPUs)",
+				 out->opts[L->best].dp, out->opts[L->best].dp == 1 ? "" : "s",
+				 out->opts[L->best].gpus);
+		}
+		progress(&c);
+	}
+	c.done = out->nlayouts;
+	progress(&c);
+	for (int i = 0; i < out->nlayouts; i++)
+		out->count[out->layouts[i].status]++;
+	if (!valid) {
+		const pp_splan_layout *L = &out->layouts[0];
+		rc = pp_errf(err, PP_EINPUT, "serve --search: no layout of the space (%s) is valid; "
+			     "the first: %s", out->space, L->why);
+		goto out;
+	}
+	rc = 0;
+out:
+	out->elapsed_s = pp_mono_s() - c.t0;
+	free(ord);
+	free(c.dps);
+	if (rc)
+		pp_splan_result_release(out);
+	return rc;
+}
+
+void pp_splan_result_release(pp_splan_result *r)
+{
+	free(r->layouts);
+	free(r->opts);
+	r->layouts = NULL;
+	r->opts = NULL;
+	r->nlayouts = r->nopts = 0;
+	r->pick = -1;
+}
