@@ -386,7 +386,11 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 		sv->given |= PP_SG_SEQS;
 	sv->seqs_from_kv = !present && sv->engine == PP_ENG_SGLANG;
 	sv->max_num_batched_tokens = (int64_t)(big ? tok_big : tok_other);
-	if (!sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len)
+	/* vLLM and SGLang without chunked prefill: a step must hold a whole
+	 * max_model_len; TensorRT-LLM asks only for the longest prompt (checked
+	 * against the workload, servework.c) */
+	bool whole_len = sv->engine != PP_ENG_TRTLLM;
+	if (whole_len && !sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len)
 		sv->max_num_batched_tokens = sv->max_model_len; /* vLLM: a whole prompt per step */
 	if ((rc = pp_jget_int(d, so, P, "max_num_batched_tokens", false, 1, MAX_TOKENS_KEY,
 			      &sv->max_num_batched_tokens, &present, err)))
@@ -402,7 +406,7 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 	}
 	if (sv->max_num_seqs > sv->max_num_batched_tokens)
 		sv->max_num_seqs = sv->max_num_batched_tokens; /* vLLM clamps the default */
-	if (!sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len) {
+	if (whole_len && !sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len) {
 		rc = pp_jdoc_errf(d, err, "serving.max_num_batched_tokens", "found %lld with chunked "
 				  "prefill off and max_model_len %lld; expected at least max_model_len (a "
 				  "prompt must fit one step)", (long long)sv->max_num_batched_tokens,

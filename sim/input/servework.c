@@ -202,6 +202,29 @@ int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_e
 	if (has_trace && (rc = load_trace(sv, d, trace, err)))
 		return rc;
 check:
+	if (!sv->chunked_prefill) { /* a prompt runs whole in one step */
+		int64_t longest = 0;
+		if (sv->trace) {
+			for (size_t i = 0; i < sv->ntrace; i++)
+				if (sv->trace[i].input_len > longest)
+					longest = sv->trace[i].input_len;
+		} else {
+			double in = sv->input.kind == PP_LEN_FIXED ? sv->input.mean
+				  : sv->input.kind == PP_LEN_UNIFORM
+				      ? ceil(sv->input.mean * (1.0 + sv->input.range_ratio))
+				      : (double)sv->input.max;
+			if (in > (double)sv->input.max)
+				in = (double)sv->input.max;
+			longest = sv->prefix_len + (int64_t)in;
+			if (longest > sv->max_model_len - 1)
+				longest = sv->max_model_len - 1;
+		}
+		if (longest > sv->max_num_batched_tokens)
+			return pp_jdoc_errf(d, err, "serving.max_num_batched_tokens", "found %lld with "
+					    "chunked prefill off and prompts of up to %lld tokens; expected "
+					    "at least the longest prompt (or enable_chunked_prefill)",
+					    (long long)sv->max_num_batched_tokens, (long long)longest);
+	}
 	if (sv->trace)
 		return 0;
 	/* vLLM rejects a prompt that cannot leave room for its output */
