@@ -257,6 +257,13 @@ static void finish(run *s, double pct)
 	pp_serve_stat_of(tpot, ntpot, pct, &o->tpot);
 	pp_serve_stat_of(e2el, N, pct, &o->e2el);
 	pp_serve_stat_of(s->itl, s->nitl, pct, &o->itl);
+	for (int k = 0; k < s->su->npcts && k < PP_SERVE_MAX_PCTS; k++) { /* the arrays are sorted now */
+		double p = s->su->pcts[k];
+		o->ttft.pcts[k] = pp_serve_percentile(ttft, N, p);
+		o->tpot.pcts[k] = pp_serve_percentile(tpot, ntpot, p);
+		o->e2el.pcts[k] = pp_serve_percentile(e2el, N, p);
+		o->itl.pcts[k] = pp_serve_percentile(s->itl, s->nitl, p);
+	}
 	o->slo_met = (!sv->slo_ttft_s || o->ttft.pct <= sv->slo_ttft_s) &&
 		     (!sv->slo_tpot_s || o->tpot.pct <= sv->slo_tpot_s) &&
 		     (!sv->slo_itl_s || o->itl.pct <= sv->slo_itl_s) &&

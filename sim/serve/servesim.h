@@ -48,6 +48,10 @@ typedef struct pp_serve_setup {
 	pp_forward *fwd;
 	pp_serve_memory mem;
 	bool keep_requests;         /* pp_serve_run leaves the requests in the result */
+	/* percentiles (0..100) to report besides the median, p99 and the SLO's,
+	 * in each pp_serve_stat's pcts[] */
+	int npcts;
+	double pcts[PP_SERVE_MAX_PCTS];
 	/* progress: called now and then with the share of requests done */
 	void (*progress)(void *ctx, double done);
 	void *progress_ctx;
