@@ -128,6 +128,10 @@ typedef struct pp_servespec {
 	double prefix_fraction;       /* share of requests carrying it */
 	int64_t max_tokens;           /* a request's max output tokens (0: its output length) */
 	uint64_t seed;
+	/* left out of every statistic: the first this many requests sent and
+	 * the last this many to finish (a steady-state window, as a client
+	 * measuring in stable windows reports; 0: every request) */
+	int64_t warmup_requests;
 	pp_trace_row *trace;          /* owned; NULL without a trace */
 	size_t ntrace;
 	char trace_path[512];
