@@ -165,6 +165,7 @@ int pp_scheck_load(const char *path, pp_scheck_bench **out, size_t *n, pp_err *e
 		*n = 1;
 		return 0;
 	}
+	pp_jdoc_release(&d);
 	/* --append-result: one object a line */
 	pp_err first = *err;
 	FILE *f = fopen(path, "rb");
@@ -196,8 +197,10 @@ int pp_scheck_load(const char *path, pp_scheck_bench **out, size_t *n, pp_err *e
 			char name[600];
 			snprintf(name, sizeof(name), "%s, line %d", path, lines);
 			pp_jdoc ld;
-			if ((rc = pp_jdoc_parse(&ld, name, s, len, err)))
+			if ((rc = pp_jdoc_parse(&ld, name, s, len, err))) {
+				pp_jdoc_release(&ld);
 				goto fail;
+			}
 			if (nrec == cap) {
 				cap = cap ? 2 * cap : 4;
 				recs = pp_xrealloc(recs, cap * sizeof(*recs));
