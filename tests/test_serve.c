@@ -534,6 +534,87 @@ static void littles_law(void)
 	pp_scenario_release(&s);
 }
 
+/* TensorRT-LLM's capacity scheduler policies on a KV-bound offline run:
+ * GUARANTEED_NO_EVICT reserves prompt + max_tokens, so at most
+ * blocks / ceil((prompt + max_tokens) / block) requests run and none is
+ * ever paused; MAX_UTILIZATION takes only the next step's blocks, runs
+ * more at once, and pauses (recomputes) when the cache fills. */
+static void trtllm_policies(void)
+{
+	const char *base = "{\"name\": \"t\", \"model\": {\"preset\": \"llama3-70b\"}, "
+			   "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 2}, \"serving\": "
+			   "{\"engine\": \"trtllm\", \"tensor_parallel_size\": 2, \"precision\": \"fp8\", "
+			   "\"max_num_seqs\": 2048, \"max_model_len\": 4096%s}, \"workload\": "
+			   "{\"num_prompts\": 3000, \"input_len\": 1000, \"output_len\": 2000}}";
+	char json[1024];
+	double running[2] = {0, 0};
+	int64_t preempt[2] = {0, 0}, cap = 0;
+	for (int k = 0; k < 2; k++) {
+		snprintf(json, sizeof(json), base,
+			 k ? ", \"capacity_scheduler_policy\": \"MAX_UTILIZATION\"" : "");
+		pp_scenario s;
+		pp_hw hw;
+		pp_serve_setup su;
+		if (setup(json, &s, &hw, &su)) {
+			CHECK(!"setup");
+			pp_scenario_release(&s);
+			return;
+		}
+		CHECK(!strcmp(su.sv.capacity_policy, k ? "MAX_UTILIZATION" : "GUARANTEED_NO_EVICT"));
+		CHECK(su.sv.output_reserve == (k ? 0.0 : 1.0) && su.sv.preemption == (k == 1));
+		int64_t per = (1000 + 2000 + su.sv.block_size - 1) / su.sv.block_size;
+		if (k == 0)
+			cap = su.mem.num_gpu_blocks / per;
+		pp_err err = {0};
+		pp_serve_result r;
+		CHECK(pp_serve_run(&su, INFINITY, 1, &r, &err) == 0);
+		running[k] = r.mean_running;
+		preempt[k] = r.preemptions;
+		pp_serve_setup_release(&su);
+		pp_scenario_release(&s);
+	}
+	pp_t_diag("KV-bound 70B TP2: no-evict cap %lld, mean running %.0f (no-evict) and %.0f "
+		  "(max-utilization, %lld preemptions)", (long long)cap, running[0], running[1],
+		  (long long)preempt[1]);
+	CHECK(cap > 0 && running[0] <= (double)cap + 1e-9);
+	CHECK(preempt[0] == 0);
+	CHECK(running[1] > running[0]);
+}
+
+/* workload.warmup_requests: a closed loop of 8 with W = 8 leaves out the
+ * first wave (which queues behind each other's prefills) and the last:
+ * every counted request started when a slot freed, so the mean TTFT is
+ * lower, and between N - 2W and N - W requests are counted. */
+static void warmup_window(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	double ttft[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		char json[512];
+		snprintf(json, sizeof(json), H100_8B("", "\"num_prompts\": 96, \"input_len\": 2048, "
+			 "\"output_len\": 64, \"max_concurrency\": 8, \"warmup_requests\": %d"), k ? 8 : 0);
+		if (setup(json, &s, &hw, &su)) {
+			CHECK(!"setup");
+			pp_scenario_release(&s);
+			return;
+		}
+		pp_err err = {0};
+		pp_serve_result r;
+		CHECK(pp_serve_run(&su, INFINITY, 0, &r, &err) == 0);
+		ttft[k] = r.ttft.mean;
+		if (k == 0)
+			CHECK(r.completed == 96);
+		else
+			CHECK(r.completed >= 96 - 16 && r.completed <= 96 - 8);
+		CHECK(r.num_prompts == 96);
+		pp_serve_setup_release(&su);
+		pp_scenario_release(&s);
+	}
+	CHECK(ttft[1] < ttft[0]);
+}
+
 static void monotone(void)
 {
 	pp_scenario s, s2;
@@ -671,6 +752,8 @@ int main(void)
 	RUN(sched_prefix);
 	RUN(one_request);
 	RUN(littles_law);
+	RUN(trtllm_policies);
+	RUN(warmup_window);
 	RUN(monotone);
 	RUN(stats);
 	RUN(bad_input);

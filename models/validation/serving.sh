@@ -24,7 +24,11 @@ head=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain -- sim 'models/*.json' models/validation/serving 2>/dev/null)" ]; then
 	head="$head+dirty"
 fi
-# group|config|scenario|metric (a key of podplan serve --json; memory.* in GiB)
+# group|config|scenario|metric (a key of podplan serve --json; memory.* in GiB;
+# knee_concurrency: over the scenarios SCENARIO matches, each with a
+# workload.max_concurrency, the lowest concurrency whose mean TTFT is more
+# than 5x the lowest concurrency's: where queueing for KV or batch slots
+# starts)
 cat > "$tmp/rows" <<'EOF'
 mlperf-offline|mlperf41-llama2-70b-h100x8-offline|mlperf41-llama2-70b-h100x8-offline|output_throughput
 mlperf-offline|mlperf41-llama2-70b-h200x8-offline|mlperf41-llama2-70b-h200x8-offline|output_throughput
@@ -47,8 +51,33 @@ trtllm-offline|trtllm-llama-3.3-70b-h200-tp1-128-2048|trtllm-perf-llama-3.3-70b-
 trtllm-offline|trtllm-llama-3.3-70b-h100-tp2-1000-1000|trtllm-perf-llama-3.3-70b-h100-tp2-1000-1000|output_throughput
 trtllm-offline|trtllm-llama-3.1-405b-h200-tp8-1000-1000|trtllm-perf-llama-3.1-405b-h200-tp8-1000-1000|output_throughput
 kv-capacity|vllm-kv-llama3-8b-h100-util0.9|vllm-kv-llama3-8b-h100-util0.9|memory.kv_cache_bytes
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c1|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c5|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c25|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c50|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c100|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c150|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c200|mean_tpot_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|output_throughput
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|mean_ttft_ms
+nim-concurrency|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c250|mean_tpot_ms
+knee|nim18-llama-3.3-70b-h100x2-tp2-5000-500|nim18-llama-3.3-70b-h100x2-tp2-5000-500-c*|knee_concurrency
 EOF
-for sc in $(cut -d'|' -f3 "$tmp/rows" | sort -u); do
+for sc in $(cut -d'|' -f3 "$tmp/rows" | grep -v '\*' | sort -u); do
 	"$bin" serve "$dir/serving/$sc.json" --json > "$tmp/$sc.json"
 done
 python3 - "$tmp" "$out" "$dir/serving-measured.csv" "$head" <<'EOF'
@@ -63,12 +92,27 @@ if os.path.exists(out):
     for r in csv.DictReader(open(out, newline="")):
         previous[(r["config"], r["metric"])] = r
 rows = []
+import glob, fnmatch
+def knee(pattern):
+    pts = []
+    for f in glob.glob(os.path.join(tmp, pattern + ".json")):
+        d = json.load(open(f))
+        scen = json.load(open(os.path.join("models/validation/serving", os.path.basename(f))))
+        pts.append((scen["workload"]["max_concurrency"], d["mean_ttft_ms"]))
+    pts.sort()
+    for c, t in pts:
+        if t > 5 * pts[0][1]:
+            return c
+    return float("inf")
 for line in open(os.path.join(tmp, "rows")):
     group, config, scen, metric = line.strip().split("|")
-    d = json.load(open(os.path.join(tmp, scen + ".json")))
-    v = d
-    for k in metric.split("."):
-        v = v[k]
+    if metric == "knee_concurrency":
+        v = knee(scen)
+    else:
+        d = json.load(open(os.path.join(tmp, scen + ".json")))
+        v = d
+        for k in metric.split("."):
+            v = v[k]
     unit_metric = metric
     if metric.endswith("_bytes"):
         v = v / 2**30
@@ -81,7 +125,7 @@ for line in open(os.path.join(tmp, "rows")):
     err = "%+.1f" % (100 * (float(pred) / float(meas) - 1)) if meas else ""
     rows.append(dict(group=group, config=config, predicted=pred, measured=meas, error_pct=err,
                      metric=unit_metric, source=m.get("source", ""),
-                     scenario="models/validation/serving/%s.json" % scen,
+                     scenario="models/validation/serving/%s.json" % scen.replace("*", "{1,5,...}"),
                      predicted_at_commit=at or head, notes=m.get("notes", "")))
 cols = ["config", "predicted", "measured", "error_pct", "metric", "source", "scenario",
         "predicted_at_commit", "notes"]
@@ -96,9 +140,23 @@ for r in rows:
     print("%-42s %-20s %12s %12s %8s  %s" % (r["config"], r["metric"], r["predicted"],
           r["measured"] or "-", (r["error_pct"] + "%") if r["error_pct"] else "-", r["predicted_at_commit"]))
     if r["error_pct"]:
-        key = r["group"] if r["metric"].endswith(("throughput", "_gib")) else r["group"] + " latency"
+        key = r["group"] if r["metric"].endswith(("throughput", "_gib", "_concurrency")) else r["group"] + " latency"
         groups.setdefault(key, []).append(abs(float(r["error_pct"])))
 for g, e in groups.items():
     print("%-28s %2d rows: mean |error| %5.1f%%, max %5.1f%%" % (g, len(e), sum(e) / len(e), max(e)))
+# issue 16's acceptance groups: offline tokens/s; latency and throughput at a
+# stated concurrency or rate (MLPerf Server and the concurrency sweeps)
+acc = {"offline output tokens/s": [], "at stated concurrency or rate": []}
+for r in rows:
+    if not r["error_pct"]:
+        continue
+    e = abs(float(r["error_pct"]))
+    if r["group"] in ("mlperf-offline", "trtllm-offline"):
+        acc["offline output tokens/s"].append(e)
+    elif r["group"] in ("mlperf-server", "nim-concurrency"):
+        acc["at stated concurrency or rate"].append(e)
+for g, e in acc.items():
+    if e:
+        print("%-28s %2d rows: mean |error| %5.1f%%" % (g, len(e), sum(e) / len(e)))
 print("wrote %s" % out)
 EOF

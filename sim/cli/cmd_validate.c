@@ -1,15 +1,19 @@
 /*
  * cmd_validate.c - podplan validate FILE.csv [--csv]: predict published
  * runs and print measured, predicted and the error per row, with the mean
- * and max absolute error per table.
+ * and max absolute error per table; --replay for replayed steps; --serve
+ * RESULT.json SCENARIO for a `vllm bench serve` result (serve/servecheck.h).
  */
 #include "cli/cli.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
 #include "core/csv.h"
+#include "core/jsonout.h"
+#include "serve/servecheck.h"
 
 #include <getopt.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* podplan validate --replay FILE.csv: replayed steps (podplan-calibrate
@@ -77,6 +81,170 @@ out:
 	return rc;
 }
 
+/* podplan validate --serve RESULT.json SCENARIO: each record of a vllm
+ * bench serve result file beside the scenario's prediction at its traffic. */
+static void serve_text(const pp_scheck_bench *b, const pp_scheck_result *r, pp_sb *o)
+{
+	pp_sb_addf(o, "%s", b->where);
+	if (b->label[0] || b->model_id[0] || b->date[0])
+		pp_sb_addf(o, " (%s%s%s%s%s)", b->label, b->label[0] && b->model_id[0] ? ", " : "",
+			   b->model_id, b->date[0] ? ", " : "", b->date);
+	pp_sb_addf(o, "\n  traffic: %lld prompts, request rate ", (long long)r->num_prompts);
+	if (isinf(r->request_rate))
+		pp_sb_adds(o, "inf");
+	else
+		pp_sb_addf(o, "%g/s, burstiness %g", r->request_rate, r->burstiness);
+	if (r->max_concurrency > 0)
+		pp_sb_addf(o, ", max_concurrency %lld", (long long)r->max_concurrency);
+	pp_sb_adds(o, "\n  lengths: ");
+	if (r->meas_input_mean >= 0)
+		pp_sb_addf(o, "measured mean input %.1f, output %.1f tokens; ", r->meas_input_mean,
+			   r->meas_output_mean);
+	pp_sb_addf(o, "the scenario's workload %.1f and %.1f", r->pred_input_mean, r->pred_output_mean);
+	if (r->meas_input_mean > 0 && r->meas_output_mean > 0 &&
+	    (fabs(r->pred_input_mean / r->meas_input_mean - 1) > 0.05 ||
+	     fabs(r->pred_output_mean / r->meas_output_mean - 1) > 0.05))
+		pp_sb_adds(o, " (more than 5% apart: the workload does not describe this run)");
+	pp_sb_addf(o, "\n  %-30s %14s %14s %9s\n", "figure", "measured", "predicted", "error");
+	for (int i = 0; i < r->nrows; i++) {
+		const pp_scheck_row *w = &r->rows[i];
+		pp_sb_addf(o, "  %-30s %14.2f %14.2f %+8.1f%%\n", w->key, w->measured, w->predicted,
+			   100 * w->error);
+	}
+	pp_sb_addf(o, "  %d figures: mean |error| %.1f%%", r->nrows, 100 * r->mean_abs_error);
+	if (!isnan(r->mean_abs_throughput))
+		pp_sb_addf(o, "; throughputs %.1f%%", 100 * r->mean_abs_throughput);
+	if (!isnan(r->mean_abs_latency))
+		pp_sb_addf(o, "; latencies (mean, median, percentiles) %.1f%%", 100 * r->mean_abs_latency);
+	pp_sb_adds(o, "\n");
+	if (r->note[0])
+		pp_sb_addf(o, "  note: %s\n", r->note);
+}
+
+static void serve_json(cJSON *arr, const pp_scheck_bench *b, const pp_scheck_result *r)
+{
+	cJSON *j = cJSON_CreateObject();
+	pp_json_str(j, "record", b->where);
+	if (b->label[0])
+		pp_json_str(j, "label", b->label);
+	if (b->model_id[0])
+		pp_json_str(j, "model_id", b->model_id);
+	pp_json_int(j, "num_prompts", r->num_prompts);
+	if (isinf(r->request_rate))
+		pp_json_str(j, "request_rate", "inf");
+	else
+		pp_json_num(j, "request_rate", r->request_rate, 9);
+	pp_json_num(j, "burstiness", r->burstiness, 6);
+	if (r->max_concurrency > 0)
+		pp_json_int(j, "max_concurrency", r->max_concurrency);
+	else
+		pp_json_null(j, "max_concurrency");
+	if (r->meas_input_mean >= 0) {
+		pp_json_num(j, "measured_mean_input_len", r->meas_input_mean, 6);
+		pp_json_num(j, "measured_mean_output_len", r->meas_output_mean, 6);
+	}
+	pp_json_num(j, "predicted_mean_input_len", r->pred_input_mean, 6);
+	pp_json_num(j, "predicted_mean_output_len", r->pred_output_mean, 6);
+	cJSON *rows = pp_json_arr(j, "figures");
+	for (int i = 0; i < r->nrows; i++) {
+		cJSON *w = cJSON_CreateObject();
+		pp_json_str(w, "figure", r->rows[i].key);
+		pp_json_num(w, "measured", r->rows[i].measured, 9);
+		pp_json_num(w, "predicted", r->rows[i].predicted, 9);
+		pp_json_fixed(w, "error_pct", 100 * r->rows[i].error, 2);
+		cJSON_AddItemToArray(rows, w);
+	}
+	pp_json_num(j, "mean_abs_error_pct", 100 * r->mean_abs_error, 6);
+	if (!isnan(r->mean_abs_throughput))
+		pp_json_num(j, "mean_abs_throughput_error_pct", 100 * r->mean_abs_throughput, 6);
+	if (!isnan(r->mean_abs_latency))
+		pp_json_num(j, "mean_abs_latency_error_pct", 100 * r->mean_abs_latency, 6);
+	if (r->note[0])
+		pp_json_str(j, "note", r->note);
+	cJSON_AddItemToArray(arr, j);
+}
+
+static int validate_serve(const char *result, const char *scenario, bool csv, bool json,
+			  bool seed_given, unsigned long seed)
+{
+	pp_err err = {0};
+	pp_scheck_bench *b = NULL;
+	size_t nb = 0;
+	pp_catalog *cat = NULL;
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	bool have_s = false, have_su = false;
+	pp_sb o = {0};
+	cJSON *arr = NULL;
+	pp_csvw w;
+	int rc = pp_scheck_load(result, &b, &nb, &err);
+	if (rc) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	if ((rc = pp_cli_catalog(&cat)))
+		goto out;
+	if ((rc = pp_scenario_load(&s, scenario, cat, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	have_s = true;
+	if (!s.serve.present) {
+		rc = pp_cli_usage_error("validate", "%s has no \"serving\" section; expected a serving "
+					"scenario (see podplan serve --help)", scenario);
+		goto out;
+	}
+	if ((rc = pp_hw_from_catalog(&hw, cat, &s.cluster, &err)) ||
+	    (rc = pp_serve_setup_init(&su, &s, &hw, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	have_su = true;
+	if (json)
+		arr = cJSON_CreateArray();
+	if (csv) {
+		pp_csvw_init(&w, &o);
+		pp_csvw_header(&w, "record,figure,measured,predicted,error_pct");
+	}
+	for (size_t i = 0; i < nb; i++) {
+		pp_scheck_result r;
+		if ((rc = pp_scheck_run(&su, &b[i], seed_given ? seed : su.sv.seed, &r, &err))) {
+			rc = pp_cli_fail(&err);
+			goto out;
+		}
+		if (json) {
+			serve_json(arr, &b[i], &r);
+		} else if (csv) {
+			for (int k = 0; k < r.nrows; k++) {
+				pp_csvw_text(&w, b[i].where);
+				pp_csvw_text(&w, r.rows[k].key);
+				pp_csvw_num(&w, r.rows[k].measured, 9);
+				pp_csvw_num(&w, r.rows[k].predicted, 9);
+				pp_csvw_fixed(&w, 100 * r.rows[k].error, 2);
+				pp_csvw_end(&w);
+			}
+		} else {
+			if (i)
+				pp_sb_adds(&o, "\n");
+			serve_text(&b[i], &r, &o);
+		}
+	}
+	if (json)
+		pp_json_print(arr, true, &o);
+	fputs(o.buf ? o.buf : "", stdout);
+out:
+	cJSON_Delete(arr);
+	pp_sb_release(&o);
+	if (have_su)
+		pp_serve_setup_release(&su);
+	if (have_s)
+		pp_scenario_release(&s);
+	pp_catalog_free(cat);
+	free(b);
+	return rc;
+}
+
 /* One row per predicted published figure (RFC 4180, the one writer). */
 static void print_csv(const pp_valset *v)
 {
@@ -105,8 +273,12 @@ int pp_cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"csv", no_argument, NULL, 'c'}, {"replay", no_argument, NULL, 'r'},
-		{"repredict", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-	bool csv = false, replay = false, repredict = false;
+		{"repredict", no_argument, NULL, 'p'}, {"serve", no_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'}, {"seed", required_argument, NULL, 'e'},
+		{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+	bool csv = false, replay = false, repredict = false, serve = false, json = false;
+	bool seed_given = false;
+	unsigned long seed = 0;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ch", opts, NULL)) != -1) {
@@ -114,6 +286,14 @@ int pp_cmd_validate(int argc, char **argv)
 		case 'c': csv = true; break;
 		case 'r': replay = true; break;
 		case 'p': repredict = true; break;
+		case 's': serve = true; break;
+		case 'j': json = true; break;
+		case 'e':
+			if (pp_cli_parse_ulong(optarg, 4294967295UL, &seed))
+				return pp_cli_usage_error("validate", "--seed: found \"%s\", expected an "
+							  "integer 0..4294967295", optarg);
+			seed_given = true;
+			break;
 		case 'h':
 			printf("usage: podplan validate FILE.csv [--csv]\n\n"
 			       "Predicts each published run of FILE.csv (the layout of\n"
@@ -129,11 +309,32 @@ int pp_cmd_validate(int argc, char **argv)
 			       "the predictions: config, predicted, measured, error per row, then the mean and\n"
 			       "max absolute error. --repredict predicts every row again from its scenario file\n"
 			       "(paths relative to the current directory) with the current engine and the\n"
-			       "scenario's calibration profile; --csv prints the CSV with those predictions.\n");
+			       "scenario's calibration profile; --csv prints the CSV with those predictions.\n\n"
+			       "podplan validate --serve RESULT.json SCENARIO.json [--json | --csv] [--seed N]\n"
+			       "A `vllm bench serve --save-result` file (one record, or one a line from\n"
+			       "--append-result) beside the prediction: the scenario's deployment and workload\n"
+			       "lengths run at the record's num_prompts, request_rate, burstiness and\n"
+			       "max_concurrency; every figure both have (request/output/total-token\n"
+			       "throughput, duration, max_concurrent_requests, request_goodput with the\n"
+			       "scenario's slo, and mean/median/std/pNN of ttft, tpot, itl and e2el in ms) is\n"
+			       "printed measured, predicted and the error, with the mean |error| of the\n"
+			       "throughputs and of the latencies, and the mean lengths of both sides.\n");
 			return 0;
 		default: return pp_cli_usage_error("validate", "unknown option");
 		}
 	}
+	if (serve) {
+		if (replay || repredict)
+			return pp_cli_usage_error("validate", "--serve and --replay: expected one of them");
+		if (csv && json)
+			return pp_cli_usage_error("validate", "--csv and --json: expected one of them");
+		if (optind + 2 != argc)
+			return pp_cli_usage_error("validate", "--serve: expected RESULT.json and a serving "
+						  "scenario");
+		return validate_serve(argv[optind], argv[optind + 1], csv, json, seed_given, seed);
+	}
+	if (json || seed_given)
+		return pp_cli_usage_error("validate", "--json and --seed go with --serve");
 	if (optind + 1 != argc)
 		return pp_cli_usage_error("validate", "expected one CSV file");
 	if (replay)

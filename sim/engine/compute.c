@@ -47,7 +47,10 @@ double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, 
 	double t_compute = flops / (hw->peak_flops[dt] * eff);
 	double in_b = pp_dtype_bytes(dt);
 	double bytes = batch * ((m * k + k * n) * in_b + m * n * out_bytes);
-	double t_mem = bytes / hw->mem_Bps;
+	/* the operands stream in at the GEMM's own bandwidth after the memory
+	 * pipeline's latency (kernels.json gemm_stream_*) */
+	double bw = hw->gemm_stream_Bps > 0 ? hw->gemm_stream_Bps : hw->mem_Bps;
+	double t_mem = hw->gemm_stream_lat_s + bytes / bw;
 	double t = t_compute > t_mem ? t_compute : t_mem;
 	if (t < hw->gemm_min_s)
 		t = hw->gemm_min_s;

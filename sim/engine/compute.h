@@ -8,7 +8,11 @@
  *                   since persistent/Stream-K kernels hide most of it)
  *                 / (1 + k0 / k) (per-tile prologue/epilogue over the k loop),
  * taking the best of the default tile, its transpose and two smaller tiles
- * (what cuBLAS's heuristics do). Sources: NVIDIA "GEMM performance
+ * (what cuBLAS's heuristics do). The memory side is the operands' bytes
+ * at the GEMM streaming bandwidth after its pipeline latency where the
+ * architecture's data give them (kernels.json gemm_stream_bw_fraction and
+ * gemm_stream_latency_us, fitted on measured memory-bound GEMMs;
+ * tests/test_gemm_stream.c), else at the copy bandwidth. Sources: NVIDIA "GEMM performance
  * background" (tile and wave quantisation), Bekman's MAMF table for the
  * large-GEMM shares (models/kernels.json).
  */

@@ -656,6 +656,11 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 				   NULL, err)) ||
 		    (rc = read_fig(d, e, p, "gemm_k_overhead", true, false, 1, &k->gemm_k0, NULL, err)))
 			return rc;
+		if ((rc = read_fig(d, e, p, "gemm_stream_bw_fraction", false, false, 1,
+				   &k->gemm_stream_bw_fraction, NULL, err)) ||
+		    (rc = read_fig(d, e, p, "gemm_stream_latency_us", false, false, 1e-6,
+				   &k->gemm_stream_latency_s, NULL, err)))
+			return rc;
 		k->reserved_bytes = resv;
 		k->gemm_min_time_s = gmin;
 		k->kernel_overhead_s = ovh;

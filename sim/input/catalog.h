@@ -196,6 +196,9 @@ typedef struct pp_kernel_params {
 	double half_tile_eff, quarter_tile_eff; /* smaller GEMM tiles, relative rate */
 	double wave_weight;                     /* 1 = full wave-quantisation loss, 0 = none */
 	double gemm_k0;                         /* reduction overhead: time x (1 + k0/k) */
+	/* a memory-bound GEMM streaming its operands (optional; 0: the copy
+	 * bandwidth and no latency): bandwidth share and pipeline latency */
+	double gemm_stream_bw_fraction, gemm_stream_latency_s;
 	double act_margin;                      /* allocator fragmentation share */
 	double elementwise_bw_fraction;         /* norm/dropout/softmax kernels, of datasheet bw */
 	double overlap_eff;                     /* share of overlappable comm actually hidden */

@@ -72,6 +72,8 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->overlap_eff = k->overlap_eff;
 	hw->blocking_pipeline_stall = k->blocking_pipeline_stall;
 	hw->mem_Bps = g->mem_Bps * k->mem_bw_fraction;
+	hw->gemm_stream_Bps = g->mem_Bps * k->gemm_stream_bw_fraction; /* 0: mem_Bps */
+	hw->gemm_stream_lat_s = k->gemm_stream_latency_s;
 	hw->attn_frac = k->attn_peak_fraction;
 	hw->kernel_overhead_s = k->kernel_overhead_s;
 	hw->mem_capacity_bytes = g->mem_bytes;

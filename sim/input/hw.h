@@ -58,6 +58,8 @@ typedef struct pp_hw {
 	double gemm_min_s;
 	double wave_weight;        /* weight of the wave-quantisation loss */
 	double gemm_k0;            /* reduction-dimension overhead, elements */
+	double gemm_stream_Bps;    /* bandwidth a GEMM streams its operands at; 0: mem_Bps */
+	double gemm_stream_lat_s;  /* and the latency before the stream flows */
 	double half_tile_eff, quarter_tile_eff;
 	double act_margin;         /* fragmentation share of the peak */
 	double elementwise_Bps;    /* norm/dropout/softmax/activation kernels */

@@ -16,7 +16,7 @@ static const char *const serving_keys[] = {
 	"engine", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
 	"enable_expert_parallel", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
 	"block_size", "gpu_memory_utilization", "enable_chunked_prefill", "enable_prefix_caching",
-	"kv_cache_dtype", "precision", "enforce_eager"};
+	"kv_cache_dtype", "precision", "enforce_eager", "capacity_scheduler_policy"};
 static const char *const slo_keys[] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "percentile"};
 static const char *const kv_dtypes[] = {"auto", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 static const char *const precisions[] = {"bf16", "fp16", "fp8"};
@@ -213,6 +213,59 @@ static int check_layout(const pp_jdoc *d, const pp_servespec *sv, const pp_model
 	return 0;
 }
 
+/* TensorRT-LLM's capacity_scheduler_policy: the engine's default, or the
+ * scenario's, each policy's admission reserve and preemption from
+ * serving.json. Engines without policies refuse the key. */
+static int parse_policy(pp_servespec *sv, const sdoc *s, const pp_jdoc *d, const cJSON *so,
+			pp_err *err)
+{
+	const char *K = "capacity_scheduler_policy";
+	const cJSON *given = cJSON_GetObjectItemCaseSensitive(so, K), *pols = NULL, *pol = NULL;
+	int rc = pp_jget_obj(&s->doc, s->eng, s->eng_path, "capacity_scheduler_policies", false, &pols,
+			     err);
+	if (rc)
+		return rc;
+	if (!pols) {
+		if (given)
+			return pp_jdoc_errf(d, err, "serving.capacity_scheduler_policy", "found with engine "
+					    "%s, which has no capacity scheduler policy; expected it only "
+					    "with engine trtllm", pp_serve_engine_names[sv->engine]);
+		return 0;
+	}
+	if ((rc = pp_jget_str(&s->doc, s->eng, s->eng_path, K, true, sv->capacity_policy,
+			      sizeof(sv->capacity_policy), NULL, err)))
+		return rc;
+	if (given && (rc = pp_jget_str(d, so, "serving", K, false, sv->capacity_policy,
+				       sizeof(sv->capacity_policy), NULL, err)))
+		return rc;
+	pol = cJSON_GetObjectItemCaseSensitive(pols, sv->capacity_policy);
+	if (!pol) {
+		char names[160] = "";
+		const cJSON *c;
+		cJSON_ArrayForEach(c, pols)
+		{
+			size_t n = strlen(names);
+			snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", c->string);
+		}
+		if (given)
+			return pp_jdoc_errf(d, err, "serving.capacity_scheduler_policy", "found \"%s\"; "
+					    "expected one of %s", sv->capacity_policy, names);
+		return pp_jdoc_errf(&s->doc, err, s->eng_path, "default capacity_scheduler_policy "
+				    "\"%s\" is not among capacity_scheduler_policies (%s)",
+				    sv->capacity_policy, names);
+	}
+	char path[128];
+	snprintf(path, sizeof(path), "%s.capacity_scheduler_policies.%s", s->eng_path,
+		 sv->capacity_policy);
+	char src[96];
+	if ((rc = pp_jget_num(&s->doc, pol, path, "admission_output_reserve", true, 0, 1,
+			      &sv->output_reserve, NULL, err)) ||
+	    (rc = pp_jget_bool(&s->doc, pol, path, "preemption", true, &sv->preemption, NULL, err)) ||
+	    (rc = pp_jget_str(&s->doc, pol, path, "source", true, src, sizeof(src), NULL, err)))
+		return rc;
+	return 0;
+}
+
 static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, const pp_model *m,
 			 const pp_cluster *cl, const pp_catalog *cat, pp_err *err)
 {
@@ -251,6 +304,8 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 	    (rc = pp_jget_str(&s.doc, s.eng, s.eng_path, "kv_memory_rule", true, rule, sizeof(rule),
 			      NULL, err)) ||
 	    (rc = load_misc(&s, sv, cl->gpu, err)))
+		goto out;
+	if ((rc = parse_policy(sv, &s, d, so, err)))
 		goto out;
 	sv->kv_rule = !strcmp(rule, "sglang") ? PP_KVRULE_SGLANG
 		      : !strcmp(rule, "trtllm") ? PP_KVRULE_TRTLLM : PP_KVRULE_VLLM;
@@ -331,7 +386,11 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 		sv->given |= PP_SG_SEQS;
 	sv->seqs_from_kv = !present && sv->engine == PP_ENG_SGLANG;
 	sv->max_num_batched_tokens = (int64_t)(big ? tok_big : tok_other);
-	if (!sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len)
+	/* vLLM and SGLang without chunked prefill: a step must hold a whole
+	 * max_model_len; TensorRT-LLM asks only for the longest prompt (checked
+	 * against the workload, servework.c) */
+	bool whole_len = sv->engine != PP_ENG_TRTLLM;
+	if (whole_len && !sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len)
 		sv->max_num_batched_tokens = sv->max_model_len; /* vLLM: a whole prompt per step */
 	if ((rc = pp_jget_int(d, so, P, "max_num_batched_tokens", false, 1, MAX_TOKENS_KEY,
 			      &sv->max_num_batched_tokens, &present, err)))
@@ -347,7 +406,7 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 	}
 	if (sv->max_num_seqs > sv->max_num_batched_tokens)
 		sv->max_num_seqs = sv->max_num_batched_tokens; /* vLLM clamps the default */
-	if (!sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len) {
+	if (whole_len && !sv->chunked_prefill && sv->max_num_batched_tokens < sv->max_model_len) {
 		rc = pp_jdoc_errf(d, err, "serving.max_num_batched_tokens", "found %lld with chunked "
 				  "prefill off and max_model_len %lld; expected at least max_model_len (a "
 				  "prompt must fit one step)", (long long)sv->max_num_batched_tokens,

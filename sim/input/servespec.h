@@ -8,8 +8,10 @@
  * enable_expert_parallel, max_num_seqs, max_num_batched_tokens,
  * max_model_len, block_size, gpu_memory_utilization,
  * enable_chunked_prefill, enable_prefix_caching, kv_cache_dtype,
- * enforce_eager) plus precision (bf16 | fp8 weights and GEMMs) and engine
- * (vllm | sglang | trtllm); the workload uses `vllm bench serve`'s names
+ * enforce_eager) plus precision (bf16 | fp8 weights and GEMMs), engine
+ * (vllm | sglang | trtllm) and, for TensorRT-LLM, its
+ * capacity_scheduler_policy (GUARANTEED_NO_EVICT | MAX_UTILIZATION); the
+ * workload uses `vllm bench serve`'s names
  * (num_prompts, input_len, output_len, request_rate, burstiness,
  * max_concurrency, prefix_len and prefix_fraction as --random-prefix-len
  * does, or a trace CSV arrival_s,input_len,output_len); the SLO ttft_ms,
@@ -101,6 +103,7 @@ typedef struct pp_servespec {
 	bool prefill_first;           /* not mixed: a prefill batch whenever one can be admitted */
 	bool preemption;              /* a running request short of KV preempts the newest (recompute) */
 	double output_reserve;        /* admission reserves this share of a request's max_tokens */
+	char capacity_policy[24];     /* trtllm: capacity_scheduler_policy ("" for other engines) */
 	int64_t cudagraph_max;        /* largest captured decode batch (tokens); 0: eager only */
 	pp_kv_rule kv_rule;
 	double sg_reserve_base_bytes, sg_reserve_per_chunk_token, sg_reserve_per_graph_bs,
@@ -125,6 +128,10 @@ typedef struct pp_servespec {
 	double prefix_fraction;       /* share of requests carrying it */
 	int64_t max_tokens;           /* a request's max output tokens (0: its output length) */
 	uint64_t seed;
+	/* left out of every statistic: the first this many requests sent and
+	 * the last this many to finish (a steady-state window, as a client
+	 * measuring in stable windows reports; 0: every request) */
+	int64_t warmup_requests;
 	pp_trace_row *trace;          /* owned; NULL without a trace */
 	size_t ntrace;
 	char trace_path[512];

@@ -13,7 +13,8 @@ const char *const pp_len_kind_names[4] = {"fixed", "uniform", "normal", "lognorm
 
 static const char *const workload_keys[] = {
 	"num_prompts", "input_len", "output_len", "range_ratio", "request_rate", "burstiness",
-	"max_concurrency", "prefix_len", "prefix_fraction", "max_tokens", "trace", "seed"};
+	"max_concurrency", "prefix_len", "prefix_fraction", "max_tokens", "trace", "seed",
+	"warmup_requests"};
 static const char *const len_keys[] = {"distribution", "mean", "range_ratio", "stddev", "min", "max"};
 
 #define MAX_LEN 100000000
@@ -196,12 +197,45 @@ int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_e
 			      err)))
 		return rc;
 	int64_t seed = 0;
-	if ((rc = pp_jget_int(d, wl, P, "seed", false, 0, INT64_MAX, &seed, NULL, err)))
+	if ((rc = pp_jget_int(d, wl, P, "seed", false, 0, INT64_MAX, &seed, NULL, err)) ||
+	    (rc = pp_jget_int(d, wl, P, "warmup_requests", false, 0, 100000000, &sv->warmup_requests,
+			      NULL, err)))
 		return rc;
 	sv->seed = (uint64_t)seed;
 	if (has_trace && (rc = load_trace(sv, d, trace, err)))
 		return rc;
 check:
+	if (!sv->chunked_prefill) { /* a prompt runs whole in one step */
+		int64_t longest = 0;
+		if (sv->trace) {
+			for (size_t i = 0; i < sv->ntrace; i++)
+				if (sv->trace[i].input_len > longest)
+					longest = sv->trace[i].input_len;
+		} else {
+			double in = sv->input.kind == PP_LEN_FIXED ? sv->input.mean
+				  : sv->input.kind == PP_LEN_UNIFORM
+				      ? ceil(sv->input.mean * (1.0 + sv->input.range_ratio))
+				      : (double)sv->input.max;
+			if (in > (double)sv->input.max)
+				in = (double)sv->input.max;
+			longest = sv->prefix_len + (int64_t)in;
+			if (longest > sv->max_model_len - 1)
+				longest = sv->max_model_len - 1;
+		}
+		if (longest > sv->max_num_batched_tokens)
+			return pp_jdoc_errf(d, err, "serving.max_num_batched_tokens", "found %lld with "
+					    "chunked prefill off and prompts of up to %lld tokens; expected "
+					    "at least the longest prompt (or enable_chunked_prefill)",
+					    (long long)sv->max_num_batched_tokens, (long long)longest);
+	}
+	{
+		int64_t n = sv->trace ? (int64_t)sv->ntrace : sv->num_prompts;
+		if (2 * sv->warmup_requests >= n)
+			return pp_jdoc_errf(d, err, "workload.warmup_requests", "found %lld of %lld "
+					    "requests; expected fewer than half (the first and the last "
+					    "that many are left out of the statistics)",
+					    (long long)sv->warmup_requests, (long long)n);
+	}
 	if (sv->trace)
 		return 0;
 	/* vLLM rejects a prompt that cannot leave room for its output */

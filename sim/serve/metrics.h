@@ -11,10 +11,13 @@
 
 #include <stddef.h>
 
+#define PP_SERVE_MAX_PCTS 8
+
 typedef struct pp_serve_stat {
 	size_t n;
 	double mean, std, median, p99;
 	double pct;          /* at the requested percentile (the SLO's) */
+	double pcts[PP_SERVE_MAX_PCTS]; /* at pp_serve_setup's extra percentiles */
 } pp_serve_stat;
 
 /* Statistics of v[n] (sorted in place), with the percentile pct (0..100)

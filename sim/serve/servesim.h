@@ -25,7 +25,10 @@
  * Metrics (calculate_metrics): TTFT send -> first token; E2EL send -> last
  * token; TPOT (E2EL - TTFT) / (output - 1) for requests of more than one
  * token; ITL every gap between a request's successive tokens; duration
- * from the first send (t = 0) to the last token; throughputs over it. With
+ * from the first send (t = 0) to the last token; throughputs over it
+ * (with workload.warmup_requests W: over the requests left when the first
+ * W sent and the last W to finish are set aside, the duration from the
+ * first of them sent to the last token of them; completed counts them). With
  * max_concurrency the client holds requests until a slot frees and times
  * them from their send. Reproducible: the workload's draws depend only on
  * the seed (requests.h).
@@ -48,6 +51,10 @@ typedef struct pp_serve_setup {
 	pp_forward *fwd;
 	pp_serve_memory mem;
 	bool keep_requests;         /* pp_serve_run leaves the requests in the result */
+	/* percentiles (0..100) to report besides the median, p99 and the SLO's,
+	 * in each pp_serve_stat's pcts[] */
+	int npcts;
+	double pcts[PP_SERVE_MAX_PCTS];
 	/* progress: called now and then with the share of requests done */
 	void (*progress)(void *ctx, double done);
 	void *progress_ctx;
