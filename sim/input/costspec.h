@@ -104,7 +104,10 @@ typedef struct pp_costspec_option {
 					 (prices.json ops.reservation_payment) */
 	double lead_time_months;      /* NAN = tco.json */
 	double staff_fte;             /* NAN = rule of thumb */
-	double inference_tokens_per_s_per_gpu; /* NAN = tco.json */
+	double inference_tokens_per_s_per_gpu; /* inference without a "serving" section: the
+					  user's throughput (input and output tokens alike);
+					  NAN = not given (an error then: nothing else
+					  gives one) */
 	int method;                   /* -1 = the work's */
 	pp_costspec_cluster cluster;
 	bool has_cluster;
@@ -120,8 +123,14 @@ typedef struct pp_costspec {
 	double tokens_per_job, jobs_per_month;   /* recurring */
 	double utilization;           /* capacity: busy share of the scenario's cluster */
 	double gpu_hours_per_month;   /* capacity (alternative to utilization) */
-	double tokens_per_month;      /* inference */
-	double output_fraction;       /* inference: share of tokens that are output (priced higher) */
+	/* inference: the tokens served a month, input (prompts) and output
+	 * (generated) apart - given so, or as tokens_per_month and
+	 * output_fraction (default 0.5), from which the parser derives them;
+	 * tokens_per_month is then their sum either way */
+	double input_tokens_per_month, output_tokens_per_month;
+	double tokens_per_month;
+	double output_fraction;       /* as given (NAN: not given) */
+	double peak_to_average;       /* busiest hour's demand over the month's mean; NAN = tco.json */
 	pp_ft_method method;
 	double horizon_months;        /* NAN = default */
 	char as_of[16];               /* "" = tco.json as_of */
