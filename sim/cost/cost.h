@@ -10,9 +10,10 @@
  * Data flow: pp_scenario (its "costs" section, sim/input/costspec.h) -> for each
  * option a modified copy of the scenario -> the step-time engine (through
  * the predict callback, so tests can pass a fake; the model's parameter
- * count is the engine's pp_model_params()) ->
- * throughput -> goodput -> cost over a monthly schedule -> Monte Carlo and
- * tornado -> pp_cost_result. Prices come from the catalog's prices.json,
+ * count is the engine's pp_model_params()), or for an inference work the
+ * serving simulation of one replica (podplan serve, serve/servesim.h;
+ * costserve.h) -> throughput -> goodput -> cost over a monthly schedule ->
+ * Monte Carlo and tornado -> pp_cost_result. Prices come from the catalog's prices.json,
  * TCO figures (failure rates, restart times, network parts...) from
  * models/tco.json; every figure used is listed in result.sources.
  *

@@ -490,7 +490,9 @@ static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const 
 }
 
 /* "work" at JSON path p: each type's required keys, and no keys of
- * another type. */
+ * another type; an inference work's volume as input and output tokens a
+ * month (derived from tokens_per_month and output_fraction when given
+ * so). */
 static int check_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const char *p,
 		      pp_err *err)
 {

@@ -8,6 +8,10 @@
  *
  *   "costs": {
  *     "work": {"type": "run", "train_tokens": 2e12, "runs": 1},
+ *       (or {"type": "inference", "input_tokens_per_month": 7e9,
+ *            "output_tokens_per_month": 3e9, "peak_to_average": 2}: the
+ *        scenario's "serving", "workload" and "slo" sections give the
+ *        throughput)
  *     "horizon_months": 36,
  *     "finance": {"discount_rate": 0.12, "depreciation_years": 5, ...},
  *     "goodput": {"failures_per_gpu_hour": 2e-5, "restart_s": 900, ...},
@@ -45,7 +49,7 @@ typedef enum pp_work_type {
 	PP_WORK_RUN,        /* train_tokens, `runs` times back to back */
 	PP_WORK_RECURRING,  /* tokens_per_job, jobs_per_month (a weekly fine-tune: 4.35/month) */
 	PP_WORK_CAPACITY,   /* steady training: gpu_hours_per_month of the scenario's cluster */
-	PP_WORK_INFERENCE,  /* serving tokens_per_month */
+	PP_WORK_INFERENCE,  /* serving input and output tokens a month */
 	PP_WORK_COUNT
 } pp_work_type;
 extern const char *const pp_work_type_names[PP_WORK_COUNT];
