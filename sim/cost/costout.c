@@ -414,9 +414,10 @@ static void serving_text(const pp_cost_result *r, pp_sb *sb)
 		char rep[48] = "(hosted)", mr[24] = "", it[24] = "", ot[24] = "", tt[24] = "", tp[24] = "",
 		     kv[24] = "", cc[24] = "", rp[24] = "", pi[24] = "-", po[24] = "-";
 		if (o->kind != PP_OPT_API && v->simulated) {
-			snprintf(rep, sizeof(rep), "TP%d%s x %s", v->tp, v->pp > 1 ? "xPP" : "", o->gpu);
 			if (v->pp > 1)
 				snprintf(rep, sizeof(rep), "TP%dxPP%d x %s", v->tp, v->pp, o->gpu);
+			else
+				snprintf(rep, sizeof(rep), "TP%d x %s", v->tp, o->gpu);
 			if (o->feasible) {
 				snprintf(mr, sizeof(mr), "%.3g", v->max_rate_rps);
 				snprintf(it, sizeof(it), "%.0f", v->input_tokens_per_s);
