@@ -534,9 +534,9 @@ static void serving_section(pp_sb *o, const pp_report *r)
 		pp_sb_adds(o, "</tr>\n");
 	}
 	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Max rate: one replica's highest request "
-		      "rate meeting the SLO; input and output tokens/s are its throughput there; TTFT "
-		      "and TPOT at the SLO's percentile at that rate. KV cache: tokens one replica "
-		      "holds, as vLLM logs it at start-up, and the requests of max_model_len that fit. "
+		      "rate meeting the SLO; tokens/s in and out are its throughput there; TTFT and TPOT "
+		      "at the SLO's percentile at that rate. KV cache: tokens one replica holds, as "
+		      "vLLM logs it at start-up, and the requests of max_model_len that fit at once. "
 		      "Replicas: serving replicas the busiest hour needs, in copies of the option's "
 		      "cluster. $ per 1M: a hosted API's two prices; a cluster's full cost split by the "
 		      "replica time its input and its output tokens take at the SLO (the max-rate search "
