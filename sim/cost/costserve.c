@@ -18,10 +18,10 @@ static const double marginal_step = 0.5;
 /* Rates of the curve, as multiples of the replica's max rate. */
 static const double curve_at[] = {0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5};
 
-/* A replica simulated on one GPU, fabric and node size. */
+/* A replica simulated on one GPU, pair of fabrics and node size. */
 typedef struct cost_serve_memo {
 	const pp_gpu *gpu;
-	const pp_fabric *intra;
+	const pp_fabric *intra, *inter;
 	int gpus_per_node;
 	bool feasible;
 	char why[256];
@@ -340,13 +340,14 @@ out:
 	return rc;
 }
 
-/* The memo of x's GPU, fabric and node size, simulated on first use. */
+/* The memo of x's GPU, fabrics and node size, simulated on first use. */
 static int memo_of(ctx *c, const pp_scenario *x, cost_serve_memo **out)
 {
 	const pp_cluster *cl = &x->cluster;
 	for (int i = 0; i < c->nserve_memo; i++) {
 		cost_serve_memo *m = &c->serve_memo[i];
-		if (m->gpu == cl->gpu && m->intra == cl->intra && m->gpus_per_node == cl->gpus_per_node) {
+		if (m->gpu == cl->gpu && m->intra == cl->intra && m->inter == cl->inter &&
+		    m->gpus_per_node == cl->gpus_per_node) {
 			*out = m;
 			return 0;
 		}
@@ -356,6 +357,7 @@ static int memo_of(ctx *c, const pp_scenario *x, cost_serve_memo **out)
 	memset(m, 0, sizeof(*m));
 	m->gpu = cl->gpu;
 	m->intra = cl->intra;
+	m->inter = cl->inter;
 	m->gpus_per_node = cl->gpus_per_node;
 	if (c->opts && c->opts->progress) {
 		char what[96];

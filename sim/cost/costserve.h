@@ -22,8 +22,7 @@
  *      (1/r0 - s_in m_in0) / m_out (both clamped to >= 0, the sum kept);
  *   4. with pp_cost_opts.serve_curve, the workload at a sweep of rates
  *      around the max rate (the reports' throughput-latency curve).
- * Options on the same GPU, intra-node fabric and node size share one
- * simulation.
+ * Options on the same GPU, fabrics and node size share one simulation.
  *
  * How the work is sized (costeval.c): a month's input and output tokens
  * need s_in x input + s_out x output replica-seconds; at the busiest hour
