@@ -386,3 +386,85 @@ void pp_chart_memory(pp_sb *o, const pp_report *r)
 	figure_close(o);
 }
 
+
+/* The simulated replicas of an inference report, one per GPU (options on
+ * one GPU share a simulation): the index of each's first option. */
+static int serving_replicas(const pp_cost_result *c, int *first, int max)
+{
+	int n = 0;
+	for (int i = 0; i < c->noptions && n < max; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (x->kind == PP_OPT_API || !x->serving.simulated || x->serving.ncurve == 0)
+			continue;
+		bool seen = false;
+		for (int k = 0; k < n; k++)
+			seen |= !strcmp(c->options[first[k]].gpu, x->gpu);
+		if (!seen)
+			first[n++] = i;
+	}
+	return n;
+}
+
+void pp_chart_serving_latency(pp_sb *o, const pp_report *r, int which)
+{
+	const pp_cost_result *c = &r->cost;
+	const pp_cost_inference *inf = &c->inference;
+	int first[64];
+	int nr = serving_replicas(c, first, 64);
+	pp_svg_series *s = pp_xcalloc((size_t)nr + 2, sizeof(*s));
+	double (*xs)[PP_COST_CURVE_MAX] = pp_xcalloc((size_t)nr + 1, sizeof(*xs));
+	double (*ys)[PP_COST_CURVE_MAX] = pp_xcalloc((size_t)nr + 1, sizeof(*ys));
+	char (*names)[96] = pp_xcalloc((size_t)nr + 1, sizeof(*names));
+	int ns = 0;
+	double xmax = 0, peak = NAN;
+	for (int k = 0; k < nr; k++) {
+		const pp_cost_option *x = &c->options[first[k]];
+		const pp_cost_serving *v = &x->serving;
+		for (int j = 0; j < v->ncurve; j++) {
+			xs[k][j] = v->curve[j].request_rate;
+			ys[k][j] = which ? v->curve[j].tpot_s : v->curve[j].ttft_s;
+			xmax = fmax(xmax, xs[k][j]);
+		}
+		snprintf(names[k], sizeof(names[k]), "TP %d x PP %d on %s", v->tp, v->pp, x->gpu);
+		s[ns++] = (pp_svg_series){names[k], pp_report_option_color(first[k]), v->ncurve, xs[k],
+					  ys[k], false};
+		if (isfinite(v->peak_rps))
+			peak = v->peak_rps;
+	}
+	double bound = which ? inf->slo_tpot_s : inf->slo_ttft_s;
+	double bx[2] = {0, xmax}, by[2] = {bound, bound};
+	char bl[64];
+	snprintf(bl, sizeof(bl), "SLO: p%g %s <= %.0f ms", inf->slo_percentile, which ? "TPOT" : "TTFT",
+		 bound * 1e3);
+	if (bound > 0 && ns > 0)
+		s[ns++] = (pp_svg_series){bl, "#e15759", 2, bx, by, true};
+	char ml[96];
+	pp_svg_marker m = {peak, ml};
+	snprintf(ml, sizeof(ml), "busiest hour %.3g req/s", peak);
+	const char *what = which ? "TPOT" : "TTFT";
+	char id[32], title[160], desc[400], ylab[96];
+	snprintf(id, sizeof(id), "chart-serving-%s", which ? "tpot" : "ttft");
+	snprintf(title, sizeof(title), "%s at the SLO's percentile against the request rate, one "
+		 "serving replica", what);
+	snprintf(desc, sizeof(desc), "Lines: one replica of each GPU sent the workload at rates "
+		 "from a quarter to 1.5 times its max rate; y is the p%g %s of the run. The "
+		 "horizontal line is the SLO's bound; the dashed line the busiest hour's rate.",
+		 inf->slo_present ? inf->slo_percentile : 99, what);
+	snprintf(ylab, sizeof(ylab), "p%g %s", inf->slo_present ? inf->slo_percentile : 99, what);
+	pp_svg_frame f = {id, title, desc, 0, 0, PP_SVG_NUM, PP_SVG_SECONDS,
+			  "requests/s sent to one replica", ylab};
+	char fid[32], cap[300];
+	snprintf(fid, sizeof(fid), "fig-serving-%s", which ? "tpot" : "ttft");
+	snprintf(cap, sizeof(cap), which ? "Time per output token as the rate rises: decode batches "
+					  "grow, then the KV cache fills and requests queue."
+					: "Time to first token as the rate rises: past the max rate, "
+					  "prompts queue and TTFT explodes (the knee).");
+	figure_open(o, fid, which ? "Throughput-latency: TPOT" : "Throughput-latency: TTFT", cap);
+	pp_svg_lines(o, &f, s, ns, isfinite(peak) ? &m : NULL, isfinite(peak) ? 1 : 0,
+		     "No replica was simulated (no \"serving\" section, or none can do the work).");
+	figure_close(o);
+	free(s);
+	free(xs);
+	free(ys);
+	free(names);
+}

@@ -12,6 +12,10 @@
  *   chart_steptime_cost  step-time breakdown per option (cost reports)
  *   chart_steptime_pred  step-time breakdown (step-only reports)
  *   chart_memory         memory per GPU against capacity (step-only reports)
+ *   chart_serving_latency  an inference work's replicas: p99 TTFT (which 0) or
+ *                        TPOT (1) against the request rate, the SLO's bound
+ *                        and the busiest hour's rate (the throughput-latency
+ *                        curve)
  */
 #ifndef PP_CHARTS_H
 #define PP_CHARTS_H
@@ -27,5 +31,6 @@ void pp_chart_distribution(pp_sb *o, const pp_report *r);
 void pp_chart_steptime_cost(pp_sb *o, const pp_report *r);
 void pp_chart_steptime_pred(pp_sb *o, const pp_report *r);
 void pp_chart_memory(pp_sb *o, const pp_report *r);
+void pp_chart_serving_latency(pp_sb *o, const pp_report *r, int which);
 
 #endif

@@ -137,6 +137,105 @@ static void finance_file(const pp_cost_result *c, pp_report_file *files, int *n,
 	}
 }
 
+/* An inference work: the workload and SLO (serving_workload.csv), each
+ * option's replica, KV cache, replicas and $ per 1M input and output
+ * tokens (serving.csv), and each replica's throughput-latency curve
+ * (serving_curve.csv). */
+static void serving_files(const pp_cost_result *c, pp_report_file *files, int *n, int max)
+{
+	const pp_cost_inference *f = &c->inference;
+	pp_csvw w;
+	if (!f->present)
+		return;
+	if (add_file(files, n, max, "serving_workload.csv", "metric,value,unit", &w)) {
+		static const char *const k[] = {"input_tokens_per_month", "output_tokens_per_month",
+						"peak_to_average", "num_prompts", "mean_input_len",
+						"mean_output_len", "requests_per_month", "slo_ttft",
+						"slo_tpot", "slo_itl", "slo_e2el", "slo_percentile",
+						"simulations"};
+		static const char *const u[] = {"tokens", "tokens", "ratio", "requests", "tokens",
+						"tokens", "requests", "s", "s", "s", "s", "percentile",
+						"runs"};
+		const double v[] = {f->input_tokens_per_month, f->output_tokens_per_month,
+				    f->peak_to_average, f->simulated ? (double)f->num_prompts : NAN,
+				    f->simulated ? f->mean_input_len : NAN,
+				    f->simulated ? f->mean_output_len : NAN,
+				    f->simulated ? f->requests_per_month : NAN,
+				    f->slo_ttft_s > 0 ? f->slo_ttft_s : NAN,
+				    f->slo_tpot_s > 0 ? f->slo_tpot_s : NAN,
+				    f->slo_itl_s > 0 ? f->slo_itl_s : NAN,
+				    f->slo_e2el_s > 0 ? f->slo_e2el_s : NAN,
+				    f->slo_present ? f->slo_percentile : NAN, (double)f->simulations};
+		for (size_t i = 0; i < PP_ARRAY_LEN(k); i++) {
+			pp_csvw_text(&w, k[i]);
+			pp_csvw_num(&w, v[i], SIG);
+			pp_csvw_text(&w, u[i]);
+			pp_csvw_end(&w);
+		}
+	}
+	if (add_file(files, n, max, "serving.csv",
+		     "option,kind,gpu,feasible,simulated,engine,tensor_parallel_size,"
+		     "pipeline_parallel_size,gpus_per_replica,replicas_per_cluster,offline_rps,"
+		     "slo_rate_rps,max_rate_rps,input_tokens_per_s,output_tokens_per_s,ttft_s,tpot_s,"
+		     "itl_s,e2el_s,kv_cache_tokens,num_gpu_blocks,max_concurrency,"
+		     "kv_cache_bytes_per_gpu,weights_bytes_per_gpu,s_per_input_token,"
+		     "s_per_output_token,peak_rps,replicas_needed,clusters,input_cost_share,"
+		     "usd_per_million_input_tokens,usd_per_million_output_tokens", &w))
+		for (int i = 0; i < c->noptions; i++) {
+			const pp_cost_option *o = &c->options[i];
+			const pp_cost_serving *v = &o->serving;
+			bool sim = o->kind != PP_OPT_API && v->simulated, ok = sim && o->feasible;
+			pp_csvw_text(&w, o->name);
+			pp_csvw_text(&w, pp_option_kind_names[o->kind]);
+			pp_csvw_text(&w, o->gpu);
+			pp_csvw_bool(&w, o->feasible);
+			pp_csvw_bool(&w, sim);
+			pp_csvw_text(&w, sim ? v->engine : "");
+			const double a[] = {sim ? v->tp : NAN, sim ? v->pp : NAN,
+					    sim ? v->gpus_per_replica : NAN,
+					    sim ? v->replicas_per_cluster : NAN,
+					    ok ? v->offline_rps : NAN, ok ? v->slo_rate_rps : NAN,
+					    ok ? v->max_rate_rps : NAN, ok ? v->input_tokens_per_s : NAN,
+					    ok ? v->output_tokens_per_s : NAN, ok ? v->at_max.ttft_s : NAN,
+					    ok ? v->at_max.tpot_s : NAN, ok ? v->at_max.itl_s : NAN,
+					    ok ? v->at_max.e2el_s : NAN, sim ? (double)v->kv_tokens : NAN,
+					    sim ? (double)v->num_gpu_blocks : NAN,
+					    sim ? v->max_concurrency : NAN,
+					    sim ? v->kv_cache_bytes_per_gpu : NAN,
+					    sim ? v->weights_bytes_per_gpu : NAN,
+					    ok ? v->s_per_input_token : NAN,
+					    ok ? v->s_per_output_token : NAN, ok ? v->peak_rps : NAN,
+					    ok ? v->replicas_needed : NAN,
+					    o->kind != PP_OPT_API && o->feasible ? fmax(1, o->replicas) : NAN,
+					    o->kind != PP_OPT_API && o->feasible ? v->input_cost_share : NAN,
+					    o->usd_per_million_input_tokens,
+					    o->usd_per_million_output_tokens};
+			for (size_t k = 0; k < PP_ARRAY_LEN(a); k++)
+				pp_csvw_num(&w, a[k], SIG);
+			pp_csvw_end(&w);
+		}
+	if (add_file(files, n, max, "serving_curve.csv",
+		     "option,gpu,point,request_rate_rps,request_throughput_rps,"
+		     "output_throughput_tokens_per_s,ttft_s,tpot_s,itl_s,e2el_s,slo_met", &w))
+		for (int i = 0; i < c->noptions; i++) {
+			const pp_cost_option *o = &c->options[i];
+			const pp_cost_serving *v = &o->serving;
+			for (int k = 0; o->kind != PP_OPT_API && k < v->ncurve; k++) {
+				const pp_cost_serve_point *p = &v->curve[k];
+				pp_csvw_text(&w, o->name);
+				pp_csvw_text(&w, o->gpu);
+				pp_csvw_int(&w, k);
+				const double a[] = {p->request_rate, p->request_throughput,
+						    p->output_throughput, p->ttft_s, p->tpot_s, p->itl_s,
+						    p->e2el_s};
+				for (size_t j = 0; j < PP_ARRAY_LEN(a); j++)
+					pp_csvw_num(&w, a[j], SIG);
+				pp_csvw_bool(&w, p->slo_met);
+				pp_csvw_end(&w);
+			}
+		}
+}
+
 static void cost_files(const pp_report *r, pp_report_file *files, int *n, int max)
 {
 	const pp_cost_result *c = &r->cost;
@@ -165,6 +264,7 @@ static void cost_files(const pp_report *r, pp_report_file *files, int *n, int ma
 	tornado_file(c, files, n, max);
 	distribution_file(c, files, n, max);
 	finance_file(c, files, n, max);
+	serving_files(c, files, n, max);
 	if (add_file(files, n, max, "sources.csv", "item,value,unit,source,url,date,age_months,estimate",
 		     &w))
 		for (int i = 0; i < c->nsources; i++) {

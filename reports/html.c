@@ -214,7 +214,12 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 	else
 		snprintf(s, sizeof(s), "no Monte Carlo range (0 draws)");
 	kpi(o, "Total cost", pp_report_usd(w->usd_total, d, sizeof(d)), s);
-	snprintf(s, sizeof(s), "%s", c->work);
+	if (isfinite(w->usd_per_million_input_tokens))
+		snprintf(s, sizeof(s), "%s in / %s out; %s",
+			 per_mtok(w->usd_per_million_input_tokens, a, sizeof(a)),
+			 per_mtok(w->usd_per_million_output_tokens, b, sizeof(b)), c->work);
+	else
+		snprintf(s, sizeof(s), "%s", c->work);
 	kpi(o, "Per 1M tokens", per_mtok(w->usd_per_million_tokens, d, sizeof(d)), s);
 	double t = pp_report_time_to_result(w);
 	if (isfinite(t)) {
@@ -440,6 +445,115 @@ static void finance_table(pp_sb *o, const pp_report *r)
 		   isfinite(rate) ? 100 * rate : 0);
 }
 
+/* An inference work: the workload and SLO, each option's serving replica
+ * at the SLO, its KV cache, the replicas the busiest hour needs and $ per
+ * 1M input and output tokens; the throughput-latency curves. Every figure
+ * is in serving.csv, serving_workload.csv and serving_curve.csv. */
+static void serving_section(pp_sb *o, const pp_report *r)
+{
+	const pp_cost_result *c = &r->cost;
+	const pp_cost_inference *f = &c->inference;
+	if (!f->present)
+		return;
+	char a[48], b[48], d[96], slo[160], line[900];
+	pp_sb_adds(o, "<section id=\"serving\"><h2>Serving: throughput at the SLO, KV cache, "
+		      "replicas, $ per 1M tokens</h2>\n<p class=\"note workload\">");
+	char ti[32], to[32], rq[32];
+	if (f->simulated)
+		snprintf(line, sizeof(line), "%s input and %s output tokens a month: %s requests of the "
+			 "workload's mix, %s prompts of mean %s tokens in and %s out; the busiest hour "
+			 "is %.2gx the average. SLO: %s. Each option's replica (the \"serving\" "
+			 "section on its GPU) was simulated by podplan serve at its highest rate "
+			 "meeting the SLO, at most what it completes with every request at once.",
+			 pp_fmt_tokens(f->input_tokens_per_month, ti, sizeof(ti)),
+			 pp_fmt_tokens(f->output_tokens_per_month, to, sizeof(to)),
+			 pp_fmt_tokens(f->requests_per_month, rq, sizeof(rq)),
+			 pp_report_count((double)f->num_prompts, a, sizeof(a)),
+			 pp_report_count(f->mean_input_len, b, sizeof(b)),
+			 pp_report_count(f->mean_output_len, d, sizeof(d)), f->peak_to_average,
+			 pp_cost_fmt_slo(f, slo, sizeof(slo)));
+	else
+		snprintf(line, sizeof(line), "%s input and %s output tokens a month; the busiest hour "
+			 "is %.2gx the average. Not simulated: the scenario has no \"serving\" "
+			 "section, and each option's throughput is its typed-in "
+			 "inference_tokens_per_s_per_gpu, input and output tokens alike.",
+			 pp_fmt_tokens(f->input_tokens_per_month, ti, sizeof(ti)),
+			 pp_fmt_tokens(f->output_tokens_per_month, to, sizeof(to)), f->peak_to_average);
+	esc(o, line);
+	pp_sb_adds(o, "</p>\n<table class=\"serving\">\n");
+	static const char *const cols[] = {"Option", "Serving replica", "Max rate at SLO",
+					   "Tokens/s in / out", "TTFT / TPOT", "KV cache",
+					   "Replicas needed", "$ / 1M in / out"};
+	static const bool num[] = {false, false, true, true, true, true, true, true};
+	th_row(o, cols, num, (int)PP_ARRAY_LEN(cols));
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		const pp_cost_serving *v = &x->serving;
+		pp_sb_addf(o, "<tr%s>", i == c->recommended ? " class=\"rec\"" : !x->feasible ? " class=\"no\"" : "");
+		td(o, NULL, x->name);
+		if (x->kind == PP_OPT_API) {
+			td(o, NULL, "hosted API");
+			pp_sb_adds(o, "<td colspan=\"5\">priced per token: nothing simulated</td>");
+		} else if (!v->simulated) {
+			snprintf(d, sizeof(d), "%d x %s", x->num_gpus, x->gpu);
+			td(o, NULL, d);
+			pp_sb_adds(o, "<td colspan=\"5\">");
+			esc(o, x->feasible ? "typed-in throughput: not simulated (no \"serving\" section)"
+					   : x->infeasible_why);
+			pp_sb_adds(o, "</td>");
+		} else {
+			snprintf(d, sizeof(d), "TP %d x PP %d on %s", v->tp, v->pp, x->gpu);
+			td(o, NULL, d);
+			if (!x->feasible) {
+				pp_sb_adds(o, "<td class=\"why\" colspan=\"3\">cannot do the work: ");
+				esc(o, x->infeasible_why);
+				pp_sb_adds(o, "</td>");
+			} else {
+				snprintf(d, sizeof(d), "%.3g req/s", v->max_rate_rps);
+				tdn(o, d);
+				snprintf(line, sizeof(line), "%s / %s",
+					 pp_report_count(v->input_tokens_per_s, a, sizeof(a)),
+					 pp_report_count(v->output_tokens_per_s, b, sizeof(b)));
+				tdn(o, line);
+				snprintf(line, sizeof(line), "%s / %s", pp_report_dur(v->at_max.ttft_s, a, sizeof(a)),
+					 pp_report_dur(v->at_max.tpot_s, b, sizeof(b)));
+				tdn(o, line);
+			}
+			pp_sb_addf(o, "<td class=\"n\">%s tokens<span class=\"sub\">%.1f x max_model_len"
+				      "</span></td>", pp_report_count((double)v->kv_tokens, a, sizeof(a)),
+				   v->max_concurrency);
+			if (x->feasible)
+				pp_sb_addf(o, "<td class=\"n\">%d<span class=\"sub\">in %.0f x %d GPUs</span>"
+					      "</td>", v->replicas_needed, fmax(1, x->replicas), x->num_gpus);
+			else
+				tdn(o, "-");
+		}
+		snprintf(line, sizeof(line), "%s / %s", per_mtok(x->usd_per_million_input_tokens, a, sizeof(a)),
+			 per_mtok(x->usd_per_million_output_tokens, b, sizeof(b)));
+		tdn(o, line);
+		pp_sb_adds(o, "</tr>\n");
+	}
+	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Max rate: one replica's highest request "
+		      "rate meeting the SLO; tokens/s in and out are its throughput there; TTFT and TPOT "
+		      "at the SLO's percentile at that rate. KV cache: tokens one replica holds, as "
+		      "vLLM logs it at start-up, and the requests of max_model_len that fit at once. "
+		      "Replicas: serving replicas the busiest hour needs, in copies of the option's "
+		      "cluster. $ per 1M: a hosted API's two prices; a cluster's full cost split by the "
+		      "replica time its input and its output tokens take at the SLO (the max-rate search "
+		      "again with longer prompts, then longer outputs). serving.csv, "
+		      "serving_workload.csv and serving_curve.csv have every figure.</p>\n");
+	bool curve = false;
+	for (int i = 0; i < c->noptions; i++)
+		curve |= c->options[i].kind != PP_OPT_API && c->options[i].serving.ncurve > 0;
+	if (curve) {
+		pp_sb_adds(o, "<div class=\"grid\">\n");
+		pp_chart_serving_latency(o, r, 0);
+		pp_chart_serving_latency(o, r, 1);
+		pp_sb_adds(o, "</div>\n");
+	}
+	pp_sb_adds(o, "</section>\n");
+}
+
 static void engine_cost(pp_sb *o, const pp_report *r)
 {
 	const pp_cost_result *c = &r->cost;
@@ -476,10 +590,17 @@ static void engine_cost(pp_sb *o, const pp_report *r)
 		tdn(o, pp_report_count(x->gpu_hours_used, d, sizeof(d)));
 		pp_sb_adds(o, "</tr>\n");
 	}
-	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Step time, throughput and memory come from "
-		      "the discrete-event step simulator on each option's cluster (before goodput); "
-		      "goodput discounts failures, checkpoint writes at the Young/Daly interval and "
-		      "restarts. Per-part step times: step_time.csv.</p>\n");
+	if (c->inference.present)
+		pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Serving has no training step: "
+			      "tokens/s is what one copy of the option's cluster serves at the SLO at the "
+			      "workload's mix (input and output tokens, the serving section above), memory "
+			      "per GPU is a serving replica's (weights, activations, KV cache), and "
+			      "GPU-hours count every copy running the whole horizon.</p>\n");
+	else
+		pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Step time, throughput and memory come "
+			      "from the discrete-event step simulator on each option's cluster (before "
+			      "goodput); goodput discounts failures, checkpoint writes at the Young/Daly "
+			      "interval and restarts. Per-part step times: step_time.csv.</p>\n");
 }
 
 static void engine_pred(pp_sb *o, const pp_report *r)
@@ -769,6 +890,7 @@ void pp_report_html(const pp_report *r, pp_sb *o)
 		pp_chart_distribution(o, r);
 		pp_chart_steptime_cost(o, r);
 		pp_sb_adds(o, "</div></section>\n");
+		serving_section(o, r);
 		finance_table(o, r);
 		pp_sb_adds(o, "<section id=\"engine\"><h2>Step time, memory and goodput</h2>\n");
 		engine_cost(o, r);

@@ -38,6 +38,64 @@ static const char *pct(double v, char *b, size_t n)
 	return b;
 }
 
+static const char *per_mtok(double v, char *b, size_t n)
+{
+	if (!isfinite(v))
+		return snprintf(b, n, "-"), b;
+	snprintf(b, n, "$%.3g", v);
+	return b;
+}
+
+/* An inference work: each option's serving replica, as index.html's
+ * serving table. */
+static void serving_md(pp_sb *o, const pp_cost_result *c)
+{
+	const pp_cost_inference *f = &c->inference;
+	if (!f->present)
+		return;
+	char a[48], b[48], d[96], slo[160];
+	pp_sb_addf(o, "## Serving\n\nSLO: %s; the busiest hour is %.2gx the average.\n\n",
+		   pp_cost_fmt_slo(f, slo, sizeof(slo)), f->peak_to_average);
+	pp_sb_adds(o, "| Option | Serving replica | Max rate at SLO | Tokens/s in / out | TTFT / TPOT | "
+		      "KV cache | Replicas needed | $/1M in / out |\n|---|---|--:|--:|--:|--:|--:|--:|\n");
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		const pp_cost_serving *v = &x->serving;
+		pp_sb_adds(o, "| ");
+		md(o, x->name);
+		pp_sb_adds(o, " | ");
+		if (x->kind == PP_OPT_API) {
+			pp_sb_adds(o, "hosted API | - | - | - | - | -");
+		} else if (!v->simulated) {
+			snprintf(d, sizeof(d), "%d x %s", x->num_gpus, x->gpu);
+			md(o, d);
+			pp_sb_adds(o, " | - | - | - | - | -");
+		} else {
+			snprintf(d, sizeof(d), "TP %d x PP %d on %s", v->tp, v->pp, x->gpu);
+			md(o, d);
+			if (x->feasible)
+				pp_sb_addf(o, " | %.3g req/s | %s / %s | %s / %s", v->max_rate_rps,
+					   pp_report_count(v->input_tokens_per_s, a, sizeof(a)),
+					   pp_report_count(v->output_tokens_per_s, b, sizeof(b)),
+					   pp_report_dur(v->at_max.ttft_s, d, sizeof(d)),
+					   pp_report_dur(v->at_max.tpot_s, slo, sizeof(slo)));
+			else
+				pp_sb_adds(o, " | - | - | -");
+			pp_sb_addf(o, " | %s tokens (%.1f x max_model_len)",
+				   pp_report_count((double)v->kv_tokens, a, sizeof(a)), v->max_concurrency);
+			if (x->feasible)
+				pp_sb_addf(o, " | %d in %.0f x %d GPUs", v->replicas_needed,
+					   fmax(1, x->replicas), x->num_gpus);
+			else
+				pp_sb_adds(o, " | -");
+		}
+		pp_sb_addf(o, " | %s / %s |\n", per_mtok(x->usd_per_million_input_tokens, a, sizeof(a)),
+			   per_mtok(x->usd_per_million_output_tokens, b, sizeof(b)));
+	}
+	pp_sb_adds(o, "\nserving.csv has every figure; serving_curve.csv the throughput-latency "
+		      "curve of each replica.\n\n");
+}
+
 static void cost_md(pp_sb *o, const pp_report *r)
 {
 	const pp_cost_result *c = &r->cost;
@@ -78,6 +136,7 @@ static void cost_md(pp_sb *o, const pp_report *r)
 	}
 	pp_sb_addf(o, "\nFull cost over %.1f months (%s); prices as of %s; Monte Carlo %d draws, seed "
 		      "%lu.\n\n", c->horizon_months, c->work, c->as_of, c->draws, c->seed);
+	serving_md(o, c);
 	bool any = false;
 	for (int i = 0; i < c->noptions; i++) {
 		const pp_cost_fin *f = &c->options[i].fin;

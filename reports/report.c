@@ -389,7 +389,10 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		pp_cost_opts co;
 		memset(&co, 0, sizeof(co));
 		co.predict = pp_predict;
+		co.serve_curve = true; /* the serving section's throughput-latency chart */
 		if (o) {
+			co.progress = o->progress;
+			co.progress_ctx = o->progress_ctx;
 			co.seed_given = o->seed_given;
 			co.seed = o->seed;
 			co.draws_given = o->draws_given;

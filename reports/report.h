@@ -69,6 +69,9 @@ typedef struct pp_report_opts {
 	double now_s;                /* the report's timestamp; 0 = now */
 	const char *store_path;      /* store holding calibration profiles when the scenario
 					names a profile but no db; NULL = default path */
+	/* the cost engine's serving simulations (pp_cost_opts.progress); may be NULL */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 } pp_report_opts;
 
 /* Compute a report. Errors: PP_EINPUT for a costs section that cannot be

@@ -62,5 +62,6 @@ rm -rf "$out/.db"
 find "$out" -type f | while read -r f; do
   sed -i -e "s#$out#OUT#g" -e 's/"elapsed_s":[[:space:]]*[0-9.e+-]*/"elapsed_s": T/' \
     -e 's/"candidates_per_s":[[:space:]]*[0-9.e+-]*/"candidates_per_s": T/' \
-    -e 's/"mc_elapsed_s":[[:space:]]*[0-9.e+-]*/"mc_elapsed_s": T/' -e '/^took /d' -e '/^Computed in /d' "$f"
+    -e 's/"mc_elapsed_s":[[:space:]]*[0-9.e+-]*/"mc_elapsed_s": T/' \
+    -e 's/"serve_elapsed_s":[[:space:]]*[0-9.e+-]*/"serve_elapsed_s": T/' -e '/^took /d' -e '/^Computed in /d' "$f"
 done

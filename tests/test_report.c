@@ -1,7 +1,7 @@
 /*
  * test_report.c - the report of a scenario (reports/report.h): the page's
  * structure and content for a cost scenario, a QLoRA scenario and a
- * step-only scenario, the CSV files (RFC 4180 field counts, rows against
+ * step-only scenario and a serving one, the CSV files (RFC 4180 field counts, rows against
  * the result, golden headers), the escaping of hostile names in HTML, SVG,
  * Markdown and CSV, a scenario where nothing fits, the SLOW calibration
  * verdict, and how long rendering every scenario takes. The chart
@@ -32,6 +32,7 @@
 #define S70 "scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json"
 #define SQLORA "scenarios/qlora-13b-weekly-tier4-box-or-tier5-pod-or-api.json"
 #define SDEF "scenarios/default.json"
+#define SSERVE "tests/data/serve-cost-8b.json"
 #define NOW 1764547200.0 /* 2025-12-01 00:00 UTC: a pinned report timestamp */
 
 /* ---- helpers ---- */
@@ -356,6 +357,58 @@ static void test_report_qlora(void)
 	pp_scenario_release(&s);
 }
 
+/* An inference work with a serving section: its serving section after the
+ * charts (the replicas' table and the two throughput-latency charts), $ per
+ * 1M input and output tokens in the answer, the serving CSVs (golden
+ * headers and structure). */
+static void test_report_serving(void)
+{
+	pp_scenario s;
+	pp_report r;
+	if (load_build(SSERVE, 200, &s, &r)) {
+		CHECK(!"report builds");
+		return;
+	}
+	const pp_cost_result *c = &r.cost;
+	CHECK(c->inference.present && c->inference.simulated);
+	pp_sb html = {0}, md = {0};
+	pp_report_html(&r, &html);
+	pp_report_md(&r, &md);
+	const char *h = html.buf;
+	long pc = tu_pos(h, "<section id=\"charts\""), ps = tu_pos(h, "<section id=\"serving\""),
+	     pf = tu_pos(h, "<section id=\"finance\"");
+	CHECK(pc > 0 && pc < ps && ps < pf);
+	const char *sv = tu_after(h, "<section id=\"serving\"");
+	CHECK_CONTAINS(sv, "<table class=\"serving\">");
+	CHECK_CONTAINS(sv, "<figure id=\"fig-serving-ttft\">");
+	CHECK_CONTAINS(sv, "<figure id=\"fig-serving-tpot\">");
+	CHECK_CONTAINS(sv, "SLO: p99 TTFT &lt;= 500 ms");
+	CHECK(tu_count(h, "<svg class=\"chart\"") == 8);
+	/* every simulated option's curve: from a quarter to 1.5 times its max rate */
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_serving *v = &c->options[i].serving;
+		if (c->options[i].kind == PP_OPT_API)
+			continue;
+		CHECK(v->ncurve == 8);
+		CHECK_NEAR(v->curve[0].request_rate, 0.25 * v->max_rate_rps, 1e-9);
+		CHECK_NEAR(v->curve[v->ncurve - 1].request_rate, 1.5 * v->max_rate_rps, 1e-9);
+		for (int k = 1; k < v->ncurve; k++)
+			CHECK(v->curve[k].request_rate > v->curve[k - 1].request_rate);
+	}
+	/* the answer's $ per 1M tokens says input and output */
+	CHECK_CONTAINS(tu_after(h, "<div class=\"kpis\">"), " in / ");
+	CHECK_CONTAINS(md.buf, "## Serving");
+	pp_sb g = {0};
+	structure(h, md.buf, &g);
+	golden("report-structure-serving.txt", g.buf);
+	pp_sb_release(&g);
+	check_csvs(&r, "report-csv-headers-serving.txt");
+	pp_sb_release(&html);
+	pp_sb_release(&md);
+	pp_report_release(&r);
+	pp_scenario_release(&s);
+}
+
 static void test_report_predict(void)
 {
 	pp_scenario s;
@@ -598,8 +651,11 @@ static void test_speed(void)
 		double t2 = pp_mono_s();
 		pp_t_diag("%-60s engines %.3f s, render %.3f s, %zu KB", e->d_name, t1 - t0, t2 - t1,
 		          html.len / 1024);
-		CHECK(tu_count(html.buf, "<svg class=\"chart\"") == (r.have_cost ? 6 : 2));
-		total += t2 - t0;
+		bool curve = r.have_cost && r.cost.inference.simulated;
+		CHECK(tu_count(html.buf, "<svg class=\"chart\"") == (r.have_cost ? 6 + 2 * curve : 2));
+		/* the pricing and rendering; an inference work's serving
+		 * simulations are podplan serve's time (bench/bench_serve.sh) */
+		total += t2 - t0 - r.cost.inference.serve_elapsed_s;
 		n++;
 		pp_sb_release(&html);
 		pp_sb_release(&md);
@@ -635,6 +691,7 @@ int main(void)
 	pp_t_fixture_data();
 	RUN(test_report_cost);
 	RUN(test_report_qlora);
+	RUN(test_report_serving);
 	RUN(test_report_predict);
 	RUN(test_escaping);
 	RUN(test_nothing_fits);

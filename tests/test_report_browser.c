@@ -69,6 +69,7 @@ typedef struct page {
 	char name[128];
 	char scenario[PATH_MAX];
 	bool cost;
+	bool serving;   /* an inference work with a "serving" section: two more charts */
 	bool hostile;
 } page;
 
@@ -103,6 +104,7 @@ static void find_pages(void)
 		snprintf(p->scenario, sizeof(p->scenario), "scenarios/%s", e->d_name);
 		char *t = slurp(p->scenario);
 		p->cost = t && strstr(t, "\"costs\"");
+		p->serving = p->cost && strstr(t, "\"serving\"") && strstr(t, "\"inference\"");
 		free(t);
 	}
 	if (d)
@@ -245,10 +247,11 @@ static void test_render_all(void)
 		CHECK(field(m, "alerts") == 0);
 		/* the charts: the expected ones, each in its figure, laid out */
 		static const char *const cost_ids[] = {"chart-cost", "chart-tradeoff", "chart-cumulative",
-						       "chart-tornado", "chart-distribution", "chart-steptime"};
+						       "chart-tornado", "chart-distribution", "chart-steptime",
+						       "chart-serving-ttft", "chart-serving-tpot"};
 		static const char *const pred_ids[] = {"chart-steptime", "chart-memory"};
 		const char *const *ids = p->cost ? cost_ids : pred_ids;
-		int nids = p->cost ? 6 : 2, found = 0;
+		int nids = p->cost ? 6 + 2 * p->serving : 2, found = 0;
 		long minw = 1L << 30, minh = 1L << 30;
 		for (const char *q = m; (q = strstr(q, "\nsvg ")) != NULL; q++) {
 			char id[64];

@@ -5,10 +5,16 @@
  * the label, replicas, time to result and lead time, total, P10-P90, the lead over
  * the cheapest, $ per 1M tokens, P(cheapest), goodput), build versus rent
  * (capex, resale, NPV, IRR, payback, crossover, break-even), the per-option
- * step table (GPUs, step time, tokens/s, MFU, goodput, GPU-hours) - is read
- * back from the page's text and checked against the CSV files the same
- * report wrote (options.csv, step_time.csv, finance.csv) and against
- * summary.md's tables, which are parsed the same way. Nothing is compared
+ * step table (GPUs, step time, tokens/s, MFU, goodput, GPU-hours), and for
+ * an inference work the serving section (the workload's prompts, mean
+ * lengths and busiest hour; each option's replica, its max rate at the SLO,
+ * tokens/s in and out, TTFT and TPOT, KV tokens and concurrency, replicas
+ * needed in copies of its cluster, $ per 1M input and output tokens; a
+ * throughput-latency line per simulated GPU) - is read back from the
+ * page's text and checked against the CSV files the same report wrote
+ * (options.csv, step_time.csv, finance.csv, serving.csv,
+ * serving_workload.csv, serving_curve.csv) and against summary.md's
+ * tables, which are parsed the same way. Nothing is compared
  * with numbers copied from the program: the CSVs carry ten significant
  * digits, the page rounds, and a figure matches when the CSV value lies
  * within half a unit of the page's last digit.
@@ -663,6 +669,167 @@ static void check_engine(const char *html, const char *md, const char *opts, con
 		row_free(&rows[i]);
 }
 
+/* ---- the serving section (an inference work) ---- */
+
+/* The part of s after the first "/ " (for "a / b" cells), or "". */
+static const char *after_slash(const char *s)
+{
+	const char *p = strstr(s, "/ ");
+	return p ? p + 2 : "";
+}
+
+/* "2 in 3 x 8 GPUs": the copies (3) and their GPUs (8). */
+static bool copies_named(const char *s, int *copies, int *gpus)
+{
+	const char *p = strstr(s, "in ");
+	return p && sscanf(p, "in %d x %d GPUs", copies, gpus) == 2;
+}
+
+/* One option's serving cells (HTML or summary.md, cells from the second
+ * on: the replica, then the figures) against serving.csv row sr and
+ * options.csv row co. */
+static void serving_cells(char cells[][256], int nc, const char *sv, int sr, const char *opts, int co,
+			  const char *what)
+{
+	char b[64];
+	bool sim = !strcmp(csv_text(sv, sr, "simulated", b, sizeof(b)), "true");
+	bool ok = !strcmp(csv_text(sv, sr, "feasible", b, sizeof(b)), "true");
+	const char *money_cell = cells[nc - 1];
+	const char *p = money_cell;
+	fig fi = money_at(&p), fo = money_at(&p);
+	SAME(fi, money_cell, csv_num(sv, sr, "usd_per_million_input_tokens"), "$ per 1M input", what);
+	SAME(fo, money_cell, csv_num(sv, sr, "usd_per_million_output_tokens"), "$ per 1M output", what);
+	/* one figure everywhere: options.csv's are serving.csv's */
+	CHECK(csv_num(opts, co, "usd_per_million_input_tokens") ==
+		      csv_num(sv, sr, "usd_per_million_input_tokens") ||
+	      isnan(csv_num(sv, sr, "usd_per_million_input_tokens")));
+	if (!sim)
+		return;
+	CHECK(nc >= 7);
+	if (nc < 7)
+		return;
+	char rep[96];
+	snprintf(rep, sizeof(rep), "TP %g x PP %g on %s", csv_num(sv, sr, "tensor_parallel_size"),
+		 csv_num(sv, sr, "pipeline_parallel_size"), csv_text(sv, sr, "gpu", b, sizeof(b)));
+	checked++;
+	CHECK_CONTAINS(cells[1], rep);
+	int k = 2;
+	if (ok) {
+		SAME(count(cells[k]), cells[k], csv_num(sv, sr, "max_rate_rps"), "max rate", what);
+		CHECK(csv_num(opts, co, "serving_max_rate_rps") == csv_num(sv, sr, "max_rate_rps"));
+		k++;
+		SAME(count(cells[k]), cells[k], csv_num(sv, sr, "input_tokens_per_s"), "input tokens/s",
+		     what);
+		SAME(count(after_slash(cells[k])), cells[k], csv_num(sv, sr, "output_tokens_per_s"),
+		     "output tokens/s", what);
+		k++;
+		SAME(duration(cells[k]), cells[k], csv_num(sv, sr, "ttft_s"), "TTFT", what);
+		SAME(duration(after_slash(cells[k])), cells[k], csv_num(sv, sr, "tpot_s"), "TPOT", what);
+		k++;
+	} else {
+		k++;
+	}
+	SAME(count(cells[k]), cells[k], csv_num(sv, sr, "kv_cache_tokens"), "KV tokens", what);
+	const char *tk = strstr(cells[k], "tokens");
+	SAME(count(tk ? tk : ""), cells[k], csv_num(sv, sr, "max_concurrency"), "max concurrency",
+	     what);
+	k++;
+	if (ok) {
+		SAME(count(cells[k]), cells[k], csv_num(sv, sr, "replicas_needed"), "replicas", what);
+		CHECK(csv_num(opts, co, "serving_replicas") == csv_num(sv, sr, "replicas_needed"));
+		int copies = 0, gpus = 0;
+		checked++;
+		CHECK(copies_named(cells[k], &copies, &gpus));
+		CHECK(copies == (int)csv_num(sv, sr, "clusters") &&
+		      copies == (int)fmax(1, csv_num(opts, co, "replicas")));
+		CHECK(gpus == (int)csv_num(opts, co, "num_gpus"));
+		/* the replicas needed fit the copies */
+		CHECK(csv_num(sv, sr, "replicas_needed") <=
+		      copies * csv_num(sv, sr, "replicas_per_cluster"));
+	}
+}
+
+static void check_serving(const char *html, const char *md, const char *sv, const char *wl,
+			  const char *curve, const char *opts, const char *who)
+{
+	const char *sec = strstr(html, "<section id=\"serving\">");
+	CHECK(sec != NULL);
+	if (!sec)
+		return;
+	char what[200], b[96];
+	/* the workload and the SLO */
+	const char *note = strstr(sec, "<p class=\"note workload\">");
+	CHECK(note != NULL);
+	if (note) {
+		const char *ne = strstr(note, "</p>");
+		char *t = text_of(note, (size_t)(ne - note));
+		snprintf(what, sizeof(what), "%s serving workload", who);
+		const char *m = strstr(t, "prompts of mean ");
+		if (m) {
+			const char *pr = m;
+			while (pr > t && pr[-1] != ',')
+				pr--;
+			SAME(count(pr), pr, csv_num(wl, csv_row(wl, "metric", "num_prompts"), "value"),
+			     "prompts", what);
+			SAME(count(m), m, csv_num(wl, csv_row(wl, "metric", "mean_input_len"), "value"),
+			     "mean input", what);
+			const char *mo = strstr(m, "tokens in and ");
+			SAME(count(mo ? mo : ""), m,
+			     csv_num(wl, csv_row(wl, "metric", "mean_output_len"), "value"), "mean output",
+			     what);
+		}
+		const char *pk = strstr(t, "busiest hour is ");
+		CHECK(pk != NULL);
+		if (pk)
+			SAME(count(pk), pk, csv_num(wl, csv_row(wl, "metric", "peak_to_average"), "value"),
+			     "peak to average", what);
+		free(t);
+	}
+	row rows[64];
+	int n = table_rows(strstr(sec, "<table class=\"serving\">"), rows, 64), fields[1];
+	CHECK(n == tu_csv_shape(sv, fields, 1) - 1);
+	for (int i = 0; i < n; i++) {
+		row *r = &rows[i];
+		int sr = csv_row(sv, "option", r->cell[0]), co = csv_row(opts, "option", r->cell[0]);
+		CHECK(sr > 0 && co > 0);
+		if (sr <= 0 || co <= 0)
+			continue;
+		char cells[MAXC][256];
+		for (int k = 0; k < r->n && k < MAXC; k++)
+			snprintf(cells[k], sizeof(cells[k]), "%s", r->cell[k]);
+		snprintf(what, sizeof(what), "%s serving table %s", who, r->cell[0]);
+		serving_cells(cells, r->n, sv, sr, opts, co, what);
+		/* summary.md's serving row: the same figures */
+		int nc = 0;
+		const char *line = md_row(md, "## Serving", r->cell[0], cells, &nc);
+		CHECK(line != NULL && nc == 8);
+		if (!line || nc != 8)
+			continue;
+		snprintf(what, sizeof(what), "%s summary.md serving %s", who, r->cell[0]);
+		serving_cells(cells, nc, sv, sr, opts, co, what);
+	}
+	for (int i = 0; i < n; i++)
+		row_free(&rows[i]);
+	/* the throughput-latency charts: one line per simulated GPU of
+	 * serving_curve.csv */
+	int npts = tu_csv_shape(curve, fields, 1) - 1;
+	if (npts <= 0) {
+		CHECK(!strstr(sec, "fig-serving-ttft"));
+		return;
+	}
+	const char *ft = strstr(sec, "<figure id=\"fig-serving-ttft\">");
+	const char *fp = strstr(sec, "<figure id=\"fig-serving-tpot\">");
+	CHECK(ft && fp);
+	for (int k = 1; ft && fp && k <= npts; k++) {
+		char rep[96];
+		int so = csv_row(sv, "option", csv_text(curve, k, "option", b, sizeof(b)));
+		snprintf(rep, sizeof(rep), "TP %g x PP %g on %s", csv_num(sv, so, "tensor_parallel_size"),
+			 csv_num(sv, so, "pipeline_parallel_size"), csv_text(curve, k, "gpu", b, sizeof(b)));
+		checked++;
+		CHECK(strstr(ft, rep) && strstr(fp, rep));
+	}
+}
+
 /* A scenario without costs: the simulated step's figures. */
 static void check_predict(const char *html, const char *scen, const char *who)
 {
@@ -729,6 +896,17 @@ static void one(const char *path)
 			check_finance(html, md, fin, opts, base);
 			check_engine(html, md, opts, step, base);
 		}
+		char *sv = slurp_in(dir, "serving.csv"), *wl = slurp_in(dir, "serving_workload.csv"),
+		     *cv = slurp_in(dir, "serving_curve.csv");
+		CHECK(!sv == !r.cost.inference.present);
+		if (sv && wl && cv && opts) {
+			int before = checked;
+			check_serving(html, md, sv, wl, cv, opts, base);
+			pp_t_diag("%s: %d serving figures", base, checked - before);
+		}
+		free(sv);
+		free(wl);
+		free(cv);
 		free(opts);
 		free(step);
 		free(fin);

@@ -83,3 +83,20 @@ bool pp_cli_tty(void)
 {
 	return isatty(2);
 }
+
+void pp_cli_serve_progress(void *ctx, const char *what)
+{
+	pp_cli_prog *p = ctx;
+	p->n++;
+	if (!p->tty)
+		return;
+	fprintf(stderr, "\r%s: simulating serving on %-40.40s (replica %d) ", p->cmd, what, p->n);
+	p->shown = true;
+}
+
+void pp_cli_serve_progress_end(pp_cli_prog *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%78s\r", "");
+	p->shown = false;
+}

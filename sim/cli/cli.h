@@ -29,6 +29,17 @@ int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec);
 /* True when stderr is a terminal (progress output goes there). */
 bool pp_cli_tty(void);
+/* A progress line on stderr for the cost engine's serving simulations
+ * (pp_cost_opts.progress): "cost: simulating serving on h200, TP 2 x PP 1
+ * (2 of ...)" when stderr is a terminal; pp_cli_serve_progress_end()
+ * clears it. */
+typedef struct pp_cli_prog {
+	const char *cmd;
+	bool tty, shown;
+	int n;
+} pp_cli_prog;
+void pp_cli_serve_progress(void *ctx, const char *what);
+void pp_cli_serve_progress_end(pp_cli_prog *p);
 
 /* Subcommands. Each returns the process exit status. */
 int pp_cmd_catalog(int argc, char **argv);

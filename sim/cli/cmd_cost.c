@@ -25,7 +25,10 @@ static void help(void)
 	       "value), a hosted API (Tier 1) or one 8-GPU node (Tier 4) - as listed in the\n"
 	       "scenario's \"costs\" section, and recommends the cheapest with why.\n\n"
 	       "Throughput comes from the step-time engine (podplan predict) on each option's\n"
-	       "cluster; goodput discounts failures (Llama 3's 419 interruptions in 54 days on\n"
+	       "cluster; for an inference work, from podplan serve: one replica of the\n"
+	       "scenario's \"serving\" section on each option's GPU, at its highest request\n"
+	       "rate meeting the \"slo\" for the \"workload\", with input and output tokens\n"
+	       "priced apart (hosted APIs at their two prices). Goodput discounts failures (Llama 3's 419 interruptions in 54 days on\n"
 	       "16,384 H100s by default), checkpoint writes at the Young/Daly interval, restarts\n"
 	       "and spot reclaims. Monte Carlo varies prices, step-time error, failure rate,\n"
 	       "demand and electricity; it never re-simulates (a draw scales the step time).\n\n"
@@ -96,11 +99,16 @@ int pp_cmd_cost(int argc, char **argv)
 	pp_err err = {0};
 	pp_cost_result r;
 	memset(&r, 0, sizeof(r));
+	pp_cli_prog pg = {"cost", pp_cli_tty(), false, 0};
+	co.progress = pp_cli_serve_progress;
+	co.progress_ctx = &pg;
 	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err)) ||
 	    (rc = pp_cost_run(&s, cat, &co, &r, &err))) {
+		pp_cli_serve_progress_end(&pg);
 		rc = pp_cli_fail(&err);
 		goto out;
 	}
+	pp_cli_serve_progress_end(&pg);
 	pp_sb sb = {0};
 	if (json)
 		pp_cost_to_json(&r, &sb);

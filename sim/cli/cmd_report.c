@@ -212,7 +212,12 @@ int pp_cmd_report(int argc, char **argv)
 	have_s = true; /* a failed load may hold part of the document: release it either way */
 	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err)))
 		goto fail;
-	if ((rc = pp_report_build(&r, &s, cat, argv[optind], &ro, &err)))
+	pp_cli_prog pg = {"report", pp_cli_tty(), false, 0};
+	ro.progress = pp_cli_serve_progress;
+	ro.progress_ctx = &pg;
+	rc = pp_report_build(&r, &s, cat, argv[optind], &ro, &err);
+	pp_cli_serve_progress_end(&pg);
+	if (rc)
 		goto fail;
 	have_r = true;
 	/* record and write as one: the run is committed only when the files are in place */

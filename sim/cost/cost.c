@@ -9,6 +9,7 @@
 #include "cost/costdata.h"
 #include "cost/costeval.h"
 #include "cost/costopt.h"
+#include "cost/costserve.h"
 #include "cost/costtext.h"
 #include "core/warn.h"
 #include "input/plausible.h"
@@ -59,6 +60,7 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->usd_per_gpu_hour_used =
 		cluster && e->gpu_hours > 0 ? e->total_usd / e->gpu_hours : NAN;
 	memcpy(out->components, e->comp_usd, sizeof(out->components));
+	cost_serve_split(c, o, e->total_usd, out);
 }
 
 /* Build-vs-rent finance of owned option b against rent option v. */
@@ -389,6 +391,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	int rc;
 	if ((rc = cost_ctx_open(&c, s, cat, opts->tco_path, out, err)))
 		goto out;
+	c.opts = opts;
 	snprintf(out->scenario, sizeof(out->scenario), "%s", s->name);
 	snprintf(out->question, sizeof(out->question), "%s", s->description);
 	pp_scenario_plausibility(s, &out->warnings, &out->nwarnings);
@@ -414,6 +417,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	run_horizon(&c, oi, n);
 	out->horizon_months = c.horizon_months;
 	cost_describe_work(&c);
+	cost_serve_describe(&c, oi, n);
 	price_base_case(&c, oi, n);
 	rank_options(out);
 	build_vs_rent(&c, oi, n);

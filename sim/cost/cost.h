@@ -10,9 +10,10 @@
  * Data flow: pp_scenario (its "costs" section, sim/input/costspec.h) -> for each
  * option a modified copy of the scenario -> the step-time engine (through
  * the predict callback, so tests can pass a fake; the model's parameter
- * count is the engine's pp_model_params()) ->
- * throughput -> goodput -> cost over a monthly schedule -> Monte Carlo and
- * tornado -> pp_cost_result. Prices come from the catalog's prices.json,
+ * count is the engine's pp_model_params()), or for an inference work the
+ * serving simulation of one replica (podplan serve, serve/servesim.h;
+ * costserve.h) -> throughput -> goodput -> cost over a monthly schedule ->
+ * Monte Carlo and tornado -> pp_cost_result. Prices come from the catalog's prices.json,
  * TCO figures (failure rates, restart times, network parts...) from
  * models/tco.json; every figure used is listed in result.sources.
  *
@@ -97,6 +98,60 @@ typedef struct pp_cost_fin {
 					     NAN when building never breaks even (> 1) */
 } pp_cost_fin;
 
+/* One point of a serving replica's throughput-latency curve: the
+ * workload sent to one replica at request_rate (pp_cost_opts.serve_curve). */
+typedef struct pp_cost_serve_point {
+	double request_rate;          /* sent, requests/s */
+	double request_throughput;    /* completed over the run, requests/s */
+	double output_throughput;     /* generated tokens/s */
+	double ttft_s, tpot_s, itl_s, e2el_s; /* at the SLO's percentile (p99 without one) */
+	bool slo_met;
+} pp_cost_serve_point;
+
+#define PP_COST_CURVE_MAX 10
+
+/* How a cluster option serves an inference work (README, "Costs"): one
+ * serving replica (the scenario's "serving" layout on the option's GPU)
+ * simulated by podplan serve (serve/servesim.h) - its highest request rate
+ * at the SLO, its KV cache, and the replica time an input and an output
+ * token take - and what the work needs of it. */
+typedef struct pp_cost_serving {
+	bool simulated;               /* measured by podplan serve; false: the option's
+					 inference_tokens_per_s_per_gpu (or not an inference work) */
+	char engine[12];              /* vllm | sglang | trtllm */
+	int tp, pp;
+	int gpus_per_replica;         /* tp x pp */
+	int replicas_per_cluster;     /* serving replicas in one copy of the option's cluster */
+	double offline_rps;           /* one replica, every request sent at once: what it completes */
+	double slo_rate_rps;          /* the highest rate at which the SLO holds (INFINITY: even
+					 with every request at once; offline_rps without an SLO) */
+	double max_rate_rps;          /* what one replica is sized at: slo_rate_rps, at most
+					 offline_rps (a replica cannot sustain more than it
+					 completes) */
+	double input_tokens_per_s, output_tokens_per_s; /* one replica at max_rate_rps, at the mix */
+	pp_cost_serve_point at_max;   /* the run at max_rate_rps */
+	/* KV cache and memory of one replica, as vLLM sizes them at start-up */
+	int64_t kv_tokens, num_gpu_blocks;
+	double max_concurrency;       /* kv_tokens / max_model_len */
+	double kv_cache_bytes_per_gpu, weights_bytes_per_gpu, memory_budget_bytes_per_gpu;
+	/* replica-seconds one token takes at the SLO: a request's replica
+	 * time 1 / max_rate_rps split between its input and its output tokens
+	 * in proportion to their marginal times (the max-rate search again
+	 * with every prompt input_scale times as long, then every output
+	 * output_scale times; a scale of 1: it could not grow within
+	 * max_model_len, and the split is by token count); s_per_input_token x
+	 * mean input + s_per_output_token x mean output = 1 / max_rate_rps */
+	double input_scale, output_scale;
+	double s_per_input_token, s_per_output_token;
+	/* the work's need, at the base case */
+	double peak_rps;              /* the busiest hour's requests/s at the workload's mix */
+	int replicas_needed;          /* serving replicas for it */
+	double input_cost_share;      /* of the option's full cost, the input tokens' */
+	int ncurve;
+	pp_cost_serve_point curve[PP_COST_CURVE_MAX];
+	int runs;                     /* simulations made (shared by options of one GPU) */
+} pp_cost_serving;
+
 typedef struct pp_cost_option {
 	char name[64];
 	pp_option_kind kind;
@@ -152,6 +207,12 @@ typedef struct pp_cost_option {
 	double usd_per_million_tokens_marginal;
 	double usd_per_gpu_hour_used;           /* full cost / GPU-hours used */
 	double usd_lost_work;       /* part of usd_total caused by goodput < 1 */
+	/* inference: the full cost per 1M input and per 1M output tokens - an
+	 * API's two prices; a cluster's cost split by the replica time the
+	 * input and the output tokens take (serving.input_cost_share), or by
+	 * token count with a typed-in throughput; NAN for other works */
+	double usd_per_million_input_tokens, usd_per_million_output_tokens;
+	pp_cost_serving serving;
 	double components[PP_CC_COUNT];
 	/* uncertainty, of usd_total */
 	double p10_usd, p50_usd, p90_usd, mean_usd;
@@ -189,6 +250,24 @@ typedef struct pp_cost_source {
 	double age_months;          /* at result.as_of; NAN when undated */
 } pp_cost_source;
 
+/* An inference work's volume, its request mix and its SLO (README,
+ * "Costs"). */
+typedef struct pp_cost_inference {
+	bool present;                 /* an inference work */
+	bool simulated;               /* the scenario has a "serving" section (podplan serve) */
+	double input_tokens_per_month, output_tokens_per_month;
+	double peak_to_average;       /* busiest hour over the month's mean */
+	/* the workload's request mix, as simulated (0 without a serving section) */
+	int64_t num_prompts;
+	double mean_input_len, mean_output_len; /* tokens a request */
+	double requests_per_month;    /* (input + output) / (mean input + mean output) */
+	bool slo_present;
+	double slo_ttft_s, slo_tpot_s, slo_itl_s, slo_e2el_s; /* 0: no bound */
+	double slo_percentile;
+	int simulations;              /* podplan serve runs, all options */
+	double serve_elapsed_s;       /* their wall time */
+} pp_cost_inference;
+
 typedef struct pp_cost_result {
 	char scenario[128];
 	char question[512];         /* the scenario's description */
@@ -210,6 +289,7 @@ typedef struct pp_cost_result {
 				       recommended one; -1 otherwise */
 	double deadline_s, budget_usd; /* the target ranked against (pp_cost_opts), 0 = none */
 	char recommendation[1024];  /* the answer and why, in sentences */
+	pp_cost_inference inference;
 	pp_tornado_row *tornado;
 	int ntornado;
 	pp_cost_source *sources;
@@ -237,6 +317,14 @@ typedef struct pp_cost_opts {
 	 * within it. 0 = none: the cheapest. */
 	double deadline_s;
 	double budget_usd;
+	/* inference with a "serving" section: also sweep each replica's
+	 * throughput-latency curve (the reports' chart; a few more
+	 * simulations) */
+	bool serve_curve;
+	/* called before each serving simulation of an option's replica (what:
+	 * "8 x h100-sxm, TP 8"), for a progress line; may be NULL */
+	void (*progress)(void *ctx, const char *what);
+	void *progress_ctx;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section
@@ -288,7 +376,8 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *out);
 	"goodput,tokens_per_s,p10_usd,p50_usd,p90_usd,p_cheapest,gpu_time_usd,idle_commitment_usd," \
 	"servers_usd,network_usd,storage_usd,facility_usd,support_usd,staff_usd,api_usd,npv_usd,"  \
 	"irr,payback_months,crossover_month,breakeven_utilization,recommended,replicas,"            \
-	"gpus_priced,capex_usd,lead_time_s,obtainable,payment,risk"
+	"gpus_priced,capex_usd,lead_time_s,obtainable,payment,risk,usd_per_million_input_tokens," \
+	"usd_per_million_output_tokens,serving_max_rate_rps,serving_replicas"
 void pp_cost_to_csv(const pp_cost_result *r, pp_sb *out);
 /* The readable table and recommendation `podplan cost` prints. */
 void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
@@ -297,6 +386,9 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
  * $13.2k", "$1.65M - $2.37M"), with sep between the ends (" - " in tables,
  * "-" in sentences); "-" when either end is not finite. Returns buf. */
 const char *pp_cost_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
+/* An inference work's SLO in one phrase ("p99 TTFT <= 450 ms, TPOT <= 40
+ * ms", "no SLO"). Returns buf. */
+const char *pp_cost_fmt_slo(const pp_cost_inference *f, char *buf, size_t n);
 /* The GPUs an option pays for, as tables show them: "1024 x h100-sxm", "3 x
  * 8 x h100-sxm" (three copies of an 8-GPU cluster: gpus_priced 24),
  * "(hosted)" for an API. Returns buf. */

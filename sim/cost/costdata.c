@@ -277,11 +277,10 @@ static int load_assumptions(ctx *c)
 		price_at(c, "storage.cloud_parallel_fs_usd_per_tb_month", "usd_per_tb_month"));
 	c->rent_fte_per_1000_gpus = cost_tco(c, "rent.staff_fte_per_1000_gpus", "fte");
 	/* inference */
-	if (c->work == PP_WORK_INFERENCE) {
-		c->inference_ref_params = cost_tco(c, "inference.reference_params", "params");
-		c->inference_efficiency = cost_tco(c, "inference.serving_efficiency", "fraction");
-		c->inference_peak_to_average = cost_tco(c, "inference.peak_to_average", "ratio");
-	}
+	if (c->work == PP_WORK_INFERENCE)
+		c->inference_peak_to_average =
+			cost_pick(cs->peak_to_average,
+				  cost_tco(c, "inference.peak_to_average", "ratio"));
 	/* uncertainty */
 	bool calibrated = c->s->calib_profile[0] != 0;
 	c->step_sigma = cost_pick(cs->step_time_sigma,
@@ -309,7 +308,8 @@ static int resolve_work(ctx *c)
 	c->tokens_per_job = cs->tokens_per_job;
 	c->jobs_per_month = cs->jobs_per_month;
 	c->tokens_per_month = cs->tokens_per_month;
-	c->output_fraction = cost_pick(cs->output_fraction, 0.5);
+	c->input_tokens_per_month = cs->input_tokens_per_month;
+	c->output_tokens_per_month = cs->output_tokens_per_month;
 	c->model_params = pp_model_params(&s->model); /* the engine's count */
 	if (c->work == PP_WORK_RUN && !(c->train_tokens > 0))
 		return pp_jdoc_errf(&s->doc, c->err, "costs.work",
@@ -350,6 +350,9 @@ int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const cha
 void cost_ctx_close(ctx *c)
 {
 	pp_jdoc_release(&c->tco);
+	free(c->serve_memo);
+	c->serve_memo = NULL;
+	c->nserve_memo = 0;
 }
 
 int cost_ctx_resolve(ctx *c)

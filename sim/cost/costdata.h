@@ -7,6 +7,7 @@
  *   costeval.c  pricing an option under a draw, Monte Carlo, tornado
  *   costtext.c  the recommendation in words
  *   costopt.c   resolving an option (engine, API and rent prices)
+ *   costserve.c an inference option's replica through podplan serve
  *   costown.c   an owned option's servers, fabric and staff
  *   costdata.c  this context, the figure readers, sources and warnings
  * Only a type goes the other way: costown.h includes costopt.h for the
@@ -51,8 +52,8 @@ typedef struct ctx {
 	double runs;                   /* PP_WORK_RUN: runs back to back */
 	double train_tokens;           /* tokens of one run (costs.work or training.train_tokens) */
 	double tokens_per_job, jobs_per_month; /* PP_WORK_RECURRING */
-	double tokens_per_month;       /* PP_WORK_INFERENCE: tokens served a month */
-	double output_fraction;        /* inference: share of tokens that are output (API prices) */
+	double tokens_per_month;       /* PP_WORK_INFERENCE: tokens served a month (input + output) */
+	double input_tokens_per_month, output_tokens_per_month; /* of them, prompts and generated */
 	double capacity_tokens_per_month; /* PP_WORK_CAPACITY: tokens the scenario's cluster trains */
 	double horizon_months;         /* window every option is priced over */
 	bool horizon_given;            /* costs.work.horizon_months given (else derived) */
@@ -97,9 +98,11 @@ typedef struct ctx {
 	double storage_rent_usd_per_tb_month;
 	double rent_fte_per_1000_gpus; /* platform staff of a rented cluster */
 	/* inference (PP_WORK_INFERENCE only) */
-	double inference_ref_params;   /* model size tco.json's tokens/s per GPU are for */
-	double inference_efficiency;   /* served / benchmark throughput, fraction */
 	double inference_peak_to_average; /* demand peak over its mean, ratio */
+	const pp_cost_opts *opts;      /* the run's options (costserve.c: the curve, progress) */
+	struct cost_serve_memo *serve_memo; /* replicas simulated, one per GPU and fabric (owned,
+					   costserve.c) */
+	int nserve_memo;
 	/* uncertainty */
 	double step_sigma;             /* predicted step time */
 	double price_sigma;            /* a quoted price */

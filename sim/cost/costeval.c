@@ -110,7 +110,7 @@ typedef struct sched {
 
 /* The work's demand at throughput eff (tokens/s with goodput) as busy
  * cluster time and replicas; sets e's time to train and tokens. */
-static void work_demand(const ctx *c, const draw *d, double eff, ev *e, sched *s)
+static void work_demand(const ctx *c, const oin *o, const draw *d, double eff, ev *e, sched *s)
 {
 	double month_s = PP_SECONDS_PER_MONTH, H = c->horizon_months;
 	double busy_total = 0, busy_pm = 0, replicas = 1;
@@ -136,10 +136,12 @@ static void work_demand(const ctx *c, const draw *d, double eff, ev *e, sched *s
 			e->time_to_train_s = c->train_tokens / eff + c->job_setup_s;
 		break;
 	default: {
-		double capacity = eff; /* tokens/s of one replica */
-		double peak =
-			c->tokens_per_month * d->demand / month_s * c->inference_peak_to_average;
-		replicas = fmax(1, ceil(peak / capacity - 1e-9));
+		/* sizing tokens/s of one copy of the cluster against the busiest
+		 * hour's (costserve.h) */
+		double capacity = eff;
+		double sized = o->w_in * c->input_tokens_per_month + o->w_out * c->output_tokens_per_month;
+		double peak = sized * d->demand / month_s * c->inference_peak_to_average;
+		replicas = capacity > 0 ? fmax(1, ceil(peak / capacity - 1e-9)) : 1;
 		busy_pm = replicas * month_s;
 		e->tokens = H * c->tokens_per_month * d->demand;
 	}
@@ -324,7 +326,7 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	double tok_s = o->tokens_per_s / d->step;
 	cluster_goodput(c, o, d, with_goodput, e);
 	sched s;
-	work_demand(c, d, tok_s * e->goodput, e, &s);
+	work_demand(c, o, d, tok_s * e->goodput, e, &s);
 	schedule_of(c, o, d, e, &s);
 	double win = s.window_months;
 	int nm = s.nmonths;

@@ -6,6 +6,7 @@
  */
 #include "cost/costopt.h"
 #include "cost/costown.h"
+#include "cost/costserve.h"
 
 const char *const pp_cost_tier_keys[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
 					 "capacity_block", "own", "api"};
@@ -77,6 +78,8 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 		t->global_batch_size = o->global_batch_size;
 	if (o->recompute >= 0)
 		t->recompute = (pp_recompute)o->recompute;
+	if (c->work == PP_WORK_INFERENCE)
+		return 0; /* serving: the replica's layout is the "serving" section's */
 	int64_t denom = (int64_t)p->tp * p->pp * p->cp;
 	if (cl->num_gpus % denom)
 		return pp_jdoc_errf(&c->s->doc, c->err, sp->path, "option \"%s\": %d GPUs do not divide "
@@ -176,8 +179,13 @@ void cost_label_option(const oin *o, pp_cost_option *out)
 	}
 	switch (o->kind) {
 	case PP_OPT_API:
-		snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f per 1M tokens",
-			 out->provider, o->api_usd_per_1m_tokens);
+		if (isfinite(o->api_usd_per_1m_input))
+			snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f in / $%.2f out "
+				 "per 1M tokens", out->provider, o->api_usd_per_1m_input,
+				 o->api_usd_per_1m_output);
+		else
+			snprintf(out->label, sizeof(out->label), "hosted API %s, $%.2f per 1M tokens",
+				 out->provider, o->api_usd_per_1m_tokens);
 		break;
 	case PP_OPT_BUILD:
 		snprintf(out->label, sizeof(out->label), "build %s (%d node%s%s%s%s), %s capex",
@@ -199,10 +207,11 @@ void cost_label_option(const oin *o, pp_cost_option *out)
 
 /* ---- api options ---- */
 
-/* The price of API option sp ($ per 1M training tokens, or the blend of
- * the input and output prices for an inference work), recorded in the
- * sources, with its sigma: from the file's range when it gives one
- * instead of a value, else the price sigma. */
+/* The price of API option sp ($ per 1M training tokens; for an inference
+ * work its input and its output price, and their blend at the work's
+ * input and output volumes, which prices the work: input x p_in + output x
+ * p_out), recorded in the sources, with its sigma: from the file's range
+ * when it gives one instead of a value, else the price sigma. */
 static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 {
 	const pp_jdoc *d = &c->s->doc;
@@ -244,9 +253,22 @@ static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 	} else if (fi) {
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(fi, "input");
 		const cJSON *ou = cJSON_GetObjectItemCaseSensitive(fi, "output");
-		if (cJSON_IsNumber(in) && cJSON_IsNumber(ou))
-			v = in->valuedouble * (1 - c->output_fraction) +
-			    ou->valuedouble * c->output_fraction;
+		double vi = c->input_tokens_per_month, vo = c->output_tokens_per_month;
+		if (cJSON_IsNumber(in) && cJSON_IsNumber(ou) && in->valuedouble > 0 &&
+		    ou->valuedouble > 0) {
+			o->api_usd_per_1m_input = in->valuedouble;
+			o->api_usd_per_1m_output = ou->valuedouble;
+			v = (vi * in->valuedouble + vo * ou->valuedouble) / (vi + vo);
+			char it[160];
+			snprintf(it, sizeof(it), "API %s $/1M input tokens", sp->price);
+			cost_add_source(c, it, in->valuedouble, "usd_per_1m_tokens",
+					cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+					cJSON_IsString(date) ? date->valuestring : NULL, est);
+			snprintf(it, sizeof(it), "API %s $/1M output tokens", sp->price);
+			cost_add_source(c, it, ou->valuedouble, "usd_per_1m_tokens",
+					cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+					cJSON_IsString(date) ? date->valuestring : NULL, est);
+		}
 	}
 	if (isnan(v) || v <= 0) {
 		const cJSON *note = cJSON_GetObjectItemCaseSensitive(f, "note");
@@ -256,9 +278,10 @@ static int api_price(ctx *c, const pp_costspec_option *sp, oin *o)
 				    sp->price,
 				    cJSON_IsString(note) ? note->valuestring : "no value");
 	}
-	cost_add_source(c, item, v, "usd_per_1m_tokens",
-			cJSON_IsString(src) ? src->valuestring : NULL, "prices",
-			cJSON_IsString(date) ? date->valuestring : NULL, est);
+	if (!fi)
+		cost_add_source(c, item, v, "usd_per_1m_tokens",
+				cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+				cJSON_IsString(date) ? date->valuestring : NULL, est);
 	o->api_usd_per_1m_tokens = v;
 	if (o->api_price_sigma == 0)
 		o->api_price_sigma = est ? c->price_sigma_estimate : c->price_sigma;
@@ -317,39 +340,6 @@ static int resolve_api(ctx *c, const pp_costspec_option *sp, oin *o, pp_cost_opt
 }
 
 /* ---- cluster options: throughput ---- */
-
-/* Serving: tco.json's (or the option's) tokens/s per GPU for the
- * reference model size, scaled to this model; FP8 weights (1 byte a
- * parameter) of one replica must fit in 90% of the GPUs' memory. */
-static void inference_throughput(ctx *c, const pp_costspec_option *sp, const pp_scenario *x,
-				 oin *o)
-{
-	take_cluster(o, &x->cluster);
-	o->mem_capacity_bytes = x->cluster.gpu->mem_bytes;
-	double per = sp->inference_tokens_per_s_per_gpu;
-	if (isnan(per)) {
-		char p2[96];
-		snprintf(p2, sizeof(p2), "inference.tokens_per_s_per_gpu.%s", o->gpu->id);
-		if (!cJSON_IsObject(cost_jpath(c->tco.root, p2))) {
-			o->feasible = false;
-			snprintf(o->why, sizeof(o->why), "no inference throughput figure for %s in "
-				 "tco.json; give the option \"inference_tokens_per_s_per_gpu\"",
-				 o->gpu->id);
-			per = 0;
-		} else {
-			per = cost_tco(c, p2, "tokens_per_s");
-		}
-	}
-	o->tokens_per_s = per * o->num_gpus * c->inference_efficiency *
-			  (c->inference_ref_params / c->model_params);
-	o->mem_bytes = c->model_params / o->num_gpus;
-	if (o->feasible && o->mem_bytes > o->mem_capacity_bytes * 0.9) {
-		o->feasible = false;
-		snprintf(o->why, sizeof(o->why), "does not fit: %.0f GiB of FP8 weights on %d x "
-			 "%.0f GiB", c->model_params / PP_GIB, o->num_gpus,
-			 o->mem_capacity_bytes / PP_GIB);
-	}
-}
 
 /* Training: the engine's step on x; the auto method falls back to qlora
  * when every weight trained does not fit. */
@@ -511,12 +501,12 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 	out->num_gpus = x.cluster.num_gpus;
 	snprintf(out->fabric, sizeof(out->fabric), "%s",
 		 pp_cluster_nodes(&x.cluster) > 1 ? x.cluster.inter->id : "");
-	if (c->work != PP_WORK_INFERENCE) {
-		if ((rc = training_throughput(c, opts, sp, &x, o, out)))
-			return rc;
-	} else {
-		inference_throughput(c, sp, &x, o);
-	}
+	if (c->work != PP_WORK_INFERENCE)
+		rc = training_throughput(c, opts, sp, &x, o, out);
+	else
+		rc = cost_serve_throughput(c, sp, &x, o, out);
+	if (rc)
+		return rc;
 	const char *skuname = NULL;
 	const cJSON *sku = cost_sku_of(c, o->gpu, &skuname);
 	if (!sku)
@@ -537,6 +527,7 @@ int cost_resolve_option(ctx *c, const pp_cost_opts *opts, int idx, oin *o, pp_co
 {
 	const pp_costspec_option *sp = &c->cs->options[idx];
 	memset(o, 0, sizeof(*o));
+	o->api_usd_per_1m_input = o->api_usd_per_1m_output = NAN;
 	o->spec = sp;
 	o->kind = sp->kind;
 	o->method = sp->method >= 0 ? sp->method : (int)c->cs->method;

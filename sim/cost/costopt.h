@@ -42,7 +42,11 @@ typedef struct oin {
 	int group;                     /* Monte Carlo group: options of one GPU share draws */
 	bool feasible;                 /* false: why says what stops it */
 	char why[256];
-	double tokens_per_s;           /* one replica's throughput, before goodput */
+	double tokens_per_s;           /* one replica's throughput, before goodput; inference:
+					  the sizing tokens/s one copy of the cluster serves */
+	/* inference: the sizing tokens of a month are w_in x input + w_out x
+	 * output tokens (costserve.h; 1 and 1 with a typed-in throughput) */
+	double w_in, w_out;
 	double step_time_s;            /* training step, before goodput (0 for inference) */
 	double mfu;                    /* model FLOPs utilisation, fraction */
 	double mem_bytes;              /* memory needed per GPU */
@@ -62,7 +66,9 @@ typedef struct oin {
 	double lead_time_months;       /* order to first step */
 	int net_switches, net_links, net_tiers; /* the derived fat tree */
 	/* api */
-	double api_usd_per_1m_tokens;  /* training or blended in/out inference price */
+	double api_usd_per_1m_tokens;  /* training price, or the inference prices blended at the
+					  work's input and output volumes */
+	double api_usd_per_1m_input, api_usd_per_1m_output; /* inference: the two prices */
 	double api_price_sigma;        /* lognormal sigma of that price */
 } oin;
 

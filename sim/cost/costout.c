@@ -58,6 +58,87 @@ static void finance_json(cJSON *o, const pp_cost_fin *f)
 	num(j, "breakeven_utilization", f->breakeven_utilization);
 }
 
+static void point_json(cJSON *o, const char *key, const pp_cost_serve_point *p)
+{
+	cJSON *j = pp_json_obj(o, key);
+	num(j, "request_rate", p->request_rate);
+	num(j, "request_throughput", p->request_throughput);
+	num(j, "output_throughput", p->output_throughput);
+	num(j, "ttft_s", p->ttft_s);
+	num(j, "tpot_s", p->tpot_s);
+	num(j, "itl_s", p->itl_s);
+	num(j, "e2el_s", p->e2el_s);
+	pp_json_bool(j, "slo_met", p->slo_met);
+}
+
+static void serving_json(cJSON *o, const pp_cost_serving *v)
+{
+	if (!v->simulated) {
+		pp_json_null(o, "serving");
+		return;
+	}
+	cJSON *j = pp_json_obj(o, "serving");
+	pp_json_str(j, "engine", v->engine);
+	pp_json_int(j, "tensor_parallel_size", v->tp);
+	pp_json_int(j, "pipeline_parallel_size", v->pp);
+	pp_json_int(j, "gpus_per_replica", v->gpus_per_replica);
+	pp_json_int(j, "replicas_per_cluster", v->replicas_per_cluster);
+	num(j, "offline_rps", v->offline_rps);
+	num(j, "slo_rate_rps", v->slo_rate_rps);
+	num(j, "max_rate_rps", v->max_rate_rps);
+	num(j, "input_tokens_per_s", v->input_tokens_per_s);
+	num(j, "output_tokens_per_s", v->output_tokens_per_s);
+	point_json(j, "at_max_rate", &v->at_max);
+	cJSON *kv = pp_json_obj(j, "kv_cache");
+	pp_json_int(kv, "num_gpu_blocks", v->num_gpu_blocks);
+	pp_json_int(kv, "tokens", v->kv_tokens);
+	num(kv, "max_concurrency", v->max_concurrency);
+	num(kv, "bytes_per_gpu", v->kv_cache_bytes_per_gpu);
+	num(j, "weights_bytes_per_gpu", v->weights_bytes_per_gpu);
+	num(j, "memory_budget_bytes_per_gpu", v->memory_budget_bytes_per_gpu);
+	num(j, "input_scale", v->input_scale);
+	num(j, "output_scale", v->output_scale);
+	num(j, "s_per_input_token", v->s_per_input_token);
+	num(j, "s_per_output_token", v->s_per_output_token);
+	num(j, "peak_rps", v->peak_rps);
+	pp_json_int(j, "replicas_needed", v->replicas_needed);
+	num(j, "input_cost_share", v->input_cost_share);
+	cJSON *c = pp_json_arr(j, "curve");
+	for (int i = 0; i < v->ncurve; i++)
+		point_json(c, NULL, &v->curve[i]);
+	pp_json_int(j, "simulations", v->runs);
+}
+
+static void inference_json(cJSON *o, const pp_cost_inference *f)
+{
+	if (!f->present) {
+		pp_json_null(o, "inference");
+		return;
+	}
+	cJSON *j = pp_json_obj(o, "inference");
+	num(j, "input_tokens_per_month", f->input_tokens_per_month);
+	num(j, "output_tokens_per_month", f->output_tokens_per_month);
+	num(j, "peak_to_average", f->peak_to_average);
+	pp_json_bool(j, "simulated", f->simulated);
+	pp_json_int(j, "num_prompts", f->num_prompts);
+	num(j, "mean_input_len", f->mean_input_len);
+	num(j, "mean_output_len", f->mean_output_len);
+	num(j, "requests_per_month", f->requests_per_month);
+	if (f->slo_present) {
+		cJSON *s = pp_json_obj(j, "slo");
+		const double b[] = {f->slo_ttft_s, f->slo_tpot_s, f->slo_itl_s, f->slo_e2el_s};
+		static const char *const k[] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"};
+		for (int i = 0; i < 4; i++)
+			if (b[i] > 0)
+				num(s, k[i], b[i] * 1e3);
+		num(s, "percentile", f->slo_percentile);
+	} else {
+		pp_json_null(j, "slo");
+	}
+	pp_json_int(j, "simulations", f->simulations);
+	num(j, "serve_elapsed_s", f->serve_elapsed_s);
+}
+
 static void option_json(cJSON *arr, const pp_cost_option *o)
 {
 	cJSON *j = pp_json_obj(arr, NULL);
@@ -78,6 +159,8 @@ static void option_json(cJSON *arr, const pp_cost_option *o)
 	num(j, "usd_per_run", o->usd_per_run);
 	num(j, "usd_per_million_tokens", o->usd_per_million_tokens);
 	num(j, "usd_per_million_tokens_marginal", o->usd_per_million_tokens_marginal);
+	num(j, "usd_per_million_input_tokens", o->usd_per_million_input_tokens);
+	num(j, "usd_per_million_output_tokens", o->usd_per_million_output_tokens);
 	num(j, "usd_per_gpu_hour_used", o->usd_per_gpu_hour_used);
 	num(j, "usd_lost_work", o->usd_lost_work);
 	num(j, "time_to_train_s", o->time_to_train_s);
@@ -117,6 +200,7 @@ static void option_json(cJSON *arr, const pp_cost_option *o)
 		num(cum, NULL, o->cum_usd[m]);
 	histogram_json(j, o);
 	finance_json(j, &o->fin);
+	serving_json(j, &o->serving);
 }
 
 static void tornado_json(cJSON *arr, const pp_tornado_row *t)
@@ -166,6 +250,7 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 	pp_json_str(j, "runner_up", r->runner_up >= 0 ? r->options[r->runner_up].name : NULL);
 	pp_json_str(j, "risked_alternative", r->risked >= 0 ? r->options[r->risked].name : NULL);
 	pp_json_str(j, "recommendation", r->recommendation);
+	inference_json(j, &r->inference);
 	cJSON *tor = pp_json_arr(j, "tornado");
 	for (int i = 0; i < r->ntornado; i++)
 		tornado_json(tor, &r->tornado[i]);
@@ -224,6 +309,14 @@ void pp_cost_to_csv(const pp_cost_result *r, pp_sb *sb)
 		pp_csvw_bool(&w, o->obtainable);
 		pp_csvw_text(&w, o->payment);
 		pp_csvw_text(&w, o->risk);
+		pp_csvw_num(&w, o->usd_per_million_input_tokens, SIG);
+		pp_csvw_num(&w, o->usd_per_million_output_tokens, SIG);
+		const pp_cost_serving *sv = &o->serving;
+		pp_csvw_num(&w, sv->simulated ? sv->max_rate_rps : NAN, SIG);
+		if (sv->simulated && o->feasible)
+			pp_csvw_int(&w, sv->replicas_needed);
+		else
+			pp_csvw_num(&w, NAN, SIG);
 		pp_csvw_end(&w);
 	}
 }
@@ -273,6 +366,87 @@ static const char *dur(double s, char *b, size_t n)
 	return pp_fmt_duration(s, b, n);
 }
 
+const char *pp_cost_fmt_slo(const pp_cost_inference *f, char *buf, size_t n)
+{
+	if (!f->slo_present)
+		return snprintf(buf, n, "no SLO"), buf;
+	static const char *const k[] = {"TTFT", "TPOT", "ITL", "E2EL"};
+	const double b[] = {f->slo_ttft_s, f->slo_tpot_s, f->slo_itl_s, f->slo_e2el_s};
+	size_t o = (size_t)snprintf(buf, n, "p%g", f->slo_percentile);
+	for (int i = 0; i < 4 && o < n; i++)
+		if (b[i] > 0)
+			o += (size_t)snprintf(buf + o, n - o, "%s %s <= %g ms", o > 4 ? "," : "", k[i],
+					      b[i] * 1e3);
+	return buf;
+}
+
+/* An inference work's serving table: each option's replica at the SLO,
+ * its KV cache, the replicas the busiest hour needs, $ per 1M input and
+ * output tokens. */
+static void serving_text(const pp_cost_result *r, pp_sb *sb)
+{
+	const pp_cost_inference *f = &r->inference;
+	if (!f->present)
+		return;
+	char a[32], b[32], c[32], slo[160];
+	if (f->simulated) {
+		pp_sb_addf(sb, "\nServing (podplan serve, one replica per GPU type; %lld prompts, mean "
+			   "%.0f in / %.0f out tokens a request; SLO %s):\n",
+			   (long long)f->num_prompts, f->mean_input_len, f->mean_output_len,
+			   pp_cost_fmt_slo(f, slo, sizeof(slo)));
+		pp_sb_addf(sb, "  %s input + %s output tokens a month = %s requests of that mix; busiest "
+			   "hour %.2gx the average\n",
+			   pp_fmt_tokens(f->input_tokens_per_month, a, sizeof(a)),
+			   pp_fmt_tokens(f->output_tokens_per_month, b, sizeof(b)),
+			   pp_fmt_tokens(f->requests_per_month, c, sizeof(c)), f->peak_to_average);
+	} else {
+		pp_sb_addf(sb, "\nServing (typed-in throughput, not simulated): %s input + %s output "
+			   "tokens a month, busiest hour %.2gx the average\n",
+			   pp_fmt_tokens(f->input_tokens_per_month, a, sizeof(a)),
+			   pp_fmt_tokens(f->output_tokens_per_month, b, sizeof(b)), f->peak_to_average);
+	}
+	pp_sb_addf(sb, "%-22s %-14s %9s %9s %9s %9s %9s %10s %6s %8s %9s %9s\n", "option", "replica",
+		   "max req/s", "in tok/s", "out tok/s", "TTFT", "TPOT", "KV tokens", "conc.",
+		   "replicas", "$/1M in", "$/1M out");
+	for (int i = 0; i < r->noptions; i++) {
+		const pp_cost_option *o = &r->options[i];
+		const pp_cost_serving *v = &o->serving;
+		char rep[48] = "(hosted)", mr[24] = "", it[24] = "", ot[24] = "", tt[24] = "", tp[24] = "",
+		     kv[24] = "", cc[24] = "", rp[24] = "", pi[24] = "-", po[24] = "-";
+		if (o->kind != PP_OPT_API && v->simulated) {
+			if (v->pp > 1)
+				snprintf(rep, sizeof(rep), "TP%dxPP%d x %s", v->tp, v->pp, o->gpu);
+			else
+				snprintf(rep, sizeof(rep), "TP%d x %s", v->tp, o->gpu);
+			if (o->feasible) {
+				snprintf(mr, sizeof(mr), "%.3g", v->max_rate_rps);
+				snprintf(it, sizeof(it), "%.0f", v->input_tokens_per_s);
+				snprintf(ot, sizeof(ot), "%.0f", v->output_tokens_per_s);
+				snprintf(tt, sizeof(tt), "%.0f ms", v->at_max.ttft_s * 1e3);
+				snprintf(tp, sizeof(tp), "%.1f ms", v->at_max.tpot_s * 1e3);
+				snprintf(rp, sizeof(rp), "%d", v->replicas_needed);
+			}
+			snprintf(kv, sizeof(kv), "%lld", (long long)v->kv_tokens);
+			snprintf(cc, sizeof(cc), "%.1f", v->max_concurrency);
+		} else if (o->kind != PP_OPT_API) {
+			snprintf(rep, sizeof(rep), "%d x %s", o->num_gpus, o->gpu);
+			snprintf(it, sizeof(it), "%.0f", o->tokens_per_s);
+			snprintf(ot, sizeof(ot), "(typed)");
+		}
+		if (isfinite(o->usd_per_million_input_tokens))
+			snprintf(pi, sizeof(pi), "%.3g", o->usd_per_million_input_tokens);
+		if (isfinite(o->usd_per_million_output_tokens))
+			snprintf(po, sizeof(po), "%.3g", o->usd_per_million_output_tokens);
+		pp_sb_addf(sb, "%-22.22s %-14.14s %9s %9s %9s %9s %9s %10s %6s %8s %9s %9s%s\n", o->name,
+			   rep, mr, it, ot, tt, tp, kv, cc, rp, pi, po,
+			   o->feasible ? "" : "  (cannot)");
+	}
+	pp_sb_adds(sb, "  max req/s: one replica's highest rate at the SLO (at most what it completes "
+		   "with every request at once); TTFT and TPOT at the SLO's percentile at that rate; "
+		   "replicas: serving replicas the busiest hour needs; $/1M: the full cost split by "
+		   "the replica time input and output tokens take\n");
+}
+
 void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 {
 	char a[32], b[32], c[32], d[32];
@@ -308,6 +482,7 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 			   : i == r->risked ? "  (cheaper, may not be obtainable)"
 			   : o->feasible ? "" : "  (cannot)");
 	}
+	serving_text(r, sb);
 	pp_sb_adds(sb, "\nFull cost by component (the stack), amortized and marginal views:\n");
 	pp_sb_addf(sb, "%-22s", "option");
 	for (int k = 0; k < PP_CC_COUNT; k++)

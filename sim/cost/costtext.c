@@ -180,9 +180,14 @@ void cost_describe_work(ctx *c)
 			 pp_fmt_tokens(c->capacity_tokens_per_month, tk, sizeof(tk)),
 			 c->horizon_months);
 		break;
-	default:
-		snprintf(r->work, sizeof(r->work), "serving %s tokens/month for %.0f months, 24/7",
-			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)), c->horizon_months);
+	default: {
+		char ti[32], to[32];
+		snprintf(r->work, sizeof(r->work),
+			 "serving %s tokens/month (%s in, %s out) for %.0f months, 24/7",
+			 pp_fmt_tokens(c->tokens_per_month, tk, sizeof(tk)),
+			 pp_fmt_tokens(c->input_tokens_per_month, ti, sizeof(ti)),
+			 pp_fmt_tokens(c->output_tokens_per_month, to, sizeof(to)), c->horizon_months);
+	}
 	}
 }
 

@@ -21,7 +21,8 @@ static const char *const top_keys[] = {"description", "work", "horizon_months", 
 				       "goodput", "build", "rent", "uncertainty", "options"};
 static const char *const work_keys[] = {"type", "train_tokens", "runs", "tokens_per_job",
 					"jobs_per_month", "utilization", "gpu_hours_per_month",
-					"tokens_per_month", "output_fraction", "method"};
+					"tokens_per_month", "output_fraction", "input_tokens_per_month",
+					"output_tokens_per_month", "peak_to_average", "method"};
 static const char *const finance_keys[] = {"discount_rate", "depreciation_years", "salvage_fraction",
 					   "utilization", "residual"};
 static const char *const goodput_keys[] = {"enabled", "failures_per_gpu_hour", "restart_s",
@@ -448,6 +449,7 @@ void pp_costspec_defaults(pp_costspec *cs)
 	cs->train_tokens = cs->tokens_per_job = cs->jobs_per_month = NAN;
 	cs->utilization = cs->gpu_hours_per_month = cs->tokens_per_month = NAN;
 	cs->output_fraction = cs->horizon_months = NAN;
+	cs->input_tokens_per_month = cs->output_tokens_per_month = cs->peak_to_average = NAN;
 	cs->runs = 1;
 	cs->discount_rate = cs->depreciation_years = cs->salvage_fraction = NAN;
 	cs->fleet_utilization = NAN;
@@ -488,15 +490,17 @@ static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const 
 }
 
 /* "work" at JSON path p: each type's required keys, and no keys of
- * another type. */
-static int check_work(const pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const char *p,
+ * another type; an inference work's volume as input and output tokens a
+ * month (derived from tokens_per_month and output_fraction when given
+ * so). */
+static int check_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const char *p,
 		      pp_err *err)
 {
 	static const char *const need[PP_WORK_COUNT][2] = {
 		{NULL, NULL},
 		{"tokens_per_job", "jobs_per_month"},
 		{NULL, NULL},
-		{"tokens_per_month", NULL}};
+		{NULL, NULL}};
 	for (int i = 0; i < 2; i++)
 		if (need[cs->work][i] && !cJSON_GetObjectItemCaseSensitive(o, need[cs->work][i]))
 			return pp_jdoc_errf(d, err, p, "a \"%s\" work needs \"%s\"",
@@ -505,7 +509,9 @@ static int check_work(const pp_costspec *cs, const pp_jdoc *d, const cJSON *o, c
 		{"train_tokens", "run"}, {"runs", "run"},
 		{"tokens_per_job", "recurring"}, {"jobs_per_month", "recurring"},
 		{"utilization", "capacity"}, {"gpu_hours_per_month", "capacity"},
-		{"tokens_per_month", "inference"}, {"output_fraction", "inference"}};
+		{"tokens_per_month", "inference"}, {"output_fraction", "inference"},
+		{"input_tokens_per_month", "inference"}, {"output_tokens_per_month", "inference"},
+		{"peak_to_average", "inference"}};
 	for (size_t i = 0; i < PP_ARRAY_LEN(owner); i++)
 		if (cJSON_GetObjectItemCaseSensitive(o, owner[i][0]) &&
 		    strcmp(owner[i][1], pp_work_type_names[cs->work])) {
@@ -514,6 +520,43 @@ static int check_work(const pp_costspec *cs, const pp_jdoc *d, const cJSON *o, c
 					    "found in a \"%s\" work; expected only in a \"%s\" "
 					    "work", pp_work_type_names[cs->work], owner[i][1]);
 		}
+	if (cs->work == PP_WORK_INFERENCE) {
+		/* the volume: input and output tokens a month, or the total and
+		 * the output's share of it */
+		bool split = !isnan(cs->input_tokens_per_month) || !isnan(cs->output_tokens_per_month);
+		bool total = !isnan(cs->tokens_per_month);
+		char q[128];
+		if (split && total)
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "tokens_per_month"),
+					    "found beside input_tokens_per_month / "
+					    "output_tokens_per_month; expected one way of giving the "
+					    "volume");
+		if (!split && !total)
+			return pp_jdoc_errf(d, err, p, "an \"inference\" work needs "
+					    "\"input_tokens_per_month\" and \"output_tokens_per_month\" "
+					    "(or \"tokens_per_month\" with \"output_fraction\")");
+		if (split && (isnan(cs->input_tokens_per_month) || isnan(cs->output_tokens_per_month)))
+			return pp_jdoc_errf(d, err, p, "found %s without %s; expected both (tokens a "
+					    "month; 0 for none)",
+					    isnan(cs->input_tokens_per_month) ? "output_tokens_per_month"
+									      : "input_tokens_per_month",
+					    isnan(cs->input_tokens_per_month) ? "input_tokens_per_month"
+									      : "output_tokens_per_month");
+		if (split && !isnan(cs->output_fraction))
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "output_fraction"),
+					    "found beside input_tokens_per_month and "
+					    "output_tokens_per_month, which give the split; expected it "
+					    "only with tokens_per_month");
+		if (split && cs->input_tokens_per_month + cs->output_tokens_per_month <= 0)
+			return pp_jdoc_errf(d, err, p, "found no tokens (input and output 0); expected "
+					    "a volume to serve");
+		if (total) {
+			double f = isnan(cs->output_fraction) ? 0.5 : cs->output_fraction;
+			cs->input_tokens_per_month = cs->tokens_per_month * (1 - f);
+			cs->output_tokens_per_month = cs->tokens_per_month * f;
+		}
+		cs->tokens_per_month = cs->input_tokens_per_month + cs->output_tokens_per_month;
+	}
 	if (cs->work == PP_WORK_CAPACITY && isnan(cs->utilization) && isnan(cs->gpu_hours_per_month))
 		return pp_jdoc_errf(d, err, p, "a \"capacity\" work needs \"utilization\" (busy "
 				    "share of the scenario's cluster) or \"gpu_hours_per_month\"");
@@ -547,6 +590,11 @@ static int parse_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 	    (rc = num(d, o, p, "gpu_hours_per_month", 1e-3, 1e12, &cs->gpu_hours_per_month, err)) ||
 	    (rc = num(d, o, p, "tokens_per_month", 1, 1e20, &cs->tokens_per_month, err)) ||
 	    (rc = num(d, o, p, "output_fraction", 0, 1, &cs->output_fraction, err)) ||
+	    (rc = num(d, o, p, "input_tokens_per_month", 0, 1e20, &cs->input_tokens_per_month,
+		      err)) ||
+	    (rc = num(d, o, p, "output_tokens_per_month", 0, 1e20, &cs->output_tokens_per_month,
+		      err)) ||
+	    (rc = num(d, o, p, "peak_to_average", 1, 100, &cs->peak_to_average, err)) ||
 	    (rc = pp_jget_enum(d, o, p, "method", false, pp_ft_method_names, PP_FT_COUNT, &e,
 			       &present, err)))
 		return rc;

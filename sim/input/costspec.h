@@ -8,6 +8,10 @@
  *
  *   "costs": {
  *     "work": {"type": "run", "train_tokens": 2e12, "runs": 1},
+ *       (or {"type": "inference", "input_tokens_per_month": 7e9,
+ *            "output_tokens_per_month": 3e9, "peak_to_average": 2}: the
+ *        scenario's "serving", "workload" and "slo" sections give the
+ *        throughput)
  *     "horizon_months": 36,
  *     "finance": {"discount_rate": 0.12, "depreciation_years": 5, ...},
  *     "goodput": {"failures_per_gpu_hour": 2e-5, "restart_s": 900, ...},
@@ -45,7 +49,7 @@ typedef enum pp_work_type {
 	PP_WORK_RUN,        /* train_tokens, `runs` times back to back */
 	PP_WORK_RECURRING,  /* tokens_per_job, jobs_per_month (a weekly fine-tune: 4.35/month) */
 	PP_WORK_CAPACITY,   /* steady training: gpu_hours_per_month of the scenario's cluster */
-	PP_WORK_INFERENCE,  /* serving tokens_per_month */
+	PP_WORK_INFERENCE,  /* serving input and output tokens a month */
 	PP_WORK_COUNT
 } pp_work_type;
 extern const char *const pp_work_type_names[PP_WORK_COUNT];
@@ -104,7 +108,10 @@ typedef struct pp_costspec_option {
 					 (prices.json ops.reservation_payment) */
 	double lead_time_months;      /* NAN = tco.json */
 	double staff_fte;             /* NAN = rule of thumb */
-	double inference_tokens_per_s_per_gpu; /* NAN = tco.json */
+	double inference_tokens_per_s_per_gpu; /* inference without a "serving" section: the
+					  user's throughput (input and output tokens alike);
+					  NAN = not given (an error then: nothing else
+					  gives one) */
 	int method;                   /* -1 = the work's */
 	pp_costspec_cluster cluster;
 	bool has_cluster;
@@ -120,8 +127,14 @@ typedef struct pp_costspec {
 	double tokens_per_job, jobs_per_month;   /* recurring */
 	double utilization;           /* capacity: busy share of the scenario's cluster */
 	double gpu_hours_per_month;   /* capacity (alternative to utilization) */
-	double tokens_per_month;      /* inference */
-	double output_fraction;       /* inference: share of tokens that are output (priced higher) */
+	/* inference: the tokens served a month, input (prompts) and output
+	 * (generated) apart - given so, or as tokens_per_month and
+	 * output_fraction (default 0.5), from which the parser derives them;
+	 * tokens_per_month is then their sum either way */
+	double input_tokens_per_month, output_tokens_per_month;
+	double tokens_per_month;
+	double output_fraction;       /* as given (NAN: not given) */
+	double peak_to_average;       /* busiest hour's demand over the month's mean; NAN = tco.json */
 	pp_ft_method method;
 	double horizon_months;        /* NAN = default */
 	char as_of[16];               /* "" = tco.json as_of */
