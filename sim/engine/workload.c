@@ -467,51 +467,60 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 					       : 12.0 + 8.0 + copy;
 	w->clip_bytes_per_param = tr->optimizer == PP_OPTIM_ADAM ? oi->clip_bytes * sb : 4.0;
 
-	/* context parallelism: ring exchange of K and V per layer, overlapped
-	 * with the attention it feeds (Megatron CP, TE's AttnFuncWithCPAndKVP2P),
-	 * or PyTorch's context_parallel all-gather of K and V before the
-	 * attention (its backward gathers them again and reduce-scatters their
-	 * gradients), nothing hidden; TorchTitan gathers the K and V its
-	 * repeat_kv expanded to every head */
+	/* context parallelism: the K/V exchange per layer as the stack's
+	 * implementation runs it (frameworks.json context_parallel):
+	 * Megatron-Core / TE's ring of send/recv (AttnFuncWithCPAndKVP2P) beside
+	 * the attention steps it feeds, of which the catalog's overlap_eff is
+	 * hidden, as for any collective beside compute; or PyTorch's
+	 * context_parallel all-gather of K and V before the attention (its
+	 * backward gathers them again and reduce-scatters their gradients),
+	 * nothing hidden; TorchTitan gathers the K and V its repeat_kv expanded
+	 * to every head. Each of the cp steps merges its partial output into
+	 * the result (and, backward, its gradients), the implementation's
+	 * bytes per element. */
 	if (p->cp > 1) {
-		bool expanded = tr->stack.eltw.repeat_kv > 0 && !x.mla;
+		const pp_stack *st = &tr->stack;
+		bool expanded = st->eltw.repeat_kv > 0 && !x.mla;
 		double kv = x.mla ? x.b * x.sl * (x.a / x.t) * (x.dqk + x.drope + x.dv) * c.act
 				  : 2.0 * x.b * x.sl * (expanded ? x.a : x.g) * x.d / x.t * c.act;
+		double qel = x.T * (x.mla ? x.a * x.dv : x.qw) / x.t; /* output elements */
+		double kvel = kv / c.act;
+		double m_f = pp_mem_time_n(hw, p->cp * st->cp_merge_fwd * c.act * qel, p->cp);
+		double m_b = pp_mem_time_n(hw, p->cp * c.act * (st->cp_merge_bwd_q * qel +
+								st->cp_merge_bwd_kv * kvel), 2 * p->cp);
 		double t_ring = (p->cp - 1) * pp_p2p_time(hw, kv, w->cp.per_node == p->cp);
-		if (tr->stack.cp_comm == PP_CPC_ALLGATHER) {
-			double t_ag = pp_coll_time(hw, PP_COLL_ALL_GATHER, kv * p->cp, w->cp);
-			double t_rs = pp_coll_time(hw, PP_COLL_REDUCE_SCATTER, kv * p->cp, w->cp);
-			for (int k = 0; k < PP_LAYER_KINDS; k++) {
-				pp_layer_cost *lc = &w->lk[k];
-				if (!lc->count)
-					continue;
-				lc->cp_comm_s = t_ag;
-				lc->cost.fwd.comm_s += t_ag;
-				lc->cost.bwd.comm_s += t_ag + t_rs;
-				if (tr->recompute == PP_RC_FULL)
-					lc->cost.recompute.comm_s += t_ag;
-			}
-			goto cp_done;
-		}
+		double t_ag = pp_coll_time(hw, PP_COLL_ALL_GATHER, kv * p->cp, w->cp);
+		double t_rs = pp_coll_time(hw, PP_COLL_REDUCE_SCATTER, kv * p->cp, w->cp);
 		for (int k = 0; k < PP_LAYER_KINDS; k++) {
 			pp_layer_cost *lc = &w->lk[k];
 			if (!lc->count)
 				continue;
-			double attn = 0;
-			for (int i = 0; i < w->nops; i++)
-				if (w->ops[i].part == PP_PART_LAYER && w->ops[i].layer_kind == k &&
-				    w->ops[i].phase == PP_PH_FWD &&
-				    (w->ops[i].kind == PP_OP_ATTN || !strncmp(w->ops[i].name, "attn.", 5)))
-					attn += w->ops[i].time_s;
-			lc->cp_comm_s = t_ring > attn ? t_ring - attn : 0;
-			lc->cost.fwd.comm_s += lc->cp_comm_s;
-			lc->cost.bwd.comm_s += 2.0 * lc->cp_comm_s; /* K,V and their gradients */
-			if (tr->recompute == PP_RC_FULL)
-				lc->cost.recompute.comm_s += lc->cp_comm_s;
+			double fwd, bwd;
+			if (st->cp_comm == PP_CPC_ALLGATHER) {
+				fwd = t_ag;
+				bwd = t_ag + t_rs;
+			} else {
+				double attn = 0;
+				for (int i = 0; i < w->nops; i++)
+					if (w->ops[i].part == PP_PART_LAYER && w->ops[i].layer_kind == k &&
+					    w->ops[i].phase == PP_PH_FWD &&
+					    (w->ops[i].kind == PP_OP_ATTN || !strncmp(w->ops[i].name, "attn.", 5)))
+						attn += w->ops[i].time_s;
+				double hide = st->cp_overlapped ? hw->overlap_eff : 1.0;
+				fwd = t_ring - hide * (t_ring < attn ? t_ring : attn);
+				bwd = 2.0 * fwd; /* K,V and their gradients */
+			}
+			lc->cp_comm_s = fwd;
+			lc->cost.fwd.comm_s += fwd;
+			lc->cost.bwd.comm_s += bwd;
+			lc->cost.fwd.compute_s += m_f;
+			lc->cost.bwd.compute_s += m_b;
+			if (tr->recompute == PP_RC_FULL) {
+				lc->cost.recompute.comm_s += fwd;
+				lc->cost.recompute.compute_s += m_f;
+			}
 		}
 	}
-cp_done:
-	return;
 }
 
 static double pass_flops(const pp_pass_cost *p, bool model)

@@ -44,6 +44,10 @@ struct pp_frameworks {
 	pp_fp8_impl *f8;
 	size_t nf8;
 	tpo_impl tpo[PP_TPO_COUNT];
+	struct {
+		bool overlapped;
+		double fwd, bwd_q, bwd_kv;
+	} cpi[PP_CPC_COUNT];
 	const char **ids;
 };
 
@@ -92,6 +96,8 @@ static const cJSON *table(const pp_jdoc *d, const char *key, pp_err *err, int *r
 		*rc = pp_jdoc_errf(d, err, key, "missing or empty, expected an array of implementations");
 	return a;
 }
+
+static int name_index(const char *const *names, int n, const char *s);
 
 static int load_tables(pp_frameworks *f, pp_err *err)
 {
@@ -184,6 +190,32 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 			return rc;
 		f->nf8++;
 	}
+	a = table(d, "context_parallel", err, &rc);
+	if (rc)
+		return rc;
+	i = 0;
+	bool seen[PP_CPC_COUNT] = {false};
+	for (const cJSON *e = a->child; e; e = e->next, i++) {
+		char id[32];
+		pp_jpath_idx(p, sizeof(p), "context_parallel", i);
+		if ((rc = pp_jget_str(d, e, p, "id", true, id, sizeof(id), NULL, err)) ||
+		    (rc = entry_source(d, e, p, src, sizeof(src), err)))
+			return rc;
+		int k = name_index(pp_cpc_names, PP_CPC_COUNT, id);
+		if (k < 0)
+			return pp_jdoc_errf(d, err, p, "id \"%s\": expected \"p2p-ring\" or \"allgather\"",
+					    id);
+		if ((rc = pp_jget_bool(d, e, p, "overlapped", true, &f->cpi[k].overlapped, NULL, err)) ||
+		    (rc = read_num(d, e, p, "merge_fwd", &f->cpi[k].fwd, err)) ||
+		    (rc = read_num(d, e, p, "merge_bwd_q", &f->cpi[k].bwd_q, err)) ||
+		    (rc = read_num(d, e, p, "merge_bwd_kv", &f->cpi[k].bwd_kv, err)))
+			return rc;
+		seen[k] = true;
+	}
+	for (int k = 0; k < PP_CPC_COUNT; k++)
+		if (!seen[k])
+			return pp_jdoc_errf(d, err, "context_parallel", "no \"%s\" entry; expected one "
+					    "per implementation", pp_cpc_names[k]);
 	a = table(d, "tp_overlap", err, &rc);
 	if (rc)
 		return rc;
@@ -256,27 +288,44 @@ static const int beh_type[PP_BEH_COUNT] = {T_ATTN, T_STR,  T_STR,  T_BOOL, T_STR
 					    T_GRED, T_BOOL, T_BOOL, T_STR,  T_BOOL,
 					    T_NUM,  T_BOOL, T_STR,  T_STR};
 
+/* What a JSON value is, for "found ..." in a message. */
+static const char *found(const cJSON *v, char *buf, size_t n)
+{
+	if (cJSON_IsString(v))
+		snprintf(buf, n, "\"%.60s\"", v->valuestring);
+	else if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%g", v->valuedouble);
+	else if (cJSON_IsBool(v))
+		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else
+		snprintf(buf, n, "%s", cJSON_IsNull(v) ? "null" : cJSON_IsArray(v) ? "an array" : "an object");
+	return buf;
+}
+
 /* Check a value v (at path, in document d) against behaviour b's type and
  * ids: a framework default or a scenario key. A default of attention_kernel
  * may be an object {arch: id, ..., "default": id}. */
 static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJSON *v,
 		       const char *path, bool is_default, pp_err *err)
 {
+	char fb[80];
 	switch (beh_type[b]) {
 	case T_BOOL:
 		if (!cJSON_IsBool(v))
-			return pp_jdoc_errf(d, err, path, "expected true or false");
+			return pp_jdoc_errf(d, err, path, "found %s; expected true or false",
+					    found(v, fb, sizeof(fb)));
 		return 0;
 	case T_NUM:
 		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e4)
-			return pp_jdoc_errf(d, err, path, "expected a number of microseconds, 0 to 10000");
+			return pp_jdoc_errf(d, err, path, "found %s; expected a number of microseconds, "
+					    "0 to 10000", found(v, fb, sizeof(fb)));
 		return 0;
 	case T_GRED:
 		if (cJSON_IsBool(v) || (is_default && cJSON_IsString(v) &&
 					!strcmp(v->valuestring, "megatron")))
 			return 0;
-		return pp_jdoc_errf(d, err, path, "expected true or false%s",
-				    is_default ? " or \"megatron\"" : "");
+		return pp_jdoc_errf(d, err, path, "found %s; expected true or false%s",
+				    found(v, fb, sizeof(fb)), is_default ? " or \"megatron\"" : "");
 	case T_ATTN:
 		if (is_default && cJSON_IsObject(v)) {
 			if (!cJSON_GetObjectItemCaseSensitive(v, "default"))
@@ -296,7 +345,7 @@ static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJ
 		break;
 	}
 	if (!cJSON_IsString(v))
-		return pp_jdoc_errf(d, err, path, "expected a string");
+		return pp_jdoc_errf(d, err, path, "found %s; expected a string", found(v, fb, sizeof(fb)));
 	const char *s = v->valuestring;
 	bool ok;
 	pp_sb list = {0};
@@ -473,7 +522,13 @@ static void apply(pp_stack *st, const pp_frameworks *f, int b, const cJSON *v)
 	case PP_BEH_CUDA_GRAPHS: st->cuda_graphs = cJSON_IsTrue(v); break;
 	case PP_BEH_HOST_ISSUE: st->host_issue_s = v->valuedouble * 1e-6; break;
 	case PP_BEH_MASTER_FP32: st->master_fp32 = cJSON_IsTrue(v); break;
-	case PP_BEH_CP_COMM: st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring); break;
+	case PP_BEH_CP_COMM:
+		st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring);
+		st->cp_overlapped = f->cpi[st->cp_comm].overlapped;
+		st->cp_merge_fwd = f->cpi[st->cp_comm].fwd;
+		st->cp_merge_bwd_q = f->cpi[st->cp_comm].bwd_q;
+		st->cp_merge_bwd_kv = f->cpi[st->cp_comm].bwd_kv;
+		break;
 	default: break;
 	}
 }

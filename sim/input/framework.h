@@ -147,6 +147,12 @@ typedef struct pp_stack {
 	double host_issue_s;         /* host time to issue one kernel (eager); 0 = not host-bound */
 	bool master_fp32;            /* fp32 master weights and optimizer states under 16-bit training */
 	int cp_comm;                 /* PP_CPC_* */
+	/* its implementation (frameworks.json context_parallel): whether the
+	 * exchange overlaps the attention, and the bytes (over the activation's)
+	 * per element its per-step merges move: the forward's output
+	 * correction, the backward's dq and dK/dV accumulation */
+	bool cp_overlapped;
+	double cp_merge_fwd, cp_merge_bwd_q, cp_merge_bwd_kv;
 	bool torch_compile;          /* training.torch_compile (TorchTitan, plain PyTorch) */
 	/* where each behaviour's value came from: "framework X: <path> (<source title>)"
 	 * or "scenario training.<key>" */
