@@ -326,7 +326,7 @@ void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp)
 		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);
 	wl_mem_n(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
 		 x->T * x->f / x->t * act * (x->swiglu ? e->act_bwd : e->gelu_bwd),
-		 e->act_kernels + (x->swiglu ? 1 : 0));
+		 e->act_kernels > 1 ? e->act_kernels + 1 : e->act_kernels); /* eager: 2 products, silu */
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
 	if (x->swiglu && !x->fused_proj) {
 		int d2;
