@@ -184,7 +184,7 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	if (x->serve) {
 		serve_attention(c, x, qk, v);
 	} else if (x->flash) {
-		if (!core_only && !recomp_core) {
+		if ((!core_only || c->core_attn) && !recomp_core) {
 			pp_op *o = wl_add(c, "flash_attn", PP_OP_ATTN);
 			double model, exec;
 			bool causal = !(x->windowed && x->window < x->s);

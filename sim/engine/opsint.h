@@ -30,6 +30,7 @@ typedef struct ctx {
 	const pp_stack *st;
 	pp_attn_kernel attn_k;
 	bool sac_op;          /* building the recompute of the op policy */
+	bool core_attn;       /* the recompute of Megatron-Core's checkpointed core attention */
 	int mm_count;         /* its matmuls so far: every second one is recomputed */
 } ctx;
 

@@ -359,6 +359,12 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 		c->mm_count = 0;
 		layer_fwd(c, x, w->tp, false);
 		c->sac_op = false;
+	} else if (tr->recompute == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_CORE_ATTN) {
+		/* Megatron-Core (attention.py _checkpointed_attention_forward):
+		 * the core attention again, fused kernel or not */
+		c->core_attn = true;
+		layer_fwd(c, x, w->tp, true);
+		c->core_attn = false;
 	} else if (tr->recompute == PP_RC_SELECTIVE && !x->flash) {
 		layer_fwd(c, x, w->tp, true);
 	}
@@ -392,7 +398,8 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	ctx c = {w, hw, tr->precision, tr->precision == PP_DT_FP8 ? PP_DT_BF16 : tr->precision,
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
 		 PP_PART_LAYER, PP_PH_FWD, 0, &tr->stack,
-		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false, 0};
+		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false,
+		 false, 0};
 	w->host_issue_s = tr->stack.cuda_graphs ? 0 : tr->stack.host_issue_s;
 
 	/* a layer of each kind the model has */

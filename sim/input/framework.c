@@ -8,7 +8,7 @@
 
 const char *const pp_attn_kernel_names[PP_ATTN_COUNT] = {"catalog", "fa2", "fa3", "cudnn",
 							 "unfused"};
-const char *const pp_sac_names[PP_SAC_COUNT] = {"attention-core", "torchtitan-op"};
+const char *const pp_sac_names[PP_SAC_COUNT] = {"attention-core", "torchtitan-op", "core-attn"};
 const char *const pp_cpc_names[PP_CPC_COUNT] = {"p2p-ring", "allgather"};
 const char *const pp_beh_keys[PP_BEH_COUNT] = {
 	"attention_kernel", "cross_entropy", "elementwise", "fused_projections",
@@ -371,7 +371,8 @@ static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJ
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->f8[i].id);
 	} else if (b == PP_BEH_SAC) {
 		ok = name_index(pp_sac_names, PP_SAC_COUNT, s) >= 0;
-		pp_sb_addf(&list, "\"%s\", \"%s\"", pp_sac_names[0], pp_sac_names[1]);
+		pp_sb_addf(&list, "\"%s\", \"%s\", \"%s\"", pp_sac_names[0], pp_sac_names[1],
+			   pp_sac_names[2]);
 	} else {
 		ok = name_index(pp_cpc_names, PP_CPC_COUNT, s) >= 0;
 		pp_sb_addf(&list, "\"%s\", \"%s\"", pp_cpc_names[0], pp_cpc_names[1]);

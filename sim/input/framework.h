@@ -36,11 +36,14 @@ typedef enum pp_attn_kernel {
 } pp_attn_kernel;
 extern const char *const pp_attn_kernel_names[PP_ATTN_COUNT];
 
-/* What "recompute": "selective" keeps: Megatron's (the attention core is
- * recomputed, nothing with flash attention), or TorchTitan's op policy
- * (every matmul output but every second one, the attention output, the
- * reduce-scatters are saved; the rest of the block is recomputed). */
-enum { PP_SAC_ATTN_CORE, PP_SAC_TORCHTITAN_OP, PP_SAC_COUNT };
+/* What "recompute": "selective" keeps: Megatron-LM 2022's (the unfused
+ * attention core is recomputed; a flash kernel keeps nothing to
+ * recompute), Megatron-Core's recompute_modules ["core_attn"] (the core
+ * attention is checkpointed whatever its kernel: a fused kernel's forward
+ * runs again in the backward), or TorchTitan's op policy (every matmul
+ * output but every second one, the attention output, the reduce-scatters
+ * are saved; the rest of the block is recomputed). */
+enum { PP_SAC_ATTN_CORE, PP_SAC_TORCHTITAN_OP, PP_SAC_CORE_ATTN, PP_SAC_COUNT };
 extern const char *const pp_sac_names[PP_SAC_COUNT];
 
 /* How context parallelism exchanges K and V: Megatron-Core / TE's ring of
