@@ -432,7 +432,9 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 			    (rc = pp_jget_str(d, fig, r, "path", true, path, sizeof(path), NULL, err)))
 				return rc;
 			x->def[b] = v;
-			snprintf(x->origin[b], sizeof(x->origin[b]), "framework %s, %s: %s", x->id, src,
+			char id[sizeof(x->id)];
+			memcpy(id, x->id, sizeof(id)); /* not from the struct written to */
+			snprintf(x->origin[b], sizeof(x->origin[b]), "framework %s, %s: %s", id, src,
 				 path);
 		}
 		f->ids[i] = x->id;
