@@ -281,7 +281,7 @@ static void replay_plan(void)
 	pp_hw hw;
 	if (tu_scenario("{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, "
 			"\"num_attention_heads\": 8, \"ffn_hidden_size\": 2048, \"vocab_size\": 32000, "
-			"\"seq_length\": 1024, \"swiglu\": true}, \"training\": {\"global_batch_size\": 4, "
+			"\"seq_length\": 1024, \"swiglu\": true}, \"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 4, "
 			"\"use_flash_attn\": false}, \"cluster\": {\"gpu\": \"h200\", \"num_gpus\": 2}}",
 			&s, &hw)) {
 		CHECK(0);

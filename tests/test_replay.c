@@ -60,7 +60,7 @@ static void ddp_counts(void)
 {
 	pp_rplan p;
 	pp_hw hw;
-	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+	if (plan_of("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 8, \"use_flash_attn\": false}, "
 		    "\"parallel\": {\"data_parallel_size\": 2}, " H200X2 "}", NULL, &p, &hw)) {
 		CHECK(0);
 		return;
@@ -99,7 +99,7 @@ static void ddp_counts(void)
 static void zero3_counts(void)
 {
 	pp_rplan p;
-	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+	if (plan_of("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 8, \"use_flash_attn\": false}, "
 		    "\"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 3}, " H200X2 "}", NULL,
 		    &p, NULL)) {
 		CHECK(0);
@@ -114,7 +114,7 @@ static void zero3_counts(void)
 	/* without the collectives the plan keeps its events and still runs */
 	pp_rplan q;
 	pp_rplan_opts o = {false, true};
-	if (!plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+	if (!plan_of("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 8, \"use_flash_attn\": false}, "
 		     "\"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 3}, " H200X2 "}", &o,
 		     &q, NULL)) {
 		CHECK(count_stream(&q, 0, PP_RI_COLL, PP_RS_DP) == 0);
@@ -130,7 +130,7 @@ static void pipeline(void)
 	const char *sched[] = {"1f1b", "gpipe"};
 	for (int k = 0; k < 2; k++) {
 		char json[512];
-		snprintf(json, sizeof(json), "{" GPT17 "\"training\": {\"global_batch_size\": 8, "
+		snprintf(json, sizeof(json), "{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 8, "
 			 "\"use_flash_attn\": false}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
 			 "\"pipeline_schedule\": \"%s\"}, " H200X2 "}", sched[k]);
 		for (int early = 0; early < 2; early++) {
@@ -169,7 +169,7 @@ static void pipeline(void)
 static void tensor_parallel(void)
 {
 	pp_rplan p;
-	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 4, \"use_flash_attn\": false}, "
+	if (plan_of("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 4, \"use_flash_attn\": false}, "
 		    "\"parallel\": {\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true}, "
 		    H200X2 "}", NULL, &p, NULL)) {
 		CHECK(0);
@@ -202,10 +202,19 @@ static void refusals(void)
 		CHECK_CONTAINS(err.msg, "use_flash_attn");
 		pp_scenario_release(&s);
 	}
-	if (!tu_scenario("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": "
-			 "false}, \"parallel\": {\"context_parallel_size\": 2}, " H200X2 "}", &s, &hw)) {
+	if (!tu_scenario("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", "
+			 "\"global_batch_size\": 8, \"use_flash_attn\": false}, \"parallel\": "
+			 "{\"context_parallel_size\": 2}, " H200X2 "}", &s, &hw)) {
 		CHECK(pp_rplan_build(&p, &s, &hw, NULL, &err) == PP_EINPUT);
 		CHECK_CONTAINS(err.msg, "context");
+		pp_scenario_release(&s);
+	}
+	/* a framework that issues kernels from Python is host-bound where the
+	 * replay is not: the replay runs the podplan-replay stack only */
+	if (!tu_scenario("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": "
+			 "false}, \"parallel\": {\"data_parallel_size\": 2}, " H200X2 "}", &s, &hw)) {
+		CHECK(pp_rplan_build(&p, &s, &hw, NULL, &err) == PP_EINPUT);
+		CHECK_CONTAINS(err.msg, "podplan-replay");
 		pp_scenario_release(&s);
 	}
 }
@@ -216,7 +225,7 @@ static void refusals(void)
 static void payload(void)
 {
 	pp_rplan p;
-	if (plan_of("{" GPT17 "\"training\": {\"global_batch_size\": 8, \"use_flash_attn\": false}, "
+	if (plan_of("{" GPT17 "\"training\": {\"framework\": \"podplan-replay\", \"global_batch_size\": 8, \"use_flash_attn\": false}, "
 		    "\"parallel\": {\"data_parallel_size\": 2, \"zero_stage\": 1}, " H200X2 "}", NULL,
 		    &p, NULL)) {
 		CHECK(0);

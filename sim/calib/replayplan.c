@@ -579,6 +579,11 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 			       "fused attention kernel; set it to false (the attention core then runs as "
 			       "batched GEMMs plus softmax/dropout kernels, and the simulator costs it "
 			       "the same way)", s->name);
+	if (s->training.stack.host_issue_s > 0 && !s->training.stack.cuda_graphs)
+		return pp_errf(err, PP_EINPUT, "%s: framework \"%s\" issues kernels from Python "
+			       "(host_issue_us), which the replay does not: set training.framework "
+			       "\"podplan-replay\" (the op list the replay runs) or host_issue_us 0",
+			       s->name, s->training.stack.framework);
 	if (par->cp > 1)
 		return pp_errf(err, PP_EINPUT, "%s: context parallelism is not replayed "
 			       "(parallel.context_parallel_size must be 1)", s->name);

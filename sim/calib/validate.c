@@ -163,6 +163,8 @@ static int build(const pp_catalog *cat, const rowin *r, pp_scenario *s, char *wh
 	pp_json_int(m, "seq_length", r->seq);
 	pp_json_int(m, "vocab_size", vocab);
 	cJSON *t = pp_json_obj(j, "training");
+	/* the papers' stacks: Megatron-LM of 2021-22, DeepSpeed for the ZeRO-3 rows */
+	pp_json_str(t, "framework", zero == 3 ? "deepspeed" : "megatron-lm-2022");
 	pp_json_int(t, "global_batch_size", gbs);
 	pp_json_int(t, "micro_batch_size", mbs);
 	pp_json_str(t, "precision", prec);

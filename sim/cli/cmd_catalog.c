@@ -5,13 +5,15 @@
  */
 #include "input/catalog.h"
 #include "cli/cli.h"
+#include "input/framework.h"
 #include "core/util.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kinds[] = {"gpus", "fabrics", "storage", "models", "prices", "kernels"};
+static const char *const kinds[] = {"gpus",   "fabrics", "storage",    "models",
+				    "prices", "kernels", "frameworks", "plausibility"};
 
 static void help(void)
 {
@@ -146,8 +148,55 @@ static void print_figures(const pp_catalog *cat, const char *kind)
 	}
 }
 
+/* The training frameworks: each one's defaults and where they come from. */
+static void print_frameworks(const pp_catalog *cat)
+{
+	const pp_frameworks *f = pp_catalog_frameworks(cat);
+	size_t n = 0;
+	const char *const *ids = pp_frameworks_ids(f, &n);
+	printf("Training frameworks (%zu; training.framework, each behaviour its own training key)\n", n);
+	for (size_t i = 0; i < n; i++) {
+		pp_stack st;
+		pp_err err = {0};
+		if (pp_stack_default(&st, f, ids[i], &err))
+			continue;
+		printf("  %s: %s (%s)\n", st.framework, st.framework_name, st.version);
+		printf("    attention %s (Hopper %s), cross entropy %s, elementwise %s, optimizer %s, "
+		       "fp8 %s, selective recompute %s, context parallel %s, host issue %.1f us\n",
+		       pp_attn_kernel_names[st.attn],
+		       pp_attn_kernel_names[pp_stack_attention(&st, "hopper")], st.ce.id, st.eltw.id,
+		       st.optim.id, st.fp8.id, pp_sac_names[st.sac], pp_cpc_names[st.cp_comm],
+		       st.host_issue_s * 1e6);
+		for (int b = 0; b < PP_BEH_COUNT; b++)
+			printf("    %-22s %s\n", pp_beh_keys[b], st.origin[b]);
+	}
+}
+
+static void print_plausibility(const pp_catalog *cat)
+{
+	printf("Best published MFU per GPU and precision (warned about above it)\n");
+	for (size_t i = 0; i < pp_catalog_ngpus(cat); i++) {
+		const pp_gpu *g = pp_catalog_gpu_at(cat, i);
+		for (int t = 0; t < PP_DT_COUNT; t++) {
+			const pp_best_mfu *b = pp_catalog_best_mfu(cat, g->id, (pp_dtype)t);
+			if (b)
+				printf("  %-20s %-5s %5.1f%%  %s: %s (%s)%s\n", g->id, pp_dtype_names[t],
+				       100 * b->mfu, b->prov.source, b->what, b->prov.date,
+				       b->prov.estimate ? " [estimate]" : "");
+		}
+	}
+}
+
 static void print_kind(const pp_catalog *cat, const char *kind)
 {
+	if (!strcmp(kind, "frameworks") || !strcmp(kind, "plausibility")) {
+		if (kind[0] == 'f')
+			print_frameworks(cat);
+		else
+			print_plausibility(cat);
+		printf("\n");
+		return;
+	}
 	if (!strcmp(kind, "gpus"))
 		print_gpus(cat);
 	else if (!strcmp(kind, "fabrics"))
@@ -187,7 +236,8 @@ int pp_cmd_catalog(int argc, char **argv)
 		if (i == PP_ARRAY_LEN(kinds)) {
 			const char *dym = pp_did_you_mean(kind, kinds, PP_ARRAY_LEN(kinds));
 			return pp_cli_usage_error("catalog", "unknown catalog '%s'%s%s%s; expected gpus, "
-						  "fabrics, storage, models, prices or kernels", kind,
+						  "fabrics, storage, models, prices, kernels, "
+						  "frameworks or plausibility", kind,
 						  dym ? " (did you mean '" : "", dym ? dym : "",
 						  dym ? "'?)" : "");
 		}

@@ -36,7 +36,11 @@ static void help_predict(void)
 	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
 	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s}, time_to_train_s\n\n"
 	       "MFU counts model FLOPs (Narayanan et al. SC'21 eq. 3, no recompute) over the dense\n"
-	       "peak of the training precision; HFU adds recomputation. The breakdown adds up to\n"
+	       "peak of the training precision; HFU adds recomputation. Both count attention at\n"
+	       "the full s x s score matrix, as Megatron-LM's TFLOP/s do; the executed-FLOPs line\n"
+	       "counts what the kernels run (a flash kernel skips causal attention's masked half).\n"
+	       "A prediction above the best published MFU for its GPU and precision\n"
+	       "(models/plausibility.json) is warned about. The breakdown adds up to\n"
 	       "the step time on the critical pipeline stage; exposed communication is measured\n"
 	       "by re-simulating the step with that traffic free.\n");
 }
@@ -73,8 +77,20 @@ static void unload(loaded *l)
 #define SIG 9
 #define SIG_RATIO 6
 
-static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r, char **warn,
-		       int nwarn)
+/* The software stack's behaviours and where each came from. */
+static void stack_json(cJSON *j, const pp_scenario *s)
+{
+	const pp_stack *st = &s->training.stack;
+	cJSON *o = pp_json_obj(j, "framework");
+	pp_json_str(o, "id", st->framework);
+	pp_json_str(o, "version", st->version);
+	cJSON *b = pp_json_obj(o, "origins");
+	for (int k = 0; k < PP_BEH_COUNT; k++)
+		pp_json_str(b, pp_beh_keys[k], st->origin[k]);
+}
+
+static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r,
+		       const pp_catalog *cat, char **warn, int nwarn)
 {
 	const pp_memory *m = &r->memory;
 	cJSON *j = pp_json_obj(NULL, NULL);
@@ -86,6 +102,15 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(j, "hfu", r->hfu, SIG_RATIO);
 	pp_json_num(j, "model_tflops_per_gpu", r->model_tflops_per_gpu, SIG_RATIO);
 	pp_json_num(j, "hw_tflops_per_gpu", r->hw_tflops_per_gpu, SIG_RATIO);
+	pp_json_str(j, "mfu_convention", PP_MFU_CONVENTION);
+	pp_json_num(j, "executed_flops_utilization", r->exec_util, SIG_RATIO);
+	pp_json_num(j, "executed_tflops_per_gpu", r->exec_tflops_per_gpu, SIG_RATIO);
+	char why[1024];
+	pp_json_str(j, "plausibility_warning",
+		    pp_catalog_mfu_check(cat, s->cluster.gpu, s->training.precision, r->mfu, why,
+					 sizeof(why))
+			    ? why
+			    : NULL);
 	pp_json_num(j, "params", r->params_total, SIG);
 	pp_json_num(j, "params_total", r->params_total, SIG);
 	pp_json_num(j, "params_active", r->params_active, SIG);
@@ -110,6 +135,7 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(j, "checkpoint_bytes", r->checkpoint_bytes, SIG);
 	pp_json_num(j, "checkpoint_write_s", r->checkpoint_write_s, SIG);
 	pp_json_str(j, "calibration_profile", hw->profile[0] ? hw->profile : NULL);
+	stack_json(j, s);
 	cJSON *orig = pp_json_obj(j, "parameter_origins");
 	for (int i = 0; i < hw->norigins; i++)
 		pp_json_str(orig, hw->origins[i].name, hw->origins[i].origin);
@@ -170,7 +196,8 @@ static void mrow(const char *what, double bytes, double total)
 	       pp_fmt_bytes(bytes, buf, sizeof(buf)), total > 0 ? 100.0 * bytes / total : 0);
 }
 
-static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *r)
+static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *r,
+			const pp_catalog *cat)
 {
 	const pp_model *m = &s->model;
 	const pp_parallel *p = &s->parallel;
@@ -208,16 +235,31 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       "(%.1fM trained parameters)\n", pp_ft_method_names[t->finetune],
 		       t->finetune == PP_FT_QLORA ? "NF4" : pp_dtype_names[t->precision], t->lora_rank,
 		       r->params_trainable / 1e6);
-	printf("Cluster    %d x %s (%d nodes of %d), %s inside nodes, %d x %s per node%s\n\n",
+	printf("Cluster    %d x %s (%d nodes of %d), %s inside nodes, %d x %s per node%s\n",
 	       c->num_gpus, c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->id,
 	       c->nics_per_node, c->inter->id,
 	       c->oversubscription > 1 ? " (oversubscribed)" : "");
+	const pp_stack *st = &t->stack;
+	printf("Framework  %s (%s): %s attention, %s cross entropy, %s elementwise kernels%s%s\n\n",
+	       st->framework, st->version,
+	       pp_attn_kernel_names[pp_stack_attention(st, c->gpu->arch)], st->ce.id, st->eltw.id,
+	       st->tp_overlap ? ", TP comm overlap" : "",
+	       t->recompute == PP_RC_SELECTIVE && st->sac == PP_SAC_TORCHTITAN_OP
+		       ? ", op-level selective recompute"
+		       : "");
 	printf("Step time          %s\n", pp_fmt_duration(r->step_time_s, b1, sizeof(b1)));
 	printf("Throughput         %.0f tokens/s (%.0f per GPU)\n", r->tokens_per_s,
 	       r->tokens_per_s / c->num_gpus);
-	printf("MFU / HFU          %.1f%% / %.1f%%  (%.0f model TFLOP/s per GPU, peak %.0f)\n",
+	printf("MFU / HFU          %.1f%% / %.1f%%  (%.0f model TFLOP/s per GPU, peak %.0f; Megatron's "
+	       "count: attention at the full s x s scores)\n",
 	       100 * r->mfu, 100 * r->hfu, r->model_tflops_per_gpu,
 	       hw->peak_flops[t->precision] / PP_TERA);
+	printf("Executed FLOPs     %.1f%% of peak  (%.0f TFLOP/s per GPU as the kernels run them: causal "
+	       "attention's masked half skipped, recompute included)\n",
+	       100 * r->exec_util, r->exec_tflops_per_gpu);
+	char why[1024];
+	if (pp_catalog_mfu_check(cat, c->gpu, t->precision, r->mfu, why, sizeof(why)))
+		printf("Warning            %s\n", why);
 	if (t->train_tokens > 0)
 		printf("Time to train      %s  (%.3g tokens, %.0f steps)\n",
 		       pp_fmt_duration(r->time_to_train_s, b1, sizeof(b1)), t->train_tokens,
@@ -254,6 +296,9 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	printf("\nParameters from%s\n", hw->profile[0] ? " (calibration profile applied)" : "");
 	for (int i = 0; i < hw->norigins; i++)
 		printf("  %-22s %s\n", hw->origins[i].name, hw->origins[i].origin);
+	printf("\nFramework behaviours from\n");
+	for (int k = 0; k < PP_BEH_COUNT; k++)
+		printf("  %-22s %s\n", pp_beh_keys[k], st->origin[k]);
 }
 
 int pp_cmd_predict(int argc, char **argv)
@@ -290,9 +335,9 @@ int pp_cmd_predict(int argc, char **argv)
 		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
 			rc = pp_cli_fail(&err);
 		else if (json)
-			print_json(&l.s, &l.hw, &r, warn, nwarn);
+			print_json(&l.s, &l.hw, &r, l.cat, warn, nwarn);
 		else {
-			print_table(&l.s, &l.hw, &r);
+			print_table(&l.s, &l.hw, &r, l.cat);
 			if (nwarn)
 				printf("\nWarnings (valid input, probably not what was meant)\n");
 			for (int i = 0; i < nwarn; i++)

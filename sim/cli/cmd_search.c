@@ -101,10 +101,15 @@ static void explain(const pp_scenario *s, const pp_search_result *r, pp_sb *o)
 	(void)s;
 }
 
-static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs)
+static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs,
+		       const pp_plan_loaded *l)
 {
 	const pp_result *x = &h->result;
 	cJSON *j = pp_json_obj(arr, NULL);
+	char why[1024];
+	if (pp_catalog_mfu_check(l->cat, l->s.cluster.gpu, l->s.training.precision, x->mfu, why,
+				 sizeof(why)))
+		pp_json_str(j, "plausibility_warning", why);
 	pp_json_int(j, "rank", rank);
 	pp_plan_layout_json(j, &h->layout, gbs / (h->layout.micro_batch_size * h->layout.dp));
 	pp_json_num(j, "step_time_s", x->step_time_s, SIG);
@@ -148,7 +153,7 @@ static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r
 	pp_json_int(j, "candidates_per_s", llround(r->elapsed_s > 0 ? r->evaluated / r->elapsed_s : 0));
 	cJSON *best = pp_json_arr(j, "best");
 	for (int i = 0; i < r->nbest; i++)
-		hit_json(best, &r->best[i], i + 1, s->training.global_batch_size);
+		hit_json(best, &r->best[i], i + 1, s->training.global_batch_size, l);
 	pp_sb w = {0};
 	if (r->nbest)
 		explain(s, r, &w);
@@ -237,6 +242,10 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 		       pp_fmt_duration(x->step_time_s, b1, sizeof(b1)), x->tokens_per_s, 100 * x->mfu,
 		       pp_fmt_bytes(x->memory.total_bytes, b2, sizeof(b2)), usdb);
 	}
+	char why[1024];
+	if (r->nbest && pp_catalog_mfu_check(l->cat, c->gpu, s->training.precision,
+					     r->best[0].result.mfu, why, sizeof(why)))
+		printf("  Warning: #1's %s\n", why);
 	printf("\nStep-time breakdown (s, critical stage)\n");
 	printf("  %-2s", "#");
 	for (int k = 0; k < PP_BD_COUNT; k++)

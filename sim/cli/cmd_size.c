@@ -178,11 +178,21 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
 			       "", "", "", pp_size_status_names[o->status], o->why);
 		}
 	}
+	/* a searched layout above the best published MFU of its GPU */
+	for (int i = 0; i < r->n; i++) {
+		const pp_size_option *o = &r->opt[i];
+		char why[1024];
+		if (o->status == PP_SIZE_SEARCHED &&
+		    pp_catalog_mfu_check(l->cat, o->gpu, s->training.precision, o->best.result.mfu, why,
+					 sizeof(why)))
+			printf("  Warning: #%d's %s\n", i + 1, why);
+	}
 	if (w)
 		print_weighed_text(w);
 }
 
-static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs)
+static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs,
+			const pp_plan_loaded *l)
 {
 	cJSON *j = pp_json_obj(arr, NULL);
 	pp_json_str(j, "gpu", p->gpu->id);
@@ -205,6 +215,10 @@ static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs)
 	pp_plan_layout_json(b, &h->layout, gbs / (h->layout.micro_batch_size * h->layout.dp));
 	pp_json_num(b, "step_time_s", h->result.step_time_s, SIG);
 	pp_json_num(b, "mfu", h->result.mfu, SIG_RATIO);
+	char why[1024];
+	if (pp_catalog_mfu_check(l->cat, p->gpu, l->s.training.precision, h->result.mfu, why,
+				 sizeof(why)))
+		pp_json_str(b, "plausibility_warning", why);
 	pp_json_num(b, "memory_per_gpu_bytes", h->result.memory.total_bytes, SIG);
 	pp_breakdown_json(b, "breakdown", &h->result.breakdown, SIG);
 	pp_json_num(j, "time_to_train_s", p->train_s, SIG);
@@ -237,7 +251,7 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
 	pp_json_str(j, "recommendation", w ? w->recommendation : NULL);
 	cJSON *opts = pp_json_arr(j, "options");
 	for (int i = 0; i < r->n; i++)
-		option_json(opts, &r->opt[i], l->s.training.global_batch_size);
+		option_json(opts, &r->opt[i], l->s.training.global_batch_size, l);
 	if (w) {
 		pp_sb cj = {0};
 		pp_cost_to_json(w, &cj);

@@ -258,6 +258,11 @@ static void price_base_case(ctx *c, oin *oi, int n)
 		if (!o->feasible)
 			cost_warnf(c, "option \"%s\" cannot do the work: %s", o->name,
 				   o->infeasible_why);
+		char why[1024];
+		if (o->feasible && oi[i].gpu && c->work != PP_WORK_INFERENCE &&
+		    pp_catalog_mfu_check(c->cat, oi[i].gpu, c->s->training.precision, oi[i].mfu, why,
+					 sizeof(why)))
+			cost_warnf(c, "option \"%s\": %s", o->name, why);
 		if (e.replicas > 1 && c->work != PP_WORK_INFERENCE)
 			cost_warnf(c,
 				   "option \"%s\" needs %.0f copies of its cluster to keep up with "

@@ -44,7 +44,8 @@ double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, 
 		return 0;
 	double flops = 2.0 * m * n * k * batch;
 	double eff = pp_gemm_efficiency(hw, dt, m, n, k, batch);
-	double t_compute = flops / (hw->peak_flops[dt] * eff);
+	/* the tensor rate the SKU holds at its power limit (gpus.json) */
+	double t_compute = flops / (hw->peak_flops[dt] * eff * (hw->sustained > 0 ? hw->sustained : 1));
 	double in_b = pp_dtype_bytes(dt);
 	double bytes = batch * ((m * k + k * n) * in_b + m * n * out_bytes);
 	/* the operands stream in at the GEMM's own bandwidth after the memory
@@ -64,13 +65,60 @@ double pp_mem_time(const pp_hw *hw, double bytes)
 	return bytes / hw->elementwise_Bps + hw->kernel_overhead_s;
 }
 
+double pp_mem_time_n(const pp_hw *hw, double bytes, int n)
+{
+	if (bytes <= 0)
+		return 0;
+	return bytes / hw->elementwise_Bps + (n > 0 ? n : 1) * hw->kernel_overhead_s;
+}
+
+static double curve(const pp_hw *hw, const double *r, double seq)
+{
+	int n = hw->attn_nseq;
+	if (seq <= hw->attn_seq[0])
+		return r[0];
+	if (seq >= hw->attn_seq[n - 1])
+		return r[n - 1];
+	int i = 1;
+	while (hw->attn_seq[i] < seq)
+		i++;
+	double a = log(hw->attn_seq[i - 1]), b = log(hw->attn_seq[i]), x = log(seq);
+	return r[i - 1] + (r[i] - r[i - 1]) * (x - a) / (b - a);
+}
+
+double pp_attn_rate(const pp_hw *hw, pp_attn_kernel k, bool bwd, bool causal, double seq)
+{
+	if (k <= PP_ATTN_CATALOG || k >= PP_ATTN_UNFUSED || !hw->attn_have[k] || hw->attn_nseq < 2)
+		return hw->attn_frac;
+	double fc = curve(hw, hw->attn_rate[k][0], seq), fn = curve(hw, hw->attn_rate[k][1], seq);
+	if (!bwd)
+		return causal ? fc : fn;
+	double b = curve(hw, hw->attn_rate[k][2], seq);
+	return causal ? b * fc / fn : b;
+}
+
+double pp_attn_time_k(const pp_hw *hw, pp_dtype dt, pp_attn_kernel k, bool bwd, bool causal,
+		      double seq, double flops, double bytes)
+{
+	if (flops <= 0)
+		return 0;
+	if (k <= PP_ATTN_CATALOG || k >= PP_ATTN_UNFUSED)
+		return pp_attn_time(hw, dt, flops, bytes);
+	double rate = pp_attn_rate(hw, k, bwd, causal, seq) * hw->peak_flops[dt] *
+		      (hw->sustained > 0 ? hw->sustained : 1);
+	double t_compute = flops / rate;
+	double t_mem = bytes / hw->mem_Bps;
+	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;
+}
+
 double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes)
 {
 	if (flops <= 0)
 		return 0;
 	/* fp32 has no fused attention kernel in practice; attention then runs
 	 * at the tf32/fp32 GEMM rate, which the dtype's peak already reflects. */
-	double t_compute = flops / (hw->peak_flops[dt] * hw->attn_frac);
+	double t_compute = flops / (hw->peak_flops[dt] * hw->attn_frac *
+				    (hw->sustained > 0 ? hw->sustained : 1));
 	double t_mem = bytes / hw->mem_Bps;
 	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;
 }

@@ -35,8 +35,25 @@ double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, 
  * elementwise bandwidth. */
 double pp_mem_time(const pp_hw *hw, double bytes);
 
+/* The same for n kernels moving bytes between them (an eager chain). */
+double pp_mem_time_n(const pp_hw *hw, double bytes, int n);
+
 /* Seconds for a fused (flash) attention kernel executing flops with bytes
- * of input/output traffic. */
+ * of input/output traffic, at the architecture's single catalog share of
+ * peak (kernels.json attn_peak_fraction). */
 double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes);
+
+/* The share of the dense bf16 peak attention kernel k reaches at sequence
+ * length seq, forward or backward, with or without a causal mask: the
+ * measured curves of kernels.json attention_kernels (linear in log(seq),
+ * held at the ends; a causal backward is the unmasked backward times the
+ * forward's causal/unmasked ratio), or attn_peak_fraction where the
+ * architecture has no curve for k. FLOPs of a causal kernel are counted as
+ * half the score matrix, as the curves' source counts them. */
+double pp_attn_rate(const pp_hw *hw, pp_attn_kernel k, bool bwd, bool causal, double seq);
+
+/* Seconds for attention kernel k (a pass over flops and bytes, at seq). */
+double pp_attn_time_k(const pp_hw *hw, pp_dtype dt, pp_attn_kernel k, bool bwd, bool causal,
+		      double seq, double flops, double bytes);
 
 #endif

@@ -297,7 +297,7 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 			int vs = k * P + st;
 			int64_t L = f.layers[vs];
 			b += M * (layers_ns(&f, vs, true) + layers_ns(&f, vs, false));
-			dpz += M * L * (2 * ag_l + rs_l);
+			dpz += M * L * ((f.z3_bwd_gather ? 2 : 1) * ag_l + rs_l);
 			if (blocking && vs < NV - 1)
 				b += M * f.p2p_ns[st];
 			if (blocking && vs > 0)
@@ -305,11 +305,11 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		}
 		if (st == 0) {
 			b += M * (u->f_embed + u->b_embed);
-			dpz += M * (2 * ag_e + rs_e);
+			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_e + rs_e);
 		}
 		if (st == P - 1) {
 			b += M * (u->f_head + u->b_head);
-			dpz += M * (2 * ag_h + rs_h);
+			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_h + rs_h);
 		}
 		busy[st] = b;
 		opt[st] = pp_stepcost_optimizer(&f, st).ns;

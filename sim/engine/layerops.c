@@ -111,39 +111,91 @@ static void serve_attention(ctx *c, const dims *x, double qk, double v)
 	}
 }
 
+/* The attention kernel's sequence for its measured rate: the keys a query
+ * block sees (a context-parallel rank's chunks are half its sequence). */
+static double attn_seq(const dims *x)
+{
+	return x->sl < x->s ? x->sl / 2.0 : x->s;
+}
+
+/* RoPE on q and k (Llama-style models; MLA has its own): the stack's
+ * kernels, bytes per element of q and k. */
+static void rope_op(ctx *c, const dims *x, const char *name, double f)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	if (!x->rope || x->mla || f <= 0)
+		return;
+	wl_mem_n(c, name, f * c->act * x->T * (x->qw + x->g * x->d) / x->t, e->rope_kernels);
+}
+
+/* repeat_kv (TorchTitan): K and V copied to every query head before the
+ * kernel, and their gradients summed back. */
+static void repeat_op(ctx *c, const dims *x, const char *name)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	if (e->repeat_kv <= 0 || x->mla || x->g >= x->a)
+		return;
+	double kv = x->T * x->g * x->d / x->t;
+	wl_mem_n(c, name, 2.0 * e->repeat_kv * c->act * kv * (1.0 + x->a / x->g), 2);
+}
+
 void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
 	double kvw = 2.0 * x->g * x->d;            /* K and V width */
 	double heads_t = x->a / x->t;
 	double mask = x->dropout ? 1.0 : 0.0;
 	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
+	bool recomp_core = c->sac_op && c->phase == PP_PH_RECOMPUTE; /* the core's output is saved */
 	if (!core_only) {
 		/* serving: vLLM's fused residual add + RMSNorm (read x and the
 		 * residual, write both) */
-		wl_mem(c, "ln1", (x->serve ? 4.0 : 2.0) * act * x->Tn * x->h);
-		if (x->sp)
-			wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-		if (x->mla)
-			mla_qkv_fwd(c, x, count);
+		if (x->serve)
+			wl_mem(c, "ln1", 4.0 * act * x->Tn * x->h);
 		else
+			wl_mem_n(c, "ln1", e->norm_fwd * act * x->Tn * x->h, e->norm_kernels);
+		int ag = -1, g0 = c->w->nops;
+		if (x->sp) {
+			ag = c->w->nops;
+			wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+			if (c->w->nops == ag)
+				ag = -1;
+			g0 = c->w->nops;
+		}
+		if (x->mla) {
+			mla_qkv_fwd(c, x, count);
+		} else if (x->fused_proj || x->serve) {
 			wl_block_linear(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, count);
+		} else {
+			wl_block_linear(c, x, "q", x->T, x->qw / x->t, x->qw, 1, count);
+			wl_block_linear(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, count);
+			wl_block_linear(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, count);
+		}
+		if (ag >= 0)
+			wl_tp_overlap(c, ag, g0, c->w->nops - 1, WL_OV_RING);
 		if (x->serve && !x->mla) /* the rotary embedding of q and k, its own kernel */
 			wl_mem(c, "rope", 2.0 * act * x->T * (x->qw + x->g * x->d) / x->t);
+		else
+			rope_op(c, x, "rope", e->rope_fwd);
+		if (!x->serve && x->flash)
+			repeat_op(c, x, "repeat_kv");
 	}
 	if (x->serve) {
 		serve_attention(c, x, qk, v);
 	} else if (x->flash) {
-		if (!core_only) {
+		if ((!core_only || c->core_attn) && !recomp_core) {
 			pp_op *o = wl_add(c, "flash_attn", PP_OP_ATTN);
 			double model, exec;
+			bool causal = !(x->windowed && x->window < x->s);
 			attn_flops(x, qk, v, &model, &exec);
 			o->dtype = c->attn_dt;
 			o->flops = exec;
 			o->model_flops = count ? model : 0;
 			o->bytes = x->mla ? x->T * heads_t * (2.0 * qk + 2.0 * v) * act
 					  : x->T * (x->qw + kvw + x->qw) / x->t * act;
-			o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+			o->time_s = pp_attn_time_k(c->hw, c->attn_dt, c->attn_k, false, causal, attn_seq(x),
+						   o->flops, o->bytes);
 		}
 	} else {
 		double scores = x->b * heads_t * x->sl * x->s;
@@ -155,11 +207,15 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	}
 	if (core_only)
 		return;
+	int g0 = c->w->nops;
 	wl_block_linear(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1, count);
+	int g1 = c->w->nops - 1, rs = c->w->nops;
 	wl_comm(c, x->sp ? "sp.reducescatter1" : "tp.allreduce1",
 		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
+	if (x->sp && c->w->nops > rs)
+		wl_tp_overlap(c, rs, g0, g1, WL_OV_PIPE);
 	if (!x->serve) /* serving: the add is fused into the next norm */
-		wl_mem(c, "dropout_add1", x->Tn * x->h * (3.0 * act + mask));
+		wl_mem_n(c, "dropout_add1", x->Tn * x->h * (e->resid_fwd * act + mask), e->resid_kernels);
 }
 
 /* Backward of the attention half, in reverse op order, from the residual
@@ -169,27 +225,36 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
  * of the row-parallel linears under SP block. */
 void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
 	double kvw = 2.0 * x->g * x->d;
 	double heads_t = x->a / x->t;
 	double mask = x->dropout ? 1.0 : 0.0;
 	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
 	int dg, wg;
-	wl_mem(c, "dropout_add1.bwd", x->Tn * x->h * (2.0 * act + mask));
+	wl_mem_n(c, "dropout_add1.bwd", x->Tn * x->h * (e->resid_bwd * act + mask), e->resid_kernels);
+	int ag = c->w->nops;
 	if (x->sp)
 		wl_comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	bool have_ag = c->w->nops > ag;
 	wg = wl_block_linear_bwd(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1,
 				 &dg);
+	if (have_ag) /* the gradient's all-gather beside the projection's dgrad */
+		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);
 	if (x->flash) {
 		pp_op *o = wl_add(c, "flash_attn.bwd", PP_OP_ATTN);
 		double model, exec;
+		bool causal = !(x->windowed && x->window < x->s);
 		attn_flops(x, qk, v, &model, &exec);
 		o->dtype = c->attn_dt;
 		o->flops = 2.5 * exec;
 		o->model_flops = 2.0 * model; /* the backward counted as 2x forward, eq. 3 */
 		o->bytes = x->mla ? x->T * heads_t * (2.0 * qk + 2.0 * v) * act * 2.0
 				  : x->T * (x->qw + kvw + x->qw) / x->t * act * 2.0;
-		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+		o->kernels = 3; /* FlashAttention 2's dot(dO, O), the main kernel, dq's conversion */
+		o->time_s = pp_attn_time_k(c->hw, c->attn_dt, c->attn_k, true, causal, attn_seq(x),
+					   o->flops, o->bytes);
+		repeat_op(c, x, "repeat_kv.bwd");
 	} else {
 		double scores = x->b * heads_t * x->sl * x->s;
 		wl_linear_bwd(c, "attn.av", x->sl, v, x->s, x->b * heads_t, &dg);
@@ -198,40 +263,79 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 		wl_mem(c, "attn.softmax.bwd", scores * 3.0 * act);
 		wl_linear_bwd(c, "attn.qk", x->sl, x->s, qk, x->b * heads_t, &dg);
 	}
-	if (x->mla)
+	rope_op(c, x, "rope.bwd", e->rope_bwd);
+	if (x->mla) {
 		mla_qkv_bwd(c, x, tp, &dg, &wg);
-	else
+	} else if (x->fused_proj) {
 		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, &dg);
+	} else {
+		int d2;
+		wl_block_linear_bwd(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
+		wl_block_linear_bwd(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
+		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qw / x->t, x->qw, 1, &dg);
+		/* autograd sums the three input gradients */
+		wl_mem_n(c, "qkv.grad_sum", 2.0 * 3.0 * act * x->T * x->h, 2);
+	}
 	wl_colpar_grad_comm(c, x, tp, dg, wg, 1);
 }
 
 /* The dense MLP after the second norm: fc1 (column-parallel; gate and up
- * under SwiGLU), the activation, fc2 (row-parallel), and the residual. */
+ * under SwiGLU, one GEMM or, without fused projections, two), the
+ * activation, fc2 (row-parallel), and the residual. */
 void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
+	int ag = c->w->nops;
 	if (x->sp)
 		wl_comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	bool have_ag = c->w->nops > ag;
+	int g0 = c->w->nops;
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
-	wl_block_linear(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, count);
-	wl_mem(c, x->swiglu ? "swiglu" : "gelu", x->T * x->f / x->t * act * (x->swiglu ? 3.0 : 2.0));
+	if (x->swiglu && !x->fused_proj) {
+		wl_block_linear(c, x, "w1", x->T, x->f / x->t, x->h, 1, count);
+		wl_block_linear(c, x, "w3", x->T, x->f / x->t, x->h, 1, count);
+	} else {
+		wl_block_linear(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, count);
+	}
+	if (have_ag)
+		wl_tp_overlap(c, ag, g0, c->w->nops - 1, WL_OV_RING);
+	wl_mem_n(c, x->swiglu ? "swiglu" : "gelu",
+		 x->T * x->f / x->t * act * (x->swiglu ? e->act_fwd : e->gelu_fwd), e->act_kernels);
+	g0 = c->w->nops;
 	wl_block_linear(c, x, "fc2", x->T, x->h, x->f / x->t, 1, count);
+	int g1 = c->w->nops - 1, rs = c->w->nops;
 	wl_comm(c, x->sp ? "sp.reducescatter2" : "tp.allreduce2",
 		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * act, tp, -1);
+	if (x->sp && c->w->nops > rs)
+		wl_tp_overlap(c, rs, g0, g1, WL_OV_PIPE);
 }
 
 /* Its backward, ending with the second norm's. */
 void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
 	int dg, wg;
+	int ag = c->w->nops;
 	if (x->sp)
 		wl_comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
+	bool have_ag = c->w->nops > ag;
 	wg = wl_block_linear_bwd(c, x, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
-	wl_mem(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
-	       x->T * x->f / x->t * act * (x->swiglu ? 5.0 : 3.0));
+	if (have_ag)
+		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);
+	wl_mem_n(c, x->swiglu ? "swiglu.bwd" : "gelu.bwd",
+		 x->T * x->f / x->t * act * (x->swiglu ? e->act_bwd : e->gelu_bwd),
+		 e->act_kernels > 1 ? e->act_kernels + 1 : e->act_kernels); /* eager: 2 products, silu */
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
-	wg = wl_block_linear_bwd(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, &dg);
+	if (x->swiglu && !x->fused_proj) {
+		int d2;
+		wl_block_linear_bwd(c, x, "w3", x->T, x->f / x->t, x->h, 1, &d2);
+		wg = wl_block_linear_bwd(c, x, "w1", x->T, x->f / x->t, x->h, 1, &dg);
+		wl_mem(c, "w13.grad_sum", 3.0 * act * x->T * x->h); /* autograd sums the two */
+	} else {
+		wg = wl_block_linear_bwd(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, &dg);
+	}
 	wl_colpar_grad_comm(c, x, tp, dg, wg, 2);
 }
 
@@ -265,33 +369,65 @@ static void serve_head(ctx *c, const dims *x, pp_group tp, bool count)
 	wl_mem(c, "sampler", x->rows * x->V * 4.0 * x->sampler_passes);
 }
 
+/* The logits' cross-entropy chain as the stack runs it: bytes per logit
+ * element at 16-bit logits, the logits' own read scaling with the
+ * activation size (fp32 training reads 4 bytes where bf16 reads 2). The
+ * replays' chain without a stack. */
+static const pp_ce_impl replay_ce = {"podplan-1", 14, 6, 1, 1, 8, 8};
+
+static const pp_ce_impl *ce_of(const ctx *c)
+{
+	return c->st ? &c->st->ce : &replay_ce;
+}
+
+/* The output layer's GEMMs run in 16 bits under FP8 training: Megatron-Core's
+ * output_layer is not a Transformer Engine module, torchtitan's float8
+ * conversion skips "output". */
+static pp_dtype head_dt(const ctx *c)
+{
+	return c->dt == PP_DT_FP8 ? c->attn_dt : c->dt;
+}
+
 void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
-	wl_mem(c, "final_norm", (x->serve ? 4.0 : 2.0) * c->act * x->Tn * x->h);
+	const pp_eltw_impl *e = wl_eltw(c);
 	if (x->serve) {
+		wl_mem(c, "final_norm", 4.0 * c->act * x->Tn * x->h);
 		serve_head(c, x, tp, count);
 		return;
 	}
+	wl_mem_n(c, "final_norm", e->norm_fwd * c->act * x->Tn * x->h, e->norm_kernels);
 	if (x->sp)
 		wl_comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	pp_dtype dt = c->dt;
+	c->dt = head_dt(c);
 	wl_gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);
-	/* vocab-parallel cross entropy in fp32: cast, max, exp-sum, loss */
-	wl_mem(c, "cross_entropy", x->T * x->V / x->t * (c->act + 12.0));
+	c->dt = dt;
+	/* vocab-parallel cross entropy in fp32 */
+	const pp_ce_impl *ce = ce_of(c);
+	wl_mem_n(c, "cross_entropy", x->T * x->V / x->t * (ce->fwd_bytes + c->act - 2.0),
+		 ce->fwd_kernels);
 	wl_comm(c, "loss.allreduce", PP_COLL_ALL_REDUCE, x->T * 4.0 * 3.0, tp, -1);
 }
 
 void wl_head_bwd(ctx *c, const dims *x, pp_group tp)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
+	const pp_ce_impl *ce = ce_of(c);
 	int dg, wg = -1;
-	wl_mem(c, "cross_entropy.bwd", x->T * x->V / x->t * (4.0 + c->act));
+	wl_mem_n(c, "cross_entropy.bwd", x->T * x->V / x->t * (ce->bwd_bytes + c->act - 2.0),
+		 ce->bwd_kernels);
+	pp_dtype dt = c->dt;
+	c->dt = head_dt(c);
 	if (x->peft) /* the output layer is frozen: its input gradient only */
 		wl_gemm(c, "logits.dgrad", x->T, x->h, x->V / x->t, 1, true);
 	else
 		wg = wl_linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
+	c->dt = dt;
 	if (x->sp)
 		wl_comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp,
 			wg);
 	else
 		wl_comm(c, "head.allreduce_grad", PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, wg);
-	wl_mem(c, "final_norm.bwd", 3.0 * c->act * x->Tn * x->h);
+	wl_mem_n(c, "final_norm.bwd", e->norm_bwd * c->act * x->Tn * x->h, e->norm_kernels);
 }

@@ -137,6 +137,22 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 			   sq * b * m->moe_shared_expert_intermediate_size * e *
 				   ((m->swiglu ? 2.0 : 1.0) + 1.0) / t +
 			   moe_act_bytes(m, p, tr, e);
+	if (rc == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_TORCHTITAN_OP && !(kind & PP_LK_MOE)) {
+		/* TorchTitan's op policy keeps the block's input, every odd matmul's
+		 * output (wq, wv, w1, w2 with separate projections; qkv and fc1
+		 * fused), the attention output with its fp32 log-sum-exp, the
+		 * reduce-scatters' outputs; the block's backward recomputes the rest */
+		double d = m->head_dim > 0 ? m->head_dim : h / a;
+		double qw = a * d;
+		double mm = tr->stack.fused_proj
+				    ? (qw + 2.0 * g * d) / t + (m->swiglu ? 2.0 : 1.0) * f / t
+				    : qw / t + g * d / t + f / t + h;
+		double kept = sbh * e / (sp ? t : 1.0) + sq * b * e * mm + sq * b * qw / t * e +
+			      4.0 * a / t * sq * b;
+		if (sp)
+			kept += 2.0 * sbh * e / t;
+		return kept;
+	}
 	double core = 0;
 	if (!tr->use_flash_attn) {
 		if (rc == PP_RC_NONE)
@@ -192,17 +208,28 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	double d = (double)p->dp * p->cp;
 	double wb = mixed ? 2.0 : 4.0;
 	double gb, ob;
+	bool master = tr->stack.master_fp32;
 	double opt_state = tr->optimizer == PP_OPTIM_ADAM ? 8.0 : 4.0;
-	if (mixed)
+	if (mixed && master)
 		opt_state += 4.0; /* fp32 master copy */
+	else if (mixed)
+		opt_state /= 2.0; /* 16-bit parameters keep 16-bit states (no master) */
 	/* main gradients: fp32 for bf16 and fp32 training, fp16 for fp16
-	 * (Megatron-LM's --accumulate-allreduce-grads-in-fp32 default) */
-	double main_grad = mixed && tr->precision != PP_DT_BF16 ? 2.0 : 4.0;
+	 * (Megatron-LM's --accumulate-allreduce-grads-in-fp32 default); the
+	 * parameters' dtype without fp32 master weights */
+	double main_grad = mixed && (!master || tr->precision != PP_DT_BF16) ? 2.0 : 4.0;
+	double gred = w->grad_comm_bytes_per_param;
 	switch (p->zero_stage) {
 	case 0: gb = main_grad; ob = opt_state; break;
 	case 1: gb = main_grad; ob = opt_state / d; break;
-	case 2: gb = (mixed ? 2.0 : 4.0) / d; ob = opt_state / d; break;
-	default: gb = (mixed ? 2.0 : 4.0) / d; ob = opt_state / d; wb /= d; break;
+	case 2: gb = gred / d; ob = opt_state / d; break;
+	default: gb = gred / d; ob = opt_state / d; wb /= d; break;
+	}
+	if (p->zero_stage == 3 && mixed && master && gred >= 4.0) {
+		/* FSDP2 with fp32 sharded parameters (TorchTitan): the fp32 shard is
+		 * the master, its gradient shard fp32 */
+		wb = 4.0 / d;
+		ob = (opt_state - 4.0) / d;
 	}
 	double per_layer = pp_layer_activation_bytes(s);
 	bool sp = p->sequence_parallel && p->tp > 1;
@@ -229,13 +256,20 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 			double f = act_bytes_kind(m, p, tr, PP_RC_NONE, k);
 			full = f > full ? f : full;
 		}
-		if (tr->recompute == PP_RC_FULL) /* one layer fully materialised in its backward */
+		/* one layer fully materialised in its backward (full recompute, and
+		 * TorchTitan's op policy recomputes most of the block) */
+		if (tr->recompute == PP_RC_FULL ||
+		    (tr->recompute == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_TORCHTITAN_OP))
 			act += full;
 		if (st == 0) /* embedding output and its dropout mask per micro-batch in flight */
 			act += chunks / p->vpp * sq * b * m->hidden_size * (e + 1.0) / (sp ? p->tp : 1);
 		double temp = hw->reserved_bytes;
-		if (st == p->pp - 1) /* fp32 logits and their softmax for one micro-batch */
-			temp += 2.0 * 4.0 * sq * b * m->vocab_size / p->tp;
+		if (st == p->pp - 1) /* the cross-entropy chain's logits at its peak (frameworks.json) */
+			temp += tr->stack.ce.peak_bytes * sq * b * m->vocab_size / p->tp;
+		if (p->zero_stage == 3 && !tr->stack.reshard_after_forward)
+			/* no reshard after the forward: every layer's gathered 16-bit
+			 * parameters stay until its backward */
+			temp += params * (mixed ? 2.0 : 4.0);
 		if (p->zero_stage == 3) /* two gathered layers (prefetch) and one layer's grads */
 			temp += 2.0 * w->lk[0].params * 2.0 + w->lk[0].trainable * 4.0;
 		if (p->zero_stage == 2) /* gradient buckets before their reduce-scatter */

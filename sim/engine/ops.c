@@ -21,7 +21,17 @@ pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)
 	o->part = c->part;
 	o->dtype = c->dt;
 	o->layer_kind = c->kind;
+	o->kernels = 1;
 	return o;
+}
+
+/* podplan's fused kernels (frameworks.json "fused"), for a ctx without a
+ * stack (the serving forward pass) */
+static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1};
+
+const pp_eltw_impl *wl_eltw(const ctx *c)
+{
+	return c->st ? &c->st->eltw : &fused_eltw;
 }
 
 pp_op *wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count)
@@ -60,10 +70,25 @@ void wl_mem(ctx *c, const char *name, double bytes)
 	o->time_s = pp_mem_time(c->hw, bytes);
 }
 
+void wl_mem_n(ctx *c, const char *name, double bytes, int n)
+{
+	if (n <= 1) {
+		wl_mem(c, name, bytes);
+		return;
+	}
+	pp_op *o = wl_add(c, name, PP_OP_MEM);
+	o->bytes = bytes;
+	o->kernels = n;
+	o->time_s = pp_mem_time_n(c->hw, bytes, n);
+}
+
 /* A TP/SP collective; hide >= 0: the op (a GEMM of this pass) it overlaps. */
 static pp_op *comm_op(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide)
 {
 	if (g.n <= 1 || bytes <= 0)
+		return NULL;
+	/* TorchTitan's op policy saves reduce-scatter outputs: not run again */
+	if (c->sac_op && c->phase == PP_PH_RECOMPUTE && op == PP_COLL_REDUCE_SCATTER)
 		return NULL;
 	double overlap_s = hide >= 0 ? c->w->ops[hide].time_s : 0;
 	pp_op *o = wl_add(c, name, PP_OP_COMM);
@@ -106,9 +131,21 @@ void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n
 			 int nsub, bool count)
 {
 	char nm[48];
+	/* TorchTitan's op policy (parallelize_llama.py _custom_policy): a
+	 * matmul's output is saved unless it is an even one of the block's, so
+	 * the recompute runs the 2nd, 4th, ... and nothing of the others */
+	if (c->sac_op && c->phase == PP_PH_RECOMPUTE && ++c->mm_count % 2 == 1)
+		return;
 	if (x->qlora) {
 		snprintf(nm, sizeof(nm), "%s.dequant", name);
 		wl_mem(c, nm, k * n * (x->base_wb + pp_dtype_bytes(c->dt)));
+	}
+	/* an FP8 GEMM's scaling kernels (the stack's recipe): the input's
+	 * amax and cast (and transpose), the weight's */
+	const pp_fp8_impl *f8 = c->dt == PP_DT_FP8 && c->st ? &c->st->fp8 : NULL;
+	if (f8 && f8->input_fwd + f8->weight_fwd > 0) {
+		snprintf(nm, sizeof(nm), "%s.fp8_cast", name);
+		wl_mem_n(c, nm, m * k * f8->input_fwd + k * n * f8->weight_fwd, f8->weight_fwd > 0 ? 4 : 1);
 	}
 	wl_gemm(c, name, m, n, k, 1, count);
 	if (!x->peft)
@@ -132,9 +169,17 @@ void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n
 int wl_block_linear_bwd(ctx *c, const dims *x, const char *name, double m, double n, double k,
 			    int nsub, int *dgrad)
 {
+	char nm[48];
+	const pp_fp8_impl *f8 = c->dt == PP_DT_FP8 && c->st ? &c->st->fp8 : NULL;
+	if (f8 && f8->grad_bwd + f8->input_bwd + f8->weight_bwd > 0) {
+		/* the output gradient's cast (and transpose), the input's and the
+		 * weight's transposes for the two GEMMs */
+		snprintf(nm, sizeof(nm), "%s.fp8_cast.bwd", name);
+		wl_mem_n(c, nm, m * n * f8->grad_bwd + m * k * f8->input_bwd + k * n * f8->weight_bwd,
+			 f8->input_bwd + f8->weight_bwd > 0 ? 6 : 1);
+	}
 	if (!x->peft)
 		return wl_linear_bwd(c, name, m, n, k, 1, dgrad);
-	char nm[48];
 	snprintf(nm, sizeof(nm), "%s.lora_b.dgrad", name);
 	wl_gemm(c, nm, m, x->r, n, 1, true);
 	snprintf(nm, sizeof(nm), "%s.lora_b.wgrad", name);
@@ -163,6 +208,7 @@ int wl_block_linear_bwd(ctx *c, const dims *x, const char *name, double m, doubl
  * gradient behind the wgrad. Then the norm's backward. */
 void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int n)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double bytes = x->T * x->h * c->act;
 	char ag[32], rs[32], ar[32], ln[16];
 	snprintf(ag, sizeof(ag), "sp.allgather_ln%d", n);
@@ -170,11 +216,61 @@ void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int
 	snprintf(ar, sizeof(ar), "tp.allreduce_grad%d", n - 1);
 	snprintf(ln, sizeof(ln), "ln%d.bwd", n);
 	if (x->sp) {
+		/* Transformer Engine's bulk overlap: the all-gather of the norm's
+		 * output beside the dgrad, the reduce-scatter beside the wgrad */
+		int a = c->w->nops;
 		wl_comm(c, ag, PP_COLL_ALL_GATHER, bytes, tp, dg);
+		if (c->w->nops > a)
+			wl_tp_overlap(c, a, dg, dg, WL_OV_BULK);
+		a = c->w->nops;
 		wl_comm(c, rs, PP_COLL_REDUCE_SCATTER, bytes, tp, wg);
+		if (c->w->nops > a && wg >= 0)
+			wl_tp_overlap(c, a, wg, wg, WL_OV_BULK);
 	} else {
 		wl_comm(c, ar, PP_COLL_ALL_REDUCE, bytes, tp, wg);
 	}
-	wl_mem(c, ln, 3.0 * c->act * x->Tn * x->h);
+	wl_mem_n(c, ln, e->norm_bwd * c->act * x->Tn * x->h, e->norm_kernels);
 }
 
+
+/* Overlap as Transformer Engine's userbuffers (initialize_ub) and PyTorch's
+ * async TP run it, from the stack's parameters:
+ *  - ring exchange: the GEMM runs in n chunks (one per rank), each while
+ *    the next chunk is exchanged on the copy engines, so one chunk's
+ *    transfer is exposed and the rest hides behind the other chunks'
+ *    GEMMs;
+ *  - pipelined reduce-scatter: n chunks, each reduce-scattered while the
+ *    next is computed on the SMs the communication leaves (num_sm), the last
+ *    chunk's exposed;
+ *  - bulk: the collective beside the whole GEMM on its own SMs.
+ * The GEMMs are re-costed at their chunk's rows on the SMs left. */
+void wl_tp_overlap(ctx *c, int ci, int g0, int g1, int mode)
+{
+	if (!c->st || c->st->tp_overlap == PP_TPO_NONE || ci < 0 || g0 < 0 || g1 < g0)
+		return;
+	const pp_stack *st = c->st;
+	if (mode == WL_OV_BULK && st->tp_overlap != PP_TPO_TE)
+		return; /* async TP decomposes the forward's patterns only */
+	pp_op *cm = &c->w->ops[ci];
+	int tp = cm->group.n;
+	int n = mode == WL_OV_BULK ? 1
+		: mode == WL_OV_PIPE ? (st->tpo_rs_splits ? st->tpo_rs_splits : tp)
+				      : (st->tpo_ag_splits ? st->tpo_ag_splits : tp);
+	double sms = mode == WL_OV_PIPE ? st->tpo_rs_sms : mode == WL_OV_BULK ? st->tpo_bulk_sms : 0;
+	double left = c->hw->sm_count > sms ? c->hw->sm_count / (c->hw->sm_count - sms) : 1;
+	double g = 0;
+	for (int i = g0; i <= g1; i++) {
+		pp_op *o = &c->w->ops[i];
+		if (o->kind != PP_OP_GEMM)
+			continue;
+		double t = n * pp_gemm_time(c->hw, o->dtype, o->m / n, o->n, o->k, o->batch, c->act);
+		o->time_s = t * left;
+		g += o->time_s;
+	}
+	double t = cm->time_s;
+	double exposed = n <= 1 ? t - (t < g ? t : g)
+				: t / n + (t - g > 0 ? (t - g) * (n - 1) / n : 0);
+	cm->overlap_s = g;
+	cm->overlap_op = g0;
+	cm->exposed_s = exposed > 0 ? exposed : 0;
+}

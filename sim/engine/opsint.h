@@ -24,13 +24,26 @@ typedef struct ctx {
 	pp_part part;
 	pp_phase phase;
 	int kind;             /* the layer kind being built (PP_LK_*) */
+	/* the framework's stack (training; NULL for the serving forward pass,
+	 * which keeps the fused kernels): its elementwise kernels, the attention
+	 * kernel on this GPU, TorchTitan's op-level recompute policy */
+	const pp_stack *st;
+	pp_attn_kernel attn_k;
+	bool sac_op;          /* building the recompute of the op policy */
+	bool core_attn;       /* the recompute of Megatron-Core's checkpointed core attention */
+	int mm_count;         /* its matmuls so far: every second one is recomputed */
 } ctx;
+
+/* The elementwise kernels ctx c runs (the fused ones without a stack). */
+const pp_eltw_impl *wl_eltw(const ctx *c);
 
 /* The layout's dimensions for one micro-batch on one GPU. */
 typedef struct dims {
 	double b, s, sl, h, a, g, d, f, t, V, T, Tn; /* Tn: tokens on norm/dropout ops (SP) */
 	double qw;            /* query width a x head_dim (h unless head_dim is given) */
 	bool sp, flash, dropout, swiglu;
+	bool rope;            /* rotary positions (Llama-style models; GPT's are learned) */
+	bool fused_proj;      /* Q, K, V one GEMM, gate and up one (Megatron); else one each */
 	bool peft, qlora;     /* a frozen base with LoRA adapters; stored in NF4 */
 	double r, base_wb;    /* adapter rank; bytes of a stored base weight */
 	/* multi-latent attention */
@@ -75,6 +88,16 @@ pp_op *wl_gemm(ctx *c, const char *name, double m, double n, double k, double ba
 /* dgrad (m x k x n) and wgrad (k x n x m); returns the wgrad's index, *dgrad the dgrad's */
 int wl_linear_bwd(ctx *c, const char *name, double m, double n, double k, double batch, int *dgrad);
 void wl_mem(ctx *c, const char *name, double bytes);
+/* The same for a chain of n kernels moving bytes together (an eager norm). */
+void wl_mem_n(ctx *c, const char *name, double bytes, int n);
+/* Tensor-parallel communication overlapped as the stack's implementation
+ * runs it (input/framework.h PP_TPO_*): collective ci beside GEMMs g0..g1
+ * of this pass, as a ring exchange (an all-gather feeding the GEMMs, or a
+ * reduce-scatter of their output over a ring), a pipelined reduce-scatter
+ * of their output, or a bulk collective beside them. Nothing without an
+ * overlap implementation (the collective keeps its exposure). */
+enum { WL_OV_RING, WL_OV_PIPE, WL_OV_BULK };
+void wl_tp_overlap(ctx *c, int ci, int g0, int g1, int mode);
 /* A TP/SP collective on the compute stream; hide >= 0: the op (a GEMM of
  * this pass) it overlaps. Nothing over a group of one. */
 void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);

@@ -160,6 +160,11 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 						  w.head.fwd.model_flops + w.head.bwd.model_flops
 					: 0;
 	double per_mb_hw = per_mb_model + pp_workload_layer_flops(&w, PP_FL_MODEL | PP_FL_RECOMPUTE);
+	double per_mb_exec = p->pp > 0 ? pp_workload_layer_flops(&w, PP_FL_PASSES | PP_FL_RECOMPUTE) +
+						 w.embed.fwd.flops + w.embed.bwd.flops + w.head.fwd.flops +
+						 w.head.bwd.flops
+				       : 0;
+	out->exec_flops_per_step = per_mb_exec * ranks * mbs_total;
 	out->model_flops_per_step = per_mb_model * ranks * mbs_total;
 	out->hw_flops_per_step = per_mb_hw * ranks * mbs_total;
 	double peak = hw->peak_flops[tr->precision] * s->cluster.num_gpus;
@@ -167,6 +172,8 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	out->hfu = out->hw_flops_per_step / (T * peak);
 	out->model_tflops_per_gpu = out->model_flops_per_step / T / s->cluster.num_gpus / PP_TERA;
 	out->hw_tflops_per_gpu = out->hw_flops_per_step / T / s->cluster.num_gpus / PP_TERA;
+	out->exec_util = out->exec_flops_per_step / (T * peak);
+	out->exec_tflops_per_gpu = out->exec_flops_per_step / T / s->cluster.num_gpus / PP_TERA;
 	out->tokens_per_step = (double)tr->global_batch_size * s->model.seq_length;
 	out->tokens_per_s = out->tokens_per_step / T;
 	if (tr->train_tokens > 0) {

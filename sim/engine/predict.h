@@ -49,6 +49,14 @@ typedef struct pp_result {
 	double mfu, hfu;                  /* vs dense peak of the training precision */
 	double model_tflops_per_gpu;      /* model flops / step / GPU, TFLOP/s */
 	double hw_tflops_per_gpu;
+	/* the FLOPs the kernels execute: causal attention as a flash kernel
+	 * runs it (the masked half skipped; an unfused core computes every
+	 * score), recomputation included; over the dense peak of the training
+	 * precision (MFU/HFU keep Megatron's count, attention at the full s x s
+	 * score matrix: PP_MFU_CONVENTION) */
+	double exec_flops_per_step;
+	double exec_util;
+	double exec_tflops_per_gpu;
 	double steps_to_train;            /* 0 when train_tokens is not given */
 	double time_to_train_s;
 	pp_breakdown breakdown;
@@ -61,6 +69,11 @@ typedef struct pp_result {
 	double checkpoint_write_s;        /* at the cluster's storage write bandwidth */
 	int64_t events;                   /* simulated events */
 } pp_result;
+
+/* The convention of pp_result.mfu and .hfu, as predict prints it. */
+#define PP_MFU_CONVENTION                                                                          \
+	"Megatron's (Narayanan et al. SC'21 eq. 3): model FLOPs with attention at the full s x s "  \
+	"score matrix, no recomputation (HFU adds it), over the dense peak of the training precision"
 
 typedef struct pp_trace pp_trace;
 

@@ -159,8 +159,9 @@ static double part_params(const pp_program *p, int part, int kind, bool trained)
 /* One compute-stream task (of a layer of kind `kind`) after d0, d1 and d2
  * (d2 is free under ZeRO-3, which has none of the other gathers), with
  * ZeRO-3's traffic around it: the gather of its parameters (after the
- * task before the previous one: one task of prefetch) and the
- * reduce-scatter of the previous backward task. */
+ * task before the previous one: one task of prefetch; for a backward task
+ * only when the stack reshards after the forward) and the reduce-scatter
+ * of the previous backward task. */
 static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, int part, int kind,
 			    bool bwd, int64_t d0, int64_t d1, int64_t d2)
 {
@@ -168,11 +169,13 @@ static int64_t compute_task(pp_program *p, stage *S, int64_t dur, pp_des_tag t, 
 	bool z = c->zero3 && part_params(p, part, kind, false) > 0;
 	int64_t gather = -1;
 	t.lkind = (uint8_t)kind;
-	if (z) {
+	if (z && (!bwd || c->z3_bwd_gather)) {
 		const pp_comm_cost *ag = &c->z3_gather[part][kind];
 		gather = dp_task(p, S, ag,
 				 comm_tag(PP_CAT_PARAM_GATHER, t.chunk, t.layer, t.mb, ag, PP_GRP_DP),
 				 S->prev0);
+	}
+	if (z) {
 		if (S->pend_rs >= 0) {
 			const pp_comm_cost *rs = &c->z3_scatter[S->pend_part][S->pend_kind];
 			dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP), S->pend_rs);

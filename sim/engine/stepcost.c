@@ -15,10 +15,20 @@ int64_t pp_ns(double s)
 
 /* The compute-stream seconds of a pass: kernels and the exposed TP/CP and
  * EP collectives (ep_comm_s is 0 for a dense layer, so a dense layer's sum
- * is kernels + TP/CP exactly). */
+ * is kernels + TP/CP exactly), or the host's time to issue its kernels
+ * when that is longer (eager PyTorch without CUDA graphs: the GPU waits
+ * for the Python side; host_s is 0 for a stack that is not host-bound). */
 static double pass_s(const pp_pass_cost *p)
 {
-	return p->compute_s + p->comm_s + p->ep_comm_s;
+	double g = p->compute_s + p->comm_s + p->ep_comm_s;
+	return g > p->host_s ? g : p->host_s;
+}
+
+/* The host-bound excess of a pass (booked as compute by the breakdown). */
+static double host_excess_s(const pp_pass_cost *p)
+{
+	double g = p->compute_s + p->comm_s + p->ep_comm_s;
+	return p->host_s > g ? p->host_s - g : 0;
 }
 
 pp_task_ns pp_task_durations(const pp_workload *w, double k)
@@ -30,14 +40,12 @@ pp_task_ns pp_task_durations(const pp_workload *w, double k)
 		if (!w->lk[i].count)
 			continue;
 		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd));
-		t.b_layer[i] = pp_ns(k * (lc->bwd.compute_s + lc->bwd.comm_s + lc->bwd.ep_comm_s +
-					  lc->recompute.compute_s + lc->recompute.comm_s +
-					  lc->recompute.ep_comm_s));
+		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd) + pass_s(&lc->recompute)));
 	}
-	t.f_embed = pp_ns(k * (w->embed.fwd.compute_s + w->embed.fwd.comm_s));
-	t.b_embed = pp_ns(k * (w->embed.bwd.compute_s + w->embed.bwd.comm_s));
-	t.f_head = pp_ns(k * (w->head.fwd.compute_s + w->head.fwd.comm_s));
-	t.b_head = pp_ns(k * (w->head.bwd.compute_s + w->head.bwd.comm_s));
+	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd));
+	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd));
+	t.f_head = pp_ns(k * pass_s(&w->head.fwd));
+	t.b_head = pp_ns(k * pass_s(&w->head.bwd));
 	return t;
 }
 
@@ -128,7 +136,7 @@ pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 		local = ex > 0 ? (params - ex) / c->w->dp.n + ex / c->w->edp.n : params / c->w->dp.n;
 	}
 	pp_mem_cost m;
-	m.bytes = local * (c->w->optimizer_bytes_per_param + 4.0);
+	m.bytes = local * (c->w->optimizer_bytes_per_param + c->w->clip_bytes_per_param);
 	/* the optimizer's traffic, then the grad-norm pass and its scalar all-reduce */
 	m.s = pp_mem_time(c->hw, m.bytes) + 2.0 * c->hw->coll_launch_s;
 	m.ns = pp_ns(m.s);
@@ -142,15 +150,16 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 				 : part == PP_PART_EMBED ? &w->embed : &w->head;
 	pp_busy_cost b;
 	if (fwd) {
-		b.compute_s = pc->fwd.compute_s;
+		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd);
 		b.tp_s = pc->fwd.comm_s;
 		b.ep_s = pc->fwd.ep_comm_s;
 	} else if (part == PP_PART_LAYER) {
-		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s;
+		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd) +
+			      host_excess_s(&pc->recompute);
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
 		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s;
 	} else {
-		b.compute_s = pc->bwd.compute_s;
+		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd);
 		b.tp_s = pc->bwd.comm_s;
 		b.ep_s = pc->bwd.ep_comm_s;
 	}
@@ -200,6 +209,10 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	}
 
 	c->zero3 = p->zero_stage == 3 && w->dp.n > 1;
+	/* FSDP's reshard_after_forward: a layer's parameters are freed after
+	 * its forward and gathered again for its backward; without, the
+	 * forward's gather serves the backward of the same micro-batch */
+	c->z3_bwd_gather = c->zero3 && s->training.stack.reshard_after_forward;
 	c->dist_opt_gather = (p->zero_stage == 1 || p->zero_stage == 2) && w->dp.n > 1;
 	if (c->zero3) {
 		double gb = w->param_gather_bytes_per_param;

@@ -44,8 +44,9 @@ typedef struct pp_sched_opts {
 } pp_sched_opts;
 
 /* The compute-stream duration (ns) of each task kind of a micro-batch:
- * kernels plus the blocking TP/CP collectives, the backward with its
- * recompute, all stretched by k (pp_pipeline_stretch, or 1). */
+ * kernels plus the blocking TP/CP collectives (or the host's time to
+ * issue the pass's kernels, when longer), the backward with its recompute,
+ * all stretched by k (pp_pipeline_stretch, or 1). */
 typedef struct pp_task_ns {
 	int64_t f_layer[PP_LAYER_KINDS], b_layer[PP_LAYER_KINDS]; /* by layer kind (PP_LK_*) */
 	int64_t f_embed, b_embed, f_head, b_head;
@@ -100,6 +101,7 @@ typedef struct pp_stepcost {
 	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */
 	double bucket_params;    /* Megatron DDP bucket: max(bucket_bytes / 4, 1M x dp) params */
 	bool zero3;              /* ZeRO-3 over more than one data-parallel rank */
+	bool z3_bwd_gather;      /* ZeRO-3 gathers each layer again for its backward */
 	bool dist_opt_gather;    /* ZeRO-1/2 over more than one rank: the bucketed param all-gather */
 	pp_comm_cost z3_gather[3][PP_LAYER_KINDS];  /* ZeRO-3 per task, by pp_part and kind */
 	pp_comm_cost z3_scatter[3][PP_LAYER_KINDS];
@@ -127,7 +129,8 @@ pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params);
 int pp_stepcost_kind(const pp_stepcost *c, int vs, int l);
 
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
- * traffic plus the gradient-norm pass, and its scalar all-reduce. */
+ * traffic as the stack's optimizer runs it plus the gradient-norm and
+ * clipping passes, and its scalar all-reduce. */
 typedef struct pp_mem_cost {
 	double s;         /* seconds, before rounding (the breakdown's optimizer row) */
 	int64_t ns;

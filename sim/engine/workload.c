@@ -159,6 +159,7 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 	memset(pc, 0, sizeof(*pc));
 	for (int i = from; i < to; i++) {
 		const pp_op *o = &w->ops[i];
+		pc->kernels += o->kernels;
 		if (o->kind == PP_OP_COMM && o->ep) {
 			pc->ep_comm_s += o->exposed_s;
 		} else if (o->kind == PP_OP_COMM) {
@@ -169,6 +170,9 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 			pc->model_flops += o->model_flops;
 		}
 	}
+	/* eager PyTorch issues each kernel from Python: a pass whose kernels
+	 * are shorter than their issue takes the host's time */
+	pc->host_s = pc->kernels * w->host_issue_s;
 }
 
 void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
@@ -185,13 +189,23 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 	/* experts: etp fastest, then ep, then the expert data-parallel ranks */
 	int ee = pp_parallel_etp(p) * (p->ep > 0 ? p->ep : 1);
 	w->edp = pp_group_place(pp_parallel_edp(p), ee, G);
-	/* DP gradient reduction dtype: Megatron-LM reduces fp32 main grads for
-	 * bf16 (it forces --accumulate-allreduce-grads-in-fp32) and fp16 grads
-	 * for fp16 (that flag's default); DeepSpeed ZeRO-2/3 and FSDP reduce in
-	 * the training dtype. */
+	/* DP gradient reduction dtype (the stack's grad_reduce_in_fp32):
+	 * Megatron-LM's rule reduces fp32 main grads for bf16 (it forces
+	 * --accumulate-allreduce-grads-in-fp32) and fp16 grads for fp16 (that
+	 * flag's default), a ZeRO-2/3 layout (DeepSpeed's, FSDP's) in the
+	 * training dtype; TorchTitan's FSDP2 reduces in fp32
+	 * (mixed_precision_reduce), plain FSDP2/DDP in the parameters' dtype. */
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
-	w->grad_comm_bytes_per_param =
-		mixed && (p->zero_stage >= 2 || tr->precision != PP_DT_BF16) ? 2.0 : 4.0;
+	int g = tr->stack.grad_reduce;
+	if (!mixed)
+		w->grad_comm_bytes_per_param = 4.0;
+	else if (g == PP_GRED_FP32)
+		w->grad_comm_bytes_per_param = 4.0;
+	else if (g == PP_GRED_TRAIN_DTYPE)
+		w->grad_comm_bytes_per_param = 2.0;
+	else
+		w->grad_comm_bytes_per_param =
+			p->zero_stage >= 2 || tr->precision != PP_DT_BF16 ? 2.0 : 4.0;
 }
 
 bool pp_stage_link_same_node(const pp_scenario *s, int stage)
@@ -225,6 +239,7 @@ void wl_dims_model(dims *x, const pp_model *m, int tp)
 	x->drope = m->qk_pos_emb_head_dim;
 	x->dv = m->v_head_dim;
 	x->window = m->window;
+	x->fused_proj = true;
 }
 
 /* The dimensions of the layout and of layer kind k. */
@@ -242,7 +257,9 @@ static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
 	x->sp = p->sequence_parallel && p->tp > 1;
 	x->Tn = x->sp ? x->T / x->t : x->T;
 	x->flash = tr->use_flash_attn;
-	x->dropout = !m->swiglu; /* GPT recipes train with dropout 0.1; Llama recipes with none */
+	x->dropout = !m->swiglu;
+	x->rope = m->swiglu; /* Llama-family models rotate q and k; GPT's positions are learned */
+	x->fused_proj = tr->stack.fused_proj; /* GPT recipes train with dropout 0.1; Llama recipes with none */
 	x->peft = tr->finetune == PP_FT_LORA || tr->finetune == PP_FT_QLORA;
 	x->qlora = tr->finetune == PP_FT_QLORA;
 	x->r = tr->lora_rank;
@@ -285,22 +302,29 @@ static void sum_kind(pp_workload *w, int k, int a0, int a1, int a2, int a3)
 
 static void layer_fwd(ctx *c, const dims *x, pp_group tp, bool core_only)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double mask = x->dropout ? 1.0 : 0.0;
 	wl_attention_fwd(c, x, tp, true, core_only);
 	if (core_only)
 		return;
-	wl_mem(c, "ln2", 2.0 * c->act * x->Tn * x->h);
+	wl_mem_n(c, "ln2", e->norm_fwd * c->act * x->Tn * x->h, e->norm_kernels);
 	if (x->moe)
 		wl_moe_fwd(c, x, tp, true);
 	else
 		wl_mlp_fwd(c, x, tp, true);
-	wl_mem(c, "dropout_add2", x->Tn * x->h * (3.0 * c->act + mask));
+	/* the op policy's recompute ends at the MLP's input to fc2: the block's
+	 * output is the next block's saved input */
+	if (c->sac_op && c->phase == PP_PH_RECOMPUTE)
+		return;
+	wl_mem_n(c, "dropout_add2", x->Tn * x->h * (e->resid_fwd * c->act + mask), e->resid_kernels);
 }
 
 static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 {
+	const pp_eltw_impl *e = wl_eltw(c);
 	double mask = x->dropout ? 1.0 : 0.0;
-	wl_mem(c, "dropout_add2.bwd", x->Tn * x->h * (2.0 * c->act + mask));
+	wl_mem_n(c, "dropout_add2.bwd", x->Tn * x->h * (e->resid_bwd * c->act + mask),
+		 e->resid_kernels);
 	if (x->moe)
 		wl_moe_bwd(c, x, tp);
 	else
@@ -326,10 +350,24 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	layer_bwd(c, x, w->tp);
 	int a2 = w->nops;
 	c->phase = PP_PH_RECOMPUTE;
-	if (tr->recompute == PP_RC_FULL)
+	if (tr->recompute == PP_RC_FULL) {
 		layer_fwd(c, x, w->tp, false);
-	else if (tr->recompute == PP_RC_SELECTIVE && !x->flash)
+	} else if (tr->recompute == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_TORCHTITAN_OP) {
+		/* TorchTitan's op policy: the block again, but for the saved
+		 * matmul outputs, the attention core and the reduce-scatters */
+		c->sac_op = true;
+		c->mm_count = 0;
+		layer_fwd(c, x, w->tp, false);
+		c->sac_op = false;
+	} else if (tr->recompute == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_CORE_ATTN) {
+		/* Megatron-Core (attention.py _checkpointed_attention_forward):
+		 * the core attention again, fused kernel or not */
+		c->core_attn = true;
 		layer_fwd(c, x, w->tp, true);
+		c->core_attn = false;
+	} else if (tr->recompute == PP_RC_SELECTIVE && !x->flash) {
+		layer_fwd(c, x, w->tp, true);
+	}
 	sum_kind(w, k, a0, a1, a2, w->nops);
 	/* lc->trainable holds the adapters wl_block_linear counted */
 	double experts = 0;
@@ -359,7 +397,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 
 	ctx c = {w, hw, tr->precision, tr->precision == PP_DT_FP8 ? PP_DT_BF16 : tr->precision,
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
-		 PP_PART_LAYER, PP_PH_FWD, 0};
+		 PP_PART_LAYER, PP_PH_FWD, 0, &tr->stack,
+		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false,
+		 false, 0};
+	w->host_issue_s = tr->stack.cuda_graphs ? 0 : tr->stack.host_issue_s;
 
 	/* a layer of each kind the model has */
 	int counts[PP_LAYER_KINDS];
@@ -419,33 +460,72 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
 	w->param_gather_bytes_per_param = mixed ? 2.0 : 4.0;
-	/* Adam: read fp32 param, grad, m, v; write param, m, v; write the 16-bit
-	 * copy. SGD with momentum: read param, grad, momentum; write both. */
-	double copy = mixed ? 2.0 : 0.0;
-	w->optimizer_bytes_per_param = tr->optimizer == PP_OPTIM_ADAM ? 16.0 + 12.0 + copy
-								      : 12.0 + 8.0 + copy;
+	/* Adam as the stack's optimizer runs it (frameworks.json optimizers:
+	 * fused, one pass reading fp32 param, grad, m, v and writing param, m,
+	 * v and the 16-bit copy; or torch's foreach AdamW, a pass per op),
+	 * states at 16 bits without fp32 master weights; then the gradient
+	 * norm and clipping. SGD with momentum: read param, grad, momentum;
+	 * write both. */
+	const pp_optim_impl *oi = &tr->stack.optim;
+	double sb = mixed && !tr->stack.master_fp32 ? 0.5 : 1.0; /* state bytes over fp32's */
+	double copy = mixed && tr->stack.master_fp32 ? 2.0 : 0.0;
+	w->optimizer_bytes_per_param = tr->optimizer == PP_OPTIM_ADAM
+					       ? oi->bytes_per_param * sb + (copy > 0 ? oi->copy_bytes : 0)
+					       : 12.0 + 8.0 + copy;
+	w->clip_bytes_per_param = tr->optimizer == PP_OPTIM_ADAM ? oi->clip_bytes * sb : 4.0;
 
-	/* context parallelism: ring exchange of K and V per layer, overlapped
-	 * with the attention it feeds (Megatron CP, ring attention) */
+	/* context parallelism: the K/V exchange per layer as the stack's
+	 * implementation runs it (frameworks.json context_parallel):
+	 * Megatron-Core / TE's ring of send/recv (AttnFuncWithCPAndKVP2P) beside
+	 * the attention steps it feeds, of which the catalog's overlap_eff is
+	 * hidden, as for any collective beside compute; or PyTorch's
+	 * context_parallel all-gather of K and V before the attention (its
+	 * backward gathers them again and reduce-scatters their gradients),
+	 * nothing hidden; TorchTitan gathers the K and V its repeat_kv expanded
+	 * to every head. Each of the cp steps merges its partial output into
+	 * the result (and, backward, its gradients), the implementation's
+	 * bytes per element. */
 	if (p->cp > 1) {
+		const pp_stack *st = &tr->stack;
+		bool expanded = st->eltw.repeat_kv > 0 && !x.mla;
 		double kv = x.mla ? x.b * x.sl * (x.a / x.t) * (x.dqk + x.drope + x.dv) * c.act
-				  : 2.0 * x.b * x.sl * x.g * x.d / x.t * c.act;
+				  : 2.0 * x.b * x.sl * (expanded ? x.a : x.g) * x.d / x.t * c.act;
+		double qel = x.T * (x.mla ? x.a * x.dv : x.qw) / x.t; /* output elements */
+		double kvel = kv / c.act;
+		double m_f = pp_mem_time_n(hw, p->cp * st->cp_merge_fwd * c.act * qel, p->cp);
+		double m_b = pp_mem_time_n(hw, p->cp * c.act * (st->cp_merge_bwd_q * qel +
+								st->cp_merge_bwd_kv * kvel), 2 * p->cp);
 		double t_ring = (p->cp - 1) * pp_p2p_time(hw, kv, w->cp.per_node == p->cp);
+		double t_ag = pp_coll_time(hw, PP_COLL_ALL_GATHER, kv * p->cp, w->cp);
+		double t_rs = pp_coll_time(hw, PP_COLL_REDUCE_SCATTER, kv * p->cp, w->cp);
 		for (int k = 0; k < PP_LAYER_KINDS; k++) {
 			pp_layer_cost *lc = &w->lk[k];
 			if (!lc->count)
 				continue;
-			double attn = 0;
-			for (int i = 0; i < w->nops; i++)
-				if (w->ops[i].part == PP_PART_LAYER && w->ops[i].layer_kind == k &&
-				    w->ops[i].phase == PP_PH_FWD &&
-				    (w->ops[i].kind == PP_OP_ATTN || !strncmp(w->ops[i].name, "attn.", 5)))
-					attn += w->ops[i].time_s;
-			lc->cp_comm_s = t_ring > attn ? t_ring - attn : 0;
-			lc->cost.fwd.comm_s += lc->cp_comm_s;
-			lc->cost.bwd.comm_s += 2.0 * lc->cp_comm_s; /* K,V and their gradients */
-			if (tr->recompute == PP_RC_FULL)
-				lc->cost.recompute.comm_s += lc->cp_comm_s;
+			double fwd, bwd;
+			if (st->cp_comm == PP_CPC_ALLGATHER) {
+				fwd = t_ag;
+				bwd = t_ag + t_rs;
+			} else {
+				double attn = 0;
+				for (int i = 0; i < w->nops; i++)
+					if (w->ops[i].part == PP_PART_LAYER && w->ops[i].layer_kind == k &&
+					    w->ops[i].phase == PP_PH_FWD &&
+					    (w->ops[i].kind == PP_OP_ATTN || !strncmp(w->ops[i].name, "attn.", 5)))
+						attn += w->ops[i].time_s;
+				double hide = st->cp_overlapped ? hw->overlap_eff : 1.0;
+				fwd = t_ring - hide * (t_ring < attn ? t_ring : attn);
+				bwd = 2.0 * fwd; /* K,V and their gradients */
+			}
+			lc->cp_comm_s = fwd;
+			lc->cost.fwd.comm_s += fwd;
+			lc->cost.bwd.comm_s += bwd;
+			lc->cost.fwd.compute_s += m_f;
+			lc->cost.bwd.compute_s += m_b;
+			if (tr->recompute == PP_RC_FULL) {
+				lc->cost.recompute.comm_s += fwd;
+				lc->cost.recompute.compute_s += m_f;
+			}
 		}
 	}
 }

@@ -49,6 +49,7 @@ typedef struct pp_op {
 	int layer_kind;           /* PP_PART_LAYER ops: the layer kind (PP_LK_*) */
 	bool ep;                  /* an expert-parallel dispatch/combine collective */
 	int gkind;                /* collectives: whose ranks (PP_GK_*) */
+	int kernels;              /* kernels the host issues for it (an eager chain: several) */
 } pp_op;
 
 /* Per-pass cost of one part (a layer, the embedding, the head). */
@@ -58,6 +59,8 @@ typedef struct pp_pass_cost {
 	double ep_comm_s;   /* exposed expert-parallel collectives on the compute stream */
 	double flops;       /* executed */
 	double model_flops;
+	int kernels;        /* kernels issued, collectives included */
+	double host_s;      /* host time to issue them (stack host_issue_us, no CUDA graphs) */
 } pp_pass_cost;
 
 typedef struct pp_part_cost {
@@ -96,6 +99,8 @@ typedef struct pp_workload {
 	double grad_comm_bytes_per_param;  /* DP gradient reduction dtype */
 	double param_gather_bytes_per_param;
 	double optimizer_bytes_per_param;  /* optimizer step traffic */
+	double clip_bytes_per_param;       /* gradient norm and clipping passes */
+	double host_issue_s;               /* host time per kernel (0: not host-bound) */
 	pp_group tp, cp, dp, pp_group_;    /* placement of the parallel groups */
 	pp_group edp;              /* the expert data-parallel group (MoE) */
 } pp_workload;

@@ -1,5 +1,6 @@
 /* catalog.c - see catalog.h. */
 #include "input/catalog.h"
+#include "input/framework.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -17,8 +18,10 @@ double pp_dtype_bytes(pp_dtype dt)
 	}
 }
 
-enum { DOC_GPUS, DOC_FABRICS, DOC_STORAGE, DOC_MODELS, DOC_PRICES, DOC_KERNELS, DOC_COUNT };
-static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices", "kernels"};
+enum { DOC_GPUS, DOC_FABRICS, DOC_STORAGE, DOC_MODELS, DOC_PRICES, DOC_KERNELS, DOC_FRAMEWORKS,
+       DOC_PLAUSIBILITY, DOC_COUNT };
+static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices",
+						 "kernels", "frameworks", "plausibility"};
 
 struct pp_catalog {
 	char *dir;
@@ -35,6 +38,9 @@ struct pp_catalog {
 	pp_moe_defaults moe;
 	pp_kernel_params *kernels;
 	size_t nkernels;
+	pp_frameworks *frameworks;
+	pp_best_mfu *best;
+	size_t nbest;
 	const char **ids[DOC_COUNT];
 	size_t nids[DOC_COUNT];
 };
@@ -154,6 +160,13 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 			return rc;
 		g->sm_count = (int)sm;
 		g->clock_hz = clk;
+		g->sustained = 1;
+		if ((rc = read_fig(d, e, p, "sustained_clock_fraction", false, false, 1, &g->sustained,
+				   &g->sustained_prov, err)))
+			return rc;
+		if (g->sustained <= 0 || g->sustained > 1)
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "sustained_clock_fraction"),
+					    "found %g; expected a fraction in (0, 1]", g->sustained);
 		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(e, "nvlink");
 		if (nv && !cJSON_IsNull(nv)) {
 			pp_jpath(q, sizeof(q), p, "nvlink");
@@ -600,6 +613,9 @@ static int load_moe(pp_catalog *c, pp_err *err)
 	return 0;
 }
 
+static int load_attn_kernels(const pp_jdoc *d, const cJSON *e, const char *p, pp_kernel_params *k,
+			     pp_err *err);
+
 static int load_kernels(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_KERNELS];
@@ -659,7 +675,8 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 		if ((rc = read_fig(d, e, p, "gemm_stream_bw_fraction", false, false, 1,
 				   &k->gemm_stream_bw_fraction, NULL, err)) ||
 		    (rc = read_fig(d, e, p, "gemm_stream_latency_us", false, false, 1e-6,
-				   &k->gemm_stream_latency_s, NULL, err)))
+				   &k->gemm_stream_latency_s, NULL, err)) ||
+		    (rc = load_attn_kernels(d, e, p, k, err)))
 			return rc;
 		k->reserved_bytes = resv;
 		k->gemm_min_time_s = gmin;
@@ -667,6 +684,148 @@ static int load_kernels(pp_catalog *c, pp_err *err)
 		c->nkernels++;
 	}
 	return 0;
+}
+
+/* plausibility.json: the best published MFU per SKU and precision */
+static int load_plausibility(pp_catalog *c, pp_err *err)
+{
+	const pp_jdoc *d = &c->docs[DOC_PLAUSIBILITY];
+	int rc;
+	const cJSON *arr = doc_array(d, "best_mfu", err, &rc);
+	if (rc)
+		return rc;
+	size_t cap = 0;
+	for (const cJSON *e = arr->child; e; e = e->next) {
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gpus");
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "precision");
+		cap += (size_t)(cJSON_GetArraySize(g) * cJSON_GetArraySize(p));
+	}
+	c->best = pp_xcalloc(cap ? cap : 1, sizeof(pp_best_mfu));
+	int i = 0;
+	for (const cJSON *e = arr->child; e; e = e->next, i++) {
+		char p[128], q[160];
+		pp_jpath_idx(p, sizeof(p), "best_mfu", i);
+		double mfu = 0;
+		pp_prov pv;
+		if ((rc = read_fig(d, e, p, "mfu", true, false, 1, &mfu, &pv, err)))
+			return rc;
+		if (mfu <= 0 || mfu > 1)
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "mfu"), "found %g; expected "
+					    "a fraction in (0, 1]", mfu);
+		const cJSON *fig = cJSON_GetObjectItemCaseSensitive(e, "mfu");
+		const cJSON *note = cJSON_GetObjectItemCaseSensitive(fig, "note");
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gpus");
+		const cJSON *pr = cJSON_GetObjectItemCaseSensitive(e, "precision");
+		if (!cJSON_IsArray(g) || !cJSON_IsArray(pr))
+			return pp_jdoc_errf(d, err, p, "expected \"gpus\" and \"precision\" arrays");
+		for (const cJSON *gi = g->child; gi; gi = gi->next) {
+			if (!cJSON_IsString(gi) || !pp_catalog_gpu(c, gi->valuestring))
+				return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "gpus"), "found %s; "
+						    "expected GPU ids of gpus.json",
+						    cJSON_IsString(gi) ? gi->valuestring : "a non-string");
+			for (const cJSON *pi = pr->child; pi; pi = pi->next) {
+				int t = 0;
+				while (t < PP_DT_COUNT && !(cJSON_IsString(pi) &&
+							    !strcmp(pi->valuestring, pp_dtype_names[t])))
+					t++;
+				if (t == PP_DT_COUNT)
+					return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "precision"),
+							    "expected precisions fp32, tf32, bf16, fp16, fp8");
+				pp_best_mfu *b = &c->best[c->nbest++];
+				snprintf(b->gpu, sizeof(b->gpu), "%s", gi->valuestring);
+				b->precision = (pp_dtype)t;
+				b->mfu = mfu;
+				b->prov = pv;
+				snprintf(b->what, sizeof(b->what), "%s",
+					 cJSON_IsString(note) ? note->valuestring : "");
+			}
+		}
+	}
+	return 0;
+}
+
+const pp_best_mfu *pp_catalog_best_mfu(const pp_catalog *c, const char *gpu, pp_dtype dt)
+{
+	for (size_t i = 0; i < c->nbest; i++)
+		if (c->best[i].precision == dt && !strcmp(c->best[i].gpu, gpu))
+			return &c->best[i];
+	return NULL;
+}
+
+/* kernels.json archs[i].attention_kernels (optional): measured TFLOP/s of
+ * fa2, fa3 and cudnn against sequence length, kept as shares of the peak
+ * they were measured at */
+static int load_attn_kernels(const pp_jdoc *d, const cJSON *e, const char *p, pp_kernel_params *k,
+			     pp_err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "attention_kernels");
+	char q[300], r[360], t[420];
+	if (!a)
+		return 0;
+	pp_jpath(q, sizeof(q), p, "attention_kernels");
+	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(a, "seq");
+	int n = cJSON_GetArraySize(seq);
+	if (!cJSON_IsArray(seq) || n < 2 || n > 8)
+		return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "seq"), "expected 2 to 8 sequence "
+				    "lengths");
+	double peak = 0;
+	int rc = pp_jget_num(d, a, q, "measured_peak_tflops", true, 1, 1e6, &peak, NULL, err);
+	if (rc)
+		return rc;
+	int i = 0;
+	for (const cJSON *v = seq->child; v; v = v->next, i++) {
+		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || (i && v->valuedouble <= k->attn_seq[i - 1]))
+			return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "seq"), "expected increasing "
+					    "positive lengths");
+		k->attn_seq[i] = v->valuedouble;
+	}
+	k->attn_nseq = n;
+	static const char *const kern[4] = {"fa2", "fa3", "cudnn", NULL};
+	static const char *const pass[3] = {"fwd_causal", "fwd", "bwd"};
+	for (int j = 0; kern[j]; j++) {
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(a, kern[j]);
+		if (!o)
+			continue;
+		pp_jpath(r, sizeof(r), q, kern[j]);
+		for (int ps = 0; ps < 3; ps++) {
+			const cJSON *fig = cJSON_GetObjectItemCaseSensitive(o, pass[ps]);
+			const cJSON *val = fig ? cJSON_GetObjectItemCaseSensitive(fig, "value") : NULL;
+			pp_jpath(t, sizeof(t), r, pass[ps]);
+			if (!cJSON_IsArray(val) || cJSON_GetArraySize(val) != n)
+				return pp_jdoc_errf(d, err, t, "expected a figure whose value has one TFLOP/s "
+						    "per sequence length (%d)", n);
+			char src[160] = "";
+			if ((rc = pp_jget_str(d, fig, t, "source", true, src, sizeof(src), NULL, err)))
+				return rc;
+			int m = 0;
+			for (const cJSON *v = val->child; v; v = v->next, m++) {
+				if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > peak)
+					return pp_jdoc_errf(d, err, t, "expected TFLOP/s in (0, %g]", peak);
+				k->attn_rate[j][ps][m] = v->valuedouble / peak;
+			}
+			if (j == 0 && ps == 0) {
+				snprintf(k->attn_kernels_prov.source, sizeof(k->attn_kernels_prov.source), "%s",
+					 src);
+				pp_jget_str(d, fig, t, "date", false, k->attn_kernels_prov.date,
+					    sizeof(k->attn_kernels_prov.date), NULL, err);
+			}
+		}
+		k->attn_have[j] = true;
+	}
+	return 0;
+}
+
+int pp_catalog_mfu_check(const pp_catalog *c, const pp_gpu *gpu, pp_dtype dt, double mfu, char *buf,
+			 size_t n)
+{
+	const pp_best_mfu *b = gpu ? pp_catalog_best_mfu(c, gpu->id, dt) : NULL;
+	if (!b || !(mfu > b->mfu))
+		return 0;
+	snprintf(buf, n, "predicted MFU %.1f%% is above the best published for %s at %s, %.1f%% "
+		 "(plausibility.json, %s: %s); no run has shown it, check the inputs before relying "
+		 "on it", 100.0 * mfu, gpu->name, pp_dtype_names[dt], 100.0 * b->mfu, b->prov.source,
+		 b->what);
+	return 1;
 }
 
 static void index_ids(pp_catalog *c)
@@ -715,7 +874,9 @@ int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err)
 			goto out;
 	if ((rc = load_gpus(c, err)) || (rc = load_fabrics(c, err)) || (rc = load_storage(c, err)) ||
 	    (rc = load_models(c, err)) || (rc = load_finetune(c, err)) || (rc = load_moe(c, err)) ||
-	    (rc = load_kernels(c, err)))
+	    (rc = load_kernels(c, err)) ||
+	    (rc = pp_frameworks_load(&c->frameworks, &c->docs[DOC_FRAMEWORKS], err)) ||
+	    (rc = load_plausibility(c, err)))
 		goto out;
 	index_ids(c);
 	rc = check_refs(c, err);
@@ -741,6 +902,8 @@ void pp_catalog_free(pp_catalog *c)
 	free(c->storage);
 	free(c->models);
 	free(c->kernels);
+	pp_frameworks_free(c->frameworks);
+	free(c->best);
 	free(c->dir);
 	free(c);
 }
@@ -777,6 +940,7 @@ int pp_model_head_dim(const pp_model *m)
 }
 
 const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c) { return &c->finetune; }
+const pp_frameworks *pp_catalog_frameworks(const pp_catalog *c) { return c->frameworks; }
 const pp_moe_defaults *pp_catalog_moe(const pp_catalog *c) { return &c->moe; }
 const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i) { return i < c->nmodels ? &c->models[i] : NULL; }
 

@@ -57,6 +57,8 @@ typedef struct pp_gpu {
 	int pcie_gen;
 	char pcie_fabric[16];
 	double tdp_w;
+	double sustained;                 /* tensor rate held at the power limit over the burst rate (1: none known) */
+	pp_prov sustained_prov;
 	int gpus_per_node;
 	char intra_node[16];              /* default intra-node fabric id */
 } pp_gpu;
@@ -204,6 +206,15 @@ typedef struct pp_kernel_params {
 	double overlap_eff;                     /* share of overlappable comm actually hidden */
 	double blocking_pipeline_stall;        /* share a blocking pipeline adds to each stage's work */
 	double reserved_bytes;                  /* context + workspaces per GPU */
+	/* measured attention kernels (attention_kernels; nseq 0: none): for
+	 * each kernel (in input/framework.h's pp_attn_kernel order, from FA2)
+	 * the forward with a causal mask, without, and the backward without,
+	 * as shares of measured_peak */
+	int attn_nseq;
+	double attn_seq[8];
+	double attn_rate[4][3][8];
+	bool attn_have[4];
+	pp_prov attn_kernels_prov;
 	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
 } pp_kernel_params;
 
@@ -220,7 +231,17 @@ typedef struct pp_moe_defaults {
 	pp_prov imbalance_prov;
 } pp_moe_defaults;
 
+/* The best published MFU of a GPU SKU at a precision (plausibility.json). */
+typedef struct pp_best_mfu {
+	char gpu[32];
+	pp_dtype precision;
+	double mfu;                /* model FLOP/s over the dense peak of the precision */
+	char what[200];            /* the note: the run it comes from */
+	pp_prov prov;
+} pp_best_mfu;
+
 typedef struct pp_catalog pp_catalog;
+typedef struct pp_frameworks pp_frameworks;
 
 int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err);
 void pp_catalog_free(pp_catalog *c);
@@ -242,12 +263,24 @@ const pp_model *pp_catalog_model(const pp_catalog *c, const char *id);
 const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c);
 /* The mixture-of-experts defaults. */
 const pp_moe_defaults *pp_catalog_moe(const pp_catalog *c);
+/* The training frameworks (frameworks.json, see input/framework.h). */
+const pp_frameworks *pp_catalog_frameworks(const pp_catalog *c);
+/* The best published MFU of GPU id at precision dt; NULL when the
+ * catalog has none (no warning can be given then). */
+const pp_best_mfu *pp_catalog_best_mfu(const pp_catalog *c, const char *gpu, pp_dtype dt);
+/* Whether a prediction's MFU (a fraction, Megatron's count) is above the
+ * best published for gpu at precision dt; if so, a sentence saying so,
+ * naming the figure and its source, is written to buf. 0 when it is not
+ * (or the catalog has no figure for the pair). */
+int pp_catalog_mfu_check(const pp_catalog *c, const pp_gpu *gpu, pp_dtype dt, double mfu, char *buf,
+			 size_t n);
 /* Kernel parameters for a GPU's architecture (falls back to "default"). */
 const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch);
 
 /* The parsed documents, for printing with sources (--json) and for the
  * prices, which the cost module reads itself. Kinds: "gpus", "fabrics",
- * "storage", "models", "prices", "kernels". NULL for an unknown kind. */
+ * "storage", "models", "prices", "kernels", "frameworks", "plausibility".
+ * NULL for an unknown kind. */
 const pp_jdoc *pp_catalog_doc(const pp_catalog *c, const char *kind);
 
 /* Ids of every entry of a kind, for did-you-mean. Static within c. */

@@ -75,6 +75,20 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->gemm_stream_Bps = g->mem_Bps * k->gemm_stream_bw_fraction; /* 0: mem_Bps */
 	hw->gemm_stream_lat_s = k->gemm_stream_latency_s;
 	hw->attn_frac = k->attn_peak_fraction;
+	hw->attn_nseq = k->attn_nseq;
+	for (int i = 0; i < k->attn_nseq; i++)
+		hw->attn_seq[i] = k->attn_seq[i];
+	for (int j = 0; j < 3; j++) {
+		hw->attn_have[PP_ATTN_FA2 + j] = k->attn_have[j];
+		for (int ps = 0; ps < 3; ps++)
+			for (int i = 0; i < k->attn_nseq; i++)
+				hw->attn_rate[PP_ATTN_FA2 + j][ps][i] = k->attn_rate[j][ps][i];
+	}
+	if (k->attn_nseq)
+		prov_origin(hw, "attention_kernels", cat, "kernels", &k->attn_kernels_prov);
+	hw->sustained = g->sustained > 0 ? g->sustained : 1;
+	if (g->sustained < 1)
+		prov_origin(hw, "sustained_clock_fraction", cat, "gpus", &g->sustained_prov);
 	hw->kernel_overhead_s = k->kernel_overhead_s;
 	hw->mem_capacity_bytes = g->mem_bytes;
 	prov_origin(hw, "peak_flops", cat, "gpus", &g->peak_prov);

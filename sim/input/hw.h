@@ -46,7 +46,8 @@ typedef struct pp_param_origin {
 	char origin[448];
 } pp_param_origin;
 
-#define PP_HW_MAX_ORIGINS 16
+#define PP_HW_MAX_ORIGINS 20
+#define PP_ATTN_SEQ_MAX 8
 #define PP_HW_MAX_FITS 64
 
 typedef struct pp_hw {
@@ -67,7 +68,15 @@ typedef struct pp_hw {
 	double blocking_pipeline_stall; /* share a blocking pipeline adds to each stage's work */
 	double reserved_bytes;     /* context and workspaces per GPU */
 	double mem_Bps;            /* achieved device-memory bandwidth */
-	double attn_frac;          /* fused attention, share of dense peak */
+	double attn_frac;          /* fused attention, share of dense peak ("catalog" kernel) */
+	/* per-kernel attention rates (kernels.json attention_kernels): fraction
+	 * of the dense bf16 peak against sequence length, forward (causal,
+	 * and without mask) and backward (without mask); nseq 0: none known */
+	int attn_nseq;
+	double attn_seq[PP_ATTN_SEQ_MAX];
+	double attn_rate[PP_ATTN_COUNT][3][PP_ATTN_SEQ_MAX];
+	bool attn_have[PP_ATTN_COUNT];
+	double sustained;          /* tensor rate held at the power limit over the burst rate */
 	double kernel_overhead_s;
 	double mem_capacity_bytes;
 	/* network */

@@ -44,7 +44,12 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "bucket_size", "data_bytes_per_token", "finetune",
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
-					    "moe_shared_expert_overlap", "moe_grouped_gemm"};
+					    "moe_shared_expert_overlap", "moe_grouped_gemm", "framework",
+					    "torch_compile", "attention_kernel", "cross_entropy", "elementwise",
+					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
+					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
+					    "cuda_graphs", "host_issue_us", "master_weights_fp32",
+					    "context_parallel_comm", "fp8_recipe"};
 static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
 					    "context_parallel_size",
@@ -800,6 +805,20 @@ static int parse_calibration(pp_scenario *s, pp_err *err)
 	return 0;
 }
 
+/* training.framework and the behaviour keys (input/framework.h); the
+ * attention kernel decides use_flash_attn. */
+static int parse_stack(pp_scenario *s, const pp_catalog *cat, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(d->root, "training");
+	pp_training *tr = &s->training;
+	int rc = pp_stack_resolve(&tr->stack, pp_catalog_frameworks(cat), d, t, err);
+	if (rc)
+		return rc;
+	tr->use_flash_attn = tr->stack.attn != PP_ATTN_UNFUSED;
+	return 0;
+}
+
 static int finish(pp_scenario *s, bool check_layout, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
@@ -857,7 +876,8 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 	    (rc = parse_model(s, cat, err)) || (rc = parse_training(s, cat, err)) ||
 	    (rc = parse_parallel(s, err)) || (rc = parse_cluster(s, cat, err)) ||
 	    (rc = parse_calibration(s, err)) ||
-	    (rc = pp_servespec_parse(&s->serve, d, &s->model, &s->cluster, cat, err)))
+	    (rc = pp_servespec_parse(&s->serve, d, &s->model, &s->cluster, cat, err)) ||
+	    (rc = parse_stack(s, cat, err)))
 		return rc;
 	const cJSON *costs;
 	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||

@@ -17,6 +17,7 @@
 
 #include "input/catalog.h"
 #include "input/costspec.h"
+#include "input/framework.h"
 #include "input/servespec.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
@@ -55,6 +56,7 @@ typedef struct pp_training {
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */
+	pp_stack stack;               /* training.framework and its behaviours (input/framework.h) */
 } pp_training;
 
 enum { PP_MOE_ALLTOALL, PP_MOE_ALLGATHER };

@@ -102,7 +102,10 @@ static void push(gen *g, const pp_layout *l)
 }
 
 /* The recompute modes to search: the given one, else none, selective
- * (not with flash attention: it equals none there) and full. */
+ * (not with flash attention, where it keeps what none keeps - Megatron-LM
+ * 2022's core recompute has nothing to redo, Megatron-Core's redoes the
+ * kernel for no memory - unless the stack's selective is TorchTitan's op
+ * policy, which keeps less) and full. */
 static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
 {
 	int nrc = 0;
@@ -110,7 +113,7 @@ static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
 		rcs[nrc++] = s->training.recompute;
 	} else {
 		rcs[nrc++] = PP_RC_NONE;
-		if (!s->training.use_flash_attn)
+		if (!s->training.use_flash_attn || s->training.stack.sac == PP_SAC_TORCHTITAN_OP)
 			rcs[nrc++] = PP_RC_SELECTIVE;
 		rcs[nrc++] = PP_RC_FULL;
 	}
