@@ -1,7 +1,9 @@
 /*
  * test_foundation.c - catalogs (every figure sourced and dated, the required
  * ids present), JSON positions, the SQLite store (schema version, foreign
- * keys, WAL, forward migration), atomic writes, did-you-mean.
+ * keys, WAL, forward migration), atomic writes (no planted link
+ * followed), whole-file reads (FIFOs, devices, folders, sizes), one-line
+ * error messages and terminal-safe names, did-you-mean.
  */
 #include "input/catalog.h"
 #include "harness.h"
@@ -10,9 +12,16 @@
 #include "testutil.h"
 #include "core/util.h"
 
+#include <math.h>
+
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int unsourced;
@@ -169,6 +178,105 @@ static void atomic_write(void)
 	CHECK(access(path, F_OK) != 0);
 }
 
+/* The old name of the temporary file (PATH.tmp.PID) planted as a link,
+ * and a link at PATH itself: neither target is written; PATH becomes a
+ * regular file with the umask's mode. */
+static void atomic_write_links(void)
+{
+	char path[512], old[560], victim[512], v2[512];
+	snprintf(path, sizeof(path), "%s/links.txt", pp_t_tmpdir());
+	snprintf(old, sizeof(old), "%s.tmp.%ld", path, (long)getpid());
+	snprintf(victim, sizeof(victim), "%s/victim.txt", pp_t_tmpdir());
+	snprintf(v2, sizeof(v2), "%s/victim2.txt", pp_t_tmpdir());
+	pp_err err = {0};
+	CHECK(pp_write_file_atomic(victim, "precious", 8, &err) == 0);
+	CHECK(pp_write_file_atomic(v2, "precious", 8, &err) == 0);
+	CHECK(symlink(victim, old) == 0);
+	CHECK(symlink(v2, path) == 0);
+	mode_t um = umask(027);
+	CHECK(pp_write_file_atomic(path, "new", 3, &err) == 0);
+	umask(um);
+	char *t = NULL;
+	CHECK(pp_read_file(victim, 100, &t, NULL, &err) == 0 && !strcmp(t, "precious"));
+	free(t);
+	CHECK(pp_read_file(v2, 100, &t, NULL, &err) == 0 && !strcmp(t, "precious"));
+	free(t);
+	struct stat st;
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0640);
+	CHECK(lstat(old, &st) == 0 && S_ISLNK(st.st_mode)); /* left alone */
+}
+
+/* A FIFO with no writer, a device, a folder: refused at once, named; a
+ * file over the limit refused before it is read. */
+static void read_odd_files(void)
+{
+	char fifo[512], big[512];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", pp_t_tmpdir());
+	snprintf(big, sizeof(big), "%s/big", pp_t_tmpdir());
+	CHECK(mkfifo(fifo, 0600) == 0);
+	pp_err err = {0};
+	char *t = NULL;
+	double t0 = pp_mono_s();
+	/* a child, so that a regression hangs the child and not the test */
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(pp_read_file(fifo, 100, &t, NULL, &err) == PP_EINPUT && strstr(err.msg, "FIFO") ? 0 : 1);
+	int st = -1;
+	for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) == 0; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		st = -1;
+	}
+	CHECK(st == 0);
+	CHECK(pp_mono_s() - t0 < 5);
+	CHECK(pp_read_file("/dev/zero", 1 << 20, &t, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "character device, expected a regular file");
+	CHECK(pp_read_file(pp_t_tmpdir(), 100, &t, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "a directory");
+	int fd = open(big, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, (off_t)1 << 33) == 0); /* 8 GiB, sparse */
+	close(fd);
+	CHECK(pp_read_file(big, 1 << 20, &t, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "larger than 1048576 bytes");
+	unlink(big);
+}
+
+/* Messages stay one line without control bytes; names for a terminal get
+ * them as \xNN; JSON strings with one are refused (a TAB is text). */
+static void control_characters(void)
+{
+	pp_err err = {0};
+	pp_errf(&err, PP_EINPUT, "%s: bad", "a\x1b]0;owned\a\nb\xc2\x9b" "c");
+	CHECK(!pp_has_control(err.msg));
+	CHECK_CONTAINS(err.msg, "a\\x1b]0;owned\\x07\\x0ab\\xc2\\x9bc: bad");
+	char buf[64];
+	CHECK(!strcmp(pp_tty_str("h\x1b[2Jx\t\xc3\xa9", buf, sizeof(buf)), "h\\x1b[2Jx\\x09\xc3\xa9"));
+	pp_sb sb = {0};
+	pp_sb_adds(&sb, "keep\n");
+	pp_sb_adds(&sb, "a\x1b[31m\nb\r\n");
+	pp_sb_tty_from(&sb, 5);
+	CHECK(!strcmp(sb.buf, "keep\na\\x1b[31m\nb\\x0d\n"));
+	pp_sb_release(&sb);
+	const char *t = "{\"a\": \"x\\u001b[31my\", \"b\": \"tab\\there\", \"c\": \"\\u009b2J\"}";
+	pp_jdoc d;
+	CHECK(pp_jdoc_parse(&d, "c.json", t, strlen(t), &err) == 0);
+	char out[32];
+	CHECK(pp_jget_str(&d, d.root, "", "a", true, out, sizeof(out), NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "c.json:1:2: a: found the string \"x\\x1b[31my\" with a control "
+		       "character, expected printable text");
+	CHECK(pp_jget_str(&d, d.root, "", "b", true, out, sizeof(out), NULL, &err) == 0);
+	CHECK(pp_jget_str(&d, d.root, "", "c", true, out, sizeof(out), NULL, &err) == PP_EINPUT);
+	pp_jdoc_release(&d);
+	char when[32];
+	CHECK(!strcmp(pp_fmt_utc(1e300, "%Y", when, sizeof(when)), "-"));
+	CHECK(!strcmp(pp_fmt_utc(NAN, "%Y", when, sizeof(when)), "-"));
+	CHECK(!strcmp(pp_fmt_utc(0, "%Y", when, sizeof(when)), "1970"));
+}
+
 int main(void)
 {
 	RUN(catalogs_sourced);
@@ -176,5 +284,8 @@ int main(void)
 	RUN(json_positions);
 	RUN(store_schema);
 	RUN(atomic_write);
+	RUN(atomic_write_links);
+	RUN(read_odd_files);
+	RUN(control_characters);
 	return pp_t_done("test_foundation");
 }
