@@ -1,7 +1,8 @@
 /*
  * test_foundation.c - catalogs (every figure sourced and dated, the required
  * ids present), JSON positions, the SQLite store (schema version, foreign
- * keys, WAL, forward migration), atomic writes (no planted link
+ * keys, WAL, forward migration; another program's database and an empty
+ * file left byte for byte as they were, read-only opening), atomic writes (no planted link
  * followed), whole-file reads (FIFOs, devices, folders, sizes), one-line
  * error messages and terminal-safe names, did-you-mean.
  */
@@ -277,6 +278,138 @@ static void control_characters(void)
 	CHECK(!strcmp(pp_fmt_utc(0, "%Y", when, sizeof(when)), "1970"));
 }
 
+static char *slurp_bytes(const char *path, size_t *n)
+{
+	char *t = NULL;
+	pp_err err = {0};
+	*n = 0;
+	if (pp_read_file(path, 64 << 20, &t, n, &err))
+		return NULL;
+	return t;
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* Another program's SQLite database, a text file and an empty file: the
+ * read-write and the read-only open refuse the first two with PP_EINPUT
+ * and leave every byte (and no -wal or -shm beside it); the empty file is
+ * an empty store to a reader (still empty after) and a new store to a
+ * writer. A missing store is read as empty and not created. */
+static void store_foreign_files(void)
+{
+	char foreign[512], text[512], empty[512], missing[512], side[600];
+	snprintf(foreign, sizeof(foreign), "%s/foreign.sqlite", pp_t_tmpdir());
+	snprintf(text, sizeof(text), "%s/notes.txt", pp_t_tmpdir());
+	snprintf(empty, sizeof(empty), "%s/empty.db", pp_t_tmpdir());
+	snprintf(missing, sizeof(missing), "%s/nothing/here.db", pp_t_tmpdir());
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(foreign, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "CREATE TABLE contacts(name TEXT); INSERT INTO contacts "
+			   "VALUES ('ada'); PRAGMA user_version = 7;", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	pp_err err = {0};
+	CHECK(pp_write_file_atomic(text, "not a database\n", 15, &err) == 0);
+	CHECK(pp_write_file_atomic(empty, "", 0, &err) == 0);
+	size_t n0, n1;
+	char *before = slurp_bytes(foreign, &n0);
+	pp_store *st = NULL;
+	for (int ro = 0; ro < 2; ro++) {
+		CHECK((ro ? pp_store_open_ro : pp_store_open)(&st, foreign, &err) == PP_EINPUT && !st);
+		CHECK_CONTAINS(err.msg, "not a podplan store (found the tables contacts, user_version 7");
+		CHECK((ro ? pp_store_open_ro : pp_store_open)(&st, text, &err) == PP_EINPUT && !st);
+		CHECK_CONTAINS(err.msg, "not a podplan store (not a SQLite database)");
+	}
+	char *after = slurp_bytes(foreign, &n1);
+	CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
+	free(before);
+	free(after);
+	snprintf(side, sizeof(side), "%s-wal", foreign);
+	CHECK(!exists(side));
+	snprintf(side, sizeof(side), "%s-shm", foreign);
+	CHECK(!exists(side));
+	char *t = slurp_bytes(text, &n0);
+	CHECK(t && !strcmp(t, "not a database\n"));
+	free(t);
+	/* read-only: an empty store that cannot be written, the file untouched */
+	CHECK(pp_store_open_ro(&st, empty, &err) == 0);
+	CHECK(pp_store_schema_version(st) == pp_store_schema_latest());
+	CHECK(pp_store_add_run(st, "predict", "s", "0", NULL, "{}", "{}", NULL, &err) == PP_EDB);
+	pp_store_close(st);
+	struct stat sb;
+	CHECK(stat(empty, &sb) == 0 && sb.st_size == 0);
+	CHECK(pp_store_open_ro(&st, missing, &err) == 0);
+	pp_store_close(st);
+	CHECK(!exists(missing));
+	snprintf(side, sizeof(side), "%s/nothing", pp_t_tmpdir());
+	CHECK(!exists(side));
+	/* read-write: the empty file becomes a store */
+	CHECK(pp_store_open(&st, empty, &err) == 0);
+	pp_store_close(st);
+	CHECK(stat(empty, &sb) == 0 && sb.st_size > 0);
+}
+
+/* A store at schema 1 read through pp_store_open_ro: its rows are there
+ * at the latest schema, the file stays at version 1. */
+static void store_old_schema_read_only(void)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/v1.db", pp_t_tmpdir());
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, path, &err) == 0);
+	CHECK(pp_store_add_run(st, "report", "old", "0", NULL, "{}", "{}", NULL, &err) == 0);
+	/* take migration 2 back */
+	CHECK(pp_store_exec(st, "ALTER TABLE calib_runs DROP COLUMN extra_json; "
+			    "PRAGMA user_version = 1; PRAGMA journal_mode = DELETE;", &err) == 0);
+	pp_store_close(st);
+	CHECK(pp_store_open_ro(&st, path, &err) == 0);
+	sqlite3_stmt *q = NULL;
+	CHECK(sqlite3_prepare_v2(pp_store_db(st), "SELECT count(*) FROM runs", -1, &q, NULL) == 0);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 1);
+	sqlite3_finalize(q);
+	CHECK(sqlite3_prepare_v2(pp_store_db(st), "SELECT extra_json FROM calib_runs", -1, &q, NULL) ==
+	      SQLITE_OK);
+	sqlite3_finalize(q);
+	pp_store_close(st);
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 1);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+}
+
+/* A reader beside a writer that keeps the store open sees its commits
+ * (through the -wal file); once the writer is gone, a reader makes no
+ * -wal or -shm file. */
+static void store_reader_beside_writer(void)
+{
+	char path[512], side[600];
+	snprintf(path, sizeof(path), "%s/busy.db", pp_t_tmpdir());
+	pp_store *w, *r;
+	pp_err err = {0};
+	CHECK(pp_store_open(&w, path, &err) == 0);
+	CHECK(pp_store_add_run(w, "report", "live", "0", NULL, "{}", "{}", NULL, &err) == 0);
+	CHECK(pp_store_open_ro(&r, path, &err) == 0);
+	sqlite3_stmt *q = NULL;
+	CHECK(sqlite3_prepare_v2(pp_store_db(r), "SELECT count(*) FROM runs", -1, &q, NULL) == 0);
+	CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 1);
+	sqlite3_finalize(q);
+	pp_store_close(r);
+	pp_store_close(w);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	CHECK(!exists(side));
+	CHECK(pp_store_open_ro(&r, path, &err) == 0);
+	pp_store_close(r);
+	CHECK(!exists(side));
+	snprintf(side, sizeof(side), "%s-shm", path);
+	CHECK(!exists(side));
+}
+
 int main(void)
 {
 	RUN(catalogs_sourced);
@@ -287,5 +420,8 @@ int main(void)
 	RUN(atomic_write_links);
 	RUN(read_odd_files);
 	RUN(control_characters);
+	RUN(store_foreign_files);
+	RUN(store_old_schema_read_only);
+	RUN(store_reader_beside_writer);
 	return pp_t_done("test_foundation");
 }
