@@ -2,7 +2,8 @@
  * test_foundation.c - catalogs (every figure sourced and dated, the required
  * ids present), JSON positions, the SQLite store (schema version, foreign
  * keys, WAL, forward migration; another program's database and an empty
- * file left byte for byte as they were, read-only opening), atomic writes (no planted link
+ * file left byte for byte as they were, read-only opening, a store in a
+ * folder that cannot be written), atomic writes (no planted link
  * followed), whole-file reads (FIFOs, devices, folders, sizes), one-line
  * error messages and terminal-safe names, did-you-mean.
  */
@@ -410,6 +411,51 @@ static void store_reader_beside_writer(void)
 	CHECK(!exists(side));
 }
 
+/* A WAL store in a folder this user cannot write (an installed copy):
+ * `podplan calib list` and `podplan history` read it. As root, through
+ * setpriv as nobody; skipped without a way to drop to another user. */
+static void store_read_only_folder(void)
+{
+	char dir[512], db[600], cmd[2048];
+	snprintf(dir, sizeof(dir), "%s/ro", pp_t_tmpdir());
+	snprintf(db, sizeof(db), "%s/store.db", dir);
+	CHECK(pp_mkdirs(dir, NULL) == 0);
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, db, &err) == 0);
+	CHECK(pp_store_add_run(st, "report", "installed", "0", NULL, "{}", "{}", NULL, &err) == 0);
+	pp_store_close(st);
+	const char *as = "";
+	if (geteuid() == 0) {
+		if (access("/usr/bin/setpriv", X_OK) != 0) {
+			pp_t_skip("running as root without setpriv to drop to another user");
+			return;
+		}
+		as = "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ";
+		/* nobody must reach the folder and the binary */
+		snprintf(cmd, sizeof(cmd), "chmod o+rx %s %s && chmod o+r %s", pp_t_tmpdir(), dir, db);
+		CHECK(system(cmd) == 0);
+	}
+	CHECK(chmod(dir, 0555) == 0);
+	char *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s%s history --db %s", as, pp_t_bin(), db);
+	int rc = pp_t_sh(cmd, &out);
+	if (rc != 0 && out && strstr(out, "Permission denied") && !strstr(out, db)) {
+		pp_t_skip("another user cannot run %s here", pp_t_bin());
+		free(out);
+		chmod(dir, 0755);
+		return;
+	}
+	CHECK(rc == 0);
+	CHECK_CONTAINS(out, "installed");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s%s calib list --db %s", as, pp_t_bin(), db);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "no calibration runs");
+	free(out);
+	chmod(dir, 0755);
+}
+
 int main(void)
 {
 	RUN(catalogs_sourced);
@@ -423,5 +469,6 @@ int main(void)
 	RUN(store_foreign_files);
 	RUN(store_old_schema_read_only);
 	RUN(store_reader_beside_writer);
+	RUN(store_read_only_folder);
 	return pp_t_done("test_foundation");
 }

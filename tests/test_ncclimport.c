@@ -6,7 +6,8 @@
  * checked and unchecked (#wrong N/A), old max-error columns, NCCL INFO
  * chatter, two programs in one file. Expected values are read off the log
  * lines quoted in the comments, or computed from nccl-tests' formulas.
- * Damaged numbers (overflowing counts, a #wrong of 1e30) are messages.
+ * Damaged numbers (overflowing counts, a #wrong of 1e30) are messages, and
+ * names with terminal escapes are printed escaped.
  */
 #include "calib/calibdb.h"
 #include "harness.h"
@@ -325,6 +326,34 @@ static void test_damaged_numbers(void)
 	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT); /* no usable rank line */
 }
 
+/* Host and GPU names with terminal escapes in a log: stored as they are,
+ * printed by calib list and calib show with every control byte as \xNN. */
+static void test_names_on_terminal(void)
+{
+	char log[600], cmd[2048], *out = NULL;
+	snprintf(log, sizeof(log), "%s/evil_all_reduce_perf.log", pp_t_tmpdir());
+	FILE *f = fopen(log, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 "
+		   "iters: 20\n#  Rank  0 Group  0 Pid 1 on \x1b]0;pwned\x07host device  0 [0x18] "
+		   "NVIDIA \x1b[2JH100\n#  Rank  1 Group  0 Pid 1 on \x1b]0;pwned\x07host device  1 [0x19] "
+		   "NVIDIA \x1b[2JH100\n#       size         count      type   redop    root     time   "
+		   "algbw   busbw #wrong     time   algbw   busbw #wrong\n        1024           256     "
+		   "float     sum      -1    12.00    0.09    0.09      0    12.00    0.09    0.09      "
+		   "0\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --db %s/evil.db && %s calib list "
+		 "--db %s/evil.db && %s calib show 1 --db %s/evil.db", pp_t_bin(), log, pp_t_tmpdir(),
+		 pp_t_bin(), pp_t_tmpdir(), pp_t_bin(), pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && !strchr(out, '\x1b') && !strchr(out, '\x07'));
+	CHECK_CONTAINS(out, "\\x1b]0;pwned\\x07host");
+	CHECK_CONTAINS(out, "NVIDIA \\x1b[2JH100");
+	free(out);
+}
+
 int main(void)
 {
 	RUN(test_all_reduce_8);
@@ -336,5 +365,6 @@ int main(void)
 	RUN(test_errors);
 	RUN(test_damaged_numbers);
 	RUN(test_cli);
+	RUN(test_names_on_terminal);
 	return pp_t_done("test_ncclimport");
 }

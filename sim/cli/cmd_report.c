@@ -88,7 +88,8 @@ static int compare(const char *db, const char *a, const char *b)
 	pp_err err = {0};
 	pp_sb out = {0};
 	int rc;
-	if ((rc = pp_store_open(&st, db, &err)) || (rc = pp_history_compare(st, ia, ib, &out, &err))) {
+	if ((rc = pp_store_open_ro(&st, db, &err)) ||
+	    (rc = pp_history_compare(st, ia, ib, &out, &err))) {
 		pp_store_close(st);
 		pp_sb_release(&out);
 		rc = pp_cli_fail(&err);
@@ -301,7 +302,7 @@ int pp_cmd_history(int argc, char **argv)
 	pp_err err = {0};
 	pp_sb out = {0};
 	int rc;
-	if ((rc = pp_store_open(&st, db, &err)) ||
+	if ((rc = pp_store_open_ro(&st, db, &err)) ||
 	    (rc = pp_history_list(st, scenario, (int)limit, csv, &out, &err))) {
 		pp_store_close(st);
 		pp_sb_release(&out);
