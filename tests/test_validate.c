@@ -195,6 +195,21 @@ static void hostile_csv(void)
 	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == 0);
 	CHECK(w.n == 0 && w.skipped == 1);
 	pp_valset_release(&w);
+	/* escapes in a row's texts: printed as \xNN */
+	f = fopen(path, "w");
+	if (f && nl) {
+		fwrite(pub, 1, (size_t)(nl - pub + 1), f);
+		fputs("\"Narayanan \x1b]0;x\x07\",Table 1,GPT 1.7B,1.7,24,2304,24,2048,512 seqs,"
+		      "A100-SXM4-80GB,32,8,NVLink3,HDR,1,1,32,1,none,full,fp16,TFLOPs_per_gpu\x1b[2J,"
+		      "137,V=51200\n", f);
+	}
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s validate %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && !strchr(out, '\x1b') && !strchr(out, '\x07'));
+	CHECK_CONTAINS(out, "TFLOPs_per_gpu\\x1b[2J");
+	free(out);
 	free(pub);
 }
 

@@ -1,12 +1,14 @@
 /*
  * cmd_validate.c - podplan validate FILE.csv [--csv]: predict published
  * runs and print measured, predicted and the error per row, with the mean
- * and max absolute error per table.
+ * and max absolute error per table. The CSV's texts are printed with their
+ * control bytes as \xNN.
  */
 #include "cli/cli.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
 #include "core/csv.h"
+#include "core/util.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -38,7 +40,7 @@ static int validate_replay(const char *path, bool csv, bool repredict)
 	printf("%-46s %12s %12s %8s\n", "config", "predicted", "measured", "error");
 	for (int i = 0; i < v.n; i++) {
 		const pp_replay_row *r = &v.rows[i];
-		printf("%-46s %9.1f ms %9.1f ms %+7.1f%%\n", r->config, r->predicted_s * 1e3,
+		printf("%-46s %9.1f ms %9.1f ms %+7.1f%%\n", pp_tty(r->config), r->predicted_s * 1e3,
 		       r->measured_s * 1e3, 100 * r->error);
 	}
 	printf("\n%d replayed steps: mean |error| %.1f%%, max %.1f%%%s\n", v.n, 100 * v.mean_abs,
@@ -132,20 +134,21 @@ int pp_cmd_validate(int argc, char **argv)
 		if (strcmp(last, r->group)) {
 			double mean, max;
 			int n = pp_valset_summary(&v, r->group, &mean, &max);
-			printf("\n%s  (%d rows in summary: mean |error| %.1f%%, max %.1f%%)\n", r->group, n,
-			       100 * mean, 100 * max);
+			printf("\n%s  (%d rows in summary: mean |error| %.1f%%, max %.1f%%)\n",
+			       pp_tty(r->group), n, 100 * mean, 100 * max);
 			printf("  %4s %-22s %-40s %-22s %10s %10s %7s\n", "line", "model", "configuration",
 			       "metric", "measured", "predicted", "error");
 			last = r->group;
 		}
 		printf("  %4d %-22.22s %-40.40s %-22.22s %10.4g %10.4g %+6.1f%%%s\n", r->csv_row,
-		       r->model, r->config, r->metric, r->measured, r->predicted, 100 * r->error,
+		       pp_tty(r->model), pp_tty(r->config), pp_tty(r->metric), r->measured, r->predicted,
+		       100 * r->error,
 		       r->primary ? "*" : "");
 	}
 	double mean, max;
 	int n = pp_valset_summary(&v, NULL, &mean, &max);
 	printf("\nAll tables: %d rows, mean |error| %.1f%%, max %.1f%%; %d rows skipped%s%s\n", n,
-	       100 * mean, 100 * max, v.skipped, v.skipped ? ": " : "", v.skipped_why);
+	       100 * mean, 100 * max, v.skipped, v.skipped ? ": " : "", pp_tty(v.skipped_why));
 out:
 	pp_valset_release(&v);
 	pp_catalog_free(cat);

@@ -69,7 +69,7 @@ const char *pp_tty_str(const char *s, char *buf, size_t n)
 
 const char *pp_tty(const char *s)
 {
-	static char ring[16][1024];
+	static char ring[16][4096];
 	static unsigned next;
 	return pp_tty_str(s, ring[next++ % 16], sizeof(ring[0]));
 }

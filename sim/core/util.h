@@ -34,7 +34,7 @@ void pp_sb_add_tty(pp_sb *sb, const char *s);
 /* s escaped as pp_sb_add_tty into buf[n] (cut short when it does not fit;
  * NULL prints as ""); returns buf. */
 const char *pp_tty_str(const char *s, char *buf, size_t n);
-/* pp_tty_str into one of 16 static buffers of 1 KiB used in turn: for a
+/* pp_tty_str into one of 16 static buffers of 4 KiB used in turn: for a
  * few values of one printf call in a command (not thread-safe). */
 const char *pp_tty(const char *s);
 /* Escape, as pp_sb_add_tty, every control byte but LF of what sb holds
