@@ -5,6 +5,8 @@
 #   make run       deps + build + the default scenario end to end
 #   make test      deps + build + every test under prove, then again under ASan+UBSan
 #   make test-only the tests of one build (SAN=1: the sanitizer build), no deps
+#   make fuzz      the libFuzzer targets of tests/fuzz/ (clang, ASan+UBSan)
+#   make fuzz-run  each of them SECONDS=N (default 60) from its seed corpus
 #   make bench     the benchmarks under bench/
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -35,8 +37,11 @@ LDLIBS += -lcjson -lgsl -lgslcblas -lsqlite3 -lm -ldl
 ifeq ($(SAN),1)
   BUILD := build/san
   BINDIR := build/san/bin
-  CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-  LDFLAGS += -fsanitize=address,undefined
+  # float-cast-overflow: a NaN or 1e300 cast to an integer (not part of
+  # -fsanitize=undefined)
+  CFLAGS += -O1 -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=address,undefined,float-cast-overflow
 endif
 
 LIB_SRC := $(filter-out sim/cli/%,$(wildcard sim/*/*.c)) $(wildcard reports/*.c)
@@ -76,7 +81,8 @@ NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=co
 ALL := $(BINDIR)/podplan $(if $(HAVE_CUDA),$(if $(CALIB_C),$(BINDIR)/podplan-calibrate,),)
 
 .SECONDARY:
-.PHONY: all deps deps-test deps-install run test check check-layers test-only bench install clean calibrate
+.PHONY: all deps deps-test deps-fuzz deps-install run test check check-layers test-only bench \
+	install clean calibrate fuzz fuzz-run
 all: $(ALL)
 
 $(BUILD)/%.o: %.c
@@ -122,6 +128,10 @@ deps:
 	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS)"
 deps-test:
 	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS_TEST)"
+# make fuzz only: clang with its sanitizer and libFuzzer runtimes
+DEB_PKGS_FUZZ := $(DEB_PKGS) clang libclang-rt-dev
+deps-fuzz:
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS_FUZZ)"
 deps-install:
 	@missing=""; for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -156,6 +166,38 @@ check-layers:
 	@sh tests/check-layers.sh .
 
 check: test
+
+# --- fuzzing: every tests/fuzz/fuzz_*.c is a libFuzzer target, linked with
+# the library built again by clang under ASan, UBSan and float-cast-overflow
+# (build/fuzz/); tests/fuzz/run.sh seeds each corpus from scenarios/ and
+# tests/ and prints executions and findings ---
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=c11 -g -O1 -fno-omit-frame-pointer $(WARN) -Wno-unknown-warning-option \
+	-fno-strict-aliasing $(FUZZ_SAN)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_HELPER_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out $(FUZZ_SRC),$(wildcard tests/fuzz/*.c)))
+SECONDS ?= 60
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/libpodplan.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_HELPER_OBJ) $(FUZZ_BUILD)/libpodplan.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz-run: fuzz
+	@PODPLAN_DATA="$(CURDIR)/models" sh tests/fuzz/run.sh "$(FUZZ_BUILD)" "$(SECONDS)"
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)

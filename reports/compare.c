@@ -478,6 +478,7 @@ int pp_history_compare(pp_store *st, int64_t ida, int64_t idb, pp_sb *out, pp_er
 	cmp c;
 	memset(&c, 0, sizeof(c));
 	int rc;
+	size_t start = out->len;
 	if ((rc = load_run(st, ida, &c.A, err)))
 		return rc;
 	if ((rc = load_run(st, idb, &c.B, err))) {
@@ -524,5 +525,6 @@ int pp_history_compare(pp_store *st, int64_t ida, int64_t idb, pp_sb *out, pp_er
 	kvs_free(&c.scen_paths);
 	free_run(&c.A);
 	free_run(&c.B);
+	pp_sb_tty_from(out, start); /* for a terminal: stored names escaped */
 	return 0;
 }

@@ -35,10 +35,7 @@ const char *pp_hist_col_text(sqlite3_stmt *q, int i)
 
 void pp_hist_fmt_time(double t, char *buf, size_t n)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, n, "%Y-%m-%d %H:%M", &tm);
+	pp_fmt_utc(t, "%Y-%m-%d %H:%M", buf, n);
 }
 
 const cJSON *pp_hist_option(const cJSON *res, const char *name)
@@ -138,6 +135,7 @@ int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_
 	sqlite3 *db = pp_store_db(st);
 	sqlite3_stmt *q = NULL;
 	int rc = 0, rows = 0;
+	size_t start = out->len;
 	const char *sql = scenario
 		? "SELECT id, created_at, kind, scenario_name, scenario_hash, podplan_version, "
 		  "calib_profile, results_json FROM runs WHERE scenario_name = ?1 ORDER BY id DESC LIMIT ?2"
@@ -175,6 +173,8 @@ int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_
 	if (!rc && rows == 0 && !scenario && !csv)
 		pp_sb_addf(out, "(no runs recorded in %s yet: 'podplan report SCENARIO.json -o DIR' "
 			   "records one)\n", pp_hist_store(st, sp, sizeof(sp)));
+	if (!csv) /* the table is for a terminal: stored names escaped */
+		pp_sb_tty_from(out, start);
 	if (rc || rows > 0 || !scenario)
 		return rc;
 	return no_such_scenario(st, scenario, err);

@@ -22,13 +22,15 @@ int pp_history_record(pp_store *st, const pp_report *r, const char *out_dir, int
 		      pp_err *err);
 
 /* Past runs, newest first, at most limit (<= 0: all); scenario NULL = all.
- * Text table, or CSV (RFC 4180) with csv. An unknown scenario name is
+ * Text table (control bytes of stored names escaped as \xNN), or CSV (RFC
+ * 4180, the cells as stored) with csv. An unknown scenario name is
  * PP_ENOTFOUND with the closest recorded name. */
 int pp_history_list(pp_store *st, const char *scenario, int limit, bool csv, pp_sb *out,
 		    pp_err *err);
 
-/* What changed from run a to run b, and why, as text. PP_ENOTFOUND for a
- * run that does not exist. */
+/* What changed from run a to run b, and why, as text (control bytes of
+ * stored names escaped as \xNN). PP_ENOTFOUND for a run that does not
+ * exist; PP_EDB for a run whose JSON columns do not parse. */
 int pp_history_compare(pp_store *st, int64_t a, int64_t b, pp_sb *out, pp_err *err);
 
 #endif

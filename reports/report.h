@@ -95,14 +95,30 @@ int pp_report_csv(const pp_report *r, pp_report_file *files, int max);
 void pp_report_files_release(pp_report_file *files, int n);
 
 /* Render everything and write it to dir (created as needed). The files are
- * first written to a staging directory inside dir (and fsynced), then
- * renamed into place, index.html last: an error while rendering, writing
- * or printing leaves dir as it was, and the staging directory is removed.
- * With pdf_cmd (a Chromium binary) the page is also printed to
- * dir/report.pdf. names (may be NULL) gets the file names written, one per
- * line. Errors: PP_EIO naming the path. */
+ * first written to a staging directory (mkdtemp, fsynced; no link planted
+ * in dir is followed), then put in place in one step - dir swapped with a
+ * new tree holding the new files and hard links to dir's other files
+ * (renameat2 RENAME_EXCHANGE) - so that a kill at any point leaves the old
+ * report or the new one whole. Where dir cannot be swapped (it holds a
+ * folder or a link, is a link or a mount point, belongs to another user,
+ * or the file system cannot), the files are staged inside dir and renamed
+ * in one by one, index.html last. An error while rendering, writing or
+ * printing leaves dir as it was; the staging directory is removed, and
+ * staging a killed run left is removed by the next run. With pdf_cmd (a
+ * Chromium binary) the page is also printed to dir/report.pdf. names (may
+ * be NULL) gets the file names written, one per line. Errors: PP_EIO
+ * naming the path. */
 int pp_report_write(const pp_report *r, const char *dir, const char *pdf_cmd, pp_sb *names,
 		    pp_err *err);
+/* pp_report_write with commit (may be NULL) called once every file is
+ * staged and synced, before any is in place: the caller commits what
+ * records the report (the history row), so a kill leaves the old report
+ * and no record, or the new report and its record (but for the instant of
+ * the swap itself). An error from commit leaves dir as it was; an error
+ * after it (a failed move) is returned with the record committed, for the
+ * caller to take back. */
+int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_cmd, pp_sb *names,
+			   int (*commit)(void *arg, pp_err *err), void *arg, pp_err *err);
 
 /* Headless Chromium for --pdf: $PODPLAN_CHROMIUM when set (empty = none),
  * else chromium, chromium-browser, google-chrome on PATH. Returns buf, or

@@ -2,7 +2,9 @@
  * test_fit.c - the calibration fit (issue 5): synthetic measurements made
  * from known parameters with noise are recovered within the confidence
  * intervals the fit reports; profiles round-trip through JSON and SQLite;
- * applying a profile changes the simulator's parameters and says so.
+ * applying a profile changes the simulator's parameters and says so; a
+ * hostile profile (missing, NaN-like, huge or fractional figures) is a
+ * message, not a crash or an undefined cast.
  */
 #include "calib/calibdb.h"
 #include "engine/collective.h"
@@ -566,6 +568,107 @@ static void small_m_fit(void)
 	free(out);
 }
 
+/* One figure of a valid profile replaced by a hostile one. */
+static int load_with(const char *piece_key, const char *value, pp_err *err)
+{
+	static const char *const keys[] = {"lo_bytes", "hi_bytes", "alpha_us", "busbw_GBps", "points"};
+	static const char *const vals[] = {"0", "1e300", "10", "100", "5"};
+	char piece[512] = "", json[1024];
+	for (size_t i = 0; i < PP_ARRAY_LEN(keys); i++)
+		snprintf(piece + strlen(piece), sizeof(piece) - strlen(piece), "%s\"%s\": %s",
+			 i ? ", " : "", keys[i], strcmp(keys[i], piece_key) ? vals[i] : value);
+	snprintf(json, sizeof(json),
+		 "{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"version\": 1, \"runs\": [1],"
+		 " \"collectives\": [{\"op\": \"all_reduce\", \"scope\": \"intra_node\", \"nranks\": 8,"
+		 " \"pieces\": [{%s}]}]}", piece);
+	pp_profile p;
+	return pp_profile_from_json(&p, "p.json", json, err);
+}
+
+/* A profile is read from a store anyone may have edited: a missing
+ * params_json, NaN-like and huge figures, counts that no int holds, are
+ * PP_EINPUT naming the path, never a crash or an undefined cast (the
+ * sanitizer pass checks float casts). */
+static void hostile_profiles(void)
+{
+	pp_profile p;
+	pp_err err = {0};
+	CHECK(pp_profile_from_json(&p, "row", NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "no parameters");
+	CHECK(load_with("points", "1e300", &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "collectives[0].pieces[0].points: found 1.0000000000000001e+300, "
+		       "expected an integer in [0, 100000000]");
+	CHECK(load_with("busbw_GBps", "1e-300", &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "collectives[0].pieces[0].busbw_GBps");
+	CHECK(load_with("alpha_us", "-1", &err) == PP_EINPUT);
+	CHECK(load_with("points", "2.5", &err) == PP_EINPUT);
+	CHECK(load_with("lo_bytes", "\"x\"", &err) == PP_EINPUT);
+	/* a null busbw is the writer's infinite one (times flat in the size) */
+	CHECK(load_with("busbw_GBps", "null", &err) == 0);
+	static const char *const bad[] = {
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"version\": 1e300}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"runs\": [1e300]}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"runs\": [\"a\"]}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"memory\": {\"points\": -1e30}}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"gemm\": {\"bf16\": {\"points\": 1e19}}}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"overlap\": {\"efficiency\": 0.5, "
+		"\"points\": 3e9}}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\", \"collectives\": [{\"op\": "
+		"\"all_reduce\", \"nranks\": 1e300, \"pieces\": []}]}",
+		"{\"format\": \"podplan-profile/1\", \"name\": \"p\\u001b[2J\"}",
+	};
+	for (size_t i = 0; i < PP_ARRAY_LEN(bad); i++) {
+		memset(&err, 0, sizeof(err));
+		int rc = pp_profile_from_json(&p, "p.json", bad[i], &err);
+		CHECK(rc == PP_EINPUT && err.msg[0]);
+		if (rc != PP_EINPUT)
+			pp_t_diag("accepted: %s", bad[i]);
+	}
+}
+
+/* A podplan store whose profiles table lets params_json be NULL (another
+ * writer's, an edit): predict --calibration and fit --export say so and
+ * exit 2 (they crashed with SIGSEGV). fit over a run with no
+ * measurements: an error, not a memcpy from NULL. */
+static void profile_row_without_params(void)
+{
+	char db[512], cmd[2048];
+	snprintf(db, sizeof(db), "%s/noparams.db", pp_t_tmpdir());
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, db, &err) == 0);
+	CHECK(pp_store_exec(st, "DROP TABLE profiles; CREATE TABLE profiles(id INTEGER PRIMARY KEY, "
+			    "name TEXT, version INTEGER, created_at REAL, run_ids TEXT, params_json "
+			    "TEXT, residuals_json TEXT); INSERT INTO profiles(name, version, created_at, "
+			    "run_ids) VALUES ('p', 1, 0, '[]');", &err) == 0);
+	pp_calib_run run;
+	pp_calib_run_init(&run);
+	run.source = "fake";
+	run.command_line = "test";
+	run.gpu_name = "NVIDIA H100 80GB HBM3";
+	int64_t id = 0;
+	CHECK(pp_calibdb_begin_run(st, &run, &id, &err) == 0);
+	pp_profile p;
+	CHECK(pp_profile_load(st, "p", 0, &p, &err) == PP_EINPUT);
+	CHECK(pp_fit_runs(st, tu_catalog(), &id, 1, "h100-sxm", "f", &p, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "no measurement to fit");
+	pp_store_close(st);
+	char *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s predict scenarios/default.json --calibration %s:p", pp_t_bin(),
+		 db);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "the profile has no parameters");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s fit --export p --db %s", pp_t_bin(), db);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "the profile has no parameters");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s predict scenarios/default.json --calibration %s:p@99999999999",
+		 pp_t_bin(), db);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	free(out);
+}
+
 int main(void)
 {
 	RUN(collective_recovery);
@@ -574,5 +677,7 @@ int main(void)
 	RUN(fit_from_store);
 	RUN(committed_h200_profile);
 	RUN(profile_json_roundtrip);
+	RUN(hostile_profiles);
+	RUN(profile_row_without_params);
 	return pp_t_done("test_fit");
 }

@@ -4,9 +4,13 @@
  * input), all-or-nothing writes of the report folder (a failure at the last
  * step, the PDF, leaves it as it was), nothing recorded for a failed run,
  * `podplan history` (listing, filtering, did-you-mean) and `podplan report
- * --compare` (what changed between two runs and why the totals moved).
+ * --compare` (what changed between two runs and why the totals moved);
+ * rows another writer left (unreadable JSON, terminal escapes in names,
+ * absurd dates), and the read-only commands on a missing store (nothing
+ * created) and on another program's database (exit 2, left byte for byte).
  */
 #include "harness.h"
+#include "core/store.h"
 #include "core/util.h"
 #include "textutil.h"
 
@@ -223,9 +227,106 @@ static void test_compare(void)
 	CHECK(tu_pos(out, "    3  ") >= 0 && tu_pos(out, "    3  ") < tu_pos(out, "    1  "));
 	free(out);
 }
+
+/* What another writer may have left in the runs table: JSON columns that
+ * do not parse (compare: a message, nothing leaked; list: the run shown
+ * without an answer), names with terminal escapes (escaped in the table,
+ * as stored in the CSV), a created_at of 1e300 (shown as "-"). The store
+ * is only read: its bytes are the same after. */
+static void test_hostile_rows(void)
+{
+	char db[512], cmd[2048], *out = NULL;
+	snprintf(db, sizeof(db), "%s/hostile.db", pp_t_tmpdir());
+	pp_store *st;
+	pp_err err = {0};
+	CHECK(pp_store_open(&st, db, &err) == 0);
+	CHECK(pp_store_exec(st, "INSERT INTO runs(kind, created_at, scenario_name, scenario_hash, "
+			    "podplan_version, inputs_json, results_json) VALUES "
+			    "('report', 1e300, 'evil\x1b]0;title\x07name', 'h', '0.1.0', '{', '[1,'), "
+			    "('report', -5, 'ok', 'h', '0.1.0', '{}', '{\"recommended\": \"r\x1b[31m\"}');"
+			    "PRAGMA journal_mode = DELETE;", &err) == 0);
+	pp_store_close(st);
+	size_t n0, n1;
+	char *before = NULL, *after = NULL;
+	CHECK(pp_read_file(db, 1 << 24, &before, &n0, &err) == 0);
+	snprintf(cmd, sizeof(cmd), "%s report --compare 1 2 --db %s", pp_t_bin(), db);
+	CHECK(sh(cmd, &out) == 1);
+	CHECK_CONTAINS(out, "run 1 has unreadable JSON");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s history --db %s", pp_t_bin(), db);
+	CHECK(sh(cmd, &out) == 0);
+	CHECK(out && !strchr(out, '\x1b') && !strchr(out, '\x07'));
+	CHECK_CONTAINS(out, "evil\\x1b]0;title\\x07name");
+	CHECK_CONTAINS(out, "    1  -    ");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s history --db %s --csv", pp_t_bin(), db);
+	CHECK(sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "evil\x1b]0;title\x07name"); /* a CSV cell holds the data */
+	free(out);
+	CHECK(pp_read_file(db, 1 << 24, &after, &n1, &err) == 0);
+	CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
+	free(before);
+	free(after);
+}
+
+/* The read-only commands on a store that is not there create nothing, and
+ * on another program's database exit 2 and leave it as it was. */
+static void test_read_only_commands(void)
+{
+	char db[512], cmd[2048], *out = NULL;
+	snprintf(db, sizeof(db), "%s/none/here.db", pp_t_tmpdir());
+	static const char *const ro[] = {"history --db %s", "history --csv --db %s",
+					 "calib list --db %s", "fit --list --db %s",
+					 "calib export --db %s", "report --compare 1 2 --db %s",
+					 "fit --export p --db %s", "calib show 1 --db %s"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(ro); i++) {
+		char sub[600];
+		snprintf(sub, sizeof(sub), ro[i], db);
+		snprintf(cmd, sizeof(cmd), "%s %s", pp_t_bin(), sub);
+		int rc = sh(cmd, &out);
+		CHECK(rc == 0 || rc == 2);
+		free(out);
+	}
+	struct stat sb;
+	snprintf(cmd, sizeof(cmd), "%s/none", pp_t_tmpdir());
+	CHECK(stat(cmd, &sb) != 0);
+	char foreign[512];
+	snprintf(foreign, sizeof(foreign), "%s/places.sqlite", pp_t_tmpdir());
+	sqlite3 *h = NULL;
+	CHECK(sqlite3_open(foreign, &h) == SQLITE_OK);
+	CHECK(sqlite3_exec(h, "CREATE TABLE moz_places(url TEXT); INSERT INTO moz_places "
+			   "VALUES ('https://example.org');", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	size_t n0, n1;
+	char *before = NULL, *after = NULL;
+	pp_err err = {0};
+	CHECK(pp_read_file(foreign, 1 << 24, &before, &n0, &err) == 0);
+	for (size_t i = 0; i < PP_ARRAY_LEN(ro); i++) {
+		char sub[600];
+		snprintf(sub, sizeof(sub), ro[i], foreign);
+		snprintf(cmd, sizeof(cmd), "%s %s", pp_t_bin(), sub);
+		CHECK(sh(cmd, &out) == 2);
+		CHECK_CONTAINS(out, "not a podplan store (found the tables moz_places");
+		free(out);
+	}
+	/* a writer refuses it too */
+	snprintf(cmd, sizeof(cmd), "%s report %s -o %s/r --db %s", pp_t_bin(), S70, pp_t_tmpdir(),
+		 foreign);
+	CHECK(sh(cmd, &out) == 2);
+	free(out);
+	CHECK(pp_read_file(foreign, 1 << 24, &after, &n1, &err) == 0);
+	CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
+	snprintf(cmd, sizeof(cmd), "%s-wal", foreign);
+	CHECK(stat(cmd, &sb) != 0);
+	free(before);
+	free(after);
+}
+
 int main(void)
 {
 	RUN(test_cli);
 	RUN(test_compare);
+	RUN(test_hostile_rows);
+	RUN(test_read_only_commands);
 	return pp_t_done("test_history");
 }

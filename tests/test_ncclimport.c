@@ -6,6 +6,8 @@
  * checked and unchecked (#wrong N/A), old max-error columns, NCCL INFO
  * chatter, two programs in one file. Expected values are read off the log
  * lines quoted in the comments, or computed from nccl-tests' formulas.
+ * Damaged numbers (overflowing counts, a #wrong of 1e30) are messages, and
+ * names with terminal escapes are printed escaped.
  */
 #include "calib/calibdb.h"
 #include "harness.h"
@@ -272,6 +274,86 @@ static void test_cli(void)
 	free(out);
 }
 
+/* Damaged numbers: a count whose product with the type size overflows
+ * int64 (the collective is inferred by division), a #wrong of 1e30 (no
+ * int64 holds it; it was stored as NULL, "not checked"), sizes past 2^53,
+ * a root that is not a rank, an iteration count past INT_MAX. Each is a
+ * message or a clean inference, never undefined behaviour (the sanitizer
+ * pass checks). */
+static void test_damaged_numbers(void)
+{
+	pp_err err = {0};
+	const char *devs = "#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] GPU\n"
+			   "#  Rank  1 Group  0 Pid 1 on h device  1 [0x19] GPU\n";
+	const char *hdr = "#       size         count      type   redop    root     time   algbw   "
+			  "busbw #wrong     time   algbw   busbw #wrong\n";
+	char buf[2048];
+	/* count x 4 x 2 ranks overflows; neither shape matches */
+	snprintf(buf, sizeof(buf), "%s%s  8   4611686018427387904   float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "size and count must be whole numbers up to 2^53");
+	snprintf(buf, sizeof(buf), "%s%s  8   2305843009213693952   float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	snprintf(buf, sizeof(buf), "%s%s  9007199254740992   1125899906842624   float     sum      -1    "
+		 "12.00    0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
+	pp_nccl_log log;
+	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK(!strcmp(log.sections[0].op, "reduce_scatter")); /* 2^53 = 2^50 x 4 x 2 */
+	pp_nccl_log_release(&log);
+	snprintf(buf, sizeof(buf), "%s%s  1024  256   float     sum      -1    12.00    "
+		 "0.09    0.09      1e30    12.00    0.09    0.09      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "x.log:4: field 9: found '1e30', expected the number of wrong elements");
+	snprintf(buf, sizeof(buf), "%s%s  1024  256   float     sum      -1    12.00    "
+		 "0.09    0.09      -2    12.00    0.09    0.09      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	snprintf(buf, sizeof(buf), "%s%s  1024  256   float     sum    x7    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "found root 'x7', expected a rank or -1");
+	snprintf(buf, sizeof(buf), "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup "
+		 "iters: 5 iters: 99999999999999999999 agg iters: 1\n%s%s  1024  256   float     sum      "
+		 "-1    12.00    0.09    0.09      0    12.00    0.09    0.09      0\n# Out of bounds "
+		 "values : 99999999999999999999999 OK\n", devs, hdr);
+	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK(log.sections[0].iters == 0 && log.sections[0].out_of_bounds == PP_CALIB_NULL);
+	pp_nccl_log_release(&log);
+	snprintf(buf, sizeof(buf), "#  Rank 99999999999 Group  0 Pid 1 on h device  0 [0x18] GPU\n%s  "
+		 "1024  256   float     sum      -1    12.00    0.09    0.09      0    12.00    0.09    "
+		 "0.09      0\n", hdr);
+	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT); /* no usable rank line */
+}
+
+/* Host and GPU names with terminal escapes in a log: stored as they are,
+ * printed by calib list and calib show with every control byte as \xNN. */
+static void test_names_on_terminal(void)
+{
+	char log[600], cmd[2048], *out = NULL;
+	snprintf(log, sizeof(log), "%s/evil_all_reduce_perf.log", pp_t_tmpdir());
+	FILE *f = fopen(log, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 "
+		   "iters: 20\n#  Rank  0 Group  0 Pid 1 on \x1b]0;pwned\x07host device  0 [0x18] "
+		   "NVIDIA \x1b[2JH100\n#  Rank  1 Group  0 Pid 1 on \x1b]0;pwned\x07host device  1 [0x19] "
+		   "NVIDIA \x1b[2JH100\n#       size         count      type   redop    root     time   "
+		   "algbw   busbw #wrong     time   algbw   busbw #wrong\n        1024           256     "
+		   "float     sum      -1    12.00    0.09    0.09      0    12.00    0.09    0.09      "
+		   "0\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --db %s/evil.db && %s calib list "
+		 "--db %s/evil.db && %s calib show 1 --db %s/evil.db", pp_t_bin(), log, pp_t_tmpdir(),
+		 pp_t_bin(), pp_t_tmpdir(), pp_t_bin(), pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && !strchr(out, '\x1b') && !strchr(out, '\x07'));
+	CHECK_CONTAINS(out, "\\x1b]0;pwned\\x07host");
+	CHECK_CONTAINS(out, "NVIDIA \\x1b[2JH100");
+	free(out);
+}
+
 int main(void)
 {
 	RUN(test_all_reduce_8);
@@ -281,6 +363,8 @@ int main(void)
 	RUN(test_two_programs);
 	RUN(test_store_import);
 	RUN(test_errors);
+	RUN(test_damaged_numbers);
 	RUN(test_cli);
+	RUN(test_names_on_terminal);
 	return pp_t_done("test_ncclimport");
 }

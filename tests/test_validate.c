@@ -17,6 +17,7 @@
  */
 #include "harness.h"
 #include "testutil.h"
+#include "textutil.h"
 #include "calib/validate.h"
 
 #include <math.h>
@@ -136,12 +137,89 @@ static void bad_csv(void)
 	free(out);
 }
 
+/* A 20 MB file of another layout is refused on its header, at once and
+ * without parsing its rows (it took 2.4 GB); a larger file and one with
+ * too many rows are refused with the limit named; a row whose micro-batch
+ * and DP multiply past a long is skipped (it was undefined behaviour). */
+static void hostile_csv(void)
+{
+	char path[512], cmd[1024], *out = NULL;
+	snprintf(path, sizeof(path), "%s/wide.csv", pp_t_tmpdir());
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("a,b,c\n", f);
+	for (int i = 0; i < 1900000; i++) /* 3.8 MB of one-character fields */
+		fputs("x,", f);
+	fputs("\n", f);
+	fclose(f);
+	pp_valset w;
+	pp_err err = {0};
+	double t0 = pp_mono_s();
+	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "missing column \"source\"");
+	CHECK(pp_mono_s() - t0 < 2);
+	f = fopen(path, "w");
+	for (int i = 0; f && i < 500000; i++)
+		fputs("0123456789\n", f);
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s validate %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "larger than 4194304 bytes");
+	free(out);
+	/* the published header, then more rows than allowed */
+	char *pub = tu_slurp("models/validation/validation-public.csv");
+	const char *nl = pub ? strchr(pub, '\n') : NULL;
+	f = fopen(path, "w");
+	if (f && nl) {
+		fwrite(pub, 1, (size_t)(nl - pub + 1), f);
+		for (int i = 0; i < PP_VALIDATE_MAX_ROWS + 1; i++)
+			fputs("s,t,m,1,1,1,1,1,1,x,1,1,x,x,1,1,1,1,x,x,x,bandwidth,1,n\n", f);
+	}
+	if (f)
+		fclose(f);
+	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "more than 2000 rows");
+	/* micro-batch x DP past a long: skipped, not undefined */
+	f = fopen(path, "w");
+	if (f && nl) {
+		fwrite(pub, 1, (size_t)(nl - pub + 1), f);
+		fputs("\"Narayanan\",Table 1,GPT x,1,24,2304,24,2048,micro-batch 99999999999999999999,"
+		      "A100-SXM4-80GB,32,8,NVLink3,HDR,1,1,99999999999999999999,1,none,full,fp16,"
+		      "TFLOPs_per_gpu,137,\"MBS=99999999999999999999\"\n", f);
+	}
+	if (f)
+		fclose(f);
+	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == 0);
+	CHECK(w.n == 0 && w.skipped == 1);
+	pp_valset_release(&w);
+	/* escapes in a row's texts: printed as \xNN */
+	f = fopen(path, "w");
+	if (f && nl) {
+		fwrite(pub, 1, (size_t)(nl - pub + 1), f);
+		fputs("\"Narayanan \x1b]0;x\x07\",Table 1,GPT 1.7B,1.7,24,2304,24,2048,512 seqs,"
+		      "A100-SXM4-80GB,32,8,NVLink3,HDR,1,1,32,1,none,full,fp16,TFLOPs_per_gpu\x1b[2J,"
+		      "137,V=51200\n", f);
+	}
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s validate %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && !strchr(out, '\x1b') && !strchr(out, '\x07'));
+	CHECK_CONTAINS(out, "TFLOPs_per_gpu\\x1b[2J");
+	free(out);
+	free(pub);
+}
+
 int main(void)
 {
 	RUN(published_runs);
 	RUN(held_out_rows);
 	RUN(table1_disagreement_rows);
 	RUN(bad_csv);
+	RUN(hostile_csv);
 	pp_valset_release(&v);
 	return pp_t_done("test_validate");
 }

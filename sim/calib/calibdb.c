@@ -572,8 +572,8 @@ const char *pp_calibdb_effective_status(const pp_calib_run *r)
 	const char *st = r->status;
 	/* kill(pid, 0) fails with ESRCH once the writer is gone; only
 	 * meaningful on the host that ran it */
-	if (wh && !gethostname(host, sizeof(host) - 1) && !strcmp(host, wh) && pid > 0 &&
-	    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+	if (wh && !gethostname(host, sizeof(host) - 1) && !strcmp(host, wh) && pid >= 1 &&
+	    pid <= 4194304 && pid == floor(pid) && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		st = "interrupted";
 	cJSON_Delete(j);
 	return st;

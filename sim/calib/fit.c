@@ -214,10 +214,12 @@ static int collect_runs(pp_store *st, const int64_t *runs, int nruns, const char
 		size_t n = 0;
 		if ((rc = pp_calibdb_query(st, runs[r], NULL, &rows, &n, err)))
 			return rc;
-		*all = pp_xrealloc(*all, sizeof(pp_calib_meas) * (*nall + n));
-		memcpy(*all + *nall, rows, sizeof(pp_calib_meas) * n);
+		if (n) { /* a run without measurements has rows == NULL */
+			*all = pp_xrealloc(*all, sizeof(pp_calib_meas) * (*nall + n));
+			memcpy(*all + *nall, rows, sizeof(pp_calib_meas) * n);
+			*nall += n;
+		}
 		free(rows); /* the strings now belong to all[] */
-		*nall += n;
 		out->runs[out->nruns++] = runs[r];
 	}
 	return 0;

@@ -57,6 +57,23 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+/* The largest size or count a row may give: 2^53 bytes (8 PiB), exact in
+ * a double; nccl-tests' own sizes stop at a few GiB. */
+#define MAX_COUNT 9007199254740992LL
+
+/* t as a whole number 0..max into *v: digits only, no sign, no overflow. */
+static bool parse_count(const char *t, long long max, long long *v)
+{
+	if (!all_digits(t))
+		return false;
+	errno = 0;
+	long long x = strtoll(t, NULL, 10);
+	if (errno || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
 static int word_size(const char *type)
 {
 	static const struct {
@@ -173,8 +190,9 @@ static int parse_rank_line(const char *line, pp_nccl_section *s, rankset *rs)
 	int n = tokenize(buf, tok), rank = -1;
 	const char *host = NULL;
 	for (int i = 0; i + 1 < n; i++) {
-		if (!strcmp(tok[i], "Rank") && all_digits(tok[i + 1]))
-			rank = atoi(tok[i + 1]);
+		long long v;
+		if (!strcmp(tok[i], "Rank") && parse_count(tok[i + 1], 0x7fffffff, &v))
+			rank = (int)v;
 		else if (!strcmp(tok[i], "on"))
 			host = tok[i + 1];
 	}
@@ -241,15 +259,25 @@ static int parse_row(const char *name, int lineno, char *line, const layout *L, 
 		return pp_errf(err, PP_EINPUT, "%s:%d: a result row with %d fields; the header above "
 			       "it has %d", name, lineno, n, full);
 	}
-	if (!all_digits(tok[0]) || !all_digits(tok[1]))
-		return pp_errf(err, PP_EINPUT, "%s:%d: size and count must be whole numbers, found "
-			       "'%s' '%s'", name, lineno, tok[0], tok[1]);
-	r->size_bytes = strtoll(tok[0], NULL, 10);
-	r->count = strtoll(tok[1], NULL, 10);
+	long long size, count;
+	if (!parse_count(tok[0], MAX_COUNT, &size) || !parse_count(tok[1], MAX_COUNT, &count))
+		return pp_errf(err, PP_EINPUT, "%s:%d: size and count must be whole numbers up to "
+			       "2^53, found '%s' '%s'", name, lineno, tok[0], tok[1]);
+	r->size_bytes = size;
+	r->count = count;
 	cpy(r->type, sizeof(r->type), tok[2]);
 	cpy(r->redop, sizeof(r->redop), L->redop_at >= 0 ? tok[L->redop_at] : "");
-	if (L->root_at >= 0)
-		r->root = atoi(tok[L->root_at]);
+	if (L->root_at >= 0) {
+		const char *rt = tok[L->root_at];
+		long long v;
+		if (!strcmp(rt, "-1"))
+			r->root = -1;
+		else if (parse_count(rt, 0x7fffffff, &v))
+			r->root = (int)v;
+		else
+			return pp_errf(err, PP_EINPUT, "%s:%d: found root '%s', expected a rank or -1",
+				       name, lineno, rt);
+	}
 	int t = L->nbase;
 	for (int g = skip_first; g < skip_first + groups_present; g++) {
 		int slot = L->ngroups == 1 ? L->first_group : g;
@@ -264,7 +292,15 @@ static int parse_row(const char *name, int lineno, char *line, const layout *L, 
 			case COL_TIME: r->time_us[slot] = v; break;
 			case COL_ALGBW: r->algbw_GBps[slot] = v; break;
 			case COL_BUSBW: r->busbw_GBps[slot] = v; break;
-			case COL_WRONG: r->wrong[slot] = na ? PP_CALIB_NULL : (int64_t)v; break;
+			case COL_WRONG:
+				/* a count of wrong elements: whole, not negative, and
+				 * small enough for int64 (1e30 is a damaged log) */
+				if (!na && !(v >= 0 && v <= (double)MAX_COUNT && v == floor(v)))
+					return pp_errf(err, PP_EINPUT, "%s:%d: field %d: found '%s', expected "
+						       "the number of wrong elements (a whole number) or "
+						       "N/A", name, lineno, t + 1, tok[t]);
+				r->wrong[slot] = na ? PP_CALIB_NULL : (int64_t)v;
+				break;
 			case COL_ERROR: r->max_error[slot] = v; break;
 			default: break;
 			}
@@ -289,8 +325,11 @@ static const char *infer_op(const pp_nccl_row *r, int nranks, const char **why)
 		*why = "the log has no redop column";
 		return NULL;
 	}
-	bool per_rank = nranks > 1 && r->size_bytes == r->count * ws * (int64_t)nranks;
-	bool whole = r->size_bytes == r->count * ws;
+	/* size = count x ws [x nranks], by division: the product of a
+	 * damaged row's count could overflow int64 */
+	int64_t unit = (int64_t)ws * (nranks > 1 ? nranks : 1);
+	bool per_rank = nranks > 1 && r->size_bytes % unit == 0 && r->size_bytes / unit == r->count;
+	bool whole = r->size_bytes % ws == 0 && r->size_bytes / ws == r->count;
 	if (per_rank && reduces)
 		return "reduce_scatter";
 	if (per_rank) {
@@ -431,10 +470,12 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 				rs->n = 0;
 				L.valid = false;
 				trim_copy(s->params, sizeof(s->params), q);
-				for (int i = 1; i + 1 < n; i++)
+				for (int i = 1; i + 1 < n; i++) {
+					long long it;
 					if (!strcmp(tok[i], "iters:") && strcmp(tok[i - 1], "warmup") &&
-					    strcmp(tok[i - 1], "agg"))
-						s->iters = atoi(tok[i + 1]);
+					    strcmp(tok[i - 1], "agg") && parse_count(tok[i + 1], 0x7fffffff, &it))
+						s->iters = (int)it;
+				}
 			} else if (n >= 3 && !strcmp(tok[0], "nccl-tests") && !strcmp(tok[1], "version")) {
 				for (int i = 2; i < n; i++)
 					if (!strncmp(tok[i], "nccl-library=", 13))
@@ -470,7 +511,9 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 				if (parse_num(tok[4], &v))
 					s->avg_busbw_GBps = v;
 			} else if (s && n >= 6 && !strcmp(tok[0], "Out") && !strcmp(tok[2], "bounds")) {
-				s->out_of_bounds = atoll(tok[5]);
+				long long oob;
+				if (parse_count(tok[5], MAX_COUNT, &oob))
+					s->out_of_bounds = oob;
 			}
 			snprintf(prev, sizeof(prev), "%s", q);
 			continue;
@@ -640,27 +683,32 @@ out:
 	return rc;
 }
 
-int pp_ncclimport_file(pp_store *st, const char *path, const pp_ncclimport_opts *opts,
-		       int64_t *run_id, pp_nccl_log *log, pp_err *err)
+int pp_ncclimport_text(pp_store *st, const char *path, const char *text, size_t len,
+		       const pp_ncclimport_opts *opts, int64_t *run_id, pp_nccl_log *log, pp_err *err)
 {
-	char *text = NULL;
-	size_t len = 0;
 	pp_nccl_log local;
 	pp_nccl_log *lg = log ? log : &local;
-	int rc = pp_read_file(path, (size_t)1 << 30, &text, &len, err);
-	if (rc)
-		return rc;
-	if (memchr(text, '\0', len)) {
-		rc = pp_errf(err, PP_EINPUT, "%s: binary data, expected nccl-tests' text output", path);
-		free(text);
-		return rc;
-	}
-	rc = pp_ncclimport_parse(path, text, opts, lg, err);
+	memset(lg, 0, sizeof(*lg));
+	if (memchr(text, '\0', len))
+		return pp_errf(err, PP_EINPUT, "%s: binary data, expected nccl-tests' text output", path);
+	int rc = pp_ncclimport_parse(path, text, opts, lg, err);
 	if (!rc) {
 		rc = store_log(st, path, text, len, opts, lg, run_id, err);
 		if (rc || !log)
 			pp_nccl_log_release(lg);
 	}
+	return rc;
+}
+
+int pp_ncclimport_file(pp_store *st, const char *path, const pp_ncclimport_opts *opts,
+		       int64_t *run_id, pp_nccl_log *log, pp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = pp_read_file(path, PP_NCCL_MAX_BYTES, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = pp_ncclimport_text(st, path, text, len, opts, run_id, log, err);
 	free(text);
 	return rc;
 }

@@ -81,10 +81,17 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 			pp_nccl_log *out, pp_err *err);
 void pp_nccl_log_release(pp_nccl_log *log);
 
+/* The largest log read (a sweep of every program at every size on 4096
+ * ranks is a few MB). */
+#define PP_NCCL_MAX_BYTES ((size_t)256 << 20)
+
 /* Read path and store it as one calibration run (source "nccl-tests",
  * status "complete"), all rows in one transaction. *run_id gets the run,
  * *log (may be NULL) the parsed log (caller releases). */
 int pp_ncclimport_file(pp_store *st, const char *path, const pp_ncclimport_opts *opts,
 		       int64_t *run_id, pp_nccl_log *log, pp_err *err);
+/* The same for a log already read (len bytes of text; path names it). */
+int pp_ncclimport_text(pp_store *st, const char *path, const char *text, size_t len,
+		       const pp_ncclimport_opts *opts, int64_t *run_id, pp_nccl_log *log, pp_err *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include "core/jsonout.h"
 #include "core/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,10 +216,131 @@ char *pp_profile_to_json(const pp_profile *p)
 	return pp_json_finish(o, true);
 }
 
+/* The figures a profile may hold: wide of any real pod, narrow enough that
+ * the engine's times stay finite (a busbw of 1e-300 would make a
+ * collective outlast the int64 nanosecond clock). */
+#define BUSBW_MIN_GBPS 1e-3
+#define BUSBW_MAX_GBPS 1e6
+#define ALPHA_MAX_US 1e7
+#define MAX_POINTS 100000000
+#define MAX_RANKS 4194304
+
+/* A number at parent.key into *out: absent or null (an undefined figure, as
+ * the writer stores it) leaves def; else it must lie in [min, max]. */
+static int fig(const pp_jdoc *d, const cJSON *o, const char *parent, const char *key, double min,
+	       double max, double def, double *out, pp_err *err)
+{
+	*out = def;
+	if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key)))
+		return 0;
+	return pp_jget_num(d, o, parent, key, false, min, max, out, NULL, err);
+}
+
+/* A whole number at parent.key into *out (def when absent). */
+static int whole(const pp_jdoc *d, const cJSON *o, const char *parent, const char *key,
+		 int64_t min, int64_t max, int def, int *out, pp_err *err)
+{
+	int64_t v = def;
+	int rc = pp_jget_int(d, o, parent, key, false, min, max, &v, NULL, err);
+	*out = (int)v;
+	return rc;
+}
+
+static int piece_from_json(const pp_jdoc *d, const cJSON *q, const char *path, pp_coll_fit *f,
+			   pp_fit_piece_ci *ci, pp_err *err)
+{
+	int k = f->npieces, rc;
+	double hi, a, bw, aci, bwci;
+	if (!cJSON_IsObject(q))
+		return pp_jdoc_errf(d, err, path, "expected an object {\"lo_bytes\", \"hi_bytes\", "
+				    "\"alpha_us\", \"busbw_GBps\", ...}");
+	if ((rc = pp_jget_num(d, q, path, "lo_bytes", true, 0, 1e300, &f->piece[k].lo_bytes, NULL,
+			      err)) ||
+	    (rc = pp_jget_num(d, q, path, "hi_bytes", true, 0, 1e300, &hi, NULL, err)) ||
+	    (rc = pp_jget_num(d, q, path, "alpha_us", true, 0, ALPHA_MAX_US, &a, NULL, err)) ||
+	    /* null: the fit's slope was not positive (times flat in the
+	     * size), the writer's infinite busbw */
+	    (rc = fig(d, q, path, "busbw_GBps", BUSBW_MIN_GBPS, BUSBW_MAX_GBPS, INFINITY, &bw, err)) ||
+	    (rc = fig(d, q, path, "alpha_ci_us", 0, 1e300, NAN, &aci, err)) ||
+	    (rc = fig(d, q, path, "busbw_ci_GBps", 0, 1e300, NAN, &bwci, err)) ||
+	    (rc = whole(d, q, path, "points", 0, MAX_POINTS, 0, &ci->points, err)))
+		return rc;
+	f->piece[k].hi_bytes = hi >= 1e300 ? INFINITY : hi;
+	f->piece[k].alpha_s = a * 1e-6;
+	f->piece[k].busbw_Bps = bw * PP_GB;
+	ci->alpha_ci_s = aci * 1e-6;
+	ci->busbw_ci_Bps = bwci * PP_GB;
+	f->npieces++;
+	return 0;
+}
+
+/* collectives[i]: skipped (0) when its op is not one podplan models. */
+static int fit_from_json(const pp_jdoc *d, const cJSON *c, const char *path, pp_profile *p,
+			 pp_err *err)
+{
+	pp_coll_fit *f = &p->fits[p->nfits];
+	char pp_[128];
+	int rc;
+	memset(f, 0, sizeof(*f));
+	const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(c, "scope");
+	int o = -1;
+	for (int i = 0; cJSON_IsString(op) && i < PP_COLL_COUNT; i++)
+		if (!strcmp(op->valuestring, pp_coll_names[i]))
+			o = i;
+	if (o < 0)
+		return 0;
+	f->op = (pp_coll)o;
+	f->scope = cJSON_IsString(sc) && !strcmp(sc->valuestring, "inter_node") ? PP_SCOPE_INTER
+										: PP_SCOPE_INTRA;
+	if ((rc = whole(d, c, path, "nranks", 1, MAX_RANKS, 0, &f->nranks, err)) ||
+	    (rc = fig(d, c, path, "rms_rel_residual", 0, 1e300, NAN, &p->fit_rms[p->nfits], err)))
+		return rc;
+	if (!f->nranks)
+		return pp_jdoc_errf(d, err, path, "no \"nranks\", expected the GPU count of the fit");
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(c, "pieces");
+	int k = 0;
+	for (const cJSON *q = ps ? ps->child : NULL; q && f->npieces < PP_FIT_PIECES; q = q->next, k++) {
+		char qp[160];
+		snprintf(pp_, sizeof(pp_), "%s.pieces", path);
+		pp_jpath_idx(qp, sizeof(qp), pp_, k);
+		if ((rc = piece_from_json(d, q, qp, f, &p->fit_ci[p->nfits][f->npieces], err)))
+			return rc;
+	}
+	if (f->npieces)
+		p->nfits++;
+	return 0;
+}
+
+static int gemm_from_json(const pp_jdoc *d, const cJSON *g, pp_profile *p, pp_err *err)
+{
+	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(g, pp_dtype_names[dt]);
+		char path[64];
+		int rc;
+		if (!e)
+			continue;
+		snprintf(path, sizeof(path), "gemm.%s", pp_dtype_names[dt]);
+		p->has_gemm[dt] = true;
+		if ((rc = fig(d, e, path, "peak_fraction", 0, 2, NAN, &p->gemm_frac[dt], err)) ||
+		    (rc = fig(d, e, path, "ci", 0, 1e300, NAN, &p->gemm_frac_ci[dt], err)) ||
+		    (rc = fig(d, e, path, "k0", 0, 1e9, 0, &p->gemm_k0[dt], err)) ||
+		    (rc = fig(d, e, path, "k0_ci", 0, 1e300, 0, &p->gemm_k0_ci[dt], err)) ||
+		    (rc = whole(d, e, path, "points", 0, MAX_POINTS, 0, &p->gemm_points[dt], err)) ||
+		    (rc = fig(d, e, path, "rms_rel_residual", 0, 1e300, NAN, &p->gemm_rms[dt], err)))
+			return rc;
+	}
+	return 0;
+}
+
 int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_err *err)
 {
 	memset(p, 0, sizeof(*p));
 	pp_jdoc d;
+	memset(&d, 0, sizeof(d));
+	if (!json) /* a profiles row without params_json */
+		return pp_errf(err, PP_EINPUT, "%s: the profile has no parameters (params_json is "
+			       "empty), expected podplan-profile/1 JSON", name);
 	int rc = pp_jdoc_parse(&d, name, json, strlen(json), err);
 	if (rc)
 		goto out;
@@ -229,71 +351,57 @@ int pp_profile_from_json(pp_profile *p, const char *name, const char *json, pp_e
 		goto out;
 	}
 	if ((rc = pp_jget_str(&d, r, "", "name", true, p->name, sizeof(p->name), NULL, err)) ||
-	    (rc = pp_jget_str(&d, r, "", "gpu", false, p->gpu, sizeof(p->gpu), NULL, err)))
+	    (rc = pp_jget_str(&d, r, "", "gpu", false, p->gpu, sizeof(p->gpu), NULL, err)) ||
+	    (rc = whole(&d, r, "", "version", 0, 0x7fffffff, 0, &p->version, err)))
 		goto out;
-	p->version = (int)pp_json_get_num(r, "version", 0);
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r, "runs");
-	for (const cJSON *e = runs ? runs->child : NULL; e && p->nruns < PP_PROFILE_MAX_RUNS; e = e->next)
-		p->runs[p->nruns++] = (int64_t)e->valuedouble;
-	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(r, "collectives");
-	for (const cJSON *c = cs ? cs->child : NULL; c && p->nfits < PP_HW_MAX_FITS; c = c->next) {
-		pp_coll_fit *f = &p->fits[p->nfits];
-		const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
-		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(c, "scope");
-		int o = -1;
-		for (int i = 0; cJSON_IsString(op) && i < PP_COLL_COUNT; i++)
-			if (!strcmp(op->valuestring, pp_coll_names[i]))
-				o = i;
-		if (o < 0)
-			continue;
-		f->op = (pp_coll)o;
-		f->scope = cJSON_IsString(sc) && !strcmp(sc->valuestring, "inter_node") ? PP_SCOPE_INTER
-											: PP_SCOPE_INTRA;
-		f->nranks = (int)pp_json_get_num(c, "nranks", 0);
-		p->fit_rms[p->nfits] = pp_json_get_num(c, "rms_rel_residual", NAN);
-		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(c, "pieces");
-		for (const cJSON *q = ps ? ps->child : NULL; q && f->npieces < PP_FIT_PIECES; q = q->next) {
-			int k = f->npieces++;
-			f->piece[k].lo_bytes = pp_json_get_num(q, "lo_bytes", NAN);
-			double hi = pp_json_get_num(q, "hi_bytes", NAN);
-			f->piece[k].hi_bytes = hi >= 1e300 ? INFINITY : hi;
-			f->piece[k].alpha_s = pp_json_get_num(q, "alpha_us", NAN) * 1e-6;
-			f->piece[k].busbw_Bps = pp_json_get_num(q, "busbw_GBps", NAN) * PP_GB;
-			pp_fit_piece_ci *ci = &p->fit_ci[p->nfits][k];
-			ci->alpha_ci_s = pp_json_get_num(q, "alpha_ci_us", NAN) * 1e-6;
-			ci->busbw_ci_Bps = pp_json_get_num(q, "busbw_ci_GBps", NAN) * PP_GB;
-			ci->points = (int)pp_json_get_num(q, "points", 0);
+	int i = 0;
+	for (const cJSON *e = runs ? runs->child : NULL; e && p->nruns < PP_PROFILE_MAX_RUNS;
+	     e = e->next, i++) {
+		char path[32];
+		pp_jpath_idx(path, sizeof(path), "runs", i);
+		double v = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+		if (!(v >= 1 && v <= 9007199254740992.0) || v != floor(v)) {
+			rc = pp_jdoc_errf(&d, err, path, "expected a calibration run id (a positive whole "
+					  "number)");
+			goto out;
 		}
-		if (f->npieces)
-			p->nfits++;
+		p->runs[p->nruns++] = (int64_t)v;
 	}
-	const cJSON *g = cJSON_GetObjectItemCaseSensitive(r, "gemm");
-	for (int dt = 0; dt < PP_DT_COUNT; dt++) {
-		const cJSON *e = cJSON_GetObjectItemCaseSensitive(g, pp_dtype_names[dt]);
-		if (!e)
-			continue;
-		p->has_gemm[dt] = true;
-		p->gemm_frac[dt] = pp_json_get_num(e, "peak_fraction", NAN);
-		p->gemm_frac_ci[dt] = pp_json_get_num(e, "ci", NAN);
-		double k0 = pp_json_get_num(e, "k0", NAN), k0_ci = pp_json_get_num(e, "k0_ci", NAN);
-		p->gemm_k0[dt] = isfinite(k0) ? k0 : 0;
-		p->gemm_k0_ci[dt] = isfinite(k0_ci) ? k0_ci : 0;
-		p->gemm_points[dt] = (int)pp_json_get_num(e, "points", 0);
-		p->gemm_rms[dt] = pp_json_get_num(e, "rms_rel_residual", NAN);
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(r, "collectives");
+	i = 0;
+	for (const cJSON *c = cs ? cs->child : NULL; c && p->nfits < PP_HW_MAX_FITS; c = c->next, i++) {
+		char path[48];
+		if ((rc = fit_from_json(&d, c, pp_jpath_idx(path, sizeof(path), "collectives", i), p,
+					err)))
+			goto out;
 	}
+	if ((rc = gemm_from_json(&d, cJSON_GetObjectItemCaseSensitive(r, "gemm"), p, err)))
+		goto out;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "memory");
 	if (m) {
 		p->has_mem = true;
-		p->mem_Bps = pp_json_get_num(m, "GBps", NAN) * PP_GB;
-		p->mem_ci_Bps = pp_json_get_num(m, "ci_GBps", NAN) * PP_GB;
-		p->mem_points = (int)pp_json_get_num(m, "points", 0);
+		double gb, ci;
+		if ((rc = fig(&d, m, "memory", "GBps", BUSBW_MIN_GBPS, BUSBW_MAX_GBPS, NAN, &gb, err)) ||
+		    (rc = fig(&d, m, "memory", "ci_GBps", 0, 1e300, NAN, &ci, err)) ||
+		    (rc = whole(&d, m, "memory", "points", 0, MAX_POINTS, 0, &p->mem_points, err)))
+			goto out;
+		p->mem_Bps = gb * PP_GB;
+		p->mem_ci_Bps = ci * PP_GB;
 	}
 	const cJSON *ov = cJSON_GetObjectItemCaseSensitive(r, "overlap");
-	if (ov && isfinite(pp_json_get_num(ov, "efficiency", NAN))) {
-		p->has_overlap = true;
-		p->overlap_eff = pp_json_get_num(ov, "efficiency", NAN);
-		p->overlap_ci = pp_json_get_num(ov, "ci", NAN);
-		p->overlap_points = (int)pp_json_get_num(ov, "points", 0);
+	if (ov) {
+		double eff;
+		if ((rc = fig(&d, ov, "overlap", "efficiency", 0, 1, NAN, &eff, err)))
+			goto out;
+		if (isfinite(eff)) {
+			p->has_overlap = true;
+			p->overlap_eff = eff;
+			if ((rc = fig(&d, ov, "overlap", "ci", 0, 1e300, NAN, &p->overlap_ci, err)) ||
+			    (rc = whole(&d, ov, "overlap", "points", 0, MAX_POINTS, 0, &p->overlap_points,
+					err)))
+				goto out;
+		}
 	}
 	sustained_from_json(p, r);
 	small_m_from_json(p, r);
@@ -443,11 +551,18 @@ int pp_profile_apply_spec(pp_hw *hw, const char *db, const char *profile, pp_err
 	snprintf(name, sizeof(name), "%s", profile);
 	char *at = strchr(name, '@');
 	if (at) {
+		char *end;
 		*at = '\0';
-		version = atoi(at + 1);
+		errno = 0;
+		long v = strtol(at + 1, &end, 10);
+		if (end == at + 1 || *end || errno || v < 1 || v > 0x7fffffffL)
+			return pp_errf(err, PP_EINPUT, "calibration profile \"%s\": found version \"%s\", "
+				       "expected NAME@VERSION with a positive whole version", profile,
+				       at + 1);
+		version = (int)v;
 	}
 	pp_store *st;
-	int rc = pp_store_open(&st, db, err);
+	int rc = pp_store_open_ro(&st, db, err);
 	if (rc)
 		return rc;
 	pp_profile p;

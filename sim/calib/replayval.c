@@ -52,8 +52,20 @@ static bool cell_num(const char *s, bool empty_ok, double *out)
 
 int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err)
 {
+	char *text = NULL;
 	memset(v, 0, sizeof(*v));
-	int rc = pp_csv_load(&v->csv, path, err);
+	int rc = pp_read_file(path, PP_REPLAYVAL_MAX_BYTES, &text, NULL, err);
+	if (rc)
+		return rc;
+	rc = pp_replayval_parse(path, text, v, err);
+	free(text);
+	return rc;
+}
+
+int pp_replayval_parse(const char *path, const char *text, pp_replayset *v, pp_err *err)
+{
+	memset(v, 0, sizeof(*v));
+	int rc = pp_csv_parse_max(&v->csv, path, text, PP_REPLAYVAL_MAX_ROWS, err);
 	if (rc)
 		return rc;
 	const pp_csv *c = &v->csv;

@@ -48,10 +48,16 @@ typedef struct pp_replayset {
 	pp_csv csv;                 /* the file as read (for --csv output) */
 } pp_replayset;
 
+/* The most a replay CSV may hold (a replay appends about 30 rows of 150
+ * bytes): larger is PP_EINPUT. */
+#define PP_REPLAYVAL_MAX_BYTES ((size_t)16 << 20)
+#define PP_REPLAYVAL_MAX_ROWS 20000
 /* Read FILE.csv (needs the columns config, predicted_s, measured_s; an
  * empty measured_s is a pending row). PP_EINPUT names the line and column
  * of a bad value. */
 int pp_replayval_load(const char *path, pp_replayset *v, pp_err *err);
+/* The same for a CSV text already read (path names it in messages). */
+int pp_replayval_parse(const char *path, const char *text, pp_replayset *v, pp_err *err);
 
 /* Predict every row again from its scenario file (relative paths are taken
  * from the current directory, as the replay wrote them) with the

@@ -26,6 +26,19 @@ static bool hasi(const char *s, const char *needle)
 	return false;
 }
 
+/* The largest count a row may give (layers, GPUs, batch sizes, ...): the
+ * scenario parser's own limits are lower; this keeps the products below
+ * (micro-batch x DP) far inside a long. */
+#define VAL_MAX 1000000000L
+
+/* A whole number cell: strtol, clamped to 0..VAL_MAX + 1 (0 for what is
+ * not a number or is negative; VAL_MAX + 1 for what is too large). */
+static long cell_long(const char *s)
+{
+	long v = strtol(s, NULL, 10);
+	return v < 0 ? 0 : v > VAL_MAX ? VAL_MAX + 1 : v;
+}
+
 /* The first integer after any of the keys in text, else def. */
 static long after(const char *text, const char *const *keys, size_t nkeys, long def)
 {
@@ -38,18 +51,16 @@ static long after(const char *text, const char *const *keys, size_t nkeys, long 
 			p++;
 		if (!*p)
 			continue;
-		long v = strtol(p, NULL, 10);
-		/* thousands separators, e.g. "250,680" */
+		/* thousands separators, e.g. "250,680"; a number past VAL_MAX
+		 * stays VAL_MAX + 1 (out of range for every use) */
 		const char *q = p;
 		while (isdigit((unsigned char)*q) || (*q == ',' && isdigit((unsigned char)q[1])))
 			q++;
-		if (memchr(p, ',', (size_t)(q - p))) {
-			v = 0;
-			for (const char *r = p; r < q; r++)
-				if (isdigit((unsigned char)*r))
-					v = v * 10 + (*r - '0');
-		}
-		return v;
+		long v = 0;
+		for (const char *r = p; r < q; r++)
+			if (isdigit((unsigned char)*r) && v <= VAL_MAX)
+				v = v * 10 + (*r - '0');
+		return v > VAL_MAX ? VAL_MAX + 1 : v;
 	}
 	return def;
 }
@@ -87,9 +98,9 @@ static const char *inter_id(const char *txt, int *nics)
 {
 	static const char *const k[] = {"x "};
 	*nics = (int)after(txt, k, 0, 8);
-	long n = strtol(txt, NULL, 10);
+	long n = cell_long(txt);
 	if (n > 0)
-		*nics = (int)n;
+		*nics = (int)n; /* <= VAL_MAX + 1: an int */
 	if (has(txt, "Omni-Path")) {
 		*nics = (int)after(txt, (const char *const[]){"("}, 1, 4);
 		return "opa-100g";
@@ -137,9 +148,9 @@ static int build(const pp_catalog *cat, const rowin *r, pp_scenario *s, char *wh
 		snprintf(why, nwhy, "GPU or fabric not in the catalog");
 		return -1;
 	}
-	long gbs = strtol(r->gbs, NULL, 10);
+	long gbs = cell_long(r->gbs);
 	if (has(r->gbs, "micro-batch"))
-		gbs = mbs * r->dp;
+		gbs = mbs * r->dp; /* both <= VAL_MAX + 1 */
 	static const char *const vk[] = {"V=", "Vocab ", "vocab "};
 	long vocab = after(r->notes, vk, PP_ARRAY_LEN(vk), 51200);
 	bool sp = hasi(r->recompute, "sequence") && !hasi(r->recompute, "no sequence");
@@ -219,11 +230,27 @@ static void skip(pp_valset *v, int line, const char *why)
 
 int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_err *err)
 {
-	pp_csv c;
+	char *text = NULL;
 	memset(v, 0, sizeof(*v));
-	int rc = pp_csv_load(&c, path, err);
+	int rc = pp_read_file(path, PP_VALIDATE_MAX_BYTES, &text, NULL, err);
 	if (rc)
 		return rc;
+	rc = pp_validate_text(cat, path, text, v, err);
+	free(text);
+	return rc;
+}
+
+int pp_validate_text(const pp_catalog *cat, const char *path, const char *text, pp_valset *v,
+		     pp_err *err)
+{
+	pp_csv c;
+	int rc;
+	memset(v, 0, sizeof(*v));
+	memset(&c, 0, sizeof(c));
+	/* the columns first: a file of another layout is refused before its
+	 * rows are parsed */
+	if ((rc = pp_csv_parse_header(&c, path, text, err)))
+		goto out;
 	const char *need[] = {"source", "table_or_section", "model", "layers", "hidden", "heads",
 			      "seq_len", "global_batch_tokens_or_seqs", "gpu_sku", "num_gpus",
 			      "gpus_per_node", "inter_node_fabric", "TP", "PP", "DP",
@@ -238,6 +265,9 @@ int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_er
 			goto out;
 		}
 	}
+	pp_csv_release(&c);
+	if ((rc = pp_csv_parse_max(&c, path, text, PP_VALIDATE_MAX_ROWS, err)))
+		goto out;
 	for (int i = 1; i < c.nrows; i++) {
 #define F(k) pp_csv_get(&c, i, col[k])
 		rowin r;
@@ -253,15 +283,15 @@ int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_er
 		r.precision = F(17);
 		r.metric = F(18);
 		r.notes = F(20);
-		r.layers = strtol(F(3), NULL, 10);
-		r.hidden = strtol(F(4), NULL, 10);
-		r.heads = strtol(F(5), NULL, 10);
-		r.seq = strtol(F(6), NULL, 10);
-		r.gpus = strtol(F(9), NULL, 10);
-		r.gpn = strtol(F(10), NULL, 10);
-		r.tp = strtol(F(12), NULL, 10);
-		r.pp = strtol(F(13), NULL, 10);
-		r.dp = strtol(F(14), NULL, 10);
+		r.layers = cell_long(F(3));
+		r.hidden = cell_long(F(4));
+		r.heads = cell_long(F(5));
+		r.seq = cell_long(F(6));
+		r.gpus = cell_long(F(9));
+		r.gpn = cell_long(F(10));
+		r.tp = cell_long(F(12));
+		r.pp = cell_long(F(13));
+		r.dp = cell_long(F(14));
 		r.measured = strtod(F(19), NULL);
 #undef F
 		const char *m = r.metric;
@@ -281,7 +311,8 @@ int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_er
 		else
 			continue; /* not a step-time metric (bandwidths, specs) */
 		if (r.layers <= 0 || r.hidden <= 0 || r.heads <= 0 || r.seq <= 0 || r.gpus <= 0 ||
-		    r.tp <= 0 || r.pp <= 0 || r.dp <= 0 || !r.gbs[0] || r.measured <= 0) {
+		    r.tp <= 0 || r.pp <= 0 || r.dp <= 0 || !r.gbs[0] || !(r.measured > 0) ||
+		    !isfinite(r.measured)) {
 			skip(v, i + 1, "configuration incomplete");
 			continue;
 		}

@@ -44,8 +44,18 @@ typedef struct pp_valset {
 	char skipped_why[2048];
 } pp_valset;
 
-/* Predict every usable row of the CSV at path. */
+/* What a validation CSV may hold (the published table is 74 kB, 139
+ * rows; each row is one prediction): larger is PP_EINPUT before anything
+ * is predicted. */
+#define PP_VALIDATE_MAX_BYTES ((size_t)4 << 20)
+#define PP_VALIDATE_MAX_ROWS 2000
+
+/* Predict every usable row of the CSV at path. The header is checked
+ * before the rows are parsed. */
 int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *out, pp_err *err);
+/* The same for a CSV text already read (path names it in messages). */
+int pp_validate_text(const pp_catalog *cat, const char *path, const char *text, pp_valset *out,
+		     pp_err *err);
 void pp_valset_release(pp_valset *v);
 
 /* Mean and max absolute error of the rows of a group (all groups when

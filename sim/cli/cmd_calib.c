@@ -48,25 +48,18 @@ static void help(void)
 	       pp_store_default_path());
 }
 
-static int open_store(const char *db, pp_store **st)
+/* list, show and export only read: the store is opened read-only */
+static int open_store(const char *db, bool writes, pp_store **st)
 {
 	pp_err err = {0};
-	if (pp_store_open(st, db, &err))
+	if ((writes ? pp_store_open : pp_store_open_ro)(st, db, &err))
 		return pp_cli_fail(&err);
 	return 0;
 }
 
 static const char *fmt_time(double t, char *buf, size_t n)
 {
-	if (!isfinite(t)) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	time_t tt = (time_t)t;
-	struct tm tm;
-	gmtime_r(&tt, &tm);
-	strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
-	return buf;
+	return pp_fmt_utc(t, "%Y-%m-%d %H:%M:%S UTC", buf, n);
 }
 
 static int parse_run_id(const char *s, int64_t *id)
@@ -101,9 +94,9 @@ static int cmd_list(pp_store *st)
 		else
 			snprintf(g, sizeof(g), "-");
 		printf("%5lld  %-23s  %-17s  %-11s  %5s  %-24.24s  %6lld  %s\n", (long long)r->id,
-		       fmt_time(r->started_at, t, sizeof(t)), r->source ? r->source : "-",
-		       pp_calibdb_effective_status(r), g, r->gpu_name ? r->gpu_name : "-",
-		       (long long)r->n_measurements, r->host ? r->host : "-");
+		       fmt_time(r->started_at, t, sizeof(t)), pp_tty(r->source ? r->source : "-"),
+		       pp_tty(pp_calibdb_effective_status(r)), g, pp_tty(r->gpu_name ? r->gpu_name : "-"),
+		       (long long)r->n_measurements, pp_tty(r->host ? r->host : "-"));
 		pp_calib_run_release(&runs[i]);
 	}
 	free(runs);
@@ -127,14 +120,14 @@ static void print_links(const char *topology_json)
 			printf("            GPU%-3d", r);
 			for (int c = 0; c < n; c++) {
 				const cJSON *v = cJSON_GetArrayItem(row, c);
-				printf("%7s", cJSON_IsString(v) ? v->valuestring : "?");
+				printf("%7s", cJSON_IsString(v) ? pp_tty(v->valuestring) : "?");
 			}
 			printf("\n");
 		}
 	}
 	const cJSON *src = j ? cJSON_GetObjectItemCaseSensitive(j, "links_from") : NULL;
 	if (cJSON_IsString(src))
-		printf("            (from %s)\n", src->valuestring);
+		printf("            (from %s)\n", pp_tty(src->valuestring));
 	const cJSON *nics = j ? cJSON_GetObjectItemCaseSensitive(j, "nics") : NULL;
 	if (cJSON_IsArray(nics)) {
 		printf("  NICs      ");
@@ -143,8 +136,9 @@ static void print_links(const char *topology_json)
 		for (const cJSON *c = nics->child; c; c = c->next) {
 			const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c, "name");
 			const cJSON *rate = cJSON_GetObjectItemCaseSensitive(c, "rate");
-			printf("%s%s%s%s ", cJSON_IsString(nm) ? nm->valuestring : "?",
-			       cJSON_IsString(rate) ? " (" : "", cJSON_IsString(rate) ? rate->valuestring : "",
+			printf("%s%s%s%s ", cJSON_IsString(nm) ? pp_tty(nm->valuestring) : "?",
+			       cJSON_IsString(rate) ? " (" : "",
+			       cJSON_IsString(rate) ? pp_tty(rate->valuestring) : "",
 			       cJSON_IsString(rate) ? ")" : "");
 		}
 		printf("\n");
@@ -204,24 +198,24 @@ static void print_peaks(const pp_calib_meas *rows, size_t n)
 		char b[32], what[96];
 		pp_fmt_bytes(m->bytes == PP_CALIB_NULL ? 0 : (double)m->bytes, b, sizeof(b));
 		if (!strcmp(m->kind, "collective")) {
-			snprintf(what, sizeof(what), "%s %s, %lld ranks", m->op ? m->op : "?",
-				 m->dtype ? m->dtype : "", (long long)m->nranks);
-			printf("  %-12s %-36s busbw %8.1f GB/s  at %s%s (%zu rows)\n", m->kind, what,
+			snprintf(what, sizeof(what), "%s %s, %lld ranks", pp_tty(m->op ? m->op : "?"),
+				 pp_tty(m->dtype ? m->dtype : ""), (long long)m->nranks);
+			printf("  %-12s %-36s busbw %8.1f GB/s  at %s%s (%zu rows)\n", pp_tty(m->kind), what,
 			       pk[j].value, b, m->inplace == 1 ? " in-place" : "", pk[j].count);
 		} else if (!strcmp(m->kind, "gemm")) {
-			snprintf(what, sizeof(what), "%s %s, GPU %lld", m->dtype ? m->dtype : "",
+			snprintf(what, sizeof(what), "%s %s, GPU %lld", pp_tty(m->dtype ? m->dtype : ""),
 				 strncmp(m->op ? m->op : "", "square", 6) ? "model shapes" : "square",
 				 (long long)m->device);
-			printf("  %-12s %-36s %8.1f TFLOP/s at %lldx%lldx%lld %s (%zu rows)\n", m->kind,
+			printf("  %-12s %-36s %8.1f TFLOP/s at %lldx%lldx%lld %s (%zu rows)\n", pp_tty(m->kind),
 			       what, pk[j].value, (long long)m->m, (long long)m->n, (long long)m->k,
-			       m->op ? m->op : "", pk[j].count);
+			       pp_tty(m->op ? m->op : ""), pk[j].count);
 		} else {
-			snprintf(what, sizeof(what), "%s%s%s", m->op ? m->op : "",
+			snprintf(what, sizeof(what), "%s%s%s", pp_tty(m->op ? m->op : ""),
 				 m->device != PP_CALIB_NULL ? ", GPU " : "", "");
 			if (m->device != PP_CALIB_NULL)
 				snprintf(what + strlen(what), sizeof(what) - strlen(what), "%lld",
 					 (long long)m->device);
-			printf("  %-12s %-36s %8.2f GB/s   at %s (%zu rows)\n", m->kind, what,
+			printf("  %-12s %-36s %8.2f GB/s   at %s (%zu rows)\n", pp_tty(m->kind), what,
 			       pk[j].value, b, pk[j].count);
 		}
 	}
@@ -242,13 +236,13 @@ static int cmd_show(pp_store *st, int64_t id)
 		return pp_cli_fail(&err);
 	}
 	char t0[48], dur[32], mem[32];
-	printf("calibration run %lld (%s, %s)\n", (long long)r.id, r.source,
-	       pp_calibdb_effective_status(&r));
+	printf("calibration run %lld (%s, %s)\n", (long long)r.id, pp_tty(r.source),
+	       pp_tty(pp_calibdb_effective_status(&r)));
 	printf("  started   %s", fmt_time(r.started_at, t0, sizeof(t0)));
 	if (isfinite(r.ended_at))
 		printf(", took %s", pp_fmt_duration(r.ended_at - r.started_at, dur, sizeof(dur)));
-	printf("\n  command   %s\n", r.command_line);
-	printf("  host      %s", r.host ? r.host : "-");
+	printf("\n  command   %s\n", pp_tty(r.command_line));
+	printf("  host      %s", pp_tty(r.host ? r.host : "-"));
 	if (r.cpu_cores != PP_CALIB_NULL)
 		printf(", %lld CPU cores", (long long)r.cpu_cores);
 	if (r.mem_bytes != PP_CALIB_NULL)
@@ -256,13 +250,13 @@ static int cmd_show(pp_store *st, int64_t id)
 	printf("\n  GPUs      ");
 	if (r.gpu_count != PP_CALIB_NULL)
 		printf("%lld x ", (long long)r.gpu_count);
-	printf("%s", r.gpu_name ? r.gpu_name : "?");
+	printf("%s", pp_tty(r.gpu_name ? r.gpu_name : "?"));
 	if (r.driver_version)
-		printf(", driver %s", r.driver_version);
+		printf(", driver %s", pp_tty(r.driver_version));
 	if (r.cuda_version)
-		printf(", CUDA %s", r.cuda_version);
+		printf(", CUDA %s", pp_tty(r.cuda_version));
 	if (r.nccl_version)
-		printf(", NCCL %s", r.nccl_version);
+		printf(", NCCL %s", pp_tty(r.nccl_version));
 	printf("\n");
 	print_links(r.topology_json);
 	printf("  rows      %zu", n);
@@ -280,12 +274,22 @@ static int cmd_show(pp_store *st, int64_t id)
 	if (r.verdict_json) {
 		pp_sb sb = {0};
 		printf("\nhealth verdict\n");
-		if (pp_calibdb_format_verdict(r.verdict_json, &sb, &err))
+		if (pp_calibdb_format_verdict(r.verdict_json, &sb, &err)) {
 			printf("  (unreadable: %s)\n", err.msg);
-		else
-			fputs(sb.buf, stdout);
+		} else {
+			/* the verdict's texts come from the store: escaped, its lines kept */
+			for (char *line = sb.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl = '\0';
+				pp_sb esc = {0};
+				pp_sb_add_tty(&esc, line);
+				printf("%s%s", esc.buf ? esc.buf : "", nl ? "\n" : "");
+				pp_sb_release(&esc);
+			}
+		}
 		pp_sb_release(&sb);
-	} else if (!strcmp(r.source, "podplan-calibrate")) {
+	} else if (r.source && !strcmp(r.source, "podplan-calibrate")) {
 		printf("\nno health verdict (the run did not finish)\n");
 	}
 	pp_calib_meas_free(rows, n);
@@ -336,12 +340,12 @@ static int cmd_import(pp_store *st, char **logs, int nlogs, const pp_ncclimport_
 				inpl |= sec->rows[r].has[1];
 			}
 			printf("%s: %s (from the %s), %d ranks on %d host%s, %zu sizes, %zu rows%s -> run "
-			       "%lld\n", logs[i], sec->op, sec->op_from, sec->nranks, sec->nhosts,
+			       "%lld\n", pp_tty(logs[i]), sec->op, sec->op_from, sec->nranks, sec->nhosts,
 			       sec->nhosts == 1 ? "" : "s", sec->nrows, cols,
 			       inpl ? " (out-of-place and in-place)" : " (out-of-place)", (long long)id);
 		}
 		if (log.warnings[0])
-			fprintf(stderr, "podplan calib: warning: %s\n", log.warnings);
+			fprintf(stderr, "podplan calib: warning: %s\n", pp_tty(log.warnings));
 		pp_nccl_log_release(&log);
 	}
 	return worst;
@@ -431,7 +435,7 @@ int pp_cmd_calib(int argc, char **argv)
 		break;
 	}
 	pp_store *st;
-	if ((rc = open_store(db, &st)))
+	if ((rc = open_store(db, si == 3, &st)))
 		return rc;
 	switch (si) {
 	case 0: rc = cmd_list(st); break;

@@ -145,6 +145,10 @@ static int parse_args(int argc, char **argv, fit_args *a)
 	}
 	if (optind < argc)
 		return pp_cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
+	/* the name is printed on terminals and read back as JSON text */
+	if (a->name && (!*a->name || pp_has_control_text(a->name) || strlen(a->name) > 127))
+		return pp_cli_usage_error("fit", "--name: found \"%s\", expected 1 to 127 characters "
+					  "of printable text", a->name);
 	return 0;
 }
 
@@ -156,11 +160,11 @@ static void list_profiles(pp_store *st)
 			   "profiles ORDER BY name, version", -1, &q, NULL);
 	printf("%-24s %7s %-20s %s\n", "profile", "version", "created (UTC)", "runs");
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		time_t t = (time_t)sqlite3_column_double(q, 2);
 		char when[32];
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&t));
-		printf("%-24s %7d %-20s %s\n", sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
-		       when, sqlite3_column_text(q, 3));
+		pp_fmt_utc(sqlite3_column_double(q, 2), "%Y-%m-%d %H:%M", when, sizeof(when));
+		/* names from the store, escaped for the terminal */
+		printf("%-24s %7d %-20s %s\n", pp_tty((const char *)sqlite3_column_text(q, 0)),
+		       sqlite3_column_int(q, 1), when, pp_tty((const char *)sqlite3_column_text(q, 3)));
 	}
 	sqlite3_finalize(q);
 }
@@ -175,8 +179,12 @@ static int export_profile(pp_store *st, const char *spec, const char *output)
 	char *at = strchr(nm, '@');
 	int v = 0, rc = 0;
 	if (at) {
+		unsigned long u;
 		*at = '\0';
-		v = atoi(at + 1);
+		if (pp_cli_parse_ulong(at + 1, 0x7fffffffUL, &u) || u == 0)
+			return pp_cli_usage_error("fit", "--export %s: expected NAME or NAME@VERSION with "
+						  "a positive version", spec);
+		v = (int)u;
 	}
 	pp_profile p;
 	if (pp_profile_load(st, nm, v, &p, &err))
@@ -230,7 +238,8 @@ int pp_cmd_fit(int argc, char **argv)
 	int rc;
 	if ((rc = parse_args(argc, argv, &a)))
 		return rc < 0 ? 0 : rc;
-	if ((rc = pp_store_open(&st, a.db, &err)))
+	/* --list and --export only read: the store is opened read-only */
+	if ((rc = (a.list || a.export ? pp_store_open_ro : pp_store_open)(&st, a.db, &err)))
 		return pp_cli_fail(&err);
 	if (a.list) {
 		list_profiles(st);

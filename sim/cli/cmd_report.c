@@ -88,7 +88,8 @@ static int compare(const char *db, const char *a, const char *b)
 	pp_err err = {0};
 	pp_sb out = {0};
 	int rc;
-	if ((rc = pp_store_open(&st, db, &err)) || (rc = pp_history_compare(st, ia, ib, &out, &err))) {
+	if ((rc = pp_store_open_ro(&st, db, &err)) ||
+	    (rc = pp_history_compare(st, ia, ib, &out, &err))) {
 		pp_store_close(st);
 		pp_sb_release(&out);
 		rc = pp_cli_fail(&err);
@@ -108,6 +109,32 @@ static void given_dir(const char *dir, char *buf, size_t n)
 	size_t l = strlen(buf);
 	while (l > 1 && buf[l - 1] == '/')
 		buf[--l] = '\0';
+}
+
+typedef struct commit_ctx {
+	pp_store *st;
+	bool *in_tx;
+} commit_ctx;
+
+static int commit_run(void *arg, pp_err *err)
+{
+	commit_ctx *c = arg;
+	int rc = pp_store_exec(c->st, "COMMIT", err);
+	if (!rc)
+		*c->in_tx = false;
+	return rc;
+}
+
+/* Take back a committed run whose files did not go into place. */
+static void forget_run(pp_store *st, int64_t id)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(pp_store_db(st), "DELETE FROM runs WHERE id = ?", -1, &q, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_step(q);
+	}
+	sqlite3_finalize(q);
 }
 
 int pp_cmd_report(int argc, char **argv)
@@ -229,11 +256,15 @@ int pp_cmd_report(int argc, char **argv)
 	if ((rc = pp_history_record(st, &r, dir, &r.run_id, &err)))
 		goto fail;
 	pp_report_public_path(pp_store_path(st), r.store_path, sizeof(r.store_path));
-	if ((rc = pp_report_write(&r, out_dir, pdf ? chromium : NULL, &names, &err)))
+	/* the row is committed once the files are staged, just before they
+	 * go into place (pp_report_write_commit) */
+	commit_ctx cc = {st, &in_tx};
+	if ((rc = pp_report_write_commit(&r, out_dir, pdf ? chromium : NULL, &names, commit_run, &cc,
+					 &err))) {
+		if (!in_tx) /* committed, then the files could not go into place */
+			forget_run(st, r.run_id);
 		goto fail;
-	if ((rc = pp_store_exec(st, "COMMIT", &err)))
-		goto fail;
-	in_tx = false;
+	}
 	pp_sb h = {0};
 	pp_report_headline(&r, &h);
 	printf("report: %s/index.html\n", dir);
@@ -308,7 +339,7 @@ int pp_cmd_history(int argc, char **argv)
 	pp_err err = {0};
 	pp_sb out = {0};
 	int rc;
-	if ((rc = pp_store_open(&st, db, &err)) ||
+	if ((rc = pp_store_open_ro(&st, db, &err)) ||
 	    (rc = pp_history_list(st, scenario, (int)limit, csv, &out, &err))) {
 		pp_store_close(st);
 		pp_sb_release(&out);

@@ -3,6 +3,7 @@
  * runs and print measured, predicted and the error per row, with the mean
  * and max absolute error per table; --replay for replayed steps; --serve
  * RESULT.json SCENARIO for a `vllm bench serve` result (serve/servecheck.h).
+ * The CSV's texts are printed with their control bytes as \xNN.
  */
 #include "cli/cli.h"
 #include "calib/replayval.h"
@@ -10,6 +11,7 @@
 #include "core/csv.h"
 #include "core/jsonout.h"
 #include "serve/servecheck.h"
+#include "core/util.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -50,7 +52,7 @@ static int validate_replay(const char *path, bool csv, bool repredict)
 			snprintf(ms, sizeof(ms), "%9.1f ms", r->measured_s * 1e3);
 			snprintf(er, sizeof(er), "%+7.1f%%", 100 * r->error);
 		}
-		printf("%-46s %9.1f ms %12s %8s", r->config, r->predicted_s * 1e3, ms, er);
+		printf("%-46s %9.1f ms %12s %8s", pp_tty(r->config), r->predicted_s * 1e3, ms, er);
 		if (v.has_bytes) {
 			char pb[32] = "-", mb[32] = "-", be[32] = "-";
 			if (isfinite(r->predicted_bytes))
@@ -361,20 +363,21 @@ int pp_cmd_validate(int argc, char **argv)
 		if (strcmp(last, r->group)) {
 			double mean, max;
 			int n = pp_valset_summary(&v, r->group, &mean, &max);
-			printf("\n%s  (%d rows in summary: mean |error| %.1f%%, max %.1f%%)\n", r->group, n,
-			       100 * mean, 100 * max);
+			printf("\n%s  (%d rows in summary: mean |error| %.1f%%, max %.1f%%)\n",
+			       pp_tty(r->group), n, 100 * mean, 100 * max);
 			printf("  %4s %-22s %-40s %-22s %10s %10s %7s\n", "line", "model", "configuration",
 			       "metric", "measured", "predicted", "error");
 			last = r->group;
 		}
 		printf("  %4d %-22.22s %-40.40s %-22.22s %10.4g %10.4g %+6.1f%%%s\n", r->csv_row,
-		       r->model, r->config, r->metric, r->measured, r->predicted, 100 * r->error,
+		       pp_tty(r->model), pp_tty(r->config), pp_tty(r->metric), r->measured, r->predicted,
+		       100 * r->error,
 		       r->primary ? "*" : "");
 	}
 	double mean, max;
 	int n = pp_valset_summary(&v, NULL, &mean, &max);
 	printf("\nAll tables: %d rows, mean |error| %.1f%%, max %.1f%%; %d rows skipped%s%s\n", n,
-	       100 * mean, 100 * max, v.skipped, v.skipped ? ": " : "", v.skipped_why);
+	       100 * mean, 100 * max, v.skipped, v.skipped ? ": " : "", pp_tty(v.skipped_why));
 out:
 	pp_valset_release(&v);
 	pp_catalog_free(cat);

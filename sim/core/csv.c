@@ -6,105 +6,147 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pp_csv_parse(pp_csv *c, const char *name, const char *text, pp_err *err)
+/* One field at p into f (its text, quotes undone); returns where it ends
+ * (at the comma, the line end or the NUL), or NULL for a quote never
+ * closed. *line counts the newlines passed. */
+static const char *field(const char *p, pp_sb *f, int *line)
 {
-	memset(c, 0, sizeof(*c));
-	int caprows = 0;
-	const char *p = text;
-	int line = 1;
-	while (*p) {
-		char **fields = NULL;
-		int nf = 0, capf = 0;
-		for (;;) {
-			pp_sb f = {0};
-			if (*p == '"') {
-				int start_line = line;
-				p++;
-				for (;;) {
-					if (!*p) {
-						pp_sb_release(&f);
-						for (int k = 0; k < nf; k++)
-							free(fields[k]);
-						free(fields);
-						return pp_errf(err, PP_EINPUT, "%s:%d: unterminated quoted field "
-							       "(opened on line %d), expected a closing \"",
-							       name, line, start_line);
-					}
-					if (*p == '"' && p[1] == '"') {
-						pp_sb_add(&f, "\"", 1);
-						p += 2;
-					} else if (*p == '"') {
-						p++;
-						break;
-					} else {
-						if (*p == '\n')
-							line++;
-						pp_sb_add(&f, p, 1);
-						p++;
-					}
-				}
-				while (*p && *p != ',' && *p != '\n' && *p != '\r')
-					p++;
-			} else {
-				const char *q = p;
-				while (*q && *q != ',' && *q != '\n' && *q != '\r')
-					q++;
-				pp_sb_add(&f, p, (size_t)(q - p));
-				p = q;
-			}
-			if (nf == capf) {
-				capf = capf ? capf * 2 : 16;
-				fields = pp_xrealloc(fields, sizeof(char *) * (size_t)capf);
-			}
-			fields[nf++] = pp_sb_detach(&f);
-			if (*p == ',') {
-				p++;
-				continue;
-			}
-			if (*p == '\r')
-				p++;
-			if (*p == '\n') {
-				p++;
-				line++;
-			}
+	if (*p != '"') {
+		size_t n = strcspn(p, ",\r\n");
+		pp_sb_add(f, p, n);
+		return p + n;
+	}
+	for (p++;;) {
+		size_t n = strcspn(p, "\"\n");
+		pp_sb_add(f, p, n);
+		p += n;
+		if (!*p)
+			return NULL;
+		if (*p == '\n') {
+			(*line)++;
+			pp_sb_add(f, p++, 1);
+		} else if (p[1] == '"') {
+			pp_sb_add(f, "\"", 1);
+			p += 2;
+		} else {
 			break;
 		}
-		if (nf == 1 && fields[0][0] == '\0') { /* blank line */
-			free(fields[0]);
-			free(fields);
+	}
+	/* text after the closing quote up to the separator is dropped */
+	return p + 1 + strcspn(p + 1, ",\r\n");
+}
+
+/* One block per row: the field pointers, then the fields' text, so a row
+ * of n one-character fields costs 10 n bytes, not n allocations. */
+static char **row_block(const pp_sb *text, const size_t *off, int nf)
+{
+	char **r = pp_xmalloc(sizeof(char *) * (size_t)nf + text->len + 1);
+	char *t = (char *)(r + nf);
+	memcpy(t, text->buf ? text->buf : "", text->len);
+	t[text->len] = '\0';
+	for (int k = 0; k < nf; k++)
+		r[k] = t + off[k];
+	return r;
+}
+
+/* Rows of text into c: at most max_rows (0: no limit); with header_only
+ * the first row alone, without reading further. */
+static int parse(pp_csv *c, const char *name, const char *text, int max_rows, bool header_only,
+		 pp_err *err)
+{
+	int rc = 0, line = 1, caprows = 0;
+	size_t *off = NULL, capf = 0;
+	pp_sb row = {0};
+	memset(c, 0, sizeof(*c));
+	for (const char *p = text; *p && !(header_only && c->nrows);) {
+		int nf = 0, start_line = line;
+		row.len = 0;
+		for (;;) {
+			if ((size_t)nf == capf) {
+				capf = capf ? capf * 2 : 16;
+				off = pp_xrealloc(off, sizeof(*off) * capf);
+			}
+			off[nf++] = row.len;
+			int qline = line;
+			const char *e = field(p, &row, &line);
+			if (!e) {
+				rc = pp_errf(err, PP_EINPUT, "%s:%d: unterminated quoted field (opened on "
+					     "line %d), expected a closing \"", name, line, qline);
+				goto out;
+			}
+			pp_sb_add(&row, "", 1); /* the field's NUL */
+			p = e;
+			if (*p != ',')
+				break;
+			p++;
+		}
+		if (*p == '\r')
+			p++;
+		if (*p == '\n') {
+			p++;
+			line++;
+		}
+		if (nf == 1 && row.len == 1) /* a blank line */
 			continue;
+		if (max_rows > 0 && c->nrows == max_rows) {
+			rc = pp_errf(err, PP_EINPUT, "%s:%d: more than %d rows, expected at most %d",
+				     name, start_line, max_rows, max_rows);
+			goto out;
 		}
 		if (c->nrows == caprows) {
 			caprows = caprows ? caprows * 2 : 64;
 			c->rows = pp_xrealloc(c->rows, sizeof(char **) * (size_t)caprows);
 			c->nfields = pp_xrealloc(c->nfields, sizeof(int) * (size_t)caprows);
 		}
-		c->rows[c->nrows] = fields;
+		row.len--; /* the last NUL comes with the block */
+		c->rows[c->nrows] = row_block(&row, off, nf);
 		c->nfields[c->nrows] = nf;
 		c->nrows++;
 	}
-	return 0;
+out:
+	free(off);
+	pp_sb_release(&row);
+	if (rc)
+		pp_csv_release(c);
+	return rc;
+}
+
+int pp_csv_parse(pp_csv *c, const char *name, const char *text, pp_err *err)
+{
+	return parse(c, name, text, 0, false, err);
+}
+
+int pp_csv_parse_max(pp_csv *c, const char *name, const char *text, int max_rows, pp_err *err)
+{
+	return parse(c, name, text, max_rows, false, err);
+}
+
+int pp_csv_parse_header(pp_csv *c, const char *name, const char *text, pp_err *err)
+{
+	return parse(c, name, text, 0, true, err);
 }
 
 int pp_csv_load(pp_csv *c, const char *path, pp_err *err)
 {
+	return pp_csv_load_max(c, path, 256u << 20, 0, err);
+}
+
+int pp_csv_load_max(pp_csv *c, const char *path, size_t max_bytes, int max_rows, pp_err *err)
+{
 	char *text = NULL;
 	memset(c, 0, sizeof(*c));
-	int rc = pp_read_file(path, 256u << 20, &text, NULL, err);
+	int rc = pp_read_file(path, max_bytes, &text, NULL, err);
 	if (rc)
 		return rc;
-	rc = pp_csv_parse(c, path, text, err);
+	rc = parse(c, path, text, max_rows, false, err);
 	free(text);
 	return rc;
 }
 
 void pp_csv_release(pp_csv *c)
 {
-	for (int i = 0; i < c->nrows; i++) {
-		for (int j = 0; j < c->nfields[i]; j++)
-			free(c->rows[i][j]);
+	for (int i = 0; i < c->nrows; i++)
 		free(c->rows[i]);
-	}
 	free(c->rows);
 	free(c->nfields);
 	memset(c, 0, sizeof(*c));

@@ -39,9 +39,22 @@ typedef struct pp_csv {
 } pp_csv;
 
 /* Parse text (name for messages). The first row is the header when the
- * caller says so; pp_csv_col() finds a column by name. */
+ * caller says so; pp_csv_col() finds a column by name. Blank lines are
+ * left out. A quoted field never closed is PP_EINPUT naming the line it
+ * opened on, and nothing is left to release. Memory: one block per row,
+ * about the text's size plus 8 bytes a field. */
 int pp_csv_parse(pp_csv *c, const char *name, const char *text, pp_err *err);
+/* As pp_csv_parse, and a text of more than max_rows rows (header
+ * included) is PP_EINPUT, found before the rows beyond are stored. */
+int pp_csv_parse_max(pp_csv *c, const char *name, const char *text, int max_rows, pp_err *err);
+/* The first row only (the header), the rest of text left unread: a
+ * reader checks the columns before it parses a large file. */
+int pp_csv_parse_header(pp_csv *c, const char *name, const char *text, pp_err *err);
+/* Read path (at most 256 MiB) and parse it. */
 int pp_csv_load(pp_csv *c, const char *path, pp_err *err);
+/* Read path and parse it, at most max_bytes and max_rows (0: any number of
+ * rows); larger is PP_EINPUT. */
+int pp_csv_load_max(pp_csv *c, const char *path, size_t max_bytes, int max_rows, pp_err *err);
 void pp_csv_release(pp_csv *c);
 /* Index of the header column named name, or -1. */
 int pp_csv_col(const pp_csv *c, const char *name);

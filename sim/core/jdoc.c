@@ -424,6 +424,12 @@ int pp_jget_str(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 	if (len + 1 > n)
 		return pp_jdoc_errf(d, err, path, "found a string of %zu characters, expected at most %zu",
 				    len, n - 1);
+	/* a name, id, date or path is printed on terminals and in reports: a
+	 * newline or an ESC sequence in it is a damaged or hostile file (a TAB
+	 * is white space, and moves no cursor but along the line) */
+	if (pp_has_control_text(v->valuestring))
+		return pp_jdoc_errf(d, err, path, "found %s with a control character, expected "
+				    "printable text", pp_jdoc_describe(v, what, sizeof(what)));
 	memcpy(out, v->valuestring, len + 1);
 	return 0;
 }

@@ -61,7 +61,9 @@ int pp_jget_num(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 		bool required, double min, double max, double *out, bool *present, pp_err *err);
 int pp_jget_bool(const pp_jdoc *d, const cJSON *obj, const char *parent, const char *key,
 		 bool required, bool *out, bool *present, pp_err *err);
-/* Copies into out[n]; an over-long string is an error. */
+/* Copies into out[n]; an over-long string is an error, and so is one
+ * holding a control character other than TAB (C0, DEL, C1: util.h
+ * pp_has_control_text). */
 int pp_jget_str(const pp_jdoc *d, const cJSON *obj, const char *parent, const char *key,
 		bool required, char *out, size_t n, bool *present, pp_err *err);
 /* A string that must be one of choices; *out is its index. */

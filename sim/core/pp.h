@@ -32,7 +32,9 @@ typedef struct pp_err {
 	char msg[PP_ERR_MAX];
 } pp_err;
 
-/* Fill err (may be NULL) and return code. printf-style. */
+/* Fill err (may be NULL) and return code. printf-style. The message stays
+ * one line of text: a control byte in it (a newline or an ESC sequence from
+ * a user's name or path) is written as \xNN (util.h, pp_sb_add_tty). */
 int pp_errf(pp_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

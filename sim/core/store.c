@@ -2,8 +2,11 @@
 #include "core/store.h"
 #include "core/util.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct pp_store {
 	sqlite3 *db;
@@ -138,11 +141,90 @@ static int migrate(pp_store *s, pp_err *err)
 	return 0;
 }
 
-int pp_store_open(pp_store **out, const char *path, pp_err *err)
+/* The tables every podplan store has had since migration 1. */
+static const char *const own_tables[] = {"runs", "calib_runs", "calib_measurements", "profiles"};
+
+enum { STORE_EMPTY, STORE_OURS };
+
+/* What the file holds, read without writing: STORE_EMPTY (no table, user
+ * version 0: a new or empty file) or STORE_OURS (podplan's tables at a
+ * version 1 or later) into *kind; else PP_EINPUT for a file that is not a
+ * SQLite database or is another program's, naming what it holds, so that
+ * nothing is created in it. *sqlite_rc gets SQLite's code of a failed
+ * read. */
+static int classify(pp_store *s, int *kind, int *sqlite_rc, pp_err *err)
 {
-	int rc = 0;
+	sqlite3_stmt *q = NULL;
+	pp_sb found = {0};
+	int have = 0, ntables = 0, rc = 0, st;
+	*sqlite_rc = SQLITE_OK;
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM sqlite_master WHERE type = 'table' AND "
+			       "name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name", -1, &q,
+			       NULL) != SQLITE_OK)
+		goto sqlerr;
+	while ((st = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(q, 0);
+		for (size_t i = 0; t && i < PP_ARRAY_LEN(own_tables); i++)
+			have += !strcmp(t, own_tables[i]);
+		if (ntables++ < 6)
+			pp_sb_addf(&found, "%s%s", ntables > 1 ? ", " : "", t ? t : "?");
+	}
+	if (st != SQLITE_DONE)
+		goto sqlerr;
+	sqlite3_finalize(q);
+	q = NULL;
+	int v = pp_store_schema_version(s);
+	if (v < 0)
+		goto sqlerr;
+	if (ntables == 0 && v == 0)
+		*kind = STORE_EMPTY;
+	else if (v >= 1 && have == (int)PP_ARRAY_LEN(own_tables))
+		*kind = STORE_OURS;
+	else
+		rc = pp_errf(err, PP_EINPUT, "%s: not a podplan store (found %s%s%s, user_version %d; "
+			     "expected the tables runs, calib_runs, calib_measurements and profiles); "
+			     "left as it is: pass another --db", s->path,
+			     ntables ? "the tables " : "no table", ntables ? found.buf : "",
+			     ntables > 6 ? ", ..." : "", v);
+	goto out;
+sqlerr:
+	*sqlite_rc = sqlite3_errcode(s->db);
+	if (*sqlite_rc == SQLITE_NOTADB)
+		rc = pp_errf(err, PP_EINPUT, "%s: not a podplan store (not a SQLite database); left as it "
+			     "is: pass another --db", s->path);
+	else
+		rc = pp_errf(err, PP_EDB, "%s: cannot read the database: %s", s->path,
+			     sqlite3_errmsg(s->db));
+out:
+	sqlite3_finalize(q);
+	pp_sb_release(&found);
+	return rc;
+}
+
+static pp_store *store_new(const char *path)
+{
 	pp_store *s = pp_xcalloc(1, sizeof(*s));
 	s->path = pp_xstrdup(path ? path : pp_store_default_path());
+	return s;
+}
+
+static int open_db(pp_store *s, const char *file, int flags, pp_err *err)
+{
+	if (s->db) {
+		sqlite3_close(s->db);
+		s->db = NULL;
+	}
+	if (sqlite3_open_v2(file, &s->db, flags, NULL) != SQLITE_OK)
+		return pp_errf(err, PP_EDB, "%s: cannot open database: %s", s->path,
+			       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	sqlite3_busy_timeout(s->db, 5000);
+	return 0;
+}
+
+int pp_store_open(pp_store **out, const char *path, pp_err *err)
+{
+	int rc = 0, kind = STORE_EMPTY, sqlite_rc;
+	pp_store *s = store_new(path);
 	char *dir = pp_xstrdup(s->path);
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
@@ -150,13 +232,12 @@ int pp_store_open(pp_store **out, const char *path, pp_err *err)
 		if ((rc = pp_mkdirs(dir, err)))
 			goto out;
 	}
-	if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
-		rc = pp_errf(err, PP_EDB, "%s: cannot open database: %s", s->path,
-			     s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	if ((rc = open_db(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err)))
 		goto out;
-	}
-	sqlite3_busy_timeout(s->db, 5000);
+	/* what the file is, before anything is written to it: another
+	 * program's database keeps its journal mode and gets no table */
+	if ((rc = classify(s, &kind, &sqlite_rc, err)))
+		goto out;
 	if ((rc = pp_store_exec(s, "PRAGMA foreign_keys = ON", err)) ||
 	    (rc = pp_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
 	    (rc = pp_store_exec(s, "PRAGMA synchronous = NORMAL", err)))
@@ -164,6 +245,127 @@ int pp_store_open(pp_store **out, const char *path, pp_err *err)
 	rc = migrate(s, err);
 out:
 	free(dir);
+	if (rc) {
+		pp_store_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc;
+}
+
+/* "file:PATH?QUERY" with what a URI may not hold percent-encoded (SQLite's
+ * URI filenames, sqlite.org/uri.html). */
+static char *file_uri(const char *path, const char *query)
+{
+	pp_sb sb = {0};
+	pp_sb_adds(&sb, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || strchr("%?#", *p))
+			pp_sb_addf(&sb, "%%%02X", *p);
+		else
+			pp_sb_add(&sb, (const char *)p, 1);
+	}
+	pp_sb_addf(&sb, "?%s", query);
+	return pp_sb_detach(&sb);
+}
+
+/* Make s a read-only copy in memory at the latest schema: empty (copy
+ * false: the file is missing or empty) or the file's content, migrated
+ * when its schema is older (a reader never upgrades the file itself). */
+static int to_memory(pp_store *s, bool copy, pp_err *err)
+{
+	sqlite3 *mem = NULL;
+	int rc = 0;
+	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		rc = pp_errf(err, PP_EDB, "%s: cannot open an in-memory copy", s->path);
+		sqlite3_close(mem);
+		return rc;
+	}
+	if (copy) {
+		sqlite3_backup *b = sqlite3_backup_init(mem, "main", s->db, "main");
+		if (!b || sqlite3_backup_step(b, -1) != SQLITE_DONE) {
+			rc = pp_errf(err, PP_EDB, "%s: cannot read the database: %s", s->path,
+				     sqlite3_errmsg(mem));
+			sqlite3_backup_finish(b);
+			sqlite3_close(mem);
+			return rc;
+		}
+		sqlite3_backup_finish(b);
+	}
+	sqlite3_close(s->db);
+	s->db = mem;
+	if ((rc = pp_store_exec(s, "PRAGMA foreign_keys = ON", err)) || (rc = migrate(s, err)))
+		return rc;
+	return pp_store_exec(s, "PRAGMA query_only = ON", err);
+}
+
+/* True for a SQLite file in WAL mode (header bytes 18 and 19 are 2,
+ * sqlite.org/fileformat2.html) with no PATH-wal file: no writer has it
+ * open, and every commit is in the file. */
+static bool quiet_wal(const char *path)
+{
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	bool wal = f && fread(h, 1, sizeof(h), f) == sizeof(h) &&
+		   !memcmp(h, "SQLite format 3", 16) && h[18] == 2 && h[19] == 2;
+	if (f)
+		fclose(f);
+	if (!wal)
+		return false;
+	pp_sb w = {0};
+	pp_sb_addf(&w, "%s-wal", path);
+	struct stat st;
+	bool none = stat(w.buf, &st) != 0 && errno == ENOENT;
+	pp_sb_release(&w);
+	return none;
+}
+
+int pp_store_open_ro(pp_store **out, const char *path, pp_err *err)
+{
+	int rc = 0, kind = STORE_EMPTY, sqlite_rc = SQLITE_OK;
+	pp_store *s = store_new(path);
+	char *uri = NULL;
+	struct stat st;
+	if (stat(s->path, &st) != 0) {
+		if (errno != ENOENT) {
+			rc = pp_errf(err, PP_EDB, "%s: %s", s->path, strerror(errno));
+			goto out;
+		}
+		/* nothing recorded yet: an empty store, and no file made */
+		if ((rc = open_db(s, ":memory:", SQLITE_OPEN_READWRITE, err)))
+			goto out;
+		rc = to_memory(s, false, err);
+		goto out;
+	}
+	/* a WAL store with no -wal beside it holds everything in the file:
+	 * read it as immutable, so that a reader makes no -shm and -wal files
+	 * (the next writer's WAL would only be read from its first commit on) */
+	uri = file_uri(s->path, quiet_wal(s->path) ? "immutable=1" : "mode=ro");
+	if ((rc = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err)))
+		goto out;
+	rc = classify(s, &kind, &sqlite_rc, err);
+	if (rc && ((sqlite_rc & 0xff) == SQLITE_CANTOPEN || (sqlite_rc & 0xff) == SQLITE_READONLY)) {
+		/* a WAL store in a folder we may not write (an installed copy,
+		 * another user's): SQLite cannot make the -shm file readers
+		 * share, so read the file as it is (immutable: no locks, no
+		 * side files) */
+		free(uri);
+		uri = file_uri(s->path, "immutable=1");
+		if ((rc = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err)))
+			goto out;
+		rc = classify(s, &kind, &sqlite_rc, err);
+	}
+	if (rc)
+		goto out;
+	int v = pp_store_schema_version(s);
+	if (kind == STORE_EMPTY || v < pp_store_schema_latest())
+		rc = to_memory(s, kind == STORE_OURS, err);
+	else if (v > pp_store_schema_latest())
+		rc = migrate(s, err); /* the "newer than this podplan" message */
+	else
+		rc = pp_store_exec(s, "PRAGMA query_only = ON", err);
+out:
+	free(uri);
 	if (rc) {
 		pp_store_close(s);
 		s = NULL;

@@ -19,8 +19,24 @@
 
 typedef struct pp_store pp_store;
 
-/* Open (creating directories and file as needed) and migrate. */
+/* Open for writing (creating directories and file as needed) and migrate.
+ * The file is checked first, with reads only: a file that is not a SQLite
+ * database, or another program's database (tables that are not podplan's,
+ * a user_version podplan never wrote), is PP_EINPUT and left byte for byte
+ * as it was (no WAL switch, no table created). An empty file or a missing
+ * one becomes a new store. */
 int pp_store_open(pp_store **out, const char *path, pp_err *err);
+/* Open for reading only (history, compare, calib list/show/export, fit
+ * --list/--export, a calibration profile for predict): nothing is written
+ * to the file or made beside it. A WAL store without a -wal file (no
+ * writer has it open) and one in a folder that cannot be written (an
+ * installed copy, another user's) are read as immutable; a WAL store being
+ * written is read through SQLite's -shm and -wal files, as any reader of
+ * it, to see the writer's commits. A missing or empty file is an empty
+ * store (no file created); a store at an older schema is read through a
+ * migrated copy in memory; not a podplan store is PP_EINPUT as above.
+ * Writing through it fails (PRAGMA query_only). */
+int pp_store_open_ro(pp_store **out, const char *path, pp_err *err);
 void pp_store_close(pp_store *s);
 sqlite3 *pp_store_db(pp_store *s);
 const char *pp_store_path(const pp_store *s);

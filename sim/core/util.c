@@ -11,13 +11,120 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Bytes a terminal would act on: C0 controls (TAB, LF and ESC among them),
+ * DEL, and the C1 controls U+0080..U+009F in their UTF-8 form (C2 80..9F);
+ * the length of the sequence at s, 0 when s starts printable text. */
+static size_t control_len(const unsigned char *s)
+{
+	if (*s < 0x20 || *s == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+bool pp_has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		if (control_len(p))
+			return true;
+	return false;
+}
+
+bool pp_has_control_text(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		if (*p != '\t' && control_len(p))
+			return true;
+	return false;
+}
+
+/* Copy s into out[n] (n > 0) with each control byte written as \xNN. */
+static void copy_escaped(char *out, size_t n, const char *s)
+{
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 1 < n;) {
+		size_t c = control_len(p);
+		if (!c) {
+			out[o++] = (char)*p++;
+			continue;
+		}
+		for (size_t k = 0; k < c; k++, p++) {
+			if (o + 5 > n) {
+				out[o] = '\0';
+				return;
+			}
+			snprintf(out + o, 5, "\\x%02x", *p);
+			o += 4;
+		}
+	}
+	out[o] = '\0';
+}
+
+const char *pp_tty_str(const char *s, char *buf, size_t n)
+{
+	copy_escaped(buf, n, s ? s : "");
+	return buf;
+}
+
+const char *pp_tty(const char *s)
+{
+	static char ring[16][4096];
+	static unsigned next;
+	return pp_tty_str(s, ring[next++ % 16], sizeof(ring[0]));
+}
+
+void pp_sb_add_tty(pp_sb *sb, const char *s)
+{
+	char b[8];
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		size_t c = control_len(p);
+		if (!c) {
+			pp_sb_add(sb, (const char *)p++, 1);
+			continue;
+		}
+		for (size_t k = 0; k < c; k++, p++) {
+			snprintf(b, sizeof(b), "\\x%02x", *p);
+			pp_sb_adds(sb, b);
+		}
+	}
+}
+
+void pp_sb_tty_from(pp_sb *sb, size_t from)
+{
+	if (!sb->buf || from >= sb->len)
+		return;
+	bool any = false;
+	for (size_t i = from; i < sb->len && !any; i++)
+		any = sb->buf[i] != '\n' && control_len((const unsigned char *)sb->buf + i);
+	if (!any)
+		return;
+	pp_sb tail = {0};
+	pp_sb_add(&tail, sb->buf + from, sb->len - from);
+	sb->len = from;
+	sb->buf[from] = '\0';
+	for (char *line = tail.buf, *nl; line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		pp_sb_add_tty(sb, line);
+		if (nl)
+			pp_sb_add(sb, "\n", 1);
+	}
+	pp_sb_release(&tail);
+}
+
 int pp_errf(pp_err *err, int code, const char *fmt, ...)
 {
 	if (err) {
+		/* one line for the terminal: a name or a path from the input may
+		 * hold ESC sequences or newlines */
+		char raw[PP_ERR_MAX];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
+		copy_escaped(err->msg, sizeof(err->msg), raw);
 		err->code = code;
 	}
 	return code;
@@ -142,39 +249,70 @@ char *pp_sb_detach(pp_sb *sb)
 	return b;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO (named pipe)" :
+	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
 int pp_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pp_err *err)
 {
 	int rc = 0;
 	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	size_t n = 0;
+	/* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return pp_errf(err, PP_EINPUT, "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = pp_errf(err, PP_EINPUT, "%s: is a directory, expected a file", path);
+	if (fstat(fd, &st) != 0) {
+		rc = pp_errf(err, PP_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 		goto out;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = pp_errf(err, PP_EINPUT, "%s: is %s, expected a regular file", path,
+			     file_kind(st.st_mode));
+		goto out;
+	}
+	if ((uintmax_t)st.st_size > (uintmax_t)max_bytes) {
+		rc = pp_errf(err, PP_EINPUT, "%s: larger than %zu bytes (%jd), expected a smaller file",
+			     path, max_bytes, (intmax_t)st.st_size);
+		goto out;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	/* the size may change while we read (a log still being written): read
+	 * to the end, never past max_bytes */
+	size_t cap = (size_t)st.st_size + 1 < 8192 ? 8192 : (size_t)st.st_size + 1;
+	buf = pp_xmalloc(cap);
 	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
+		if (n + 1 == cap) {
+			if (n >= max_bytes + 1) {
+				rc = pp_errf(err, PP_EINPUT, "%s: larger than %zu bytes, expected a smaller "
+					     "file", path, max_bytes);
+				goto out;
+			}
+			cap = cap * 2 > max_bytes + 2 ? max_bytes + 2 : cap * 2;
 			buf = pp_xrealloc(buf, cap);
 		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (n > max_bytes) {
-			rc = pp_errf(err, PP_EINPUT, "%s: larger than %zu bytes, expected a small JSON file",
-				     path, max_bytes);
+		ssize_t got = read(fd, buf + n, cap - n - 1);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = pp_errf(err, PP_EINPUT, "%s: read error: %s", path, strerror(errno));
 			goto out;
 		}
 		if (got == 0)
 			break;
+		n += (size_t)got;
 	}
-	if (ferror(f)) {
-		rc = pp_errf(err, PP_EINPUT, "%s: read error", path);
+	if (n > max_bytes) {
+		rc = pp_errf(err, PP_EINPUT, "%s: larger than %zu bytes, expected a smaller file", path,
+			     max_bytes);
 		goto out;
 	}
-	buf = buf ? buf : pp_xmalloc(1);
 	buf[n] = '\0';
 	*out = buf;
 	buf = NULL;
@@ -182,7 +320,7 @@ int pp_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pp
 		*len = n;
 out:
 	free(buf);
-	fclose(f);
+	close(fd);
 	return rc;
 }
 
@@ -210,11 +348,20 @@ int pp_write_file_atomic(const char *path, const char *data, size_t len, pp_err 
 {
 	int rc = 0, fd = -1;
 	size_t plen = strlen(path);
-	char *tmp = pp_xmalloc(plen + 32);
-	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	char *tmp = pp_xmalloc(plen + 16);
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	/* mkstemp: a fresh random name, O_CREAT | O_EXCL (a planted link is
+	 * never followed), mode 0600 */
+	fd = mkstemp(tmp);
 	if (fd < 0) {
+		tmp[0] = '\0';
 		rc = pp_errf(err, PP_EIO, "%s: cannot create: %s", path, strerror(errno));
+		goto out;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		rc = pp_errf(err, PP_EIO, "%s: cannot set the mode: %s", path, strerror(errno));
 		goto out;
 	}
 	size_t off = 0;
@@ -232,7 +379,11 @@ int pp_write_file_atomic(const char *path, const char *data, size_t len, pp_err 
 		rc = pp_errf(err, PP_EIO, "%s: fsync failed: %s", path, strerror(errno));
 		goto out;
 	}
-	close(fd);
+	if (close(fd) != 0) {
+		fd = -1;
+		rc = pp_errf(err, PP_EIO, "%s: write failed: %s", path, strerror(errno));
+		goto out;
+	}
 	fd = -1;
 	if (rename(tmp, path) != 0) {
 		rc = pp_errf(err, PP_EIO, "%s: rename failed: %s", path, strerror(errno));
@@ -241,7 +392,7 @@ int pp_write_file_atomic(const char *path, const char *data, size_t len, pp_err 
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rc)
+	if (rc && tmp[0])
 		unlink(tmp);
 	free(tmp);
 	return rc;
@@ -371,6 +522,20 @@ const char *pp_fmt_duration(double s, char *buf, size_t n)
 		snprintf(buf, n, "%.1f h", s / 3600.0);
 	else
 		snprintf(buf, n, "%.1f days", s / 86400.0);
+	return buf;
+}
+
+const char *pp_fmt_utc(double t, const char *fmt, char *buf, size_t n)
+{
+	struct tm tm;
+	/* years 1970..9999: beyond, time_t and strftime's %Y would not hold it */
+	if (!(t >= 0 && t < 253402300800.0)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	time_t tt = (time_t)t;
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, fmt, &tm))
+		snprintf(buf, n, "-");
 	return buf;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/pp.h"
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* A growable NUL-terminated string (git's strbuf, reduced). Zero-init is a
@@ -25,6 +26,25 @@ void pp_sb_addf(pp_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void pp_sb_vaddf(pp_sb *sb, const char *fmt, va_list ap);
 /* Append s escaped for HTML text and attribute values. */
 void pp_sb_add_html(pp_sb *sb, const char *s);
+/* Append s for a terminal: every control byte (C0 controls such as ESC,
+ * TAB and LF, DEL, and the UTF-8 C1 controls C2 80..9F) as the four
+ * characters \xNN, so a name from a file or the store cannot move the
+ * cursor, recolour or retitle the terminal; other bytes as they are. */
+void pp_sb_add_tty(pp_sb *sb, const char *s);
+/* s escaped as pp_sb_add_tty into buf[n] (cut short when it does not fit;
+ * NULL prints as ""); returns buf. */
+const char *pp_tty_str(const char *s, char *buf, size_t n);
+/* pp_tty_str into one of 16 static buffers of 4 KiB used in turn: for a
+ * few values of one printf call in a command (not thread-safe). */
+const char *pp_tty(const char *s);
+/* Escape, as pp_sb_add_tty, every control byte but LF of what sb holds
+ * from offset from on: text built for a terminal from stored names. A NUL
+ * byte in that part ends it. */
+void pp_sb_tty_from(pp_sb *sb, size_t from);
+/* True when s holds a control byte as above. */
+bool pp_has_control(const char *s);
+/* The same, TAB allowed (white space inside a line of text). */
+bool pp_has_control_text(const char *s);
 /* Take ownership of the buffer (never NULL); sb becomes empty. */
 char *pp_sb_detach(pp_sb *sb);
 
@@ -35,11 +55,19 @@ char *pp_xstrdup(const char *s);
 
 /* Read a whole file into a NUL-terminated heap buffer (*out, caller frees).
  * Fails with PP_EINPUT when the file is missing or unreadable (it is the
- * user's path), naming the path. max_bytes bounds the size read. */
+ * user's path), naming the path, and when it is not a regular file (a
+ * directory, a FIFO, a device: opened without blocking, so a FIFO with no
+ * writer cannot hang the program, and /dev/zero cannot fill memory).
+ * max_bytes bounds the size read; a larger file is PP_EINPUT before any of
+ * it is read. */
 int pp_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pp_err *err);
 
-/* Write data to path atomically: a temporary file in the same directory,
- * fsync, rename. A failure leaves no partial file at path. */
+/* Write data to path atomically: a temporary file in the same directory
+ * (PATH.tmp.XXXXXX, a name no one can guess beforehand, created with
+ * O_CREAT | O_EXCL, so a link planted under it is never followed; mode
+ * 0666 less the umask, as a plain open would give), fsync, rename. rename
+ * replaces a link at path itself, never its target. A failure leaves no
+ * partial file at path. */
 int pp_write_file_atomic(const char *path, const char *data, size_t len, pp_err *err);
 
 /* mkdir -p; 0 or PP_EIO. */
@@ -66,6 +94,9 @@ double pp_mono_s(void);
 
 /* Format seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days". */
 const char *pp_fmt_duration(double s, char *buf, size_t n);
+/* Format unix seconds t as UTC with strftime's fmt; "-" when t is not a
+ * time of the years 1970..9999 (not finite, negative, huge). */
+const char *pp_fmt_utc(double t, const char *fmt, char *buf, size_t n);
 /* Format a byte count with binary prefixes: "79.1 GiB". */
 const char *pp_fmt_bytes(double b, char *buf, size_t n);
 /* Format dollars: "$1.23M", "$412k", "$88". */

@@ -467,6 +467,24 @@ void pp_costspec_defaults(pp_costspec *cs)
 	cs->method = PP_FT_FULL;
 }
 
+/* Exactly YYYY-MM-DD, a day the calendar has (Gregorian leap years): the
+ * date is printed as it is in the report's HTML and Markdown and read by
+ * the cost engine as year and month, so nothing may follow it (sscanf's
+ * "%4d-%2d-%2d" let "2026-1-1<b>" through). */
+static bool is_date(const char *t)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (strlen(t) != 10 || t[4] != '-' || t[7] != '-')
+		return false;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && (t[i] < '0' || t[i] > '9'))
+			return false;
+	int y = atoi(t), m = atoi(t + 5), dd = atoi(t + 8);
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return y >= 1970 && m >= 1 && m <= 12 && dd >= 1 && dd <= mdays[m - 1] &&
+	       !(m == 2 && dd == 29 && !leap);
+}
+
 /* The keys of "costs" itself, horizon_months and as_of. */
 static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const char *path,
 		     pp_err *err)
@@ -479,13 +497,9 @@ static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const 
 	    (rc = pp_jget_str(d, obj, path, "as_of", false, cs->as_of, sizeof(cs->as_of), &present,
 			      err)))
 		return rc;
-	if (present) {
-		int y, m, dd;
-		if (sscanf(cs->as_of, "%4d-%2d-%2d", &y, &m, &dd) != 3 || m < 1 || m > 12 || dd < 1 ||
-		    dd > 31)
-			return pp_jdoc_errf(d, err, pp_jpath(p, sizeof(p), path, "as_of"),
-					    "found \"%s\", expected a date YYYY-MM-DD", cs->as_of);
-	}
+	if (present && !is_date(cs->as_of))
+		return pp_jdoc_errf(d, err, pp_jpath(p, sizeof(p), path, "as_of"),
+				    "found \"%s\", expected a date YYYY-MM-DD", cs->as_of);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* scenario.c - see scenario.h. */
 #include "input/scenario.h"
+#include "input/limits.h"
 #include "input/hfconfig.h"
 #include "core/util.h"
 
@@ -883,7 +884,9 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||
 	    (rc = pp_costspec_parse(&s->costs, d, costs, "costs", cat, err)))
 		return rc;
-	return finish(s, check_layout, err);
+	if ((rc = finish(s, check_layout, err)))
+		return rc;
+	return pp_scenario_check_limits(s, err);
 }
 
 /* On failure, nothing stays allocated (s is zeroed: releasing it is
