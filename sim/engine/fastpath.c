@@ -2,6 +2,7 @@
 #include "engine/fastpath.h"
 #include "engine/program.h"
 #include "engine/stepcost.h"
+#include "engine/memory.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -298,7 +299,7 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	pp_stepcost_init(&c, s, hw, w, ablate);
 	fast f;
 	memset(&f, 0, sizeof(f));
-	pp_sink sink = {&f, fast_resource, fast_task, NULL, true};
+	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
 	int P = c.P, units = pp_schedule_count(s);
@@ -497,5 +498,26 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 	}
 	free(busy);
 	pp_stepcost_release(&f);
+	return lb;
+}
+
+int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	const pp_parallel *p = &s->parallel;
+	int64_t M = s->training.num_microbatches;
+	pp_task_ns u = pp_task_durations(w, pp_pipeline_stretch(s, hw));
+	int64_t lb = 0;
+	for (int st = 0; st < p->pp; st++) {
+		double n[PP_LAYER_KINDS];
+		pp_stage_kinds(s, st, n);
+		int64_t b = 0;
+		for (int k = 0; k < PP_LAYER_KINDS; k++)
+			b += (int64_t)n[k] * (u.f_layer[k] + u.b_layer[k]);
+		if (st == 0)
+			b += u.f_embed + u.b_embed;
+		if (st == p->pp - 1)
+			b += u.f_head + u.b_head;
+		lb = max64(lb, M * b);
+	}
 	return lb;
 }

@@ -92,5 +92,10 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 
 /* A lower bound on pp_fp_step_ns(s, hw, w), in O(stages x chunks). */
 int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+/* A cheaper lower bound, <= pp_fp_bound_ns(): the busiest stage's compute
+ * stream, every micro-batch's units of it back to back (the first term of
+ * the bound above, without the stage's pipeline fill, sends, optimizer
+ * and data-parallel tails). O(stages x chunks), no allocation. */
+int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 
 #endif

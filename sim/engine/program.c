@@ -343,22 +343,27 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	for (size_t i = 0; i < na * nk; i++)
 		p->arr_f[i] = -1;
 	p->st = pp_xcalloc((size_t)p->P, sizeof(stage));
+	bool named = !sink->nameless;
 	for (int st = 0; st < p->P; st++) {
-		char name[48];
+		char name[48] = "";
 		stage *S = &p->st[st];
-		snprintf(name, sizeof(name), "stage %d compute", st);
+		if (named)
+			snprintf(name, sizeof(name), "stage %d compute", st);
 		S->comp = p->k.resource(p->k.ctx, name, st, true);
-		snprintf(name, sizeof(name), "stage %d data-parallel comm", st);
+		if (named)
+			snprintf(name, sizeof(name), "stage %d data-parallel comm", st);
 		S->dp = p->k.resource(p->k.ctx, name, st, true);
 	}
 	p->link_f = pp_xmalloc(sizeof(int) * (size_t)p->P * 2);
 	p->link_b = p->link_f + p->P;
 	if (p->P > 1 && !p->blocking) {
 		for (int st = 0; st < p->P; st++) {
-			char name[48];
-			snprintf(name, sizeof(name), "link %d->%d", st, (st + 1) % p->P);
+			char name[48] = "";
+			if (named)
+				snprintf(name, sizeof(name), "link %d->%d", st, (st + 1) % p->P);
 			p->link_f[st] = p->k.resource(p->k.ctx, name, st, false);
-			snprintf(name, sizeof(name), "link %d->%d", (st + 1) % p->P, st);
+			if (named)
+				snprintf(name, sizeof(name), "link %d->%d", (st + 1) % p->P, st);
 			p->link_b[st] = p->k.resource(p->k.ctx, name, (st + 1) % p->P, false);
 		}
 	}

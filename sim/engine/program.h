@@ -71,6 +71,8 @@ typedef struct pp_sink {
 	 * may come as one task of their summed duration (the same ends on an
 	 * in-order stream); the event graph keeps one task a layer */
 	bool coalesce;
+	/* true: the backend never reads resource names (they come as "") */
+	bool nameless;
 } pp_sink;
 
 /* Per stage, for the breakdown: unstretched busy seconds and the handle of

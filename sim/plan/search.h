@@ -10,11 +10,21 @@
  * smallest simulated step time (ties: the earlier in enumeration order),
  * exactly as if pp_predict() had run on every layout that fits. How it
  * gets there fast (sim/engine/fastpath.h):
- *   1. memory per GPU (pp_memory_estimate) prunes what does not fit;
- *   2. a lower bound on the step time, O(stages), for what fits;
- *   3. layouts in order of their bound are simulated (the exact fast path,
- *      equal to the event simulation) until the next bound exceeds the k-th
- *      best simulated time: no skipped layout can enter the top k.
+ *   1. the space is streamed, never stored: each layout, as the
+ *      enumeration finds it, gets its memory per GPU (pp_memory_estimate),
+ *      and what fits is kept with a quick lower bound on its step time
+ *      (pp_fp_bound_quick_ns: the busiest stage's compute alone); within
+ *      one TP x CP x PP x DP, a layout that missed the capacity rules out
+ *      the same layout at every larger micro-batch (memory grows with it)
+ *      without a memory estimate;
+ *   2. best first: the layout of the smallest bound is simulated (the
+ *      exact fast path, equal to the event simulation) once its full
+ *      bound (pp_fp_bound_ns, O(stages)) is known and no quick bound of a
+ *      layout not yet fully bounded is below it; a full bound is computed
+ *      only for a layout whose quick bound is under the k-th best
+ *      simulated time;
+ *   3. it stops when every bound left exceeds the k-th best simulated
+ *      time: no skipped layout can enter the top k.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
@@ -22,7 +32,7 @@
  * the event simulation and says so (result.fell_back).
  *
  * Distributed (sim/core/dist.h): under mpirun the candidates are dealt out to
- * the ranks (candidate i to rank i mod N); each rank prunes with the best
+ * the ranks (by workload, see owner()); each rank prunes with the best
  * k-th time known to all ranks (an all-reduce every few simulations), the
  * ranks' top k are gathered on rank 0, merged and broadcast, so every rank
  * returns the same result as a serial run. `simulated` counts the layouts
@@ -65,12 +75,14 @@ typedef struct pp_search_hit {
 	double usd_per_million_tokens; /* NAN without a price */
 } pp_search_hit;
 
-/* Progress, for a terminal: phase 0 bounds candidates, phase 1 simulates. */
+/* Progress, for a terminal: phase 0 fits candidates (memory, quick bound),
+ * phase 1 bounds and simulates. */
 typedef struct pp_search_progress {
 	int phase;
-	int64_t done, total;       /* candidates of this rank: bounded (0) or ordered by bound (1) */
+	int64_t done, total;       /* phase 0: candidates seen (total 0: not known, the space is
+				      streamed); phase 1: simulations, of the candidates that fit */
 	int64_t simulated;         /* simulations run so far by this rank */
-	int64_t to_simulate;       /* phase 1: candidates whose bound is still under the k-th best */
+	int64_t to_simulate;       /* phase 1: candidates left that might still be simulated */
 	double elapsed_s;
 } pp_search_progress;
 typedef void (*pp_search_progress_fn)(const pp_search_progress *p, void *ctx);
@@ -110,7 +122,7 @@ void pp_search_result_release(pp_search_result *r);
 
 /* The candidates of s's space in enumeration order (*out heap-allocated,
  * caller frees) and, in space[n], the space in words. PP_EINPUT when the
- * space is empty. */
+ * space is empty. (pp_search_run streams the same enumeration.) */
 int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *n, char *space,
 			size_t nspace, pp_err *err);
 
