@@ -249,7 +249,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -488,7 +488,14 @@ static void mpi_identical(void)
 		const char *file;
 	} runs[] = {{"search %s --verbose", sc},
 		    {"search %s --json | grep -v -e '\"elapsed_s\"' -e '\"candidates_per_s\"'", sc},
-		    {"size %s --deadline 2", sz}};
+		    {"search %s --exhaustive --json | grep -v -e '\"elapsed_s\"' -e "
+		     "'\"candidates_per_s\"'", sc},
+		    {"size %s --deadline 2", sz},
+		    /* every option, and the fastest within a budget: the ranks search
+		     * options the serial run does not, the output is still its */
+		    {"size %s --json | grep -v -e '\"elapsed_s\"' -e '\"mc_elapsed_s\"'", sz},
+		    {"size %s --budget 20000 --json | grep -v -e '\"elapsed_s\"' -e "
+		     "'\"mc_elapsed_s\"'", sz}};
 	for (size_t i = 0; i < PP_ARRAY_LEN(runs); i++) {
 		char args[1024], cmd[2048], *a = NULL, *b = NULL;
 		snprintf(args, sizeof(args), runs[i].args, runs[i].file);
@@ -582,7 +589,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -722,7 +729,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);

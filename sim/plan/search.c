@@ -485,25 +485,6 @@ static void progress(const pp_search_opts *o, int phase, int64_t done, int64_t t
 	o->progress(&p, o->progress_ctx);
 }
 
-/* Which rank evaluates a layout: by its workload (TP, CP, micro-batch, SP,
- * recompute, pipelined), so each workload is built on one rank only. */
-static int owner(const pp_layout *l, int R)
-{
-	uint64_t v[6] = {(uint64_t)l->tp, (uint64_t)l->cp, (uint64_t)l->micro_batch_size,
-			 (uint64_t)(l->sp && l->tp > 1), (uint64_t)l->recompute, (uint64_t)(l->pp > 1)};
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < 6; i++) {
-		h ^= v[i];
-		h *= 1099511628211ull;
-		h ^= h >> 31;
-	}
-	if (l->ep > 1) { /* MoE: the workload depends on EP too */
-		h ^= (uint64_t)l->ep;
-		h *= 1099511628211ull;
-	}
-	return (int)(h % (uint64_t)R);
-}
-
 /* Pruning by monotonicity: within one (TP, CP, PP, DP), layouts come in
  * ascending micro-batch size, and the memory a layout needs grows with
  * it, the rest fixed (memory.h: activations, the logits and the
@@ -525,7 +506,9 @@ typedef struct walk {
 	const pp_search_opts *o;
 	pp_scenario x;
 	pp_fp_cache *cache;
-	int R, r;
+	int R;
+	pp_dist_slots *slots;      /* R > 1: slot 0 hands out groups */
+	int64_t gidx, mine;        /* the current group's index; the group this rank has */
 	feas *fe;
 	size_t nfe, cap;
 	int64_t nofit, seen;
@@ -566,15 +549,23 @@ static void miss_add(walk *k, uint64_t key)
 static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 {
 	walk *k = ctx;
-	if (k->R > 1 && owner(l, k->R) != k->r)
-		return;
 	if (l->tp != k->group[0] || l->cp != k->group[1] || l->pp != k->group[2] ||
 	    l->dp != k->group[3]) {
 		k->gen++;
+		k->gidx++;
 		k->group[0] = l->tp;
 		k->group[1] = l->cp;
 		k->group[2] = l->pp;
 		k->group[3] = l->dp;
+	}
+	/* under MPI the groups (each TP x CP x PP x DP) are handed out one at
+	 * a time, to whichever rank asks first: the counter's values rise, so
+	 * one pass over the enumeration meets every group a rank is given */
+	if (k->R > 1) {
+		while (k->mine < k->gidx)
+			k->mine = pp_dist_slot_add(k->slots, 0, 1);
+		if (k->mine != k->gidx)
+			return;
 	}
 	uint64_t key = miss_key(l);
 	if (miss_has(k, key)) {
@@ -605,10 +596,161 @@ static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 		progress(k->o, 0, k->seen, 0, 0, 0, k->t0);
 }
 
+/* The simulation of candidate c: its step, or -1 with err set. */
+static int64_t simulate(const pp_scenario *s, const pp_hw *hw, walk *wk, pp_scenario *x,
+			pp_des *des, const feas *c, pp_err *err)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	int64_t step = des ? des_step(x, hw, &w, des, err) : pp_fp_step_ns(x, hw, &w);
+	if (step < 0 && !des)
+		pp_errf(err, PP_EINTERNAL, "%s: the fast path stalled on layout #%u", s->name, c->idx);
+	return step;
+}
+
+static int64_t full_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas *c)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	return pp_fp_bound_ns(x, hw, &w);
+}
+
+/* One rank: best first. The candidate of the smallest bound is simulated
+ * once its full bound is known and no quick bound of one not yet bounded
+ * is below it (a quick bound is below the full one); it stops when both
+ * are above the k-th best simulated step: none left can enter the top k
+ * (ties included). */
+static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o, walk *wk,
+		      pp_des *des, best *top, int *ntop, int64_t *sims, pp_err *err)
+{
+	int k = o->top_k < 1 ? 1 : o->top_k;
+	bool ex = o->exhaustive;
+	size_t nfe = wk->nfe, nq = nfe, nb = 0;
+	hent *hq = pp_xmalloc(sizeof(hent) * (nfe + 1));
+	hent *hb = pp_xmalloc(sizeof(hent) * (nfe + 1));
+	for (size_t i = 0; i < nfe; i++)
+		hq[i] = (hent){wk->fe[i].quick, wk->fe[i].idx, (uint32_t)i};
+	heapify(hq, nq);
+	pp_scenario x = *s;
+	int rc = 0;
+	for (;;) {
+		int64_t thr = *ntop == k ? top[k - 1].step : INT64_MAX;
+		bool sim = nb && (!nq || hb[0].key <= hq[0].key);
+		if ((!sim && !nq) || (!ex && (sim ? hb[0].key : hq[0].key) > thr))
+			break;
+		hent e = heap_pop(sim ? hb : hq, sim ? &nb : &nq);
+		feas *c = &wk->fe[e.f];
+		if (!sim) {
+			c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
+			heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
+			continue;
+		}
+		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		if (step < 0) {
+			rc = PP_EINTERNAL;
+			break;
+		}
+		top_insert(top, ntop, k, (best){step, c->bound, c->idx, 0, c->l});
+		++*sims;
+		progress(o, 1, *sims, (int64_t)nfe, *sims, (int64_t)(nq + nb), wk->t0);
+	}
+	free(hq);
+	free(hb);
+	return rc;
+}
+
+/* The simulation work of an exhaustive search, for the order of a
+ * self-scheduled list: units (stages x chunks x micro-batches), a layer
+ * task each under ZeRO-3. */
+static double work_of(const pp_scenario *s, const pp_layout *l)
+{
+	double m = (double)s->training.global_batch_size / ((double)l->dp * l->micro_batch_size);
+	double per = l->zero_stage == 3 ? (double)s->model.num_layers / ((double)l->pp * l->vpp) : 1;
+	return m * l->pp * l->vpp * (1 + per);
+}
+
+static const pp_scenario *work_scenario;
+
+static int cmp_work(const void *a, const void *b)
+{
+	const feas *x = a, *y = b;
+	double u = work_of(work_scenario, &x->l), v = work_of(work_scenario, &y->l);
+	if (u != v)
+		return u > v ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_quick(const void *a, const void *b)
+{
+	const feas *x = a, *y = b;
+	if (x->quick != y->quick)
+		return x->quick < y->quick ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Several ranks: every rank holds the same list of the candidates that
+ * fit, in order of their quick bound (exhaustive: the most work first, so
+ * the last ones handed out are short), and takes the next one from a
+ * shared counter (slot 1) whenever it is free, with no rounds and no rank
+ * waiting on another. Each rank publishes its k-th best step (slot 2 + r);
+ * the smallest of those, never below the k-th best over all, is the
+ * threshold: a candidate whose bound exceeds it is not simulated, and the
+ * first whose quick bound does ends the rank's share (every later one's
+ * is larger). So every candidate whose full bound is under the final k-th
+ * best is simulated, as serially. */
+static int self_scheduled(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
+			  walk *wk, pp_des *des, best *top, int *ntop, int64_t *sims, int r, int R,
+			  pp_err *err)
+{
+	int k = o->top_k < 1 ? 1 : o->top_k;
+	bool ex = o->exhaustive;
+	work_scenario = s;
+	qsort(wk->fe, wk->nfe, sizeof(feas), ex ? cmp_work : cmp_quick);
+	for (size_t i = 0; i < wk->nfe; i++)
+		wk->fe[i].bound = -1;
+	int64_t *tau = pp_xmalloc(sizeof(int64_t) * (size_t)R);
+	pp_scenario x = *s;
+	int rc = 0;
+	for (;;) {
+		int64_t j = pp_dist_slot_add(wk->slots, 1, 1);
+		if (j >= (int64_t)wk->nfe)
+			break;
+		feas *c = &wk->fe[j];
+		int64_t thr = INT64_MAX;
+		if (!ex) {
+			pp_dist_slot_get(wk->slots, 2, R, tau);
+			for (int i = 0; i < R; i++)
+				if (tau[i] > 0 && tau[i] < thr)
+					thr = tau[i];
+			if (c->quick > thr)
+				break;
+		}
+		c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
+		if (c->bound > thr)
+			continue;
+		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		if (step < 0) {
+			rc = PP_EINTERNAL;
+			break;
+		}
+		bool was = *ntop == k;
+		int64_t before = was ? top[k - 1].step : 0;
+		top_insert(top, ntop, k, (best){step, c->bound, c->idx, 0, c->l});
+		++*sims;
+		if (!ex && *ntop == k && (!was || top[k - 1].step < before))
+			pp_dist_slot_set(wk->slots, 2 + r, top[k - 1].step);
+		progress(o, 1, *sims, (int64_t)wk->nfe, *sims, (int64_t)wk->nfe - j, wk->t0);
+	}
+	free(tau);
+	return rc;
+}
+
 static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
 		       pp_search_result *out, pp_err *err)
 {
-	int R = pp_dist_size(), r = pp_dist_rank();
+	int R = o->local ? 1 : pp_dist_size(), r = o->local ? 0 : pp_dist_rank();
 	int k = o->top_k < 1 ? 1 : o->top_k;
 	int rc = 0;
 	bool ex = o->exhaustive;
@@ -619,97 +761,70 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	wk->x = *s;
 	wk->cache = pp_fp_cache_new();
 	wk->R = R;
-	wk->r = r;
+	wk->slots = R > 1 ? pp_dist_slots_new(2 + R) : NULL;
+	wk->gidx = -1;
+	wk->mine = -1;
 	wk->gen = 1;
 	wk->t0 = pp_mono_s();
 	size_t n = 0;
 	best *top = pp_xmalloc(sizeof(best) * (size_t)k);
-	hent *hq = NULL, *hb = NULL;
 	pp_des *des = o->des ? pp_des_new() : NULL;
 	if ((rc = enumerate(s, visit, wk, &n, out->space, sizeof(out->space), err)))
 		goto out;
 
-	/* best first: the candidate of the smallest bound is simulated once
-	 * its full bound is known and no quick bound of one not yet bounded
-	 * is below it (a quick bound is below the full one); it stops when
-	 * both are above the k-th best simulated step: none left can enter
-	 * the top k (ties included) */
-	size_t nfe = wk->nfe, nq = nfe, nb = 0;
-	hq = pp_xmalloc(sizeof(hent) * (nfe + 1));
-	hb = pp_xmalloc(sizeof(hent) * (nfe + 1));
-	for (size_t i = 0; i < nfe; i++)
-		hq[i] = (hent){wk->fe[i].quick, wk->fe[i].idx, (uint32_t)i};
-	heapify(hq, nq);
-	pp_scenario x = *s;
+	size_t nfe = wk->nfe;
 	int ntop = 0;
-	int64_t sims = 0;
-	int64_t tau = INT64_MAX; /* the smallest k-th best any rank has reported */
-	bool done = false;
-	for (;;) {
-		double round_end = pp_mono_s() + 0.002;
-		int in_round = 0;
-		while (!done) {
-			int64_t thr = ntop == k && top[k - 1].step < tau ? top[k - 1].step : tau;
-			bool sim = nb && (!nq || hb[0].key <= hq[0].key);
-			if ((!sim && !nq) || (!ex && (sim ? hb[0].key : hq[0].key) > thr)) {
-				done = true;
-				break;
-			}
-			hent e = heap_pop(sim ? hb : hq, sim ? &nb : &nq);
-			feas *c = &wk->fe[e.f];
-			pp_layout_apply(&x, &c->l);
-			pp_workload w;
-			pp_fp_workload(wk->cache, &x, hw, &w);
-			if (!sim) {
-				c->bound = ex ? 0 : pp_fp_bound_ns(&x, hw, &w);
-				heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
-				continue;
-			}
-			int64_t step = des ? des_step(&x, hw, &w, des, err) : pp_fp_step_ns(&x, hw, &w);
-			if (step < 0) {
-				if (!des)
-					pp_errf(err, PP_EINTERNAL, "%s: the fast path stalled on layout "
-						"#%u", s->name, c->idx);
-				rc = PP_EINTERNAL;
-				goto out;
-			}
-			top_insert(top, &ntop, k, (best){step, c->bound, c->idx, 0, c->l});
-			sims++;
-			progress(o, 1, sims, (int64_t)nfe, sims, (int64_t)(nq + nb), wk->t0);
-			if (R > 1 && (++in_round >= 64 || pp_mono_s() > round_end))
-				break;
-		}
-		if (R == 1)
-			break;
-		/* share the pruning threshold; stop when every rank is done */
-		double v[2] = {ntop == k ? (double)top[k - 1].step : INFINITY, done ? 1.0 : 0.0};
-		pp_dist_allreduce_min(v, 2);
-		if (v[0] < (double)tau)
-			tau = (int64_t)v[0];
-		if (v[1] == 1.0)
-			break;
+	int64_t sims = 0, under = 0;
+	if (R == 1) {
+		rc = best_first(s, hw, o, wk, des, top, &ntop, &sims, err);
+	} else {
+		/* every rank's candidates that fit, in one list on every rank */
+		void *g;
+		size_t bytes;
+		pp_dist_allgatherv(wk->fe, sizeof(feas) * wk->nfe, &g, &bytes);
+		free(wk->fe);
+		wk->fe = g;
+		wk->nfe = wk->cap = nfe = bytes / sizeof(feas);
+		rc = self_scheduled(s, hw, o, wk, des, top, &ntop, &sims, r, R, err);
 	}
+	/* every rank takes part in what follows, a failed one too */
+	if (R > 1) {
+		double f = rc ? -1 : 0;
+		pp_dist_allreduce_min(&f, 1);
+		if (f < 0 && !rc)
+			rc = pp_errf(err, PP_EINTERNAL, "%s: a simulation failed on another rank",
+				     s->name);
+	}
+	if (rc)
+		goto out;
 
 	/* gather every rank's top k on rank 0, merge, and give it to all */
 	best *all = pp_xmalloc(sizeof(best) * (size_t)k * (size_t)R);
 	best *mine_k = pp_xcalloc((size_t)k, sizeof(best));
 	for (int i = 0; i < k; i++)
 		mine_k[i] = i < ntop ? top[i] : (best){INT64_MAX, INT64_MAX, UINT32_MAX, 0, {0}};
-	pp_dist_gather(mine_k, sizeof(best) * (size_t)k, r == 0 ? all : NULL);
-	if (r == 0)
-		qsort(all, (size_t)k * (size_t)R, sizeof(best), cmp_best);
-	pp_dist_bcast(all, sizeof(best) * (size_t)k);
+	if (R > 1) {
+		pp_dist_gather(mine_k, sizeof(best) * (size_t)k, r == 0 ? all : NULL);
+		if (r == 0)
+			qsort(all, (size_t)k * (size_t)R, sizeof(best), cmp_best);
+		pp_dist_bcast(all, sizeof(best) * (size_t)k);
+	} else {
+		memcpy(all, mine_k, sizeof(best) * (size_t)k);
+	}
 	int nbest = 0;
 	while (nbest < k && all[nbest].step != INT64_MAX)
 		nbest++;
 	/* simulated: the layouts whose bound is not above the k-th best (what
 	 * a serial run simulates); one not bounded has a quick bound above it */
-	int64_t gk = nbest == k ? all[k - 1].step : INT64_MAX, under = 0;
+	int64_t gk = nbest == k ? all[k - 1].step : INT64_MAX;
 	for (size_t i = 0; i < nfe; i++)
-		under += ex || (wk->fe[i].bound >= 0 && wk->fe[i].bound <= gk);
-	double cnt[5] = {(double)wk->nofit, (double)nfe, (double)under, (double)sims,
-			 (double)pp_fp_cache_builds(wk->cache)};
-	pp_dist_allreduce_sum(cnt, 5);
+		under += ex ? R == 1 || wk->fe[i].bound >= 0
+			    : wk->fe[i].bound >= 0 && wk->fe[i].bound <= gk;
+	/* the feasible list is every rank's under MPI: count it once */
+	double cnt[5] = {(double)wk->nofit, R > 1 && r > 0 ? 0 : (double)nfe, (double)under,
+			 (double)sims, (double)pp_fp_cache_builds(wk->cache)};
+	if (R > 1)
+		pp_dist_allreduce_sum(cnt, 5);
 	out->evaluated = (int64_t)n;
 	out->no_fit = (int64_t)cnt[0];
 	out->feasible = (int64_t)cnt[1];
@@ -730,9 +845,8 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	free(mine_k);
 out:
 	free(top);
-	free(hq);
-	free(hb);
 	free(wk->fe);
+	pp_dist_slots_free(wk->slots);
 	pp_des_free(des);
 	pp_fp_cache_free(wk->cache);
 	free(wk);
@@ -740,9 +854,10 @@ out:
 }
 
 /* pp_predict() of every hit; hit i on rank i mod R, then shared. */
-static int predict_best(const pp_scenario *s, const pp_hw *hw, pp_search_result *out, pp_err *err)
+static int predict_best(const pp_scenario *s, const pp_hw *hw, bool local, pp_search_result *out,
+			pp_err *err)
 {
-	int R = pp_dist_size(), r = pp_dist_rank(), k = out->nbest, rc = 0;
+	int R = local ? 1 : pp_dist_size(), r = local ? 0 : pp_dist_rank(), k = out->nbest, rc = 0;
 	if (!k)
 		return 0;
 	pp_result *mine = pp_xcalloc((size_t)k, sizeof(pp_result));
@@ -793,7 +908,7 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 			goto out;
 		/* the winners through the full engine (breakdown, memory, MFU),
 		 * dealt out to the ranks and shared */
-		if ((rc = predict_best(s, hw, out, err)))
+		if ((rc = predict_best(s, hw, o->local, out, err)))
 			goto out;
 		bool agree = true;
 		for (int i = 0; i < out->nbest; i++) {

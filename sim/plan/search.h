@@ -31,14 +31,20 @@
  * (a schedule change not mirrored in fastpath.c), the search repeats with
  * the event simulation and says so (result.fell_back).
  *
- * Distributed (sim/core/dist.h): under mpirun the candidates are dealt out to
- * the ranks (by workload, see owner()); each rank prunes with the best
- * k-th time known to all ranks (an all-reduce every few simulations), the
- * ranks' top k are gathered on rank 0, merged and broadcast, so every rank
- * returns the same result as a serial run. `simulated` counts the layouts
- * whose bound did not rule them out against the final k-th best, which is
- * exactly what a serial run simulates, so it does not depend on the number
- * of ranks; the simulations actually run (sims_run) may be more under MPI.
+ * Distributed (sim/core/dist.h): under mpirun the ranks share the work by
+ * self-scheduling, with no rounds and no rank serving the others: every
+ * rank streams the whole enumeration and evaluates the TP x CP x PP x DP
+ * groups a shared counter hands it (the next one to whichever rank asks
+ * first); the candidates that fit are then gathered on every rank in one
+ * list, in order of their quick bound (exhaustive: the most simulation
+ * work first), and a second counter hands them out one at a time. Each
+ * rank publishes its k-th best step; the smallest published is the
+ * threshold (never below the k-th best over all), so every layout whose
+ * bound is under the final k-th best is simulated, as serially. The ranks'
+ * top k are gathered on rank 0, merged and broadcast: every rank returns
+ * what a serial run returns. `simulated` counts the layouts whose bound is
+ * not above the final k-th best, which is what a serial run simulates;
+ * the simulations actually run (sims_run) may be more under MPI.
  *
  * Equivalent layouts are enumerated once: ZeRO stages 1-3 only when
  * data x context parallelism > 1 (otherwise they equal ZeRO-0), SP only
@@ -94,6 +100,7 @@ typedef struct pp_search_opts {
 	double usd_per_gpu_hour;   /* > 0: fill usd_per_million_tokens */
 	pp_search_progress_fn progress;
 	void *progress_ctx;
+	bool local;                /* this rank alone, under MPI too (size's own scheduling) */
 } pp_search_opts;
 
 typedef struct pp_search_result {
