@@ -5,9 +5,13 @@
  */
 #include "harness.h"
 #include "cost/montecarlo.h"
+#include "core/pp.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 200000
 
@@ -98,6 +102,48 @@ static void test_summarize_hand(void)
 	CHECK(isnan(st.p50));
 }
 
+/* The summary without a comparison sort equals GSL's on the sample sorted
+ * by gsl_sort, bit for bit (the mean adds in sorted order), on samples with
+ * negatives, ties, zeros, infinities and spans of exponent; the selected
+ * order statistics are the sorted sample's. */
+static void test_summarize_equals_sorted(void)
+{
+	pp_mc *mc = pp_mc_new(7);
+	int bad = 0, cases = 0;
+	for (int t = 0; t < 40; t++) {
+		size_t n = t < 10 ? (size_t)(t + 1) : (size_t)(1000 + 997 * t);
+		double *x = malloc(n * sizeof(double)), *s = malloc(n * sizeof(double));
+		for (size_t i = 0; i < n; i++) {
+			double u = pp_mc_uniform(mc);
+			x[i] = t % 5 == 0 ? 1e6 * pp_mc_lognormal(mc, 0.3)     /* costs */
+			       : t % 5 == 1 ? (u - 0.5) * pow(10, 40 * u - 20) /* signs, exponents */
+			       : t % 5 == 2 ? floor(8 * u) - 3                 /* ties and zeros */
+			       : t % 5 == 3 ? (u < 0.01 ? -INFINITY : u > 0.99 ? INFINITY : u)
+					    : (u - 0.5) * 1e20 + 1; /* a mean that depends on the order */
+		}
+		memcpy(s, x, n * sizeof(double));
+		gsl_sort(s, 1, n);
+		pp_mc_stats st;
+		pp_mc_summarize(x, n, &st);
+		double want[] = {gsl_stats_quantile_from_sorted_data(s, 1, n, 0.10),
+				 gsl_stats_quantile_from_sorted_data(s, 1, n, 0.50),
+				 gsl_stats_quantile_from_sorted_data(s, 1, n, 0.90),
+				 gsl_stats_mean(s, 1, n), s[0], s[n - 1],
+				 s[(int)(0.01 * (double)(n - 1))], s[(int)(0.99 * (double)(n - 1))]};
+		double got[] = {st.p10, st.p50, st.p90, st.mean, st.min, st.max, st.q01, st.q99};
+		for (size_t i = 0; i < PP_ARRAY_LEN(got); i++, cases++)
+			bad += memcmp(&got[i], &want[i], sizeof(double)) != 0 &&
+			       !(isnan(got[i]) && isnan(want[i]));
+		for (size_t k = 0; k < n; k += n / 7 + 1, cases++)
+			bad += pp_mc_order_stat(x, n, k) != s[k];
+		free(x);
+		free(s);
+	}
+	pp_t_diag("%d figures of 40 samples against gsl_sort: %d differ", cases, bad);
+	CHECK(bad == 0);
+	pp_mc_free(mc);
+}
+
 int main(void)
 {
 	RUN(test_lognormal_percentiles);
@@ -105,5 +151,6 @@ int main(void)
 	RUN(test_loguniform);
 	RUN(test_seed_reproducible);
 	RUN(test_summarize_hand);
+	RUN(test_summarize_equals_sorted);
 	return pp_t_done("test_montecarlo");
 }

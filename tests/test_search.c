@@ -81,7 +81,7 @@ static const char *const spaces[] = {
 
 static void fastpath_exact(void)
 {
-	int64_t total = 0, bad = 0, badb = 0, badw = 0;
+	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0;
 	double tight = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
@@ -110,6 +110,7 @@ static void fastpath_exact(void)
 			int64_t d = des_ns(&x, &hw, &w);
 			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
+			badq += pp_fp_bound_quick_ns(&x, &hw, &w) > b;
 			if (fp != d && bad++ < 5) {
 				char buf[200];
 				pp_t_diag("space %zu %s: fast %lld, event simulation %lld", sp,
@@ -126,13 +127,83 @@ static void fastpath_exact(void)
 		pp_scenario_release(&s);
 		pp_t_diag("space %zu: %zu layouts", sp, n);
 	}
-	pp_t_diag("%lld layouts: %lld fast-path mismatches, %lld bound violations, %lld workload "
-	          "mismatches; bound / exact %.3f on average",
-	          (long long)total, (long long)bad, (long long)badb, (long long)badw, tight / total);
+	pp_t_diag("%lld layouts: %lld fast-path mismatches, %lld bound violations, %lld quick "
+	          "bounds above the bound, %lld workload mismatches; bound / exact %.3f on average",
+	          (long long)total, (long long)bad, (long long)badb, (long long)badq, (long long)badw,
+	          tight / total);
 	CHECK(total > 1500);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
+	CHECK(badq == 0);
 	CHECK(badw == 0);
+}
+
+/* What the search's pruning by monotonicity relies on (search.c): the rest
+ * of a layout fixed, its memory per GPU never falls as the micro-batch
+ * grows. Every layout of the spaces above and of the 530B question,
+ * against the same layout at the next smaller micro-batch. */
+static void memory_monotone(void)
+{
+	const char *more[] = {
+		"{\"name\": \"530b\", \"model\": {\"preset\": \"gpt-530b\"}, \"training\": "
+		"{\"global_batch_size\": 2560, \"use_flash_attn\": false}, \"cluster\": {\"gpu\": "
+		"\"a100-80gb\", \"num_gpus\": 5120, \"intra_node\": \"nvlink3\", \"inter_node\": "
+		"{\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}}",
+		/* MoE: the experts' token rows grow with the micro-batch too */
+		"{\"name\": \"moe\", \"model\": {\"preset\": \"mixtral-8x7b\"}, \"training\": "
+		"{\"global_batch_size\": 256}, \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 64, "
+		"\"inter_node\": {\"fabric\": \"ib-ndr\", \"nics_per_node\": 8}}}",
+	};
+	int64_t pairs = 0, falls = 0;
+	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces) + PP_ARRAY_LEN(more); sp++) {
+		const char *json = sp < PP_ARRAY_LEN(spaces) ? spaces[sp] : more[sp - PP_ARRAY_LEN(spaces)];
+		pp_scenario s;
+		pp_hw hw;
+		if (load(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_layout *lay;
+		size_t n;
+		pp_err err = {0};
+		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		double *mem = pp_xmalloc(sizeof(double) * (n + 1));
+		pp_fp_cache *c = pp_fp_cache_new();
+		pp_scenario x = s;
+		for (size_t i = 0; i < n; i++) {
+			pp_layout_apply(&x, &lay[i]);
+			pp_workload w;
+			pp_fp_workload(c, &x, &hw, &w);
+			pp_memory m;
+			pp_memory_estimate(&x, &hw, &w, &m);
+			mem[i] = m.total_bytes;
+			/* the same layout at the largest smaller micro-batch seen */
+			for (size_t j = i; j-- > 0;) {
+				pp_layout a = lay[j], b = lay[i];
+				if (a.micro_batch_size >= b.micro_batch_size)
+					continue;
+				a.micro_batch_size = b.micro_batch_size;
+				if (memcmp(&a, &b, sizeof(a)))
+					continue;
+				pairs++;
+				if (mem[i] < mem[j] * (1 - 1e-12) && falls++ < 3) {
+					char buf[200];
+					pp_t_diag("%s: %.6g bytes, %.6g at micro-batch %lld",
+					          pp_layout_str(&lay[i], buf, sizeof(buf)), mem[i], mem[j],
+					          (long long)lay[j].micro_batch_size);
+				}
+				break;
+			}
+		}
+		pp_fp_cache_free(c);
+		free(mem);
+		free(lay);
+		pp_scenario_release(&s);
+	}
+	pp_t_diag("%lld layouts against the next smaller micro-batch: %lld need less memory",
+	          (long long)pairs, (long long)falls);
+	CHECK(pairs > 10000);
+	CHECK(falls == 0);
 }
 
 typedef struct ref {
@@ -178,7 +249,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -428,7 +499,14 @@ static void mpi_identical(void)
 		const char *file;
 	} runs[] = {{"search %s --verbose", sc},
 		    {"search %s --json | grep -v -e '\"elapsed_s\"' -e '\"candidates_per_s\"'", sc},
-		    {"size %s --deadline 2", sz}};
+		    {"search %s --exhaustive --json | grep -v -e '\"elapsed_s\"' -e "
+		     "'\"candidates_per_s\"'", sc},
+		    {"size %s --deadline 2", sz},
+		    /* every option, and the fastest within a budget: the ranks search
+		     * options the serial run does not, the output is still its */
+		    {"size %s --json | grep -v -e '\"elapsed_s\"' -e '\"mc_elapsed_s\"'", sz},
+		    {"size %s --budget 20000 --json | grep -v -e '\"elapsed_s\"' -e "
+		     "'\"mc_elapsed_s\"'", sz}};
 	for (size_t i = 0; i < PP_ARRAY_LEN(runs); i++) {
 		char args[1024], cmd[2048], *a = NULL, *b = NULL;
 		snprintf(args, sizeof(args), runs[i].args, runs[i].file);
@@ -522,7 +600,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -669,7 +747,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);
@@ -713,6 +791,7 @@ int main(void)
 {
 	pp_t_fixture_data(); /* size's $: fixed prices */
 	RUN(fastpath_exact);
+	RUN(memory_monotone);
 	RUN(pruned_equals_brute_force);
 	RUN(equivalences);
 	RUN(winner_equals_predict);

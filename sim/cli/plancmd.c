@@ -21,15 +21,14 @@ void pp_plan_on_progress(const pp_search_progress *p, void *ctx)
 	g->last = now;
 	double rate = p->elapsed_s > 0 ? p->done / p->elapsed_s : 0;
 	if (p->phase == 0) {
-		double left = rate > 0 ? (p->total - p->done) / rate : 0;
-		fprintf(stderr, "\r\033[K%sbounding %lld/%lld candidates, %.0f/s, ~%.1f s left",
-			g->prefix, (long long)p->done, (long long)p->total, rate, left);
+		fprintf(stderr, "\r\033[K%sfitting %lld candidates, %.0f/s", g->prefix,
+			(long long)p->done, rate);
 	} else {
 		double dt = p->elapsed_s - g->phase1_at;
 		double srate = dt > 0 ? p->simulated / dt : 0;
 		fprintf(stderr, "\r\033[K%ssimulating in order of the bound: %lld done, %.0f/s; "
-			"%lld more have a bound under the current k-th best",
-			g->prefix, (long long)p->simulated, srate, (long long)p->to_simulate);
+			"at most %lld more", g->prefix, (long long)p->simulated, srate,
+			(long long)p->to_simulate);
 	}
 	fflush(stderr);
 }

@@ -17,6 +17,20 @@ typedef int (*mpi_allreduce_fn)(const void *, void *, int, void *, void *, void 
 typedef int (*mpi_gather_fn)(const void *, int, void *, void *, int, void *, int, void *);
 typedef int (*mpi_bcast_fn)(void *, int, void *, int, void *);
 typedef int (*mpi_abort_fn)(void *, int);
+typedef int (*mpi_allgather_fn)(const void *, int, void *, void *, int, void *, void *);
+typedef int (*mpi_allgatherv_fn)(const void *, int, void *, void *, const int *, const int *,
+				 void *, void *);
+/* MPI_Aint is a long in Open MPI; MPI_Win and MPI_Info are pointers */
+typedef int (*mpi_win_allocate_fn)(long, int, void *, void *, void *, void *);
+typedef int (*mpi_win_lock_all_fn)(int, void *);
+typedef int (*mpi_win_unlock_all_fn)(void *);
+typedef int (*mpi_win_free_fn)(void *);
+typedef int (*mpi_win_flush_fn)(int, void *);
+typedef int (*mpi_fetch_and_op_fn)(const void *, void *, void *, int, long, void *, void *);
+typedef int (*mpi_accumulate_fn)(const void *, int, void *, int, long, int, void *, void *,
+				 void *);
+typedef int (*mpi_get_accumulate_fn)(const void *, int, void *, void *, int, void *, int, long,
+				     int, void *, void *, void *);
 
 static struct {
 	bool done;            /* pp_dist_init ran */
@@ -31,8 +45,29 @@ static struct {
 	mpi_gather_fn gather;
 	mpi_bcast_fn bcast;
 	mpi_abort_fn abort_;
-	void *comm_world, *t_double, *t_byte, *op_min, *op_sum;
+	mpi_allgather_fn allgather;
+	mpi_allgatherv_fn allgatherv;
+	mpi_win_allocate_fn win_allocate;
+	mpi_win_lock_all_fn win_lock_all;
+	mpi_win_unlock_all_fn win_unlock_all;
+	mpi_win_free_fn win_free;
+	mpi_win_flush_fn win_flush;
+	mpi_fetch_and_op_fn fetch_and_op;
+	mpi_accumulate_fn accumulate;
+	mpi_get_accumulate_fn get_accumulate;
+	void *comm_world, *t_double, *t_byte, *t_int64, *t_int, *op_min, *op_sum, *op_replace,
+		*op_no_op, *info_null;
 } D = {.rank = 0, .size = 1};
+
+static void *dup_bytes(const void *p, size_t n)
+{
+	void *c = malloc(n ? n : 1);
+	if (!c)
+		abort();
+	if (n)
+		memcpy(c, p, n);
+	return c;
+}
 
 static int env_int(const char *name)
 {
@@ -88,13 +123,24 @@ void pp_dist_init(void)
 		D.t_byte = dlsym(D.lib, "ompi_mpi_byte");
 		D.op_min = dlsym(D.lib, "ompi_mpi_op_min");
 		D.op_sum = dlsym(D.lib, "ompi_mpi_op_sum");
+		D.op_replace = dlsym(D.lib, "ompi_mpi_op_replace");
+		D.op_no_op = dlsym(D.lib, "ompi_mpi_op_no_op");
+		D.t_int64 = dlsym(D.lib, "ompi_mpi_int64_t");
+		D.t_int = dlsym(D.lib, "ompi_mpi_int");
+		D.info_null = dlsym(D.lib, "ompi_mpi_info_null");
 	}
 	if (!D.lib || !SYM("MPI_Init", init) || !SYM("MPI_Initialized", initialized) ||
 	    !SYM("MPI_Finalize", D.finalize) || !SYM("MPI_Comm_rank", comm_rank) ||
 	    !SYM("MPI_Comm_size", comm_size) || !SYM("MPI_Allreduce", D.allreduce) ||
 	    !SYM("MPI_Gather", D.gather) || !SYM("MPI_Bcast", D.bcast) ||
-	    !SYM("MPI_Abort", D.abort_) || !D.comm_world || !D.t_double || !D.t_byte ||
-	    !D.op_min || !D.op_sum) {
+	    !SYM("MPI_Abort", D.abort_) || !SYM("MPI_Allgather", D.allgather) ||
+	    !SYM("MPI_Allgatherv", D.allgatherv) || !SYM("MPI_Win_allocate", D.win_allocate) ||
+	    !SYM("MPI_Win_lock_all", D.win_lock_all) ||
+	    !SYM("MPI_Win_unlock_all", D.win_unlock_all) || !SYM("MPI_Win_free", D.win_free) ||
+	    !SYM("MPI_Win_flush", D.win_flush) || !SYM("MPI_Fetch_and_op", D.fetch_and_op) ||
+	    !SYM("MPI_Accumulate", D.accumulate) || !SYM("MPI_Get_accumulate", D.get_accumulate) ||
+	    !D.comm_world || !D.t_double || !D.t_byte || !D.t_int64 || !D.t_int || !D.op_min ||
+	    !D.op_sum || !D.op_replace || !D.op_no_op || !D.info_null) {
 		/* rank 0 does the whole job; the others stay out of the way */
 		if (rank == 0)
 			fprintf(stderr, "podplan: under mpirun (%d ranks) but %s; rank 0 runs the "
@@ -198,4 +244,119 @@ void pp_dist_bcast(void *buf, size_t bytes)
 		check(1, "MPI_Bcast");
 	}
 	check(D.bcast(buf, (int)bytes, D.t_byte, 0, D.comm_world), "MPI_Bcast");
+}
+
+void pp_dist_allgatherv(const void *send, size_t bytes, void **out, size_t *total)
+{
+	if (!D.active) {
+		*out = dup_bytes(send, bytes);
+		*total = bytes;
+		return;
+	}
+	if (bytes > INT_MAX) {
+		fprintf(stderr, "podplan: allgather of %zu bytes is too large\n", bytes);
+		check(1, "MPI_Allgatherv");
+	}
+	int mine = (int)bytes, *counts = malloc(sizeof(int) * (size_t)D.size * 2);
+	if (!counts)
+		abort();
+	int *displs = counts + D.size;
+	check(D.allgather(&mine, 1, D.t_int, counts, 1, D.t_int, D.comm_world), "MPI_Allgather");
+	size_t sum = 0;
+	for (int r = 0; r < D.size; r++) {
+		if (sum > INT_MAX) {
+			fprintf(stderr, "podplan: allgather of %zu bytes is too large\n", sum);
+			check(1, "MPI_Allgatherv");
+		}
+		displs[r] = (int)sum;
+		sum += (size_t)counts[r];
+	}
+	char *buf = malloc(sum ? sum : 1);
+	if (!buf)
+		abort();
+	check(D.allgatherv(send, mine, D.t_byte, buf, counts, displs, D.t_byte, D.comm_world),
+	      "MPI_Allgatherv");
+	free(counts);
+	*out = buf;
+	*total = sum;
+}
+
+struct pp_dist_slots {
+	int64_t *local;  /* serial, or rank 0's window memory */
+	void *win;       /* MPI_Win; NULL serial */
+	int n;
+};
+
+pp_dist_slots *pp_dist_slots_new(int n)
+{
+	pp_dist_slots *w = calloc(1, sizeof(*w));
+	if (!w)
+		abort();
+	w->n = n;
+	if (!D.active) {
+		w->local = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+		if (!w->local)
+			abort();
+		return w;
+	}
+	long size = D.rank == 0 ? (long)n * (long)sizeof(int64_t) : 0;
+	check(D.win_allocate(size, (int)sizeof(int64_t), D.info_null, D.comm_world, &w->local,
+			     &w->win),
+	      "MPI_Win_allocate");
+	if (D.rank == 0)
+		memset(w->local, 0, (size_t)size);
+	/* every slot is 0 before any rank touches one */
+	double v = 0;
+	pp_dist_allreduce_sum(&v, 1);
+	check(D.win_lock_all(0, w->win), "MPI_Win_lock_all");
+	return w;
+}
+
+void pp_dist_slots_free(pp_dist_slots *w)
+{
+	if (!w)
+		return;
+	if (w->win) {
+		check(D.win_unlock_all(w->win), "MPI_Win_unlock_all");
+		check(D.win_free(&w->win), "MPI_Win_free");
+	} else {
+		free(w->local);
+	}
+	free(w);
+}
+
+int64_t pp_dist_slot_add(pp_dist_slots *w, int i, int64_t add)
+{
+	if (!w->win) {
+		int64_t old = w->local[i];
+		w->local[i] += add;
+		return old;
+	}
+	int64_t old = 0;
+	check(D.fetch_and_op(&add, &old, D.t_int64, 0, i, D.op_sum, w->win), "MPI_Fetch_and_op");
+	check(D.win_flush(0, w->win), "MPI_Win_flush");
+	return old;
+}
+
+void pp_dist_slot_set(pp_dist_slots *w, int i, int64_t v)
+{
+	if (!w->win) {
+		w->local[i] = v;
+		return;
+	}
+	check(D.accumulate(&v, 1, D.t_int64, 0, i, 1, D.t_int64, D.op_replace, w->win),
+	      "MPI_Accumulate");
+	check(D.win_flush(0, w->win), "MPI_Win_flush");
+}
+
+void pp_dist_slot_get(pp_dist_slots *w, int i, int n, int64_t *v)
+{
+	if (!w->win) {
+		memcpy(v, w->local + i, sizeof(int64_t) * (size_t)n);
+		return;
+	}
+	check(D.get_accumulate(NULL, 0, D.t_int64, v, n, D.t_int64, 0, i, n, D.t_int64, D.op_no_op,
+			       w->win),
+	      "MPI_Get_accumulate");
+	check(D.win_flush(0, w->win), "MPI_Win_flush");
 }

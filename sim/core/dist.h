@@ -26,6 +26,7 @@
 #include "core/pp.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Detect an Open MPI launch and initialise MPI (idempotent). Never fails:
  * problems fall back to serial with a note on stderr (rank 0 only). */
@@ -51,5 +52,25 @@ void pp_dist_allreduce_sum(double *v, int n);
 void pp_dist_gather(const void *send, size_t bytes, void *recv);
 /* Copy rank 0's buf to every rank. */
 void pp_dist_bcast(void *buf, size_t bytes);
+/* Every rank's `bytes` (which may differ by rank) concatenated in rank
+ * order into *out (heap, caller frees; *total its size), on every rank. */
+void pp_dist_allgatherv(const void *send, size_t bytes, void **out, size_t *total);
+
+/* Shared counters for self-scheduling: n int64 slots held by rank 0 (an
+ * MPI-3 window, MPI_Win_allocate, in a passive-target epoch for its
+ * lifetime), each read and written atomically by any rank without rank 0
+ * taking part (one-sided MPI_Fetch_and_op / MPI_Accumulate /
+ * MPI_Get_accumulate: on one node Open MPI's osc/sm does them in shared
+ * memory; no rank polls for requests). Every slot starts at 0. Serial:
+ * plain memory. Creating and freeing are collective. */
+typedef struct pp_dist_slots pp_dist_slots;
+pp_dist_slots *pp_dist_slots_new(int n);
+void pp_dist_slots_free(pp_dist_slots *w);
+/* Slot i += add, atomically; returns its value before. */
+int64_t pp_dist_slot_add(pp_dist_slots *w, int i, int64_t add);
+/* Slot i = v, atomically (visible to every rank when it returns). */
+void pp_dist_slot_set(pp_dist_slots *w, int i, int64_t v);
+/* Slots i .. i + n - 1 into v, each atomically. */
+void pp_dist_slot_get(pp_dist_slots *w, int i, int n, int64_t *v);
 
 #endif

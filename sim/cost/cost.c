@@ -11,6 +11,7 @@
 #include "cost/costopt.h"
 #include "cost/costserve.h"
 #include "cost/costtext.h"
+#include "cost/montecarlo.h"
 #include "core/warn.h"
 #include "input/plausible.h"
 
@@ -123,26 +124,19 @@ static void finance_of(const ctx *c, const oin *ob, const pp_cost_option *b, con
 		f->breakeven_utilization = NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 int pp_cost_histogram(const pp_cost_option *o, int nbins, double *lo, double *hi, int *counts)
 {
 	if (!o->samples || o->nsamples == 0 || nbins <= 0)
 		return 0;
 	if (*lo >= *hi) {
-		double *s = pp_xmalloc((size_t)o->nsamples * sizeof(double));
-		memcpy(s, o->samples, (size_t)o->nsamples * sizeof(double));
+		/* the P1 and P99 order statistics: summarised with the draws, or
+		 * selected here */
 		int n = o->nsamples;
-		qsort(s, (size_t)n, sizeof(double), cmp_double);
-		*lo = s[(int)(0.01 * (n - 1))];
-		*hi = s[(int)(0.99 * (n - 1))];
+		size_t k1 = (size_t)(0.01 * (n - 1)), k99 = (size_t)(0.99 * (n - 1));
+		*lo = isnan(o->q01_usd) ? pp_mc_order_stat(o->samples, (size_t)n, k1) : o->q01_usd;
+		*hi = isnan(o->q99_usd) ? pp_mc_order_stat(o->samples, (size_t)n, k99) : o->q99_usd;
 		if (*hi <= *lo)
 			*hi = *lo + 1;
-		free(s);
 	}
 	memset(counts, 0, (size_t)nbins * sizeof(int));
 	int counted = 0;

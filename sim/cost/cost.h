@@ -221,6 +221,8 @@ typedef struct pp_cost_option {
 	double *samples;            /* draws of usd_total, in draw order (same draw = same inputs
 				       for every option); nsamples of them; NULL when no draws */
 	int nsamples;
+	double q01_usd, q99_usd;    /* the samples' P1 and P99 order statistics (pp_mc_stats'
+				       q01, q99): pp_cost_histogram's default range; NAN: not known */
 	/* cumulative cash, undiscounted: cum_usd[0] at the start (capex), cum_usd[m] at the
 	 * end of month m, m = 1..nmonths */
 	double *cum_usd;

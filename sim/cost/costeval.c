@@ -422,6 +422,7 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 	for (int i = 0; i < n; i++) {
 		r->options[i].samples = pp_xmalloc((size_t)draws * sizeof(double));
 		r->options[i].nsamples = draws;
+		r->options[i].q01_usd = r->options[i].q99_usd = NAN;
 	}
 	double kwh_lo =
 		c->usd_per_kwh > 0 ? fmin(c->usd_per_kwh_lo, c->usd_per_kwh) / c->usd_per_kwh : 1;
@@ -465,6 +466,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		r->options[i].p50_usd = st.p50;
 		r->options[i].p90_usd = st.p90;
 		r->options[i].mean_usd = st.mean;
+		r->options[i].q01_usd = st.q01;
+		r->options[i].q99_usd = st.q99;
 		r->options[i].p_cheapest = only_obtainable && !r->options[i].obtainable
 						   ? NAN : (double)wins[i] / draws;
 	}

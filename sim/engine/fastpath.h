@@ -66,12 +66,36 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
  * entries, may be NULL: busy[st].last_task is the end of the stage's
  * optimizer, in ns) and *tasks (may be NULL: the tasks issued, which the
  * event simulation would count as events). -1 as above. Memory: two int64
- * per unit of every stage, no graph. */
+ * per unit of every stage, no graph.
+ *
+ * Steady state: through the steady part of a 1F1B or interleaved schedule
+ * the walk stops at each period (program.h) and, once the state is one it
+ * was q periods before moved on by dt (q up to PP_STEADY_MARKS), moves on
+ * whole cycles of q periods without issuing them (pp_program_skip): the
+ * same ends, tasks and busy time, in time that grows with the pipeline's
+ * transients, not with the micro-batch count. */
 #include "engine/program.h"
 int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 		  const pp_sched_opts *ab, pp_stage_busy *busy, int64_t *tasks);
 
+/* What a walk did (for tests and benchmarks). */
+typedef struct pp_fp_stats {
+	int64_t units;      /* units issued, every stage */
+	int64_t skipped;    /* units moved over in whole cycles, every stage */
+	int cycle;          /* periods of the cycle found (0: none) */
+	int checkpoint;     /* the checkpoint at which it was found */
+} pp_fp_stats;
+/* pp_fp_run(), filling *stats (may be NULL). */
+int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			const pp_sched_opts *ab, pp_stage_busy *busy, int64_t *tasks,
+			pp_fp_stats *stats);
+
 /* A lower bound on pp_fp_step_ns(s, hw, w), in O(stages x chunks). */
 int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+/* A cheaper lower bound, <= pp_fp_bound_ns(): the busiest stage's compute
+ * stream, every micro-batch's units of it back to back (the first term of
+ * the bound above, without the stage's pipeline fill, sends, optimizer
+ * and data-parallel tails). O(stages x chunks), no allocation. */
+int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 
 #endif

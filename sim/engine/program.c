@@ -16,6 +16,29 @@ int pp_schedule_count(const pp_scenario *s)
 	return 2 * (int)s->training.num_microbatches * s->parallel.vpp;
 }
 
+/* The phases of a stage's 1F1B or interleaved schedule: units [0, warm)
+ * are the warm-up forwards, [warm, *end) alternate a forward and a
+ * backward (the steady part), [*end, 2 x forwards) are the cool-down
+ * backwards. Returns warm. */
+static int schedule_phases(const pp_scenario *s, int stage, int *end)
+{
+	const pp_parallel *p = &s->parallel;
+	int m = (int)s->training.num_microbatches;
+	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
+		int warm = p->pp - stage - 1;
+		if (warm > m)
+			warm = m;
+		*end = warm + 2 * (m - warm);
+		return warm;
+	}
+	int P = p->pp, v = p->vpp, total = m * v;
+	int warm = (P - stage - 1) * 2 + (v - 1) * P;
+	if (m == P || warm > total)
+		warm = total;
+	*end = warm + 2 * (total - warm);
+	return warm;
+}
+
 pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 {
 	const pp_parallel *p = &s->parallel;
@@ -24,12 +47,10 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 		return i < m ? (pp_unit){true, 0, i} : (pp_unit){false, 0, 2 * m - 1 - i};
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
 		/* warm-up forwards, one forward one backward, cool-down backwards */
-		int warm = p->pp - stage - 1;
-		if (warm > m)
-			warm = m;
+		int end, warm = schedule_phases(s, stage, &end);
 		if (i < warm)
 			return (pp_unit){true, 0, i};
-		if (i < warm + 2 * (m - warm)) {
+		if (i < end) {
 			int j = i - warm;
 			return j % 2 == 0 ? (pp_unit){true, 0, warm + j / 2} : (pp_unit){false, 0, j / 2};
 		}
@@ -37,9 +58,7 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 	}
 	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
 	int P = p->pp, v = p->vpp, total = m * v;
-	int warm = (P - stage - 1) * 2 + (v - 1) * P;
-	if (m == P || warm > total)
-		warm = total;
+	int end, warm = schedule_phases(s, stage, &end);
 	int rest = total - warm;
 #define FCHUNK(k) (((k) / P) % v)
 #define BCHUNK(k) (v - 1 - ((k) / P) % v)
@@ -47,7 +66,7 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 	pp_unit u;
 	if (i < warm) {
 		u = (pp_unit){true, FCHUNK(i), MB(i)};
-	} else if (i < warm + 2 * rest) {
+	} else if (i < end) {
 		int j = i - warm, k = warm + j / 2, b = j / 2;
 		u = j % 2 == 0 ? (pp_unit){true, FCHUNK(k), MB(k)} : (pp_unit){false, BCHUNK(b), MB(b)};
 	} else {
@@ -99,6 +118,8 @@ struct pp_program {
 	int *link_f, *link_b;      /* [P]: boundary st -> st+1 and back */
 	int embed_res;
 	int64_t coalesced;         /* layer tasks issued as part of another */
+	int *cons_f, *cons_b;      /* [NV]: forward / backward units of each virtual stage issued */
+	struct marks *marks;       /* the steady-state check's records (pp_program_mark) */
 };
 
 static pp_des_tag tag(int cat, int chunk, int layer, int mb)
@@ -231,6 +252,21 @@ static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd)
 	S->ep_s += 1 * b.ep_s;
 }
 
+/* The busy time a unit of virtual stage vs adds, in the order its tasks
+ * run: embedding, layers, head forward; head, layers, embedding backward. */
+static void unit_busy(stage *S, const pp_stepcost *c, int vs, bool fwd)
+{
+	if (fwd && vs == 0)
+		busy_add(S, c, PP_PART_EMBED, true);
+	if (!fwd && vs == c->NV - 1)
+		busy_add(S, c, PP_PART_HEAD, false);
+	busy_layers(S, c, vs, fwd);
+	if (fwd && vs == c->NV - 1)
+		busy_add(S, c, PP_PART_HEAD, true);
+	if (!fwd && vs == 0)
+		busy_add(S, c, PP_PART_EMBED, false);
+}
+
 /* One bucket's gather (layers *first .. l of chunk k), which those layers'
  * first forward waits for. */
 static void bucket_gather(pp_program *p, stage *S, const pp_comm_cost *cc, int group, int k, int l,
@@ -310,26 +346,33 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	for (size_t i = 0; i < na * nk; i++)
 		p->arr_f[i] = -1;
 	p->st = pp_xcalloc((size_t)p->P, sizeof(stage));
+	bool named = !sink->nameless;
 	for (int st = 0; st < p->P; st++) {
-		char name[48];
+		char name[48] = "";
 		stage *S = &p->st[st];
-		snprintf(name, sizeof(name), "stage %d compute", st);
+		if (named)
+			snprintf(name, sizeof(name), "stage %d compute", st);
 		S->comp = p->k.resource(p->k.ctx, name, st, true);
-		snprintf(name, sizeof(name), "stage %d data-parallel comm", st);
+		if (named)
+			snprintf(name, sizeof(name), "stage %d data-parallel comm", st);
 		S->dp = p->k.resource(p->k.ctx, name, st, true);
 	}
 	p->link_f = pp_xmalloc(sizeof(int) * (size_t)p->P * 2);
 	p->link_b = p->link_f + p->P;
 	if (p->P > 1 && !p->blocking) {
 		for (int st = 0; st < p->P; st++) {
-			char name[48];
-			snprintf(name, sizeof(name), "link %d->%d", st, (st + 1) % p->P);
+			char name[48] = "";
+			if (named)
+				snprintf(name, sizeof(name), "link %d->%d", st, (st + 1) % p->P);
 			p->link_f[st] = p->k.resource(p->k.ctx, name, st, false);
-			snprintf(name, sizeof(name), "link %d->%d", (st + 1) % p->P, st);
+			if (named)
+				snprintf(name, sizeof(name), "link %d->%d", (st + 1) % p->P, st);
 			p->link_b[st] = p->k.resource(p->k.ctx, name, (st + 1) % p->P, false);
 		}
 	}
 	p->embed_res = c->embed_ar.ns >= 0 ? p->k.resource(p->k.ctx, "embedding group", 0, false) : -1;
+	p->cons_f = pp_xcalloc((size_t)p->NV * 2, sizeof(int));
+	p->cons_b = p->cons_f + p->NV;
 	for (int st = 0; st < p->P; st++) {
 		stage *S = &p->st[st];
 		S->n = pp_schedule_count(s);
@@ -357,6 +400,8 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	return p;
 }
 
+static void marks_free(struct marks *r);
+
 void pp_program_free(pp_program *p)
 {
 	if (!p)
@@ -370,6 +415,8 @@ void pp_program_free(pp_program *p)
 	free(p->st);
 	free(p->arr_f);
 	free(p->link_f);
+	free(p->cons_f);
+	marks_free(p->marks);
 	free(p);
 }
 
@@ -463,7 +510,6 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	if (vs == 0) {
 		h = compute_task(p, S, c->unit.f_embed, tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
 				 PP_PART_EMBED, 0, false, -1, -1, -1);
-		busy_add(S, c, PP_PART_EMBED, true);
 	}
 	bool gathers_now = S->gather_of && S->first_use[u.chunk];
 	if (p->k.coalesce && !c->zero3 && !gathers_now && L > 0) {
@@ -486,12 +532,10 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 			await_input(p, p->arr_f, p->wait_f, key, h);
 	}
 	S->first_use[u.chunk] = false;
-	busy_layers(S, c, vs, true);
-	if (vs == p->NV - 1) {
+	if (vs == p->NV - 1)
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
-		busy_add(S, c, PP_PART_HEAD, true);
-	}
+	unit_busy(S, c, vs, true);
 	S->last = h;
 	if (p->P > 1 && vs < p->NV - 1)
 		send(p, st, vs, u, h);
@@ -536,7 +580,6 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	if (vs == p->NV - 1) {
 		h = compute_task(p, S, c->unit.b_head, tag(PP_CAT_BWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, true, -1, -1, -1);
-		busy_add(S, c, PP_PART_HEAD, false);
 		if (reduce_here)
 			acc.dense += w->trainable_head;
 	}
@@ -559,14 +602,13 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 			bucket_add(p, S, &acc, lc->trainable - lc->trainable_expert, lc->trainable_expert,
 				   h, overlap);
 	}
-	busy_layers(S, c, vs, false);
 	if (vs == 0) {
 		h = compute_task(p, S, c->unit.b_embed, tag(PP_CAT_BWD, u.chunk, PP_LAYER_EMBED, u.mb),
 				 PP_PART_EMBED, 0, true, -1, -1, -1);
-		busy_add(S, c, PP_PART_EMBED, false);
 		if (reduce_here)
 			acc.dense += w->trainable_embed;
 	}
+	unit_busy(S, c, vs, false);
 	if (reduce_here && overlap && acc.dense > 0)
 		grad_reduce(p, S, acc.dense, h);
 	if (reduce_here && overlap && acc.expert > 0)
@@ -586,6 +628,7 @@ void pp_program_unit(pp_program *p, int st)
 	pp_unit u = S->nextu;
 	if (S->next < S->n)
 		S->nextu = pp_schedule_unit(p->c->s, st, S->next);
+	(u.fwd ? p->cons_f : p->cons_b)[u.chunk * p->P + st]++;
 	if (u.fwd)
 		unit_fwd(p, st, u);
 	else
@@ -684,4 +727,287 @@ void pp_program_finish(pp_program *p, pp_stage_busy *busy)
 		busy[st].opt_s = S->opt_s;
 		busy[st].last_task = S->opt;
 	}
+}
+
+/* ---- the steady state (program.h) ---- */
+
+/* The period of the steady part of the schedule, in units per stage, and
+ * the micro-batches a period moves on; false for GPipe (no steady part in
+ * which forwards and backwards alternate). */
+static bool period_of(const pp_program *p, int *T, int *S)
+{
+	const pp_parallel *par = &p->c->s->parallel;
+	if (par->schedule == PP_SCHED_GPIPE)
+		return false;
+	if (par->schedule == PP_SCHED_1F1B || par->vpp == 1) {
+		*T = 2;  /* one forward, one backward */
+		*S = 1;
+	} else {
+		*T = 2 * p->P * p->V;  /* every chunk of P micro-batches, forward and backward */
+		*S = p->P;
+	}
+	return true;
+}
+
+int pp_program_checkpoint(const pp_program *p, int st, int c)
+{
+	int T, S;
+	if (p->k.dep || !period_of(p, &T, &S))
+		return -1;
+	int end;
+	int64_t i = schedule_phases(p->c->s, st, &end) + (int64_t)c * T;
+	return i <= p->st[st].n ? (int)i : -1;
+}
+
+/* The inputs sent to virtual stage vs and not yet used: arr from key
+ * (vs, cons) while set (senders send and receivers use in micro-batch
+ * order, so they are contiguous). */
+static int window(const pp_program *p, const int64_t *arr, int vs, int cons, const int64_t **out)
+{
+	size_t key = (size_t)vs * p->M + (size_t)cons;
+	int w = 0;
+	while (cons + w < p->M && arr[key + (size_t)w] >= 0)
+		w++;
+	*out = arr + key;
+	return w;
+}
+
+/* What the units to come can read, at one pp_program_mark(). */
+typedef struct mark {
+	int *next, *cons;          /* [P], [2 NV] */
+	int *wlen;                 /* [2 NV]: arrivals in flight per virtual stage, F then B */
+	int *pend;                 /* [2 P]: ZeRO-3's pending reduce-scatter's part and kind */
+	int64_t *h;                /* [4 P]: prev0, prev1, pend_rs, last */
+	int64_t *win;              /* the arrivals in flight, in wlen's order */
+	size_t nwin, capwin;
+	int64_t coalesced;
+} mark;
+
+/* The last PP_STEADY_MARKS marks, newest at (n - 1) % PP_STEADY_MARKS. */
+struct marks {
+	mark m[PP_STEADY_MARKS];
+	int n;
+};
+
+static void marks_free(struct marks *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < PP_STEADY_MARKS; i++) {
+		free(r->m[i].next);
+		free(r->m[i].h);
+		free(r->m[i].win);
+	}
+	free(r);
+}
+
+/* The mark q checkpoints before the newest (0: the newest); NULL when
+ * not recorded. */
+static const mark *mark_back(const pp_program *p, int q)
+{
+	const struct marks *r = p->marks;
+	if (!r || q < 0 || q >= PP_STEADY_MARKS || q >= r->n)
+		return NULL;
+	return &r->m[(r->n - 1 - q) % PP_STEADY_MARKS];
+}
+
+/* FNV-1a, a word at a time */
+static uint64_t hash_add(uint64_t h, int64_t v)
+{
+	h ^= (uint64_t)v;
+	h *= 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static void stage_handles(const stage *S, int64_t h[4])
+{
+	h[0] = S->prev0;
+	h[1] = S->prev1;
+	h[2] = S->pend_rs;
+	h[3] = S->last;
+}
+
+bool pp_program_mark(pp_program *p, uint64_t *hash, int64_t *ref)
+{
+	int P = p->P, NV = p->NV;
+	for (int st = 0; st < P; st++)
+		for (int k = 0; k < p->V; k++)
+			if (p->st[st].first_use[k]) {
+				if (p->marks)
+					p->marks->n = 0;  /* checkpoints must follow each other */
+				return false;  /* a chunk's first forward (the parameter gathers) to come */
+			}
+	if (!p->marks)
+		p->marks = pp_xcalloc(1, sizeof(*p->marks));
+	mark *m = &p->marks->m[p->marks->n % PP_STEADY_MARKS];
+	if (!m->next) {
+		/* one block of ints: next, cons, wlen, pend */
+		m->next = pp_xmalloc(sizeof(int) * ((size_t)P * 3 + (size_t)NV * 4));
+		m->cons = m->next + P;
+		m->wlen = m->cons + 2 * NV;
+		m->pend = m->wlen + 2 * NV;
+		m->h = pp_xmalloc(sizeof(int64_t) * (size_t)P * 4);
+	}
+	p->marks->n++;
+	for (int st = 0; st < P; st++) {
+		const stage *S = &p->st[st];
+		m->next[st] = S->next;
+		m->pend[2 * st] = S->pend_part;
+		m->pend[2 * st + 1] = S->pend_kind;
+		stage_handles(S, m->h + 4 * st);
+	}
+	m->nwin = 0;
+	for (int d = 0; d < 2; d++)
+		for (int vs = 0; vs < NV; vs++) {
+			int cons = (d ? p->cons_b : p->cons_f)[vs];
+			const int64_t *a;
+			int w = window(p, d ? p->arr_b : p->arr_f, vs, cons, &a);
+			m->cons[d * NV + vs] = cons;
+			m->wlen[d * NV + vs] = w;
+			if (m->nwin + (size_t)w > m->capwin) {
+				m->capwin = 2 * (m->nwin + (size_t)w) + 64;
+				m->win = pp_xrealloc(m->win, sizeof(int64_t) * m->capwin);
+			}
+			memcpy(m->win + m->nwin, a, sizeof(int64_t) * (size_t)w);
+			m->nwin += (size_t)w;
+		}
+	m->coalesced = p->coalesced;
+	/* the state relative to stage 0's last task, which a cycle repeats */
+	int64_t r0 = m->h[3];
+	uint64_t h = 1469598103934665603ull;
+	for (int st = 0; st < P; st++) {
+		h = hash_add(h, m->pend[2 * st] * 64 + m->pend[2 * st + 1]);
+		for (int i = 0; i < 4; i++)
+			h = hash_add(h, m->h[4 * st + i] < 0 ? -1 : m->h[4 * st + i] - r0);
+	}
+	for (int i = 0; i < 2 * NV; i++)
+		h = hash_add(h, m->wlen[i]);
+	for (size_t i = 0; i < m->nwin; i++)
+		h = hash_add(h, m->win[i] - r0);
+	*hash = h;
+	*ref = r0;
+	return true;
+}
+
+/* a is b moved on by dt (both no task, or both tasks) */
+static bool moved(int64_t a, int64_t b, int64_t dt)
+{
+	return a < 0 ? b < 0 : b >= 0 && a == b + dt;
+}
+
+bool pp_program_periodic(const pp_program *p, int q, int64_t *dt)
+{
+	const mark *m = mark_back(p, q);
+	int T, S, P = p->P, NV = p->NV;
+	if (q < 1 || !m || !period_of(p, &T, &S))
+		return false;
+	if (p->st[0].last < 0 || m->h[3] < 0)
+		return false;
+	int64_t d = p->st[0].last - m->h[3];
+	for (int st = 0; st < P; st++) {
+		const stage *X = &p->st[st];
+		int64_t h[4];
+		stage_handles(X, h);
+		if (X->next != m->next[st] + q * T || X->pend_part != m->pend[2 * st] ||
+		    X->pend_kind != m->pend[2 * st + 1])
+			return false;
+		for (int i = 0; i < 4; i++)
+			if (!moved(h[i], m->h[4 * st + i], d))
+				return false;
+	}
+	size_t off = 0;
+	for (int dir = 0; dir < 2; dir++)
+		for (int vs = 0; vs < NV; vs++) {
+			int cons = (dir ? p->cons_b : p->cons_f)[vs];
+			const int64_t *a;
+			int w = window(p, dir ? p->arr_b : p->arr_f, vs, cons, &a);
+			if (cons != m->cons[dir * NV + vs] + q * S || w != m->wlen[dir * NV + vs])
+				return false;
+			for (int j = 0; j < w; j++)
+				if (a[j] != m->win[off + (size_t)j] + d)
+					return false;
+			off += (size_t)w;
+		}
+	*dt = d;
+	return true;
+}
+
+int64_t pp_program_skippable(const pp_program *p, int q)
+{
+	int T, S;
+	if (q < 1 || !mark_back(p, q) || !period_of(p, &T, &S))
+		return 0;
+	T *= q;
+	S *= q;
+	int64_t k = INT64_MAX;
+	for (int st = 0; st < p->P && k > 0; st++) {
+		const stage *X = &p->st[st];
+		/* in the steady part unit i + T is unit i with the micro-batch S
+		 * on (1F1B: F(warm + j), B(j); interleaved: the chunk and the
+		 * micro-batch's place in its group of P repeat every P x v
+		 * forwards and backwards); stop short of the cool-down and of any
+		 * chunk's last backward (its gradient reduction) */
+		int end;
+		schedule_phases(p->c->s, st, &end);
+		for (int ch = 0; ch < p->V; ch++)
+			if (X->last_b_of_chunk[ch] >= X->next && X->last_b_of_chunk[ch] < end)
+				end = X->last_b_of_chunk[ch];
+		int64_t n = end > X->next ? (end - X->next) / T : 0;
+		if (n < k)
+			k = n;
+	}
+	/* the inputs in flight move on k x S micro-batches: they stay in the step */
+	for (int dir = 0; dir < 2 && k > 0; dir++)
+		for (int vs = 0; vs < p->NV; vs++) {
+			int cons = (dir ? p->cons_b : p->cons_f)[vs];
+			const int64_t *a;
+			int w = window(p, dir ? p->arr_b : p->arr_f, vs, cons, &a);
+			if (w > 0 && (int64_t)cons + w - 1 + k * S >= p->M)
+				k = (p->M - cons - w) / S;
+		}
+	return k > 0 ? k : 0;
+}
+
+void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy)
+{
+	int T, S;
+	const mark *m = mark_back(p, q);
+	if (q < 1 || k <= 0 || !m || !period_of(p, &T, &S))
+		return;
+	T *= q;
+	S *= q;
+	const pp_stepcost *c = p->c;
+	int64_t shift = k * dt;
+	pp_unit *per = busy ? pp_xmalloc(sizeof(pp_unit) * (size_t)T) : NULL;
+	for (int st = 0; st < p->P; st++) {
+		stage *X = &p->st[st];
+		/* the busy time of the units passed over, added unit by unit as
+		 * issuing them would: k times the period's units */
+		for (int j = 0; busy && j < T; j++)
+			per[j] = pp_schedule_unit(c->s, st, X->next + j);
+		for (int64_t r = 0; busy && r < k; r++)
+			for (int j = 0; j < T; j++)
+				unit_busy(X, c, per[j].chunk * p->P + st, per[j].fwd);
+		X->next += (int)(k * T);
+		if (X->next < X->n)
+			X->nextu = pp_schedule_unit(c->s, st, X->next);
+		int64_t *h[4] = {&X->prev0, &X->prev1, &X->pend_rs, &X->last};
+		for (int i = 0; i < 4; i++)
+			if (*h[i] >= 0)
+				*h[i] += shift;
+	}
+	for (int dir = 0; dir < 2; dir++)
+		for (int vs = 0; vs < p->NV; vs++) {
+			int *cons = &(dir ? p->cons_b : p->cons_f)[vs];
+			int64_t *arr = dir ? p->arr_b : p->arr_f;
+			const int64_t *a;
+			int w = window(p, arr, vs, *cons, &a);
+			size_t from = (size_t)vs * p->M + (size_t)*cons, to = from + (size_t)(k * S);
+			for (int j = w - 1; j >= 0; j--)  /* top down: the ranges may overlap */
+				arr[to + (size_t)j] = arr[from + (size_t)j] + shift;
+			*cons += (int)(k * S);
+		}
+	p->coalesced += k * (p->coalesced - m->coalesced);
+	p->marks->n = 0;  /* the marks are of units passed over */
+	free(per);
 }

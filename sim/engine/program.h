@@ -71,6 +71,8 @@ typedef struct pp_sink {
 	 * may come as one task of their summed duration (the same ends on an
 	 * in-order stream); the event graph keeps one task a layer */
 	bool coalesce;
+	/* true: the backend never reads resource names (they come as "") */
+	bool nameless;
 } pp_sink;
 
 /* Per stage, for the breakdown: unstretched busy seconds and the handle of
@@ -118,5 +120,45 @@ void pp_program_unit(pp_program *p, int st);
  * each stage's optimizer and what follows it, the data read. busy (P
  * entries, may be NULL) gets each stage's accounting. */
 void pp_program_finish(pp_program *p, pp_stage_busy *busy);
+
+/* The steady state, for a backend whose handles are task ends (dep NULL).
+ * In the steady part of a 1F1B or interleaved schedule every stage's units
+ * repeat with a period (one forward and one backward; interleaved, a pass
+ * over every chunk of pp micro-batches) on micro-batches a period further
+ * on. Checkpoint c of stage st is its unit warm-up + c x period. When, with
+ * every stage at checkpoint c + q, everything the units to come can read
+ * (ZeRO-3's prefetch and pending reduce-scatter, each stage's last task,
+ * the inputs sent and not yet used; the backend: its resources' free
+ * times) is what it was at checkpoint c plus one dt, the q periods that
+ * follow repeat the last q: each task starts at the latest of handles that
+ * all moved by dt and lasts as long, so its end moves by dt too (time
+ * invariance of the max-plus recurrence; q > 1 where the stages settle
+ * into a cycle of several periods). pp_program_skip() then moves the
+ * program on whole cycles without issuing them, exactly as issuing them
+ * would, and the backend moves its resources by as much.
+ *
+ * pp_program_checkpoint: stage st's unit index at checkpoint c; -1 when the
+ * schedule has no steady part (GPipe), the backend takes dependencies later
+ * or the index is past the stage's last unit. */
+#define PP_STEADY_MARKS 256    /* marks kept: the longest cycle looked for, in periods */
+int pp_program_checkpoint(const pp_program *p, int st, int c);
+/* Record what the units to come can read, every stage at a checkpoint
+ * (the one after the last mark's), with a hash of it relative to *ref
+ * (stage 0's last task), equal for states a cycle apart; false while a
+ * chunk's first forward (its parameter gathers) is to come. */
+bool pp_program_mark(pp_program *p, uint64_t *hash, int64_t *ref);
+/* Every stage at the newest mark: whether the state is the mark q
+ * checkpoints before it (1 <= q < PP_STEADY_MARKS) moved by one *dt
+ * (filled when true). */
+bool pp_program_periodic(const pp_program *p, int q, int64_t *dt);
+/* How many whole cycles of q periods from here repeat the last one unit
+ * for unit (none a chunk's last backward). */
+int64_t pp_program_skippable(const pp_program *p, int q);
+/* Move on k cycles of q periods, dt each (k <= pp_program_skippable()):
+ * every handle moved by k x dt, the coalesced tasks counted and, with busy,
+ * the units' busy time added as issuing them would (without,
+ * pp_program_finish's busy accounting is not to be read). The marks are
+ * dropped. The backend moves its own resources. */
+void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy);
 
 #endif

@@ -72,9 +72,14 @@ static void describe_vals(pp_sb *sb, const char *name, vals *s, bool fixed)
 	pp_sb_adds(sb, "}");
 }
 
+/* The enumeration: each valid layout goes to emit(ctx, layout, its
+ * index in enumeration order) as it is found, none is kept. */
+typedef void (*emit_fn)(void *ctx, const pp_layout *l, uint32_t idx);
+
 typedef struct gen {
-	pp_layout *c;
-	size_t n, cap;
+	emit_fn emit;
+	void *ctx;
+	size_t n;
 	vals tp, pp, dp, cp, vpp, mbs, zero, sp, rc;
 	bool overflow;
 } gen;
@@ -85,11 +90,8 @@ static void push(gen *g, const pp_layout *l)
 		g->overflow = true;
 		return;
 	}
-	if (g->n == g->cap) {
-		g->cap = g->cap ? g->cap * 2 : 4096;
-		g->c = pp_xrealloc(g->c, sizeof(pp_layout) * g->cap);
-	}
-	g->c[g->n++] = *l;
+	uint32_t idx = (uint32_t)g->n++;
+	g->emit(g->ctx, l, idx);
 	vadd(&g->tp, l->tp);
 	vadd(&g->pp, l->pp);
 	vadd(&g->dp, l->dp);
@@ -242,8 +244,10 @@ static void describe_space(gen *g, unsigned given, char *space, size_t nspace)
 	pp_sb_release(&sb);
 }
 
-int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, char *space,
-			size_t nspace, pp_err *err)
+/* Every valid layout of s's space to emit, in enumeration order; *nout
+ * gets the count and space[nspace] the space in words. */
+static int enumerate(const pp_scenario *s, emit_fn emit, void *ctx, size_t *nout, char *space,
+		     size_t nspace, pp_err *err)
 {
 	const pp_model *m = &s->model;
 	unsigned given = s->given;
@@ -251,6 +255,8 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 	/* about 200 KB of value lists: fine on the stack */
 	gen g;
 	memset(&g, 0, sizeof(g));
+	g.emit = emit;
+	g.ctx = ctx;
 	vals tps, cps, pps;
 	divisors(N, &tps);
 	divisors(N, &cps);
@@ -293,14 +299,12 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 		}
 	}
 	if (g.overflow) {
-		free(g.c);
 		return pp_errf(err, PP_EINPUT, "%s: the space has more than %d candidate layouts; fix "
 			       "some keys in the scenario's parallel section (e.g. "
 			       "context_parallel_size or training.micro_batch_size)", s->name,
 			       MAX_CANDIDATES);
 	}
 	if (!g.n) {
-		free(g.c);
 		char near[160] = "";
 		if (near_hi && near_lo)
 			snprintf(near, sizeof(near), "; the nearest global batch sizes a data-parallel "
@@ -316,8 +320,36 @@ int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, cha
 	}
 	if (space && nspace)
 		describe_space(&g, given, space, nspace);
-	*out = g.c;
 	*nout = g.n;
+	return 0;
+}
+
+typedef struct list {
+	pp_layout *c;
+	size_t n, cap;
+} list;
+
+static void append(void *ctx, const pp_layout *l, uint32_t idx)
+{
+	list *a = ctx;
+	(void)idx;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 4096;
+		a->c = pp_xrealloc(a->c, sizeof(pp_layout) * a->cap);
+	}
+	a->c[a->n++] = *l;
+}
+
+int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *nout, char *space,
+			size_t nspace, pp_err *err)
+{
+	list a = {NULL, 0, 0};
+	int rc = enumerate(s, append, &a, nout, space, nspace, err);
+	if (rc) {
+		free(a.c);
+		return rc;
+	}
+	*out = a.c;
 	return 0;
 }
 
@@ -357,22 +389,75 @@ const char *pp_layout_str(const pp_layout *l, char *buf, size_t n)
 
 /* ---- the search ---- */
 
-typedef struct cand {
-	int64_t bound;
-	uint32_t idx;
-} cand;
+/* A layout that fits, as the search keeps it. */
+typedef struct feas {
+	pp_layout l;
+	uint32_t idx;              /* in enumeration order */
+	int64_t quick;             /* pp_fp_bound_quick_ns (0 when exhaustive) */
+	int64_t bound;             /* pp_fp_bound_ns; -1 until computed */
+} feas;
+
+/* A heap entry: the key, ties broken by enumeration index; f indexes the
+ * feasible list. */
+typedef struct hent {
+	int64_t key;
+	uint32_t idx, f;
+} hent;
 
 typedef struct best {
 	int64_t step, bound;
 	uint32_t idx, pad;
+	pp_layout l;
 } best;
 
-static int cmp_cand(const void *a, const void *b)
+static bool hless(const hent *a, const hent *b)
 {
-	const cand *x = a, *y = b;
-	if (x->bound != y->bound)
-		return x->bound < y->bound ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	return a->key < b->key || (a->key == b->key && a->idx < b->idx);
+}
+
+static void sift_down(hent *h, size_t n, size_t i)
+{
+	hent e = h[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && hless(&h[c + 1], &h[c]))
+			c++;
+		if (!hless(&h[c], &e))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+}
+
+static void heapify(hent *h, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+}
+
+static hent heap_pop(hent *h, size_t *n)
+{
+	hent top = h[0];
+	h[0] = h[--*n];
+	if (*n)
+		sift_down(h, *n, 0);
+	return top;
+}
+
+static void heap_push(hent *h, size_t *n, hent e)
+{
+	size_t i = (*n)++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!hless(&e, &h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = e;
 }
 
 static bool best_less(const best *a, const best *b)
@@ -419,140 +504,346 @@ static void progress(const pp_search_opts *o, int phase, int64_t done, int64_t t
 	o->progress(&p, o->progress_ctx);
 }
 
-/* How many of the sorted candidates have bound <= t. */
-static int64_t count_le(const cand *c, int64_t n, int64_t t)
+/* Pruning by monotonicity: within one (TP, CP, PP, DP), layouts come in
+ * ascending micro-batch size, and the memory a layout needs grows with
+ * it, the rest fixed (memory.h: activations, the logits and the
+ * recompute buffer scale with the micro-batch, the in-flight count times
+ * the micro-batch never falls; tests/test_search.c checks it on every
+ * layout of its spaces). A (interleave, SP, ZeRO, recompute, EP) that
+ * missed the capacity at one size misses it at every larger one: those
+ * are counted as not fitting without a workload or a memory estimate. The
+ * margin keeps rounding at the capacity's edge out of it. */
+#define MISS_SLOTS 1024
+#define MISS_MARGIN 1e-9
+
+/* The streamed evaluation: every candidate of this rank through the
+ * workload cache and the memory estimate, the ones that fit kept with
+ * their quick bound. */
+typedef struct walk {
+	const pp_scenario *s;
+	const pp_hw *hw;
+	const pp_search_opts *o;
+	pp_scenario x;
+	pp_fp_cache *cache;
+	int R;
+	pp_dist_slots *slots;      /* R > 1: slot 0 hands out groups */
+	int64_t gidx, mine;        /* the current group's index; the group this rank has */
+	feas *fe;
+	size_t nfe, cap;
+	int64_t nofit, seen;
+	int group[4];              /* TP, CP, PP, DP of the misses below */
+	uint32_t gen;              /* misses of earlier groups are stale */
+	struct {
+		uint64_t key;
+		uint32_t gen;
+	} miss[MISS_SLOTS];
+	double t0;
+} walk;
+
+static uint64_t miss_key(const pp_layout *l)
 {
-	int64_t lo = 0, hi = n;
-	while (lo < hi) {
-		int64_t mid = lo + (hi - lo) / 2;
-		if (c[mid].bound <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint64_t)l->vpp << 48 | (uint64_t)l->sp << 40 | (uint64_t)l->zero_stage << 32 |
+	       (uint64_t)l->recompute << 24 | (uint64_t)(uint32_t)l->ep;
 }
 
-/* Which rank evaluates a layout: by its workload (TP, CP, micro-batch, SP,
- * recompute, pipelined), so each workload is built on one rank only. */
-static int owner(const pp_layout *l, int R)
+static bool miss_has(const walk *k, uint64_t key)
 {
-	uint64_t v[6] = {(uint64_t)l->tp, (uint64_t)l->cp, (uint64_t)l->micro_batch_size,
-			 (uint64_t)(l->sp && l->tp > 1), (uint64_t)l->recompute, (uint64_t)(l->pp > 1)};
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < 6; i++) {
-		h ^= v[i];
-		h *= 1099511628211ull;
-		h ^= h >> 31;
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 54);
+	for (; k->miss[i].gen == k->gen; i = (i + 1) % MISS_SLOTS)
+		if (k->miss[i].key == key)
+			return true;
+	return false;
+}
+
+static void miss_add(walk *k, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 54), n = 0;
+	for (; k->miss[i].gen == k->gen; i = (i + 1) % MISS_SLOTS)
+		if (++n == MISS_SLOTS / 2)
+			return; /* full enough: prune no further in this group */
+	k->miss[i].key = key;
+	k->miss[i].gen = k->gen;
+}
+
+static void visit(void *ctx, const pp_layout *l, uint32_t idx)
+{
+	walk *k = ctx;
+	if (l->tp != k->group[0] || l->cp != k->group[1] || l->pp != k->group[2] ||
+	    l->dp != k->group[3]) {
+		k->gen++;
+		k->gidx++;
+		k->group[0] = l->tp;
+		k->group[1] = l->cp;
+		k->group[2] = l->pp;
+		k->group[3] = l->dp;
 	}
-	if (l->ep > 1) { /* MoE: the workload depends on EP too */
-		h ^= (uint64_t)l->ep;
-		h *= 1099511628211ull;
+	/* under MPI the groups (each TP x CP x PP x DP) are handed out one at
+	 * a time, to whichever rank asks first: the counter's values rise, so
+	 * one pass over the enumeration meets every group a rank is given */
+	if (k->R > 1) {
+		while (k->mine < k->gidx)
+			k->mine = pp_dist_slot_add(k->slots, 0, 1);
+		if (k->mine != k->gidx)
+			return;
 	}
-	return (int)(h % (uint64_t)R);
+	uint64_t key = miss_key(l);
+	if (miss_has(k, key)) {
+		k->nofit++;
+	} else {
+		pp_layout_apply(&k->x, l);
+		pp_workload w;
+		pp_fp_workload(k->cache, &k->x, k->hw, &w);
+		pp_memory mem;
+		pp_memory_estimate(&k->x, k->hw, &w, &mem);
+		if (!mem.fits) {
+			k->nofit++;
+			if (mem.total_bytes > mem.capacity_bytes * (1 + MISS_MARGIN))
+				miss_add(k, key);
+		} else {
+			if (k->nfe == k->cap) {
+				k->cap = k->cap ? 2 * k->cap : 1024;
+				k->fe = pp_xrealloc(k->fe, sizeof(feas) * k->cap);
+			}
+			feas *f = &k->fe[k->nfe++];
+			f->l = *l;
+			f->idx = idx;
+			f->quick = k->o->exhaustive ? 0 : pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+			f->bound = -1;
+		}
+	}
+	if ((++k->seen & 4095) == 0)
+		progress(k->o, 0, k->seen, 0, 0, 0, k->t0);
+}
+
+/* The simulation of candidate c: its step, or -1 with err set. */
+static int64_t simulate(const pp_scenario *s, const pp_hw *hw, walk *wk, pp_scenario *x,
+			pp_des *des, const feas *c, pp_err *err)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	int64_t step = des ? des_step(x, hw, &w, des, err) : pp_fp_step_ns(x, hw, &w);
+	if (step < 0 && !des)
+		pp_errf(err, PP_EINTERNAL, "%s: the fast path stalled on layout #%u", s->name, c->idx);
+	return step;
+}
+
+static int64_t full_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas *c)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	return pp_fp_bound_ns(x, hw, &w);
+}
+
+/* One rank: best first. The candidate of the smallest bound is simulated
+ * once its full bound is known and no quick bound of one not yet bounded
+ * is below it (a quick bound is below the full one); it stops when both
+ * are above the k-th best simulated step: none left can enter the top k
+ * (ties included). */
+static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o, walk *wk,
+		      pp_des *des, best *top, int *ntop, int64_t *sims, pp_err *err)
+{
+	int k = o->top_k < 1 ? 1 : o->top_k;
+	bool ex = o->exhaustive;
+	size_t nfe = wk->nfe, nq = nfe, nb = 0;
+	hent *hq = pp_xmalloc(sizeof(hent) * (nfe + 1));
+	hent *hb = pp_xmalloc(sizeof(hent) * (nfe + 1));
+	for (size_t i = 0; i < nfe; i++)
+		hq[i] = (hent){wk->fe[i].quick, wk->fe[i].idx, (uint32_t)i};
+	heapify(hq, nq);
+	pp_scenario x = *s;
+	int rc = 0;
+	for (;;) {
+		int64_t thr = *ntop == k ? top[k - 1].step : INT64_MAX;
+		bool sim = nb && (!nq || hb[0].key <= hq[0].key);
+		if ((!sim && !nq) || (!ex && (sim ? hb[0].key : hq[0].key) > thr))
+			break;
+		hent e = heap_pop(sim ? hb : hq, sim ? &nb : &nq);
+		feas *c = &wk->fe[e.f];
+		if (!sim) {
+			c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
+			heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
+			continue;
+		}
+		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		if (step < 0) {
+			rc = PP_EINTERNAL;
+			break;
+		}
+		top_insert(top, ntop, k, (best){step, c->bound, c->idx, 0, c->l});
+		++*sims;
+		progress(o, 1, *sims, (int64_t)nfe, *sims, (int64_t)(nq + nb), wk->t0);
+	}
+	free(hq);
+	free(hb);
+	return rc;
+}
+
+/* The simulation work of an exhaustive search, for the order of a
+ * self-scheduled list: units (stages x chunks x micro-batches), a layer
+ * task each under ZeRO-3. */
+static double work_of(const pp_scenario *s, const pp_layout *l)
+{
+	double m = (double)s->training.global_batch_size / ((double)l->dp * l->micro_batch_size);
+	double per = l->zero_stage == 3 ? (double)s->model.num_layers / ((double)l->pp * l->vpp) : 1;
+	return m * l->pp * l->vpp * (1 + per);
+}
+
+static const pp_scenario *work_scenario;
+
+static int cmp_work(const void *a, const void *b)
+{
+	const feas *x = a, *y = b;
+	double u = work_of(work_scenario, &x->l), v = work_of(work_scenario, &y->l);
+	if (u != v)
+		return u > v ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_quick(const void *a, const void *b)
+{
+	const feas *x = a, *y = b;
+	if (x->quick != y->quick)
+		return x->quick < y->quick ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Several ranks: every rank holds the same list of the candidates that
+ * fit, in order of their quick bound (exhaustive: the most work first, so
+ * the last ones handed out are short), and takes the next one from a
+ * shared counter (slot 1) whenever it is free, with no rounds and no rank
+ * waiting on another. Each rank publishes its k-th best step (slot 2 + r);
+ * the smallest of those, never below the k-th best over all, is the
+ * threshold: a candidate whose bound exceeds it is not simulated, and the
+ * first whose quick bound does ends the rank's share (every later one's
+ * is larger). So every candidate whose full bound is under the final k-th
+ * best is simulated, as serially. */
+static int self_scheduled(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
+			  walk *wk, pp_des *des, best *top, int *ntop, int64_t *sims, int r, int R,
+			  pp_err *err)
+{
+	int k = o->top_k < 1 ? 1 : o->top_k;
+	bool ex = o->exhaustive;
+	work_scenario = s;
+	qsort(wk->fe, wk->nfe, sizeof(feas), ex ? cmp_work : cmp_quick);
+	for (size_t i = 0; i < wk->nfe; i++)
+		wk->fe[i].bound = -1;
+	int64_t *tau = pp_xmalloc(sizeof(int64_t) * (size_t)R);
+	pp_scenario x = *s;
+	int rc = 0;
+	for (;;) {
+		int64_t j = pp_dist_slot_add(wk->slots, 1, 1);
+		if (j >= (int64_t)wk->nfe)
+			break;
+		feas *c = &wk->fe[j];
+		int64_t thr = INT64_MAX;
+		if (!ex) {
+			pp_dist_slot_get(wk->slots, 2, R, tau);
+			for (int i = 0; i < R; i++)
+				if (tau[i] > 0 && tau[i] < thr)
+					thr = tau[i];
+			if (c->quick > thr)
+				break;
+		}
+		c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
+		if (c->bound > thr)
+			continue;
+		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		if (step < 0) {
+			rc = PP_EINTERNAL;
+			break;
+		}
+		bool was = *ntop == k;
+		int64_t before = was ? top[k - 1].step : 0;
+		top_insert(top, ntop, k, (best){step, c->bound, c->idx, 0, c->l});
+		++*sims;
+		if (!ex && *ntop == k && (!was || top[k - 1].step < before))
+			pp_dist_slot_set(wk->slots, 2 + r, top[k - 1].step);
+		progress(o, 1, *sims, (int64_t)wk->nfe, *sims, (int64_t)wk->nfe - j, wk->t0);
+	}
+	free(tau);
+	return rc;
 }
 
 static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
-		       const pp_layout *lay, size_t n, pp_search_result *out, pp_err *err)
+		       pp_search_result *out, pp_err *err)
 {
-	double t0 = pp_mono_s();
-	int R = pp_dist_size(), r = pp_dist_rank();
+	int R = o->local ? 1 : pp_dist_size(), r = o->local ? 0 : pp_dist_rank();
 	int k = o->top_k < 1 ? 1 : o->top_k;
 	int rc = 0;
-	pp_scenario x = *s;
-	pp_fp_cache *cache = pp_fp_cache_new();
-	pp_des *des = o->des ? pp_des_new() : NULL;
-	cand *fe = pp_xmalloc(sizeof(cand) * (n + 1));
-	int64_t nfe = 0, nofit = 0, mine = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (R > 1 && owner(&lay[i], R) != r)
-			continue;
-		pp_layout_apply(&x, &lay[i]);
-		pp_workload w;
-		pp_fp_workload(cache, &x, hw, &w);
-		pp_memory mem;
-		pp_memory_estimate(&x, hw, &w, &mem);
-		if (!mem.fits) {
-			nofit++;
-		} else {
-			fe[nfe].idx = (uint32_t)i;
-			fe[nfe].bound = o->exhaustive ? 0 : pp_fp_bound_ns(&x, hw, &w);
-			nfe++;
-		}
-		if ((++mine & 4095) == 0)
-			progress(o, 0, mine, (int64_t)(n / (size_t)R), 0, 0, t0);
-	}
-	qsort(fe, (size_t)nfe, sizeof(cand), cmp_cand);
-
+	bool ex = o->exhaustive;
+	walk *wk = pp_xcalloc(1, sizeof(*wk));
+	wk->s = s;
+	wk->hw = hw;
+	wk->o = o;
+	wk->x = *s;
+	wk->cache = pp_fp_cache_new();
+	wk->R = R;
+	wk->slots = R > 1 ? pp_dist_slots_new(2 + R) : NULL;
+	wk->gidx = -1;
+	wk->mine = -1;
+	wk->gen = 1;
+	wk->t0 = pp_mono_s();
+	size_t n = 0;
 	best *top = pp_xmalloc(sizeof(best) * (size_t)k);
+	pp_des *des = o->des ? pp_des_new() : NULL;
+	if ((rc = enumerate(s, visit, wk, &n, out->space, sizeof(out->space), err)))
+		goto out;
+
+	size_t nfe = wk->nfe;
 	int ntop = 0;
-	int64_t pos = 0, sims = 0;
-	int64_t tau = INT64_MAX; /* the smallest k-th best any rank has reported */
-	bool done = false;
-	for (;;) {
-		double round_end = pp_mono_s() + 0.002;
-		int in_round = 0;
-		while (!done) {
-			if (pos == nfe) {
-				done = true;
-				break;
-			}
-			int64_t thr = ntop == k && top[k - 1].step < tau ? top[k - 1].step : tau;
-			cand c = fe[pos];
-			if (!o->exhaustive && c.bound > thr) {
-				done = true;
-				break;
-			}
-			pp_layout_apply(&x, &lay[c.idx]);
-			pp_workload w;
-			pp_fp_workload(cache, &x, hw, &w);
-			int64_t step = des ? des_step(&x, hw, &w, des, err) : pp_fp_step_ns(&x, hw, &w);
-			if (step < 0) {
-				if (!des)
-					pp_errf(err, PP_EINTERNAL, "%s: the fast path stalled on layout "
-						"#%u", s->name, c.idx);
-				rc = PP_EINTERNAL;
-				goto out;
-			}
-			top_insert(top, &ntop, k, (best){step, c.bound, c.idx, 0});
-			pos++;
-			sims++;
-			if (o->progress) {
-				int64_t t = ntop == k && top[k - 1].step < tau ? top[k - 1].step : tau;
-				progress(o, 1, pos, nfe, sims,
-					 o->exhaustive ? nfe - pos : count_le(fe, nfe, t) - pos, t0);
-			}
-			if (R > 1 && (++in_round >= 64 || pp_mono_s() > round_end))
-				break;
-		}
-		if (R == 1)
-			break;
-		/* share the pruning threshold; stop when every rank is done */
-		double v[2] = {ntop == k ? (double)top[k - 1].step : INFINITY, done ? 1.0 : 0.0};
-		pp_dist_allreduce_min(v, 2);
-		if (v[0] < (double)tau)
-			tau = (int64_t)v[0];
-		if (v[1] == 1.0)
-			break;
+	int64_t sims = 0, under = 0;
+	if (R == 1) {
+		rc = best_first(s, hw, o, wk, des, top, &ntop, &sims, err);
+	} else {
+		/* every rank's candidates that fit, in one list on every rank */
+		void *g;
+		size_t bytes;
+		pp_dist_allgatherv(wk->fe, sizeof(feas) * wk->nfe, &g, &bytes);
+		free(wk->fe);
+		wk->fe = g;
+		wk->nfe = wk->cap = nfe = bytes / sizeof(feas);
+		rc = self_scheduled(s, hw, o, wk, des, top, &ntop, &sims, r, R, err);
 	}
+	/* every rank takes part in what follows, a failed one too */
+	if (R > 1) {
+		double f = rc ? -1 : 0;
+		pp_dist_allreduce_min(&f, 1);
+		if (f < 0 && !rc)
+			rc = pp_errf(err, PP_EINTERNAL, "%s: a simulation failed on another rank",
+				     s->name);
+	}
+	if (rc)
+		goto out;
 
 	/* gather every rank's top k on rank 0, merge, and give it to all */
 	best *all = pp_xmalloc(sizeof(best) * (size_t)k * (size_t)R);
-	best *mine_k = pp_xmalloc(sizeof(best) * (size_t)k);
+	best *mine_k = pp_xcalloc((size_t)k, sizeof(best));
 	for (int i = 0; i < k; i++)
-		mine_k[i] = i < ntop ? top[i] : (best){INT64_MAX, INT64_MAX, UINT32_MAX, 0};
-	pp_dist_gather(mine_k, sizeof(best) * (size_t)k, r == 0 ? all : NULL);
-	if (r == 0)
-		qsort(all, (size_t)k * (size_t)R, sizeof(best), cmp_best);
-	pp_dist_bcast(all, sizeof(best) * (size_t)k);
+		mine_k[i] = i < ntop ? top[i] : (best){INT64_MAX, INT64_MAX, UINT32_MAX, 0, {0}};
+	if (R > 1) {
+		pp_dist_gather(mine_k, sizeof(best) * (size_t)k, r == 0 ? all : NULL);
+		if (r == 0)
+			qsort(all, (size_t)k * (size_t)R, sizeof(best), cmp_best);
+		pp_dist_bcast(all, sizeof(best) * (size_t)k);
+	} else {
+		memcpy(all, mine_k, sizeof(best) * (size_t)k);
+	}
 	int nbest = 0;
 	while (nbest < k && all[nbest].step != INT64_MAX)
 		nbest++;
+	/* simulated: the layouts whose bound is not above the k-th best (what
+	 * a serial run simulates); one not bounded has a quick bound above it */
 	int64_t gk = nbest == k ? all[k - 1].step : INT64_MAX;
-	double cnt[5] = {(double)nofit, (double)nfe,
-			 (double)(o->exhaustive ? nfe : count_le(fe, nfe, gk)), (double)sims,
-			 (double)pp_fp_cache_builds(cache)};
-	pp_dist_allreduce_sum(cnt, 5);
+	for (size_t i = 0; i < nfe; i++)
+		under += ex ? R == 1 || wk->fe[i].bound >= 0
+			    : wk->fe[i].bound >= 0 && wk->fe[i].bound <= gk;
+	/* the feasible list is every rank's under MPI: count it once */
+	double cnt[5] = {(double)wk->nofit, R > 1 && r > 0 ? 0 : (double)nfe, (double)under,
+			 (double)sims, (double)pp_fp_cache_builds(wk->cache)};
+	if (R > 1)
+		pp_dist_allreduce_sum(cnt, 5);
 	out->evaluated = (int64_t)n;
 	out->no_fit = (int64_t)cnt[0];
 	out->feasible = (int64_t)cnt[1];
@@ -564,7 +855,7 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	out->nbest = nbest;
 	out->best = pp_xcalloc((size_t)(nbest ? nbest : 1), sizeof(pp_search_hit));
 	for (int i = 0; i < nbest; i++) {
-		out->best[i].layout = lay[all[i].idx];
+		out->best[i].layout = all[i].l;
 		out->best[i].index = all[i].idx;
 		out->best[i].step_ns = all[i].step;
 		out->best[i].bound_ns = all[i].bound;
@@ -573,16 +864,19 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	free(mine_k);
 out:
 	free(top);
-	free(fe);
+	free(wk->fe);
+	pp_dist_slots_free(wk->slots);
 	pp_des_free(des);
-	pp_fp_cache_free(cache);
+	pp_fp_cache_free(wk->cache);
+	free(wk);
 	return rc;
 }
 
 /* pp_predict() of every hit; hit i on rank i mod R, then shared. */
-static int predict_best(const pp_scenario *s, const pp_hw *hw, pp_search_result *out, pp_err *err)
+static int predict_best(const pp_scenario *s, const pp_hw *hw, bool local, pp_search_result *out,
+			pp_err *err)
 {
-	int R = pp_dist_size(), r = pp_dist_rank(), k = out->nbest, rc = 0;
+	int R = local ? 1 : pp_dist_size(), r = local ? 0 : pp_dist_rank(), k = out->nbest, rc = 0;
 	if (!k)
 		return 0;
 	pp_result *mine = pp_xcalloc((size_t)k, sizeof(pp_result));
@@ -626,18 +920,14 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 {
 	double t0 = pp_mono_s();
 	memset(out, 0, sizeof(*out));
-	pp_layout *lay = NULL;
-	size_t n = 0;
-	int rc = pp_search_enumerate(s, &lay, &n, out->space, sizeof(out->space), err);
-	if (rc)
-		return rc;
+	int rc = 0;
 	pp_search_opts oo = *o;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if ((rc = search_once(s, hw, &oo, lay, n, out, err)))
+		if ((rc = search_once(s, hw, &oo, out, err)))
 			goto out;
 		/* the winners through the full engine (breakdown, memory, MFU),
 		 * dealt out to the ranks and shared */
-		if ((rc = predict_best(s, hw, out, err)))
+		if ((rc = predict_best(s, hw, o->local, out, err)))
 			goto out;
 		bool agree = true;
 		for (int i = 0; i < out->nbest; i++) {
@@ -661,7 +951,6 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 	}
 	out->elapsed_s = pp_mono_s() - t0;
 out:
-	free(lay);
 	return rc;
 }
 

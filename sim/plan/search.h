@@ -10,25 +10,41 @@
  * smallest simulated step time (ties: the earlier in enumeration order),
  * exactly as if pp_predict() had run on every layout that fits. How it
  * gets there fast (sim/engine/fastpath.h):
- *   1. memory per GPU (pp_memory_estimate) prunes what does not fit;
- *   2. a lower bound on the step time, O(stages), for what fits;
- *   3. layouts in order of their bound are simulated (the exact fast path,
- *      equal to the event simulation) until the next bound exceeds the k-th
- *      best simulated time: no skipped layout can enter the top k.
+ *   1. the space is streamed, never stored: each layout, as the
+ *      enumeration finds it, gets its memory per GPU (pp_memory_estimate),
+ *      and what fits is kept with a quick lower bound on its step time
+ *      (pp_fp_bound_quick_ns: the busiest stage's compute alone); within
+ *      one TP x CP x PP x DP, a layout that missed the capacity rules out
+ *      the same layout at every larger micro-batch (memory grows with it)
+ *      without a memory estimate;
+ *   2. best first: the layout of the smallest bound is simulated (the
+ *      exact fast path, equal to the event simulation) once its full
+ *      bound (pp_fp_bound_ns, O(stages)) is known and no quick bound of a
+ *      layout not yet fully bounded is below it; a full bound is computed
+ *      only for a layout whose quick bound is under the k-th best
+ *      simulated time;
+ *   3. it stops when every bound left exceeds the k-th best simulated
+ *      time: no skipped layout can enter the top k.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
  * (a schedule change not mirrored in fastpath.c), the search repeats with
  * the event simulation and says so (result.fell_back).
  *
- * Distributed (sim/core/dist.h): under mpirun the candidates are dealt out to
- * the ranks (candidate i to rank i mod N); each rank prunes with the best
- * k-th time known to all ranks (an all-reduce every few simulations), the
- * ranks' top k are gathered on rank 0, merged and broadcast, so every rank
- * returns the same result as a serial run. `simulated` counts the layouts
- * whose bound did not rule them out against the final k-th best, which is
- * exactly what a serial run simulates, so it does not depend on the number
- * of ranks; the simulations actually run (sims_run) may be more under MPI.
+ * Distributed (sim/core/dist.h): under mpirun the ranks share the work by
+ * self-scheduling, with no rounds and no rank serving the others: every
+ * rank streams the whole enumeration and evaluates the TP x CP x PP x DP
+ * groups a shared counter hands it (the next one to whichever rank asks
+ * first); the candidates that fit are then gathered on every rank in one
+ * list, in order of their quick bound (exhaustive: the most simulation
+ * work first), and a second counter hands them out one at a time. Each
+ * rank publishes its k-th best step; the smallest published is the
+ * threshold (never below the k-th best over all), so every layout whose
+ * bound is under the final k-th best is simulated, as serially. The ranks'
+ * top k are gathered on rank 0, merged and broadcast: every rank returns
+ * what a serial run returns. `simulated` counts the layouts whose bound is
+ * not above the final k-th best, which is what a serial run simulates;
+ * the simulations actually run (sims_run) may be more under MPI.
  *
  * Equivalent layouts are enumerated once: ZeRO stages 1-3 only when
  * data x context parallelism > 1 (otherwise they equal ZeRO-0), SP only
@@ -65,12 +81,14 @@ typedef struct pp_search_hit {
 	double usd_per_million_tokens; /* NAN without a price */
 } pp_search_hit;
 
-/* Progress, for a terminal: phase 0 bounds candidates, phase 1 simulates. */
+/* Progress, for a terminal: phase 0 fits candidates (memory, quick bound),
+ * phase 1 bounds and simulates. */
 typedef struct pp_search_progress {
 	int phase;
-	int64_t done, total;       /* candidates of this rank: bounded (0) or ordered by bound (1) */
+	int64_t done, total;       /* phase 0: candidates seen (total 0: not known, the space is
+				      streamed); phase 1: simulations, of the candidates that fit */
 	int64_t simulated;         /* simulations run so far by this rank */
-	int64_t to_simulate;       /* phase 1: candidates whose bound is still under the k-th best */
+	int64_t to_simulate;       /* phase 1: candidates left that might still be simulated */
 	double elapsed_s;
 } pp_search_progress;
 typedef void (*pp_search_progress_fn)(const pp_search_progress *p, void *ctx);
@@ -82,6 +100,7 @@ typedef struct pp_search_opts {
 	double usd_per_gpu_hour;   /* > 0: fill usd_per_million_tokens */
 	pp_search_progress_fn progress;
 	void *progress_ctx;
+	bool local;                /* this rank alone, under MPI too (size's own scheduling) */
 } pp_search_opts;
 
 typedef struct pp_search_result {
@@ -110,7 +129,7 @@ void pp_search_result_release(pp_search_result *r);
 
 /* The candidates of s's space in enumeration order (*out heap-allocated,
  * caller frees) and, in space[n], the space in words. PP_EINPUT when the
- * space is empty. */
+ * space is empty. (pp_search_run streams the same enumeration.) */
 int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *n, char *space,
 			size_t nspace, pp_err *err);
 

@@ -1,5 +1,6 @@
 /* size.c - see size.h. */
 #include "plan/size.h"
+#include "core/dist.h"
 #include "input/prices.h"
 #include "core/util.h"
 
@@ -426,47 +427,226 @@ static bool ruled_out(const pp_size_opts *o, pp_size_option *op, double best_usd
 	return false;
 }
 
-/* The layout search of option oi: its best layout, time to train and
- * cost, and whether it meets the target. An error only when a search
- * fails for another reason than no valid layout. */
-static int search_option(const pp_size_opts *o, opt_in *oi, double steps, pp_size_result *out,
+/* What an option's search found, as a record one rank can send another
+ * (no pointers). */
+typedef struct opt_res {
+	int rc;                      /* 0, or the search's error */
+	pp_size_status status;
+	char why[256];
+	int64_t evaluated, feasible, simulated;
+	pp_search_hit best;
+	double train_s, usd;
+	bool meets;
+} opt_res;
+
+/* The layout search of option oi (on this rank alone): its best layout,
+ * time to train and cost, and whether it meets the target, into *res. An
+ * error (res->rc, err) only when a search fails for another reason than
+ * no valid layout. */
+static int search_option(const pp_size_opts *o, const opt_in *oi, double steps, opt_res *res,
 			 pp_err *err)
 {
-	pp_size_option *op = &oi->o;
+	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
-	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx};
+	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
+			     true};
 	pp_search_result sr;
 	pp_err e = {0};
+	memset(res, 0, sizeof(*res));
 	int rc = pp_search_run(&oi->x, &oi->hw, &so, &sr, &e);
-	out->searches++;
 	if (rc == PP_EINPUT) {
-		op->status = PP_SIZE_NO_LAYOUT;
-		snprintf(op->why, sizeof(op->why), "no valid layout");
+		res->status = PP_SIZE_NO_LAYOUT;
+		snprintf(res->why, sizeof(res->why), "no valid layout");
 		return 0;
 	}
 	if (rc)
-		return pp_errf(err, rc, "%s", e.msg);
-	out->evaluated += sr.evaluated;
-	out->simulated += sr.simulated;
-	out->feasible += sr.feasible;
-	op->evaluated = sr.evaluated;
-	op->feasible = sr.feasible;
-	op->simulated = sr.simulated;
+		return res->rc = pp_errf(err, rc, "%s", e.msg);
+	res->evaluated = sr.evaluated;
+	res->feasible = sr.feasible;
+	res->simulated = sr.simulated;
 	if (!sr.nbest) {
-		op->status = PP_SIZE_NO_FIT;
-		snprintf(op->why, sizeof(op->why), "none of %lld layouts fits in %s memory",
+		res->status = PP_SIZE_NO_FIT;
+		snprintf(res->why, sizeof(res->why), "none of %lld layouts fits in %s memory",
 			 (long long)sr.evaluated, op->gpu->id);
 	} else {
-		op->status = PP_SIZE_SEARCHED;
-		op->best = sr.best[0];
-		op->train_s = steps * op->best.result.step_time_s;
-		op->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, op->train_s);
-		op->meets = deadline ? op->train_s <= o->deadline_s
-			    : budget ? op->usd <= o->budget_usd
-				     : true;
+		res->status = PP_SIZE_SEARCHED;
+		res->best = sr.best[0];
+		res->train_s = steps * res->best.result.step_time_s;
+		res->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, res->train_s);
+		res->meets = deadline ? res->train_s <= o->deadline_s
+			     : budget ? res->usd <= o->budget_usd
+				      : true;
 	}
 	pp_search_result_release(&sr);
 	return 0;
+}
+
+/* A search's record into its option and the totals. */
+static void apply_res(pp_size_option *op, const opt_res *res, pp_size_result *out)
+{
+	out->searches++;
+	op->status = res->status;
+	snprintf(op->why, sizeof(op->why), "%s", res->why);
+	if (res->status == PP_SIZE_NO_LAYOUT)
+		return;
+	out->evaluated += res->evaluated;
+	out->simulated += res->simulated;
+	out->feasible += res->feasible;
+	op->evaluated = res->evaluated;
+	op->feasible = res->feasible;
+	op->simulated = res->simulated;
+	if (res->status == PP_SIZE_SEARCHED) {
+		op->best = res->best;
+		op->train_s = res->train_s;
+		op->usd = res->usd;
+		op->meets = res->meets;
+	}
+}
+
+/* Whether option i is searched at all (the options in order of their
+ * bound, the best so far ruling out the rest); ruled_out fills its status
+ * when not. */
+static bool to_search(const pp_size_opts *o, opt_in *oi, double best_usd, double best_time)
+{
+	pp_size_option *op = &oi->o;
+	return oi->valid && op->status != PP_SIZE_NO_PRICE &&
+	       !ruled_out(o, op, best_usd, best_time);
+}
+
+/* Serially: each option in order, searched unless the best so far rules
+ * it out. */
+static int search_serial(const pp_size_opts *o, opt_in *oi, int n, double steps,
+			 pp_size_result *out, pp_err *err)
+{
+	double best_usd = INFINITY, best_time = INFINITY;
+	for (int i = 0; i < n; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!to_search(o, &oi[i], best_usd, best_time))
+			continue;
+		if (o->on_option)
+			o->on_option(i, n, op, o->progress_ctx);
+		opt_res res;
+		int rc = search_option(o, &oi[i], steps, &res, err);
+		if (rc)
+			return rc;
+		apply_res(op, &res, out);
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->usd < best_usd)
+			best_usd = op->usd;
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->train_s < best_time)
+			best_time = op->train_s;
+	}
+	return 0;
+}
+
+static int64_t bits_of(double v)
+{
+	int64_t b;
+	memcpy(&b, &v, sizeof(b));
+	return b;
+}
+
+static double double_of(int64_t b)
+{
+	double v;
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+/* Under MPI: the options in the serial order, each to whichever rank asks
+ * first (a shared counter, slot 0), searched there alone. What a rank
+ * finds is published as it is found: slots 1 + 2i and 2 + 2i hold option
+ * i's cost and time when it meets the target (0: not known, or it does
+ * not). Before searching option i a rank takes the best of what is known
+ * of the options before it; that is never better than what the serial
+ * run knows there, so an option it rules out the serial run rules out
+ * too, and it may search one the serial run would not. Afterwards the
+ * searches' records go to every rank and the serial decisions are made
+ * again in order on all the results: the same options searched, the
+ * same counts, the same output as the serial run. */
+static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double steps,
+			    pp_size_result *out, pp_err *err)
+{
+	int R = pp_dist_size(), r = pp_dist_rank(), rc = 0;
+	pp_dist_slots *w = pp_dist_slots_new(1 + 2 * n);
+	opt_res *res = pp_xcalloc((size_t)n + 1, sizeof(opt_res));
+	int *have = pp_xcalloc((size_t)n + 1, sizeof(int));
+	int64_t *known = pp_xmalloc(sizeof(int64_t) * (size_t)(2 * n + 1));
+	for (;;) {
+		int64_t i = pp_dist_slot_add(w, 0, 1);
+		if (i >= n)
+			break;
+		double best_usd = INFINITY, best_time = INFINITY;
+		if (i > 0)
+			pp_dist_slot_get(w, 1, (int)(2 * i), known);
+		for (int j = 0; j < i; j++) {
+			if (known[2 * j] && double_of(known[2 * j]) < best_usd)
+				best_usd = double_of(known[2 * j]);
+			if (known[2 * j + 1] && double_of(known[2 * j + 1]) < best_time)
+				best_time = double_of(known[2 * j + 1]);
+		}
+		opt_in probe = oi[i];  /* ruled_out marks the option: decided again below */
+		if (!to_search(o, &probe, best_usd, best_time))
+			continue;
+		if (o->on_option)
+			o->on_option((int)i, n, &oi[i].o, o->progress_ctx);
+		if ((rc = search_option(o, &oi[i], steps, &res[i], err)))
+			break;
+		have[i] = 1;
+		if (res[i].status == PP_SIZE_SEARCHED && res[i].meets) {
+			pp_dist_slot_set(w, (int)(1 + 2 * i), bits_of(res[i].usd));
+			pp_dist_slot_set(w, (int)(2 + 2 * i), bits_of(res[i].train_s));
+		}
+	}
+	/* a rank that failed stops; every rank still takes part below */
+	double f = rc ? -1 : 0;
+	pp_dist_allreduce_min(&f, 1);
+	if (f < 0 && !rc)
+		rc = pp_errf(err, PP_EINTERNAL, "a layout search failed on another rank");
+	/* every record to rank 0, the searching rank's kept, and back to all */
+	size_t rec = sizeof(opt_res) + sizeof(int);
+	char *mine = pp_xmalloc(rec * (size_t)n + 1);
+	for (int i = 0; i < n; i++) {
+		memcpy(mine + rec * (size_t)i, &res[i], sizeof(opt_res));
+		memcpy(mine + rec * (size_t)i + sizeof(opt_res), &have[i], sizeof(int));
+	}
+	char *all = r == 0 ? pp_xmalloc(rec * (size_t)n * (size_t)R + 1) : NULL;
+	pp_dist_gather(mine, rec * (size_t)n, all);
+	if (r == 0)
+		for (int i = 0; i < n; i++)
+			for (int q = 0; q < R; q++) {
+				const char *e = all + rec * ((size_t)q * (size_t)n + (size_t)i);
+				int h;
+				memcpy(&h, e + sizeof(opt_res), sizeof(int));
+				if (h) {
+					memcpy(&res[i], e, sizeof(opt_res));
+					have[i] = 1;
+				}
+			}
+	pp_dist_bcast(res, sizeof(opt_res) * (size_t)n);
+	pp_dist_bcast(have, sizeof(int) * (size_t)n);
+	free(all);
+	free(mine);
+	/* the serial decisions, on every result */
+	double best_usd = INFINITY, best_time = INFINITY;
+	for (int i = 0; i < n && !rc; i++) {
+		pp_size_option *op = &oi[i].o;
+		if (!to_search(o, &oi[i], best_usd, best_time))
+			continue;
+		if (!have[i]) { /* not reached: a rank rules out only what the serial run does */
+			rc = pp_errf(err, PP_EINTERNAL, "option %d was not searched", i);
+			break;
+		}
+		apply_res(op, &res[i], out);
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->usd < best_usd)
+			best_usd = op->usd;
+		if (op->status == PP_SIZE_SEARCHED && op->meets && op->train_s < best_time)
+			best_time = op->train_s;
+	}
+	free(known);
+	free(have);
+	free(res);
+	pp_dist_slots_free(w);
+	return rc;
 }
 
 /* The answer and why, in sentences, when one option meets the target. */
@@ -566,21 +746,10 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	bool budget = o->budget_usd > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
 	/* options in order of their bound; the best so far rules out the rest */
-	double best_usd = INFINITY, best_time = INFINITY;
-	for (int i = 0; i < n; i++) {
-		pp_size_option *op = &oi[i].o;
-		if (!oi[i].valid || op->status == PP_SIZE_NO_PRICE ||
-		    ruled_out(o, op, best_usd, best_time))
-			continue;
-		if (o->on_option)
-			o->on_option(i, n, op, o->progress_ctx);
-		if ((rc = search_option(o, &oi[i], steps, out, err)))
-			goto out;
-		if (op->status == PP_SIZE_SEARCHED && op->meets && op->usd < best_usd)
-			best_usd = op->usd;
-		if (op->status == PP_SIZE_SEARCHED && op->meets && op->train_s < best_time)
-			best_time = op->train_s;
-	}
+	rc = pp_dist_size() > 1 ? search_scheduled(o, oi, n, steps, out, err)
+				: search_serial(o, oi, n, steps, out, err);
+	if (rc)
+		goto out;
 	out->opt = pp_xcalloc((size_t)n, sizeof(pp_size_option));
 	for (int i = 0; i < n; i++)
 		out->opt[i] = oi[i].o;

@@ -115,7 +115,10 @@ typedef struct pp_size_result {
 } pp_size_result;
 
 /* Size s: needs training.train_tokens (PP_EINPUT otherwise). Every rank of
- * an MPI job must call it alike; all get the same result. */
+ * an MPI job must call it alike; all get the same result. Under MPI each
+ * option's search runs on one rank, the options handed out in order by a
+ * shared counter (size.c: search_scheduled), and the serial run's
+ * decisions are made again on all the results. */
 int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
 		pp_size_result *out, pp_err *err);
 void pp_size_result_release(pp_size_result *r);
