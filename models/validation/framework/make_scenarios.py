@@ -90,7 +90,6 @@ def scenario(c):
                        % (model_name, wr["describe"], seq, mb, rc),
         "_run": {
             "framework": "pytorch",
-            "_framework_key": "training.framework \"pytorch\" once the scenario format has it",
             "wrapper": wr["wrapper"],
             "model": model_name,
             "precision": wr["precision"],
@@ -105,6 +104,9 @@ def scenario(c):
         },
         "model": {"hf_config": hf, "seq_length": seq},
         "training": {
+            "framework": "pytorch",
+            "torch_compile": False,
+            "master_weights_fp32": True,
             "global_batch_size": mb,
             "micro_batch_size": mb,
             "precision": "bf16",
