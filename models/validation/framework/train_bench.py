@@ -17,6 +17,13 @@ allocator reserved and allocated (torch.cuda.max_memory_reserved /
 max_memory_allocated, from a reset before the model is built), tokens/s.
 
     python3 train_bench.py --out train.csv [--deadline EPOCH_S] [--only NAME,...]
+                           [--profile kernels.csv]
+
+--profile: after the timed steps, one step with the allocated bytes read at
+each phase (forward, backward, optimizer), then two steps under
+torch.profiler: each kernel's GPU time and count per step, by name and by
+family (GEMM, attention, elementwise, ...), the GPU's busy time and span, and
+the launches the host issued (see profile_steps).
 
 Each row is written as soon as it is measured. A configuration that fails
 (out of memory, an API that differs) gets a row with its status and the
@@ -97,7 +104,106 @@ def build(sc):
     return model, opt, amp, attn, pdtype, compute, nparams, notes
 
 
-def run_one(sc, vers):
+# kernel families by name (cuBLAS/CUTLASS GEMMs, fused attention, the
+# optimizer's multi-tensor kernels, reductions, elementwise, copies); the
+# first pattern that matches names the family
+FAMILIES = [
+    ("attention", ("flash", "fmha", "sdpa", "attn", "cudnn")),
+    ("gemm", ("gemm", "nvjet", "xmma", "cutlass", "cublas", "sm90_", "s16816", "splitk")),
+    ("optimizer", ("multi_tensor_apply", "fused_adam", "adam")),
+    ("cross_entropy", ("softmax", "nll_loss", "cross_entropy", "log_softmax")),
+    ("reduction", ("reduce_kernel", "reduce", "norm")),
+    ("copy", ("copy", "cat", "index", "gather", "scatter", "embedding", "fill", "memset",
+              "memcpy")),
+    ("elementwise", ("elementwise", "vectorized", "unrolled", "pointwise")),
+    ("nccl", ("nccl",)),
+]
+
+
+def family(name):
+    n = name.lower()
+    for fam, pats in FAMILIES:
+        if any(p in n for p in pats):
+            return fam
+    return "other"
+
+
+PROFILE_COLUMNS = ["config", "kind", "name", "family", "count_per_step", "us_per_step",
+                   "notes"]
+
+
+def profile_steps(sc, step, state, w, row, nsteps=2):
+    """Memory at each phase of one step, then nsteps steps under
+    torch.profiler: every kernel's time and count per step by name and by
+    family, the GPU's busy time (the union of kernel intervals), its span and
+    the kernel launches the host issued. The profiler slows the host, so the
+    unprofiled median step beside them is the step's time."""
+    import json
+    import tempfile
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    cfg = sc["name"]
+    state["peaks"] = {}
+    step()
+    torch.cuda.synchronize()
+    for k, v in state.pop("peaks").items():
+        w.row(dict(config=cfg, kind="memory", name=k, us_per_step="", count_per_step=v,
+                   notes="bytes allocated (torch.cuda.memory_allocated / max_memory_allocated "
+                         "since the previous mark)"))
+    w.row(dict(config=cfg, kind="memory", name="max_memory_reserved",
+               count_per_step=torch.cuda.max_memory_reserved(), notes="bytes"))
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
+        for _ in range(nsteps):
+            step()
+        torch.cuda.synchronize()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        p.export_chrome_trace(path)
+        with open(path) as f:
+            ev = json.load(f).get("traceEvents", [])
+    finally:
+        os.unlink(path)
+    kern = [e for e in ev if e.get("ph") == "X" and e.get("cat") in (
+        "kernel", "gpu_memcpy", "gpu_memset")]
+    launches = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"
+                   and "Launch" in e.get("name", ""))
+    by_name, by_fam = {}, {}
+    for e in kern:
+        nm = e.get("name", "?")
+        d = float(e.get("dur", 0))
+        a = by_name.setdefault(nm, [0, 0.0])
+        a[0] += 1
+        a[1] += d
+        b = by_fam.setdefault(family(nm), [0, 0.0])
+        b[0] += 1
+        b[1] += d
+    iv = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0))) for e in kern)
+    busy, end = 0.0, None
+    for a, b in iv:
+        if end is None or a > end:
+            busy += b - a
+            end = b
+        elif b > end:
+            busy += b - end
+            end = b
+    span = (iv[-1][1] - iv[0][0]) if iv else 0.0
+    summ = [("kernels", len(kern), ""), ("launch_calls", launches, ""),
+            ("gpu_busy", "", busy), ("gpu_span", "", span),
+            ("step_unprofiled", "", row.get("step_s_median", 0) * 1e6 * nsteps)]
+    for nm, c, us in summ:
+        w.row(dict(config=cfg, kind="summary", name=nm,
+                   count_per_step=(c / nsteps) if c != "" else "",
+                   us_per_step=(us / nsteps) if us != "" else ""))
+    for fam, (c, us) in sorted(by_fam.items(), key=lambda x: -x[1][1]):
+        w.row(dict(config=cfg, kind="family", name=fam, family=fam,
+                   count_per_step=c / nsteps, us_per_step=us / nsteps))
+    for nm, (c, us) in sorted(by_name.items(), key=lambda x: -x[1][1]):
+        w.row(dict(config=cfg, kind="kernel", name=nm[:200], family=family(nm),
+                   count_per_step=c / nsteps, us_per_step=us / nsteps))
+
+
+def run_one(sc, vers, prof=None):
     import torch
     row = dict(config=sc["name"], framework="pytorch", wrapper=sc["wrapper"], model=sc["model"],
                seq=sc["seq"], micro_batch=sc["micro_batch"], recompute=sc["recompute"],
@@ -125,10 +231,22 @@ def run_one(sc, vers):
         def step():
             ids = batches[state["i"] % 2]
             state["i"] += 1
+            peaks = state.get("peaks")
+            if peaks is not None:
+                torch.cuda.reset_peak_memory_stats()
+                peaks["step_start"] = torch.cuda.memory_allocated()
             with amp():
                 out = model(input_ids=ids, labels=ids)
             loss = out.loss
+            if peaks is not None:
+                peaks["forward_peak"] = torch.cuda.max_memory_allocated()
+                peaks["forward_end"] = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
             loss.backward()
+            if peaks is not None:
+                peaks["backward_peak"] = torch.cuda.max_memory_allocated()
+                peaks["backward_end"] = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
             if state["clip_ok"]:
                 try:
                     torch.nn.utils.clip_grad_norm_(params, clip)
@@ -137,6 +255,9 @@ def run_one(sc, vers):
                     notes.append("clip_grad_norm_ failed, no clipping: %s" % str(e)[:120])
             opt.step()
             opt.zero_grad(set_to_none=True)
+            if peaks is not None:
+                peaks["optimizer_peak"] = torch.cuda.max_memory_allocated()
+                peaks["step_end"] = torch.cuda.memory_allocated()
             return loss.detach()
 
         first = step()
@@ -158,6 +279,8 @@ def run_one(sc, vers):
         if not state["clip_ok"] and clip > 0:
             row["clip"] = "failed"
         row["notes"] = "; ".join(notes)
+        if prof is not None:
+            profile_steps(sc, step, state, prof, row)
     except torch.cuda.OutOfMemoryError as e:
         row.update(status="oom", max_memory_reserved=torch.cuda.max_memory_reserved(),
                    max_memory_allocated=torch.cuda.max_memory_allocated(),
@@ -177,6 +300,9 @@ def main():
     ap.add_argument("--out", required=True)
     fw.add_deadline_args(ap)
     ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--profile", default="",
+                    help="also write each configuration's kernels (torch.profiler, 2 steps "
+                         "after the timed ones) and memory by phase to this CSV")
     a = ap.parse_args()
     import torch
     if not torch.cuda.is_available():
@@ -191,6 +317,7 @@ def main():
     order = {"none": 0, "ddp": 1, "fsdp2": 2}
     scs.sort(key=lambda sc: (order.get(sc["wrapper"], 9), sc["name"]))
     w = fw.RowWriter(a.out, COLUMNS)
+    pw = fw.RowWriter(a.profile, PROFILE_COLUMNS) if a.profile else None
     bad = 0
     for sc in scs:
         # a 3B step at 8K tokens is well under a second; building and the
@@ -204,7 +331,7 @@ def main():
             bad += 1
             continue
         t = time.time()
-        r = run_one(sc, vers)
+        r = run_one(sc, vers, pw)
         w.row(r)
         bad += r.get("status") != "ok"
         fw.log("%-40s %-6s %8s s/step %6s GiB reserved  (%.0f s)" % (
@@ -212,6 +339,8 @@ def main():
             "%.1f" % (r["max_memory_reserved"] / 2**30) if r.get("max_memory_reserved") else "-",
             time.time() - t))
     w.close()
+    if pw:
+        pw.close()
     try:
         import torch.distributed as dist
         if dist.is_initialized():

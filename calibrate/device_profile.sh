@@ -1,0 +1,119 @@
+#!/bin/bash
+# calibrate/device_profile.sh - where a framework step's time goes on one H200,
+# and the fuzz targets on the CPUs the GPU run leaves idle, in one device call
+# of under 9 minutes (BUDGET_S, default 420 s):
+#   1. train_bench.py --profile on the configurations of PROFILE_ONLY (default
+#      six of models/validation/framework/scenarios/: plain, DDP and FSDP2,
+#      1B and 3B, with and without full recompute): the timed steps as in
+#      the campaign, then memory at each phase of a step and every kernel of
+#      two steps under torch.profiler -> train.csv, kernels.csv
+#   2. meanwhile, pinned away from the CPUs the Python process uses, each
+#      libFuzzer target of build/fuzz (make fuzz on the build machine, carried)
+#      on two CPUs for FUZZ_S seconds from its seed corpus -> fuzz.txt, and
+#      fuzz.tgz with every finding and log
+#   3. nvidia-smi clocks, power and throttle reasons every 500 ms -> nvsmi.csv
+# Run from the repository root with bin, lib and build/fuzz carried
+# (calibrate/device_pack.sh, make fuzz). At most 8 files come back: log.txt,
+# train.csv, kernels.csv, nvsmi.csv, python.txt, fuzz.txt, fuzz.tgz.
+set -u
+out=${OUT:-/tmp/out}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export PODPLAN_DATA=$PWD/models PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+budget=${BUDGET_S:-420}
+fuzz_s=${FUZZ_S:-$(( budget - 60 ))}
+only=${PROFILE_ONLY:-fw-h200-plain-1b-s4k-mb2-none,fw-h200-plain-3b-s4k-mb2-none,fw-h200-plain-3b-s8k-mb1-full,fw-h200-plain-1b-s2k-mb8-full,fw-h200-ddp-1b-s4k-mb2-none,fw-h200-fsdp2-3b-s4k-mb2-none}
+t0=$(date +%s)
+log=$out/log.txt
+: > "$log"
+say() { echo "== $* (t=$(( $(date +%s) - t0 )) s)" | tee -a "$log"; }
+ncpu=$(nproc)
+command -v taskset > /dev/null || taskset() { shift; "$@"; }
+
+reasons=clocks_event_reasons.active
+nvidia-smi --query-gpu=$reasons --format=csv > /dev/null 2>&1 || reasons=clocks_throttle_reasons.active
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,utilization.gpu,memory.used,$reasons \
+	--format=csv,nounits -lms 500 > "$out/nvsmi.csv" 2>&1 &
+mon=$!
+say "machine: $ncpu CPUs"
+{ nvidia-smi -L; uname -r
+  python3 -c 'import sys, torch, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)'; } >> "$log" 2>&1
+
+# 2. the fuzz targets on CPUs 4.. (two each), the GPU run on CPUs 0-3
+fz=/tmp/fuzz
+mkdir -p "$fz"
+fpids=
+if [ -d build/fuzz ] && [ "$ncpu" -ge 8 ]; then
+	# the seed corpora as tests/fuzz/run.sh makes them, one target at a time
+	for t in scenario catalog ncclimport csv store hfconfig; do
+		timeout 60 sh tests/fuzz/run.sh build/fuzz 1 "$t" > /dev/null 2>&1
+	done
+	cpu=4
+	for t in scenario catalog ncclimport csv store hfconfig; do
+		for j in 0 1; do
+			[ "$cpu" -lt "$ncpu" ] || break
+			taskset -c "$cpu" build/fuzz/fuzz_$t build/fuzz/corpus/$t -max_total_time="$fuzz_s" \
+				-timeout=25 -rss_limit_mb=4096 -print_final_stats=1 -report_slow_units=20 \
+				-artifact_prefix="$fz/$t-" > "$fz/$t.$j.log" 2>&1 &
+			fpids="$fpids $!"
+			cpu=$((cpu + 1))
+		done
+	done
+	say "fuzz: started on CPUs 4-$((cpu - 1)) for $fuzz_s s"
+else
+	say "fuzz: no build/fuzz or fewer than 8 CPUs: skipped"
+fi
+
+# 1. the profiled framework steps
+export DEADLINE=$(( t0 + budget - 30 ))
+say "train --profile: start"
+taskset -c 0-3 python3 models/validation/framework/train_bench.py --out "$out/train.csv" \
+	--profile "$out/kernels.csv" --only "$only" --deadline-env 2>> "$out/python.txt"
+say "train --profile: exit $?"
+
+for p in $fpids; do wait "$p"; done
+kill "$mon" 2>/dev/null
+wait "$mon" 2>/dev/null
+say "done"
+{
+	printf '%-12s %14s %10s %s\n' target executions exec/s findings
+	for t in scenario catalog ncclimport csv store hfconfig; do
+		ex=0; rate=0
+		for f in "$fz/$t".*.log; do
+			[ -f "$f" ] || continue
+			e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$f" | tail -1)
+			r=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$f" | tail -1)
+			ex=$((ex + ${e:-0})); rate=$((rate + ${r:-0}))
+		done
+		n=$(ls "$fz" | grep -Ec "^$t-(crash|leak|timeout|oom)-")
+		printf '%-12s %14s %10s %s\n' "$t" "$ex" "$rate" "$n"
+	done
+} > "$out/fuzz.txt"
+tar -czf "$out/fuzz.tgz" -C "$fz" . 2>/dev/null
+echo
+cat "$out/fuzz.txt"
+echo
+python3 - "$out/kernels.csv" <<'PY' 2>&1
+import csv, sys
+try:
+    rows = list(csv.DictReader(open(sys.argv[1])))
+except OSError as e:
+    sys.exit("no kernels.csv: %s" % e)
+cfgs = []
+for r in rows:
+    if r["config"] not in cfgs:
+        cfgs.append(r["config"])
+for c in cfgs:
+    rs = [r for r in rows if r["config"] == c]
+    s = {r["name"]: r for r in rs if r["kind"] == "summary"}
+    g = lambda n, k: float(s[n][k]) if n in s and s[n][k] else float("nan")
+    print("%s: step %.1f ms unprofiled, GPU busy %.1f ms, span %.1f ms, %d kernels" % (
+        c[7:], g("step_unprofiled", "us_per_step") / 1e3, g("gpu_busy", "us_per_step") / 1e3,
+        g("gpu_span", "us_per_step") / 1e3, g("kernels", "count_per_step")))
+    print("   " + "  ".join("%s %.1f ms/%d" % (r["name"], float(r["us_per_step"]) / 1e3,
+                                              float(r["count_per_step"]))
+                           for r in rs if r["kind"] == "family"))
+PY
+grep -E '^== ' "$log" | tail -8
