@@ -22,6 +22,10 @@
 # lines printed are a summary. Run from the repository root with bin and lib
 # carried (calibrate/device_pack.sh makes both):
 #   bash calibrate/device_campaign.sh
+# PARTS (default "calibrate train micro serve") picks the parts; FUZZ_S=N
+# also runs the fuzz targets of build/fuzz (carried) for N seconds on CPUs 4..
+# while the Python parts run pinned to CPUs 0-3 (calibrate/device_fuzz.sh:
+# fuzz.txt, fuzz.tgz; with fewer parts, fewer than 8 files come back).
 # FAKE=1 runs the flow without a GPU (podplan-calibrate --fake=1, the Python
 # parts failing at their imports), a dry run for the build machine.
 # Afterwards, on the build machine: sh models/validation/framework.sh merge
@@ -38,6 +42,10 @@ export PODPLAN_DATA=$PWD/models PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 budget=${BUDGET_S:-480}
+parts=" ${PARTS:-calibrate train micro serve} "
+want() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
+pin=
+command -v taskset > /dev/null || taskset() { shift 2; "$@"; }
 t0=$(date +%s)
 log=$out/log.txt
 py=$out/python.txt
@@ -98,10 +106,16 @@ if ! "$cal" --version >> "$log" 2>&1 || ! "$pp" --version >> "$log" 2>&1; then
 	"$cal" --version >> "$log" 2>&1 || say "podplan-calibrate could not be built: no calibration part"
 fi
 
+if [ -n "${FUZZ_S:-}" ]; then
+	. calibrate/device_fuzz.sh
+	fuzz_start 4 "$FUZZ_S" >> "$log"  # not in a pipe: its pids stay this shell's
+	pin="taskset -c 0-3"
+fi
+
 # 2. decode-shaped and sustained GEMMs (cold GPU first: the burst figures)
 db=/tmp/calib.db
 rm -f "$db" "$db"-wal "$db"-shm
-if "$cal" --version > /dev/null 2>&1; then
+if want calibrate && "$cal" --version > /dev/null 2>&1; then
 	part calibrate 120 270 "$cal" ${FAKE:+--fake=1} --only decode,sustained --db "$db" --no-progress \
 		--label "1x H200: decode-shaped GEMMs and sustained bf16/fp8 GEMMs (issues 14, 16)" \
 		> "$out/calib.txt" 2>&1
@@ -121,9 +135,13 @@ EOF
 fi
 
 # 3. the framework campaign; each script writes its rows as it goes
-part train 240 100 python3 "$fwdir/train_bench.py" --out "$out/train.csv" --deadline-env 2>> "$py"
-part micro 50 60 python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" --deadline-env 2>> "$py"
-part serve 120 0 python3 "$fwdir/serve_bench.py" --out "$out/serve.csv" --deadline-env 2>> "$py"
+want train && part train "${TRAIN_S:-240}" 100 $pin python3 "$fwdir/train_bench.py" \
+	--out "$out/train.csv" --deadline-env 2>> "$py"
+want micro && part micro 50 60 $pin python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" \
+	--deadline-env 2>> "$py"
+want serve && part serve 120 0 $pin python3 "$fwdir/serve_bench.py" --out "$out/serve.csv" \
+	--deadline-env 2>> "$py"
+[ -n "${FUZZ_S:-}" ] && fuzz_finish "$out"
 
 kill "$mon" 2>/dev/null
 wait "$mon" 2>/dev/null
@@ -186,5 +204,6 @@ for r in rows:
         r["output_throughput"][:8]))
 EOF
 echo
+[ -f "$out/fuzz.txt" ] && cat "$out/fuzz.txt"
 tail -5 "$py" 2>/dev/null
 grep -E '^== ' "$log" | tail -14

@@ -30,7 +30,7 @@ log=$out/log.txt
 : > "$log"
 say() { echo "== $* (t=$(( $(date +%s) - t0 )) s)" | tee -a "$log"; }
 ncpu=$(nproc)
-command -v taskset > /dev/null || taskset() { shift; "$@"; }
+command -v taskset > /dev/null || taskset() { shift 2; "$@"; }
 
 reasons=clocks_event_reasons.active
 nvidia-smi --query-gpu=$reasons --format=csv > /dev/null 2>&1 || reasons=clocks_throttle_reasons.active
@@ -42,29 +42,8 @@ say "machine: $ncpu CPUs"
   python3 -c 'import sys, torch, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)'; } >> "$log" 2>&1
 
 # 2. the fuzz targets on CPUs 4.. (two each), the GPU run on CPUs 0-3
-fz=/tmp/fuzz
-mkdir -p "$fz"
-fpids=
-if [ -d build/fuzz ] && [ "$ncpu" -ge 8 ]; then
-	# the seed corpora as tests/fuzz/run.sh makes them, one target at a time
-	for t in scenario catalog ncclimport csv store hfconfig; do
-		timeout 60 sh tests/fuzz/run.sh build/fuzz 1 "$t" > /dev/null 2>&1
-	done
-	cpu=4
-	for t in scenario catalog ncclimport csv store hfconfig; do
-		for j in 0 1; do
-			[ "$cpu" -lt "$ncpu" ] || break
-			taskset -c "$cpu" build/fuzz/fuzz_$t build/fuzz/corpus/$t -max_total_time="$fuzz_s" \
-				-timeout=25 -rss_limit_mb=4096 -print_final_stats=1 -report_slow_units=20 \
-				-artifact_prefix="$fz/$t-" > "$fz/$t.$j.log" 2>&1 &
-			fpids="$fpids $!"
-			cpu=$((cpu + 1))
-		done
-	done
-	say "fuzz: started on CPUs 4-$((cpu - 1)) for $fuzz_s s"
-else
-	say "fuzz: no build/fuzz or fewer than 8 CPUs: skipped"
-fi
+. calibrate/device_fuzz.sh
+fuzz_start 4 "$fuzz_s" >> "$log"  # not in a pipe: its pids stay this shell's
 
 # 1. the profiled framework steps
 export DEADLINE=$(( t0 + budget - 30 ))
@@ -73,25 +52,10 @@ taskset -c 0-3 python3 models/validation/framework/train_bench.py --out "$out/tr
 	--profile "$out/kernels.csv" --only "$only" --deadline-env 2>> "$out/python.txt"
 say "train --profile: exit $?"
 
-for p in $fpids; do wait "$p"; done
+fuzz_finish "$out"
 kill "$mon" 2>/dev/null
 wait "$mon" 2>/dev/null
 say "done"
-{
-	printf '%-12s %14s %10s %s\n' target executions exec/s findings
-	for t in scenario catalog ncclimport csv store hfconfig; do
-		ex=0; rate=0
-		for f in "$fz/$t".*.log; do
-			[ -f "$f" ] || continue
-			e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$f" | tail -1)
-			r=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$f" | tail -1)
-			ex=$((ex + ${e:-0})); rate=$((rate + ${r:-0}))
-		done
-		n=$(ls "$fz" | grep -Ec "^$t-(crash|leak|timeout|oom)-")
-		printf '%-12s %14s %10s %s\n' "$t" "$ex" "$rate" "$n"
-	done
-} > "$out/fuzz.txt"
-tar -czf "$out/fuzz.tgz" -C "$fz" . 2>/dev/null
 echo
 cat "$out/fuzz.txt"
 echo
