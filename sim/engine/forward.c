@@ -171,12 +171,20 @@ static void keep(pp_forward *f, entry *e, int seg, int from)
 	}
 }
 
-static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
+/* The op builder's context of a forward pass: the layers' ops in the
+ * scenario's precision (FP8 GEMMs keep 16-bit attention), no framework
+ * stack. */
+static ctx fwd_ctx(pp_forward *f)
 {
-	const pp_scenario *s = f->s;
-	pp_dtype dt = s->training.precision;
+	pp_dtype dt = f->s->training.precision;
 	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
 		 NULL, PP_ATTN_CATALOG, false, false, 0};
+	return c;
+}
+
+static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
+{
+	ctx c = fwd_ctx(f);
 	dims x;
 	batch_dims(&x, f, b, tpad);
 	f->w.nops = 0;
@@ -209,10 +217,7 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, double *t,
 			    double *fl, double *by, int *n)
 {
-	const pp_scenario *s = f->s;
-	pp_dtype dt = s->training.precision;
-	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
-		 NULL, PP_ATTN_CATALOG, false, false, 0};
+	ctx c = fwd_ctx(f);
 	dims x;
 	batch_dims(&x, f, b, tpad);
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
