@@ -605,8 +605,11 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				try_launch(&s, i, now);
 			}
 	}
-	for (int i = 0; i < s.R; i++)
+	for (int i = 0; i < s.R; i++) {
+		const pp_kvpool *kp = pp_sched_pool(s.reps[i].sch);
 		out->prefix_hit_tokens += pp_sched_hit_tokens(s.reps[i].sch);
+		out->blocks_held_at_end += pp_kvpool_total(kp) - pp_kvpool_free_blocks(kp);
+	}
 	if (su->disagg)
 		for (size_t i = 0; i < s.N; i++)
 			out->preemptions += s.rp[i].preemptions;

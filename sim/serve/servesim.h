@@ -136,6 +136,7 @@ typedef struct pp_serve_result {
 	double mean_transfer_s;
 	double transfer_ttft_share;   /* counted requests' transfer time / their TTFT, summed */
 	double mean_decode_wait_s;    /* prefill done -> decode instance admits it */
+	int64_t blocks_held_at_end;   /* KV blocks no instance freed (0 when all are conserved) */
 	pp_sreq *requests;            /* with su->keep_requests: every request's record (owned) */
 	size_t nrequests;
 } pp_serve_result;
