@@ -13,12 +13,18 @@
  *    completes once, every one has one transfer, the bytes are the sum of
  *    the prompts x the bytes per token, every block of both pools is free
  *    at the end, and the output tokens are the workload's;
+ *  - serve --search: long prompts under a tight TPOT bound (co-located
+ *    decodes share iterations with 4k-token prefill chunks) pick a
+ *    disaggregated layout on fewer GPUs than any co-located one meeting
+ *    the SLO; short prompts under a loose bound, which one GPU meets
+ *    co-located, do not (a prefill pool costs its own GPUs);
  *  - bad input: exit 2 with the JSON path.
  */
 #include "engine/collective.h"
 #include "engine/forward.h"
 #include "harness.h"
 #include "input/servespec.h"
+#include "plan/serveplan.h"
 #include "serve/servesim.h"
 #include "testutil.h"
 
@@ -227,11 +233,83 @@ static void bad_input(void)
 	    "serving.disaggregation.prefill");
 }
 
+#define SEARCH_8B(workload, slo)                                                                \
+	"{\"name\": \"s\", \"model\": {\"preset\": \"llama3-8b\"}, "                           \
+	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 1}, \"serving\": {\"engine\": "   \
+	"\"vllm\", \"tensor_parallel_size\": 1, \"pipeline_parallel_size\": 1, \"max_num_seqs\": "  \
+	"256, \"max_num_batched_tokens\": 8192, \"max_model_len\": 8192}, \"workload\": {"        \
+	workload "}, \"slo\": {" slo "}}"
+
+static int search(const char *json, pp_scenario *s, pp_splan_result *r)
+{
+	if (tu_scenario(json, s, NULL))
+		return -1;
+	pp_splan_opts o = {NAN, 0, NAN, false, NULL, NULL, true};
+	pp_err err = {0};
+	int rc = pp_splan_run(s, tu_catalog(), &o, r, &err);
+	if (rc)
+		pp_t_diag("search: %s", err.msg);
+	return rc;
+}
+
+/* The cheapest meeting option of each kind. */
+static void best_of_kinds(const pp_splan_result *r, int *co, int *dis)
+{
+	*co = *dis = -1;
+	for (int i = 0; i < r->nopts; i++) {
+		const pp_splan_option *x = &r->opts[i];
+		int *b = r->layouts[x->layout].l.disagg ? dis : co;
+		if (x->slo_met && (*b < 0 || x->gpus < r->opts[*b].gpus))
+			*b = i;
+	}
+}
+
+static void search_picks(void)
+{
+	pp_scenario s;
+	pp_splan_result r;
+	/* prefill-heavy: 4096-token prompts at 4 req/s, p99 TPOT 9 ms */
+	if (search(SEARCH_8B("\"num_prompts\": 200, \"input_len\": 4096, \"output_len\": 64, "
+			     "\"request_rate\": 4", "\"tpot_ms\": 9, \"percentile\": 99"), &s, &r) == 0) {
+		int co, dis;
+		best_of_kinds(&r, &co, &dis);
+		CHECK(r.pick >= 0 && r.layouts[r.opts[r.pick].layout].l.disagg);
+		CHECK(dis >= 0 && (co < 0 || r.opts[dis].gpus < r.opts[co].gpus));
+		/* co-located on as many GPUs as the pick was run, and misses */
+		bool miss = false;
+		for (int i = 0; r.pick >= 0 && i < r.nopts; i++)
+			miss |= !r.layouts[r.opts[i].layout].l.disagg && !r.opts[i].slo_met &&
+				r.opts[i].gpus == r.opts[r.pick].gpus;
+		CHECK(miss);
+		if (r.pick >= 0)
+			pp_t_diag("prefill-heavy: disaggregated on %d GPUs (prefill %d x TP %d), co-located "
+				  "best %d GPUs", r.opts[r.pick].gpus,
+				  r.layouts[r.opts[r.pick].layout].l.prefill_dp,
+				  r.layouts[r.opts[r.pick].layout].l.prefill_tp,
+				  co >= 0 ? r.opts[co].gpus : -1);
+		pp_splan_result_release(&r);
+	} else {
+		CHECK(!"search");
+	}
+	pp_scenario_release(&s);
+	/* short prompts, a loose bound: one co-located GPU meets it */
+	if (search(SEARCH_8B("\"num_prompts\": 200, \"input_len\": 128, \"output_len\": 128, "
+			     "\"request_rate\": 2", "\"tpot_ms\": 50, \"percentile\": 99"), &s, &r) == 0) {
+		CHECK(r.pick >= 0 && !r.layouts[r.opts[r.pick].layout].l.disagg);
+		CHECK(r.pick >= 0 && r.opts[r.pick].gpus == 1);
+		pp_splan_result_release(&r);
+	} else {
+		CHECK(!"search");
+	}
+	pp_scenario_release(&s);
+}
+
 int main(void)
 {
 	RUN(one_request);
 	RUN(ideal_link);
 	RUN(conservation);
+	RUN(search_picks);
 	RUN(bad_input);
 	return pp_t_done("test_servedisagg");
 }
