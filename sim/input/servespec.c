@@ -35,6 +35,16 @@ double pp_kv_bytes_per_token(const pp_model *m, int tp, double kv_bytes)
 	return 2.0 * m->num_layers * heads * pp_model_head_dim(m) * kv_bytes;
 }
 
+int pp_servespec_unit_gpus(const pp_servespec *sv)
+{
+	if (!sv->disagg.present)
+		return sv->tp * sv->pp;
+	int g = 0;
+	for (int k = 0; k < PP_NPOOLS; k++)
+		g += sv->disagg.pool[k].tp * sv->disagg.pool[k].dp;
+	return g * sv->pp;
+}
+
 /* ---- models/serving.json ---- */
 
 typedef struct sdoc {

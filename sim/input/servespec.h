@@ -179,6 +179,11 @@ int pp_servespec_parse(pp_servespec *sv, const pp_jdoc *d, const pp_model *m,
 		       const struct pp_cluster *cl, const pp_catalog *cat, pp_err *err);
 void pp_servespec_release(pp_servespec *sv);
 
+/* GPUs of one serving unit: a replica (tensor x pipeline), or with
+ * disaggregation both pools (pipeline x (prefill TP x instances + decode
+ * TP x instances)), which the costs scale as one replica. */
+int pp_servespec_unit_gpus(const pp_servespec *sv);
+
 /* KV-cache bytes per token per TP rank of model m at tp ranks with
  * elements of kv_bytes, summed over the layers: MHA/GQA 2 x kv heads per
  * rank (max(1, kv heads / tp): heads replicated when fewer than ranks) x
