@@ -186,12 +186,41 @@ static void conservation(void)
 	CHECK_NEAR(r.kv_transfer_bytes, (double)in * 131072, 1e-12);
 	CHECK(r.blocks_held_at_end == 0);
 	CHECK(r.pool[PP_POOL_PREFILL].instances == 2 && r.pool[PP_POOL_DECODE].instances == 2);
+	for (int k = 0; k < PP_NPOOLS; k++) /* busy time per GPU never exceeds the run */
+		CHECK(r.pool[k].utilisation > 0 && r.pool[k].utilisation <= 1 + 1e-9);
 	pp_t_diag("300 requests on 2P2D with %lld KV tokens a decode instance: %lld preemptions, "
 		  "mean wait for decode blocks %.1f ms, decode utilisation %.0f%%",
 		  (long long)su.pool[PP_POOL_DECODE].mem.kv_tokens, (long long)r.preemptions,
 		  r.mean_decode_wait_s * 1e3, 100 * r.pool[PP_POOL_DECODE].utilisation);
 	CHECK(r.mean_decode_wait_s > 0); /* the case is built to make them wait */
 	pp_serve_result_release(&r);
+	pp_serve_setup_release(&su);
+	pp_scenario_release(&s);
+}
+
+/* Two pipeline stages a pool: several batches in flight, utilisation
+ * still per GPU. */
+static void pipeline(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	if (setup(DISAGG_8B("4", "\"pipeline_parallel_size\": 2, " ONE_P_ONE_D,
+			    "\"num_prompts\": 100, \"input_len\": 1000, \"output_len\": 100, "
+			    "\"request_rate\": 20"), &s, &hw, &su)) {
+		CHECK(!"setup");
+		pp_scenario_release(&s);
+		return;
+	}
+	pp_err err = {0};
+	pp_serve_result r;
+	CHECK(pp_serve_run(&su, 20, 0, &r, &err) == 0);
+	CHECK(r.completed == 100 && r.blocks_held_at_end == 0);
+	/* each GPU holds half the layers: half the bytes a link carries */
+	CHECK_NEAR(su.pool[PP_POOL_DECODE].mem.kv_bytes_per_token, 131072.0 / 2, 1e-12);
+	CHECK_NEAR(r.kv_transfer_bytes, 100 * 1000 * 131072.0, 1e-12);
+	for (int k = 0; k < PP_NPOOLS; k++)
+		CHECK(r.pool[k].utilisation > 0 && r.pool[k].utilisation <= 1 + 1e-9);
 	pp_serve_setup_release(&su);
 	pp_scenario_release(&s);
 }
@@ -309,6 +338,7 @@ int main(void)
 	RUN(one_request);
 	RUN(ideal_link);
 	RUN(conservation);
+	RUN(pipeline);
 	RUN(search_picks);
 	RUN(bad_input);
 	return pp_t_done("test_servedisagg");

@@ -465,7 +465,8 @@ static void pool_figures(run *s)
 			o->pool[k].mean_batch_tokens /= it;
 			o->pool[k].mean_running /= it;
 		}
-		double span = o->pool[k].instances * o->duration_s;
+		/* busy_s sums every stage's time: per GPU of the pipeline */
+		double span = o->pool[k].instances * s->P * o->duration_s;
 		o->pool[k].utilisation = span > 0 ? o->pool[k].busy_s / span : 0;
 	}
 	if (o->kv_transfers > 0) {

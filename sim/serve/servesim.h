@@ -127,7 +127,7 @@ typedef struct pp_serve_result {
 		int instances;
 		int64_t iterations, preemptions;
 		double busy_s;
-		double utilisation;       /* busy_s / (instances x duration) */
+		double utilisation;       /* busy_s / (instances x pipeline stages x duration) */
 		double mean_batch_tokens, mean_running;
 	} pool[PP_NPOOLS];
 	double kv_transfer_bytes;     /* sent over the link, every GPU's share */
