@@ -16,7 +16,9 @@
  *  - serve --search: long prompts under a tight TPOT bound (co-located
  *    decodes share iterations with 4k-token prefill chunks) pick a
  *    disaggregated layout on fewer GPUs than any co-located one meeting
- *    the SLO; short prompts under a loose bound, which one GPU meets
+ *    the SLO, and the pick's scenario document, loaded and run as `podplan
+ *    serve` would, gives the search's figures; short prompts under a loose
+ *    bound, which one GPU meets
  *    co-located, do not (a prefill pool costs its own GPUs);
  *  - bad input: exit 2 with the JSON path.
  */
@@ -310,6 +312,29 @@ static void search_picks(void)
 			miss |= !r.layouts[r.opts[i].layout].l.disagg && !r.opts[i].slo_met &&
 				r.opts[i].gpus == r.opts[r.pick].gpus;
 		CHECK(miss);
+		/* the pick's scenario, loaded and run as podplan serve would, gives its figures */
+		if (r.pick >= 0) {
+			const pp_splan_option *pk = &r.opts[r.pick];
+			cJSON *j = pp_serve_space_scenario(&s, &r.layouts[pk->layout].l, pk->dp);
+			char *text = cJSON_PrintUnformatted(j);
+			cJSON_Delete(j);
+			pp_scenario s2;
+			pp_hw hw2;
+			pp_serve_setup su2;
+			if (setup(text, &s2, &hw2, &su2) == 0) {
+				pp_err err = {0};
+				pp_serve_result x;
+				CHECK(su2.disagg && pp_serve_run(&su2, 4, 0, &x, &err) == 0);
+				CHECK_NEAR(x.ttft.pct, pk->ttft_s, 1e-12);
+				CHECK_NEAR(x.tpot.pct, pk->tpot_s, 1e-12);
+				CHECK_NEAR(x.mean_transfer_s, pk->mean_transfer_s, 1e-12);
+				pp_serve_setup_release(&su2);
+			} else {
+				CHECK(!"pick setup");
+			}
+			pp_scenario_release(&s2);
+			free(text);
+		}
 		if (r.pick >= 0)
 			pp_t_diag("prefill-heavy: disaggregated on %d GPUs (prefill %d x TP %d), co-located "
 				  "best %d GPUs", r.opts[r.pick].gpus,
