@@ -20,7 +20,8 @@
 static void help(void)
 {
 	printf("usage: podplan serve --search SCENARIO.json [--rate R] [--seed N] [--provider P]\n"
-	       "                     [--tier T] [--top K] [--json | --csv] [--exhaustive]\n\n"
+	       "                     [--tier T] [--top K] [--json | --csv] [--exhaustive]\n"
+	       "                     [--no-disagg]\n\n"
 	       "Finds the serving deployment that meets the scenario's \"slo\" at a target request\n"
 	       "rate on the fewest GPUs of the scenario's GPU (the least $ per hour at any one\n"
 	       "price): tensor_parallel_size, pipeline_parallel_size, enable_expert_parallel (MoE),\n"
@@ -29,7 +30,10 @@ static void help(void)
 	       "as `podplan serve` runs it (same workload and seed); layouts that do not fit, whose\n"
 	       "shortest request alone misses the SLO, or that cannot beat the best option found\n"
 	       "(more replicas of a layout never miss where fewer meet) are not run further.\n"
-	       "Ties on GPUs go to the most headroom: the least slack over the SLO's bounds.\n\n"
+	       "Ties on GPUs go to the most headroom: the least slack over the SLO's bounds.\n"
+	       "Disaggregated prefill/decode layouts (a prefill pool of 1 to 8 instances of each TP\n"
+	       "beside decode instances of each TP, the KV cache sent as vLLM's NixlConnector does)\n"
+	       "run beside the co-located ones; the pick says which won and why.\n\n"
 	       "  --rate R        target requests/s (default: workload.request_rate; a trace: a factor\n"
 	       "                  on its rate, default 1)\n"
 	       "  --seed N        the workload's seed (default: workload.seed, else 0)\n"
@@ -40,7 +44,8 @@ static void help(void)
 	       "                  layouts: [...], evaluated: [every simulation], why}\n"
 	       "  --csv           one row per simulation at the target rate (RFC 4180)\n"
 	       "  --exhaustive    no pruning but memory: every layout at 1, 2, ... replicas up to its\n"
-	       "                  first meeting the SLO (slow; checks the pruning)\n\n"
+	       "                  first meeting the SLO (slow; checks the pruning)\n"
+	       "  --no-disagg     co-located layouts only\n\n"
 	       "Progress goes to stderr when it is a terminal. Exit status 1 when no option meets\n"
 	       "the SLO, 2 for bad input.\n");
 }
@@ -114,7 +119,81 @@ static void layout_words(const pp_scenario *s, const pp_splan_option *o,
 {
 	char l[160];
 	pp_serve_layout_str(&r->layouts[o->layout].l, s->model.num_experts > 0, l, sizeof(l));
-	snprintf(buf, n, "%s x %d replica%s", l, o->dp, o->dp == 1 ? "" : "s");
+	if (r->layouts[o->layout].l.disagg)
+		snprintf(buf, n, "%s x %d decode instance%s", l, o->dp, o->dp == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "%s x %d replica%s", l, o->dp, o->dp == 1 ? "" : "s");
+}
+
+/* The best meeting option of the other kind (disaggregated or not) than
+ * the pick's; -1 none. */
+static int best_other(const pp_splan_result *r, bool disagg)
+{
+	int b = -1;
+	for (int i = 0; i < r->nopts; i++) {
+		const pp_splan_option *x = &r->opts[i];
+		if (!x->slo_met || r->layouts[x->layout].l.disagg != disagg)
+			continue;
+		if (b < 0 || x->gpus < r->opts[b].gpus ||
+		    (x->gpus == r->opts[b].gpus && x->headroom > r->opts[b].headroom))
+			b = i;
+	}
+	return b;
+}
+
+/* Which won, disaggregated or co-located, and the mechanism. */
+static void explain_disagg(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
+{
+	const pp_servespec *sv = &s->serve;
+	const pp_splan_option *p = &r->opts[r->pick];
+	bool pd = r->layouts[p->layout].l.disagg;
+	int any = 0;
+	for (int i = 0; i < r->nlayouts; i++)
+		any += r->layouts[i].l.disagg;
+	if (!any)
+		return;
+	char lb[224], b1[32], b2[32];
+	int o = best_other(r, !pd);
+	if (pd) {
+		pp_sb_addf(w, " Disaggregated wins: its decode iterations never carry a prefill chunk "
+			      "and its prompts never wait behind decodes, for a KV transfer of %s a "
+			      "request (%.1f%% of TTFT on average).",
+			   ms(p->mean_transfer_s, b1, sizeof(b1)), 100 * p->transfer_ttft_share);
+		/* the co-located option on the most GPUs run within the pick's: what it misses */
+		int c = -1;
+		for (int i = 0; i < r->nopts; i++) {
+			const pp_splan_option *x = &r->opts[i];
+			if (r->layouts[x->layout].l.disagg || x->slo_met || x->gpus > p->gpus)
+				continue;
+			if (c < 0 || x->gpus > r->opts[c].gpus ||
+			    (x->gpus == r->opts[c].gpus && x->headroom > r->opts[c].headroom))
+				c = i;
+		}
+		if (c >= 0) {
+			const pp_splan_option *q = &r->opts[c];
+			bounds bq = bounds_of(sv, q);
+			int kq = tightest(&bq);
+			layout_words(s, q, r, lb, sizeof(lb));
+			pp_sb_addf(w, " Co-located on %d GPU%s (%s) misses: %s %s over %s.", q->gpus,
+				   q->gpus == 1 ? "" : "s", lb, bq.name[kq], ms(bq.v[kq], b1, sizeof(b1)),
+				   ms(bq.bound[kq], b2, sizeof(b2)));
+		}
+		if (o >= 0 && r->opts[o].gpus == p->gpus)
+			pp_sb_addf(w, " The best co-located option meets it on as many GPUs with less "
+				      "headroom (%.1f%%).", 100 * r->opts[o].headroom);
+		else if (o >= 0)
+			pp_sb_addf(w, " The cheapest co-located option meeting it takes %d GPUs.",
+				   r->opts[o].gpus);
+		else
+			pp_sb_addf(w, " No co-located option run meets it.");
+	} else if (o >= 0) {
+		layout_words(s, &r->opts[o], r, lb, sizeof(lb));
+		pp_sb_addf(w, " Co-located wins: the cheapest disaggregated option meeting it, %s, "
+			      "takes %d GPUs.", lb, r->opts[o].gpus);
+	} else {
+		pp_sb_addf(w, " Co-located wins: no disaggregated layout run meets it on as few GPUs "
+			      "(a prefill pool costs its own GPUs).");
+	}
 }
 
 static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
@@ -177,6 +256,7 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 				      "(next: %s, %.1f%%).", ties, p->gpus, gs, lb,
 				   100 * r->opts[next].headroom);
 	}
+	explain_disagg(s, r, w);
 }
 
 static const char *slo_words(const pp_servespec *sv, char *buf, size_t n)
@@ -225,9 +305,10 @@ static void print_text(const pp_scenario *s, const pp_splan_result *r, const cha
 	int *ord, n = pp_splan_order(r, &ord);
 	bounds hb = bounds_of(sv, NULL);
 	printf("\nLayouts run at the target rate, best first (latencies at p%g; headroom: the least "
-	       "slack over the SLO's bounds)\n", sv->slo_percentile);
-	printf("  %-3s %3s %3s %s%5s %6s %8s %5s %10s", "#", "TP", "PP", moe ? " EP " : "", "seqs",
-	       "tokens", "replicas", "GPUs", "$/hour");
+	       "slack over the SLO's bounds; prefill: a disaggregated layout's prefill pool, its "
+	       "replicas the decode instances of TP)\n", sv->slo_percentile);
+	printf("  %-3s %9s %3s %3s %s%5s %6s %8s %5s %10s", "#", "prefill", "TP", "PP", moe ? " EP " : "",
+	       "seqs", "tokens", "replicas", "GPUs", "$/hour");
 	for (int i = 0; i < hb.n; i++)
 		printf(" %7s ms", hb.name[i]);
 	printf(" %9s  %s\n", "headroom", "result");
@@ -239,7 +320,10 @@ static void print_text(const pp_scenario *s, const pp_splan_result *r, const cha
 		char usd[32] = "-";
 		if (isfinite(o->usd_per_hour))
 			snprintf(usd, sizeof(usd), "$%.2f", o->usd_per_hour);
-		printf("  %-3d %3d %3d %s%5lld %6lld %8d %5d %10s", i + 1, L->l.tp, L->l.pp,
+		char pre[24] = "-";
+		if (L->l.disagg)
+			snprintf(pre, sizeof(pre), "%dxTP%d", L->l.prefill_dp, L->l.prefill_tp);
+		printf("  %-3d %9s %3d %3d %s%5lld %6lld %8d %5d %10s", i + 1, pre, L->l.tp, L->l.pp,
 		       moe ? (L->l.ep ? " on " : " off") : "", (long long)L->l.max_num_seqs,
 		       (long long)L->l.max_num_batched_tokens, o->dp, o->gpus, usd);
 		for (int k = 0; k < b.n; k++)
@@ -287,6 +371,11 @@ static void layout_keys(cJSON *o, const pp_serve_layout *l, bool moe)
 		pp_json_bool(o, "enable_expert_parallel", l->ep);
 	pp_json_int(o, "max_num_seqs", l->max_num_seqs);
 	pp_json_int(o, "max_num_batched_tokens", l->max_num_batched_tokens);
+	if (l->disagg) {
+		cJSON *g = pp_json_obj(o, "disaggregation");
+		pp_json_int(g, "prefill_tensor_parallel_size", l->prefill_tp);
+		pp_json_int(g, "prefill_data_parallel_size", l->prefill_dp);
+	}
 }
 
 static void option_json(cJSON *o, const pp_splan_result *r, const pp_splan_option *x, bool moe)
@@ -304,6 +393,10 @@ static void option_json(cJSON *o, const pp_splan_result *r, const pp_splan_optio
 	pp_json_num(o, "request_throughput", x->request_throughput, SIG);
 	pp_json_num(o, "output_throughput", x->output_throughput, SIG);
 	pp_json_int(o, "preemptions", x->preemptions);
+	if (r->layouts[x->layout].l.disagg) {
+		pp_json_num(o, "mean_kv_transfer_ms", x->mean_transfer_s * 1e3, SIG);
+		pp_json_num(o, "kv_transfer_share_of_ttft", x->transfer_ttft_share, SIG);
+	}
 }
 
 static void print_json(const pp_scenario *s, const pp_splan_result *r, const char *rate_from,
@@ -397,7 +490,8 @@ static void print_csv(const pp_scenario *s, const pp_splan_result *r)
 	pp_csvw_header(&w, "tensor_parallel_size,pipeline_parallel_size,enable_expert_parallel,"
 			   "max_num_seqs,max_num_batched_tokens,data_parallel_size,num_gpus,usd_per_hour,"
 			   "slo_met,headroom,ttft_ms,tpot_ms,itl_ms,e2el_ms,request_throughput,"
-			   "output_throughput,preemptions,pick");
+			   "output_throughput,preemptions,prefill_tensor_parallel_size,"
+			   "prefill_data_parallel_size,pick");
 	for (int i = 0; i < r->nopts; i++) {
 		const pp_splan_option *x = &r->opts[i];
 		const pp_serve_layout *l = &r->layouts[x->layout].l;
@@ -421,6 +515,13 @@ static void print_csv(const pp_scenario *s, const pp_splan_result *r)
 		pp_csvw_num(&w, x->request_throughput, SIG);
 		pp_csvw_num(&w, x->output_throughput, SIG);
 		pp_csvw_int(&w, x->preemptions);
+		if (l->disagg) {
+			pp_csvw_int(&w, l->prefill_tp);
+			pp_csvw_int(&w, l->prefill_dp);
+		} else {
+			pp_csvw_empty(&w);
+			pp_csvw_empty(&w);
+		}
 		pp_csvw_bool(&w, i == r->pick);
 		pp_csvw_end(&w);
 	}
@@ -436,8 +537,9 @@ int pp_cmd_serve_search(int argc, char **argv)
 		{"tier", required_argument, NULL, 'T'},     {"top", required_argument, NULL, 'k'},
 		{"json", no_argument, NULL, 'j'},           {"csv", no_argument, NULL, 'c'},
 		{"exhaustive", no_argument, NULL, 'X'},     {"help", no_argument, NULL, 'h'},
+		{"no-disagg", no_argument, NULL, 'D'},
 		{0, 0, 0, 0}};
-	bool json = false, csv = false, exhaustive = false, seed_given = false;
+	bool json = false, csv = false, exhaustive = false, seed_given = false, no_disagg = false;
 	const char *provider = NULL, *tier = NULL;
 	unsigned long seed = 0;
 	double rate = NAN;
@@ -472,6 +574,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': csv = true; break;
 		case 'X': exhaustive = true; break;
+		case 'D': no_disagg = true; break;
 		case 'h': help(); return 0;
 		default: return pp_cli_usage_error("serve", "--search: unknown option (see podplan serve "
 						   "--search --help)");
@@ -523,7 +626,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 				: s.serve.trace ? "default" : "workload.request_rate";
 	prog pg = {pp_cli_tty(), 0};
 	uint64_t sd = seed_given ? seed : s.serve.seed;
-	pp_splan_opts o = {rate, sd, usd, exhaustive, on_progress, &pg};
+	pp_splan_opts o = {rate, sd, usd, exhaustive, on_progress, &pg, !no_disagg};
 	pp_splan_result r;
 	rc = pp_splan_run(&s, cat, &o, &r, &err);
 	if (pg.on && pg.last > 0)

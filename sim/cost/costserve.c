@@ -269,7 +269,7 @@ static int measure(ctx *c, const pp_scenario *x, cost_serve_memo *m)
 	snprintf(sv->engine, sizeof(sv->engine), "%s", pp_serve_engine_names[sp->engine]);
 	sv->tp = sp->tp;
 	sv->pp = sp->pp;
-	sv->gpus_per_replica = sp->tp * sp->pp;
+	sv->gpus_per_replica = pp_servespec_unit_gpus(sp); /* disaggregated: both pools, one unit */
 	sv->kv_tokens = su.mem.kv_tokens;
 	sv->num_gpu_blocks = su.mem.num_gpu_blocks;
 	sv->max_concurrency = su.mem.max_concurrency;
@@ -420,12 +420,14 @@ int cost_serve_throughput(ctx *c, const pp_costspec_option *sp, const pp_scenari
 				    "found beside the scenario's \"serving\" section, which simulates "
 				    "the throughput; expected one of them (drop the key, or the "
 				    "section)");
-	int per = c->s->serve.tp * c->s->serve.pp;
+	int per = pp_servespec_unit_gpus(&c->s->serve);
 	if (o->num_gpus % per)
 		return pp_jdoc_errf(d, c->err, sp->path, "option \"%s\": %d GPUs do not hold whole "
-				    "serving replicas of tensor %d x pipeline %d; expected a "
-				    "multiple of %d (set the option's cluster.num_gpus)",
-				    sp->name, o->num_gpus, c->s->serve.tp, c->s->serve.pp, per);
+				    "serving replicas of %d GPUs (tensor %d x pipeline %d%s); expected "
+				    "a multiple of %d (set the option's cluster.num_gpus)",
+				    sp->name, o->num_gpus, per, c->s->serve.tp, c->s->serve.pp,
+				    c->s->serve.disagg.present ? ", both disaggregated pools" : "",
+				    per);
 	cost_serve_memo *m;
 	int rc = memo_of(c, x, &m);
 	if (rc)

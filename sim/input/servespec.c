@@ -16,7 +16,8 @@ static const char *const serving_keys[] = {
 	"engine", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
 	"enable_expert_parallel", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
 	"block_size", "gpu_memory_utilization", "enable_chunked_prefill", "enable_prefix_caching",
-	"kv_cache_dtype", "precision", "enforce_eager", "capacity_scheduler_policy"};
+	"kv_cache_dtype", "precision", "enforce_eager", "capacity_scheduler_policy",
+	"disaggregation"};
 static const char *const slo_keys[] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "percentile"};
 static const char *const kv_dtypes[] = {"auto", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2"};
 static const char *const precisions[] = {"bf16", "fp16", "fp8"};
@@ -32,6 +33,16 @@ double pp_kv_bytes_per_token(const pp_model *m, int tp, double kv_bytes)
 	if (heads < 1)
 		heads = 1;
 	return 2.0 * m->num_layers * heads * pp_model_head_dim(m) * kv_bytes;
+}
+
+int pp_servespec_unit_gpus(const pp_servespec *sv)
+{
+	if (!sv->disagg.present)
+		return sv->tp * sv->pp;
+	int g = 0;
+	for (int k = 0; k < PP_NPOOLS; k++)
+		g += sv->disagg.pool[k].tp * sv->disagg.pool[k].dp;
+	return g * sv->pp;
 }
 
 /* ---- models/serving.json ---- */
@@ -169,9 +180,8 @@ static bool big_gpu(const pp_gpu *g, double min_gib, const char *exclude)
 }
 
 static int check_layout(const pp_jdoc *d, const pp_servespec *sv, const pp_model *m,
-			const pp_cluster *cl, pp_err *err)
+			const pp_cluster *cl, const char *TP, pp_err *err)
 {
-	const char *TP = "serving.tensor_parallel_size";
 	if (m->num_attention_heads % sv->tp)
 		return pp_jdoc_errf(d, err, TP, "found %d, which does not divide num_attention_heads "
 				    "= %d; expected a divisor of the head count", sv->tp,
@@ -194,7 +204,9 @@ static int check_layout(const pp_jdoc *d, const pp_servespec *sv, const pp_model
 		return pp_jdoc_errf(d, err, "serving.pipeline_parallel_size", "found %d stages for %d "
 				    "layers; expected at most one stage per layer", sv->pp, m->num_layers);
 	int64_t per = (int64_t)sv->tp * sv->pp;
-	if (sv->given & PP_SG_DP) {
+	if (sv->disagg.present) {
+		/* the pools' GPUs: parse_disagg */
+	} else if (sv->given & PP_SG_DP) {
 		if (per * sv->dp != cl->num_gpus)
 			return pp_jdoc_errf(d, err, "serving.data_parallel_size", "found tensor %d x "
 					    "pipeline %d x %d replicas = %lld GPUs; expected cluster.num_gpus "
@@ -266,6 +278,162 @@ static int parse_policy(pp_servespec *sv, const sdoc *s, const pp_jdoc *d, const
 	return 0;
 }
 
+/* Captured decode batches: vLLM min(2 x max_num_seqs, 512), SGLang
+ * cuda_graph_max_bs, TensorRT-LLM up to 8192; never above the budget. */
+static int graph_max(const sdoc *s, const pp_servespec *sv, int tp, int64_t seqs, int64_t toks,
+		     double per_seq, double cap, int64_t *out, pp_err *err)
+{
+	double v;
+	int rc = 0;
+	if (per_seq > 0) {
+		v = per_seq * (double)seqs;
+		*out = (int64_t)(v < cap ? v : cap);
+	} else {
+		*out = (int64_t)cap;
+		if (sv->engine == PP_ENG_SGLANG && tp >= 4 &&
+		    (rc = efig(s, "cudagraph_cap_tp4", &v, err)) == 0)
+			*out = (int64_t)v;
+		if (rc)
+			return rc;
+	}
+	if (*out > toks)
+		*out = toks;
+	if (sv->enforce_eager)
+		*out = 0;
+	return 0;
+}
+
+const char *const pp_pool_names[PP_NPOOLS] = {"prefill", "decode"};
+const char *const pp_link_names[3] = {"auto", "intra_node", "inter_node"};
+static const char *const disagg_keys[] = {"prefill", "decode", "kv_transfer_config"};
+static const char *const pool_keys[] = {"tensor_parallel_size", "data_parallel_size",
+					"max_num_seqs", "max_num_batched_tokens", "kv_role"};
+static const char *const xfer_keys[] = {"kv_connector", "link"};
+/* vLLM's kv_role of each pool (KVTransferConfig: kv_producer, kv_consumer;
+ * kv_both serves either, as NixlConnector's examples run) */
+static const char *const kv_roles[] = {"kv_producer", "kv_consumer", "kv_both"};
+
+/* serving.disaggregation: the two pools and the KV transfer link. The
+ * serving section's layout and limits are the pools' defaults; the
+ * cluster holds pipeline x (prefill TP x instances + decode TP x
+ * instances) GPUs. */
+static int parse_disagg(pp_servespec *sv, const sdoc *s, const pp_jdoc *d, const cJSON *o,
+			const pp_model *m, const pp_cluster *cl, double per_seq, double cap,
+			pp_err *err)
+{
+	const char *P = "serving.disaggregation";
+	pp_serve_disagg *g = &sv->disagg;
+	int rc;
+	if ((rc = pp_jcheck_keys(d, o, P, disagg_keys, PP_ARRAY_LEN(disagg_keys), err)))
+		return rc;
+	if (sv->given & PP_SG_DP)
+		return pp_jdoc_errf(d, err, "serving.data_parallel_size", "found beside "
+				    "\"disaggregation\"; expected the instances of each pool in "
+				    "serving.disaggregation.prefill/decode.data_parallel_size");
+	g->present = true;
+	int64_t gpus = 0;
+	for (int k = 0; k < PP_NPOOLS; k++) {
+		char path[96], tpp[128];
+		snprintf(path, sizeof(path), "%s.%s", P, pp_pool_names[k]);
+		const cJSON *po;
+		if ((rc = pp_jget_obj(d, o, P, pp_pool_names[k], true, &po, err)) ||
+		    (rc = pp_jcheck_keys(d, po, path, pool_keys, PP_ARRAY_LEN(pool_keys), err)))
+			return rc;
+		pp_serve_pool_spec *ps = &g->pool[k];
+		int64_t i64;
+		bool present;
+		ps->tp = sv->tp;
+		ps->dp = 1;
+		ps->max_num_seqs = sv->max_num_seqs;
+		ps->max_num_batched_tokens = sv->max_num_batched_tokens;
+		ps->given = sv->given & (PP_SG_SEQS | PP_SG_TOKENS);
+		if ((rc = pp_jget_int(d, po, path, "tensor_parallel_size", false, 1, 4096, &i64,
+				      &present, err)))
+			return rc;
+		if (present)
+			ps->tp = (int)i64;
+		if ((rc = pp_jget_int(d, po, path, "data_parallel_size", false, 1, 1 << 20, &i64,
+				      &present, err)))
+			return rc;
+		if (present) {
+			ps->dp = (int)i64;
+			ps->given |= PP_SG_DP;
+		}
+		if ((rc = pp_jget_int(d, po, path, "max_num_seqs", false, 1, 1 << 20, &ps->max_num_seqs,
+				      &present, err)))
+			return rc;
+		if (present)
+			ps->given |= PP_SG_SEQS;
+		if ((rc = pp_jget_int(d, po, path, "max_num_batched_tokens", false, 1, MAX_TOKENS_KEY,
+				      &ps->max_num_batched_tokens, &present, err)))
+			return rc;
+		if (present)
+			ps->given |= PP_SG_TOKENS;
+		int role = k;
+		if ((rc = pp_jget_enum(d, po, path, "kv_role", false, kv_roles, PP_ARRAY_LEN(kv_roles),
+				       &role, NULL, err)))
+			return rc;
+		if (role != k && role != 2)
+			return pp_jdoc_errf(d, err, pp_jpath(tpp, sizeof(tpp), path, "kv_role"), "found "
+					    "\"%s\" in the %s pool; expected \"%s\" (or \"kv_both\")",
+					    kv_roles[role], pp_pool_names[k], kv_roles[k]);
+		if (ps->max_num_batched_tokens < ps->max_num_seqs) {
+			if ((ps->given & PP_SG_TOKENS) && (ps->given & PP_SG_SEQS))
+				return pp_jdoc_errf(d, err, pp_jpath(tpp, sizeof(tpp), path,
+						    "max_num_batched_tokens"), "found %lld, below "
+						    "max_num_seqs %lld; expected at least max_num_seqs (vLLM "
+						    "refuses it)", (long long)ps->max_num_batched_tokens,
+						    (long long)ps->max_num_seqs);
+			ps->max_num_seqs = ps->max_num_batched_tokens;
+		}
+		if (!sv->chunked_prefill && sv->engine != PP_ENG_TRTLLM &&
+		    ps->max_num_batched_tokens < sv->max_model_len)
+			return pp_jdoc_errf(d, err, pp_jpath(tpp, sizeof(tpp), path,
+					    "max_num_batched_tokens"), "found %lld with chunked prefill "
+					    "off and max_model_len %lld; expected at least max_model_len "
+					    "(a prompt must fit one step)",
+					    (long long)ps->max_num_batched_tokens,
+					    (long long)sv->max_model_len);
+		/* the pool's TP against the model, as for the serving section */
+		pp_servespec t = *sv;
+		t.tp = ps->tp;
+		t.given = 0;
+		pp_cluster c1 = *cl;
+		c1.num_gpus = ps->tp * sv->pp;
+		if ((rc = check_layout(d, &t, m, &c1, pp_jpath(tpp, sizeof(tpp), path,
+							       "tensor_parallel_size"), err)))
+			return rc;
+		if ((rc = graph_max(s, sv, ps->tp, ps->max_num_seqs, ps->max_num_batched_tokens,
+				    per_seq, cap, &ps->cudagraph_max, err)))
+			return rc;
+		gpus += (int64_t)ps->tp * sv->pp * ps->dp;
+	}
+	if (gpus != cl->num_gpus)
+		return pp_jdoc_errf(d, err, P, "found pipeline %d x (prefill TP %d x %d + decode TP %d "
+				    "x %d) = %lld GPUs; expected cluster.num_gpus = %d", sv->pp,
+				    g->pool[0].tp, g->pool[0].dp, g->pool[1].tp, g->pool[1].dp,
+				    (long long)gpus, cl->num_gpus);
+	const cJSON *x;
+	char xp[96];
+	snprintf(xp, sizeof(xp), "%s.kv_transfer_config", P);
+	snprintf(g->kv_connector, sizeof(g->kv_connector), "NixlConnector");
+	if ((rc = pp_jget_obj(d, o, P, "kv_transfer_config", false, &x, err)))
+		return rc;
+	if (x && ((rc = pp_jcheck_keys(d, x, xp, xfer_keys, PP_ARRAY_LEN(xfer_keys), err)) ||
+		  (rc = pp_jget_str(d, x, xp, "kv_connector", false, g->kv_connector,
+				    sizeof(g->kv_connector), NULL, err)) ||
+		  (rc = pp_jget_enum(d, x, xp, "link", false, pp_link_names, 3, &g->link, NULL, err))))
+		return rc;
+	if (g->link == PP_LINK_AUTO)
+		g->link = gpus <= cl->gpus_per_node ? PP_LINK_INTRA : PP_LINK_INTER;
+	if (g->link == PP_LINK_INTRA && gpus > cl->gpus_per_node)
+		return pp_jdoc_errf(d, err, "serving.disaggregation.kv_transfer_config.link", "found "
+				    "\"intra_node\" with %lld GPUs in both pools, more than a node's "
+				    "%d; expected \"inter_node\" (or \"auto\")", (long long)gpus,
+				    cl->gpus_per_node);
+	return 0;
+}
+
 static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, const pp_model *m,
 			 const pp_cluster *cl, const pp_catalog *cat, pp_err *err)
 {
@@ -281,7 +449,7 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 	if ((rc = load_data(&s, cat, sv->engine, err)))
 		goto out;
 	/* the engine's behaviour */
-	double v, big_gib, seqs_big, seqs_other, tok_big, tok_other, bs, bs_mla, util, per_seq, cap;
+	double big_gib, seqs_big, seqs_other, tok_big, tok_other, bs, bs_mla, util, per_seq, cap;
 	char excl[32], rule[16];
 	if ((rc = efig(&s, "big_gpu_min_gib", &big_gib, err)) ||
 	    (rc = pp_jget_str(&s.doc, s.eng, s.eng_path, "big_gpu_exclude", true, excl, sizeof(excl),
@@ -353,10 +521,14 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 			       NULL, err)))
 		goto out;
 	sv->precision = precision_dt[e];
-	if ((rc = check_layout(d, sv, m, cl, err)))
+	const cJSON *so_disagg;
+	if ((rc = pp_jget_obj(d, so, P, "disaggregation", false, &so_disagg, err)))
+		goto out;
+	sv->disagg.present = so_disagg != NULL; /* parse_disagg fills it */
+	if ((rc = check_layout(d, sv, m, cl, "serving.tensor_parallel_size", err)))
 		goto out;
 	if (!(sv->given & PP_SG_DP))
-		sv->dp = cl->num_gpus / (sv->tp * sv->pp);
+		sv->dp = so_disagg ? 1 : cl->num_gpus / (sv->tp * sv->pp);
 	/* the scheduler's limits */
 	bool big = big_gpu(cl->gpu, big_gib, excl);
 	snprintf(sv->kv_cache_dtype, sizeof(sv->kv_cache_dtype), "auto");
@@ -435,23 +607,11 @@ static int parse_serving(pp_servespec *sv, const pp_jdoc *d, const cJSON *so, co
 		goto out;
 	if (present)
 		sv->given |= PP_SG_UTIL;
-	/* captured decode batches: vLLM min(2 x max_num_seqs, 512), SGLang
-	 * cuda_graph_max_bs, TensorRT-LLM up to 8192; never above the budget */
-	if (per_seq > 0) {
-		v = per_seq * (double)sv->max_num_seqs;
-		sv->cudagraph_max = (int64_t)(v < cap ? v : cap);
-	} else {
-		sv->cudagraph_max = (int64_t)cap;
-		if (sv->engine == PP_ENG_SGLANG && sv->tp >= 4 &&
-		    (rc = efig(&s, "cudagraph_cap_tp4", &v, err)) == 0)
-			sv->cudagraph_max = (int64_t)v;
-		if (rc)
-			goto out;
-	}
-	if (sv->cudagraph_max > sv->max_num_batched_tokens)
-		sv->cudagraph_max = sv->max_num_batched_tokens;
-	if (sv->enforce_eager)
-		sv->cudagraph_max = 0;
+	if ((rc = graph_max(&s, sv, sv->tp, sv->max_num_seqs, sv->max_num_batched_tokens, per_seq,
+			    cap, &sv->cudagraph_max, err)))
+		goto out;
+	if (so_disagg && (rc = parse_disagg(sv, &s, d, so_disagg, m, cl, per_seq, cap, err)))
+		goto out;
 	snprintf(sv->defaults_note, sizeof(sv->defaults_note),
 		 "%s defaults for %s (%s-GPU rule) from models/serving.json",
 		 pp_serve_engine_names[sv->engine], cl->gpu->id, big ? "large" : "small");

@@ -84,8 +84,35 @@ enum {
 	PP_SG_RATE = 1 << 6
 };
 
+/* Disaggregated prefill/decode (serving.disaggregation): two pools of
+ * instances of the same model on the scenario's GPU, prefill instances
+ * (vLLM kv_role "kv_producer", SGLang --disaggregation-mode prefill)
+ * running prompts only and decode instances (kv_consumer, mode decode)
+ * receiving each request's KV cache over a link and generating its
+ * tokens (DistServe, Zhong et al., OSDI'24; Splitwise, Patel et al.,
+ * ISCA'24). A pool's keys left out take the serving section's values. */
+enum { PP_POOL_PREFILL, PP_POOL_DECODE, PP_NPOOLS };
+extern const char *const pp_pool_names[PP_NPOOLS];
+enum { PP_LINK_AUTO, PP_LINK_INTRA, PP_LINK_INTER };
+extern const char *const pp_link_names[3];
+
+typedef struct pp_serve_pool_spec {
+	int tp, dp;                   /* tensor_parallel_size; data_parallel_size: instances */
+	int64_t max_num_seqs, max_num_batched_tokens;
+	int64_t cudagraph_max;        /* the engine's rule at the pool's max_num_seqs */
+	unsigned given;               /* PP_SG_SEQS, PP_SG_TOKENS, PP_SG_DP */
+} pp_serve_pool_spec;
+
+typedef struct pp_serve_disagg {
+	bool present;
+	pp_serve_pool_spec pool[PP_NPOOLS];
+	int link;                     /* PP_LINK_*: auto = one node when both pools fit in one */
+	char kv_connector[32];        /* kv_transfer_config.kv_connector, as given (informational) */
+} pp_serve_disagg;
+
 typedef struct pp_servespec {
-	bool present;                 /* the file has a "serving" section */
+	bool present;
+	pp_serve_disagg disagg;       /* serving.disaggregation; .present false: co-located */                 /* the file has a "serving" section */
 	pp_serve_engine engine;
 	/* one replica's layout and precision */
 	int tp, pp, dp;               /* dp: replicas */
@@ -151,6 +178,11 @@ typedef struct pp_servespec {
 int pp_servespec_parse(pp_servespec *sv, const pp_jdoc *d, const pp_model *m,
 		       const struct pp_cluster *cl, const pp_catalog *cat, pp_err *err);
 void pp_servespec_release(pp_servespec *sv);
+
+/* GPUs of one serving unit: a replica (tensor x pipeline), or with
+ * disaggregation both pools (pipeline x (prefill TP x instances + decode
+ * TP x instances)), which the costs scale as one replica. */
+int pp_servespec_unit_gpus(const pp_servespec *sv);
 
 /* KV-cache bytes per token per TP rank of model m at tp ranks with
  * elements of kv_bytes, summed over the layers: MHA/GQA 2 x kv heads per

@@ -58,6 +58,10 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 	pp_splan_layout *L = &r->layouts[li];
 	pp_serve_setup su = cd->su; /* the same replica (its forward and memory), dp of them */
 	su.sv.dp = dp;
+	if (su.disagg) { /* dp decode instances beside the layout's prefill pool */
+		su.pool[PP_POOL_DECODE].sv.dp = dp;
+		su.xfer_same_node = L->fixed_gpus + L->gpus * dp <= c->s->cluster.gpus_per_node;
+	}
 	su.progress = NULL;
 	su.keep_requests = false;
 	pp_serve_result x;
@@ -72,7 +76,7 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 	memset(op, 0, sizeof(*op));
 	op->layout = li;
 	op->dp = dp;
-	op->gpus = L->gpus * dp;
+	op->gpus = L->fixed_gpus + L->gpus * dp;
 	op->usd_per_hour = isfinite(c->o->usd_per_gpu_hour)
 				   ? pp_price_rent_usd(c->o->usd_per_gpu_hour, op->gpus, 3600)
 				   : NAN;
@@ -85,6 +89,8 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 	op->request_throughput = x.request_throughput;
 	op->output_throughput = x.output_throughput;
 	op->preemptions = x.preemptions;
+	op->mean_transfer_s = x.mean_transfer_s;
+	op->transfer_ttft_share = x.transfer_ttft_share;
 	pp_serve_result_release(&x);
 	r->sims++;
 	L->sims++;
@@ -102,6 +108,8 @@ static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
 		pp_serve_setup su = cd->su;
 		pp_servespec *w = &su.sv;
 		w->dp = 1;
+		if (su.disagg) /* the layout's prefill pool, one decode instance */
+			su.pool[PP_POOL_DECODE].sv.dp = 1;
 		w->trace = NULL;
 		w->ntrace = 0;
 		w->num_prompts = 1;
@@ -151,11 +159,11 @@ static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
 
 /* Replica counts for a replica of g GPUs on nodes of gpn that load, up to
  * the first count of at least cap. */
-static int replica_counts(int g, int gpn, int cap, int *out, int max)
+static int replica_counts(int fixed, int g, int gpn, int cap, int *out, int max)
 {
 	int n = 0;
 	for (int dp = 1; n < max; dp++) {
-		int64_t gpus = (int64_t)g * dp;
+		int64_t gpus = fixed + (int64_t)g * dp;
 		if (gpus > INT_MAX / 2)
 			break;
 		if (pp_serve_whole_nodes(gpus, gpn))
@@ -218,12 +226,12 @@ static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 	} else {
 		int cap = -1;
 		for (int i = 0; i < n; i++)
-			if ((int64_t)L->gpus * D[i] <= c->best_gpus)
+			if (L->fixed_gpus + (int64_t)L->gpus * D[i] <= c->best_gpus)
 				cap = i;
 		if (cap < 0) {
 			L->status = PP_SPLAN_DEARER;
 			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
-				 "option's %d", L->gpus * D[0], c->best_gpus);
+				 "option's %d", L->fixed_gpus + L->gpus * D[0], c->best_gpus);
 			return 0;
 		}
 		if ((rc = run_at(c, cd, li, D[cap], err)) < 0)
@@ -350,6 +358,33 @@ static int workload_facts(ctx *c, pp_err *err)
 	return 0;
 }
 
+#define MAX_PREFILL_INSTANCES 8
+
+/* The disaggregated layouts: a prefill pool of 1 .. MAX_PREFILL_INSTANCES
+ * instances of each TP of the space beside decode instances of each TP
+ * (PP 1, the scenario's expert parallelism and scheduler limits). */
+static void add_disagg_layouts(const pp_scenario *s, const pp_serve_space *sp, pp_splan_result *r)
+{
+	int n = sp->ntp * sp->ntp * MAX_PREFILL_INSTANCES;
+	r->layouts = pp_xrealloc(r->layouts, sizeof(*r->layouts) * (size_t)(r->nlayouts + n + 1));
+	for (int a = 0; a < sp->ntp; a++)
+		for (int x = 1; x <= MAX_PREFILL_INSTANCES; x++)
+			for (int b = 0; b < sp->ntp; b++) {
+				pp_splan_layout *L = &r->layouts[r->nlayouts];
+				memset(L, 0, sizeof(*L));
+				L->l = (pp_serve_layout){sp->tp[b], 1, s->serve.expert_parallel && sp->tp[b] > 1,
+							 sp->def_seqs, sp->def_toks, true, sp->tp[a], x};
+				L->index = r->nlayouts++;
+				L->gpus = sp->tp[b];
+				L->fixed_gpus = sp->tp[a] * x;
+				L->best = -1;
+				L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
+			}
+	snprintf(r->space + strlen(r->space), sizeof(r->space) - strlen(r->space),
+		 "; and disaggregated: prefill 1 to %d instances x TP {same} beside decode TP {same} "
+		 "(PP 1, scheduler limits as the scenario's)", MAX_PREFILL_INSTANCES);
+}
+
 int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opts *o,
 		 pp_splan_result *out, pp_err *err)
 {
@@ -391,12 +426,15 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 		L->alone_ttft_s = L->alone_tpot_s = L->alone_e2el_s = NAN;
 	}
 	free(ls);
+	if (o->disagg) /* prefill pools of 1 .. 8 instances x decode TPs */
+		add_disagg_layouts(s, &sp, out);
 	/* visit by GPUs a replica, the scenario's scheduler values first */
 	int *ord = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
 	sort_eval = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
 	for (int i = 0; i < out->nlayouts; i++) {
 		ord[i] = i;
-		sort_eval[i] = out->layouts[i].gpus * 4 + out->layouts[i].changed;
+		sort_eval[i] = (out->layouts[i].fixed_gpus + out->layouts[i].gpus) * 4 +
+			       out->layouts[i].changed;
 	}
 	qsort(ord, (size_t)out->nlayouts, sizeof(int), by_eval);
 	free(sort_eval);
@@ -407,10 +445,10 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 		int li = ord[k];
 		pp_splan_layout *L = &out->layouts[li];
 		c.done = k;
-		if (!o->exhaustive && c.best_gpus != INT_MAX && L->gpus > c.best_gpus) {
+		if (!o->exhaustive && c.best_gpus != INT_MAX && L->fixed_gpus + L->gpus > c.best_gpus) {
 			L->status = PP_SPLAN_DEARER;
 			snprintf(L->why, sizeof(L->why), "one replica takes %d GPUs, more than the best "
-				 "option's %d", L->gpus, c.best_gpus);
+				 "option's %d", L->fixed_gpus + L->gpus, c.best_gpus);
 			valid++; /* not loaded; counted as a candidate of the space */
 			continue;
 		}
@@ -430,12 +468,12 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 		L->kv_tokens = cd.su.mem.kv_tokens;
 		L->max_num_seqs_run = cd.su.sv.max_num_seqs;
 		valid++;
-		if (sp.dp_fixed) {
+		if (sp.dp_fixed && !L->l.disagg) {
 			c.dps[0] = sv->dp;
 			c.ndps = pp_serve_whole_nodes((int64_t)L->gpus * sv->dp, s->cluster.gpus_per_node);
 		} else {
-			c.ndps = replica_counts(L->gpus, s->cluster.gpus_per_node, out->max_replicas,
-						c.dps, out->max_replicas + 2);
+			c.ndps = replica_counts(L->fixed_gpus, L->gpus, s->cluster.gpus_per_node,
+						out->max_replicas, c.dps, out->max_replicas + 2);
 		}
 		int a = 0;
 		if (c.ndps == 0) {

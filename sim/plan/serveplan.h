@@ -53,6 +53,20 @@
  * run at 1, 2, ... replicas up to its first meeting (the brute force the
  * tests compare the pick with).
  *
+ * Disaggregated prefill/decode (o->disagg): besides the co-located
+ * layouts, a prefill pool of 1 .. 8 instances of each TP of the space
+ * beside a decode pool of each TP (PP 1, the scenario's scheduler limits,
+ * the KV over the node's fabric when both pools fit one node, else the
+ * NICs), each such pair a layout whose replicas are the decode instances
+ * (a layout of x prefill instances costs x x their TP GPUs more than its
+ * decode instances). They run, prune and rank as the co-located layouts
+ * do, in one order of GPUs (prefill pool + one decode instance); the
+ * pruning's assumption becomes: more decode instances never miss the SLO
+ * where fewer meet it. The pick is whichever meets on the fewest GPUs, so
+ * disaggregation wins only when it is cheaper at the SLO (typically a
+ * tight TPOT or ITL bound with long prompts: co-located decodes share
+ * iterations with prefill chunks) and co-location otherwise.
+ *
  * Times in seconds, rates in requests/s, money in US dollars.
  */
 #ifndef PP_SERVEPLAN_H
@@ -86,6 +100,7 @@ typedef struct pp_splan_option {
 	bool slo_met;
 	double headroom;              /* min over the SLO's bounds of 1 - measured / bound */
 	double ttft_s, tpot_s, itl_s, e2el_s;
+	double mean_transfer_s, transfer_ttft_share; /* disaggregated: the KV transfers */
 	double request_throughput, output_throughput;  /* as vllm bench serve reports them */
 	int64_t preemptions;
 } pp_splan_option;
@@ -95,7 +110,8 @@ typedef struct pp_splan_layout {
 	int index;                    /* enumeration order */
 	int changed;                  /* scheduler keys (max_num_seqs, max_num_batched_tokens)
 					 unlike the scenario's values */
-	int gpus;                     /* per replica */
+	int gpus;                     /* per replica (disaggregated: per decode instance) */
+	int fixed_gpus;               /* disaggregated: the prefill pool's; 0 co-located */
 	pp_splan_status status;
 	char why[320];
 	int64_t kv_tokens;            /* per replica (0: not set up) */
@@ -121,6 +137,7 @@ typedef struct pp_splan_opts {
 	bool exhaustive;              /* memory the only pruning (tests) */
 	void (*progress)(const pp_splan_progress *p, void *ctx);
 	void *progress_ctx;
+	bool disagg;                  /* also disaggregated prefill/decode layouts (above) */
 } pp_splan_opts;
 
 typedef struct pp_splan_result {

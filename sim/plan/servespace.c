@@ -134,7 +134,7 @@ int pp_serve_space_layouts(const pp_serve_space *sp, pp_serve_layout **out)
 				for (int q = 0; q < sp->nseqs; q++)
 					for (int t = 0; t < sp->ntoks; t++)
 						l[n++] = (pp_serve_layout){sp->tp[a], sp->pp[b], sp->ep[e] != 0,
-									   sp->seqs[q], sp->toks[t]};
+									   sp->seqs[q], sp->toks[t], false, 0, 0};
 			}
 	*out = l;
 	return n;
@@ -163,10 +163,27 @@ cJSON *pp_serve_space_scenario(const pp_scenario *s, const pp_serve_layout *l, i
 	cJSON *root = cJSON_Duplicate(s->doc.root, true);
 	cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
 	cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "serving");
-	set_num(cl, "num_gpus", (double)l->tp * l->pp * dp);
+	cJSON_DeleteItemFromObjectCaseSensitive(sv, "disaggregation");
 	set_num(sv, "tensor_parallel_size", l->tp);
 	set_num(sv, "pipeline_parallel_size", l->pp);
-	set_num(sv, "data_parallel_size", dp);
+	if (l->disagg) {
+		set_num(cl, "num_gpus", (double)l->prefill_tp * l->prefill_dp + (double)l->tp * dp);
+		cJSON_DeleteItemFromObjectCaseSensitive(sv, "data_parallel_size");
+		cJSON *g = cJSON_AddObjectToObject(sv, "disaggregation");
+		cJSON *p = cJSON_AddObjectToObject(g, "prefill"), *d = cJSON_AddObjectToObject(g, "decode");
+		cJSON_AddStringToObject(p, "kv_role", "kv_producer");
+		set_num(p, "tensor_parallel_size", l->prefill_tp);
+		set_num(p, "data_parallel_size", l->prefill_dp);
+		cJSON_AddStringToObject(d, "kv_role", "kv_consumer");
+		set_num(d, "tensor_parallel_size", l->tp);
+		set_num(d, "data_parallel_size", dp);
+		cJSON *x = cJSON_AddObjectToObject(g, "kv_transfer_config");
+		cJSON_AddStringToObject(x, "kv_connector", "NixlConnector");
+		cJSON_AddStringToObject(x, "link", "auto");
+	} else {
+		set_num(cl, "num_gpus", (double)l->tp * l->pp * dp);
+		set_num(sv, "data_parallel_size", dp);
+	}
 	if (s->model.num_experts > 0) {
 		cJSON_DeleteItemFromObjectCaseSensitive(sv, "enable_expert_parallel");
 		cJSON_AddBoolToObject(sv, "enable_expert_parallel", l->ep);
@@ -178,6 +195,12 @@ cJSON *pp_serve_space_scenario(const pp_scenario *s, const pp_serve_layout *l, i
 
 const char *pp_serve_layout_str(const pp_serve_layout *l, bool moe, char *buf, size_t n)
 {
+	if (l->disagg) {
+		snprintf(buf, n, "prefill %d x TP %d + decode TP %d%s, seqs %lld, tokens %lld",
+			 l->prefill_dp, l->prefill_tp, l->tp, moe ? (l->ep ? ", EP" : ", no EP") : "",
+			 (long long)l->max_num_seqs, (long long)l->max_num_batched_tokens);
+		return buf;
+	}
 	snprintf(buf, n, "TP %d x PP %d%s, seqs %lld, tokens %lld", l->tp, l->pp,
 		 moe ? (l->ep ? ", EP" : ", no EP") : "", (long long)l->max_num_seqs,
 		 (long long)l->max_num_batched_tokens);
@@ -199,7 +222,12 @@ int pp_serve_cand_init(pp_serve_cand *c, const pp_scenario *s, const pp_catalog 
 	memset(c, 0, sizeof(*c));
 	*verdict = PP_CAND_OK;
 	why[0] = '\0';
-	cJSON *j = pp_serve_space_scenario(s, l, 1);
+	int dp = 1; /* disaggregated: enough decode instances to fill whole nodes */
+	while (l->disagg && dp < s->cluster.gpus_per_node &&
+	       !pp_serve_whole_nodes((int64_t)l->prefill_tp * l->prefill_dp + (int64_t)l->tp * dp,
+				     s->cluster.gpus_per_node))
+		dp++;
+	cJSON *j = pp_serve_space_scenario(s, l, dp);
 	char *text = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
 	pp_err e = {0};

@@ -29,6 +29,11 @@ typedef struct pp_serve_layout {
 	int tp, pp;
 	bool ep;                      /* enable_expert_parallel (MoE only) */
 	int64_t max_num_seqs, max_num_batched_tokens;
+	/* disaggregated prefill/decode (serving.disaggregation): tp, pp, ep and
+	 * the limits are then both pools', the replicas the decode instances,
+	 * and the prefill pool prefill_dp instances of prefill_tp GPUs */
+	bool disagg;
+	int prefill_tp, prefill_dp;
 } pp_serve_layout;
 
 #define PP_SSPACE_MAX_VALUES 16
@@ -59,10 +64,15 @@ bool pp_serve_whole_nodes(int64_t gpus, int gpn);
 
 /* s's scenario document with layout l at dp replicas: the serving keys
  * set and cluster.num_gpus = tp x pp x dp (what `podplan serve` runs);
- * the caller deletes it. */
+ * disaggregated, serving.disaggregation with prefill_dp prefill instances
+ * of prefill_tp and dp decode instances of tp, kv_transfer_config.link
+ * auto, and cluster.num_gpus = prefill_tp x prefill_dp + tp x dp (PP 1);
+ * co-located, the scenario's own disaggregation section is dropped. The
+ * caller deletes it. */
 cJSON *pp_serve_space_scenario(const pp_scenario *s, const pp_serve_layout *l, int dp);
 
-/* "TP 4 x PP 1, EP, seqs 256, tokens 8192" */
+/* "TP 4 x PP 1, EP, seqs 256, tokens 8192"; disaggregated "prefill 2 x
+ * TP 1 + decode TP 2, seqs 256, tokens 8192" */
 const char *pp_serve_layout_str(const pp_serve_layout *l, bool moe, char *buf, size_t n);
 
 /* A layout loaded (one replica) and set up for pp_serve_run. */

@@ -17,6 +17,8 @@ struct pp_sched {
 	int *wait;                /* waiting, FCFS: wait[whead .. whead + nwait) */
 	int whead, nwait, capwait;
 	int64_t preemptions, hit_tokens;
+	int *loads;               /* remote requests admitted to load their KV, not yet taken */
+	int nloads, caploads;
 	double window;            /* the model's sliding window, tokens; 0 none */
 };
 
@@ -41,6 +43,7 @@ void pp_sched_free(pp_sched *s)
 	pp_kvpool_free(s->pool);
 	free(s->run);
 	free(s->wait);
+	free(s->loads);
 	free(s);
 }
 
@@ -273,12 +276,27 @@ static void pass_waiting(pp_sched *s, pass *p)
 	while (s->nwait > 0 && p->budget > 0 && p->n < p->max && s->nrun < sv->max_num_seqs) {
 		int i = s->wait[s->whead];
 		pp_sreq *q = &s->r[i];
-		int64_t hit = 0;
+		if (q->remote) { /* blocks for its prompt; the KV loads asynchronously */
+			int64_t nb = blocks_for(s, q->prompt);
+			if (!pp_kvpool_alloc(s->pool, nb))
+				break;
+			q->own = nb;
+			q->remote = false;
+			q->loading = true;
+			wait_pop(s);
+			if (s->nloads == s->caploads) {
+				s->caploads = s->caploads ? 2 * s->caploads : 64;
+				s->loads = pp_xrealloc(s->loads, sizeof(int) * (size_t)s->caploads);
+			}
+			s->loads[s->nloads++] = i;
+			continue;
+		}
+		int64_t hit = 0, held = q->own; /* held: a loaded remote prompt's blocks */
 		if (!q->started && sv->prefix_caching && q->prefix > 0) {
 			int64_t cap = q->prefix / s->bs, last = (q->prompt - 1) / s->bs;
 			hit = pp_kvpool_prefix_hit(s->pool, cap < last ? cap : last);
 		}
-		int64_t computed = hit * s->bs;
+		int64_t computed = held ? q->computed : hit * s->bs;
 		int64_t need = q->prompt + q->generated - computed;
 		if (!sv->chunked_prefill && need > p->budget)
 			break;
@@ -289,13 +307,15 @@ static void pass_waiting(pp_sched *s, pass *p)
 			if (res > target)
 				target = res;
 		}
-		int64_t fresh = blocks_for(s, target) - hit;
+		int64_t fresh = blocks_for(s, target) - hit - held;
+		if (fresh < 0)
+			fresh = 0;
 		if (fresh + pp_kvpool_prefix_idle(s->pool, hit) > pp_kvpool_free_blocks(s->pool))
 			break;
 		pp_kvpool_ref_prefix(s->pool, hit);
 		pp_kvpool_alloc(s->pool, fresh);
 		q->pblocks = hit;
-		q->own = fresh;
+		q->own = held + fresh;
 		q->computed = computed;
 		if (!q->started) {
 			q->cached = computed;
@@ -366,7 +386,8 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 		emit(ctx, i, now);
 		if (q->generated < q->output)
 			continue;
-		release(s, q);
+		if (!q->hold)
+			release(s, q);
 		q->state = PP_RQ_DONE;
 		for (int r = 0; r < s->nrun; r++)
 			if (s->run[r] == i) {
@@ -376,4 +397,31 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 		done[nd++] = i;
 	}
 	return nd;
+}
+
+/* ---- disaggregated prefill/decode ---- */
+
+int pp_sched_take_loads(pp_sched *s, int *ids, int max)
+{
+	int n = s->nloads < max ? s->nloads : max;
+	memcpy(ids, s->loads, sizeof(int) * (size_t)n);
+	memmove(s->loads, s->loads + n, sizeof(int) * (size_t)(s->nloads - n));
+	s->nloads -= n;
+	return n;
+}
+
+void pp_sched_loaded(pp_sched *s, int i)
+{
+	pp_sreq *q = &s->r[i];
+	q->loading = false;
+	q->started = true; /* no prefix-cache lookup: its blocks hold the prompt */
+	q->computed = q->prompt > 0 ? q->prompt - 1 : 0;
+	wait_push(s, i, true);
+}
+
+void pp_sched_free_held(pp_sched *s, int i)
+{
+	pp_sreq *q = &s->r[i];
+	release(s, q);
+	q->hold = false;
 }

@@ -56,6 +56,10 @@ typedef struct pp_sreq {
 	int64_t cached;       /* prefix-cache hit tokens at its first schedule */
 	int64_t sched_n;      /* tokens in the batch in flight (0: none) */
 	bool started;         /* scheduled once (a later admission is a resume) */
+	/* disaggregated prefill/decode (servesim.h) */
+	bool remote;          /* decode side: its prompt's KV comes from a prefill instance */
+	bool loading;         /* decode side: blocks allocated, the KV in transit */
+	bool hold;            /* prefill side: blocks kept when done, until the KV is sent */
 	int preemptions;
 	double send_s, first_s, last_s;
 } pp_sreq;
@@ -80,6 +84,25 @@ int pp_sched_next(pp_sched *s, int *ids, int max, pp_fwd_batch *b);
  * their count). emit(ctx, i, now) is called for every token. */
 int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 		      void (*emit)(void *ctx, int i, double now), void *ctx);
+
+/* Disaggregated serving, vLLM's KV-connector path (Scheduler.schedule
+ * and _update_waiting_for_remote_kv in vllm/v1/core/sched/scheduler.py;
+ * NixlConnector): a decode instance admits a waiting remote request
+ * (reqs[i].remote) in FCFS order like any other, but only allocates the
+ * blocks of its prompt and starts loading its KV (WAITING_FOR_REMOTE_KVS:
+ * no token budget, not running, no prefix-cache lookup);
+ * pp_sched_take_loads hands out the requests admitted so since the last
+ * call (up to max). When the KV has arrived, pp_sched_loaded puts the
+ * request back at the front of the waiting queue with every prompt token
+ * computed but the last, which its first iteration recomputes to sample
+ * the first output token (vLLM sets num_computed_tokens = num_tokens - 1
+ * when the loaded blocks cover the whole prompt). A prefill instance
+ * runs a request of one output token (the proxy's max_tokens = 1) and,
+ * with reqs[i].hold, keeps its blocks when it finishes (the connector's
+ * delayed free) until pp_sched_free_held, once the KV has been read. */
+int pp_sched_take_loads(pp_sched *s, int *ids, int max);
+void pp_sched_loaded(pp_sched *s, int i);
+void pp_sched_free_held(pp_sched *s, int i);
 
 /* What the load balancer reads: waiting and running requests. */
 int pp_sched_waiting(const pp_sched *s);

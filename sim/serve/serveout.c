@@ -43,6 +43,30 @@ static void stat_block(pp_sb *o, const char *title, const char *abbr, const pp_s
 	}
 }
 
+/* The pools of a disaggregated deployment: each instance's limits and KV
+ * capacity, how busy the pool was, and the KV transfers. */
+static void pools_text(const pp_serve_setup *su, const pp_serve_result *r, pp_sb *o)
+{
+	char b1[32], b2[32], b3[32];
+	pp_sb_addf(o, "\nPools (vLLM kv_role kv_producer / kv_consumer)\n");
+	pp_sb_addf(o, "  %-8s %9s %3s %12s %22s %15s %10s %11s %12s %11s\n", "pool", "instances", "TP",
+		   "max_num_seqs", "max_num_batched_tokens", "KV tokens each", "iterations",
+		   "utilisation", "mean tokens", "preemptions");
+	for (int k = 0; k < PP_NPOOLS; k++) {
+		const pp_serve_pool *pl = &su->pool[k];
+		pp_sb_addf(o, "  %-8s %9d %3d %12lld %22lld %15lld %10lld %10.1f%% %12.1f %11lld\n",
+			   pp_pool_names[k], pl->sv.dp, pl->sv.tp, (long long)pl->sv.max_num_seqs,
+			   (long long)pl->sv.max_num_batched_tokens, (long long)pl->mem.kv_tokens,
+			   (long long)r->pool[k].iterations, 100 * r->pool[k].utilisation,
+			   r->pool[k].mean_batch_tokens, (long long)r->pool[k].preemptions);
+	}
+	pp_sb_addf(o, "  KV transfer: %lld requests, %s in all; mean %s each (latency + bytes / "
+		   "bandwidth, after the prefill), %.1f%% of TTFT on average; mean wait for decode "
+		   "blocks %s\n", (long long)r->kv_transfers, pp_fmt_bytes(r->kv_transfer_bytes, b1,
+		   sizeof(b1)), pp_fmt_duration(r->mean_transfer_s, b2, sizeof(b2)),
+		   100 * r->transfer_ttft_share, pp_fmt_duration(r->mean_decode_wait_s, b3, sizeof(b3)));
+}
+
 void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		      const pp_serve_search *mr, pp_sb *o)
 {
@@ -55,10 +79,19 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		   s->model.name, s->model_origin, s->model.num_layers, s->model.hidden_size,
 		   s->model.num_attention_heads, s->model.num_query_groups,
 		   pp_dtype_names[sv->precision]);
-	pp_sb_addf(o, "Serving    %s: %d replica%s x TP %d x PP %d%s on %d x %s; max_num_seqs %lld, "
+	if (su->disagg)
+		pp_sb_addf(o, "Serving    %s, disaggregated: %d prefill instance%s x TP %d + %d decode "
+			   "instance%s x TP %d, PP %d%s on %d x %s, KV cache over %s (%s)\n",
+			   pp_serve_engine_names[sv->engine], su->pool[0].sv.dp,
+			   su->pool[0].sv.dp == 1 ? "" : "s", su->pool[0].sv.tp, su->pool[1].sv.dp,
+			   su->pool[1].sv.dp == 1 ? "" : "s", su->pool[1].sv.tp, sv->pp,
+			   sv->expert_parallel ? " (expert parallel)" : "", s->cluster.num_gpus,
+			   s->cluster.gpu->id, su->xfer_same_node ? "the node's fabric" : "the NICs",
+			   sv->disagg.kv_connector);
+	pp_sb_addf(o, "%s    %s: %d replica%s x TP %d x PP %d%s on %d x %s; max_num_seqs %lld, "
 		   "max_num_batched_tokens %lld, max_model_len %lld, block_size %d, chunked prefill "
 		   "%s, prefix caching %s, kv_cache_dtype %s, CUDA graphs up to %lld\n",
-		   pp_serve_engine_names[sv->engine], sv->dp, sv->dp == 1 ? "" : "s", sv->tp, sv->pp,
+		   su->disagg ? "  decode" : "Serving", pp_serve_engine_names[sv->engine], sv->dp, sv->dp == 1 ? "" : "s", sv->tp, sv->pp,
 		   sv->expert_parallel ? " (expert parallel)" : "", s->cluster.num_gpus,
 		   s->cluster.gpu->id, (long long)sv->max_num_seqs,
 		   (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
@@ -72,7 +105,9 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		   sv->max_concurrency ? ", closed loop" : "", (unsigned long long)r->seed);
 	if (sv->max_concurrency)
 		pp_sb_addf(o, "           max_concurrency %lld\n", (long long)sv->max_concurrency);
-	pp_sb_addf(o, "\nKV cache (per replica, as vLLM logs it)\n");
+	if (su->disagg)
+		pools_text(su, r, o);
+	pp_sb_addf(o, "\nKV cache (per %s, as vLLM logs it)\n", su->disagg ? "decode instance" : "replica");
 	pp_sb_addf(o, "  # GPU blocks: %lld\n", (long long)m->num_gpu_blocks);
 	pp_sb_addf(o, "  GPU KV cache size: %lld tokens\n", (long long)m->kv_tokens);
 	pp_sb_addf(o, "  Maximum concurrency for %lld tokens per request: %.2fx\n",
@@ -218,6 +253,35 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	pp_json_str(e, "kv_cache_dtype", sv->kv_cache_dtype);
 	pp_json_int(e, "cuda_graph_max_batch", sv->cudagraph_max);
 	pp_json_str(e, "defaults", sv->defaults_note);
+	if (su->disagg) {
+		cJSON *dg = pp_json_obj(e, "disaggregation");
+		for (int q = 0; q < PP_NPOOLS; q++) {
+			const pp_serve_pool *pl = &su->pool[q];
+			cJSON *po = pp_json_obj(dg, pp_pool_names[q]);
+			pp_json_str(po, "kv_role", q == PP_POOL_PREFILL ? "kv_producer" : "kv_consumer");
+			pp_json_int(po, "tensor_parallel_size", pl->sv.tp);
+			pp_json_int(po, "data_parallel_size", pl->sv.dp);
+			pp_json_int(po, "max_num_seqs", pl->sv.max_num_seqs);
+			pp_json_int(po, "max_num_batched_tokens", pl->sv.max_num_batched_tokens);
+			pp_json_int(po, "num_gpu_blocks", pl->mem.num_gpu_blocks);
+			pp_json_int(po, "gpu_kv_cache_tokens", pl->mem.kv_tokens);
+			pp_json_num(po, "kv_bytes_per_token_per_gpu", pl->mem.kv_bytes_per_token, SIG);
+			pp_json_int(po, "iterations", r->pool[q].iterations);
+			pp_json_num(po, "utilisation", r->pool[q].utilisation, SIG_RATIO);
+			pp_json_num(po, "busy_s", r->pool[q].busy_s, SIG);
+			pp_json_num(po, "mean_batch_tokens", r->pool[q].mean_batch_tokens, SIG);
+			pp_json_num(po, "mean_running", r->pool[q].mean_running, SIG);
+			pp_json_int(po, "preemptions", r->pool[q].preemptions);
+		}
+		cJSON *x = pp_json_obj(dg, "kv_transfer");
+		pp_json_str(x, "kv_connector", sv->disagg.kv_connector);
+		pp_json_str(x, "link", su->xfer_same_node ? "intra_node" : "inter_node");
+		pp_json_int(x, "transfers", r->kv_transfers);
+		pp_json_num(x, "bytes", r->kv_transfer_bytes, SIG);
+		pp_json_num(x, "mean_transfer_ms", r->mean_transfer_s * 1e3, SIG);
+		pp_json_num(x, "mean_share_of_ttft", r->transfer_ttft_share, SIG_RATIO);
+		pp_json_num(x, "mean_decode_wait_ms", r->mean_decode_wait_s * 1e3, SIG);
+	}
 	cJSON *k = pp_json_obj(j, "kv_cache");
 	pp_json_int(k, "num_gpu_blocks", m->num_gpu_blocks);
 	pp_json_int(k, "gpu_kv_cache_tokens", m->kv_tokens);

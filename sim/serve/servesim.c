@@ -2,6 +2,7 @@
 #include "serve/servesim.h"
 #include "serve/requests.h"
 #include "serve/sched.h"
+#include "engine/collective.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -10,14 +11,11 @@
 
 /* ---- set-up ---- */
 
-int pp_serve_setup_init(pp_serve_setup *su, const pp_scenario *s, const pp_hw *hw, pp_err *err)
+/* One instance's layout from sv, its forward cost and its memory, as
+ * `podplan serve` sets up a replica; path names the section in messages. */
+static int replica_init(const pp_scenario *s, pp_servespec *sv, pp_hw *hw, pp_scenario *r,
+			pp_forward **fwd, pp_serve_memory *mem, const char *path, pp_err *err)
 {
-	memset(su, 0, sizeof(*su));
-	su->s = s;
-	su->sv = s->serve;
-	su->hw = *hw;
-	pp_servespec *sv = &su->sv;
-	pp_scenario *r = &su->replica;
 	*r = *s;
 	pp_parallel *p = &r->parallel;
 	p->tp = sv->tp;
@@ -39,35 +37,85 @@ int pp_serve_setup_init(pp_serve_setup *su, const pp_scenario *s, const pp_hw *h
 	r->cluster.num_gpus = sv->tp * sv->pp;
 	pp_fwd_opts o = {sv->kv_bytes, sv->launch_eager_s, sv->launch_graph_s, sv->cudagraph_max,
 			 sv->sampler_passes, sv->custom_allreduce, sv->ar, 4, sv->ar_intra_node};
-	int rc = pp_forward_new(&su->fwd, r, &su->hw, &o, err);
+	int rc = pp_forward_new(fwd, r, hw, &o, err);
 	if (rc)
 		return rc;
-	pp_serve_memory_of(r, sv, &su->hw, su->fwd, &su->mem);
+	pp_serve_memory_of(r, sv, hw, *fwd, mem);
 	if (sv->seqs_from_kv) { /* SGLang's max_running_requests */
-		double n = (double)su->mem.kv_tokens / (double)sv->max_model_len * sv->sg_max_running_scale;
+		double n = (double)mem->kv_tokens / (double)sv->max_model_len * sv->sg_max_running_scale;
 		if (n < sv->sg_max_running_floor)
 			n = sv->sg_max_running_floor;
 		if (n < (double)sv->max_num_seqs)
 			sv->max_num_seqs = (int64_t)n;
 	}
-	if (!su->mem.fits) {
-		double need = (double)sv->max_model_len * su->mem.kv_bytes_per_token;
-		rc = pp_jdoc_errf(&s->doc, err, "serving", "found room for %lld KV tokens (%.2f GiB of KV "
+	if (!mem->fits) {
+		double need = (double)sv->max_model_len * mem->kv_bytes_per_token;
+		rc = pp_jdoc_errf(&s->doc, err, path, "found room for %lld KV tokens (%.2f GiB of KV "
 				  "cache per GPU after %.2f GiB of weights), fewer than max_model_len = %lld "
 				  "(%.2f GiB); expected a shorter max_model_len, a higher "
 				  "gpu_memory_utilization or more tensor/pipeline parallelism (vLLM refuses "
-				  "to start)", (long long)su->mem.kv_tokens, su->mem.kv_cache_bytes / PP_GIB,
-				  su->mem.weights_bytes / PP_GIB, (long long)sv->max_model_len,
+				  "to start)", (long long)mem->kv_tokens, mem->kv_cache_bytes / PP_GIB,
+				  mem->weights_bytes / PP_GIB, (long long)sv->max_model_len,
 				  need / PP_GIB);
-		pp_serve_setup_release(su);
+		pp_forward_free(*fwd);
+		*fwd = NULL;
 		return rc;
 	}
 	return 0;
 }
 
+int pp_serve_setup_init(pp_serve_setup *su, const pp_scenario *s, const pp_hw *hw, pp_err *err)
+{
+	memset(su, 0, sizeof(*su));
+	su->s = s;
+	su->sv = s->serve;
+	su->hw = *hw;
+	if (!su->sv.disagg.present)
+		return replica_init(s, &su->sv, &su->hw, &su->replica, &su->fwd, &su->mem, "serving",
+				    err);
+	su->disagg = true;
+	su->xfer_same_node = su->sv.disagg.link == PP_LINK_INTRA;
+	for (int k = 0; k < PP_NPOOLS; k++) {
+		pp_serve_pool *pl = &su->pool[k];
+		const pp_serve_pool_spec *ps = &su->sv.disagg.pool[k];
+		pl->sv = su->sv;
+		pl->sv.tp = ps->tp;
+		pl->sv.dp = ps->dp;
+		pl->sv.max_num_seqs = ps->max_num_seqs;
+		pl->sv.max_num_batched_tokens = ps->max_num_batched_tokens;
+		pl->sv.cudagraph_max = ps->cudagraph_max;
+		pl->sv.seqs_from_kv = su->sv.seqs_from_kv && !(ps->given & PP_SG_SEQS);
+		char path[64];
+		snprintf(path, sizeof(path), "serving.disaggregation.%s", pp_pool_names[k]);
+		int rc = replica_init(s, &pl->sv, &su->hw, &pl->replica, &pl->fwd, &pl->mem, path, err);
+		if (rc) {
+			pp_serve_setup_release(su);
+			return rc;
+		}
+	}
+	/* what single-pool readers see: the decode pool */
+	const pp_serve_pool *d = &su->pool[PP_POOL_DECODE];
+	su->replica = d->replica;
+	su->fwd = d->fwd;
+	su->mem = d->mem;
+	su->sv.tp = d->sv.tp;
+	su->sv.dp = d->sv.dp;
+	su->sv.max_num_seqs = d->sv.max_num_seqs;
+	su->sv.max_num_batched_tokens = d->sv.max_num_batched_tokens;
+	su->sv.cudagraph_max = d->sv.cudagraph_max;
+	return 0;
+}
+
 void pp_serve_setup_release(pp_serve_setup *su)
 {
-	pp_forward_free(su->fwd);
+	if (su->disagg) {
+		for (int k = 0; k < PP_NPOOLS; k++) {
+			pp_forward_free(su->pool[k].fwd);
+			su->pool[k].fwd = NULL;
+		}
+	} else {
+		pp_forward_free(su->fwd);
+	}
 	su->fwd = NULL;
 }
 
@@ -75,11 +123,20 @@ void pp_serve_setup_release(pp_serve_setup *su)
 
 typedef struct ev {
 	double t;
-	int rep, slot;  /* slot -1: a wake-up (the first stage is free again) */
+	int rep, slot;  /* slot -1: a wake-up (the first stage is free again); -2: request
+			 * req's KV has reached decode instance rep */
+	int req;
 } ev;
+
+enum { EV_WAKE = -1, EV_KV = -2 };
 
 typedef struct rep {
 	pp_sched *sch;
+	const pp_servespec *sv;  /* its pool's (co-located: the setup's) */
+	pp_forward *fwd;
+	int pool;                /* PP_POOL_*; -1 co-located */
+	int64_t iterations;
+	double busy_s, batch_tokens, running;
 	double stage_free[PP_FWD_MAX_STAGES];
 	int inflight;
 	int **ids;      /* per slot: the batch's requests */
@@ -89,10 +146,14 @@ typedef struct rep {
 
 typedef struct run {
 	const pp_serve_setup *su;
-	pp_sreq *r;
+	pp_sreq *r;             /* what the client sees (disaggregated: the decode side) */
+	pp_sreq *rp;            /* disaggregated: the prefill instances' requests */
 	size_t N;
 	rep *reps;
 	int R, P;
+	int npre;               /* disaggregated: reps[0 .. npre) prefill, the rest decode */
+	double link_bytes_per_token, total_bytes_per_token;
+	double *xfer_s, *pdone_s; /* per request: the transfer's time, prefill finished at */
 	ev *heap;
 	int nheap, capheap;
 	double *itl;
@@ -100,7 +161,7 @@ typedef struct run {
 	size_t nitl, capitl;
 	int *done;
 	int cin, maxin;
-	size_t rr;              /* round-robin cursor */
+	size_t rr, rr2;         /* round-robin cursors (prefill / co-located, decode) */
 	pp_serve_result *out;
 } run;
 
@@ -159,22 +220,44 @@ static void emit(void *ctx, int i, double now)
 	q->last_s = now;
 }
 
+/* Decode instance ri admitted remote requests: their KV transfers start
+ * now (servesim.h). */
+static void start_loads(run *s, int ri, double now)
+{
+	int ids[64], n;
+	rep *R = &s->reps[ri];
+	while ((n = pp_sched_take_loads(R->sch, ids, 64)) > 0)
+		for (int k = 0; k < n; k++) {
+			int i = ids[k];
+			double prompt = (double)s->r[i].prompt;
+			double t = pp_p2p_time(&s->su->hw, prompt * s->link_bytes_per_token,
+					       s->su->xfer_same_node);
+			s->xfer_s[i] = t;
+			s->out->kv_transfer_bytes += prompt * s->total_bytes_per_token;
+			s->out->kv_transfers++;
+			s->out->transfer_s += t;
+			s->out->mean_decode_wait_s += now - s->pdone_s[i];
+			heap_push(s, (ev){now + t, ri, EV_KV, i});
+		}
+}
+
 /* Launch the replica's next batches at now while a slot and its first
  * stage are free. */
 static void try_launch(run *s, int ri, double now)
 {
-	const pp_serve_setup *su = s->su;
 	rep *R = &s->reps[ri];
 	while (R->inflight < s->P && R->stage_free[0] <= now) {
 		int slot = 0;
 		while (R->n[slot] >= 0)
 			slot++;
 		pp_fwd_batch b;
-		int n = pp_sched_next(R->sch, R->ids[slot], (int)su->sv.max_num_seqs + 1, &b);
+		int n = pp_sched_next(R->sch, R->ids[slot], (int)R->sv->max_num_seqs + 1, &b);
+		if (R->pool == PP_POOL_DECODE)
+			start_loads(s, ri, now);
 		if (n == 0)
 			return;
 		pp_fwd_cost c;
-		pp_forward_cost(su->fwd, &b, &c);
+		pp_forward_cost(R->fwd, &b, &c);
 		double t = now, hop = s->P > 1 ? c.p2p_s / (s->P - 1) : 0;
 		for (int st = 0; st < s->P; st++) {
 			double start = t > R->stage_free[st] ? t : R->stage_free[st];
@@ -183,13 +266,17 @@ static void try_launch(run *s, int ri, double now)
 		}
 		R->n[slot] = n;
 		R->inflight++;
-		heap_push(s, (ev){t, ri, slot});
+		heap_push(s, (ev){t, ri, slot, 0});
 		pp_serve_result *o = s->out;
 		o->iterations++;
 		o->graphed_iterations += c.graphed;
 		o->mean_batch_tokens += b.prefill_tokens + b.decode_tokens;
 		o->mean_running += pp_sched_running(R->sch);
 		o->busy_s += c.total_s;
+		R->iterations++;
+		R->busy_s += c.total_s;
+		R->batch_tokens += b.prefill_tokens + b.decode_tokens;
+		R->running += pp_sched_running(R->sch);
 		o->compute_s += c.compute_s;
 		o->tp_comm_s += c.tp_comm_s;
 		o->ep_comm_s += c.ep_comm_s;
@@ -198,20 +285,22 @@ static void try_launch(run *s, int ri, double now)
 	}
 	if (R->inflight < s->P && R->stage_free[0] > now && R->wake != R->stage_free[0]) {
 		R->wake = R->stage_free[0];
-		heap_push(s, (ev){R->wake, ri, -1});
+		heap_push(s, (ev){R->wake, ri, EV_WAKE, 0});
 	}
 }
 
-static int pick_replica(run *s)
+/* The instance of reps[lo .. hi) the load balancer sends a request to;
+ * *rr its round-robin cursor. */
+static int pick_replica(run *s, int lo, int hi, size_t *rr)
 {
 	const pp_servespec *sv = &s->su->sv;
-	if (s->R == 1)
-		return 0;
+	if (hi - lo == 1)
+		return lo;
 	if (sv->lb_policy == PP_LB_ROUND_ROBIN)
-		return (int)(s->rr++ % (size_t)s->R);
-	int best = 0;
+		return lo + (int)((*rr)++ % (size_t)(hi - lo));
+	int best = lo;
 	double bs = INFINITY;
-	for (int i = 0; i < s->R; i++) {
+	for (int i = lo; i < hi; i++) {
 		double score = sv->lb_waiting_weight * pp_sched_waiting(s->reps[i].sch) +
 			       pp_sched_running(s->reps[i].sch);
 		if (score < bs) {
@@ -273,6 +362,8 @@ static void finish(run *s, double pct)
 		if (!in[i])
 			continue;
 		ttft[M] = q->first_s - q->send_s;
+		if (s->xfer_s && ttft[M] > 0)
+			o->transfer_ttft_share += s->xfer_s[i] / ttft[M];
 		e2el[M] = q->last_s - q->send_s;
 		double tp = q->output > 1 ? (e2el[M] - ttft[M]) / (double)(q->output - 1) : 0;
 		if (q->output > 1)
@@ -301,6 +392,8 @@ static void finish(run *s, double pct)
 	}
 	free(in);
 	o->completed = (int64_t)M;
+	if (M > 0)
+		o->transfer_ttft_share /= (double)M;
 	o->num_prompts = (int64_t)N;
 	double d = o->duration_s > 0 ? o->duration_s : 1e-12;
 	o->request_throughput = (double)M / d;
@@ -331,6 +424,57 @@ static void finish(run *s, double pct)
 	free(e2el);
 }
 
+static void emit_none(void *ctx, int i, double now)
+{
+	(void)ctx, (void)i, (void)now; /* the prefill instance's token: the proxy drops it */
+}
+
+static void new_rep(run *s, rep *R, const pp_servespec *sv, pp_forward *f,
+		    const pp_serve_memory *m, pp_sreq *reqs, int pool, double window)
+{
+	R->sv = sv;
+	R->fwd = f;
+	R->pool = pool;
+	R->sch = pp_sched_new(sv, reqs, m->num_gpu_blocks, window);
+	R->ids = pp_xcalloc((size_t)s->P, sizeof(int *));
+	R->n = pp_xcalloc((size_t)s->P, sizeof(int));
+	for (int k = 0; k < s->P; k++) {
+		R->ids[k] = pp_xcalloc((size_t)sv->max_num_seqs + 2, sizeof(int));
+		R->n[k] = -1;
+	}
+}
+
+/* The per-pool figures and the transfers' share, once the run is over. */
+static void pool_figures(run *s)
+{
+	pp_serve_result *o = s->out;
+	o->disagg = true;
+	for (int i = 0; i < s->R; i++) {
+		const rep *R = &s->reps[i];
+		int k = R->pool;
+		o->pool[k].instances++;
+		o->pool[k].iterations += R->iterations;
+		o->pool[k].busy_s += R->busy_s;
+		o->pool[k].mean_batch_tokens += R->batch_tokens;
+		o->pool[k].mean_running += R->running;
+		o->pool[k].preemptions += pp_sched_preemptions(R->sch);
+	}
+	for (int k = 0; k < PP_NPOOLS; k++) {
+		double it = (double)o->pool[k].iterations;
+		if (it > 0) {
+			o->pool[k].mean_batch_tokens /= it;
+			o->pool[k].mean_running /= it;
+		}
+		/* busy_s sums every stage's time: per GPU of the pipeline */
+		double span = o->pool[k].instances * s->P * o->duration_s;
+		o->pool[k].utilisation = span > 0 ? o->pool[k].busy_s / span : 0;
+	}
+	if (o->kv_transfers > 0) {
+		o->mean_transfer_s = o->transfer_s / (double)o->kv_transfers;
+		o->mean_decode_wait_s /= (double)o->kv_transfers;
+	}
+}
+
 int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 pp_serve_result *out, pp_err *err)
 {
@@ -341,25 +485,48 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	run s = {0};
 	s.su = su;
 	s.out = out;
-	s.R = sv->dp;
 	s.P = sv->pp;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
-	s.reps = pp_xcalloc((size_t)s.R, sizeof(rep));
 	double window = su->replica.model.window;
-	for (int i = 0; i < s.R; i++) {
-		rep *R = &s.reps[i];
-		R->sch = pp_sched_new(sv, s.r, su->mem.num_gpu_blocks, window);
-		R->ids = pp_xcalloc((size_t)s.P, sizeof(int *));
-		R->n = pp_xcalloc((size_t)s.P, sizeof(int));
-		for (int k = 0; k < s.P; k++) {
-			R->ids[k] = pp_xcalloc((size_t)sv->max_num_seqs + 2, sizeof(int));
-			R->n[k] = -1;
+	int64_t maxseqs = sv->max_num_seqs;
+	if (su->disagg) {
+		const pp_serve_pool *pp_ = &su->pool[PP_POOL_PREFILL], *pd = &su->pool[PP_POOL_DECODE];
+		s.npre = pp_->sv.dp;
+		s.R = pp_->sv.dp + pd->sv.dp;
+		/* each GPU sends its share of the layers and heads to its peer; the
+		 * pool with the larger share per GPU sets the bytes a link carries */
+		s.link_bytes_per_token = pp_->mem.kv_bytes_per_token > pd->mem.kv_bytes_per_token
+						 ? pp_->mem.kv_bytes_per_token
+						 : pd->mem.kv_bytes_per_token;
+		s.total_bytes_per_token = pp_kv_bytes_per_token(&su->s->model, pp_->sv.tp, sv->kv_bytes) *
+					  pp_->sv.tp;
+		s.rp = pp_xcalloc(s.N + 1, sizeof(pp_sreq));
+		s.xfer_s = pp_xcalloc(s.N + 1, sizeof(double));
+		s.pdone_s = pp_xcalloc(s.N + 1, sizeof(double));
+		for (size_t i = 0; i < s.N; i++) {
+			s.rp[i] = s.r[i];
+			s.rp[i].output = s.rp[i].max_tokens = 1; /* the proxy's max_tokens = 1 */
+			s.rp[i].hold = true;
 		}
+		s.reps = pp_xcalloc((size_t)s.R, sizeof(rep));
+		for (int i = 0; i < s.R; i++) {
+			const pp_serve_pool *pl = i < s.npre ? pp_ : pd;
+			new_rep(&s, &s.reps[i], &pl->sv, pl->fwd, &pl->mem, i < s.npre ? s.rp : s.r,
+				i < s.npre ? PP_POOL_PREFILL : PP_POOL_DECODE, window);
+		}
+		if (pp_->sv.max_num_seqs > maxseqs)
+			maxseqs = pp_->sv.max_num_seqs;
+	} else {
+		s.R = sv->dp;
+		s.reps = pp_xcalloc((size_t)s.R, sizeof(rep));
+		for (int i = 0; i < s.R; i++)
+			new_rep(&s, &s.reps[i], sv, su->fwd, &su->mem, s.r, -1, window);
 	}
-	s.done = pp_xcalloc((size_t)sv->max_num_seqs + 2, sizeof(int));
+	s.done = pp_xcalloc((size_t)maxseqs + 2, sizeof(int));
 	bool *touched = pp_xcalloc((size_t)s.R, sizeof(bool));
 	size_t next = 0, ndone = 0, tick = s.N / 20 + 1;
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
+	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
 	double now = 0;
 	int rc = 0;
 	while (ndone < s.N) {
@@ -379,9 +546,32 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 			ev e = heap_pop(&s);
 			rep *R = &s.reps[e.rep];
 			touched[e.rep] = true;
-			if (e.slot < 0) {
+			if (e.slot == EV_WAKE) {
 				if (R->wake == e.t)
 					R->wake = 0;
+				continue;
+			}
+			if (e.slot == EV_KV) { /* the KV arrived: decode can run it, prefill frees it */
+				pp_sched_loaded(R->sch, e.req);
+				int pr = s.rp[e.req].replica;
+				pp_sched_free_held(s.reps[pr].sch, e.req);
+				touched[pr] = true;
+				continue;
+			}
+			if (R->pool == PP_POOL_PREFILL) {
+				int nd = pp_sched_complete(R->sch, R->ids[e.slot], R->n[e.slot], now, s.done,
+							   emit_none, &s);
+				R->n[e.slot] = -1;
+				R->inflight--;
+				for (int k = 0; k < nd; k++) { /* to a decode instance */
+					int i = s.done[k];
+					int d = pick_replica(&s, s.npre, s.R, &s.rr2);
+					s.pdone_s[i] = now;
+					s.r[i].replica = d;
+					s.r[i].remote = true;
+					pp_sched_add(s.reps[d].sch, i);
+					touched[d] = true;
+				}
 				continue;
 			}
 			int nd = pp_sched_complete(R->sch, R->ids[e.slot], R->n[e.slot], now, s.done, emit,
@@ -396,9 +586,15 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		while (next < s.N && (C == 0 || s.cin < C) && s.r[next].arrival_s <= now) {
 			pp_sreq *q = &s.r[next];
 			q->send_s = now;
-			q->replica = pick_replica(&s);
-			pp_sched_add(s.reps[q->replica].sch, (int)next);
-			touched[q->replica] = true;
+			int ri = pick_replica(&s, 0, front, &s.rr);
+			if (su->disagg) {
+				s.rp[next].send_s = now;
+				s.rp[next].replica = ri;
+			} else {
+				q->replica = ri;
+			}
+			pp_sched_add(s.reps[ri].sch, (int)next);
+			touched[ri] = true;
 			s.cin++;
 			if (s.cin > out->max_concurrent_requests)
 				out->max_concurrent_requests = s.cin;
@@ -410,9 +606,17 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				try_launch(&s, i, now);
 			}
 	}
-	for (int i = 0; i < s.R; i++)
+	for (int i = 0; i < s.R; i++) {
+		const pp_kvpool *kp = pp_sched_pool(s.reps[i].sch);
 		out->prefix_hit_tokens += pp_sched_hit_tokens(s.reps[i].sch);
+		out->blocks_held_at_end += pp_kvpool_total(kp) - pp_kvpool_free_blocks(kp);
+	}
+	if (su->disagg)
+		for (size_t i = 0; i < s.N; i++)
+			out->preemptions += s.rp[i].preemptions;
 	finish(&s, sv->slo_present ? sv->slo_percentile : 99);
+	if (su->disagg)
+		pool_figures(&s);
 out:
 	for (int i = 0; i < s.R; i++) {
 		pp_sched_free(s.reps[i].sch);
@@ -426,6 +630,9 @@ out:
 	free(s.itl);
 	free(s.itl_req);
 	free(s.done);
+	free(s.rp);
+	free(s.xfer_s);
+	free(s.pdone_s);
 	if (su->keep_requests && rc == 0) {
 		out->requests = s.r;
 		out->nrequests = s.N;

@@ -32,6 +32,30 @@
  * max_concurrency the client holds requests until a slot frees and times
  * them from their send. Reproducible: the workload's draws depend only on
  * the seed (requests.h).
+ *
+ * Disaggregated prefill/decode (serving.disaggregation), as vLLM runs it
+ * behind its proxy (tests/v1/kv_connector/nixl_integration/
+ * toy_proxy_server.py, NixlConnector): the client's request goes to a
+ * prefill instance (the load balancer's rule over the prefill pool) as a
+ * request of one output token; that instance's scheduler runs it (prompt
+ * only; the token it samples is discarded) and holds its blocks. The
+ * request then goes to a decode instance (the rule over the decode pool),
+ * whose scheduler admits it FCFS when blocks for its prompt are free
+ * (sched.h), which starts the KV transfer: each GPU of the prefill
+ * instance sends its share (KV bytes per token per GPU of the pool with
+ * the larger share, from pp_kv_bytes_per_token through kvcap.h, times
+ * the prompt) to its peer at the time of the engine's point-to-point
+ * model (engine/collective.h pp_p2p_time: latency + bytes / bandwidth of
+ * the node's fabric, or the NIC share of a GPU between nodes), after the
+ * prefill has finished (NixlConnector reads the finished request's blocks;
+ * the layer-by-layer overlap of Splitwise, Patel et al., ISCA'24, section
+ * IV-C, is not modelled). Transfers do not share links (no contention).
+ * When it arrives the prefill instance frees the blocks, and the decode
+ * instance's first iteration for the request recomputes the last prompt
+ * token and samples the first output token. So TTFT = queue + prefill +
+ * wait for decode blocks + transfer + the first decode iteration (vLLM's
+ * TTFT behind the proxy: the first token the client sees streams from
+ * the decode instance); TPOT and ITL come from decode iterations only.
  */
 #ifndef PP_SERVESIM_H
 #define PP_SERVESIM_H
@@ -43,6 +67,16 @@
 #include "serve/metrics.h"
 #include "serve/sched.h"
 
+/* One pool of a disaggregated deployment: its instances' serving spec
+ * (the scenario's with the pool's layout and limits), one instance's
+ * layout, forward cost and memory. */
+typedef struct pp_serve_pool {
+	pp_servespec sv;
+	pp_scenario replica;
+	pp_forward *fwd;
+	pp_serve_memory mem;
+} pp_serve_pool;
+
 typedef struct pp_serve_setup {
 	const pp_scenario *s;
 	pp_servespec sv;            /* the scenario's, with the KV-derived defaults applied */
@@ -50,6 +84,11 @@ typedef struct pp_serve_setup {
 	pp_hw hw;
 	pp_forward *fwd;
 	pp_serve_memory mem;
+	/* disaggregated (sv.disagg.present): the pools; replica, fwd and mem
+	 * above are then the decode pool's (borrowed from pool[PP_POOL_DECODE]) */
+	bool disagg;
+	pp_serve_pool pool[PP_NPOOLS];
+	bool xfer_same_node;        /* the KV moves over the node's fabric, else the NICs */
 	bool keep_requests;         /* pp_serve_run leaves the requests in the result */
 	/* percentiles (0..100) to report besides the median, p99 and the SLO's,
 	 * in each pp_serve_stat's pcts[] */
@@ -82,6 +121,22 @@ typedef struct pp_serve_result {
 	int64_t iterations, preemptions, prefix_hit_tokens, graphed_iterations;
 	double mean_batch_tokens, mean_running;
 	double busy_s, compute_s, tp_comm_s, ep_comm_s, launch_s, p2p_s; /* over replicas */
+	/* disaggregated: per pool (the figures above are over both) */
+	bool disagg;
+	struct {
+		int instances;
+		int64_t iterations, preemptions;
+		double busy_s;
+		double utilisation;       /* busy_s / (instances x pipeline stages x duration) */
+		double mean_batch_tokens, mean_running;
+	} pool[PP_NPOOLS];
+	double kv_transfer_bytes;     /* sent over the link, every GPU's share */
+	int64_t kv_transfers;
+	double transfer_s;            /* sum over requests of the transfer's time */
+	double mean_transfer_s;
+	double transfer_ttft_share;   /* counted requests' transfer time / their TTFT, summed */
+	double mean_decode_wait_s;    /* prefill done -> decode instance admits it */
+	int64_t blocks_held_at_end;   /* KV blocks no instance freed (0 when all are conserved) */
 	pp_sreq *requests;            /* with su->keep_requests: every request's record (owned) */
 	size_t nrequests;
 } pp_serve_result;
