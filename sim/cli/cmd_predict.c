@@ -34,7 +34,9 @@ static void help_predict(void)
 	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
 	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
 	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
-	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s}, time_to_train_s\n\n"
+	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s},\n"
+	       "            tp_cp_comm_exposed{tensor_parallel_s, context_parallel_s} (the two parts\n"
+	       "            of tp_comm_exposed_s), time_to_train_s\n\n"
 	       "MFU counts model FLOPs (Narayanan et al. SC'21 eq. 3, no recompute) over the dense\n"
 	       "peak of the training precision; HFU adds recomputation. Both count attention at\n"
 	       "the full s x s score matrix, as Megatron-LM's TFLOP/s do; the executed-FLOPs line\n"
@@ -131,6 +133,10 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(mb, "temp_bytes", m->temp_bytes, SIG);
 	pp_json_num(mb, "fragmentation_bytes", m->fragmentation_bytes, SIG);
 	pp_breakdown_json(j, "breakdown", &r->breakdown, SIG);
+	/* breakdown.tp_comm_exposed_s holds both; each on its own */
+	cJSON *tc = pp_json_obj(j, "tp_cp_comm_exposed");
+	pp_json_num(tc, "tensor_parallel_s", r->breakdown.tp_comm_exposed_s - r->cp_comm_exposed_s, SIG);
+	pp_json_num(tc, "context_parallel_s", r->cp_comm_exposed_s, SIG);
 	pp_json_str(j, "bottleneck", r->bottleneck);
 	pp_json_num(j, "checkpoint_bytes", r->checkpoint_bytes, SIG);
 	pp_json_num(j, "checkpoint_write_s", r->checkpoint_write_s, SIG);
@@ -274,6 +280,13 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		    s->model.num_experts <= 0)
 			continue;
 		row(pp_breakdown_label(k, blocking), pp_breakdown_get(&r->breakdown, k), r->step_time_s);
+		/* with context parallelism, the TP/CP row's two parts */
+		if (pp_breakdown_fields[k].offset == offsetof(pp_breakdown, tp_comm_exposed_s) &&
+		    p->cp > 1) {
+			row("  of which tensor-parallel", r->breakdown.tp_comm_exposed_s - r->cp_comm_exposed_s,
+			    r->step_time_s);
+			row("  of which context-parallel", r->cp_comm_exposed_s, r->step_time_s);
+		}
 	}
 	const pp_memory *mm = &r->memory;
 	printf("\nMemory per GPU (stage %d): %s of %s -> %s\n", mm->worst_stage,

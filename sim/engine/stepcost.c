@@ -152,15 +152,18 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 	if (fwd) {
 		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd);
 		b.tp_s = pc->fwd.comm_s;
+		b.cp_s = pc->fwd.cp_comm_s;
 		b.ep_s = pc->fwd.ep_comm_s;
 	} else if (part == PP_PART_LAYER) {
 		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd) +
 			      host_excess_s(&pc->recompute);
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
+		b.cp_s = pc->bwd.cp_comm_s + pc->recompute.cp_comm_s;
 		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s;
 	} else {
 		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd);
 		b.tp_s = pc->bwd.comm_s;
+		b.cp_s = pc->bwd.cp_comm_s;
 		b.ep_s = pc->bwd.ep_comm_s;
 	}
 	return b;

@@ -144,6 +144,7 @@ pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st);
  * includes recompute), embed, head. */
 typedef struct pp_busy_cost {
 	double compute_s, tp_s, ep_s;
+	double cp_s; /* of tp_s, the context-parallel exchange */
 } pp_busy_cost;
 pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool fwd);
 
