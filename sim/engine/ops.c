@@ -110,8 +110,8 @@ void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int
 	comm_op(c, name, op, bytes, g, hide);
 }
 
-void wl_cp_op(ctx *c, const char *name, int op, double bytes, pp_group g, double time_s,
-	      double exposed_s)
+void wl_cp_op(ctx *c, const char *name, int op, double bytes, double msg_bytes, pp_group g,
+	      double time_s, double exposed_s)
 {
 	if (time_s <= 0)
 		return;
@@ -121,6 +121,7 @@ void wl_cp_op(ctx *c, const char *name, int op, double bytes, pp_group g, double
 		o->group = g;
 	}
 	o->bytes = bytes;
+	o->msg_bytes = msg_bytes;
 	o->time_s = time_s;
 	o->exposed_s = exposed_s;
 	o->cp = true;

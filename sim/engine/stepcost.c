@@ -205,9 +205,11 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 
 	c->p2p_bytes = w->p2p_bytes;
 	c->p2p_ns = pp_xmalloc(sizeof(int64_t) * (size_t)c->P);
+	c->p2p_same_node = pp_xmalloc(sizeof(bool) * (size_t)c->P);
 	for (int st = 0; st < c->P; st++) {
 		bool same = st == c->P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
 					   : pp_stage_link_same_node(s, st);
+		c->p2p_same_node[st] = same;
 		c->p2p_ns[st] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
 	}
 
@@ -241,6 +243,7 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->embed_ar.slow_ns = -1;
 	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0) {
 		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
+		c->embed_group = g;
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;
 		c->embed_ar.bytes = w->params_embed * 4.0;
 		c->embed_ar.elem_bytes = 4;
@@ -268,5 +271,6 @@ void pp_stepcost_release(pp_stepcost *c)
 	free(c->first);
 	free(c->kinds);
 	free(c->p2p_ns);
+	free(c->p2p_same_node);
 	memset(c, 0, sizeof(*c));
 }

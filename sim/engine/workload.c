@@ -535,23 +535,24 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 			c.part = PP_PART_LAYER;
 			c.kind = k;
 			bool ag = st->cp_comm == PP_CPC_ALLGATHER;
-			double kv_b = ag ? kv * p->cp : kv * (p->cp - 1);
+			double ring_b = kv * (p->cp - 1); /* a ring's cp - 1 sends */
 			for (int ph = PP_PH_FWD; ph <= PP_PH_RECOMPUTE; ph++) {
 				if (ph == PP_PH_RECOMPUTE && !rc_full)
 					continue;
 				c.phase = ph;
 				bool b = ph == PP_PH_BWD;
 				if (ag) {
-					wl_cp_op(&c, "cp.kv_allgather", PP_COLL_ALL_GATHER, kv * p->cp, w->cp,
-						 t_ag, t_ag);
+					wl_cp_op(&c, "cp.kv_allgather", PP_COLL_ALL_GATHER, kv * p->cp,
+						 kv * p->cp, w->cp, t_ag, t_ag);
 					if (b)
 						wl_cp_op(&c, "cp.dkv_reduce_scatter", PP_COLL_REDUCE_SCATTER,
-							 kv * p->cp, w->cp, t_rs, t_rs);
+							 kv * p->cp, kv * p->cp, w->cp, t_rs, t_rs);
 				} else {
 					wl_cp_op(&c, b ? "cp.kv_dkv_ring" : "cp.kv_ring", PP_COLL_SENDRECV,
-						 (b ? 2 : 1) * kv_b, w->cp, (b ? 2 : 1) * t_ring, b ? bwd : fwd);
+						 (b ? 2 : 1) * ring_b, kv, w->cp, (b ? 2 : 1) * t_ring,
+						 b ? bwd : fwd);
 				}
-				wl_cp_op(&c, b ? "cp.merge.bwd" : "cp.merge", -1, b ? mb_b : mb_f, w->cp,
+				wl_cp_op(&c, b ? "cp.merge.bwd" : "cp.merge", -1, b ? mb_b : mb_f, 0, w->cp,
 					 b ? m_b : m_f, b ? m_b : m_f);
 			}
 		}

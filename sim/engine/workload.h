@@ -50,6 +50,7 @@ typedef struct pp_op {
 	bool ep;                  /* an expert-parallel dispatch/combine collective */
 	bool cp;                  /* a context-parallel exchange, listed only: its pass's
 				   * cp_comm_s / compute_s already hold it */
+	double msg_bytes;         /* cp: the size one call moves (a ring: one send) */
 	int gkind;                /* collectives: whose ranks (PP_GK_*) */
 	int kernels;              /* kernels the host issues for it (an eager chain: several) */
 } pp_op;
