@@ -1,49 +1,19 @@
 /*
- * health.h - the fabric and GPU health verdict of a calibration run: each
- * measured peak against what the catalogs expect for the SKU and its links,
- * OK or SLOW with the ratio and the likely cause. CPU only.
- *
- * Expectations (the catalog files named, thresholds in models/health.json):
- *   collective busbw   NVLink: gpus.json unidir NVLink bandwidth (all the
- *                      SKU's links; a SLOW row names links found down) x
- *                      fabrics.json achievable_fraction x health.json's
- *                      collective_factor for the op (all_gather and
- *                      reduce_scatter trail all_reduce on healthy pods);
- *                      PCIe: the PCIe fabric's line rate x its
- *                      achievable_fraction x the same factor. Inter-node:
- *                      not judged (the NICs are not in the catalog). A busbw
- *                      still rising at the largest size is "n/a", not SLOW:
- *                      the sweep stopped too early to judge.
- *   gemm TFLOP/s       gpus.json dense peak x kernels.json gemm_peak_fraction
- *   gemm peers         slowest GPU / fastest GPU, bf16 squares
- *   memcpy GB/s        gpus.json HBM bandwidth x kernels.json mem_bw_fraction
- *                      (copies and host copies: the largest size only, as
- *                      smaller device copies sit in L2)
- *   h2d, d2h GB/s      the PCIe fabric's line rate x health.json host_copy_fraction
- *   storage GB/s       storage.json per-node read/write of the tier named
- *   correctness        any element that failed a check: WRONG
+ * health.h - podplan-calibrate's health verdict: the sweep's machine
+ * (pp_cal_host, from the backend) judged by the CPU verdict of
+ * sim/calib/verdict.h, which holds the computation and its sources.
  */
 #ifndef PP_CAL_HEALTH_H
 #define PP_CAL_HEALTH_H
 
 #include "backend.h"
 #include "calib/calibdb.h"
+#include "calib/verdict.h"
 #include "input/catalog.h"
 
-typedef struct pp_cal_health_opts {
-	const char *gpu_sku;     /* catalog GPU id; NULL = from the GPU name via health.json */
-	const char *storage_id;  /* storage.json tier; NULL = health.json default_storage */
-	bool links_unknown;      /* no link matrix (an imported log): assume the SKU's NVLink */
-} pp_cal_health_opts;
+typedef pp_verdict_opts pp_cal_health_opts;
 
-/* Judge rows (a run's measurements) of the machine described by host.
- * Appends the verdict as compact JSON built with cJSON (the format
- * pp_calibdb_format_verdict() prints: {"format": "podplan-verdict/1",
- * "gpu", "gpu_name", "thresholds", "rows": [{"check", "scope",
- * "measured", "expected", "unit", "ratio", "ok_at_least", "verdict",
- * "basis", "cause"}], "slow"}) to json, nothing on an error; *slow (may be NULL) gets the number of SLOW or WRONG
- * rows. Errors: models/health.json missing or malformed (PP_EINPUT), an
- * unknown --gpu-sku or --storage-expect (PP_EINPUT). */
+/* pp_verdict_judge() on host's GPU name, counts and NVLink state. */
 int pp_cal_health(const pp_catalog *cat, const pp_cal_host *host, const pp_cal_health_opts *o,
 		  const pp_calib_meas *rows, size_t n, pp_sb *json, int *slow, pp_err *err);
 

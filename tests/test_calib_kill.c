@@ -455,7 +455,7 @@ static void test_kill_binary(void)
 	/* the log's best all_reduce busbw is 348.26 GB/s; H100 SXM NVLink4: 450 x 0.82 = 369 */
 	CHECK_CONTAINS(out, "8 GPUs, NVLink?");
 	CHECK_CONTAINS(out, "348 GB/s     369 GB/s   0.94  OK");
-	CHECK_CONTAINS(out, "health verdict\n");
+	CHECK_CONTAINS(out, "health verdict (stored with the run)\n");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s verdict 7 --db %s/v.db", bin, pp_t_tmpdir());
 	CHECK(pp_t_sh(cmd, &out) == 2);

@@ -74,10 +74,17 @@ static void test_all_gather_16_two_nodes(void)
 {
 	pp_nccl_log log;
 	pp_err err = {0};
-	CHECK(parse_file(DATA "all_gather_perf.16ranks.2nodes.log", NULL, &log, &err) == 0);
+	/* the log does not name the program (no "# Collective test starting"),
+	 * and all_gather and alltoall print the same columns and the same
+	 * busbw/algbw ratio (n-1)/n: the file name is not read, --op must say */
+	CHECK(parse_file(DATA "all_gather_perf.16ranks.2nodes.log", NULL, &log, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "all_gather_perf.16ranks.2nodes.log:28: the log does not name its "
+		       "collective");
+	CHECK_CONTAINS(err.msg, "fit all_gather or alltoall alike; name it with --op");
+	pp_ncclimport_opts o = {.op = "all_gather"};
+	CHECK(parse_file(DATA "all_gather_perf.16ranks.2nodes.log", &o, &log, &err) == 0);
 	const pp_nccl_section *s = &log.sections[0];
-	/* the log does not name the program: the file does */
-	CHECK(!strcmp(s->op, "all_gather") && !strcmp(s->op_from, "file name"));
+	CHECK(!strcmp(s->op, "all_gather") && !strcmp(s->op_from, "option"));
 	CHECK(s->nranks == 16 && s->nhosts == 2 && !strcmp(s->hosts, "node01,node02"));
 	CHECK(s->nrows == 11); /* 1 KiB .. 1 GiB by 4 */
 	/* "1073741824  16777216  float  none  -1  22181  48.41  45.38  0  21918  48.99  45.93  0" */
@@ -104,10 +111,17 @@ static void test_oldest_format_inferred(void)
 	CHECK(r && r->root == -1 && r->time_us[0] == 23193 && r->time_us[1] == 22918);
 	CHECK(r && r->max_error[0] == 0 && r->wrong[0] == PP_CALIB_NULL);
 	pp_nccl_log_release(&log);
-	/* --op overrides what the log says */
+	/* --op names the collective, and is checked against the ratio: this
+	 * log's "16.89 15.84" (busbw/algbw 0.938 = 15/16) is not all_reduce's
+	 * 2 x 15/16 = 1.875 */
 	pp_ncclimport_opts o = {.op = "all_reduce"};
+	CHECK(parse_file(DATA "nccl16.log", &o, &log, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "nccl16.log:24: the --op option names all_reduce, whose busbw is "
+		       "algbw x 2(n-1)/n = 1.875 on 16 ranks; found busbw/algbw 15.84/16.89 = 0.9378");
+	CHECK_CONTAINS(err.msg, "which fits all_gather, reduce_scatter, alltoall, gather or scatter");
+	o.op = "reduce_scatter";
 	CHECK(parse_file(DATA "nccl16.log", &o, &log, &err) == 0);
-	CHECK(!strcmp(log.sections[0].op, "all_reduce") && !strcmp(log.sections[0].op_from, "option"));
+	CHECK(!strcmp(log.sections[0].op, "reduce_scatter") && !strcmp(log.sections[0].op_from, "option"));
 	pp_nccl_log_release(&log);
 }
 
@@ -152,7 +166,8 @@ static void test_store_import(void)
 	unlink(path);
 	CHECK(pp_store_open(&st, path, &err) == 0);
 	int64_t run = 0;
-	CHECK(pp_ncclimport_file(st, DATA "all_gather_perf.16ranks.2nodes.log", NULL, &run, NULL, &err) == 0);
+	pp_ncclimport_opts ag = {.op = "all_gather"};
+	CHECK(pp_ncclimport_file(st, DATA "all_gather_perf.16ranks.2nodes.log", &ag, &run, NULL, &err) == 0);
 	pp_calib_run r;
 	CHECK(pp_calibdb_get_run(st, run, &r, &err) == 0);
 	CHECK(!strcmp(r.source, "nccl-tests") && !strcmp(r.status, "complete"));
@@ -237,6 +252,11 @@ static void test_errors(void)
 	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--nranks");
 	pp_ncclimport_opts on = {.nranks = 4};
+	/* all_reduce on 4 ranks: busbw = algbw x 2 x 3/4 = 0.135, not 0.09 */
+	CHECK(parse_text(buf, &on, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "ratio fits none of them over 4 ranks");
+	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.14      0    12.00    0.09    0.14      0\n", hdr);
 	CHECK(parse_text(buf, &on, &err) == 0);
 	/* nothing to import */
 	CHECK(parse_text("hello\n# nThread 1 nGpus 1\n", NULL, &err) == PP_EINPUT);
@@ -258,9 +278,16 @@ static void test_cli(void)
 	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s %s --db %s/cli.db", pp_t_bin(),
 		 DATA "all_gather_perf.16ranks.2nodes.log", DATA "broadcast_sendrecv_8gpu.log",
 		 pp_t_tmpdir());
-	CHECK(pp_t_sh(cmd, &out) == 0);
-	CHECK_CONTAINS(out, "all_gather (from the file name), 16 ranks on 2 hosts, 11 sizes, 22 rows");
+	/* the first log names no collective and could be two: exit 2, the
+	 * second is imported all the same */
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "all_gather_perf.16ranks.2nodes.log:28: the log does not name its collective");
 	CHECK_CONTAINS(out, "sendrecv (from the log), 8 ranks on 1 host");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --op all_gather --db %s/cli.db",
+		 pp_t_bin(), DATA "all_gather_perf.16ranks.2nodes.log", pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "all_gather (from the option), 16 ranks on 2 hosts, 11 sizes, 22 rows");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s/nope.log --db %s/cli.db", pp_t_bin(),
 		 pp_t_tmpdir(), pp_t_tmpdir());
@@ -296,8 +323,9 @@ static void test_damaged_numbers(void)
 	snprintf(buf, sizeof(buf), "%s%s  8   2305843009213693952   float     sum      -1    12.00    "
 		 "0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
 	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
+	/* reduce_scatter on 2 ranks: busbw = algbw / 2 */
 	snprintf(buf, sizeof(buf), "%s%s  9007199254740992   1125899906842624   float     sum      -1    "
-		 "12.00    0.09    0.09      0    12.00    0.09    0.09      0\n", devs, hdr);
+		 "12.00    0.09    0.05      0    12.00    0.09    0.05      0\n", devs, hdr);
 	pp_nccl_log log;
 	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
 	CHECK(!strcmp(log.sections[0].op, "reduce_scatter")); /* 2^53 = 2^50 x 4 x 2 */
@@ -354,10 +382,106 @@ static void test_names_on_terminal(void)
 	free(out);
 }
 
+/* Issue 17: a log named "...allreduce..." was imported as reduce (the
+ * longest collective name inside the file name). The file name is not
+ * read: the columns and the busbw/algbw ratio decide. Rows made from
+ * nccl-tests' formulas on 8 ranks: algbw = size / time, all_reduce busbw =
+ * algbw x 2 x 7/8 = 1.75 x algbw, reduce busbw = algbw. */
+static void write_log(const char *path, const char *collective_line, bool root_col, double factor)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	if (collective_line)
+		fprintf(f, "%s\n", collective_line);
+	fprintf(f, "# nThread 1 nGpus 8 minBytes 1048576 maxBytes 4194304 step: 2(factor) warmup "
+		   "iters: 5 iters: 20\n#\n# Using devices\n");
+	for (int r = 0; r < 8; r++)
+		fprintf(f, "#  Rank %2d Group  0 Pid 1 on h device %2d [0x18] NVIDIA H100 80GB HBM3\n", r, r);
+	fprintf(f, "#\n#       size         count      type   redop  %s   time   algbw   busbw #wrong\n",
+		root_col ? "  root" : "");
+	for (long long size = 1048576; size <= 4194304; size *= 2) {
+		double t_us = 20.0 + size / 100e3; /* 100 GB/s after 20 us */
+		double alg = size / 1e3 / t_us;
+		fprintf(f, "%12lld  %12lld     float     sum  %s  %7.2f  %6.2f  %6.2f      0\n", size,
+			size / 4, root_col ? "    -1" : "", t_us, alg, alg * factor);
+	}
+	fclose(f);
+}
+
+static void test_collective_from_log_not_file_name(void)
+{
+	char path[600];
+	pp_nccl_log log;
+	pp_err err = {0};
+	snprintf(path, sizeof(path), "%s/pod7_allreduce_8gpu.log", pp_t_tmpdir());
+	/* redop sum, root -1, whole count: all_reduce by the columns */
+	write_log(path, NULL, true, 1.75);
+	CHECK(parse_file(path, NULL, &log, &err) == 0);
+	CHECK(log.nsections == 1 && !strcmp(log.sections[0].op, "all_reduce"));
+	CHECK(!strcmp(log.sections[0].op_from, "columns"));
+	pp_nccl_log_release(&log);
+	/* an older log with no root column: all_reduce and reduce print alike,
+	 * the ratio 1.75 = 2(n-1)/n decides */
+	write_log(path, NULL, false, 1.75);
+	CHECK(parse_file(path, NULL, &log, &err) == 0);
+	CHECK(log.nsections == 1 && !strcmp(log.sections[0].op, "all_reduce"));
+	CHECK(!strcmp(log.sections[0].op_from, "busbw/algbw ratio and columns"));
+	pp_nccl_log_release(&log);
+	/* the same columns with busbw = algbw: reduce */
+	write_log(path, NULL, false, 1.0);
+	CHECK(parse_file(path, NULL, &log, &err) == 0);
+	CHECK(log.nsections == 1 && !strcmp(log.sections[0].op, "reduce"));
+	pp_nccl_log_release(&log);
+	/* columns of a reduction, a ratio of no reduction: an error naming both */
+	write_log(path, NULL, true, 7.0 / 8.0);
+	CHECK(parse_file(path, NULL, &log, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "its columns fit all_reduce, but its busbw/algbw ratio fits none");
+}
+
+/* A log whose header names one collective and whose rows have another's
+ * busbw/algbw ratio is an error at the first row that shows it, with the
+ * figures found and the factor expected. */
+static void test_named_collective_checked(void)
+{
+	char path[600], cmd[1400], *out = NULL;
+	pp_nccl_log log;
+	pp_err err = {0};
+	snprintf(path, sizeof(path), "%s/reduce_perf.log", pp_t_tmpdir());
+	write_log(path, "# Collective test starting: reduce_perf", false, 1.75);
+	CHECK(parse_file(path, NULL, &log, &err) == PP_EINPUT);
+	/* row 1 (log line 15): 1 MiB in 20 + 10.49 us = 34.40 GB/s, busbw x 1.75 = 60.19 */
+	CHECK_CONTAINS(err.msg, "reduce_perf.log:15: the log at line 1 names reduce, whose busbw is "
+		       "algbw x 1 on 8 ranks; found busbw/algbw 60.19/34.40 = 1.75 (out-of-place), "
+		       "which fits all_reduce");
+	write_log(path, "# Collective test starting: all_reduce_perf", false, 1.75);
+	CHECK(parse_file(path, NULL, &log, &err) == 0);
+	CHECK(!strcmp(log.sections[0].op, "all_reduce") && !strcmp(log.sections[0].op_from, "log"));
+	pp_nccl_log_release(&log);
+	/* a program this importer does not know is named, not guessed */
+	write_log(path, "# Collective test starting: ./build/alltoallv_perf", true, 1.75);
+	CHECK(parse_file(path, NULL, &log, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "reduce_perf.log:1: the log names the program './build/alltoallv_perf'");
+	/* the command exits 2 with the message */
+	write_log(path, "# Collective test starting: broadcast_perf", false, 1.75);
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --db %s/named.db", pp_t_bin(), path,
+		 pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "names broadcast, whose busbw is algbw x 1 on 8 ranks");
+	free(out);
+	/* hypercube's busbw is its algbw (src/hypercube.cu), which already counts n-1 blocks */
+	CHECK_NEAR(pp_nccl_busbw_factor("hypercube", 8), 1.0, 1e-12);
+	CHECK_NEAR(pp_nccl_busbw_factor("all_reduce", 8), 1.75, 1e-12);
+	CHECK_NEAR(pp_nccl_busbw_factor("alltoall", 8), 0.875, 1e-12);
+	CHECK_NEAR(pp_nccl_busbw_factor("sendrecv", 8), 1.0, 1e-12);
+}
+
 int main(void)
 {
 	RUN(test_all_reduce_8);
 	RUN(test_all_gather_16_two_nodes);
+	RUN(test_collective_from_log_not_file_name);
+	RUN(test_named_collective_checked);
 	RUN(test_oldest_format_inferred);
 	RUN(test_out_of_place_only);
 	RUN(test_two_programs);

@@ -20,9 +20,9 @@ double pp_nccl_busbw_factor(const char *op, int nranks)
 	if (!strcmp(op, "all_reduce"))
 		return 2.0 * (n - 1) / n;
 	if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") || !strcmp(op, "alltoall") ||
-	    !strcmp(op, "gather") || !strcmp(op, "scatter") || !strcmp(op, "hypercube"))
+	    !strcmp(op, "gather") || !strcmp(op, "scatter"))
 		return (n - 1) / n;
-	return 1.0;
+	return 1.0; /* broadcast, reduce, sendrecv, hypercube (its algbw counts n-1 blocks) */
 }
 
 #define MAX_TOK 64
@@ -95,19 +95,6 @@ static bool known_op(const char *op)
 		if (!strcmp(op, pp_nccl_ops[i]))
 			return true;
 	return false;
-}
-
-/* The collective a path names ("logs/all_gather_perf-16.log" -> all_gather);
- * the longest match wins so that "all_reduce" is not read as "reduce". */
-static const char *op_from_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *best = NULL;
-	for (size_t i = 0; i < pp_nccl_nops; i++)
-		if (strstr(base, pp_nccl_ops[i]) && (!best || strlen(pp_nccl_ops[i]) > strlen(best)))
-			best = pp_nccl_ops[i];
-	return best;
 }
 
 /* Column layout read from the header line. */
@@ -267,6 +254,7 @@ static int parse_row(const char *name, int lineno, char *line, const layout *L, 
 	r->count = count;
 	cpy(r->type, sizeof(r->type), tok[2]);
 	cpy(r->redop, sizeof(r->redop), L->redop_at >= 0 ? tok[L->redop_at] : "");
+	r->root_known = L->root_at >= 0;
 	if (L->root_at >= 0) {
 		const char *rt = tok[L->root_at];
 		long long v;
@@ -312,36 +300,153 @@ static int parse_row(const char *name, int lineno, char *line, const layout *L, 
 	return 0;
 }
 
-static const char *infer_op(const pp_nccl_row *r, int nranks, const char **why)
+/* What the columns of row r allow of op over nranks, as nccl-tests prints
+ * them (src/OP.cu, OPGetCollByteCount and the row's redop and root): a
+ * reduction prints its redop, the others "none"; broadcast, reduce, gather
+ * and scatter print their root, the others -1; all_gather, reduce_scatter,
+ * alltoall, gather, scatter and hypercube print the per-rank count (size =
+ * count x type size x nranks), the others the whole count. A log without
+ * the redop or root column, or with an unknown type, constrains less. */
+static bool columns_allow(const char *op, const pp_nccl_row *r, int nranks)
 {
+	bool op_reduces = !strcmp(op, "all_reduce") || !strcmp(op, "reduce_scatter") || !strcmp(op, "reduce");
+	bool op_rooted = !strcmp(op, "broadcast") || !strcmp(op, "reduce") || !strcmp(op, "gather") ||
+			 !strcmp(op, "scatter");
+	bool op_per_rank = !strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") ||
+			   !strcmp(op, "alltoall") || !strcmp(op, "gather") || !strcmp(op, "scatter") ||
+			   !strcmp(op, "hypercube");
+	if (r->redop[0] && op_reduces != (strcmp(r->redop, "none") != 0))
+		return false;
+	if (r->root_known && op_rooted != (r->root >= 0))
+		return false;
 	int ws = word_size(r->type);
-	bool reduces = strcmp(r->redop, "none") != 0;
-	*why = NULL;
-	if (!ws) {
-		*why = "unknown data type";
-		return NULL;
-	}
-	if (!r->redop[0]) {
-		*why = "the log has no redop column";
-		return NULL;
-	}
+	if (!ws)
+		return true;
 	/* size = count x ws [x nranks], by division: the product of a
 	 * damaged row's count could overflow int64 */
-	int64_t unit = (int64_t)ws * (nranks > 1 ? nranks : 1);
-	bool per_rank = nranks > 1 && r->size_bytes % unit == 0 && r->size_bytes / unit == r->count;
-	bool whole = r->size_bytes % ws == 0 && r->size_bytes / ws == r->count;
-	if (per_rank && reduces)
-		return "reduce_scatter";
-	if (per_rank) {
-		*why = "all_gather and alltoall print the same columns";
-		return NULL;
+	int64_t unit = (int64_t)ws * (op_per_rank && nranks > 1 ? nranks : 1);
+	return r->size_bytes % unit == 0 && r->size_bytes / unit == r->count;
+}
+
+/* Half the last printed digit of a bandwidth: nccl-tests prints it six
+ * wide with getFloatStr (src/util.cu), two decimals below 1000, one below
+ * 10000, none above. */
+static double half_digit(double v)
+{
+	v = fabs(v);
+	return v < 1000 ? 0.005 : v < 10000 ? 0.05 : 0.5;
+}
+
+/* Whether every printed (algbw, busbw) pair of s fits busbw = algbw x f
+ * within the printed rounding of both. The first pair that does not fit
+ * goes to *bad_row, *bad_g. */
+static bool ratio_fits(const pp_nccl_section *s, double f, const pp_nccl_row **bad_row, int *bad_g)
+{
+	for (size_t i = 0; i < s->nrows; i++)
+		for (int g = 0; g < 2; g++) {
+			const pp_nccl_row *r = &s->rows[i];
+			if (!r->has[g] || !isfinite(r->algbw_GBps[g]) || !isfinite(r->busbw_GBps[g]))
+				continue;
+			double tol = half_digit(r->busbw_GBps[g]) + f * half_digit(r->algbw_GBps[g]) + 1e-9;
+			if (fabs(r->busbw_GBps[g] - f * r->algbw_GBps[g]) > tol) {
+				if (bad_row) {
+					*bad_row = r;
+					*bad_g = g;
+				}
+				return false;
+			}
+		}
+	return true;
+}
+
+/* The collectives in ops[] (n_ops of them) as "a, b or c" into buf. */
+static void list_ops(const char *const *ops, int n_ops, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < n_ops; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n - l, "%s%s", i == 0 ? "" : i + 1 == n_ops ? " or " : ", ", ops[i]);
 	}
-	if (whole && reduces)
-		return r->root >= 0 ? "reduce" : "all_reduce";
-	if (whole)
-		return r->root >= 0 ? "broadcast" : "sendrecv";
-	*why = "size is neither count x type size nor that times the ranks";
-	return NULL;
+	if (!n_ops)
+		snprintf(buf, n, "no nccl-tests collective");
+}
+
+/* "2(n-1)/n = 1.75" for op over n ranks. */
+static void factor_text(const char *op, int nranks, char *buf, size_t n)
+{
+	double f = pp_nccl_busbw_factor(op, nranks);
+	const char *form = !strcmp(op, "all_reduce") ? "2(n-1)/n" : f == 1.0 ? "1" : "(n-1)/n";
+	if (!strcmp(form, "1"))
+		snprintf(buf, n, "1");
+	else
+		snprintf(buf, n, "%s = %.4g", form, f);
+}
+
+/* Check the named collective (s->op, named by s->op_from) against the
+ * busbw/algbw ratio of the rows; nccl-tests fixes the ratio per collective
+ * (doc/PERFORMANCE.md, https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md). */
+static int check_named(const char *name, const pp_nccl_section *s, pp_err *err)
+{
+	const pp_nccl_row *bad = NULL;
+	int g = 0;
+	if (ratio_fits(s, pp_nccl_busbw_factor(s->op, s->nranks), &bad, &g))
+		return 0;
+	const char *fit[16];
+	int nfit = 0;
+	for (size_t i = 0; i < pp_nccl_nops && nfit < 16; i++)
+		if (ratio_fits(s, pp_nccl_busbw_factor(pp_nccl_ops[i], s->nranks), NULL, NULL))
+			fit[nfit++] = pp_nccl_ops[i];
+	char fits[256], ft[48], where[48] = "";
+	list_ops(fit, nfit, fits, sizeof(fits));
+	factor_text(s->op, s->nranks, ft, sizeof(ft));
+	if (!strcmp(s->op_from, "log") && s->op_line > 0)
+		snprintf(where, sizeof(where), " at line %d", s->op_line);
+	return pp_errf(err, PP_EINPUT, "%s:%d: the %s%s names %s, whose busbw is algbw x %s on %d "
+		       "ranks; found busbw/algbw %.2f/%.2f = %.4g (%s), which fits %s (nccl-tests "
+		       "doc/PERFORMANCE.md); check the log, or name the collective with --op",
+		       name, bad->line, !strcmp(s->op_from, "option") ? "--op option" : "log", where,
+		       s->op, ft, s->nranks, bad->busbw_GBps[g], bad->algbw_GBps[g],
+		       bad->busbw_GBps[g] / bad->algbw_GBps[g], g ? "in-place" : "out-of-place", fits);
+}
+
+/* No name: the collectives the columns allow, narrowed by the ratio. */
+static int infer_op(const char *name, pp_nccl_section *s, pp_err *err)
+{
+	const char *col[16], *both[16];
+	int ncol = 0, nboth = 0;
+	for (size_t i = 0; i < pp_nccl_nops && ncol < 16; i++) {
+		bool ok = true;
+		for (size_t r = 0; r < s->nrows && ok; r++)
+			ok = columns_allow(pp_nccl_ops[i], &s->rows[r], s->nranks);
+		if (!ok)
+			continue;
+		col[ncol++] = pp_nccl_ops[i];
+		if (ratio_fits(s, pp_nccl_busbw_factor(pp_nccl_ops[i], s->nranks), NULL, NULL))
+			both[nboth++] = pp_nccl_ops[i];
+	}
+	char cl[256], bl[256];
+	list_ops(col, ncol, cl, sizeof(cl));
+	list_ops(both, nboth, bl, sizeof(bl));
+	if (nboth == 1) {
+		snprintf(s->op, sizeof(s->op), "%s", both[0]);
+		snprintf(s->op_from, sizeof(s->op_from), "%s",
+			 ncol == 1 ? "columns" : "busbw/algbw ratio and columns");
+		return 0;
+	}
+	const char *hint = "name it with --op (one of all_reduce, all_gather, reduce_scatter, "
+			   "broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube)";
+	if (!ncol)
+		return pp_errf(err, PP_EINPUT, "%s:%d: the log does not name its collective and its "
+			       "columns (size, count, type, redop, root) fit no nccl-tests collective "
+			       "over %d ranks; %s", name, s->rows[0].line, s->nranks, hint);
+	if (!nboth)
+		return pp_errf(err, PP_EINPUT, "%s:%d: the log does not name its collective; its "
+			       "columns fit %s, but its busbw/algbw ratio fits none of them over %d "
+			       "ranks (nccl-tests doc/PERFORMANCE.md); %s", name, s->rows[0].line, cl,
+			       s->nranks, hint);
+	return pp_errf(err, PP_EINPUT, "%s:%d: the log does not name its collective (no '# Collective "
+		       "test starting' line) and its columns and busbw/algbw ratio over %d ranks fit "
+		       "%s alike; %s", name, s->rows[0].line, s->nranks, bl, hint);
 }
 
 static void trim_copy(char *dst, size_t n, const char *src)
@@ -365,24 +470,17 @@ static int finish_section(const char *name, pp_nccl_section *s, const pp_ncclimp
 		return pp_errf(err, PP_EINPUT, "%s:%d: no '# Using devices' rank list before the "
 			       "results, so the number of ranks is unknown; pass --nranks N",
 			       name, s->line);
+	int rc = 0;
 	if (o && o->op) {
 		snprintf(s->op, sizeof(s->op), "%s", o->op);
 		snprintf(s->op_from, sizeof(s->op_from), "option");
-	} else if (!s->op[0]) {
-		const char *f = op_from_name(name), *why = NULL;
-		if (f) {
-			snprintf(s->op, sizeof(s->op), "%s", f);
-			snprintf(s->op_from, sizeof(s->op_from), "file name");
-		} else if ((f = infer_op(&s->rows[0], s->nranks, &why))) {
-			snprintf(s->op, sizeof(s->op), "%s", f);
-			snprintf(s->op_from, sizeof(s->op_from), "columns");
-		} else {
-			return pp_errf(err, PP_EINPUT, "%s:%d: cannot tell which collective this is "
-				       "(%s); name it with --op (one of all_reduce, all_gather, "
-				       "reduce_scatter, broadcast, reduce, alltoall, sendrecv)",
-				       name, s->rows[0].line, why);
-		}
 	}
+	if (s->op[0])
+		rc = check_named(name, s, err);
+	else
+		rc = infer_op(name, s, err);
+	if (rc)
+		return rc;
 	/* nccl-tests' footer is the mean busbw over every printed result. */
 	if (isfinite(s->avg_busbw_GBps)) {
 		double sum = 0;
@@ -416,7 +514,8 @@ void pp_nccl_log_release(pp_nccl_log *log)
 
 /* A new section takes the collective and NCCL version printed above its
  * "# nThread" line (pend_op, pend_ver), which are then consumed. */
-static pp_nccl_section *new_section(pp_nccl_log *log, int line, char *pend_op, char *pend_ver)
+static pp_nccl_section *new_section(pp_nccl_log *log, int line, char *pend_op, int *pend_op_line,
+				    char *pend_ver)
 {
 	log->sections = pp_xrealloc(log->sections, (log->nsections + 1) * sizeof(*log->sections));
 	pp_nccl_section *s = &log->sections[log->nsections++];
@@ -424,7 +523,9 @@ static pp_nccl_section *new_section(pp_nccl_log *log, int line, char *pend_op, c
 	if (pend_op[0]) {
 		snprintf(s->op, sizeof(s->op), "%s", pend_op);
 		snprintf(s->op_from, sizeof(s->op_from), "log");
+		s->op_line = *pend_op_line;
 	}
+	*pend_op_line = 0;
 	snprintf(s->nccl_version, sizeof(s->nccl_version), "%s", pend_ver);
 	pend_op[0] = pend_ver[0] = '\0';
 	return s;
@@ -433,7 +534,7 @@ static pp_nccl_section *new_section(pp_nccl_log *log, int line, char *pend_op, c
 int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_opts *opts,
 			pp_nccl_log *out, pp_err *err)
 {
-	int rc = 0, lineno = 0;
+	int rc = 0, lineno = 0, pend_op_line = 0;
 	size_t cap = 0;
 	char label[1024] = "", prev[1024] = "", pend_op[32] = "", pend_ver[32] = "";
 	layout L = {0};
@@ -465,7 +566,7 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 					rc = finish_section(name, s, opts, out, err);
 				if (rc)
 					break;
-				s = new_section(out, lineno, pend_op, pend_ver);
+				s = new_section(out, lineno, pend_op, &pend_op_line, pend_ver);
 				cap = 0;
 				rs->n = 0;
 				L.valid = false;
@@ -488,11 +589,19 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 				char *suf = strstr(opname, "_perf");
 				if (suf)
 					*suf = '\0';
-				if (known_op(opname))
-					cpy(pend_op, sizeof(pend_op), opname);
+				if (!known_op(opname)) {
+					rc = pp_errf(err, PP_EINPUT, "%s:%d: the log names the program '%s', "
+						     "expected one of nccl-tests' all_reduce, all_gather, "
+						     "reduce_scatter, broadcast, reduce, alltoall, sendrecv, "
+						     "gather, scatter or hypercube _perf", name, lineno,
+						     pp_tty(tok[3]));
+					break;
+				}
+				cpy(pend_op, sizeof(pend_op), opname);
+				pend_op_line = lineno;
 			} else if (n >= 2 && !strcmp(tok[0], "Rank")) {
 				if (!s)
-					s = new_section(out, lineno, pend_op, pend_ver);
+					s = new_section(out, lineno, pend_op, &pend_op_line, pend_ver);
 				if (parse_rank_line(q, s, rs))
 					rc = pp_errf(err, PP_EINPUT, "%s:%d: a device line without 'Rank N' "
 						     "and 'on HOST'", name, lineno);
@@ -505,7 +614,7 @@ int pp_ncclimport_parse(const char *name, const char *text, const pp_ncclimport_
 						     "does not know (expected 'size count type [redop] "
 						     "[root] time algbw busbw #wrong ...')", name, lineno);
 				if (!s)
-					s = new_section(out, lineno, pend_op, pend_ver);
+					s = new_section(out, lineno, pend_op, &pend_op_line, pend_ver);
 			} else if (s && n >= 5 && !strcmp(tok[0], "Avg") && !strcmp(tok[1], "bus")) {
 				double v;
 				if (parse_num(tok[4], &v))

@@ -12,8 +12,14 @@
  *     first; per-iteration columns and a timestamp may follow);
  *   - the data rows, "#wrong" N/A when the run did not check;
  *   - the footer ("# Out of bounds values", "# Avg bus bandwidth").
- * The collective comes from --op, else "# Collective test starting: X_perf",
- * else the file name, else the columns (size/count ratio, redop, root).
+ * The collective comes from --op, else "# Collective test starting: X_perf"
+ * (nccl-tests 2.14 on, src/util.cu writeDeviceReport), and is then checked
+ * against the rows' busbw/algbw ratio, which nccl-tests fixes per
+ * collective (doc/PERFORMANCE.md): a mismatch is an error. A log that names
+ * nothing is read from its columns (size/count ratio, redop, root) narrowed
+ * by that ratio; when several collectives fit alike (all_gather and
+ * alltoall print the same columns and ratio), it is an error asking for
+ * --op. The file name is never read: "allreduce" holds "reduce".
  * Other lines (NCCL INFO/WARN, blank lines) are skipped.
  *
  * nccl-tests reports the MEAN time over its iterations; the rows keep it in
@@ -32,6 +38,7 @@ typedef struct pp_nccl_row {
 	int64_t size_bytes, count;
 	char type[16], redop[16];
 	int root;                 /* -1 when the log has none */
+	bool root_known;          /* the log has a root column */
 	bool has[2];              /* [0] out-of-place, [1] in-place */
 	double time_us[2], algbw_GBps[2], busbw_GBps[2];
 	int64_t wrong[2];         /* PP_CALIB_NULL for N/A */
@@ -41,7 +48,8 @@ typedef struct pp_nccl_row {
 typedef struct pp_nccl_section {
 	int line;                 /* where it starts */
 	char op[32];              /* resolved collective name */
-	char op_from[16];         /* "option", "log", "file name", "columns" */
+	char op_from[40];         /* "option", "log", "columns", "busbw/algbw ratio and columns" */
+	int op_line;              /* the "# Collective test starting" line, 0 when none */
 	char params[256];         /* the "# nThread ..." line, trimmed */
 	char nccl_version[32];    /* "22803" from nccl-library=, or "" */
 	int nranks, nhosts;
@@ -71,8 +79,10 @@ extern const char *const pp_nccl_ops[];
 extern const size_t pp_nccl_nops;
 
 /* nccl-tests' bus-bandwidth factor for op over n ranks (busbw = algbw x
- * factor; doc/PERFORMANCE.md of nccl-tests): all_reduce 2(n-1)/n;
- * all_gather, reduce_scatter, alltoall (n-1)/n; the others 1. */
+ * factor; https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
+ * and each src/OP.cu's GetBw): all_reduce 2(n-1)/n; all_gather,
+ * reduce_scatter, alltoall, gather, scatter (n-1)/n; broadcast, reduce,
+ * sendrecv, hypercube 1. */
 double pp_nccl_busbw_factor(const char *op, int nranks);
 
 /* Parse a log held in memory; name is the file name used in messages and

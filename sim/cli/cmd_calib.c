@@ -1,11 +1,14 @@
 /*
- * cmd_calib.c - podplan calib list | show RUN | export [RUN] | import-nccl-tests LOG...:
+ * cmd_calib.c - podplan calib list | show RUN | verdict RUN | export [RUN] |
+ * import-nccl-tests LOG...:
  * the calibration runs in the store (measured by podplan-calibrate or
  * imported from nccl-tests logs).
  */
 #include "calib/calibdb.h"
 #include "cli/cli.h"
 #include "calib/ncclimport.h"
+#include "calib/verdict.h"
+#include "input/catalog.h"
 #include "core/store.h"
 #include "core/util.h"
 
@@ -20,6 +23,8 @@ static void help(void)
 {
 	printf("usage: podplan calib list [--db DB]\n"
 	       "       podplan calib show RUN [--db DB]\n"
+	       "       podplan calib verdict RUN [--gpu-sku ID] [--storage-expect ID] [--json]\n"
+	       "                                 [--save] [--db DB]\n"
 	       "       podplan calib export [RUN] [--csv | --json] [-o FILE] [--db DB]\n"
 	       "       podplan calib import-nccl-tests LOG... [--op NAME] [--scope S] [--nranks N]\n"
 	       "                                              [--db DB]\n\n"
@@ -30,7 +35,18 @@ static void help(void)
 	       "                     (a run killed mid-sweep stays 'running', or shows\n"
 	       "                     'interrupted' on the host that ran it; its rows are kept)\n"
 	       "  show RUN           provenance, GPU link matrix, peak figures per collective,\n"
-	       "                     GEMM dtype and copy kind, and the stored health verdict\n"
+	       "                     GEMM dtype and copy kind, and the health verdict (the\n"
+	       "                     stored one, else judged now as 'verdict' does)\n"
+	       "  verdict RUN        judge the run's measurements against the catalogs and\n"
+	       "                     models/health.json (CPU only, the computation\n"
+	       "                     podplan-calibrate uses): each check OK, SLOW, n/a or\n"
+	       "                     WRONG with measured, expected, ratio and the likely\n"
+	       "                     cause or the basis; an imported nccl-tests log has no\n"
+	       "                     link matrix, so the SKU's NVLink is assumed ('NVLink?')\n"
+	       "  --gpu-sku ID       judge as this catalog GPU (default: from the GPU name)\n"
+	       "  --storage-expect ID  the storage.json tier storage rows are judged against\n"
+	       "  --json             the verdict as JSON (format podplan-verdict/1)\n"
+	       "  --save             store the verdict with the run (replacing the stored one)\n"
 	       "  export [RUN]       the measurements (default: the newest run) as CSV with the\n"
 	       "                     columns kind,op,dtype,nranks,bytes,inplace,m,n,k,time_us,\n"
 	       "                     algbw_GBps,busbw_GBps,tflops,GBps first (time_us = median;\n"
@@ -39,8 +55,13 @@ static void help(void)
 	       "  import-nccl-tests  read nccl-tests' standard output (any *_perf program, one\n"
 	       "                     or several per file, single- or multi-node) into one run\n"
 	       "                     per LOG; nranks comes from the '# Using devices' list\n"
-	       "  --op NAME          the collective, when neither the log ('Collective test\n"
-	       "                     starting'), the file name nor the columns tell it\n"
+	       "  --op NAME          the collective, when the log names none ('# Collective test\n"
+	       "                     starting: X_perf') and its columns and busbw/algbw ratio\n"
+	       "                     fit several (all_gather and alltoall print alike); the\n"
+	       "                     file name is never read. A named collective whose rows'\n"
+	       "                     busbw/algbw is not nccl-tests' factor for it (all_reduce\n"
+	       "                     2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n;\n"
+	       "                     broadcast, reduce, sendrecv 1) is an error (exit 2)\n"
 	       "  --scope S          nvlink, pcie, net or local (default: net when the ranks\n"
 	       "                     span several hosts, else unset)\n"
 	       "  --nranks N         when the log has no device list\n"
@@ -271,10 +292,29 @@ static int cmd_show(pp_store *st, int64_t id)
 	}
 	printf("\n");
 	print_peaks(rows, n);
-	if (r.verdict_json) {
+	pp_sb now = {0};
+	const char *vj = r.verdict_json;
+	if (vj) {
+		printf("\nhealth verdict (stored with the run)\n");
+	} else {
+		/* none stored (an imported log, a run killed mid-sweep): judged
+		 * now, as 'podplan calib verdict' does */
+		pp_catalog *cat = NULL;
+		pp_verdict_host h;
+		bool known;
+		if (pp_catalog_load(&cat, NULL, &err) ||
+		    pp_verdict_of_run(st, cat, id, NULL, &now, NULL, &h, &known, &err))
+			printf("\nno health verdict (cannot judge: %s)\n", pp_tty(err.msg));
+		else
+			printf("\nhealth verdict (judged now%s%s; thresholds in models/health.json)\n",
+			       strcmp(pp_calibdb_effective_status(&r), "complete") ? ", the run did not finish" : "",
+			       known ? "" : ", links not recorded");
+		vj = now.buf;
+		pp_catalog_free(cat);
+	}
+	if (vj) {
 		pp_sb sb = {0};
-		printf("\nhealth verdict\n");
-		if (pp_calibdb_format_verdict(r.verdict_json, &sb, &err)) {
+		if (pp_calibdb_format_verdict(vj, &sb, &err)) {
 			printf("  (unreadable: %s)\n", err.msg);
 		} else {
 			/* the verdict's texts come from the store: escaped, its lines kept */
@@ -289,12 +329,50 @@ static int cmd_show(pp_store *st, int64_t id)
 			}
 		}
 		pp_sb_release(&sb);
-	} else if (r.source && !strcmp(r.source, "podplan-calibrate")) {
-		printf("\nno health verdict (the run did not finish)\n");
 	}
+	pp_sb_release(&now);
 	pp_calib_meas_free(rows, n);
 	pp_calib_run_release(&r);
 	return 0;
+}
+
+static int cmd_verdict(pp_store *st, int64_t id, const pp_verdict_opts *o, bool json, bool save)
+{
+	pp_err err = {0};
+	pp_catalog *cat = NULL;
+	pp_verdict_host h;
+	pp_sb v = {0}, t = {0};
+	bool known = false;
+	int slow = 0, rc = 0;
+	if (pp_catalog_load(&cat, NULL, &err) ||
+	    pp_verdict_of_run(st, cat, id, o, &v, &slow, &h, &known, &err) ||
+	    (save && pp_calibdb_set_verdict(st, id, v.buf, &err)) ||
+	    (!json && pp_calibdb_format_verdict(v.buf, &t, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	if (json) {
+		printf("%s\n", v.buf);
+	} else {
+		printf("health verdict of run %lld (%s x %d%s; thresholds in models/health.json)\n",
+		       (long long)id, pp_tty(h.gpu_name), h.ngpus, known ? "" : "; links not recorded");
+		for (char *line = t.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			pp_sb esc = {0};
+			pp_sb_add_tty(&esc, line);
+			printf("%s%s", esc.buf ? esc.buf : "", nl ? "\n" : "");
+			pp_sb_release(&esc);
+		}
+		if (save)
+			printf("(stored with run %lld)\n", (long long)id);
+	}
+out:
+	pp_sb_release(&v);
+	pp_sb_release(&t);
+	pp_catalog_free(cat);
+	return rc;
 }
 
 static int cmd_export(pp_store *st, int64_t id, bool json, const char *output)
@@ -358,12 +436,15 @@ int pp_cmd_calib(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},       {"output", required_argument, NULL, 'o'},
 		{"op", required_argument, NULL, 'p'},   {"scope", required_argument, NULL, 's'},
 		{"nranks", required_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+		{"gpu-sku", required_argument, NULL, 'g'}, {"storage-expect", required_argument, NULL, 'e'},
+		{"save", no_argument, NULL, 'S'},
 		{0, 0, 0, 0}};
-	static const char *const subs[] = {"list", "show", "export", "import-nccl-tests"};
+	static const char *const subs[] = {"list", "show", "export", "import-nccl-tests", "verdict"};
 	static const char *const scopes[] = {"nvlink", "pcie", "net", "local"};
 	const char *db = NULL, *output = NULL;
-	bool json = false, csv = false;
+	bool json = false, csv = false, save = false;
 	pp_ncclimport_opts io = {0};
+	pp_verdict_opts vo = {0};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:o:h", opts, NULL)) != -1) {
@@ -374,6 +455,9 @@ int pp_cmd_calib(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'p': io.op = optarg; break;
 		case 's': io.scope = optarg; break;
+		case 'g': vo.gpu_sku = optarg; break;
+		case 'e': vo.storage_id = optarg; break;
+		case 'S': save = true; break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -388,8 +472,8 @@ int pp_cmd_calib(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return pp_cli_usage_error("calib", "expected a subcommand: list, show, export or "
-					  "import-nccl-tests");
+		return pp_cli_usage_error("calib", "expected a subcommand: list, show, verdict, "
+					  "export or import-nccl-tests");
 	const char *sub = argv[optind++];
 	size_t si;
 	for (si = 0; si < PP_ARRAY_LEN(subs) && strcmp(sub, subs[si]); si++)
@@ -397,7 +481,7 @@ int pp_cmd_calib(int argc, char **argv)
 	if (si == PP_ARRAY_LEN(subs)) {
 		const char *dym = pp_did_you_mean(sub, subs, PP_ARRAY_LEN(subs));
 		return pp_cli_usage_error("calib", "unknown subcommand '%s'%s%s%s; expected list, show, "
-					  "export or import-nccl-tests", sub,
+					  "verdict, export or import-nccl-tests", sub,
 					  dym ? " (did you mean '" : "", dym ? dym : "", dym ? "'?)" : "");
 	}
 	if (json && csv)
@@ -423,24 +507,34 @@ int pp_cmd_calib(int argc, char **argv)
 		if ((rc = parse_run_id(argv[optind], &id)))
 			return rc;
 		break;
+	case 4:
+		if (optind + 1 != argc)
+			return pp_cli_usage_error("calib", "verdict takes one RUN id");
+		if ((rc = parse_run_id(argv[optind], &id)))
+			return rc;
+		break;
 	case 2:
 		if (optind + 1 < argc)
 			return pp_cli_usage_error("calib", "export takes at most one RUN id");
 		if (optind < argc && (rc = parse_run_id(argv[optind], &id)))
 			return rc;
 		break;
-	default:
+	case 3:
 		if (optind >= argc)
 			return pp_cli_usage_error("calib", "import-nccl-tests needs at least one LOG file");
 		break;
 	}
 	pp_store *st;
-	if ((rc = open_store(db, si == 3, &st)))
+	if ((vo.gpu_sku || vo.storage_id || save) && si != 4)
+		return pp_cli_usage_error("calib", "--gpu-sku, --storage-expect and --save are options "
+					  "of 'calib verdict'");
+	if ((rc = open_store(db, si == 3 || (si == 4 && save), &st)))
 		return rc;
 	switch (si) {
 	case 0: rc = cmd_list(st); break;
 	case 1: rc = cmd_show(st, id); break;
 	case 2: rc = cmd_export(st, id, json, output); break;
+	case 4: rc = cmd_verdict(st, id, &vo, json, save); break;
 	default: rc = cmd_import(st, argv + optind, argc - optind, &io); break;
 	}
 	pp_store_close(st);

@@ -11,6 +11,7 @@
 #include "calib/profile.h"
 #include "engine/trace.h"
 #include "engine/breakdown.h"
+#include "engine/collmodel.h"
 #include "core/jsonout.h"
 #include "core/util.h"
 
@@ -30,11 +31,16 @@ static void help_predict(void)
 	       "  --calibration DB:PROFILE[@VERSION]\n"
 	       "            use a fitted calibration profile (podplan fit) instead of the catalog's\n"
 	       "            defaults where it has parameters; the scenario's \"calibration\" section\n"
-	       "            does the same\n"
+	       "            does the same. The output then says which fitted collective model\n"
+	       "            (op, scope, ranks, size piece) served each kind of traffic (TP, CP,\n"
+	       "            EP, DP, PP, tied embedding), or 'catalog' where no fit applies\n"
+	       "            (--json: collective_models)\n"
 	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
 	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
 	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
-	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s}, time_to_train_s\n\n"
+	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s},\n"
+	       "            tp_cp_comm_exposed{tensor_parallel_s, context_parallel_s} (the two parts\n"
+	       "            of tp_comm_exposed_s), time_to_train_s\n\n"
 	       "MFU counts model FLOPs (Narayanan et al. SC'21 eq. 3, no recompute) over the dense\n"
 	       "peak of the training precision; HFU adds recomputation. Both count attention at\n"
 	       "the full s x s score matrix, as Megatron-LM's TFLOP/s do; the executed-FLOPs line\n"
@@ -76,6 +82,85 @@ static void unload(loaded *l)
 /* engine times and sizes carry nine significant digits, ratios six */
 #define SIG 9
 #define SIG_RATIO 6
+
+/* "fit all_reduce intra-node n=2, 12.0 MiB - 768.0 MiB: 23.7 us + bytes x
+ * factor / 297.2 GB/s" or "catalog (no fit for ...)". */
+static void model_text(const pp_coll_use *u, char *buf, size_t n)
+{
+	const char *scope = u->scope == PP_SCOPE_INTER ? "across nodes" : "intra-node";
+	if (!u->fit) {
+		snprintf(buf, n, "catalog (the profile has no %s fit %s over %d ranks)", u->op, scope,
+			 u->nranks);
+		return;
+	}
+	char lo[32], hi[32];
+	const pp_coll_fit *f = u->fit;
+	int k = u->piece;
+	pp_fmt_bytes(f->piece[k].lo_bytes, lo, sizeof(lo));
+	if (k == f->npieces - 1)
+		snprintf(hi, sizeof(hi), "up");
+	else
+		pp_fmt_bytes(f->piece[k].hi_bytes, hi, sizeof(hi));
+	snprintf(buf, n, "fit %s %s n=%d, piece %d of %d (%s - %s): %.1f us + bytes x factor / "
+		 "%.1f GB/s", pp_coll_names[f->op], scope, f->nranks, k + 1, f->npieces, lo, hi,
+		 f->piece[k].alpha_s * 1e6, f->piece[k].busbw_Bps / 1e9);
+}
+
+static void coll_models_json(cJSON *j, const pp_scenario *s, const pp_hw *hw)
+{
+	int n = 0;
+	pp_coll_use *u = pp_coll_uses(s, hw, &n);
+	cJSON *a = pp_json_arr(j, "collective_models");
+	for (int i = 0; i < n; i++) {
+		cJSON *e = pp_json_obj(a, NULL);
+		pp_json_str(e, "traffic", u[i].traffic);
+		pp_json_str(e, "what", u[i].what);
+		pp_json_str(e, "op", u[i].op);
+		pp_json_int(e, "nranks", u[i].nranks);
+		pp_json_str(e, "scope", u[i].scope == PP_SCOPE_INTER ? "inter" : "intra");
+		pp_json_num(e, "min_bytes", u[i].min_bytes, SIG);
+		pp_json_num(e, "max_bytes", u[i].max_bytes, SIG);
+		pp_json_str(e, "model", u[i].fit ? "fit" : "catalog");
+		if (u[i].fit) {
+			const pp_coll_fit *f = u[i].fit;
+			cJSON *fo = pp_json_obj(e, "fit");
+			pp_json_str(fo, "op", pp_coll_names[f->op]);
+			pp_json_str(fo, "scope", f->scope == PP_SCOPE_INTER ? "inter" : "intra");
+			pp_json_int(fo, "nranks", f->nranks);
+			pp_json_int(fo, "piece", u[i].piece);
+			pp_json_num(fo, "lo_bytes", f->piece[u[i].piece].lo_bytes, SIG);
+			if (u[i].piece < f->npieces - 1)
+				pp_json_num(fo, "hi_bytes", f->piece[u[i].piece].hi_bytes, SIG);
+			pp_json_num(fo, "alpha_s", f->piece[u[i].piece].alpha_s, SIG);
+			pp_json_num(fo, "busbw_Bps", f->piece[u[i].piece].busbw_Bps, SIG);
+		}
+	}
+	free(u);
+}
+
+static void print_coll_models(const pp_scenario *s, const pp_hw *hw)
+{
+	int n = 0;
+	pp_coll_use *u = pp_coll_uses(s, hw, &n);
+	printf("\nCollective models (which served which traffic; calibration profile %s)\n",
+	       pp_tty(hw->profile));
+	if (!n)
+		printf("  no collectives: one GPU\n");
+	for (int i = 0; i < n; i++) {
+		if (!i || strcmp(u[i].traffic, u[i - 1].traffic) || strcmp(u[i].what, u[i - 1].what))
+			printf("  %s: %s\n", u[i].traffic, u[i].what);
+		char a[32], b[32], what[96], m[256];
+		pp_fmt_bytes(u[i].min_bytes, a, sizeof(a));
+		pp_fmt_bytes(u[i].max_bytes, b, sizeof(b));
+		snprintf(what, sizeof(what), "%s n=%d %s, %s%s%s", u[i].op, u[i].nranks,
+			 u[i].scope == PP_SCOPE_INTER ? "across nodes" : "intra-node", a,
+			 u[i].min_bytes == u[i].max_bytes ? "" : " - ",
+			 u[i].min_bytes == u[i].max_bytes ? "" : b);
+		model_text(&u[i], m, sizeof(m));
+		printf("    %-44s %s\n", what, m);
+	}
+	free(u);
+}
 
 /* The software stack's behaviours and where each came from. */
 static void stack_json(cJSON *j, const pp_scenario *s)
@@ -131,10 +216,16 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(mb, "temp_bytes", m->temp_bytes, SIG);
 	pp_json_num(mb, "fragmentation_bytes", m->fragmentation_bytes, SIG);
 	pp_breakdown_json(j, "breakdown", &r->breakdown, SIG);
+	/* breakdown.tp_comm_exposed_s holds both; each on its own */
+	cJSON *tc = pp_json_obj(j, "tp_cp_comm_exposed");
+	pp_json_num(tc, "tensor_parallel_s", r->breakdown.tp_comm_exposed_s - r->cp_comm_exposed_s, SIG);
+	pp_json_num(tc, "context_parallel_s", r->cp_comm_exposed_s, SIG);
 	pp_json_str(j, "bottleneck", r->bottleneck);
 	pp_json_num(j, "checkpoint_bytes", r->checkpoint_bytes, SIG);
 	pp_json_num(j, "checkpoint_write_s", r->checkpoint_write_s, SIG);
 	pp_json_str(j, "calibration_profile", hw->profile[0] ? hw->profile : NULL);
+	if (hw->profile[0])
+		coll_models_json(j, s, hw);
 	stack_json(j, s);
 	cJSON *orig = pp_json_obj(j, "parameter_origins");
 	for (int i = 0; i < hw->norigins; i++)
@@ -274,6 +365,13 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		    s->model.num_experts <= 0)
 			continue;
 		row(pp_breakdown_label(k, blocking), pp_breakdown_get(&r->breakdown, k), r->step_time_s);
+		/* with context parallelism, the TP/CP row's two parts */
+		if (pp_breakdown_fields[k].offset == offsetof(pp_breakdown, tp_comm_exposed_s) &&
+		    p->cp > 1) {
+			row("  of which tensor-parallel", r->breakdown.tp_comm_exposed_s - r->cp_comm_exposed_s,
+			    r->step_time_s);
+			row("  of which context-parallel", r->cp_comm_exposed_s, r->step_time_s);
+		}
 	}
 	const pp_memory *mm = &r->memory;
 	printf("\nMemory per GPU (stage %d): %s of %s -> %s\n", mm->worst_stage,
@@ -296,6 +394,8 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	printf("\nParameters from%s\n", hw->profile[0] ? " (calibration profile applied)" : "");
 	for (int i = 0; i < hw->norigins; i++)
 		printf("  %-22s %s\n", hw->origins[i].name, hw->origins[i].origin);
+	if (hw->profile[0])
+		print_coll_models(s, hw);
 	printf("\nFramework behaviours from\n");
 	for (int k = 0; k < PP_BEH_COUNT; k++)
 		printf("  %-22s %s\n", pp_beh_keys[k], st->origin[k]);

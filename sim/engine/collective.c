@@ -53,13 +53,45 @@ static const pp_coll_fit *find_fit(const pp_hw *hw, pp_coll op, pp_scope scope, 
 	return best;
 }
 
-static double fit_time(const pp_coll_fit *f, double bytes, double factor)
+/* The piece of f that covers bytes: the first whose upper end is above
+ * it, else the last. */
+static int fit_piece(const pp_coll_fit *f, double bytes)
 {
-	for (int i = 0; i < f->npieces; i++) {
+	for (int i = 0; i < f->npieces; i++)
 		if (bytes < f->piece[i].hi_bytes || i == f->npieces - 1)
-			return f->piece[i].alpha_s + bytes * factor / f->piece[i].busbw_Bps;
-	}
+			return i;
 	return 0;
+}
+
+static double fit_time(const pp_coll_fit *f, int piece, double bytes, double factor)
+{
+	return f->piece[piece].alpha_s + bytes * factor / f->piece[piece].busbw_Bps;
+}
+
+const pp_coll_fit *pp_coll_fit_used(const pp_hw *hw, pp_coll op, double bytes, pp_group g,
+				    int *piece)
+{
+	*piece = -1;
+	if (g.n <= 1 || bytes <= 0)
+		return NULL;
+	pp_scope scope = nodes_of(g) > 1 ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+	const pp_coll_fit *fit = find_fit(hw, op, scope, g.n);
+	if (fit)
+		*piece = fit_piece(fit, bytes);
+	return fit;
+}
+
+const pp_coll_fit *pp_p2p_fit_used(const pp_hw *hw, double bytes, bool same_node, int *piece)
+{
+	*piece = -1;
+	if (bytes <= 0)
+		return NULL;
+	/* a calibrated send/recv between two GPUs of this scope */
+	const pp_coll_fit *fit = find_fit(hw, PP_COLL_SENDRECV, same_node ? PP_SCOPE_INTRA
+								 : PP_SCOPE_INTER, 2);
+	if (fit)
+		*piece = fit_piece(fit, bytes);
+	return fit;
 }
 
 /* The published all_reduce busbw at this message size (log-size linear
@@ -103,11 +135,10 @@ double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 	if (g.n <= 1 || bytes <= 0)
 		return 0;
 	double factor = pp_coll_busbw_factor(op, g.n);
-	int nodes = nodes_of(g);
-	pp_scope scope = nodes > 1 ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
-	const pp_coll_fit *fit = find_fit(hw, op, scope, g.n);
+	int nodes = nodes_of(g), piece;
+	const pp_coll_fit *fit = pp_coll_fit_used(hw, op, bytes, g, &piece);
 	if (fit)
-		return fit_time(fit, bytes, factor);
+		return fit_time(fit, piece, bytes, factor);
 	if (op == PP_COLL_ALL_TO_ALL && nodes > 1)
 		return alltoall_inter(hw, bytes, g, nodes);
 	double bw = pp_coll_busbw(hw, g);
@@ -150,11 +181,10 @@ double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node)
 {
 	if (bytes <= 0)
 		return 0;
-	/* a calibrated send/recv between two GPUs of this scope */
-	const pp_coll_fit *fit = find_fit(hw, PP_COLL_SENDRECV, same_node ? PP_SCOPE_INTRA
-									 : PP_SCOPE_INTER, 2);
+	int piece;
+	const pp_coll_fit *fit = pp_p2p_fit_used(hw, bytes, same_node, &piece);
 	if (fit)
-		return fit_time(fit, bytes, 1.0);
+		return fit_time(fit, piece, bytes, 1.0);
 	if (same_node)
 		return hw->coll_launch_s + hw->intra_lat_s + bytes / hw->intra_Bps;
 	double bw = hw->nic_Bps * hw->nics_per_node / hw->gpus_per_node / hw->oversubscription;

@@ -40,6 +40,16 @@ double pp_coll_busbw_factor(pp_coll op, int n);
 /* Seconds for one collective; 0 for n <= 1 or bytes <= 0. */
 double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g);
 
+/* The calibration fit pp_coll_time() uses for op over g at bytes, and in
+ * *piece the piece of it that covers bytes; NULL (*piece -1) when none
+ * applies and the catalog's model serves it. The one place the choice is
+ * made: pp_coll_time() and the reports of which model served what
+ * (collmodel.h) both ask here. */
+const pp_coll_fit *pp_coll_fit_used(const pp_hw *hw, pp_coll op, double bytes, pp_group g,
+				    int *piece);
+/* The same for pp_p2p_time(): a send/recv fit over 2 ranks of the scope. */
+const pp_coll_fit *pp_p2p_fit_used(const pp_hw *hw, double bytes, bool same_node, int *piece);
+
 /* The busbw the model uses for a group (bytes/s), for reports. */
 double pp_coll_busbw(const pp_hw *hw, pp_group g);
 

@@ -110,6 +110,23 @@ void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int
 	comm_op(c, name, op, bytes, g, hide);
 }
 
+void wl_cp_op(ctx *c, const char *name, int op, double bytes, double msg_bytes, pp_group g,
+	      double time_s, double exposed_s)
+{
+	if (time_s <= 0)
+		return;
+	pp_op *o = wl_add(c, name, op < 0 ? PP_OP_MEM : PP_OP_COMM);
+	if (op >= 0) {
+		o->coll = (pp_coll)op;
+		o->group = g;
+	}
+	o->bytes = bytes;
+	o->msg_bytes = msg_bytes;
+	o->time_s = time_s;
+	o->exposed_s = exposed_s;
+	o->cp = true;
+}
+
 void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int gk, int hide)
 {
 	pp_op *o = comm_op(c, name, op, bytes, g, hide);

@@ -104,6 +104,13 @@ void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int
 /* The same for the expert-parallel dispatch and combine (booked apart);
  * gk: the ranks (PP_GK_EP, PP_GK_ETP or PP_GK_TPEP). */
 void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int gk, int hide);
+/* List a context-parallel exchange (op over g, bytes sent per GPU in
+ * calls of msg_bytes each) or, op
+ * < 0, its merge kernels, with the time and exposed share the workload's
+ * context-parallel block costed (workload.c): the pass costs already hold
+ * them, so the op only shows them in the op list (predict --ops). */
+void wl_cp_op(ctx *c, const char *name, int op, double bytes, double msg_bytes, pp_group g,
+	      double time_s, double exposed_s);
 /* A weight-bearing linear of a block (LoRA/QLoRA aware) and its backward;
  * nsub: the sub-projections sharing the GEMM (q, k, v: 3). */
 void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n, double k, int nsub,

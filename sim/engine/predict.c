@@ -58,7 +58,8 @@ static void bottleneck(pp_result *r)
 		double s;
 	} terms[] = {
 		{"pipeline bubble", b->pp_bubble_s},
-		{"tensor/context-parallel communication", b->tp_comm_exposed_s},
+		{"tensor-parallel communication", b->tp_comm_exposed_s - r->cp_comm_exposed_s},
+		{"context-parallel communication", r->cp_comm_exposed_s},
 		{"expert-parallel communication", b->ep_comm_exposed_s},
 		{"data-parallel communication", b->dp_comm_exposed_s},
 		{"pipeline send/recv", b->pp_comm_exposed_s},
@@ -147,6 +148,7 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	b->pp_comm_exposed_s = (t_nodp - t_nop2p) * 1e-9;
 	b->compute_s = busy[crit].compute_s;
 	b->tp_comm_exposed_s = busy[crit].tp_s;
+	out->cp_comm_exposed_s = busy[crit].cp_s;
 	b->ep_comm_exposed_s = busy[crit].ep_s;
 	b->optimizer_s = busy[crit].opt_s;
 	double bubble = t_nop2p * 1e-9 - b->compute_s - b->tp_comm_exposed_s - b->ep_comm_exposed_s -

@@ -60,6 +60,10 @@ typedef struct pp_result {
 	double steps_to_train;            /* 0 when train_tokens is not given */
 	double time_to_train_s;
 	pp_breakdown breakdown;
+	/* of breakdown.tp_comm_exposed_s, the context-parallel exchange (the
+	 * K/V ring or all-gather, context_parallel_comm); the rest is tensor
+	 * parallelism's */
+	double cp_comm_exposed_s;
 	pp_memory memory;
 	char bottleneck[96];              /* the largest non-compute term, in words */
 	double params_total;              /* model parameters */

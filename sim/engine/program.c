@@ -105,6 +105,7 @@ typedef struct stage {
 	int64_t last_dp;           /* the DP task the optimizer waits for */
 	int64_t opt;
 	double compute_s, tp_s, ep_s, opt_s;
+	double cp_s; /* of tp_s, context-parallel */
 } stage;
 
 struct pp_program {
@@ -240,6 +241,7 @@ static void busy_layers(stage *S, const pp_stepcost *c, int vs, bool fwd)
 		pp_busy_cost b = pp_stepcost_busy(c, PP_PART_LAYER, k, fwd);
 		S->compute_s += n * b.compute_s;
 		S->tp_s += n * b.tp_s;
+		S->cp_s += n * b.cp_s;
 		S->ep_s += n * b.ep_s;
 	}
 }
@@ -249,6 +251,7 @@ static void busy_add(stage *S, const pp_stepcost *c, pp_part part, bool fwd)
 	pp_busy_cost b = pp_stepcost_busy(c, part, 0, fwd);
 	S->compute_s += 1 * b.compute_s;
 	S->tp_s += 1 * b.tp_s;
+	S->cp_s += 1 * b.cp_s;
 	S->ep_s += 1 * b.ep_s;
 }
 
@@ -723,6 +726,7 @@ void pp_program_finish(pp_program *p, pp_stage_busy *busy)
 		const stage *S = &p->st[st];
 		busy[st].compute_s = S->compute_s;
 		busy[st].tp_s = S->tp_s;
+		busy[st].cp_s = S->cp_s;
 		busy[st].ep_s = S->ep_s;
 		busy[st].opt_s = S->opt_s;
 		busy[st].last_task = S->opt;

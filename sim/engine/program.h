@@ -80,6 +80,7 @@ typedef struct pp_sink {
 typedef struct pp_stage_busy {
 	double compute_s;  /* kernels */
 	double tp_s;       /* blocking TP/CP collectives */
+	double cp_s;       /* of tp_s, the context-parallel exchange */
 	double ep_s;       /* blocking expert-parallel collectives */
 	double opt_s;      /* optimizer */
 	int64_t last_task;

@@ -152,15 +152,18 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 	if (fwd) {
 		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd);
 		b.tp_s = pc->fwd.comm_s;
+		b.cp_s = pc->fwd.cp_comm_s;
 		b.ep_s = pc->fwd.ep_comm_s;
 	} else if (part == PP_PART_LAYER) {
 		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd) +
 			      host_excess_s(&pc->recompute);
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
+		b.cp_s = pc->bwd.cp_comm_s + pc->recompute.cp_comm_s;
 		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s;
 	} else {
 		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd);
 		b.tp_s = pc->bwd.comm_s;
+		b.cp_s = pc->bwd.cp_comm_s;
 		b.ep_s = pc->bwd.ep_comm_s;
 	}
 	return b;
@@ -202,9 +205,11 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 
 	c->p2p_bytes = w->p2p_bytes;
 	c->p2p_ns = pp_xmalloc(sizeof(int64_t) * (size_t)c->P);
+	c->p2p_same_node = pp_xmalloc(sizeof(bool) * (size_t)c->P);
 	for (int st = 0; st < c->P; st++) {
 		bool same = st == c->P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
 					   : pp_stage_link_same_node(s, st);
+		c->p2p_same_node[st] = same;
 		c->p2p_ns[st] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
 	}
 
@@ -238,6 +243,7 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->embed_ar.slow_ns = -1;
 	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0) {
 		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
+		c->embed_group = g;
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;
 		c->embed_ar.bytes = w->params_embed * 4.0;
 		c->embed_ar.elem_bytes = 4;
@@ -265,5 +271,6 @@ void pp_stepcost_release(pp_stepcost *c)
 	free(c->first);
 	free(c->kinds);
 	free(c->p2p_ns);
+	free(c->p2p_same_node);
 	memset(c, 0, sizeof(*c));
 }

@@ -98,6 +98,7 @@ typedef struct pp_stepcost {
 	bool one_kind;           /* every layer of kind 0 (a dense model) */
 	pp_task_ns unit;         /* compute-stream task of one micro-batch per part */
 	int64_t *p2p_ns;         /* [P]: a send over boundary st -> st+1 (st = P-1: the wrap) */
+	bool *p2p_same_node;     /* [P]: whether that boundary stays inside a node */
 	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */
 	double bucket_params;    /* Megatron DDP bucket: max(bucket_bytes / 4, 1M x dp) params */
 	bool zero3;              /* ZeRO-3 over more than one data-parallel rank */
@@ -106,6 +107,7 @@ typedef struct pp_stepcost {
 	pp_comm_cost z3_gather[3][PP_LAYER_KINDS];  /* ZeRO-3 per task, by pp_part and kind */
 	pp_comm_cost z3_scatter[3][PP_LAYER_KINDS];
 	pp_comm_cost embed_ar;   /* tied-embedding gradient all-reduce; ns -1: none */
+	pp_group embed_group;    /* its group: the first and last stage */
 	int64_t data_ns;         /* the next step's batch read from storage; -1: none */
 	double data_bytes;
 } pp_stepcost;
@@ -144,6 +146,7 @@ pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st);
  * includes recompute), embed, head. */
 typedef struct pp_busy_cost {
 	double compute_s, tp_s, ep_s;
+	double cp_s; /* of tp_s, the context-parallel exchange */
 } pp_busy_cost;
 pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool fwd);
 

@@ -492,9 +492,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 				  : 2.0 * x.b * x.sl * (expanded ? x.a : x.g) * x.d / x.t * c.act;
 		double qel = x.T * (x.mla ? x.a * x.dv : x.qw) / x.t; /* output elements */
 		double kvel = kv / c.act;
-		double m_f = pp_mem_time_n(hw, p->cp * st->cp_merge_fwd * c.act * qel, p->cp);
-		double m_b = pp_mem_time_n(hw, p->cp * c.act * (st->cp_merge_bwd_q * qel +
-								st->cp_merge_bwd_kv * kvel), 2 * p->cp);
+		double mb_f = p->cp * st->cp_merge_fwd * c.act * qel;
+		double mb_b = p->cp * c.act * (st->cp_merge_bwd_q * qel + st->cp_merge_bwd_kv * kvel);
+		double m_f = pp_mem_time_n(hw, mb_f, p->cp);
+		double m_b = pp_mem_time_n(hw, mb_b, 2 * p->cp);
 		double t_ring = (p->cp - 1) * pp_p2p_time(hw, kv, w->cp.per_node == p->cp);
 		double t_ag = pp_coll_time(hw, PP_COLL_ALL_GATHER, kv * p->cp, w->cp);
 		double t_rs = pp_coll_time(hw, PP_COLL_REDUCE_SCATTER, kv * p->cp, w->cp);
@@ -520,11 +521,39 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 			lc->cp_comm_s = fwd;
 			lc->cost.fwd.comm_s += fwd;
 			lc->cost.bwd.comm_s += bwd;
+			lc->cost.fwd.cp_comm_s += fwd;
+			lc->cost.bwd.cp_comm_s += bwd;
 			lc->cost.fwd.compute_s += m_f;
 			lc->cost.bwd.compute_s += m_b;
-			if (tr->recompute == PP_RC_FULL) {
+			bool rc_full = tr->recompute == PP_RC_FULL;
+			if (rc_full) {
 				lc->cost.recompute.comm_s += fwd;
+				lc->cost.recompute.cp_comm_s += fwd;
 				lc->cost.recompute.compute_s += m_f;
+			}
+			/* the op list shows what was just costed */
+			c.part = PP_PART_LAYER;
+			c.kind = k;
+			bool ag = st->cp_comm == PP_CPC_ALLGATHER;
+			double ring_b = kv * (p->cp - 1); /* a ring's cp - 1 sends */
+			for (int ph = PP_PH_FWD; ph <= PP_PH_RECOMPUTE; ph++) {
+				if (ph == PP_PH_RECOMPUTE && !rc_full)
+					continue;
+				c.phase = ph;
+				bool b = ph == PP_PH_BWD;
+				if (ag) {
+					wl_cp_op(&c, "cp.kv_allgather", PP_COLL_ALL_GATHER, kv * p->cp,
+						 kv * p->cp, w->cp, t_ag, t_ag);
+					if (b)
+						wl_cp_op(&c, "cp.dkv_reduce_scatter", PP_COLL_REDUCE_SCATTER,
+							 kv * p->cp, kv * p->cp, w->cp, t_rs, t_rs);
+				} else {
+					wl_cp_op(&c, b ? "cp.kv_dkv_ring" : "cp.kv_ring", PP_COLL_SENDRECV,
+						 (b ? 2 : 1) * ring_b, kv, w->cp, (b ? 2 : 1) * t_ring,
+						 b ? bwd : fwd);
+				}
+				wl_cp_op(&c, b ? "cp.merge.bwd" : "cp.merge", -1, b ? mb_b : mb_f, 0, w->cp,
+					 b ? m_b : m_f, b ? m_b : m_f);
 			}
 		}
 	}

@@ -48,6 +48,9 @@ typedef struct pp_op {
 	double exposed_s;         /* collectives: time on the critical path */
 	int layer_kind;           /* PP_PART_LAYER ops: the layer kind (PP_LK_*) */
 	bool ep;                  /* an expert-parallel dispatch/combine collective */
+	bool cp;                  /* a context-parallel exchange, listed only: its pass's
+				   * cp_comm_s / compute_s already hold it */
+	double msg_bytes;         /* cp: the size one call moves (a ring: one send) */
 	int gkind;                /* collectives: whose ranks (PP_GK_*) */
 	int kernels;              /* kernels the host issues for it (an eager chain: several) */
 } pp_op;
@@ -56,6 +59,7 @@ typedef struct pp_op {
 typedef struct pp_pass_cost {
 	double compute_s;   /* kernels on the compute stream */
 	double comm_s;      /* exposed TP/CP collectives on the compute stream */
+	double cp_comm_s;   /* of comm_s, the context-parallel exchange */
 	double ep_comm_s;   /* exposed expert-parallel collectives on the compute stream */
 	double flops;       /* executed */
 	double model_flops;
