@@ -32,7 +32,7 @@ static void help(void)
 	       "taken from the runs (or --gpu,\n"
 	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
 	       "\"calibration\": {\"db\": ..., \"profile\": ...} in a scenario.\n"
-	       "The database: --db, else $PODPLAN_DB, else %s.\n", pp_store_default_path());
+	       "The database: --db, else " PP_STORE_DEFAULT_TEXT ".\n");
 }
 
 static void print_profile(const pp_profile *p)

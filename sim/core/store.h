@@ -47,6 +47,10 @@ int pp_store_schema_version(pp_store *s);
 
 /* Default database path per the rules above; static buffer. */
 const char *pp_store_default_path(void);
+/* The rule pp_store_default_path follows, in words for --help (no path of
+ * this machine in the text). */
+#define PP_STORE_DEFAULT_TEXT \
+	"$PODPLAN_DB, else $XDG_DATA_HOME/podplan/podplan.db, else ~/.local/share/podplan/podplan.db"
 
 /* Execute SQL with no results; PP_EDB with SQLite's message on failure. */
 int pp_store_exec(pp_store *s, const char *sql, pp_err *err);
