@@ -70,9 +70,9 @@ run calib.list "$bin" calib list --db "$db"
 run calib.show "$bin" calib show 1 --db "$db"
 run calib.export "$bin" calib export 1 --csv --db "$db"
 run calib.export.json "$bin" calib export 1 --json --db "$db"
-# every command's --help (the defaults it names: a store, a catalog folder)
+# every command's --help, without PODPLAN_DB (the defaults it names: the store)
 for c in predict trace validate cost report history search size serve fit check catalog calib; do
-	run "help.$c" "$bin" "$c" --help
+	run "help.$c" env -u PODPLAN_DB -u XDG_DATA_HOME "$bin" "$c" --help
 done
 cd "$repo" || exit 1
 
