@@ -19,7 +19,14 @@
  *    reshard_after_forward gathers once a micro-batch;
  *  - the fast path equals the event simulation and the bound stays below
  *    it with a host-bound eager stack, op-level recompute and FSDP;
- *  - executed FLOPs and the plausibility warning of predict.
+ *  - executed FLOPs and the plausibility warning of predict;
+ *  - torch.autocast over fp32 parameters (plain PyTorch, fp32 master
+ *    weights, no ZeRO-3): the fp32 residual stream's norm and embedding
+ *    bytes, a cast of the norm output per q, k and v call, each weight cast
+ *    once per forward and its gradient cast back, counted from the code
+ *    (frameworks.json eager-hf-autocast); none under FSDP2's
+ *    MixedPrecisionPolicy (zero_stage 3), with bf16 parameters or with
+ *    training.autocast false.
  */
 #include "engine/compute.h"
 #include "engine/des.h"
@@ -403,6 +410,67 @@ static void executed_flops_and_plausibility(void)
 	free(out);
 }
 
+static void autocast_fp32_stream(void)
+{
+	static const struct {
+		const char *extra;
+		bool amp;
+	} c[] = {{"\"master_weights_fp32\": true", true},
+		 {"\"master_weights_fp32\": true, \"autocast\": false", false},
+		 {"\"master_weights_fp32\": false", false},
+		 {"\"master_weights_fp32\": true}, \"parallel\": {\"zero_stage\": 3", false}};
+	double T = 8192, h = 4096, V = 128256;
+	for (size_t k = 0; k < PP_ARRAY_LEN(c); k++) {
+		char json[600];
+		snprintf(json, sizeof(json), "{" LLAMA8B "\"training\": {\"framework\": \"pytorch\", "
+			 "\"global_batch_size\": 8, \"micro_batch_size\": 1, %s}, " H100X8 "}",
+			 c[k].extra);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		const pp_op *ln1 = find_op(&w, "ln1", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *ln1b = find_op(&w, "ln1.bwd", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *in = find_op(&w, "qkv.input_cast", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *inb = find_op(&w, "qkv.input_cast.bwd", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *wq = find_op(&w, "q.weight_cast", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *gq = find_op(&w, "q.grad_cast", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *emb = find_op(&w, "embed.lookup", PP_PH_FWD, PP_PART_EMBED);
+		const pp_op *lw = find_op(&w, "logits.weight_cast", PP_PH_FWD, PP_PART_HEAD);
+		CHECK(ln1 && ln1b && emb);
+		if (!ln1 || !ln1b || !emb)
+			goto next;
+		if (c[k].amp) {
+			CHECK(in && inb && wq && gq && lw);
+			if (!in || !inb || !wq || !gq || !lw)
+				goto next;
+			/* fp32 x: pow r4 w4, mean r4, * rsqrt r4 w4, weight * r4 w4 */
+			CHECK_NEAR(ln1->bytes, T * h * 28, 1e-12);
+			CHECK(ln1->kernels == 6);
+			CHECK_NEAR(ln1b->bytes, T * h * 92, 1e-12);
+			/* q, k and v each read the fp32 output (4) and write bf16 (2) */
+			CHECK_NEAR(in->bytes, 3 * T * h * 6, 1e-12);
+			CHECK(in->kernels == 3);
+			CHECK_NEAR(inb->bytes, 3 * T * h * 6, 1e-12);
+			CHECK_NEAR(wq->bytes, h * h * 6, 1e-12);
+			CHECK_NEAR(gq->bytes, h * h * 6, 1e-12);
+			CHECK_NEAR(lw->bytes, V * h * 6, 1e-12);
+			CHECK_NEAR(emb->bytes, T * h * 8, 1e-12); /* fp32 rows read and written */
+		} else {
+			CHECK(!in && !inb && !wq && !gq && !lw);
+			CHECK_NEAR(ln1->bytes, T * h * 36, 1e-12); /* eager-hf on bf16 x */
+			CHECK_NEAR(emb->bytes, T * h * 4, 1e-12);
+		}
+	next:
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(every_framework_resolves);
@@ -414,5 +482,6 @@ int main(void)
 	RUN(tp_overlap);
 	RUN(fsdp_and_fast_path);
 	RUN(executed_flops_and_plausibility);
+	RUN(autocast_fp32_stream);
 	return pp_t_done("test_framework");
 }

@@ -176,7 +176,7 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 	const pp_scenario *s = f->s;
 	pp_dtype dt = s->training.precision;
 	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
-		 NULL, PP_ATTN_CATALOG, false, false, 0};
+		 NULL, PP_ATTN_CATALOG, false, false, 0, false};
 	dims x;
 	batch_dims(&x, f, b, tpad);
 	f->w.nops = 0;
@@ -212,7 +212,7 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 	const pp_scenario *s = f->s;
 	pp_dtype dt = s->training.precision;
 	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
-		 NULL, PP_ATTN_CATALOG, false, false, 0};
+		 NULL, PP_ATTN_CATALOG, false, false, 0, false};
 	dims x;
 	batch_dims(&x, f, b, tpad);
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {

@@ -399,8 +399,13 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
 		 PP_PART_LAYER, PP_PH_FWD, 0, &tr->stack,
 		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false,
-		 false, 0};
+		 false, 0, false};
 	w->host_issue_s = tr->stack.cuda_graphs ? 0 : tr->stack.host_issue_s;
+	/* torch.autocast over fp32 parameters: 16-bit training with fp32
+	 * master weights that no ZeRO-3 / FSDP2 MixedPrecisionPolicy casts in
+	 * its all-gather (that hands the layers 16-bit parameters) */
+	c.amp = tr->stack.autocast && tr->stack.master_fp32 && p->zero_stage < 3 &&
+		(tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16);
 
 	/* a layer of each kind the model has */
 	int counts[PP_LAYER_KINDS];
