@@ -29,6 +29,7 @@ typedef struct fw {
 	char origin[PP_BEH_COUNT][448];
 	int tpo;                             /* PP_TPO_* this framework's tp_comm_overlap runs */
 	bool torch_compile;                  /* has a torch.compile path */
+	bool fsdp2_copies;                   /* ZeRO-3 is FSDP2 (optional fsdp2_copies) */
 } fw;
 
 struct pp_frameworks {
@@ -427,6 +428,16 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 		    (rc = pp_jget_bool(d, e, p, "torch_compile", true, &x->torch_compile, NULL, err)) ||
 		    (rc = pp_jget_obj(d, e, p, "defaults", true, &def, err)))
 			return rc;
+		const cJSON *fc = NULL;
+		if ((rc = pp_jget_obj(d, e, p, "fsdp2_copies", false, &fc, err)))
+			return rc;
+		if (fc) {
+			char src[64];
+			pp_jpath(q, sizeof(q), p, "fsdp2_copies");
+			if ((rc = entry_source(d, fc, q, src, sizeof(src), err)))
+				return rc;
+			x->fsdp2_copies = true;
+		}
 		x->tpo = !strcmp(tpo, "te-userbuffers") ? PP_TPO_TE
 			 : !strcmp(tpo, "async-tp")     ? PP_TPO_ASYNC
 							 : PP_TPO_NONE;
@@ -583,6 +594,7 @@ static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
 	snprintf(st->framework, sizeof(st->framework), "%s", x->id);
 	snprintf(st->framework_name, sizeof(st->framework_name), "%s", x->name);
 	snprintf(st->version, sizeof(st->version), "%s", x->version);
+	st->fsdp2_copies = x->fsdp2_copies;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		apply(st, f, b, x->def[b]);
 		snprintf(st->origin[b], sizeof(st->origin[b]), "%s", x->origin[b]);

@@ -177,6 +177,9 @@ typedef struct pp_stack {
 	 * eltw_amp (eltw's "autocast" twin) */
 	bool autocast;
 	pp_eltw_impl eltw_amp;
+	/* ZeRO-3 runs as FSDP2's fully_shard (frameworks.json fsdp2_copies):
+	 * its local copies around each all-gather and reduce-scatter */
+	bool fsdp2_copies;
 	/* where each behaviour's value came from: "framework X: <path> (<source title>)"
 	 * or "scenario training.<key>" */
 	char origin[PP_BEH_COUNT][448];
