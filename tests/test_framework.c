@@ -19,7 +19,18 @@
  *    reshard_after_forward gathers once a micro-batch;
  *  - the fast path equals the event simulation and the bound stays below
  *    it with a host-bound eager stack, op-level recompute and FSDP;
- *  - executed FLOPs and the plausibility warning of predict.
+ *  - executed FLOPs and the plausibility warning of predict;
+ *  - torch.autocast over fp32 parameters (plain PyTorch, fp32 master
+ *    weights, no ZeRO-3): the fp32 residual stream's norm and embedding
+ *    bytes, a cast of the norm output per q, k and v call, each weight cast
+ *    once per forward and its gradient cast back, counted from the code
+ *    (frameworks.json eager-hf-autocast); none under FSDP2's
+ *    MixedPrecisionPolicy (zero_stage 3), with bf16 parameters or with
+ *    training.autocast false;
+ *  - FSDP2's local copies (frameworks.json fsdp2_copies): per layer the
+ *    shard's cast and copy into the all-gather buffer, again for the
+ *    backward's gather, and the gradients' copy into the reduce-scatter
+ *    input; none for a ZeRO-3 that is not FSDP2.
  */
 #include "engine/compute.h"
 #include "engine/des.h"
@@ -125,7 +136,8 @@ static void keys_override(void)
 	}
 }
 
-/* The FlashAttention-3 paper's H100 SXM5 bars, hdim 128 (kernels.json). */
+/* The FlashAttention-3 paper's H100 SXM5 bars, hdim 128 (kernels.json),
+ * and their scaling to other head dimensions. */
 static void attention_rates(void)
 {
 	pp_scenario s;
@@ -148,6 +160,18 @@ static void attention_rates(void)
 	CHECK_NEAR(pp_attn_rate(&hw, PP_ATTN_CUDNN, true, true, 8192), 518.0 * 529 / 600 / P, 1e-9);
 	/* no curve: the architecture's single share */
 	CHECK_NEAR(pp_attn_rate(&hw, PP_ATTN_CATALOG, false, true, 8192), hw.attn_frac, 1e-12);
+	/* other head dimensions: a score's 4d (10d backward) matmul FLOPs at
+	 * 989.4 TFLOP/s and one exponential at 3.9 T/s, in sequence, over
+	 * the bars' head dimension 128 */
+	double E = 3.9e12, Pf = 989.4e12;
+	CHECK_NEAR(pp_attn_head_dim_factor(&hw, false, 128), 1.0, 1e-12);
+	CHECK_NEAR(pp_attn_head_dim_factor(&hw, false, 64),
+		   0.5 * (512 / Pf + 1 / E) / (256 / Pf + 1 / E), 1e-12);
+	CHECK_NEAR(pp_attn_head_dim_factor(&hw, true, 64),
+		   0.5 * (1280 / Pf + 1 / E) / (640 / Pf + 1 / E), 1e-12);
+	CHECK(pp_attn_head_dim_factor(&hw, false, 64) > 0.74 &&
+	      pp_attn_head_dim_factor(&hw, false, 64) < 0.76);
+	CHECK(pp_attn_head_dim_factor(&hw, false, 256) > 1.0);
 	/* the op: 4 b s^2 h FLOPs a full forward, half executed under the mask */
 	pp_workload w;
 	pp_workload_build(&w, &s, &hw);
@@ -403,6 +427,107 @@ static void executed_flops_and_plausibility(void)
 	free(out);
 }
 
+static void autocast_fp32_stream(void)
+{
+	static const struct {
+		const char *extra;
+		bool amp;
+	} c[] = {{"\"master_weights_fp32\": true", true},
+		 {"\"master_weights_fp32\": true, \"autocast\": false", false},
+		 {"\"master_weights_fp32\": false", false},
+		 {"\"master_weights_fp32\": true}, \"parallel\": {\"zero_stage\": 3", false}};
+	double T = 8192, h = 4096, V = 128256;
+	for (size_t k = 0; k < PP_ARRAY_LEN(c); k++) {
+		char json[600];
+		snprintf(json, sizeof(json), "{" LLAMA8B "\"training\": {\"framework\": \"pytorch\", "
+			 "\"global_batch_size\": 8, \"micro_batch_size\": 1, %s}, " H100X8 "}",
+			 c[k].extra);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		const pp_op *ln1 = find_op(&w, "ln1", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *ln1b = find_op(&w, "ln1.bwd", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *in = find_op(&w, "qkv.input_cast", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *inb = find_op(&w, "qkv.input_cast.bwd", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *wq = find_op(&w, "q.weight_cast", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *gq = find_op(&w, "q.grad_cast", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *emb = find_op(&w, "embed.lookup", PP_PH_FWD, PP_PART_EMBED);
+		const pp_op *lw = find_op(&w, "logits.weight_cast", PP_PH_FWD, PP_PART_HEAD);
+		CHECK(ln1 && ln1b && emb);
+		if (!ln1 || !ln1b || !emb)
+			goto next;
+		if (c[k].amp) {
+			CHECK(in && inb && wq && gq && lw);
+			if (!in || !inb || !wq || !gq || !lw)
+				goto next;
+			/* fp32 x: pow r4 w4, mean r4, * rsqrt r4 w4, weight * r4 w4 */
+			CHECK_NEAR(ln1->bytes, T * h * 28, 1e-12);
+			CHECK(ln1->kernels == 6);
+			CHECK_NEAR(ln1b->bytes, T * h * 92, 1e-12);
+			/* q, k and v each read the fp32 output (4) and write bf16 (2) */
+			CHECK_NEAR(in->bytes, 3 * T * h * 6, 1e-12);
+			CHECK(in->kernels == 3);
+			CHECK_NEAR(inb->bytes, 3 * T * h * 6, 1e-12);
+			CHECK_NEAR(wq->bytes, h * h * 6, 1e-12);
+			CHECK_NEAR(gq->bytes, h * h * 6, 1e-12);
+			CHECK_NEAR(lw->bytes, V * h * 6, 1e-12);
+			CHECK_NEAR(emb->bytes, T * h * 8, 1e-12); /* fp32 rows read and written */
+		} else {
+			CHECK(!in && !inb && !wq && !gq && !lw);
+			CHECK_NEAR(ln1->bytes, T * h * 36, 1e-12); /* eager-hf on bf16 x */
+			CHECK_NEAR(emb->bytes, T * h * 4, 1e-12);
+		}
+	next:
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
+static void fsdp2_local_copies(void)
+{
+	static const struct {
+		const char *fw;
+		bool on;
+	} c[] = {{"pytorch", true}, {"torchtitan", true}, {"megatron-core", false}};
+	for (size_t k = 0; k < PP_ARRAY_LEN(c); k++) {
+		char json[600];
+		snprintf(json, sizeof(json), "{" LLAMA8B "\"training\": {\"framework\": \"%s\", "
+			 "\"global_batch_size\": 8, \"micro_batch_size\": 1, \"master_weights_fp32\": "
+			 "true}, \"parallel\": {\"zero_stage\": 3}, " H100X8 "}", c[k].fw);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		const pp_op *f = find_op(&w, "fsdp.all_gather_copy_in", PP_PH_FWD, PP_PART_LAYER);
+		const pp_op *b = find_op(&w, "fsdp.all_gather_copy_in", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *r = find_op(&w, "fsdp.reduce_scatter_copy_in", PP_PH_BWD, PP_PART_LAYER);
+		if (!c[k].on) {
+			CHECK(!f && !b && !r);
+		} else {
+			CHECK(f && b && r && w.dp.n == 8);
+			if (f && b && r) {
+				double P = w.lk[0].params; /* one dense layer's, on one GPU */
+				/* the fp32 shard cast (r4 w2) and copied (r2 w2) */
+				CHECK_NEAR(f->bytes, P / 8 * 10, 1e-12);
+				CHECK_NEAR(b->bytes, P / 8 * 10, 1e-12);
+				CHECK(f->kernels == 18);
+				CHECK_NEAR(r->bytes, P * (2 + w.grad_comm_bytes_per_param), 1e-12);
+			}
+		}
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(every_framework_resolves);
@@ -414,5 +539,7 @@ int main(void)
 	RUN(tp_overlap);
 	RUN(fsdp_and_fast_path);
 	RUN(executed_flops_and_plausibility);
+	RUN(autocast_fp32_stream);
+	RUN(fsdp2_local_copies);
 	return pp_t_done("test_framework");
 }

@@ -97,15 +97,24 @@ double pp_attn_rate(const pp_hw *hw, pp_attn_kernel k, bool bwd, bool causal, do
 	return causal ? b * fc / fn : b;
 }
 
+double pp_attn_head_dim_factor(const pp_hw *hw, bool bwd, double d)
+{
+	double d0 = hw->attn_head_dim, E = hw->attn_exp_flops, P = hw->attn_peak_flops;
+	if (d0 <= 0 || E <= 0 || P <= 0 || d <= 0)
+		return 1;
+	double m = bwd ? 10.0 : 4.0;
+	return (d / d0) * (m * d0 / P + 1.0 / E) / (m * d / P + 1.0 / E);
+}
+
 double pp_attn_time_k(const pp_hw *hw, pp_dtype dt, pp_attn_kernel k, bool bwd, bool causal,
-		      double seq, double flops, double bytes)
+		      double seq, double d, double flops, double bytes)
 {
 	if (flops <= 0)
 		return 0;
-	if (k <= PP_ATTN_CATALOG || k >= PP_ATTN_UNFUSED)
+	if (k <= PP_ATTN_CATALOG || k >= PP_ATTN_UNFUSED || !hw->attn_have[k] || hw->attn_nseq < 2)
 		return pp_attn_time(hw, dt, flops, bytes);
-	double rate = pp_attn_rate(hw, k, bwd, causal, seq) * hw->peak_flops[dt] *
-		      (hw->sustained > 0 ? hw->sustained : 1);
+	double rate = pp_attn_rate(hw, k, bwd, causal, seq) * pp_attn_head_dim_factor(hw, bwd, d) *
+		      hw->peak_flops[dt] * (hw->sustained > 0 ? hw->sustained : 1);
 	double t_compute = flops / rate;
 	double t_mem = bytes / hw->mem_Bps;
 	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;

@@ -52,8 +52,21 @@ double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes);
  * half the score matrix, as the curves' source counts them. */
 double pp_attn_rate(const pp_hw *hw, pp_attn_kernel k, bool bwd, bool causal, double seq);
 
-/* Seconds for attention kernel k (a pass over flops and bytes, at seq). */
+/* The rate of a fused attention kernel at head dimension d over its rate
+ * at the curves' head dimension d0 (kernels.json attention_kernels
+ * head_dim, exp_tflops). Per score, the matmuls take 4d FLOPs forward (Q.K
+ * and P.V) and 10d backward (Q.K again, dP, dV, dQ, dK: 2.5x, as the
+ * executed FLOPs count them) on the tensor cores at the curves' peak P,
+ * and one exponential on the special-function units at E (FlashAttention-3,
+ * Shah et al. 2024, Sec. 3: 989 TFLOP/s of matmul against 3.9 TFLOP/s of
+ * exponentials on an H100 SXM5); with the two in sequence a score costs
+ * m d / P + 1 / E, so the rate is (d / d0) (m d0 / P + 1 / E) / (m d / P +
+ * 1 / E). 1 without the figures. */
+double pp_attn_head_dim_factor(const pp_hw *hw, bool bwd, double d);
+
+/* Seconds for attention kernel k (a pass over flops and bytes, at seq,
+ * with heads of d: Q.K and P.V sizes' mean). */
 double pp_attn_time_k(const pp_hw *hw, pp_dtype dt, pp_attn_kernel k, bool bwd, bool causal,
-		      double seq, double flops, double bytes);
+		      double seq, double d, double flops, double bytes);
 
 #endif

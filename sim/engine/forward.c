@@ -178,7 +178,7 @@ static ctx fwd_ctx(pp_forward *f)
 {
 	pp_dtype dt = f->s->training.precision;
 	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
-		 NULL, PP_ATTN_CATALOG, false, false, 0};
+		 NULL, PP_ATTN_CATALOG, false, false, 0, false};
 	return c;
 }
 

@@ -163,6 +163,9 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 				ag = -1;
 			g0 = c->w->nops;
 		}
+		/* autocast: q, k and v each cast the fp32 norm output */
+		if (!x->mla)
+			wl_amp_cast(c, "qkv.input_cast", x->T * x->qw, x->fused_proj ? 1 : 3, false);
 		if (x->mla) {
 			mla_qkv_fwd(c, x, count);
 		} else if (x->fused_proj || x->serve) {
@@ -195,7 +198,7 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 			o->bytes = x->mla ? x->T * heads_t * (2.0 * qk + 2.0 * v) * act
 					  : x->T * (x->qw + kvw + x->qw) / x->t * act;
 			o->time_s = pp_attn_time_k(c->hw, c->attn_dt, c->attn_k, false, causal, attn_seq(x),
-						   o->flops, o->bytes);
+						   0.5 * (qk + v), o->flops, o->bytes);
 		}
 	} else {
 		double scores = x->b * heads_t * x->sl * x->s;
@@ -253,7 +256,7 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 				  : x->T * (x->qw + kvw + x->qw) / x->t * act * 2.0;
 		o->kernels = 3; /* FlashAttention 2's dot(dO, O), the main kernel, dq's conversion */
 		o->time_s = pp_attn_time_k(c->hw, c->attn_dt, c->attn_k, true, causal, attn_seq(x),
-					   o->flops, o->bytes);
+					   0.5 * (qk + v), o->flops, o->bytes);
 		repeat_op(c, x, "repeat_kv.bwd");
 	} else {
 		double scores = x->b * heads_t * x->sl * x->s;
@@ -268,13 +271,15 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 		mla_qkv_bwd(c, x, tp, &dg, &wg);
 	} else if (x->fused_proj) {
 		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, &dg);
+		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 1, true);
 	} else {
 		int d2;
 		wl_block_linear_bwd(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
 		wl_block_linear_bwd(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
 		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qw / x->t, x->qw, 1, &dg);
+		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 3, true);
 		/* autograd sums the three input gradients */
-		wl_mem_n(c, "qkv.grad_sum", 2.0 * 3.0 * act * x->T * x->h, 2);
+		wl_mem_n(c, "qkv.grad_sum", 2.0 * e->grad_sum * act * x->T * x->h, 2);
 	}
 	wl_colpar_grad_comm(c, x, tp, dg, wg, 1);
 }
@@ -292,6 +297,8 @@ void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 	bool have_ag = c->w->nops > ag;
 	int g0 = c->w->nops;
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
+	/* autocast: gate and up each cast the fp32 norm output */
+	wl_amp_cast(c, "fc1.input_cast", x->T * x->h, x->swiglu && !x->fused_proj ? 2 : 1, false);
 	if (x->swiglu && !x->fused_proj) {
 		wl_block_linear(c, x, "w1", x->T, x->f / x->t, x->h, 1, count);
 		wl_block_linear(c, x, "w3", x->T, x->f / x->t, x->h, 1, count);
@@ -332,17 +339,20 @@ void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp)
 		int d2;
 		wl_block_linear_bwd(c, x, "w3", x->T, x->f / x->t, x->h, 1, &d2);
 		wg = wl_block_linear_bwd(c, x, "w1", x->T, x->f / x->t, x->h, 1, &dg);
-		wl_mem(c, "w13.grad_sum", 3.0 * act * x->T * x->h); /* autograd sums the two */
+		wl_amp_cast(c, "fc1.input_cast.bwd", x->T * x->h, 2, true);
+		wl_mem(c, "w13.grad_sum", e->grad_sum * act * x->T * x->h); /* autograd sums the two */
 	} else {
 		wg = wl_block_linear_bwd(c, x, "fc1", x->T, fc1_n, x->h, x->swiglu ? 2 : 1, &dg);
+		wl_amp_cast(c, "fc1.input_cast.bwd", x->T * x->h, 1, true);
 	}
 	wl_colpar_grad_comm(c, x, tp, dg, wg, 2);
 }
 
 void wl_embed_fwd(ctx *c, const dims *x, pp_group tp)
 {
-	/* vocab-parallel lookup (read rows, write), position add, dropout */
-	wl_mem(c, "embed.lookup", x->T * x->h * c->act * (x->swiglu ? 2.0 : 4.0));
+	/* vocab-parallel lookup (read rows, write), position add, dropout; the
+	 * rows in fp32 under autocast (the embedding is no autocast op) */
+	wl_mem(c, "embed.lookup", x->T * x->h * wl_stream_bytes(c) * (x->swiglu ? 2.0 : 4.0));
 	wl_comm(c, x->sp ? "embed.reducescatter" : "embed.allreduce",
 		x->sp ? PP_COLL_REDUCE_SCATTER : PP_COLL_ALL_REDUCE, x->T * x->h * c->act, tp, -1);
 	if (x->dropout)
@@ -356,7 +366,7 @@ void wl_embed_bwd(ctx *c, const dims *x, pp_group tp)
 	if (x->sp)
 		wl_comm(c, "embed.allgather_grad", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	/* scatter-add of the token gradients into the fp32 embedding gradient */
-	wl_mem(c, "embed.grad", x->T * x->h * (c->act + 8.0));
+	wl_mem(c, "embed.grad", x->T * x->h * (wl_stream_bytes(c) + 8.0));
 }
 
 /* Serving: the logits of the sampled rows only (vLLM computes them at each
@@ -401,6 +411,10 @@ void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 		wl_comm(c, "head.allgather", PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
 	pp_dtype dt = c->dt;
 	c->dt = head_dt(c);
+	/* autocast: lm_head casts its fp32 input and weight */
+	wl_amp_cast(c, "logits.input_cast", x->T * x->h, 1, false);
+	if (c->amp)
+		wl_mem(c, "logits.weight_cast", x->V / x->t * x->h * e->weight_cast_fwd * c->act);
 	wl_gemm(c, "logits", x->T, x->V / x->t, x->h, 1, count);
 	c->dt = dt;
 	/* vocab-parallel cross entropy in fp32 */
@@ -424,6 +438,9 @@ void wl_head_bwd(ctx *c, const dims *x, pp_group tp)
 	else
 		wg = wl_linear_bwd(c, "logits", x->T, x->V / x->t, x->h, 1, &dg);
 	c->dt = dt;
+	wl_amp_cast(c, "logits.input_cast.bwd", x->T * x->h, 1, true);
+	if (c->amp && !x->peft)
+		wl_mem(c, "logits.grad_cast", x->V / x->t * x->h * e->weight_cast_bwd * c->act);
 	if (x->sp)
 		wl_comm(c, "head.reducescatter_grad", PP_COLL_REDUCE_SCATTER, x->T * x->h * c->act, tp,
 			wg);

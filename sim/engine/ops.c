@@ -27,11 +27,41 @@ pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)
 
 /* podplan's fused kernels (frameworks.json "fused"), for a ctx without a
  * stack (the serving forward pass) */
-static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1};
+static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1, 3, 0, 0, 0, 0, ""};
 
 const pp_eltw_impl *wl_eltw(const ctx *c)
 {
-	return c->st ? &c->st->eltw : &fused_eltw;
+	if (!c->st)
+		return &fused_eltw;
+	return c->amp ? &c->st->eltw_amp : &c->st->eltw;
+}
+
+double wl_stream_bytes(const ctx *c)
+{
+	return c->amp ? 4.0 : c->act;
+}
+
+void wl_amp_cast(ctx *c, const char *name, double elems, int calls, bool bwd)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	double f = bwd ? e->cast_in_bwd : e->cast_in_fwd;
+	if (!c->amp || f <= 0 || calls < 1)
+		return;
+	wl_mem_n(c, name, calls * elems * f * c->act, calls);
+}
+
+/* Under autocast, a linear's fp32 weight cast to 16 bits (forward: once
+ * per autocast region, the cache of leaf tensors) or its 16-bit gradient
+ * cast to fp32 (backward, before AccumulateGrad). */
+static void amp_weight_cast(ctx *c, const char *name, double elems, bool bwd)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	double f = bwd ? e->weight_cast_bwd : e->weight_cast_fwd;
+	char nm[48];
+	if (!c->amp || f <= 0)
+		return;
+	snprintf(nm, sizeof(nm), bwd ? "%s.grad_cast" : "%s.weight_cast", name);
+	wl_mem(c, nm, elems * f * c->act);
 }
 
 pp_op *wl_gemm(ctx *c, const char *name, double m, double n, double k, double batch, bool count)
@@ -164,6 +194,7 @@ void wl_block_linear(ctx *c, const dims *x, const char *name, double m, double n
 		snprintf(nm, sizeof(nm), "%s.fp8_cast", name);
 		wl_mem_n(c, nm, m * k * f8->input_fwd + k * n * f8->weight_fwd, f8->weight_fwd > 0 ? 4 : 1);
 	}
+	amp_weight_cast(c, name, k * n, false);
 	wl_gemm(c, name, m, n, k, 1, count);
 	if (!x->peft)
 		return;
@@ -195,8 +226,11 @@ int wl_block_linear_bwd(ctx *c, const dims *x, const char *name, double m, doubl
 		wl_mem_n(c, nm, m * n * f8->grad_bwd + m * k * f8->input_bwd + k * n * f8->weight_bwd,
 			 f8->input_bwd + f8->weight_bwd > 0 ? 6 : 1);
 	}
-	if (!x->peft)
-		return wl_linear_bwd(c, name, m, n, k, 1, dgrad);
+	if (!x->peft) {
+		int wg = wl_linear_bwd(c, name, m, n, k, 1, dgrad);
+		amp_weight_cast(c, name, k * n, true);
+		return wg;
+	}
 	snprintf(nm, sizeof(nm), "%s.lora_b.dgrad", name);
 	wl_gemm(c, nm, m, x->r, n, 1, true);
 	snprintf(nm, sizeof(nm), "%s.lora_b.wgrad", name);

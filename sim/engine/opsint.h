@@ -32,10 +32,21 @@ typedef struct ctx {
 	bool sac_op;          /* building the recompute of the op policy */
 	bool core_attn;       /* the recompute of Megatron-Core's checkpointed core attention */
 	int mm_count;         /* its matmuls so far: every second one is recomputed */
+	/* torch.autocast over fp32 parameters (input/framework.h pp_stack
+	 * autocast): the residual stream is fp32, the linears cast their inputs
+	 * and weights */
+	bool amp;
 } ctx;
 
-/* The elementwise kernels ctx c runs (the fused ones without a stack). */
+/* The elementwise kernels ctx c runs (the fused ones without a stack; the
+ * stack's fp32-stream twin under autocast). */
 const pp_eltw_impl *wl_eltw(const ctx *c);
+/* Bytes per element of the residual stream (fp32 under autocast). */
+double wl_stream_bytes(const ctx *c);
+/* Under autocast: the casts of a linear's fp32 input to 16 bits, one per
+ * call reading it (calls linears read the same elems), or in the backward
+ * the casts of their input gradients back to fp32. Nothing otherwise. */
+void wl_amp_cast(ctx *c, const char *name, double elems, int calls, bool bwd);
 
 /* The layout's dimensions for one micro-batch on one GPU. */
 typedef struct dims {

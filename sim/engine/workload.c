@@ -332,6 +332,51 @@ static void layer_bwd(ctx *c, const dims *x, pp_group tp)
 	wl_attention_bwd(c, x, tp);
 }
 
+/* Layer kind k's parameters on this GPU without LoRA adapters; *experts:
+ * the routed experts' among them. */
+static double kind_params(const pp_model *m, const dims *x, int k, double *experts)
+{
+	*experts = 0;
+	if (x->moe)
+		*experts = x->El * (m->swiglu ? 3.0 : 2.0) * x->h * x->Fm / x->etp;
+	if (!x->moe && !x->mla && m->head_dim <= 0)
+		return pp_layer_params(m) / x->t;
+	return (pp_layer_params_kind(m, k) - (x->moe ? expert_params(m, x->E) : 0)) / x->t + *experts;
+}
+
+/* FSDP2's local copies of a parameter group of `params` on this GPU in
+ * `tensors` tensors (frameworks.json fsdp2_copies, torch 2.11
+ * _fsdp_collectives.py): before an all-gather each shard is cast to
+ * param_dtype (fp32 parameters under 16-bit training: read 4, write 2)
+ * and copied into the all-gather buffer (read and write 2); before a
+ * reduce-scatter the unsharded gradients are copied into its input (read
+ * 2, written at the reduction's dtype), one _chunk_cat. Nothing unless
+ * ZeRO-3 runs as FSDP2. */
+static void fsdp_copies(ctx *c, const pp_scenario *s, const pp_workload *w, double params,
+			int tensors, bool gather)
+{
+	const pp_training *tr = &s->training;
+	if (!tr->stack.fsdp2_copies || s->parallel.zero_stage != 3 || params <= 0)
+		return;
+	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
+	double n = w->dp.n > 0 ? w->dp.n : 1, pb = mixed ? 2.0 : 4.0;
+	if (gather) {
+		bool cast = mixed && tr->stack.master_fp32;
+		wl_mem_n(c, "fsdp.all_gather_copy_in", params / n * ((cast ? 4.0 + pb : 0) + 2.0 * pb),
+			 tensors * (cast ? 2 : 1));
+	} else if (w->grad_comm_bytes_per_param > 0) {
+		wl_mem(c, "fsdp.reduce_scatter_copy_in", params * (pb + w->grad_comm_bytes_per_param));
+	}
+}
+
+/* The weight tensors of a dense layer: its linears and two norms. */
+static int layer_tensors(const dims *x)
+{
+	if (x->fused_proj)
+		return 6;
+	return 4 + (x->swiglu ? 3 : 2) + 2;
+}
+
 /* Layer kind k's ops (forward, backward, recompute) and parameters. */
 static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, int k)
 {
@@ -342,12 +387,18 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	c->kind = k;
 	x->moe = (k & PP_LK_MOE) != 0;
 	x->windowed = (k & PP_LK_WINDOW) != 0;
+	double experts, base = kind_params(m, x, k, &experts);
 	int a0 = w->nops;
 	c->phase = PP_PH_FWD;
+	fsdp_copies(c, s, w, base, layer_tensors(x), true);
 	layer_fwd(c, x, w->tp, false);
 	int a1 = w->nops;
 	c->phase = PP_PH_BWD;
+	if (tr->stack.reshard_after_forward)
+		fsdp_copies(c, s, w, base, layer_tensors(x), true);
 	layer_bwd(c, x, w->tp);
+	if (!x->peft)
+		fsdp_copies(c, s, w, base, layer_tensors(x), false);
 	int a2 = w->nops;
 	c->phase = PP_PH_RECOMPUTE;
 	if (tr->recompute == PP_RC_FULL) {
@@ -370,14 +421,7 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	}
 	sum_kind(w, k, a0, a1, a2, w->nops);
 	/* lc->trainable holds the adapters wl_block_linear counted */
-	double experts = 0;
-	if (x->moe)
-		experts = x->El * (m->swiglu ? 3.0 : 2.0) * x->h * x->Fm / x->etp;
-	if (!x->moe && !x->mla && m->head_dim <= 0)
-		lc->params = pp_layer_params(m) / x->t + lc->trainable;
-	else
-		lc->params = (pp_layer_params_kind(m, k) - (x->moe ? expert_params(m, x->E) : 0)) / x->t +
-			     experts + lc->trainable;
+	lc->params = base + lc->trainable;
 	lc->expert_params = experts;
 	if (!x->peft) {
 		lc->trainable = lc->params;
@@ -399,8 +443,13 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
 		 PP_PART_LAYER, PP_PH_FWD, 0, &tr->stack,
 		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false,
-		 false, 0};
+		 false, 0, false};
 	w->host_issue_s = tr->stack.cuda_graphs ? 0 : tr->stack.host_issue_s;
+	/* torch.autocast over fp32 parameters: 16-bit training with fp32
+	 * master weights that no ZeRO-3 / FSDP2 MixedPrecisionPolicy casts in
+	 * its all-gather (that hands the layers 16-bit parameters) */
+	c.amp = tr->stack.autocast && tr->stack.master_fp32 && p->zero_stage < 3 &&
+		(tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16);
 
 	/* a layer of each kind the model has */
 	int counts[PP_LAYER_KINDS];
@@ -415,11 +464,18 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	c.part = PP_PART_EMBED;
 	c.kind = 0;
 	c.phase = PP_PH_FWD;
+	/* FSDP2's root group (the embedding, the final norm, an untied output
+	 * layer) is gathered once: fully_shard keeps the root's parameters
+	 * through the backward */
+	double root = x.V * x.h / x.t * (m->tied_embeddings && p->pp == 1 ? 1.0 : 2.0) + x.h;
 	int a0 = w->nops;
+	fsdp_copies(&c, s, w, root, 3, true);
 	wl_embed_fwd(&c, &x, w->tp);
 	int a1 = w->nops;
 	c.phase = PP_PH_BWD;
 	wl_embed_bwd(&c, &x, w->tp);
+	if (!x.peft)
+		fsdp_copies(&c, s, w, root, 3, false);
 	int a2 = w->nops;
 	sum_pass(w, a0, a1, &w->embed.fwd);
 	sum_pass(w, a1, a2, &w->embed.bwd);

@@ -772,6 +772,13 @@ static int load_attn_kernels(const pp_jdoc *d, const cJSON *e, const char *p, pp
 	int rc = pp_jget_num(d, a, q, "measured_peak_tflops", true, 1, 1e6, &peak, NULL, err);
 	if (rc)
 		return rc;
+	/* optional: the curves' head dimension and the exponentials' rate */
+	double exp_t = 0;
+	if ((rc = pp_jget_num(d, a, q, "head_dim", false, 1, 1024, &k->attn_head_dim, NULL, err)) ||
+	    (rc = pp_jget_num(d, a, q, "exp_tflops", false, 0, 1e6, &exp_t, NULL, err)))
+		return rc;
+	k->attn_exp_flops = k->attn_head_dim > 0 ? exp_t * 1e12 : 0;
+	k->attn_peak_flops = peak * 1e12;
 	int i = 0;
 	for (const cJSON *v = seq->child; v; v = v->next, i++) {
 		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || (i && v->valuedouble <= k->attn_seq[i - 1]))

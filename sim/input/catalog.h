@@ -214,6 +214,9 @@ typedef struct pp_kernel_params {
 	double attn_seq[8];
 	double attn_rate[4][3][8];
 	bool attn_have[4];
+	/* the curves' head dimension and the rate of the exponentials beside
+	 * the matmuls (FLOP/s; 0: no head-dimension scaling) */
+	double attn_head_dim, attn_exp_flops, attn_peak_flops;
 	pp_prov attn_kernels_prov;
 	pp_prov gemm_prov, mem_prov, attn_prov, ovh_prov;
 } pp_kernel_params;

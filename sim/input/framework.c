@@ -14,7 +14,7 @@ const char *const pp_beh_keys[PP_BEH_COUNT] = {
 	"attention_kernel", "cross_entropy", "elementwise", "fused_projections",
 	"selective_recompute", "grad_reduce_in_fp32", "reshard_after_forward", "tp_comm_overlap",
 	"optimizer_impl", "cuda_graphs", "host_issue_us", "master_weights_fp32",
-	"context_parallel_comm", "fp8_recipe"};
+	"context_parallel_comm", "fp8_recipe", "autocast"};
 
 /* A tensor-parallel overlap implementation (frameworks.json "tp_overlap"). */
 typedef struct tpo_impl {
@@ -29,6 +29,7 @@ typedef struct fw {
 	char origin[PP_BEH_COUNT][448];
 	int tpo;                             /* PP_TPO_* this framework's tp_comm_overlap runs */
 	bool torch_compile;                  /* has a torch.compile path */
+	bool fsdp2_copies;                   /* ZeRO-3 is FSDP2 (optional fsdp2_copies) */
 } fw;
 
 struct pp_frameworks {
@@ -98,6 +99,7 @@ static const cJSON *table(const pp_jdoc *d, const char *key, pp_err *err, int *r
 }
 
 static int name_index(const char *const *names, int n, const char *s);
+static const pp_eltw_impl *find_el(const pp_frameworks *f, const char *id);
 
 static int load_tables(pp_frameworks *f, pp_err *err)
 {
@@ -154,7 +156,27 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 		for (size_t k = 0; k < PP_ARRAY_LEN(ints); k++)
 			if ((rc = read_n(d, e, p, ints[k].k, ints[k].v, err)))
 				return rc;
+		/* optional (absent in the fused stacks' entries): left as preset */
+		x->grad_sum = 3;
+		double *opt[] = {&x->grad_sum, &x->cast_in_fwd, &x->cast_in_bwd, &x->weight_cast_fwd,
+				 &x->weight_cast_bwd};
+		const char *const optk[] = {"grad_sum", "cast_in_fwd", "cast_in_bwd", "weight_cast_fwd",
+					    "weight_cast_bwd"};
+		for (size_t k = 0; k < PP_ARRAY_LEN(opt); k++)
+			if ((rc = pp_jget_num(d, e, p, optk[k], false, 0, 1e6, opt[k], NULL, err)))
+				return rc;
+		if ((rc = pp_jget_str(d, e, p, "autocast", false, x->autocast, sizeof(x->autocast), NULL,
+				      err)))
+			return rc;
 		f->nel++;
+	}
+	for (size_t k = 0; k < f->nel; k++) {
+		if (f->el[k].autocast[0] && !find_el(f, f->el[k].autocast)) {
+			pp_jpath_idx(p, sizeof(p), "elementwise", (int)k);
+			char q[160];
+			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "autocast"), "found \"%s\", "
+					    "which is no elementwise id; expected one", f->el[k].autocast);
+		}
 	}
 	a = table(d, "optimizers", err, &rc);
 	if (rc)
@@ -286,7 +308,7 @@ static int name_index(const char *const *names, int n, const char *s)
 enum { T_BOOL, T_NUM, T_STR, T_ATTN, T_GRED };
 static const int beh_type[PP_BEH_COUNT] = {T_ATTN, T_STR,  T_STR,  T_BOOL, T_STR,
 					    T_GRED, T_BOOL, T_BOOL, T_STR,  T_BOOL,
-					    T_NUM,  T_BOOL, T_STR,  T_STR};
+					    T_NUM,  T_BOOL, T_STR,  T_STR,  T_BOOL};
 
 /* What a JSON value is, for "found ..." in a message. */
 static const char *found(const cJSON *v, char *buf, size_t n)
@@ -406,6 +428,16 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 		    (rc = pp_jget_bool(d, e, p, "torch_compile", true, &x->torch_compile, NULL, err)) ||
 		    (rc = pp_jget_obj(d, e, p, "defaults", true, &def, err)))
 			return rc;
+		const cJSON *fc = NULL;
+		if ((rc = pp_jget_obj(d, e, p, "fsdp2_copies", false, &fc, err)))
+			return rc;
+		if (fc) {
+			char src[64];
+			pp_jpath(q, sizeof(q), p, "fsdp2_copies");
+			if ((rc = entry_source(d, fc, q, src, sizeof(src), err)))
+				return rc;
+			x->fsdp2_copies = true;
+		}
 		x->tpo = !strcmp(tpo, "te-userbuffers") ? PP_TPO_TE
 			 : !strcmp(tpo, "async-tp")     ? PP_TPO_ASYNC
 							 : PP_TPO_NONE;
@@ -525,6 +557,7 @@ static void apply(pp_stack *st, const pp_frameworks *f, int b, const cJSON *v)
 	case PP_BEH_CUDA_GRAPHS: st->cuda_graphs = cJSON_IsTrue(v); break;
 	case PP_BEH_HOST_ISSUE: st->host_issue_s = v->valuedouble * 1e-6; break;
 	case PP_BEH_MASTER_FP32: st->master_fp32 = cJSON_IsTrue(v); break;
+	case PP_BEH_AUTOCAST: st->autocast = cJSON_IsTrue(v); break;
 	case PP_BEH_CP_COMM:
 		st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring);
 		st->cp_overlapped = f->cpi[st->cp_comm].overlapped;
@@ -561,10 +594,19 @@ static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
 	snprintf(st->framework, sizeof(st->framework), "%s", x->id);
 	snprintf(st->framework_name, sizeof(st->framework_name), "%s", x->name);
 	snprintf(st->version, sizeof(st->version), "%s", x->version);
+	st->fsdp2_copies = x->fsdp2_copies;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		apply(st, f, b, x->def[b]);
 		snprintf(st->origin[b], sizeof(st->origin[b]), "%s", x->origin[b]);
 	}
+}
+
+/* The elementwise kernels of the same code on an fp32 residual stream. */
+static void set_amp(pp_stack *st, const pp_frameworks *f)
+{
+	st->eltw_amp = st->eltw;
+	if (st->eltw.autocast[0])
+		st->eltw_amp = *find_el(f, st->eltw.autocast);
 }
 
 int pp_stack_default(pp_stack *st, const pp_frameworks *f, const char *id, pp_err *err)
@@ -576,6 +618,7 @@ int pp_stack_default(pp_stack *st, const pp_frameworks *f, const char *id, pp_er
 	/* the default tp_comm_overlap means the framework's implementation */
 	if (st->tp_overlap)
 		set_tpo(st, f, x->tpo);
+	set_amp(st, f);
 	return 0;
 }
 
@@ -656,5 +699,6 @@ int pp_stack_resolve(pp_stack *st, const pp_frameworks *f, const pp_jdoc *d, con
 overlap:
 	if (st->tp_overlap)
 		set_tpo(st, f, x->tpo);
+	set_amp(st, f);
 	return 0;
 }

@@ -84,6 +84,17 @@ typedef struct pp_eltw_impl {
 	double norm_fwd, norm_bwd, rope_fwd, rope_bwd, act_fwd, act_bwd, gelu_fwd, gelu_bwd;
 	double resid_fwd, resid_bwd, repeat_kv;
 	int norm_kernels, rope_kernels, act_kernels, resid_kernels;
+	/* autograd's sum of a tensor's two gradients (per element; 3: 16-bit) */
+	double grad_sum;
+	/* torch.autocast over fp32 parameters (0 elsewhere): the cast of a
+	 * linear's fp32 input to 16 bits at every call that reads it, and its
+	 * backward (per input element); the weight's cast, once per forward
+	 * region, and the cast of its 16-bit gradient to fp32 (per weight
+	 * element) */
+	double cast_in_fwd, cast_in_bwd, weight_cast_fwd, weight_cast_bwd;
+	/* the implementation of the same code on an fp32 residual stream
+	 * (autocast over fp32 parameters); "" = this one */
+	char autocast[32];
 } pp_eltw_impl;
 
 /* An Adam optimizer step: bytes per parameter at fp32 states, the 16-bit
@@ -118,6 +129,7 @@ enum {
 	PP_BEH_MASTER_FP32,
 	PP_BEH_CP_COMM,
 	PP_BEH_FP8,
+	PP_BEH_AUTOCAST,
 	PP_BEH_COUNT
 };
 /* The training key of each behaviour ("attention_kernel", ...). */
@@ -157,6 +169,17 @@ typedef struct pp_stack {
 	bool cp_overlapped;
 	double cp_merge_fwd, cp_merge_bwd_q, cp_merge_bwd_kv;
 	bool torch_compile;          /* training.torch_compile (TorchTitan, plain PyTorch) */
+	/* torch.autocast around the forward: over fp32 parameters (fp32 master
+	 * weights without a wrapper that casts them, as FSDP2's
+	 * MixedPrecisionPolicy(param_dtype) does in its all-gather) the
+	 * embedding's output and so the residual stream stay fp32, and every
+	 * linear casts its inputs and weight; the elementwise kernels are then
+	 * eltw_amp (eltw's "autocast" twin) */
+	bool autocast;
+	pp_eltw_impl eltw_amp;
+	/* ZeRO-3 runs as FSDP2's fully_shard (frameworks.json fsdp2_copies):
+	 * its local copies around each all-gather and reduce-scatter */
+	bool fsdp2_copies;
 	/* where each behaviour's value came from: "framework X: <path> (<source title>)"
 	 * or "scenario training.<key>" */
 	char origin[PP_BEH_COUNT][448];

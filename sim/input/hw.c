@@ -84,6 +84,9 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 			for (int i = 0; i < k->attn_nseq; i++)
 				hw->attn_rate[PP_ATTN_FA2 + j][ps][i] = k->attn_rate[j][ps][i];
 	}
+	hw->attn_head_dim = k->attn_head_dim;
+	hw->attn_exp_flops = k->attn_exp_flops;
+	hw->attn_peak_flops = k->attn_peak_flops;
 	if (k->attn_nseq)
 		prov_origin(hw, "attention_kernels", cat, "kernels", &k->attn_kernels_prov);
 	hw->sustained = g->sustained > 0 ? g->sustained : 1;

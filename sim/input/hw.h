@@ -76,6 +76,9 @@ typedef struct pp_hw {
 	double attn_seq[PP_ATTN_SEQ_MAX];
 	double attn_rate[PP_ATTN_COUNT][3][PP_ATTN_SEQ_MAX];
 	bool attn_have[PP_ATTN_COUNT];
+	double attn_head_dim;      /* the head dimension the curves were measured at */
+	double attn_exp_flops;     /* special-function (exp) rate at the curves' peak; 0: none */
+	double attn_peak_flops;    /* the matmul peak the curves were measured at */
 	double sustained;          /* tensor rate held at the power limit over the burst rate */
 	double kernel_overhead_s;
 	double mem_capacity_bytes;
