@@ -34,6 +34,7 @@
  */
 #include "engine/compute.h"
 #include "engine/des.h"
+#include "engine/memory.h"
 #include "engine/fastpath.h"
 #include "engine/predict.h"
 #include "engine/schedule.h"
@@ -528,6 +529,61 @@ static void fsdp2_local_copies(void)
 	}
 }
 
+/* PyTorch DDP's buckets (frameworks.json ddp_bucket_copies): each gradient
+ * copied into its bucket and back, at the gradients' dtype (fp32 under
+ * autocast over fp32 parameters), and a second copy of the gradients in
+ * memory; only where DDP wraps the model (training.ddp, else DP > 1), not
+ * under ZeRO-3 nor in Megatron's DDP (its grad buffer is the bucket). */
+static void ddp_bucket_copies(void)
+{
+	static const struct {
+		const char *fw, *extra;
+		int gpus, zero;
+		bool on;
+	} c[] = {{"pytorch", "", 8, 0, true},
+		 {"pytorch", "\"ddp\": false, ", 8, 0, false},
+		 {"pytorch", "", 1, 0, false},
+		 {"pytorch", "\"ddp\": true, ", 1, 0, true},
+		 {"pytorch", "", 8, 3, false},
+		 {"megatron-core", "", 8, 0, false}};
+	double base_bytes = 0;
+	for (size_t k = 0; k < PP_ARRAY_LEN(c); k++) {
+		char json[700];
+		snprintf(json, sizeof(json), "{" LLAMA8B "\"training\": {\"framework\": \"%s\", %s"
+			 "\"global_batch_size\": 8, \"micro_batch_size\": 1, \"master_weights_fp32\": "
+			 "true}, \"parallel\": {\"zero_stage\": %d}, \"cluster\": {\"gpu\": "
+			 "\"h200\", \"num_gpus\": %d}}", c[k].fw, c[k].extra, c[k].zero, c[k].gpus);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		const pp_op *in = find_op(&w, "ddp.copy_grad_to_bucket", PP_PH_BWD, PP_PART_LAYER);
+		const pp_op *out = find_op(&w, "ddp.copy_bucket_to_grad", PP_PH_BWD, PP_PART_LAYER);
+		CHECK(pp_ddp_bucket_copies(&s) == c[k].on);
+		CHECK(c[k].on ? in && out : !in && !out);
+		pp_memory m;
+		pp_memory_estimate(&s, &hw, &w, &m);
+		if (in && out) {
+			double P = w.lk[0].params;
+			CHECK(w.grad_comm_bytes_per_param == 4.0); /* fp32 gradients */
+			CHECK_NEAR(in->bytes, P * 8, 1e-12);
+			CHECK_NEAR(out->bytes, P * 8, 1e-12);
+			CHECK(in->kernels == 9); /* q, k, v, o, gate, up, down, two norms */
+		}
+		/* DP 1 with and without DDP: the buckets are the gradients again */
+		if (c[k].gpus == 1 && !c[k].on)
+			base_bytes = m.total_bytes;
+		if (c[k].gpus == 1 && c[k].on)
+			CHECK_NEAR(m.total_bytes - base_bytes, pp_stage_trainable(&s, &w, 0) * 4.0, 1e-9);
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(every_framework_resolves);
@@ -541,5 +597,6 @@ int main(void)
 	RUN(executed_flops_and_plausibility);
 	RUN(autocast_fp32_stream);
 	RUN(fsdp2_local_copies);
+	RUN(ddp_bucket_copies);
 	return pp_t_done("test_framework");
 }

@@ -278,12 +278,15 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		/* a frozen base (fine-tuning) has weights only, at its stored size */
 		double frozen = (params - trained) * (p->zero_stage == 3 ? tr->base_weight_bytes / d
 									 : tr->base_weight_bytes);
-		double total = (trained - tex) * (wb + gb + ob) + tex * (wb + gb + ob_e) + frozen + act +
-			       temp + frag;
+		/* PyTorch DDP's buckets: a second copy of the gradients, allocated
+		 * once (no fragmentation margin) */
+		double buckets = pp_ddp_bucket_copies(s) ? trained * w->grad_comm_bytes_per_param : 0;
+		double total = (trained - tex) * (wb + gb + ob) + tex * (wb + gb + ob_e) + buckets +
+			       frozen + act + temp + frag;
 		if (total > worst) {
 			worst = total;
 			out->weights_bytes = trained * wb + frozen;
-			out->grads_bytes = trained * gb;
+			out->grads_bytes = trained * gb + buckets;
 			out->optimizer_bytes = (trained - tex) * ob + tex * ob_e;
 			out->activations_bytes = act;
 			out->temp_bytes = temp;

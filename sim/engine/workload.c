@@ -201,6 +201,11 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 		w->grad_comm_bytes_per_param = 4.0;
 	else if (g == PP_GRED_FP32)
 		w->grad_comm_bytes_per_param = 4.0;
+	else if (g == PP_GRED_TRAIN_DTYPE && tr->stack.autocast && tr->stack.master_fp32 &&
+		 p->zero_stage < 3)
+		/* "the parameters' dtype" under autocast over fp32 parameters
+		 * (plain DDP): the gradients are fp32 */
+		w->grad_comm_bytes_per_param = 4.0;
 	else if (g == PP_GRED_TRAIN_DTYPE)
 		w->grad_comm_bytes_per_param = 2.0;
 	else
@@ -369,6 +374,30 @@ static void fsdp_copies(ctx *c, const pp_scenario *s, const pp_workload *w, doub
 	}
 }
 
+bool pp_ddp_bucket_copies(const pp_scenario *s)
+{
+	const pp_stack *st = &s->training.stack;
+	const pp_parallel *p = &s->parallel;
+	if (!st->ddp_bucket_copies || p->zero_stage > 1)
+		return false;
+	return st->ddp >= 0 ? st->ddp == 1 : (double)p->dp * p->cp > 1;
+}
+
+/* DDP's bucket copies of a parameter group of `params` in `tensors`
+ * tensors (torch 2.11 torch/csrc/distributed/c10d/reducer.cpp): in the
+ * backward each gradient is copied into its bucket (copy_grad_to_bucket),
+ * and after the all-reduce the bucket back into .grad
+ * (finalize_bucket_dense), both at the gradients' dtype. */
+static void ddp_copies(ctx *c, const pp_scenario *s, const pp_workload *w, double params,
+		       int tensors)
+{
+	if (!pp_ddp_bucket_copies(s) || params <= 0)
+		return;
+	double gb = w->grad_comm_bytes_per_param;
+	wl_mem_n(c, "ddp.copy_grad_to_bucket", params * 2.0 * gb, tensors);
+	wl_mem_n(c, "ddp.copy_bucket_to_grad", params * 2.0 * gb, tensors);
+}
+
 /* The weight tensors of a dense layer: its linears and two norms. */
 static int layer_tensors(const dims *x)
 {
@@ -397,8 +426,10 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	if (tr->stack.reshard_after_forward)
 		fsdp_copies(c, s, w, base, layer_tensors(x), true);
 	layer_bwd(c, x, w->tp);
-	if (!x->peft)
+	if (!x->peft) {
 		fsdp_copies(c, s, w, base, layer_tensors(x), false);
+		ddp_copies(c, s, w, base, layer_tensors(x));
+	}
 	int a2 = w->nops;
 	c->phase = PP_PH_RECOMPUTE;
 	if (tr->recompute == PP_RC_FULL) {
@@ -474,8 +505,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	int a1 = w->nops;
 	c.phase = PP_PH_BWD;
 	wl_embed_bwd(&c, &x, w->tp);
-	if (!x.peft)
+	if (!x.peft) {
 		fsdp_copies(&c, s, w, root, 3, false);
+		ddp_copies(&c, s, w, root, 3);
+	}
 	int a2 = w->nops;
 	sum_pass(w, a0, a1, &w->embed.fwd);
 	sum_pass(w, a1, a2, &w->embed.bwd);

@@ -150,4 +150,10 @@ double pp_flops_narayanan(const pp_model *m, double global_batch, bool recompute
 /* Which stage boundaries are inside a node (same_node[s] for s -> s+1). */
 bool pp_stage_link_same_node(const pp_scenario *s, int stage);
 
+/* Whether PyTorch DDP's buckets hold a copy of the gradients: the stack
+ * copies into them (frameworks.json ddp_bucket_copies), DDP wraps the model
+ * (training.ddp, else data-parallel ranks exist) and no ZeRO stage above 1
+ * shards the gradients. */
+bool pp_ddp_bucket_copies(const pp_scenario *s);
+
 #endif

@@ -30,6 +30,7 @@ typedef struct fw {
 	int tpo;                             /* PP_TPO_* this framework's tp_comm_overlap runs */
 	bool torch_compile;                  /* has a torch.compile path */
 	bool fsdp2_copies;                   /* ZeRO-3 is FSDP2 (optional fsdp2_copies) */
+	bool ddp_bucket_copies;              /* DDP copies into its buckets (optional) */
 } fw;
 
 struct pp_frameworks {
@@ -438,6 +439,16 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 				return rc;
 			x->fsdp2_copies = true;
 		}
+		const cJSON *dc = NULL;
+		if ((rc = pp_jget_obj(d, e, p, "ddp_bucket_copies", false, &dc, err)))
+			return rc;
+		if (dc) {
+			char src[64];
+			pp_jpath(q, sizeof(q), p, "ddp_bucket_copies");
+			if ((rc = entry_source(d, dc, q, src, sizeof(src), err)))
+				return rc;
+			x->ddp_bucket_copies = true;
+		}
 		x->tpo = !strcmp(tpo, "te-userbuffers") ? PP_TPO_TE
 			 : !strcmp(tpo, "async-tp")     ? PP_TPO_ASYNC
 							 : PP_TPO_NONE;
@@ -595,6 +606,8 @@ static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
 	snprintf(st->framework_name, sizeof(st->framework_name), "%s", x->name);
 	snprintf(st->version, sizeof(st->version), "%s", x->version);
 	st->fsdp2_copies = x->fsdp2_copies;
+	st->ddp_bucket_copies = x->ddp_bucket_copies;
+	st->ddp = -1;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		apply(st, f, b, x->def[b]);
 		snprintf(st->origin[b], sizeof(st->origin[b]), "%s", x->origin[b]);
@@ -660,6 +673,11 @@ int pp_stack_resolve(pp_stack *st, const pp_frameworks *f, const pp_jdoc *d, con
 		snprintf(st->origin[PP_BEH_ELTW], sizeof(st->origin[PP_BEH_ELTW]),
 			 "scenario training.torch_compile (each block compiled)");
 	}
+	bool ddp;
+	if ((rc = pp_jget_bool(d, t, "training", "ddp", false, &ddp, &present, err)))
+		return rc;
+	if (present)
+		st->ddp = ddp;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, pp_beh_keys[b]);
 		char p[96];

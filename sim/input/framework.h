@@ -180,6 +180,14 @@ typedef struct pp_stack {
 	/* ZeRO-3 runs as FSDP2's fully_shard (frameworks.json fsdp2_copies):
 	 * its local copies around each all-gather and reduce-scatter */
 	bool fsdp2_copies;
+	/* PyTorch DDP keeps its all-reduce buckets apart from the gradients
+	 * (frameworks.json ddp_bucket_copies: gradient_as_bucket_view=False):
+	 * each gradient is copied into its bucket and back, and the buckets
+	 * are a second copy of the gradients in memory */
+	bool ddp_bucket_copies;
+	/* training.ddp: DistributedDataParallel wraps the model (-1: not
+	 * given; then it does when data-parallel ranks exist) */
+	int ddp;
 	/* where each behaviour's value came from: "framework X: <path> (<source title>)"
 	 * or "scenario training.<key>" */
 	char origin[PP_BEH_COUNT][448];

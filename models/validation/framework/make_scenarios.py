@@ -122,6 +122,8 @@ def scenario(c):
             "framework": "pytorch",
             "torch_compile": False,
             "master_weights_fp32": True,
+            "ddp": w == "ddp",
+            "grad_reduce_in_fp32": w == "fsdp2",
             "global_batch_size": mb,
             "micro_batch_size": mb,
             "precision": "bf16",
