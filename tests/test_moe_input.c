@@ -524,6 +524,27 @@ static void scenario_errors(void)
 		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"moe_shared_expert_overlap\": true}, "
 		 CL8 "}", "training.moe_shared_expert_overlap"},
 		{"{\"model\": {" TINY ", \"mtp_num_layers\": 1}, " CL8 "}", "model.mtp_num_layers"},
+		/* --overlap-moe-expert-parallel-comm: Megatron-Core's checks */
+		{"{\"model\": {" TINY "}, \"training\": {\"overlap_moe_expert_parallel_comm\": true}, "
+		 CL8 "}", "training.overlap_moe_expert_parallel_comm"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"delay_wgrad_compute\": true}, "
+		 CL8 "}", "training.delay_wgrad_compute"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"overlap_moe_expert_parallel_comm\": true}, \"parallel\": "
+		 "{\"expert_model_parallel_size\": 8}, " CL8 "}", "alltoall/flex token dispatcher"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true}, " CL8 "}", "only supported with expert model parallelism"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true}, \"parallel\": {\"expert_model_parallel_size\": 4, "
+		 "\"pipeline_model_parallel_size\": 2}, " CL8 "}",
+		 "virtual_pipeline_model_parallel_size must be specified"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true, \"recompute\": \"full\"}, \"parallel\": {\"expert_model_parallel_size\": 8}, "
+		 CL8 "}", "disable full recomputation"},
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(bad); i++) {
 		pp_scenario s;

@@ -369,6 +369,9 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 		layer_fwd(c, x, w->tp, true);
 	}
 	sum_kind(w, k, a0, a1, a2, w->nops);
+	if (x->moe && tr->overlap_moe_expert_parallel_comm)
+		wl_moe_pair_saving(c, a0, a1, a2, w->nops, tr->delay_wgrad_compute,
+				   &lc->ep_pair_save_fwd_s, &lc->ep_pair_save_bwd_s);
 	/* lc->trainable holds the adapters wl_block_linear counted */
 	double experts = 0;
 	if (x->moe)

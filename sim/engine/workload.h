@@ -78,6 +78,10 @@ typedef struct pp_layer_cost {
 	 * or under fine-tuning (training.finetune) the LoRA adapters only */
 	double trainable, trainable_expert;
 	double cp_comm_s;           /* context-parallel exchange per forward (exposed) */
+	/* --overlap-moe-expert-parallel-comm: the seconds a forward and a
+	 * backward of this layer save when run as one combined 1F1B pair
+	 * (moeops.c wl_moe_pair_saving); 0 without the overlap */
+	double ep_pair_save_fwd_s, ep_pair_save_bwd_s;
 } pp_layer_cost;
 
 typedef struct pp_workload {

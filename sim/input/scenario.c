@@ -45,7 +45,8 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "bucket_size", "data_bytes_per_token", "finetune",
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
-					    "moe_shared_expert_overlap", "moe_grouped_gemm", "framework",
+					    "moe_shared_expert_overlap", "moe_grouped_gemm",
+					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "framework",
 					    "torch_compile", "attention_kernel", "cross_entropy", "elementwise",
 					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
 					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
@@ -108,8 +109,8 @@ static bool has_dense_layer(const pp_model *m)
 /* The expert-parallel part of pp_layout_check (Megatron-Core's checks in
  * parallel_state.initialize_model_parallel, TransformerConfig and
  * arguments.py validate_args). */
-static int moe_layout_check(const pp_model *m, const pp_parallel *p, const char **key, char *why,
-			    size_t n)
+static int moe_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
+			    const char **key, char *why, size_t n)
 {
 #define FAIL(k, ...)                                    \
 	do {                                            \
@@ -153,6 +154,16 @@ static int moe_layout_check(const pp_model *m, const pp_parallel *p, const char 
 		FAIL("parallel.sequence_parallel", "found false with tensor_model_parallel_size %d on a "
 		     "mixture-of-experts model; expected true (Megatron-LM: \"When using MoE and "
 		     "tensor parallelism, sequence parallelism must be used\")", p->tp);
+	/* Megatron-Core's TransformerConfig.__post_init__ (core_v0.19) */
+	if (t->overlap_moe_expert_parallel_comm && ep < 2)
+		FAIL("training.overlap_moe_expert_parallel_comm", "found true with "
+		     "expert_model_parallel_size %d; expected 2 or more (Megatron-Core: \"overlap_moe_"
+		     "expert_parallel_comm is only supported with expert model parallelism\")", ep);
+	if (t->overlap_moe_expert_parallel_comm && p->pp > 1 && p->vpp < 2)
+		FAIL("training.overlap_moe_expert_parallel_comm", "found true with %d pipeline stages "
+		     "and no virtual stages; expected virtual_pipeline_model_parallel_size 2 or more "
+		     "(Megatron-Core: \"If enabling EP A2A overlap, virtual_pipeline_model_parallel_"
+		     "size must be specified when pipeline_model_parallel_size > 1\")", p->pp);
 	if (p->zero_stage >= 2)
 		FAIL("parallel.zero_stage", "found %d for a mixture-of-experts model; expected 0 or 1: "
 		     "ZeRO-%d is not modelled for MoE (Megatron's distributed optimizer is ZeRO-1)",
@@ -249,7 +260,7 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (c->gpu->peak_flops[t->precision] <= 0)
 		FAIL("training.precision", "found \"%s\", which %s does not support; expected one "
 		     "of its datatypes", pp_dtype_names[t->precision], c->gpu->id);
-	return moe_layout_check(m, p, key, why, n);
+	return moe_layout_check(m, t, p, key, why, n);
 #undef FAIL
 }
 
@@ -441,11 +452,14 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	tr->moe_load_imbalance = moe ? pp_catalog_moe(cat)->load_imbalance : 1.0;
 	tr->moe_shared_expert_overlap = false;
 	tr->moe_grouped_gemm = false; /* Megatron's default */
+	tr->overlap_moe_expert_parallel_comm = false;
+	tr->delay_wgrad_compute = false;
 	if (!t)
 		return 0;
 	static const char *const keys[] = {"moe_token_dispatcher_type", "moe_expert_capacity_factor",
 					   "moe_load_imbalance", "moe_shared_expert_overlap",
-					   "moe_grouped_gemm"};
+					   "moe_grouped_gemm", "overlap_moe_expert_parallel_comm",
+					   "delay_wgrad_compute"};
 	char path[96];
 	for (size_t i = 0; i < PP_ARRAY_LEN(keys) && !moe; i++)
 		if (cJSON_GetObjectItemCaseSensitive(t, keys[i]))
@@ -479,8 +493,32 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	    (rc = pp_jget_bool(d, t, "training", "moe_grouped_gemm", false, &tr->moe_grouped_gemm,
 			       NULL, err)) ||
 	    (rc = pp_jget_bool(d, t, "training", "moe_shared_expert_overlap", false,
-			       &tr->moe_shared_expert_overlap, NULL, err)))
+			       &tr->moe_shared_expert_overlap, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_moe_expert_parallel_comm", false,
+			       &tr->overlap_moe_expert_parallel_comm, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "delay_wgrad_compute", false,
+			       &tr->delay_wgrad_compute, NULL, err)))
 		return rc;
+	/* Megatron-Core's TransformerConfig.__post_init__ checks (core_v0.19) */
+	const char *OV = "training.overlap_moe_expert_parallel_comm";
+	if (tr->delay_wgrad_compute && !tr->overlap_moe_expert_parallel_comm)
+		return pp_jdoc_errf(d, err, "training.delay_wgrad_compute", "found true without "
+				    "overlap_moe_expert_parallel_comm; expected both (Megatron-Core: "
+				    "\"overlap_moe_expert_parallel_comm must be enabled when enabling "
+				    "delay_wgrad_compute\")");
+	if (tr->overlap_moe_expert_parallel_comm && tr->moe_token_dispatcher != PP_MOE_ALLTOALL)
+		return pp_jdoc_errf(d, err, OV, "found true with moe_token_dispatcher_type \"%s\"; "
+				    "expected \"alltoall\" (Megatron-Core: \"overlap_moe_expert_"
+				    "parallel_comm is supported with alltoall/flex token dispatcher\")",
+				    pp_moe_dispatcher_names[tr->moe_token_dispatcher]);
+	if (tr->overlap_moe_expert_parallel_comm && tr->moe_shared_expert_overlap)
+		return pp_jdoc_errf(d, err, OV, "found true with moe_shared_expert_overlap; expected "
+				    "one of them (Megatron-Core: \"disable moe_shared_expert_overlap "
+				    "when enabling overlap_moe_expert_parallel_comm\")");
+	if (tr->overlap_moe_expert_parallel_comm && tr->recompute == PP_RC_FULL)
+		return pp_jdoc_errf(d, err, OV, "found true with recompute \"full\"; expected "
+				    "\"none\" or \"selective\" (Megatron-Core: \"disable full "
+				    "recomputation when enabling overlap_moe_expert_parallel_comm\")");
 	if (tr->moe_shared_expert_overlap && m->moe_shared_expert_intermediate_size == 0)
 		return pp_jdoc_errf(d, err, "training.moe_shared_expert_overlap", "found true for a "
 				    "model without shared experts; expected false (there is no shared "

@@ -53,6 +53,13 @@ typedef struct pp_training {
 				       * models.json "moe".load_imbalance, 1 for a dense model */
 	bool moe_shared_expert_overlap; /* shared expert beside the dispatch/combine all-to-alls */
 	bool moe_grouped_gemm;        /* local experts in one grouped GEMM (else one GEMM each) */
+	/* Megatron-Core's --overlap-moe-expert-parallel-comm: the combined 1F1B
+	 * schedule, one micro-batch's forward beside another's backward so each
+	 * EP all-to-all runs on a communication stream beside the other's
+	 * compute (steady state; stepcost.h); --delay-wgrad-compute: the expert
+	 * weight gradients wait for the backward dispatch to hide it */
+	bool overlap_moe_expert_parallel_comm;
+	bool delay_wgrad_compute;
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */
