@@ -9,11 +9,12 @@
  *    T k EP / E;
  *  - physics: more load imbalance never speeds a step; an EP group that
  *    leaves the node is slower than one inside it; dropping tokens at a
- *    capacity factor below the imbalance is faster than dropless;
+ *    capacity factor below the imbalance is faster than dropless; an MTP
+ *    depth is slower than none;
  *  - the fast path equals the event simulation on MoE layouts (EP, expert
  *    TP, both dispatchers, shared experts with overlap, leading dense
  *    layers, ZeRO-1's gathers, interleaved pipelines, sliding windows,
- *    Megatron-Core's combined 1F1B EP overlap);
+ *    Megatron-Core's combined 1F1B EP overlap, an MTP depth);
  *  - --overlap-moe-expert-parallel-comm: the paired share of units from
  *    Megatron's warm-up counts, an all-to-all shorter than the compute it
  *    runs beside hidden whole (at the overlap efficiency), one longer than
@@ -187,6 +188,10 @@ static void physics(void)
 	s.training.moe_expert_capacity_factor = 1.0;
 	CHECK(step_of(&s, &hw) < dropless);
 	s.training.moe_expert_capacity_factor = 0;
+	/* a multi-token-prediction depth: one more layer and head of work */
+	s.model.mtp_num_layers = 1;
+	CHECK(step_of(&s, &hw) > dropless);
+	s.model.mtp_num_layers = 0;
 	/* the same dispatch inside a node (EP 8) and over two (EP 16): the
 	 * remote half through each GPU's own NIC is slower than NVLink */
 	s.training.moe_load_imbalance = 1.0;
@@ -279,6 +284,9 @@ static void fast_path(void)
 		/* and with gpt-oss-style windows on every other layer */
 		s.model.window = 128;
 		s.model.window_freq = 2;
+		check_fast(&s, &hw, cases[i].what);
+		/* and with a multi-token-prediction depth on the last stage */
+		s.model.mtp_num_layers = 1;
 		check_fast(&s, &hw, cases[i].what);
 		pp_scenario_release(&s);
 	}

@@ -6,6 +6,7 @@
  * refusals, the scenario keys' defaults and checks, and the H800 / GB200
  * SKUs against the bandwidths DeepSeek publishes.
  */
+#include "engine/workload.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -317,16 +318,29 @@ static void hf_refusals(void)
 	pp_scenario s;
 	pp_err err;
 	/* DeepSeek-V3's MTP module: refused, naming the key, unless the scenario
-	 * trains without it */
+	 * says whether it is trained */
 	CHECK(import_as("deepseek-v3-config.json", "", true, &s, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "tests/data/x.json:1:");
 	CHECK_CONTAINS(err.msg, "model.hf_config: tests/data/hf/deepseek-v3-config.json:");
 	CHECK_CONTAINS(err.msg, "num_nextn_predict_layers");
 	CHECK_CONTAINS(err.msg, "mtp_num_layers");
 	pp_scenario_release(&s);
-	CHECK(import_as("deepseek-v3-config.json", ", \"mtp_num_layers\": 1", true, &s, &err) ==
-	      PP_EINPUT);
-	CHECK_CONTAINS(err.msg, "model.mtp_num_layers");
+	/* trained with it: one depth, params_total up by a layer of the last
+	 * layer's kind, the 2h x h projection and three norms (Megatron-Core's
+	 * MultiTokenPredictionLayer; the embedding and the output layer are
+	 * shared) */
+	CHECK(import_as("deepseek-v3-config.json", ", \"mtp_num_layers\": 1", false, &s, &err) == 0);
+	CHECK(s.model.mtp_num_layers == 1);
+	{
+		pp_model m0 = s.model;
+		m0.mtp_num_layers = 0;
+		double h = m0.hidden_size;
+		int k = pp_model_layer_kind(&m0, m0.num_layers - 1);
+		CHECK_NEAR(pp_model_params(&s.model) - pp_model_params(&m0),
+			   pp_layer_params_kind(&m0, k) + 2.0 * h * h + 3.0 * h, 1e-9);
+		CHECK_NEAR(pp_model_params_active(&s.model) - pp_model_params_active(&m0),
+			   pp_layer_params_active(&m0, k) + 2.0 * h * h + 3.0 * h, 1e-9);
+	}
 	pp_scenario_release(&s);
 
 	const char *msg;
@@ -523,7 +537,7 @@ static void scenario_errors(void)
 		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
 		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"moe_shared_expert_overlap\": true}, "
 		 CL8 "}", "training.moe_shared_expert_overlap"},
-		{"{\"model\": {" TINY ", \"mtp_num_layers\": 1}, " CL8 "}", "model.mtp_num_layers"},
+		{"{\"model\": {" TINY ", \"mtp_num_layers\": -1}, " CL8 "}", "model.mtp_num_layers"},
 		/* --overlap-moe-expert-parallel-comm: Megatron-Core's checks */
 		{"{\"model\": {" TINY "}, \"training\": {\"overlap_moe_expert_parallel_comm\": true}, "
 		 CL8 "}", "training.overlap_moe_expert_parallel_comm"},

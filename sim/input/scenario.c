@@ -317,16 +317,12 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	if (has_preset && has_hf)
 		return pp_jdoc_errf(d, err, "model.hf_config", "found both preset and hf_config; "
 				    "expected one of them");
-	/* Megatron's --mtp-num-layers: podplan models no multi-token prediction;
-	 * 0 says to train a config.json that has it without it */
+	/* Megatron's --mtp-num-layers: multi-token prediction depths (0: none;
+	 * a config.json with num_nextn_predict_layers needs it said) */
 	int64_t mtp = 0;
 	bool has_mtp = false;
 	if ((rc = pp_jget_int(d, mo, "model", "mtp_num_layers", false, 0, 64, &mtp, &has_mtp, err)))
 		return rc;
-	if (mtp > 0)
-		return pp_jdoc_errf(d, err, "model.mtp_num_layers", "found %lld: podplan does not model "
-				    "multi-token prediction (DeepSeek-V3's MTP module); expected 0 "
-				    "(train without it)", (long long)mtp);
 	if (has_preset) {
 		const pp_model *pm = pp_catalog_model(cat, preset);
 		if (!pm) {
@@ -355,6 +351,7 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		snprintf(m->name, sizeof(m->name), "custom");
 		snprintf(s->model_origin, sizeof(s->model_origin), "inline");
 	}
+	m->mtp_num_layers = (int)mtp;
 	bool inl = !has_preset && !has_hf;
 	int64_t v;
 	bool present;
