@@ -249,6 +249,10 @@ static void fast_path(void)
 		 "\"pipeline_model_parallel_size\": 2, \"virtual_pipeline_model_parallel_size\": 2, "
 		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1, 0},
 		{"ep8 combined 1f1b", "", "", 8, 8, 0, PP_MOE_ALLTOALL, 0, 0, 0, 1},
+		{"pp2 layout ep8 combined 1f1b", "",
+		 "\"pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"E(t)*9|(t)*7|(t)*8|(t)*8L\", \"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 0,
+		 1},
 		{"pp2 vpp2 ep8 combined 1f1b delayed wgrad", "",
 		 "\"pipeline_model_parallel_size\": 2, \"virtual_pipeline_model_parallel_size\": 2, "
 		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1, 2},

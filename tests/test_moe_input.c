@@ -6,6 +6,7 @@
  * refusals, the scenario keys' defaults and checks, and the H800 / GB200
  * SKUs against the bandwidths DeepSeek publishes.
  */
+#include "engine/memory.h"
 #include "engine/workload.h"
 #include "harness.h"
 #include "testutil.h"
@@ -538,6 +539,28 @@ static void scenario_errors(void)
 		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"moe_shared_expert_overlap\": true}, "
 		 CL8 "}", "training.moe_shared_expert_overlap"},
 		{"{\"model\": {" TINY ", \"mtp_num_layers\": -1}, " CL8 "}", "model.mtp_num_layers"},
+		/* pipeline_model_parallel_layout (Megatron-Core's rules) */
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|ttL|\"}, " CL8 "}", "L last"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|tx|tL\"}, " CL8 "}", "found 'x'"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Et|t|tL\"}, " CL8 "}",
+		 "must be divisible by pipeline_model_parallel_size"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Et|ttL\"}, " CL8 "}", "must match num_layers"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|ttmL\"}, " CL8 "}",
+		 "must match mtp_num_layers"},
+		{"{\"model\": {" TINY ", \"mtp_num_layers\": 1}, \"parallel\": "
+		 "{\"pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Etmt|ttL\"}, " CL8 "}", "MTP depth before a decoder layer"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"virtual_pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Ett|ttL\"}, " CL8 "}", "expected them to agree"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"decoder_first_pipeline_num_layers\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Ett|ttL\"}, " CL8 "}", "one of the two ways"},
 		/* --overlap-moe-expert-parallel-comm: Megatron-Core's checks */
 		{"{\"model\": {" TINY "}, \"training\": {\"overlap_moe_expert_parallel_comm\": true}, "
 		 CL8 "}", "training.overlap_moe_expert_parallel_comm"},
@@ -571,6 +594,47 @@ static void scenario_errors(void)
 		CHECK_CONTAINS(err.msg, "tests/data/x.json:");
 		pp_scenario_release(&s);
 	}
+}
+
+/* Megatron-Core's layout string unrolled ("(...)*n", "x*n", commas): the
+ * decoder layers of each virtual stage, chunk-major, the chunks per stage
+ * from the count; DeepSeek-V3's "Et|(tt|)*30mL" on PP 8: 32 virtual stages
+ * of 1, 2 x 30 and 0 layers (the last holds the MTP depth and the loss). */
+static void layouts(void)
+{
+	pp_scenario s;
+	pp_err err;
+	int rc = parse("{\"model\": {" TINY "}, \"training\": {\"global_batch_size\": 8}, "
+		       "\"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		       "\"pipeline_model_parallel_layout\": \"Et|t,t|t*1|L\"}, " CL8 "}", &s, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(s.parallel.layout_len == 4 && s.parallel.vpp == 2);
+	CHECK(s.parallel.schedule == PP_SCHED_INTERLEAVED);
+	CHECK(pp_stage_layers(&s, 0) == 1 && pp_stage_layers(&s, 1) == 2 &&
+	      pp_stage_layers(&s, 2) == 1 && pp_stage_layers(&s, 3) == 0);
+	pp_scenario_release(&s);
+	rc = parse("{\"model\": {\"preset\": \"deepseek-v3\", \"mtp_num_layers\": 1}, "
+		   "\"training\": {\"global_batch_size\": 8192}, "
+		   "\"parallel\": {\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true, "
+		   "\"pipeline_model_parallel_size\": 8, \"expert_model_parallel_size\": 64, "
+		   "\"pipeline_model_parallel_layout\": \"Et|(tt|)*30mL\"}, \"cluster\": "
+		   "{\"gpu\": \"h100-sxm\", \"num_gpus\": 1024}}", &s, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(s.parallel.layout_len == 32 && s.parallel.vpp == 4 && s.parallel.layout_mtp == 1);
+	int sum = 0;
+	for (int v = 0; v < 32; v++)
+		sum += pp_stage_layers(&s, v);
+	CHECK(sum == 61 && pp_stage_layers(&s, 0) == 1 && pp_stage_layers(&s, 17) == 2 &&
+	      pp_stage_layers(&s, 31) == 0);
+	pp_scenario_release(&s);
 }
 
 /* ---- SKUs ---- */
@@ -622,6 +686,7 @@ int main(void)
 	RUN(hf_refusals);
 	RUN(scenario_defaults);
 	RUN(scenario_errors);
+	RUN(layouts);
 	RUN(skus);
 	return pp_t_done("test_moe_input");
 }

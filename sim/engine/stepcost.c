@@ -55,8 +55,8 @@ static pp_task_ns task_durations(const pp_workload *w, double k, double phi)
 	}
 	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd, 0));
 	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd, 0));
-	t.f_head = pp_ns(k * pass_s(&w->head.fwd, 0));
-	t.b_head = pp_ns(k * pass_s(&w->head.bwd, 0));
+	t.f_head = pp_ns(k * pass_s(&w->head.fwd, phi * w->head_pair_save_fwd_s));
+	t.b_head = pp_ns(k * pass_s(&w->head.bwd, phi * w->head_pair_save_bwd_s));
 	return t;
 }
 
@@ -184,8 +184,10 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 				 : part == PP_PART_EMBED ? &w->embed : &w->head;
 	pp_busy_cost b;
 	/* the EP time the combined 1F1B pairs hide (0 without the overlap) */
-	double sf = part == PP_PART_LAYER ? c->pair_share * w->lk[kind].ep_pair_save_fwd_s : 0;
-	double sb = part == PP_PART_LAYER ? c->pair_share * w->lk[kind].ep_pair_save_bwd_s : 0;
+	double sf = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_fwd_s
+		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_fwd_s : 0;
+	double sb = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_bwd_s
+		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_bwd_s : 0;
 	if (fwd) {
 		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd, sf);
 		b.tp_s = pc->fwd.comm_s;
@@ -196,9 +198,9 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
 		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s - sb;
 	} else {
-		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd, 0);
+		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd, sb);
 		b.tp_s = pc->bwd.comm_s;
-		b.ep_s = pc->bwd.ep_comm_s;
+		b.ep_s = pc->bwd.ep_comm_s - sb;
 	}
 	return b;
 }

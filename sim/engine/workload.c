@@ -504,6 +504,11 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	a2 = w->nops;
 	sum_pass(w, a0, a1, &w->head.fwd);
 	sum_pass(w, a1, a2, &w->head.bwd);
+	if (m->mtp_num_layers > 0) {
+		const pp_layer_cost *lm = &w->lk[pp_model_layer_kind(m, m->num_layers - 1)];
+		w->head_pair_save_fwd_s = m->mtp_num_layers * lm->ep_pair_save_fwd_s;
+		w->head_pair_save_bwd_s = m->mtp_num_layers * lm->ep_pair_save_bwd_s;
+	}
 
 	/* parameters per GPU */
 	double emb = x.V * x.h / x.t;

@@ -89,6 +89,9 @@ typedef struct pp_workload {
 	int nops, cap;
 	pp_layer_cost lk[PP_LAYER_KINDS];
 	pp_part_cost embed, head;
+	/* the head's MTP depths under the EP overlap: their layers' pair saving
+	 * (Megatron-Core pairs the MTP layer too, model_chunk_schedule_plan.py) */
+	double head_pair_save_fwd_s, head_pair_save_bwd_s;
 	/* parameters per GPU (after TP split) */
 	double params_embed;        /* first stage: word (+ position) embeddings */
 	double params_head;         /* last stage: final norm (+ untied output layer) */

@@ -69,6 +69,8 @@ typedef struct pp_training {
 enum { PP_MOE_ALLTOALL, PP_MOE_ALLGATHER };
 extern const char *const pp_moe_dispatcher_names[2];
 
+#define PP_LAYOUT_MAX 1024
+
 typedef struct pp_parallel {
 	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
 	int ep, etp;                  /* expert model / expert tensor parallel sizes (MoE) */
@@ -77,6 +79,13 @@ typedef struct pp_parallel {
 	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
 	int last_stage_layers;        /* decoder_last_pipeline_num_layers; 0 = even split */
 	pp_schedule schedule;
+	/* pipeline_model_parallel_layout (Megatron-Core's, e.g. "Et|(tt|)*30mL"):
+	 * the decoder layers of each virtual stage in Megatron's order (virtual
+	 * stage = chunk x PP + stage), the embedding on the first, the MTP
+	 * depths and the loss on the last; layout_len 0: none */
+	int layout_len;
+	int layout_mtp;               /* its 'm' (must equal model.mtp_num_layers) */
+	unsigned short layout_layers[PP_LAYOUT_MAX];
 } pp_parallel;
 
 /* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
