@@ -9,10 +9,16 @@
  *    T k EP / E;
  *  - physics: more load imbalance never speeds a step; an EP group that
  *    leaves the node is slower than one inside it; dropping tokens at a
- *    capacity factor below the imbalance is faster than dropless;
+ *    capacity factor below the imbalance is faster than dropless; an MTP
+ *    depth is slower than none;
  *  - the fast path equals the event simulation on MoE layouts (EP, expert
  *    TP, both dispatchers, shared experts with overlap, leading dense
- *    layers, ZeRO-1's gathers, interleaved pipelines, sliding windows).
+ *    layers, ZeRO-1's gathers, interleaved pipelines, sliding windows,
+ *    Megatron-Core's combined 1F1B EP overlap, an MTP depth);
+ *  - --overlap-moe-expert-parallel-comm: the paired share of units from
+ *    Megatron's warm-up counts, an all-to-all shorter than the compute it
+ *    runs beside hidden whole (at the overlap efficiency), one longer than
+ *    it hidden in part, a faster step.
  * The model fields are set on parsed dense scenarios here; the scenario
  * keys and presets have their own tests.
  */
@@ -20,6 +26,7 @@
 #include "calib/replaysim.h"
 #include "engine/fastpath.h"
 #include "engine/predict.h"
+#include "engine/stepcost.h"
 #include "engine/workload.h"
 #include "harness.h"
 #include "testutil.h"
@@ -181,6 +188,10 @@ static void physics(void)
 	s.training.moe_expert_capacity_factor = 1.0;
 	CHECK(step_of(&s, &hw) < dropless);
 	s.training.moe_expert_capacity_factor = 0;
+	/* a multi-token-prediction depth: one more layer and head of work */
+	s.model.mtp_num_layers = 1;
+	CHECK(step_of(&s, &hw) > dropless);
+	s.model.mtp_num_layers = 0;
 	/* the same dispatch inside a node (EP 8) and over two (EP 16): the
 	 * remote half through each GPU's own NIC is slower than NVLink */
 	s.training.moe_load_imbalance = 1.0;
@@ -224,18 +235,27 @@ static void fast_path(void)
 	struct {
 		const char *what, *extra, *parallel;
 		int gpus, ep, etp, dispatcher, shared, zero1, first_dense;
+		int overlap; /* 1: overlap_moe_expert_parallel_comm, 2: and delay_wgrad_compute */
 	} cases[] = {
-		{"ep8 alltoall", "", "", 8, 8, 0, PP_MOE_ALLTOALL, 0, 0, 0},
-		{"ep4 allgather", "", "", 8, 4, 0, PP_MOE_ALLGATHER, 0, 0, 0},
+		{"ep8 alltoall", "", "", 8, 8, 0, PP_MOE_ALLTOALL, 0, 0, 0, 0},
+		{"ep4 allgather", "", "", 8, 4, 0, PP_MOE_ALLGATHER, 0, 0, 0, 0},
 		{"tp2 sp ep4 etp1 shared overlap", "", "\"tensor_model_parallel_size\": 2, "
-		 "\"sequence_parallel\": true", 8, 4, 1, PP_MOE_ALLTOALL, 1, 0, 0},
+		 "\"sequence_parallel\": true", 8, 4, 1, PP_MOE_ALLTOALL, 1, 0, 0, 0},
 		{"tp2 sp ep2 etp2", "", "\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true",
-		 8, 2, 2, PP_MOE_ALLTOALL, 0, 0, 0},
+		 8, 2, 2, PP_MOE_ALLTOALL, 0, 0, 0, 0},
 		{"pp2 ep4 zero1 first dense", "", "\"pipeline_model_parallel_size\": 2, \"zero_stage\": 1",
-		 16, 4, 0, PP_MOE_ALLTOALL, 1, 1, 2},
+		 16, 4, 0, PP_MOE_ALLTOALL, 1, 1, 2, 0},
 		{"pp2 vpp2 ep8 no overlap", ", \"overlap_grad_reduce\": false",
 		 "\"pipeline_model_parallel_size\": 2, \"virtual_pipeline_model_parallel_size\": 2, "
-		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1},
+		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1, 0},
+		{"ep8 combined 1f1b", "", "", 8, 8, 0, PP_MOE_ALLTOALL, 0, 0, 0, 1},
+		{"pp2 layout ep8 combined 1f1b", "",
+		 "\"pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"E(t)*9|(t)*7|(t)*8|(t)*8L\", \"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 0,
+		 1},
+		{"pp2 vpp2 ep8 combined 1f1b delayed wgrad", "",
+		 "\"pipeline_model_parallel_size\": 2, \"virtual_pipeline_model_parallel_size\": 2, "
+		 "\"zero_stage\": 1", 32, 8, 0, PP_MOE_ALLTOALL, 0, 1, 1, 2},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char js[2048];
@@ -257,6 +277,8 @@ static void fast_path(void)
 			s.model.moe_shared_expert_intermediate_size = 4096;
 			s.training.moe_shared_expert_overlap = true;
 		}
+		s.training.overlap_moe_expert_parallel_comm = cases[i].overlap > 0;
+		s.training.delay_wgrad_compute = cases[i].overlap > 1;
 		if (cases[i].first_dense) {
 			s.model.moe_list_len = 32;
 			for (int l = 0; l < 32; l++)
@@ -267,8 +289,100 @@ static void fast_path(void)
 		s.model.window = 128;
 		s.model.window_freq = 2;
 		check_fast(&s, &hw, cases[i].what);
+		/* and with a multi-token-prediction depth on the last stage */
+		s.model.mtp_num_layers = 1;
+		check_fast(&s, &hw, cases[i].what);
 		pp_scenario_release(&s);
 	}
+}
+
+/* --overlap-moe-expert-parallel-comm. The paired share: without a pipeline
+ * M - 1 of M forwards; P 2, V 2, M 4: stage 0 runs 2 + 2 + 1 = 5 of its 8
+ * units alone, stage 1 0 + 2 + 1 = 3, so 1 - 8 / 16 = 1/2. Mixtral at EP 8
+ * inside a node: every all-to-all (about 0.2 ms) is shorter than the
+ * compute it is paired with (attention, the experts' GEMMs), so the pair
+ * hides all of them at the overlap efficiency; the step is faster than
+ * without. At EP 16 over two nodes with small experts (FFN 1024) the
+ * all-to-alls are longer than the experts' GEMMs beside them: less than
+ * all of them is hidden. */
+static void ep_overlap(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (mixtral(&s, &hw, 8, "", 8)) {
+		CHECK(0);
+		return;
+	}
+	s.training.num_microbatches = 4;
+	s.training.overlap_moe_expert_parallel_comm = true;
+	CHECK_NEAR(pp_stepcost_pair_share(&s), 3.0 / 4, 1e-12);
+	s.parallel.pp = 2;
+	s.parallel.vpp = 2;
+	CHECK_NEAR(pp_stepcost_pair_share(&s), 0.5, 1e-12);
+	s.parallel.pp = 1;
+	s.parallel.vpp = 1;
+	s.training.num_microbatches = 1;
+	s.training.overlap_moe_expert_parallel_comm = false;
+	CHECK(pp_stepcost_pair_share(&s) == 0);
+
+	double serial = step_of(&s, &hw);
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	double ep_s = 0;
+	int k = -1;
+	for (int i = 0; i < w.nops; i++)
+		if (w.ops[i].kind == PP_OP_COMM && w.ops[i].ep && w.ops[i].phase != PP_PH_RECOMPUTE) {
+			ep_s += w.ops[i].time_s;
+			k = w.ops[i].layer_kind;
+		}
+	CHECK(k >= 0 && w.lk[k].ep_pair_save_fwd_s == 0 && w.lk[k].ep_pair_save_bwd_s == 0);
+	pp_workload_release(&w);
+	s.training.overlap_moe_expert_parallel_comm = true;
+	pp_workload_build(&w, &s, &hw);
+	if (k >= 0) {
+		const pp_layer_cost *l = &w.lk[k];
+		CHECK_NEAR(l->ep_pair_save_fwd_s + l->ep_pair_save_bwd_s, hw.overlap_eff * ep_s, 1e-12);
+		CHECK(l->ep_pair_save_fwd_s > 0 && l->ep_pair_save_bwd_s > 0);
+	}
+	pp_workload_release(&w);
+	/* one micro-batch: nothing to pair, the same step */
+	CHECK_NEAR(step_of(&s, &hw), serial, 1e-9);
+	s.training.global_batch_size = 64;
+	s.training.num_microbatches = 8;
+	s.training.overlap_moe_expert_parallel_comm = false;
+	serial = step_of(&s, &hw);
+	s.training.overlap_moe_expert_parallel_comm = true;
+	double paired = step_of(&s, &hw);
+	CHECK(paired < serial);
+	pp_workload_build(&w, &s, &hw);
+	pp_stepcost c;
+	pp_stepcost_init(&c, &s, &hw, &w, NULL);
+	/* per micro-batch per layer, the share of the pairs' saving */
+	double hidden = (serial - paired) / (8.0 * 32);
+	CHECK(hidden <= hw.overlap_eff * ep_s + 1e-9);
+	CHECK(c.pair_share > 0.87 && c.pair_share < 0.88); /* 7 / 8 */
+	pp_stepcost_release(&c);
+	pp_workload_release(&w);
+	/* EP 16 over two nodes: all-to-alls longer than the compute beside them */
+	pp_scenario_release(&s);
+	if (mixtral(&s, &hw, 16, "", 16)) {
+		CHECK(0);
+		return;
+	}
+	s.model.num_experts = 16;
+	s.model.moe_ffn_hidden_size = 1024;
+	s.training.overlap_moe_expert_parallel_comm = true;
+	pp_workload_build(&w, &s, &hw);
+	ep_s = 0;
+	for (int i = 0; i < w.nops; i++)
+		if (w.ops[i].kind == PP_OP_COMM && w.ops[i].ep && w.ops[i].phase != PP_PH_RECOMPUTE) {
+			ep_s += w.ops[i].time_s;
+			k = w.ops[i].layer_kind;
+		}
+	double save = w.lk[k].ep_pair_save_fwd_s + w.lk[k].ep_pair_save_bwd_s;
+	CHECK(save > 0 && save < hw.overlap_eff * ep_s);
+	pp_workload_release(&w);
+	pp_scenario_release(&s);
 }
 
 /* The replay plan of an EP=2 step on 2 GPUs: every layer's dispatch and
@@ -329,6 +443,7 @@ int main(void)
 	RUN(dispatch_sizes);
 	RUN(physics);
 	RUN(fast_path);
+	RUN(ep_overlap);
 	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }

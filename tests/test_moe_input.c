@@ -6,6 +6,8 @@
  * refusals, the scenario keys' defaults and checks, and the H800 / GB200
  * SKUs against the bandwidths DeepSeek publishes.
  */
+#include "engine/memory.h"
+#include "engine/workload.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -317,16 +319,29 @@ static void hf_refusals(void)
 	pp_scenario s;
 	pp_err err;
 	/* DeepSeek-V3's MTP module: refused, naming the key, unless the scenario
-	 * trains without it */
+	 * says whether it is trained */
 	CHECK(import_as("deepseek-v3-config.json", "", true, &s, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "tests/data/x.json:1:");
 	CHECK_CONTAINS(err.msg, "model.hf_config: tests/data/hf/deepseek-v3-config.json:");
 	CHECK_CONTAINS(err.msg, "num_nextn_predict_layers");
 	CHECK_CONTAINS(err.msg, "mtp_num_layers");
 	pp_scenario_release(&s);
-	CHECK(import_as("deepseek-v3-config.json", ", \"mtp_num_layers\": 1", true, &s, &err) ==
-	      PP_EINPUT);
-	CHECK_CONTAINS(err.msg, "model.mtp_num_layers");
+	/* trained with it: one depth, params_total up by a layer of the last
+	 * layer's kind, the 2h x h projection and three norms (Megatron-Core's
+	 * MultiTokenPredictionLayer; the embedding and the output layer are
+	 * shared) */
+	CHECK(import_as("deepseek-v3-config.json", ", \"mtp_num_layers\": 1", false, &s, &err) == 0);
+	CHECK(s.model.mtp_num_layers == 1);
+	{
+		pp_model m0 = s.model;
+		m0.mtp_num_layers = 0;
+		double h = m0.hidden_size;
+		int k = pp_model_layer_kind(&m0, m0.num_layers - 1);
+		CHECK_NEAR(pp_model_params(&s.model) - pp_model_params(&m0),
+			   pp_layer_params_kind(&m0, k) + 2.0 * h * h + 3.0 * h, 1e-9);
+		CHECK_NEAR(pp_model_params_active(&s.model) - pp_model_params_active(&m0),
+			   pp_layer_params_active(&m0, k) + 2.0 * h * h + 3.0 * h, 1e-9);
+	}
 	pp_scenario_release(&s);
 
 	const char *msg;
@@ -523,7 +538,50 @@ static void scenario_errors(void)
 		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
 		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"moe_shared_expert_overlap\": true}, "
 		 CL8 "}", "training.moe_shared_expert_overlap"},
-		{"{\"model\": {" TINY ", \"mtp_num_layers\": 1}, " CL8 "}", "model.mtp_num_layers"},
+		{"{\"model\": {" TINY ", \"mtp_num_layers\": -1}, " CL8 "}", "model.mtp_num_layers"},
+		/* pipeline_model_parallel_layout (Megatron-Core's rules) */
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|ttL|\"}, " CL8 "}", "L last"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|tx|tL\"}, " CL8 "}", "found 'x'"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Et|t|tL\"}, " CL8 "}",
+		 "must be divisible by pipeline_model_parallel_size"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Et|ttL\"}, " CL8 "}", "must match num_layers"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"pipeline_model_parallel_layout\": \"Ett|ttmL\"}, " CL8 "}",
+		 "must match mtp_num_layers"},
+		{"{\"model\": {" TINY ", \"mtp_num_layers\": 1}, \"parallel\": "
+		 "{\"pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Etmt|ttL\"}, " CL8 "}", "MTP depth before a decoder layer"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"virtual_pipeline_model_parallel_size\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Ett|ttL\"}, " CL8 "}", "expected them to agree"},
+		{"{\"model\": {" TINY "}, \"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		 "\"decoder_first_pipeline_num_layers\": 2, \"pipeline_model_parallel_layout\": "
+		 "\"Ett|ttL\"}, " CL8 "}", "one of the two ways"},
+		/* --overlap-moe-expert-parallel-comm: Megatron-Core's checks */
+		{"{\"model\": {" TINY "}, \"training\": {\"overlap_moe_expert_parallel_comm\": true}, "
+		 CL8 "}", "training.overlap_moe_expert_parallel_comm"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"delay_wgrad_compute\": true}, "
+		 CL8 "}", "training.delay_wgrad_compute"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"overlap_moe_expert_parallel_comm\": true}, \"parallel\": "
+		 "{\"expert_model_parallel_size\": 8}, " CL8 "}", "alltoall/flex token dispatcher"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true}, " CL8 "}", "only supported with expert model parallelism"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true}, \"parallel\": {\"expert_model_parallel_size\": 4, "
+		 "\"pipeline_model_parallel_size\": 2}, " CL8 "}",
+		 "virtual_pipeline_model_parallel_size must be specified"},
+		{"{\"model\": {" TINY ", \"num_experts\": 8}, \"training\": "
+		 "{\"moe_token_dispatcher_type\": \"alltoall\", \"overlap_moe_expert_parallel_comm\": "
+		 "true, \"recompute\": \"full\"}, \"parallel\": {\"expert_model_parallel_size\": 8}, "
+		 CL8 "}", "disable full recomputation"},
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(bad); i++) {
 		pp_scenario s;
@@ -536,6 +594,47 @@ static void scenario_errors(void)
 		CHECK_CONTAINS(err.msg, "tests/data/x.json:");
 		pp_scenario_release(&s);
 	}
+}
+
+/* Megatron-Core's layout string unrolled ("(...)*n", "x*n", commas): the
+ * decoder layers of each virtual stage, chunk-major, the chunks per stage
+ * from the count; DeepSeek-V3's "Et|(tt|)*30mL" on PP 8: 32 virtual stages
+ * of 1, 2 x 30 and 0 layers (the last holds the MTP depth and the loss). */
+static void layouts(void)
+{
+	pp_scenario s;
+	pp_err err;
+	int rc = parse("{\"model\": {" TINY "}, \"training\": {\"global_batch_size\": 8}, "
+		       "\"parallel\": {\"pipeline_model_parallel_size\": 2, "
+		       "\"pipeline_model_parallel_layout\": \"Et|t,t|t*1|L\"}, " CL8 "}", &s, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(s.parallel.layout_len == 4 && s.parallel.vpp == 2);
+	CHECK(s.parallel.schedule == PP_SCHED_INTERLEAVED);
+	CHECK(pp_stage_layers(&s, 0) == 1 && pp_stage_layers(&s, 1) == 2 &&
+	      pp_stage_layers(&s, 2) == 1 && pp_stage_layers(&s, 3) == 0);
+	pp_scenario_release(&s);
+	rc = parse("{\"model\": {\"preset\": \"deepseek-v3\", \"mtp_num_layers\": 1}, "
+		   "\"training\": {\"global_batch_size\": 8192}, "
+		   "\"parallel\": {\"tensor_model_parallel_size\": 2, \"sequence_parallel\": true, "
+		   "\"pipeline_model_parallel_size\": 8, \"expert_model_parallel_size\": 64, "
+		   "\"pipeline_model_parallel_layout\": \"Et|(tt|)*30mL\"}, \"cluster\": "
+		   "{\"gpu\": \"h100-sxm\", \"num_gpus\": 1024}}", &s, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(s.parallel.layout_len == 32 && s.parallel.vpp == 4 && s.parallel.layout_mtp == 1);
+	int sum = 0;
+	for (int v = 0; v < 32; v++)
+		sum += pp_stage_layers(&s, v);
+	CHECK(sum == 61 && pp_stage_layers(&s, 0) == 1 && pp_stage_layers(&s, 17) == 2 &&
+	      pp_stage_layers(&s, 31) == 0);
+	pp_scenario_release(&s);
 }
 
 /* ---- SKUs ---- */
@@ -587,6 +686,7 @@ int main(void)
 	RUN(hf_refusals);
 	RUN(scenario_defaults);
 	RUN(scenario_errors);
+	RUN(layouts);
 	RUN(skus);
 	return pp_t_done("test_moe_input");
 }

@@ -64,6 +64,8 @@ int pp_stage_layers(const pp_scenario *s, int vs)
 {
 	const pp_parallel *p = &s->parallel;
 	int L = s->model.num_layers;
+	if (p->layout_len > 0) /* Megatron-Core's pipeline_model_parallel_layout */
+		return vs < p->layout_len ? p->layout_layers[vs] : 0;
 	if (p->first_stage_layers || p->last_stage_layers) {
 		/* Megatron-Core's uneven first and last stages (checked to divide
 		 * evenly by the scenario loader) */

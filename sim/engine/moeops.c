@@ -25,7 +25,9 @@
  */
 #include "engine/opsint.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* A GEMM of every local expert: batch El of m x n x k at the busiest
  * rank's rows (m), one grouped kernel or one kernel per expert; model FLOPs
@@ -228,4 +230,86 @@ void wl_moe_bwd(ctx *c, const dims *x, pp_group tp)
 		wl_colpar_grad_comm(c, x, tp, dg, wg, 2);
 	else
 		wl_mem(c, "ln2.bwd", 3.0 * act * x->Tn * x->h);
+}
+
+/* --overlap-moe-expert-parallel-comm (Megatron-Core core_v0.19,
+ * megatron/core/models/common/model_chunk_schedule_plan.py
+ * TransformerLayerSchedulePlan.run): the forward of one micro-batch's layer
+ * and the backward of another's run as one pair, the all-to-alls on a
+ * communication stream, in this order on each stream:
+ *   comm:    combine_bwd     | dispatch_fwd, dispatch_bwd         | combine_fwd
+ *   compute: pre_dispatch_fwd | mlp_bwd, mlp_bwd_dw, mlp_fwd       | pre_dispatch_bwd
+ * each waiting for its input: dispatch_fwd for pre_dispatch_fwd, mlp_bwd
+ * for combine_bwd, dispatch_bwd for mlp_bwd (its dgrad; with
+ * --delay-wgrad-compute the experts' weight gradients, mlp_bwd_dw, come
+ * after it, else inside mlp_bwd), mlp_fwd for dispatch_fwd, combine_fwd
+ * for mlp_fwd, pre_dispatch_bwd for dispatch_bwd. The segments are cut
+ * from the op lists at the EP collectives (the first run of them is the
+ * dispatch side, the second the combine side): pre_dispatch = attention,
+ * router and permutation; mlp = sort, experts, unsort; the unpermute and
+ * the residual after the combine (and their backward before combine_bwd)
+ * stay on the compute stream, the combine's inputs and outputs; the
+ * recompute pass joins pre_dispatch_bwd.
+ * The pair's end is the later stream's; the saving against running the two
+ * passes one after the other is hidden at the catalog's overlap efficiency
+ * (SM and memory contention, as comm_op hides a TP collective), and split
+ * between the passes by their all-to-all time (never more than those). */
+typedef struct seg {
+	double pre, mlp, mlp_dw, post; /* compute on either side of the EP collectives */
+	double k1, k2;                 /* the first and second run of EP collectives */
+} seg;
+
+static void cut(const pp_workload *w, int from, int to, bool delay_wgrad, seg *g)
+{
+	int run = 0; /* 0: before the EP collectives, 1: in the first run, 2: between, ... */
+	for (int i = from; i < to; i++) {
+		const pp_op *o = &w->ops[i];
+		bool ep = o->kind == PP_OP_COMM && o->ep;
+		if (ep && run % 2 == 0)
+			run++;
+		else if (!ep && run % 2 == 1)
+			run++;
+		double t = ep ? o->time_s : o->kind == PP_OP_COMM ? o->exposed_s : o->time_s;
+		bool dw = delay_wgrad && !strncmp(o->name, "experts.", 8) && strstr(o->name, ".wgrad");
+		switch (run) {
+		case 0: g->pre += t; break;
+		case 1: g->k1 += t; break;
+		case 2: *(dw ? &g->mlp_dw : &g->mlp) += t; break;
+		case 3: g->k2 += t; break;
+		default: g->post += t; break;
+		}
+	}
+}
+
+void wl_moe_pair_saving(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad,
+			double *save_fwd, double *save_bwd)
+{
+	seg f = {0}, b = {0}, r = {0};
+	cut(c->w, a0, a1, false, &f);
+	cut(c->w, a1, a2, delay_wgrad, &b);
+	cut(c->w, a2, a3, false, &r);
+	double fwd_k = f.k1 + f.k2, bwd_k = b.k1 + b.k2; /* the EP collectives themselves */
+	double pre_f = f.pre, mlp_f = f.mlp;                /* forward compute */
+	double pre_b = b.post + r.pre + r.k1 + r.mlp + r.k2 + r.post;
+	/* the two streams */
+	double cs = b.pre;                                  /* unpermute_bwd */
+	double k = cs + b.k1;                               /* combine_bwd */
+	double k_comb_b = k;
+	cs += pre_f;                                        /* pre_dispatch_fwd */
+	k = fmax(k, cs) + f.k1;                             /* dispatch_fwd */
+	double k_disp_f = k;
+	cs = fmax(cs, k_comb_b) + b.mlp;                    /* mlp_bwd */
+	k = fmax(k, cs) + b.k2;                             /* dispatch_bwd */
+	double k_disp_b = k;
+	cs += b.mlp_dw;                                     /* mlp_bwd_dw */
+	cs = fmax(cs, k_disp_f) + mlp_f;                    /* mlp_fwd */
+	k = fmax(k, cs) + f.k2;                             /* combine_fwd */
+	cs = fmax(cs, k_disp_b) + pre_b;                    /* pre_dispatch_bwd */
+	double pair = fmax(cs, k) + f.post;                 /* unpermute_fwd */
+	double serial = b.pre + pre_f + f.k1 + mlp_f + f.k2 + f.post + b.k1 + b.mlp + b.mlp_dw +
+			b.k2 + pre_b;
+	double kk = fwd_k + bwd_k;
+	double save = fmin(kk, c->hw->overlap_eff * fmax(0.0, serial - pair));
+	*save_fwd = kk > 0 ? save * fwd_k / kk : 0;
+	*save_bwd = save - *save_fwd;
 }

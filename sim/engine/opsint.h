@@ -147,5 +147,10 @@ void wl_head_bwd(ctx *c, const dims *x, pp_group tp);
  * shared experts), after the second norm. */
 void wl_moe_fwd(ctx *c, const dims *x, pp_group tp, bool count);
 void wl_moe_bwd(ctx *c, const dims *x, pp_group tp);
+/* The combined 1F1B pair of an MoE layer kind (ops [a0,a1) its forward,
+ * [a1,a2) its backward, [a2,a3) its recompute): sets the seconds the
+ * forward's and the backward's exposed all-to-alls shrink by. */
+void wl_moe_pair_saving(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad,
+			double *save_fwd, double *save_bwd);
 
 #endif

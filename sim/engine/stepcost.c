@@ -15,40 +15,74 @@ int64_t pp_ns(double s)
 
 /* The compute-stream seconds of a pass: kernels and the exposed TP/CP and
  * EP collectives (ep_comm_s is 0 for a dense layer, so a dense layer's sum
- * is kernels + TP/CP exactly), or the host's time to issue its kernels
- * when that is longer (eager PyTorch without CUDA graphs: the GPU waits
- * for the Python side; host_s is 0 for a stack that is not host-bound). */
-static double pass_s(const pp_pass_cost *p)
+ * is kernels + TP/CP exactly) less save (the EP time a combined 1F1B pair
+ * hides, 0 without --overlap-moe-expert-parallel-comm), or the host's time
+ * to issue its kernels when that is longer (eager PyTorch without CUDA
+ * graphs: the GPU waits for the Python side; host_s is 0 for a stack that
+ * is not host-bound). */
+static double gpu_s(const pp_pass_cost *p, double save)
 {
-	double g = p->compute_s + p->comm_s + p->ep_comm_s;
+	return p->compute_s + p->comm_s + p->ep_comm_s - save;
+}
+
+static double pass_s(const pp_pass_cost *p, double save)
+{
+	double g = gpu_s(p, save);
 	return g > p->host_s ? g : p->host_s;
 }
 
 /* The host-bound excess of a pass (booked as compute by the breakdown). */
-static double host_excess_s(const pp_pass_cost *p)
+static double host_excess_s(const pp_pass_cost *p, double save)
 {
-	double g = p->compute_s + p->comm_s + p->ep_comm_s;
+	double g = gpu_s(p, save);
 	return p->host_s > g ? p->host_s - g : 0;
 }
 
-pp_task_ns pp_task_durations(const pp_workload *w, double k)
+/* phi: the share of a layer's forwards and backwards that run paired
+ * (pp_stepcost_pair_share); 0 without the overlap. */
+static pp_task_ns task_durations(const pp_workload *w, double k, double phi)
 {
 	pp_task_ns t;
 	memset(&t, 0, sizeof(t));
 	for (int i = 0; i < PP_LAYER_KINDS; i++) {
-		const pp_part_cost *lc = &w->lk[i].cost;
-		if (!w->lk[i].count)
+		const pp_layer_cost *l = &w->lk[i];
+		const pp_part_cost *lc = &l->cost;
+		if (!l->count)
 			continue;
-		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd));
-		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd) + pass_s(&lc->recompute)));
+		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd, phi * l->ep_pair_save_fwd_s));
+		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd, phi * l->ep_pair_save_bwd_s) +
+					  pass_s(&lc->recompute, 0)));
 	}
-	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd));
-	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd));
-	t.f_head = pp_ns(k * pass_s(&w->head.fwd));
-	t.b_head = pp_ns(k * pass_s(&w->head.bwd));
+	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd, 0));
+	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd, 0));
+	t.f_head = pp_ns(k * pass_s(&w->head.fwd, phi * w->head_pair_save_fwd_s));
+	t.b_head = pp_ns(k * pass_s(&w->head.bwd, phi * w->head_pair_save_bwd_s));
 	return t;
 }
 
+pp_task_ns pp_task_durations(const pp_workload *w, double k)
+{
+	return task_durations(w, k, 1.0);
+}
+
+double pp_stepcost_pair_share(const pp_scenario *s)
+{
+	if (!s->training.overlap_moe_expert_parallel_comm)
+		return 0;
+	int P = s->parallel.pp, V = s->parallel.vpp;
+	double M = (double)s->training.num_microbatches;
+	if (M < 1)
+		return 0;
+	if (P < 2) /* combined_1f1b_schedule_for_no_pipelining: M - 1 pairs */
+		return (M - 1) / M;
+	/* get_pp_rank_microbatches: (P - rank - 1) x 2 + (V - 1) x the group
+	 * size per virtual stage (Megatron's default: P) warm-up forwards, one
+	 * more under the overlap, capped at all M x V */
+	double units = M * V, alone = 0;
+	for (int st = 0; st < P; st++)
+		alone += fmin(units, (double)(P - st - 1) * 2 + (double)(V - 1) * P + 1);
+	return 1.0 - alone / (P * units);
+}
 double pp_pipeline_stretch(const pp_scenario *s, const pp_hw *hw)
 {
 	if (s->parallel.pp < 2 || s->training.overlap_p2p_comm)
@@ -149,22 +183,27 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 	const pp_part_cost *pc = part == PP_PART_LAYER ? &w->lk[kind].cost
 				 : part == PP_PART_EMBED ? &w->embed : &w->head;
 	pp_busy_cost b;
+	/* the EP time the combined 1F1B pairs hide (0 without the overlap) */
+	double sf = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_fwd_s
+		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_fwd_s : 0;
+	double sb = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_bwd_s
+		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_bwd_s : 0;
 	if (fwd) {
-		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd);
+		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd, sf);
 		b.tp_s = pc->fwd.comm_s;
 		b.cp_s = pc->fwd.cp_comm_s;
-		b.ep_s = pc->fwd.ep_comm_s;
+		b.ep_s = pc->fwd.ep_comm_s - sf;
 	} else if (part == PP_PART_LAYER) {
-		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd) +
-			      host_excess_s(&pc->recompute);
+		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd, sb) +
+			      host_excess_s(&pc->recompute, 0);
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
 		b.cp_s = pc->bwd.cp_comm_s + pc->recompute.cp_comm_s;
-		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s;
+		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s - sb;
 	} else {
-		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd);
+		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd, sb);
 		b.tp_s = pc->bwd.comm_s;
 		b.cp_s = pc->bwd.cp_comm_s;
-		b.ep_s = pc->bwd.ep_comm_s;
+		b.ep_s = pc->bwd.ep_comm_s - sb;
 	}
 	return b;
 }
@@ -195,7 +234,8 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 		for (int l = 0; l < c->layers[vs]; l++)
 			c->kinds[vs][pp_stepcost_kind(c, vs, l)]++;
 	}
-	c->unit = pp_task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw));
+	c->pair_share = pp_stepcost_pair_share(s);
+	c->unit = task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw), c->pair_share);
 
 	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
 	double bucket = s->training.bucket_bytes / 4.0;

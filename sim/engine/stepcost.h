@@ -51,7 +51,28 @@ typedef struct pp_task_ns {
 	int64_t f_layer[PP_LAYER_KINDS], b_layer[PP_LAYER_KINDS]; /* by layer kind (PP_LK_*) */
 	int64_t f_embed, b_embed, f_head, b_head;
 } pp_task_ns;
+/* pp_task_durations gives the steady state of the combined 1F1B schedule
+ * (every unit paired) under --overlap-moe-expert-parallel-comm: no task is
+ * shorter in a step (pp_stepcost_init's units), so the fast path's quick
+ * bound built on it stays a lower bound. */
 pp_task_ns pp_task_durations(const pp_workload *w, double k);
+
+/* --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B,
+ * megatron/core/pipeline_parallel/combined_1f1b.py at core_v0.19): in the
+ * steady state each forward of a model chunk runs paired with the backward
+ * of another micro-batch, so each EP all-to-all runs beside the other's
+ * compute (moeops.c wl_moe_pair_saving prices one pair); the warm-up
+ * forwards and the cool-down backwards run alone, their all-to-alls
+ * exposed. The share of units that run paired, over all stages:
+ * without pipelining (combined_1f1b_schedule_for_no_pipelining) the first
+ * forward and the last backward run alone, (M - 1) / M; interleaved,
+ * stage r runs min(M V, (P - r - 1) 2 + (V - 1) P + 1) units alone
+ * (schedules.py get_pp_rank_microbatches, the overlap's extra warm-up
+ * forward included). The event graph has one duration per task kind, so
+ * every unit's EP time shrinks by this share of the pair's saving: each
+ * stage's busy time is right for the stage-mean warm-up, off by (its
+ * warm-up - the mean) / (M V) of the saving. 0 without the overlap. */
+double pp_stepcost_pair_share(const pp_scenario *s);
 
 /* The factor every compute task of a blocking pipeline is stretched by:
  * 1 + kernels.json blocking_pipeline_stall when the step has pipeline stages
@@ -97,6 +118,7 @@ typedef struct pp_stepcost {
 	const pp_model *model;   /* the layers' kinds (pp_model_layer_kind) */
 	bool one_kind;           /* every layer of kind 0 (a dense model) */
 	pp_task_ns unit;         /* compute-stream task of one micro-batch per part */
+	double pair_share;       /* pp_stepcost_pair_share: 0 without the EP overlap */
 	int64_t *p2p_ns;         /* [P]: a send over boundary st -> st+1 (st = P-1: the wrap) */
 	bool *p2p_same_node;     /* [P]: whether that boundary stays inside a node */
 	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */

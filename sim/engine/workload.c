@@ -127,14 +127,29 @@ static double model_params(const pp_model *m, bool active)
 	return p + embedding_params(m);
 }
 
+/* Multi-token prediction's own parameters (Megatron-Core
+ * multi_token_prediction.py MultiTokenPredictionLayer): per depth the
+ * enorm and hnorm, the eh_proj (2h -> h, no bias), a layer of the last
+ * layer's kind and its final norm; the embedding and the output layer are
+ * the main model's (shared). */
+static double mtp_params(const pp_model *m, bool active)
+{
+	if (m->mtp_num_layers <= 0)
+		return 0;
+	double h = m->hidden_size;
+	int k = pp_model_layer_kind(m, m->num_layers - 1);
+	double layer = active ? pp_layer_params_active(m, k) : pp_layer_params_kind(m, k);
+	return m->mtp_num_layers * (layer + 2.0 * h * h + 3.0 * h);
+}
+
 double pp_model_params(const pp_model *m)
 {
-	return model_params(m, false);
+	return model_params(m, false) + mtp_params(m, false);
 }
 
 double pp_model_params_active(const pp_model *m)
 {
-	return model_params(m, true);
+	return model_params(m, true) + mtp_params(m, true);
 }
 
 double pp_lora_params(const pp_model *m, double rank)
@@ -406,6 +421,50 @@ static int layer_tensors(const dims *x)
 	return 4 + (x->swiglu ? 3 : 2) + 2;
 }
 
+/* One multi-token-prediction depth (Megatron-Core multi_token_prediction.py,
+ * MultiTokenPredictionLayer.forward): the shifted tokens' embedding, enorm
+ * and hnorm, eh_proj over their concatenation (2h -> h), a layer of the
+ * last layer's kind, then the final norm, the shared output layer's
+ * logits and the loss; counted in the model FLOPs as Megatron's
+ * num_floating_point_operations counts them (the layer, the projection,
+ * one more logits). Backward in reverse. */
+static void mtp_kind(dims *x, const pp_scenario *s, ctx *c)
+{
+	int k = pp_model_layer_kind(&s->model, s->model.num_layers - 1);
+	c->kind = k;
+	x->moe = (k & PP_LK_MOE) != 0;
+	x->windowed = (k & PP_LK_WINDOW) != 0;
+}
+
+static void mtp_fwd(pp_workload *w, ctx *c, dims *x, const pp_scenario *s)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	dims keep = *x;
+	mtp_kind(x, s, c);
+	wl_embed_fwd(c, x, w->tp);
+	wl_mem_n(c, "mtp.norms", 2.0 * e->norm_fwd * c->act * x->Tn * x->h, 2 * e->norm_kernels);
+	wl_block_linear(c, x, "mtp.eh_proj", x->T, x->h / x->t, 2.0 * x->h, 1, true);
+	layer_fwd(c, x, w->tp, false);
+	wl_head_fwd(c, x, w->tp, true);
+	c->kind = 0;
+	*x = keep;
+}
+
+static void mtp_bwd(pp_workload *w, ctx *c, dims *x, const pp_scenario *s)
+{
+	const pp_eltw_impl *e = wl_eltw(c);
+	int dg;
+	dims keep = *x;
+	mtp_kind(x, s, c);
+	wl_head_bwd(c, x, w->tp);
+	layer_bwd(c, x, w->tp);
+	wl_block_linear_bwd(c, x, "mtp.eh_proj", x->T, x->h / x->t, 2.0 * x->h, 1, &dg);
+	wl_mem_n(c, "mtp.norms.bwd", 2.0 * e->norm_bwd * c->act * x->Tn * x->h, 2 * e->norm_kernels);
+	wl_embed_bwd(c, x, w->tp);
+	c->kind = 0;
+	*x = keep;
+}
+
 /* Layer kind k's ops (forward, backward, recompute) and parameters. */
 static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, int k)
 {
@@ -451,6 +510,9 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 		layer_fwd(c, x, w->tp, true);
 	}
 	sum_kind(w, k, a0, a1, a2, w->nops);
+	if (x->moe && tr->overlap_moe_expert_parallel_comm)
+		wl_moe_pair_saving(c, a0, a1, a2, w->nops, tr->delay_wgrad_compute,
+				   &lc->ep_pair_save_fwd_s, &lc->ep_pair_save_bwd_s);
 	/* lc->trainable holds the adapters wl_block_linear counted */
 	lc->params = base + lc->trainable;
 	lc->expert_params = experts;
@@ -514,17 +576,28 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	sum_pass(w, a1, a2, &w->embed.bwd);
 
 	/* head and loss (last stage); recomputed only under full recompute of
-	 * the last layer's output, which Megatron does not do: none here */
+	 * the last layer's output, which Megatron does not do: none here. The
+	 * multi-token-prediction depths ride in the head's tasks: Megatron-Core
+	 * runs them on the last stage after the decoder, before the loss */
 	c.part = PP_PART_HEAD;
 	c.phase = PP_PH_FWD;
 	a0 = w->nops;
 	wl_head_fwd(&c, &x, w->tp, true);
+	for (int d = 0; d < m->mtp_num_layers; d++)
+		mtp_fwd(w, &c, &x, s);
 	a1 = w->nops;
 	c.phase = PP_PH_BWD;
+	for (int d = 0; d < m->mtp_num_layers; d++)
+		mtp_bwd(w, &c, &x, s);
 	wl_head_bwd(&c, &x, w->tp);
 	a2 = w->nops;
 	sum_pass(w, a0, a1, &w->head.fwd);
 	sum_pass(w, a1, a2, &w->head.bwd);
+	if (m->mtp_num_layers > 0) {
+		const pp_layer_cost *lm = &w->lk[pp_model_layer_kind(m, m->num_layers - 1)];
+		w->head_pair_save_fwd_s = m->mtp_num_layers * lm->ep_pair_save_fwd_s;
+		w->head_pair_save_bwd_s = m->mtp_num_layers * lm->ep_pair_save_bwd_s;
+	}
 
 	/* parameters per GPU */
 	double emb = x.V * x.h / x.t;
@@ -532,6 +605,14 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	w->params_head = (m->swiglu ? x.h : 2.0 * x.h);
 	if (!m->tied_embeddings || p->pp > 1)
 		w->params_head += emb; /* untied output layer, or the tied copy on the last stage */
+	if (m->mtp_num_layers > 0) {
+		/* the MTP depths' layers, projections and norms, and the embedding
+		 * the MTP stage holds (gpt_model.py: pre_process or mtp_process) */
+		int k = pp_model_layer_kind(m, m->num_layers - 1);
+		w->params_head += m->mtp_num_layers * (w->lk[k].params + 2.0 * x.h * x.h / x.t + 3.0 * x.h);
+		if (p->pp > 1)
+			w->params_head += emb;
+	}
 	w->params_total = pp_model_params(m);
 	w->params_active = pp_model_params_active(m);
 	w->base_weight_bytes = x.base_wb;

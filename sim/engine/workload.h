@@ -82,6 +82,10 @@ typedef struct pp_layer_cost {
 	 * or under fine-tuning (training.finetune) the LoRA adapters only */
 	double trainable, trainable_expert;
 	double cp_comm_s;           /* context-parallel exchange per forward (exposed) */
+	/* --overlap-moe-expert-parallel-comm: the seconds a forward and a
+	 * backward of this layer save when run as one combined 1F1B pair
+	 * (moeops.c wl_moe_pair_saving); 0 without the overlap */
+	double ep_pair_save_fwd_s, ep_pair_save_bwd_s;
 } pp_layer_cost;
 
 typedef struct pp_workload {
@@ -89,6 +93,9 @@ typedef struct pp_workload {
 	int nops, cap;
 	pp_layer_cost lk[PP_LAYER_KINDS];
 	pp_part_cost embed, head;
+	/* the head's MTP depths under the EP overlap: their layers' pair saving
+	 * (Megatron-Core pairs the MTP layer too, model_chunk_schedule_plan.py) */
+	double head_pair_save_fwd_s, head_pair_save_bwd_s;
 	/* parameters per GPU (after TP split) */
 	double params_embed;        /* first stage: word (+ position) embeddings */
 	double params_head;         /* last stage: final norm (+ untied output layer) */

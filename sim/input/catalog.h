@@ -134,6 +134,11 @@ typedef struct pp_model {
 	int moe_layer_freq;        /* int form: layer i is MoE when i % moe_layer_freq == 0 */
 	int moe_list_len;          /* > 0: the 0/1 list form, one entry per layer */
 	uint8_t moe_list[PP_MOE_LIST_MAX];
+	/* multi-token prediction (Megatron's --mtp-num-layers, DeepSeek-V3's
+	 * MTP module): depths after the last layer on the last stage, each an
+	 * embedding, two RMSNorms, a 2h -> h projection, one layer of the last
+	 * layer's kind, a norm and the output layer's logits and loss; 0: none */
+	int mtp_num_layers;
 } pp_model;
 
 /* Layer kinds the step engine costs separately: MoE or dense, windowed

@@ -260,11 +260,11 @@ static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *
 	    (rc = get_int(hf, "num_nextn_predict_layers", false, true, 0, 64, &mtp, &has_mtp, err)))
 		return rc;
 	if (mtp > 0 && !drop_mtp)
-		return pp_jdoc_errf(hf, err, "num_nextn_predict_layers", "found %d: podplan does not "
-				    "model DeepSeek-V3's multi-token-prediction module (its extra "
-				    "layer, projection and loss); expected 0, or set the scenario's "
-				    "\"model\": {\"mtp_num_layers\": 0} to predict training without "
-				    "it (Megatron-LM's --mtp-num-layers)", mtp);
+		return pp_jdoc_errf(hf, err, "num_nextn_predict_layers", "found %d: DeepSeek-V3's "
+				    "multi-token-prediction module is trained only when the scenario "
+				    "says so; expected the scenario's \"model\": {\"mtp_num_layers\": "
+				    "%d} to train it or 0 to train without it (Megatron-LM's "
+				    "--mtp-num-layers)", mtp, mtp);
 	if ((rc = get_int(hf, "n_routed_experts", false, true, 0, 1000000, &m->num_experts, NULL,
 			  err)))
 		return rc;

@@ -45,7 +45,8 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "bucket_size", "data_bytes_per_token", "finetune",
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
-					    "moe_shared_expert_overlap", "moe_grouped_gemm", "framework",
+					    "moe_shared_expert_overlap", "moe_grouped_gemm",
+					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "framework",
 					    "torch_compile", "attention_kernel", "cross_entropy", "elementwise",
 					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
 					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
@@ -57,7 +58,7 @@ static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "virtual_pipeline_model_parallel_size", "sequence_parallel",
 					    "decoder_first_pipeline_num_layers",
 					    "decoder_last_pipeline_num_layers",
-					    "zero_stage", "pipeline_schedule",
+					    "pipeline_model_parallel_layout", "zero_stage", "pipeline_schedule",
 					    "expert_model_parallel_size",
 					    "expert_tensor_parallel_size"};
 static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
@@ -108,8 +109,8 @@ static bool has_dense_layer(const pp_model *m)
 /* The expert-parallel part of pp_layout_check (Megatron-Core's checks in
  * parallel_state.initialize_model_parallel, TransformerConfig and
  * arguments.py validate_args). */
-static int moe_layout_check(const pp_model *m, const pp_parallel *p, const char **key, char *why,
-			    size_t n)
+static int moe_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
+			    const char **key, char *why, size_t n)
 {
 #define FAIL(k, ...)                                    \
 	do {                                            \
@@ -153,6 +154,16 @@ static int moe_layout_check(const pp_model *m, const pp_parallel *p, const char 
 		FAIL("parallel.sequence_parallel", "found false with tensor_model_parallel_size %d on a "
 		     "mixture-of-experts model; expected true (Megatron-LM: \"When using MoE and "
 		     "tensor parallelism, sequence parallelism must be used\")", p->tp);
+	/* Megatron-Core's TransformerConfig.__post_init__ (core_v0.19) */
+	if (t->overlap_moe_expert_parallel_comm && ep < 2)
+		FAIL("training.overlap_moe_expert_parallel_comm", "found true with "
+		     "expert_model_parallel_size %d; expected 2 or more (Megatron-Core: \"overlap_moe_"
+		     "expert_parallel_comm is only supported with expert model parallelism\")", ep);
+	if (t->overlap_moe_expert_parallel_comm && p->pp > 1 && p->vpp < 2)
+		FAIL("training.overlap_moe_expert_parallel_comm", "found true with %d pipeline stages "
+		     "and no virtual stages; expected virtual_pipeline_model_parallel_size 2 or more "
+		     "(Megatron-Core: \"If enabling EP A2A overlap, virtual_pipeline_model_parallel_"
+		     "size must be specified when pipeline_model_parallel_size > 1\")", p->pp);
 	if (p->zero_stage >= 2)
 		FAIL("parallel.zero_stage", "found %d for a mixture-of-experts model; expected 0 or 1: "
 		     "ZeRO-%d is not modelled for MoE (Megatron's distributed optimizer is ZeRO-1)",
@@ -191,9 +202,32 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (p->pp > m->num_layers)
 		FAIL(PPK, "found %d pipeline stages for %d layers; expected at most one stage per layer",
 		     p->pp, m->num_layers);
-	if ((int64_t)p->pp * p->vpp > m->num_layers)
+	if ((int64_t)p->pp * p->vpp > m->num_layers && !p->layout_len)
 		FAIL(VPP, "found %d x %d model chunks for %d layers; expected at least one layer per chunk",
 		     p->pp, p->vpp, m->num_layers);
+	if (p->layout_len > 0) {
+		const char *LK = "parallel.pipeline_model_parallel_layout";
+		int sum = 0, empty = -1;
+		for (int i = 0; i < p->layout_len; i++) {
+			sum += p->layout_layers[i];
+			if (!p->layout_layers[i] && i > 0 && i < p->layout_len - 1 && empty < 0)
+				empty = i;
+		}
+		if (p->layout_len != p->pp * p->vpp)
+			FAIL(LK, "found %d virtual stages for pipeline %d x %d chunks; expected %d",
+			     p->layout_len, p->pp, p->vpp, p->pp * p->vpp);
+		if (sum != m->num_layers)
+			FAIL(LK, "found %d decoder layers (t) for num_layers %d; expected them equal "
+			     "(Megatron-Core: \"Number of decoder layers ... must match num_layers\")", sum,
+			     m->num_layers);
+		if (p->layout_mtp != m->mtp_num_layers)
+			FAIL(LK, "found %d MTP depths (m) for mtp_num_layers %d; expected them equal "
+			     "(Megatron-Core: \"Number of mtp layers in layout must match "
+			     "mtp_num_layers\")", p->layout_mtp, m->mtp_num_layers);
+		if (empty >= 0)
+			FAIL(LK, "found virtual stage %d without a layer; expected a decoder layer in every "
+			     "virtual stage but the first and the last", empty);
+	}
 	if (p->first_stage_layers || p->last_stage_layers) {
 		/* Megatron-Core (get_num_layers_to_build): the first and last
 		 * stage take the given counts, the stages between split the rest
@@ -249,7 +283,7 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (c->gpu->peak_flops[t->precision] <= 0)
 		FAIL("training.precision", "found \"%s\", which %s does not support; expected one "
 		     "of its datatypes", pp_dtype_names[t->precision], c->gpu->id);
-	return moe_layout_check(m, p, key, why, n);
+	return moe_layout_check(m, t, p, key, why, n);
 #undef FAIL
 }
 
@@ -306,16 +340,12 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	if (has_preset && has_hf)
 		return pp_jdoc_errf(d, err, "model.hf_config", "found both preset and hf_config; "
 				    "expected one of them");
-	/* Megatron's --mtp-num-layers: podplan models no multi-token prediction;
-	 * 0 says to train a config.json that has it without it */
+	/* Megatron's --mtp-num-layers: multi-token prediction depths (0: none;
+	 * a config.json with num_nextn_predict_layers needs it said) */
 	int64_t mtp = 0;
 	bool has_mtp = false;
 	if ((rc = pp_jget_int(d, mo, "model", "mtp_num_layers", false, 0, 64, &mtp, &has_mtp, err)))
 		return rc;
-	if (mtp > 0)
-		return pp_jdoc_errf(d, err, "model.mtp_num_layers", "found %lld: podplan does not model "
-				    "multi-token prediction (DeepSeek-V3's MTP module); expected 0 "
-				    "(train without it)", (long long)mtp);
 	if (has_preset) {
 		const pp_model *pm = pp_catalog_model(cat, preset);
 		if (!pm) {
@@ -344,6 +374,7 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		snprintf(m->name, sizeof(m->name), "custom");
 		snprintf(s->model_origin, sizeof(s->model_origin), "inline");
 	}
+	m->mtp_num_layers = (int)mtp;
 	bool inl = !has_preset && !has_hf;
 	int64_t v;
 	bool present;
@@ -441,11 +472,14 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	tr->moe_load_imbalance = moe ? pp_catalog_moe(cat)->load_imbalance : 1.0;
 	tr->moe_shared_expert_overlap = false;
 	tr->moe_grouped_gemm = false; /* Megatron's default */
+	tr->overlap_moe_expert_parallel_comm = false;
+	tr->delay_wgrad_compute = false;
 	if (!t)
 		return 0;
 	static const char *const keys[] = {"moe_token_dispatcher_type", "moe_expert_capacity_factor",
 					   "moe_load_imbalance", "moe_shared_expert_overlap",
-					   "moe_grouped_gemm"};
+					   "moe_grouped_gemm", "overlap_moe_expert_parallel_comm",
+					   "delay_wgrad_compute"};
 	char path[96];
 	for (size_t i = 0; i < PP_ARRAY_LEN(keys) && !moe; i++)
 		if (cJSON_GetObjectItemCaseSensitive(t, keys[i]))
@@ -479,8 +513,32 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	    (rc = pp_jget_bool(d, t, "training", "moe_grouped_gemm", false, &tr->moe_grouped_gemm,
 			       NULL, err)) ||
 	    (rc = pp_jget_bool(d, t, "training", "moe_shared_expert_overlap", false,
-			       &tr->moe_shared_expert_overlap, NULL, err)))
+			       &tr->moe_shared_expert_overlap, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "overlap_moe_expert_parallel_comm", false,
+			       &tr->overlap_moe_expert_parallel_comm, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "delay_wgrad_compute", false,
+			       &tr->delay_wgrad_compute, NULL, err)))
 		return rc;
+	/* Megatron-Core's TransformerConfig.__post_init__ checks (core_v0.19) */
+	const char *OV = "training.overlap_moe_expert_parallel_comm";
+	if (tr->delay_wgrad_compute && !tr->overlap_moe_expert_parallel_comm)
+		return pp_jdoc_errf(d, err, "training.delay_wgrad_compute", "found true without "
+				    "overlap_moe_expert_parallel_comm; expected both (Megatron-Core: "
+				    "\"overlap_moe_expert_parallel_comm must be enabled when enabling "
+				    "delay_wgrad_compute\")");
+	if (tr->overlap_moe_expert_parallel_comm && tr->moe_token_dispatcher != PP_MOE_ALLTOALL)
+		return pp_jdoc_errf(d, err, OV, "found true with moe_token_dispatcher_type \"%s\"; "
+				    "expected \"alltoall\" (Megatron-Core: \"overlap_moe_expert_"
+				    "parallel_comm is supported with alltoall/flex token dispatcher\")",
+				    pp_moe_dispatcher_names[tr->moe_token_dispatcher]);
+	if (tr->overlap_moe_expert_parallel_comm && tr->moe_shared_expert_overlap)
+		return pp_jdoc_errf(d, err, OV, "found true with moe_shared_expert_overlap; expected "
+				    "one of them (Megatron-Core: \"disable moe_shared_expert_overlap "
+				    "when enabling overlap_moe_expert_parallel_comm\")");
+	if (tr->overlap_moe_expert_parallel_comm && tr->recompute == PP_RC_FULL)
+		return pp_jdoc_errf(d, err, OV, "found true with recompute \"full\"; expected "
+				    "\"none\" or \"selective\" (Megatron-Core: \"disable full "
+				    "recomputation when enabling overlap_moe_expert_parallel_comm\")");
 	if (tr->moe_shared_expert_overlap && m->moe_shared_expert_intermediate_size == 0)
 		return pp_jdoc_errf(d, err, "training.moe_shared_expert_overlap", "found true for a "
 				    "model without shared experts; expected false (there is no shared "
@@ -566,6 +624,142 @@ static int parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	return parse_finetune(s, t, cat, err);
 }
 
+/* Megatron-Core's pipeline_model_parallel_layout string
+ * (transformer/pipeline_parallel_layer_layout.py parse_str_to_list at
+ * core_v0.19): commas dropped, "(...)*n" and "x*n" unrolled, '|' splits the
+ * virtual stages, E embedding, t a decoder layer, m an MTP depth, L the
+ * loss. podplan runs the embedding on the first virtual stage and the head
+ * (with the MTP depths) on the last, so E must open the layout and the m's
+ * and the L close it, in the last virtual stage (Megatron's own rules:
+ * embedding first, loss last, MTP after every decoder layer and in a
+ * rank's last chunk). The virtual stages set the chunks per stage:
+ * their count over pipeline_model_parallel_size. */
+static int unroll(const char *in, char *out, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; in[i]; i++) {
+		const char *body = NULL;
+		size_t blen = 0, next = i;
+		if (in[i] == '(') {
+			const char *close = strchr(in + i, ')');
+			if (!close || close[1] != '*')
+				return -1;
+			body = in + i + 1;
+			blen = (size_t)(close - body);
+			next = (size_t)(close - in) + 1;
+		} else if (in[i + 1] == '*') {
+			body = in + i;
+			blen = 1;
+			next = i + 1;
+		}
+		if (!body) {
+			if (o + 1 >= n)
+				return -1;
+			out[o++] = in[i];
+			continue;
+		}
+		char *end;
+		long times = strtol(in + next + 1, &end, 10);
+		if (end == in + next + 1 || times < 0 || times > 100000)
+			return -1;
+		for (long r = 0; r < times; r++) {
+			if (o + blen >= n)
+				return -1;
+			memcpy(out + o, body, blen);
+			o += blen;
+		}
+		i = (size_t)(end - in) - 1;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+static int parse_layout(pp_scenario *s, const cJSON *p, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	pp_parallel *pa = &s->parallel;
+	const char *K = "parallel.pipeline_model_parallel_layout";
+	char raw[512] = "", plain[512], ex[8192];
+	bool present = false;
+	int rc;
+	pa->layout_len = 0;
+	pa->layout_mtp = 0;
+	memset(pa->layout_layers, 0, sizeof(pa->layout_layers));
+	if ((rc = pp_jget_str(d, p, "parallel", "pipeline_model_parallel_layout", false, raw,
+			      sizeof(raw), &present, err)))
+		return rc;
+	if (!present)
+		return 0;
+	size_t o = 0;
+	for (size_t i = 0; raw[i]; i++)
+		if (raw[i] != ',' && raw[i] != ' ')
+			plain[o++] = raw[i];
+	plain[o] = 0;
+	if (unroll(plain, ex, sizeof(ex)))
+		return pp_jdoc_errf(d, err, K, "found \"%s\": cannot unroll it; expected Megatron's "
+				    "syntax, virtual stages split by '|', \"(...)*n\" or \"x*n\" to "
+				    "repeat (e.g. \"Et|(tt|)*30mL\")", raw);
+	if (pa->first_stage_layers || pa->last_stage_layers)
+		return pp_jdoc_errf(d, err, K, "found with decoder_first/last_pipeline_num_layers; "
+				    "expected one of the two ways to split the layers");
+	int n = 1, e_at = -1, l_at = -1, first_m = -1, last_t = -1;
+	size_t len = strlen(ex);
+	for (size_t i = 0; i < len; i++) {
+		char ch = ex[i];
+		if (ch == '|') {
+			if (n >= PP_LAYOUT_MAX)
+				return pp_jdoc_errf(d, err, K, "found more than %d virtual stages; "
+						    "expected at most %d", PP_LAYOUT_MAX, PP_LAYOUT_MAX);
+			n++;
+			continue;
+		}
+		if (ch == 't') {
+			pa->layout_layers[n - 1]++;
+			last_t = (int)i;
+		} else if (ch == 'm') {
+			pa->layout_mtp++;
+			if (first_m < 0)
+				first_m = (int)i;
+		} else if (ch == 'E') {
+			if (e_at >= 0)
+				return pp_jdoc_errf(d, err, K, "found \"%s\" with more than one E; expected "
+						    "the embedding exactly once", raw);
+			e_at = (int)i;
+		} else if (ch == 'L') {
+			if (l_at >= 0)
+				return pp_jdoc_errf(d, err, K, "found \"%s\" with more than one L; expected "
+						    "the loss exactly once", raw);
+			l_at = (int)i;
+		} else {
+			return pp_jdoc_errf(d, err, K, "found '%c' in \"%s\"; expected the layer "
+					    "characters E (embedding), t (decoder layer), m (MTP) and L "
+					    "(loss), '|' between virtual stages", ch, raw);
+		}
+	}
+	if (e_at != 0 || l_at != (int)len - 1)
+		return pp_jdoc_errf(d, err, K, "found \"%s\"; expected E first and L last "
+				    "(Megatron-Core: \"The first layer must be embedding\", \"The last "
+				    "layer must be loss\")", raw);
+	const char *lastvs = strrchr(ex, '|');
+	if (first_m >= 0 && (first_m < last_t || (lastvs && first_m < lastvs - ex)))
+		return pp_jdoc_errf(d, err, K, "found \"%s\": an MTP depth before a decoder layer or "
+				    "outside the last virtual stage; expected the m's after every t, in "
+				    "the last stage with the L (podplan runs them with the loss)", raw);
+	pa->layout_len = n;
+	if (pa->pp < 1 || n % pa->pp)
+		return pp_jdoc_errf(d, err, K, "found %d virtual stages, not a multiple of "
+				    "pipeline_model_parallel_size %d; expected a multiple (Megatron-Core: "
+				    "\"pipeline_model_parallel_layout must be divisible by "
+				    "pipeline_model_parallel_size\")", n, pa->pp);
+	int v = n / pa->pp;
+	if ((s->given & PP_GIVEN_VPP) && pa->vpp != v)
+		return pp_jdoc_errf(d, err, K, "found %d virtual stages over %d pipeline stages = %d "
+				    "chunks each, but virtual_pipeline_model_parallel_size is %d; expected "
+				    "them to agree (or leave the latter out)", n, pa->pp, v, pa->vpp);
+	pa->vpp = v;
+	return 0;
+}
+
 static int parse_parallel(pp_scenario *s, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
@@ -614,6 +808,8 @@ static int parse_parallel(pp_scenario *s, pp_err *err)
 		return rc;
 	pa->first_stage_layers = (int)fl;
 	pa->last_stage_layers = (int)ll;
+	if ((rc = parse_layout(s, p, err)))
+		return rc;
 	bool present;
 	if ((rc = pp_jget_bool(d, p, "parallel", "sequence_parallel", false, &pa->sequence_parallel,
 			       &present, err)))

@@ -53,6 +53,13 @@ typedef struct pp_training {
 				       * models.json "moe".load_imbalance, 1 for a dense model */
 	bool moe_shared_expert_overlap; /* shared expert beside the dispatch/combine all-to-alls */
 	bool moe_grouped_gemm;        /* local experts in one grouped GEMM (else one GEMM each) */
+	/* Megatron-Core's --overlap-moe-expert-parallel-comm: the combined 1F1B
+	 * schedule, one micro-batch's forward beside another's backward so each
+	 * EP all-to-all runs on a communication stream beside the other's
+	 * compute (steady state; stepcost.h); --delay-wgrad-compute: the expert
+	 * weight gradients wait for the backward dispatch to hide it */
+	bool overlap_moe_expert_parallel_comm;
+	bool delay_wgrad_compute;
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */
@@ -62,6 +69,8 @@ typedef struct pp_training {
 enum { PP_MOE_ALLTOALL, PP_MOE_ALLGATHER };
 extern const char *const pp_moe_dispatcher_names[2];
 
+#define PP_LAYOUT_MAX 1024
+
 typedef struct pp_parallel {
 	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
 	int ep, etp;                  /* expert model / expert tensor parallel sizes (MoE) */
@@ -70,6 +79,13 @@ typedef struct pp_parallel {
 	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
 	int last_stage_layers;        /* decoder_last_pipeline_num_layers; 0 = even split */
 	pp_schedule schedule;
+	/* pipeline_model_parallel_layout (Megatron-Core's, e.g. "Et|(tt|)*30mL"):
+	 * the decoder layers of each virtual stage in Megatron's order (virtual
+	 * stage = chunk x PP + stage), the embedding on the first, the MTP
+	 * depths and the loss on the last; layout_len 0: none */
+	int layout_len;
+	int layout_mtp;               /* its 'm' (must equal model.mtp_num_layers) */
+	unsigned short layout_layers[PP_LAYOUT_MAX];
 } pp_parallel;
 
 /* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
