@@ -11,10 +11,13 @@
 #      libFuzzer target of build/fuzz (make fuzz on the build machine, carried)
 #      on two CPUs for FUZZ_S seconds from its seed corpus -> fuzz.txt, and
 #      fuzz.tgz with every finding and log
+#   HOST=1: then host_bench.py (the host's time to issue a kernel from eager
+#      PyTorch: a bare op, an autograd chain, a Hugging Face decoder layer at
+#      16 tokens) -> host.csv
 #   3. nvidia-smi clocks, power and throttle reasons every 500 ms -> nvsmi.csv
 # Run from the repository root with bin, lib and build/fuzz carried
 # (calibrate/device_pack.sh, make fuzz). At most 8 files come back: log.txt,
-# train.csv, kernels.csv, nvsmi.csv, python.txt, fuzz.txt, fuzz.tgz.
+# train.csv, kernels.csv, nvsmi.csv, python.txt, fuzz.txt, fuzz.tgz, host.csv.
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -51,6 +54,12 @@ say "train --profile: start"
 taskset -c 0-3 python3 models/validation/framework/train_bench.py --out "$out/train.csv" \
 	--profile "$out/kernels.csv" --only "$only" --deadline-env 2>> "$out/python.txt"
 say "train --profile: exit $?"
+if [ -n "${HOST:-}" ]; then
+	say "host: start"
+	timeout 120 taskset -c 0-3 python3 models/validation/framework/host_bench.py --out "$out/host.csv" \
+		--deadline-env 2>> "$out/python.txt"
+	say "host: exit $?"
+fi
 
 fuzz_finish "$out"
 kill "$mon" 2>/dev/null

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""models/validation/framework/host_bench.py - the host's time to issue a
+kernel from eager PyTorch on the GPU machine, where the GPU's work is too
+small to hide it: podplan's host_issue_us (frameworks.json) is such a time.
+
+Each bench runs N iterations after a warm-up, synchronises, and divides the
+wall time by the kernels the iterations launched (torch.profiler counts them
+over one iteration):
+  - mul: y = x * c on a 1,024-element tensor, no autograd (one kernel, the
+    dispatcher and Python alone);
+  - chain_fwd_bwd: 64 elementwise ops on a tensor that requires grad, then
+    backward (autograd recording, the engine's C++ backward);
+  - hf_layer: one Hugging Face LlamaDecoderLayer of each model in
+    models/validation/framework/hf/ (SmolLM2-135M, Llama-3.2-1B), 16 tokens,
+    forward and backward under torch.autocast(bfloat16) over fp32
+    parameters as train_bench.py runs them: the model code's own issue rate.
+
+    python3 host_bench.py --out host.csv
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fwcommon as fw  # noqa: E402
+
+COLUMNS = ["bench", "model", "tokens", "iters", "kernels_per_iter", "wall_us_per_iter",
+           "host_us_per_kernel", "gpu_busy_us_per_iter", "torch", "gpu", "notes"]
+
+
+def kernels_of(fn):
+    """Kernels launched and GPU busy microseconds of one fn() call (the
+    profiler's trace, as train_bench.py reads it)."""
+    import tempfile
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as p:
+        fn()
+        torch.cuda.synchronize()
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        p.export_chrome_trace(path)
+        with open(path) as f:
+            ev = json.load(f).get("traceEvents", [])
+    finally:
+        os.unlink(path)
+    k = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy",
+                                                                   "gpu_memset")]
+    return len(k), sum(float(e.get("dur", 0)) for e in k)
+
+
+def timed(fn, iters):
+    import torch
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / iters * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    fw.add_deadline_args(ap)
+    a = ap.parse_args()
+    import torch
+    vers = fw.versions()
+    w = fw.RowWriter(a.out, COLUMNS)
+    x = torch.randn(1024, device="cuda")
+
+    def mul():
+        return x * 1.0001
+
+    xs = torch.randn(1024, device="cuda", requires_grad=True)
+
+    def chain():
+        y = xs
+        for _ in range(32):
+            y = y * 1.0001
+            y = y + 0.0001
+        y.sum().backward()
+
+    benches = [("mul", "-", 0, mul, 2000), ("chain_fwd_bwd", "-", 0, chain, 200)]
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+    for name in ("smollm2-135m", "llama-3.2-1b"):
+        hf = json.load(open(os.path.join(fw.HERE, "hf", name + ".json")))
+        cfg = fw.llama_config(hf, use_cache=False)
+        layer = LlamaDecoderLayer(cfg, layer_idx=0).cuda().train()
+        rope = LlamaRotaryEmbedding(cfg).cuda()
+        T = 16
+        h = torch.randn(1, T, cfg.hidden_size, device="cuda", requires_grad=True)
+        pos = torch.arange(T, device="cuda")[None]
+
+        def step(layer=layer, rope=rope, h=h, pos=pos):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                pe = rope(h, pos)
+                out = layer(h, position_embeddings=pe)
+                out = out[0] if isinstance(out, tuple) else out
+            out.float().sum().backward()
+
+        benches.append(("hf_layer", name, T, step, 100))
+    for bench, model, tokens, fn, iters in benches:
+        if not fw.deadline_of(a).allows(10):
+            break
+        try:
+            fn()
+            n, busy = kernels_of(fn)
+            wall = timed(fn, iters)
+            w.row(dict(bench=bench, model=model, tokens=tokens, iters=iters, kernels_per_iter=n,
+                       wall_us_per_iter=wall, host_us_per_kernel=wall / n if n else "",
+                       gpu_busy_us_per_iter=busy, torch=vers["torch"], gpu=vers["gpu"]))
+            fw.log("%-14s %-14s %5d kernels  %8.1f us/iter  %6.2f us/kernel  GPU busy %.1f us" % (
+                bench, model, n, wall, wall / n if n else 0, busy))
+        except Exception as e:  # noqa: BLE001 - one bench's failure is a row
+            w.row(dict(bench=bench, model=model, notes=("%s: %s" % (type(e).__name__, e))[:300]))
+            fw.log("%s failed: %s" % (bench, e))
+    w.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
