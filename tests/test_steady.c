@@ -16,7 +16,7 @@
  *    periods;
  *  - pp_predict() (the fast path and its ablations) equals pp_predict()
  *    with a trace (the event simulation) field for field on skipping
- *    layouts;
+ *    layouts, one of them 64 stages x 4,096 micro-batches;
  *  - GPipe, and a step too short for a period to repeat, issue every unit.
  */
 #include "engine/fastpath.h"
@@ -226,7 +226,13 @@ static void predict_equal(void)
 			"\"virtual_pipeline_model_parallel_size\": 3, \"zero_stage\": 1}, "),
 		/* blocking sends, 8 stages */
 		GPT(", \"overlap_p2p_comm\": false", "\"parallel\": {\"tensor_model_parallel_size\": 1, "
-			"\"pipeline_model_parallel_size\": 8, \"data_parallel_size\": 2}, "),
+			"\"pipeline_model_parallel_size\": 8, \"data_parallel_size\": 2}, "),		/* mid-size: bench/bench_predict_big.json's model and stages at 4,096
+		 * micro-batches (262,144 tasks, inside the event simulation's limit;
+		 * the bench runs 32,768) */
+		"{\"name\": \"mid\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 64}, "
+		"\"training\": {\"global_batch_size\": 4096, \"micro_batch_size\": 1}, "
+		"\"parallel\": {\"pipeline_model_parallel_size\": 64}, "
+		"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 64}}",
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(cases); i++) {
 		pp_scenario s;
