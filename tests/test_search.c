@@ -249,7 +249,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -565,6 +565,7 @@ static void size_matches_brute_force(void)
 		"{\"name\": \"sz\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
 		"{\"global_batch_size\": 64, \"train_tokens\": 2e10}, \"search\": {\"gpus\": "
 		"[\"a100-80gb\", \"h100-sxm\", \"l40s\"], \"num_gpus\": [8, 16, 32, 64], "
+		"\"fabrics\": [\"ib-hdr\", \"eth-100g\"], "
 		"\"usd_per_gpu_hour\": {\"l40s\": 0.9}}, \"cluster\": {\"gpu\": \"a100-80gb\", "
 		"\"num_gpus\": 16}}";
 	pp_scenario s;
@@ -579,12 +580,13 @@ static void size_matches_brute_force(void)
 	CHECK(pp_size_spec_parse(&s, tu_catalog(), &o.spec, &err) == 0);
 	CHECK(o.spec.ngpus == 3 && o.spec.ncounts == 4 && o.spec.nprices == 1);
 	double steps = ceil(2e10 / (64.0 * 2048));
-	for (int mode = 0; mode < 2; mode++) {
+	/* a deadline, a budget, neither (every option searched) */
+	for (int mode = 0; mode < 3; mode++) {
 		o.deadline_s = mode == 0 ? 1.5 * 86400 : 0;
 		o.budget_usd = mode == 1 ? 3000 : 0;
 		pp_size_result r;
 		CHECK(pp_size_run(&s, tu_catalog(), &o, &r, &err) == 0);
-		CHECK(r.n == 12);
+		CHECK(r.n == 24);
 		/* brute force: search every option (k = 1), cost it, pick */
 		double best_key = INFINITY;
 		int best_gpu = -1, best_n = -1, skipped = 0;
@@ -600,7 +602,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL, false};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -613,11 +615,16 @@ static void size_matches_brute_force(void)
 			if (op->status == PP_SIZE_SEARCHED) {
 				CHECK(op->train_s == t);
 				CHECK(fabs(op->usd - usd) <= 1e-9 * usd);
+				/* the options of one GPU and count share what fits
+				 * (pp_search_fit): the counts of a search of its own */
+				CHECK(op->evaluated == sr.evaluated && op->feasible == sr.feasible &&
+				      op->simulated == sr.simulated);
+				CHECK(!memcmp(&op->best.layout, &sr.best[0].layout, sizeof(pp_layout)));
 			} else {
 				skipped++;
 			}
-			bool meets = mode == 0 ? t <= o.deadline_s : usd <= o.budget_usd;
-			double key = mode == 0 ? usd : t;
+			bool meets = mode == 0 ? t <= o.deadline_s : mode == 1 ? usd <= o.budget_usd : true;
+			double key = mode == 1 ? t : usd;
 			if (meets && key < best_key) {
 				best_key = key;
 				best_gpu = (int)(op->gpu - pp_catalog_gpu_at(tu_catalog(), 0));
@@ -631,7 +638,8 @@ static void size_matches_brute_force(void)
 			CHECK((int)(a->gpu - pp_catalog_gpu_at(tu_catalog(), 0)) == best_gpu);
 			CHECK(a->num_gpus == best_n);
 			pp_t_diag("%s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)",
-			          mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
+			          mode == 0 ? "deadline 1.5 days" : mode == 1 ? "budget $3000" : "no target",
+			          a->num_gpus, a->gpu->id,
 			          a->train_s / 86400, a->usd, skipped, r.n);
 		}
 		pp_size_result_release(&r);
@@ -747,7 +755,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL, false};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);

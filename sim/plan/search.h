@@ -93,6 +93,17 @@ typedef struct pp_search_progress {
 } pp_search_progress;
 typedef void (*pp_search_progress_fn)(const pp_search_progress *p, void *ctx);
 
+/* The candidates of a search that fit in memory, kept for the next search
+ * of the same scenario on a cluster that differs only in its inter-node
+ * fabric and NIC count (podplan size's options): the enumeration, the
+ * layout checks and the memory estimates depend on neither (memory.h reads
+ * the GPU's capacity, the kernels' reserve and margin, and byte counts of
+ * the workload, no link), so such a search starts from this list and only
+ * computes its quick bounds again. Heap-allocated, one per cluster. */
+typedef struct pp_search_fit pp_search_fit;
+pp_search_fit *pp_search_fit_new(void);
+void pp_search_fit_free(pp_search_fit *f);
+
 typedef struct pp_search_opts {
 	int top_k;                 /* how many layouts to return (>= 1) */
 	bool exhaustive;           /* simulate every layout that fits (no bound): tests */
@@ -101,6 +112,8 @@ typedef struct pp_search_opts {
 	pp_search_progress_fn progress;
 	void *progress_ctx;
 	bool local;                /* this rank alone, under MPI too (size's own scheduling) */
+	pp_search_fit *fit;        /* NULL, or (on one rank) the list above: empty, the search
+				      fills it; filled, the search starts from it */
 } pp_search_opts;
 
 typedef struct pp_search_result {
