@@ -370,13 +370,14 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
  * buckets of its last backward unit (chunk 0, vs = st), given that the
  * unit's last compute task ends no earlier than e. The unit's tasks run
  * back to back, so the task a bucket follows ends no earlier than e minus
- * the tasks after it. */
-static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
+ * the tasks after it; the stream is busy until dp_free (-1: not known)
+ * with what it carried before. */
+static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e, int64_t dp_free)
 {
 	const pp_workload *w = c->w;
 	int vs = st, L = c->layers[vs];
 	double acc = vs == c->NV - 1 ? w->trainable_head : 0;
-	int64_t fin = -1;
+	int64_t fin = dp_free;
 	/* the backward tasks below layer l: layers 0 .. l-1 and the embedding */
 	int64_t below = vs == 0 ? c->unit.b_embed : 0;
 	for (int l = 0; l < L; l++)
@@ -406,16 +407,16 @@ static int64_t layers_ns(const pp_stepcost *c, int vs, bool fwd)
 	return t;
 }
 
-int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, bool tight)
 {
 	pp_stepcost f;
 	pp_stepcost_init(&f, s, hw, w, NULL);
 	int P = f.P, V = f.V, NV = f.NV;
 	int64_t M = f.M;
 	int64_t lb = f.data_ns;
-	int64_t *busy = pp_xmalloc(sizeof(int64_t) * (size_t)P * 6);
+	int64_t *busy = pp_xmalloc(sizeof(int64_t) * (size_t)P * 7);
 	int64_t *opt = busy + P, *tailsend = opt + P, *head = tailsend + P, *E = head + P,
-		*dpend = E + P;
+		*dpend = E + P, *gath = dpend + P;
 	bool blocking = !s->training.overlap_p2p_comm && P > 1;
 	const pp_task_ns *u = &f.unit;
 	/* ZeRO-3 runs dense models only (one layer kind) */
@@ -452,6 +453,10 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		     (st == NV - 1 ? u->f_head : 0) + f.p2p_ns[st];
 		if (f.zero3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
+		/* tight: the distributed optimizer's gathers at the start hold the
+		 * stage's data-parallel stream, back to back, before its reduces */
+		gath[st] = tight ? pp_program_start_gathers_ns(&f, st) : 0;
+		lb = max64(lb, gath[st]);
 		lb = max64(lb, head[st] + busy[st] + opt[st]);
 	}
 	/* E[st]: the end of stage st's last backward, which every later stage's
@@ -471,11 +476,11 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		if (f.zero3) {
 			dpend[st] = E[st] + (st == 0 ? rs_e : rs_l);
 		} else if (w->dp.n > 1 && s->training.overlap_grad_reduce) {
-			bool plain = st != 0 && st != NV - 1 && f.one_kind;
+			bool plain = st != 0 && st != NV - 1 && f.one_kind && !gath[st];
 			if (plain && cache_l == f.layers[st]) {
 				dpend[st] = E[st] + (cache_tail - cache_e);
 			} else {
-				dpend[st] = tail_reduce(&f, st, E[st]);
+				dpend[st] = tail_reduce(&f, st, E[st], gath[st] ? gath[st] : -1);
 				if (plain) {
 					cache_l = f.layers[st];
 					cache_tail = dpend[st];
@@ -499,6 +504,16 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 	free(busy);
 	pp_stepcost_release(&f);
 	return lb;
+}
+
+int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	return bound_ns(s, hw, w, false);
+}
+
+int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	return bound_ns(s, hw, w, true);
 }
 
 int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)

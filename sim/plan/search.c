@@ -691,6 +691,17 @@ static int64_t full_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas 
 	return pp_fp_bound_ns(x, hw, &w);
 }
 
+/* The tighter bound of c (fastpath.h): a layout whose bound is under the
+ * k-th best but this one is not cannot enter the top k; it is counted as
+ * simulated (the count is the bound's) and not run. */
+static int64_t tight_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas *c)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	return pp_fp_bound_tight_ns(x, hw, &w);
+}
+
 /* One rank: best first. The candidate of the smallest bound is simulated
  * once its full bound is known and no quick bound of one not yet bounded
  * is below it (a quick bound is below the full one); it stops when both
@@ -721,6 +732,8 @@ static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opt
 			heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
 			continue;
 		}
+		if (!ex && tight_bound(hw, wk, &x, c) > thr)
+			continue; /* cannot enter the top k (thr only falls) */
 		int64_t step = simulate(s, hw, wk, &x, des, c, err);
 		if (step < 0) {
 			rc = PP_EINTERNAL;
@@ -802,7 +815,7 @@ static int self_scheduled(const pp_scenario *s, const pp_hw *hw, const pp_search
 				break;
 		}
 		c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
-		if (c->bound > thr)
+		if (c->bound > thr || (!ex && tight_bound(hw, wk, &x, c) > thr))
 			continue;
 		int64_t step = simulate(s, hw, wk, &x, des, c, err);
 		if (step < 0) {
