@@ -97,8 +97,11 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
  * the distributed optimizer's parameter gathers at the start of the step
  * (ZeRO-1/2, overlap_param_gather), which hold each stage's data-parallel
  * stream before its gradient reduces (pp_program_start_gathers_ns): the
- * stream is busy until their sum, then carries the last backward's
- * buckets. On a slow fabric that is most of the step. The search orders
+ * stream is busy until their sum; then it carries every chunk's buckets
+ * (overlap_grad_reduce), each after its chunk's last backward unit, which
+ * ends no earlier than the stage's start plus every unit before it back to
+ * back (the schedule walked from its end). On a slow fabric that is most
+ * of the step. The search orders
  * and counts by pp_fp_bound_ns() and simulates a layout only when this one
  * too is under the k-th best (search.h). */
 int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
