@@ -6,7 +6,8 @@ Usage: python3 bench/bench.py [--bin bin/podplan] [--ref build/bench/bench_ref]
 
 Every figure is printed twice: in seconds on this machine, and as a ratio to
 the reference workload (bench/bench_ref.c, a fixed CPU job that uses no
-podplan code) timed in the same run, just before each figure. A ratio does not move with the machine's speed or with
+podplan code) timed in the same run, just before each run of each figure: the
+ratio is the median over the runs of run CPU s / reference CPU s. A ratio does not move with the machine's speed or with
 the load other jobs put on it as much as seconds do, so figures are
 comparable across machines and runs.
 
@@ -15,7 +16,7 @@ build machine; each becomes a ratio limit = limit_s / reference_s, with
 reference_s the reference workload's CPU time on that machine (recorded in
 the JSON with how it was measured). A target passes when the measured ratio
 is within it. Times are the CPU time (user + system) of the podplan
-process, median of `repeat` runs, unless the target says "wall"; memory is
+process, median of `repeat` runs; memory is
 the peak resident set (absolute: it does not scale with the CPU). Speed-ups
 under `mpirun -np N` are wall-clock ratios (serial median over MPI median),
 with the outputs compared byte for byte (JSON timing fields left out), and
@@ -50,9 +51,10 @@ def run_once(argv, out_path, env):
     return ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss, p.returncode
 
 
-def reference(ref):
+def reference(ref, repeats=3):
     """The reference workload's CPU and wall seconds (the fastest of its repeats)."""
-    out = subprocess.run([ref], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([ref, str(repeats)], capture_output=True, text=True,
+                         check=True).stdout.split()
     return float(out[0]), float(out[1])
 
 
@@ -65,18 +67,21 @@ def expand(argv, b, tmp):
     return [a.replace("{bin}", b).replace("{tmp}", tmp) for a in argv]
 
 
-def measure(t, b, tmp, env):
-    """Median CPU and wall seconds and the largest RSS of t's command."""
-    cpu, wall, rss = [], [], 0
+def measure(t, b, tmp, env, ref):
+    """Median CPU and wall seconds, the largest RSS of t's command, its output file, and the
+    median over its runs of CPU s / the reference's CPU s timed just before that run."""
+    cpu, wall, rss, ratio = [], [], 0, []
     out = os.path.join(tmp, t["id"] + ".out")
     for _ in range(t.get("repeat", 3)):
+        rf = reference(ref, 1)[0]
         c, w, r, rc = run_once(expand(t["argv"], b, tmp), out, env)
         if rc != 0:
             raise RuntimeError("%s: exit status %d: %s" % (t["id"], rc, " ".join(t["argv"])))
         cpu.append(c)
         wall.append(w)
+        ratio.append(c / rf)
         rss = max(rss, r)
-    return statistics.median(cpu), statistics.median(wall), rss, out
+    return statistics.median(cpu), statistics.median(wall), rss, out, statistics.median(ratio)
 
 
 def wrap(args):
@@ -127,31 +132,28 @@ def main():
             if not have_mpi:
                 rows.append((t, None, "skipped: mpirun not found"))
                 continue
-            rf = reference(ref)
-            ser = measure(dict(t, id=t["id"] + ".1"), b, tmp, env)
+            ser = measure(dict(t, id=t["id"] + ".1"), b, tmp, env, ref)
             prefix = os.path.join(tmp, t["id"] + ".rank")
             mpi_t = dict(t, id=t["id"] + ".%d" % t["ranks"],
                          argv=["mpirun", "--oversubscribe", "--allow-run-as-root", "-np",
                                str(t["ranks"]), sys.executable, os.path.abspath(__file__),
                                "--wrap", prefix, "--"] + t["argv"])
-            par = measure(mpi_t, b, tmp, env)
+            par = measure(mpi_t, b, tmp, env, ref)
             ranks = []
             for r in range(t["ranks"]):
                 with open("%s.%d" % (prefix, r)) as f:
                     ranks.append(float(f.read().split()[0]))
             same = stripped(ser[3]) == stripped(par[3])
-            rows.append((t, (ser, par, same, max(ranks), rf), None))
+            rows.append((t, (ser, par, same, max(ranks)), None))
         else:
-            rf = reference(ref)
-            rows.append((t, measure(t, b, tmp, env) + (rf,), None))
+            rows.append((t, measure(t, b, tmp, env, ref), None))
     r1 = reference(ref)
-    refs = [m[-1][0] for _, m, skip in rows if m] + [r0[0], r1[0]]
-    print("reference workload (bench/bench_ref.c), timed before each figure: %.3f-%.3f s CPU in "
-          "this run, %.3f s on the build machine idle (bench/targets.json)"
-          % (min(refs), max(refs), ref_idle))
-    print("figures: median CPU s of the process (user + system), its wall s, the ratio of the CPU "
-          "s to the reference's CPU s timed just before; limit: the target as a ratio (the "
-          "issue's seconds / %.3f s)" % ref_idle)
+    print("reference workload (bench/bench_ref.c): %.3f s CPU at the start of this run, %.3f s at "
+          "the end, %.3f s on the build machine at its least loaded (bench/targets.json)"
+          % (r0[0], r1[0], ref_idle))
+    print("figures: median CPU s of the process (user + system), its median wall s, the median "
+          "over its runs of CPU s / the reference's CPU s timed just before that run; limit: the "
+          "target as a ratio (the issue's seconds / %.3f s)" % ref_idle)
     try:
         print("load average at the end: %.2f %.2f %.2f (2 cores; other jobs share the machine)"
               % os.getloadavg())
@@ -167,13 +169,13 @@ def main():
             continue
         kind = t.get("kind", "time")
         if kind == "speedup":
-            ser, par, same, rank_cpu, rf = m
+            ser, par, same, rank_cpu = m
             sp = ser[1] / par[1] if par[1] > 0 else 0
             cp = ser[0] / rank_cpu if rank_cpu > 0 else 0
             ok = sp >= t["min_speedup"] and same
             failed += not ok
             print(hdr % (t["id"], what, "%.3f" % ser[0], "%.3f" % ser[1],
-                         "%.4f" % (ser[0] / rf[0]), "", "", ""))
+                         "%.4f" % ser[4], "", "", ""))
             print(hdr % ("", "  mpirun -np %d: wall s; speed-up serial/MPI (wall)" % t["ranks"],
                          "", "%.3f" % par[1], "%.2fx" % sp, ">= %.2fx" % t["min_speedup"],
                          "", ("yes" if ok else "NO") + ("" if same else " (output DIFFERS)")))
@@ -183,9 +185,7 @@ def main():
                 print(hdr % ("", "  output identical to serial (timing fields left out)", "", "",
                              "", "", "", ""))
             continue
-        cpu, wall, rss, _, rf = m
-        measured = wall if t.get("time") == "wall" else cpu
-        ratio = measured / rf[0]
+        cpu, wall, rss, _, ratio = m
         lim = t.get("max_s")
         ok = True
         if lim is not None:
