@@ -25,6 +25,11 @@
  *      simulated time;
  *   3. it stops when every bound left exceeds the k-th best simulated
  *      time: no skipped layout can enter the top k.
+ * A layout about to be simulated whose tight bound (pp_fp_bound_tight_ns:
+ * the DP stream's gathers and every chunk's gradient buckets) exceeds the
+ * k-th best is not run: it cannot enter the top k. `simulated` still
+ * counts by the full bound (the layouts the search has to consider, the
+ * same count as before the tight bound); sims_run counts what ran.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
