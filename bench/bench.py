@@ -160,7 +160,13 @@ def main():
     except OSError:
         pass
     print()
-    hdr = "%-16s %-52s %9s %9s %8s %9s %10s  %s"
+    fmt = "%-16s %-52s %9s %9s %8s %9s %10s  %s"
+
+    class Hdr:  # the table's format, each line without trailing blanks
+        def __mod__(self, cells):
+            return (fmt % cells).rstrip()
+
+    hdr = Hdr()
     print(hdr % ("id", "what", "cpu s", "wall s", "ratio", "limit", "target", "met"))
     for t, m, skip in rows:
         what = t["what"][:52]
