@@ -922,7 +922,8 @@ bool pp_program_mark(pp_program *p, uint64_t *hash, int64_t *ref)
 				m->capwin = 2 * (m->nwin + (size_t)w) + 64;
 				m->win = pp_xrealloc(m->win, sizeof(int64_t) * m->capwin);
 			}
-			memcpy(m->win + m->nwin, a, sizeof(int64_t) * (size_t)w);
+			if (w > 0) /* m->win is still NULL before the first arrival */
+				memcpy(m->win + m->nwin, a, sizeof(int64_t) * (size_t)w);
 			m->nwin += (size_t)w;
 		}
 	m->coalesced = p->coalesced;
