@@ -6,6 +6,9 @@
  * 1,024 vs 16,384 GPUs, to show the cost does not grow with data
  * parallelism. One core, wall clock (CLOCK_MONOTONIC), median of repeats.
  *
+ * With PODPLAN_BENCH_REF_S (the reference workload's CPU seconds, set by
+ * bench/bench.py) a last column gives each step's time as a ratio to it.
+ *
  * A "step" is one pp_predict: the full simulation plus the three ablation
  * runs that give the breakdown; "events" counts task completions over all
  * four runs.
@@ -25,6 +28,9 @@ static int cmp(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
+
+/* the reference workload's CPU seconds in this run (bench/bench.py), 0: not given */
+static double ref_s;
 
 static void bench(const pp_catalog *cat, const char *name, const char *json, double *out_ms)
 {
@@ -49,8 +55,11 @@ static void bench(const pp_catalog *cat, const char *name, const char *json, dou
 	}
 	qsort(t, (size_t)n, sizeof(double), cmp);
 	double med = t[n / 2];
-	printf("%-44s %7d %10.2f %12.1f %14.3g %10.3f\n", name, s.cluster.num_gpus, med * 1e3, 1.0 / med,
+	printf("%-44s %7d %10.2f %12.1f %14.3g %10.3f", name, s.cluster.num_gpus, med * 1e3, 1.0 / med,
 	       (double)r.events / med, r.step_time_s);
+	if (ref_s > 0)
+		printf(" %10.2e", med / ref_s);
+	printf("\n");
 	if (out_ms)
 		*out_ms = med * 1e3;
 	pp_scenario_release(&s);
@@ -64,8 +73,10 @@ int main(void)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	printf("%-44s %7s %10s %12s %14s %10s\n", "configuration", "GPUs", "ms/step", "steps/s",
-	       "events/s", "step (s)");
+	const char *r = getenv("PODPLAN_BENCH_REF_S");
+	ref_s = r ? atof(r) : 0;
+	printf("%-44s %7s %10s %12s %14s %10s%s\n", "configuration", "GPUs", "ms/step", "steps/s",
+	       "events/s", "step (s)", ref_s > 0 ? "      ratio" : "");
 	bench(cat, "GPT-3 175B, TP8 PP8 1F1B, 64 micro-batches",
 	      "{\"model\": {\"preset\": \"gpt3-175b\"}, \"training\": {\"global_batch_size\": 1024, "
 	      "\"recompute\": \"selective\"}, \"parallel\": {\"tensor_model_parallel_size\": 8, "

@@ -1,21 +1,14 @@
 #!/bin/sh
-# bench/run.sh BUILD BINDIR - run every benchmark program (build/bench/bench_*)
-# and every bench/*.sh script; each prints its own table.
+# bench/run.sh BUILD BINDIR - `make bench`: every benchmark against its
+# target (bench/targets.json), each figure in seconds and as a ratio to the
+# reference workload (bench/bench_ref.c) timed in the same run, and the
+# engine's per-step table (build/bench/bench_engine); bench/bench.py says
+# how. The older per-feature scripts (bench_search.sh, bench_serve.sh,
+# bench_serveplan.sh) still print their own tables in seconds when run
+# alone.
 build=${1:-build}
 bindir=${2:-bin}
-PODPLAN_BIN="$bindir/podplan"
 PODPLAN_DATA="$(pwd)/models"
-export PODPLAN_BIN PODPLAN_DATA
-st=0
-for b in "$build"/bench/bench_*; do
-	[ -x "$b" ] || continue
-	case "$b" in *.o|*.d) continue ;; esac
-	echo "== $(basename "$b")"
-	"$b" || st=1
-done
-for s in bench/bench_*.sh; do
-	[ -f "$s" ] || continue
-	echo "== $(basename "$s")"
-	sh "$s" || st=1
-done
-exit $st
+export PODPLAN_DATA
+exec python3 bench/bench.py --bin "$bindir/podplan" --ref "$build/bench/bench_ref" \
+	--engine "$build/bench/bench_engine"

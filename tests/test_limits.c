@@ -4,9 +4,11 @@
  * each size one past its limit is PP_EINPUT naming the key and the limit;
  * the pipeline-task count and the ideal step are computed by hand; the
  * largest layout the task limit allows is simulated within the issue's
- * bounds (20 s, 4 GB), so the limit sits where the engine still answers.
+ * bounds (20 s, 4 GB), so the limit sits where the engine still answers,
+ * and the event simulation (a trace) refuses it at its own limit.
  */
 #include "engine/predict.h"
+#include "engine/trace.h"
 #include "harness.h"
 #include "input/limits.h"
 #include "testutil.h"
@@ -78,15 +80,15 @@ static void each_limit_named(void)
 	CHECK(check(MODEL(8, 1024, 1024) "\"training\": {\"global_batch_size\": 16777224}, "
 		    "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "training.global_batch_size: found 16777224, expected at most 16777216");
-	/* 8 stages x 65537 micro-batches (mbs 1, dp 1) = 524296 tasks */
-	CHECK(check(MODEL(8, 1024, 1024) "\"training\": {\"global_batch_size\": 65537}, "
-		    "\"parallel\": {\"pipeline_model_parallel_size\": 8}, \"cluster\": {\"gpu\": "
-		    "\"h100-sxm\", \"num_gpus\": 8}}", &err) == PP_EINPUT);
-	CHECK_CONTAINS(err.msg, "8 stages x 1 chunks x 65537 micro-batches = 5.243e+05 pipeline tasks "
-		       "per step, expected at most 524288");
-	CHECK(check(MODEL(8, 1024, 1024) "\"training\": {\"global_batch_size\": 65536}, "
-		    "\"parallel\": {\"pipeline_model_parallel_size\": 8}, \"cluster\": {\"gpu\": "
-		    "\"h100-sxm\", \"num_gpus\": 8}}", &err) == 0);
+	/* 64 stages x 65537 micro-batches (mbs 1, dp 1) = 4194368 tasks */
+	CHECK(check(MODEL(64, 1024, 1024) "\"training\": {\"global_batch_size\": 65537}, "
+		    "\"parallel\": {\"pipeline_model_parallel_size\": 64}, \"cluster\": {\"gpu\": "
+		    "\"h100-sxm\", \"num_gpus\": 64}}", &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "64 stages x 1 chunks x 65537 micro-batches = 4.194e+06 pipeline tasks "
+		       "per step, expected at most 4194304");
+	CHECK(check(MODEL(64, 1024, 1024) "\"training\": {\"global_batch_size\": 65536}, "
+		    "\"parallel\": {\"pipeline_model_parallel_size\": 64}, \"cluster\": {\"gpu\": "
+		    "\"h100-sxm\", \"num_gpus\": 64}}", &err) == 0);
 	/* 8193 micro-batches x 1024 layers */
 	CHECK(check(MODEL(1024, 1024, 1024) "\"training\": {\"global_batch_size\": 8193}, "
 		    "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 1}}", &err) == PP_EINPUT);
@@ -126,16 +128,17 @@ static void counted_by_hand(void)
  * 4 GB (the issue's bound for any accepted input). */
 static void largest_allowed_answers(void)
 {
-	/* both limits reached: 8 x 65536 tasks, 65536 x 128 layer passes (the
-	 * sanitizer build, several times slower and larger, an eighth) */
+	/* both limits reached: 64 x 65536 tasks, 65536 x 128 layer passes (the
+	 * sanitizer build, several times slower and larger, an eighth of the
+	 * layers) */
 #ifdef __SANITIZE_ADDRESS__
-	const char *j = MODEL(16, 1024, 1024) "\"training\": {\"global_batch_size\": 65536}, "
-			"\"parallel\": {\"pipeline_model_parallel_size\": 8}, \"cluster\": {\"gpu\": "
-			"\"h100-sxm\", \"num_gpus\": 8}}";
+	const char *j = MODEL(64, 1024, 1024) "\"training\": {\"global_batch_size\": 65536}, "
+			"\"parallel\": {\"pipeline_model_parallel_size\": 64}, \"cluster\": {\"gpu\": "
+			"\"h100-sxm\", \"num_gpus\": 64}}";
 #else
 	const char *j = MODEL(128, 1024, 1024) "\"training\": {\"global_batch_size\": 65536}, "
-			"\"parallel\": {\"pipeline_model_parallel_size\": 8}, \"cluster\": {\"gpu\": "
-			"\"h100-sxm\", \"num_gpus\": 8}}";
+			"\"parallel\": {\"pipeline_model_parallel_size\": 64}, \"cluster\": {\"gpu\": "
+			"\"h100-sxm\", \"num_gpus\": 64}}";
 #endif
 	pp_scenario s;
 	pp_hw hw;
@@ -154,6 +157,13 @@ static void largest_allowed_answers(void)
 		  ru.ru_maxrss / 1e6);
 	CHECK(took < 20);
 	CHECK(ru.ru_maxrss < 4000000L);
+	/* the event simulation (a trace) holds every task: refused past its
+	 * own limit, naming it */
+	pp_trace *tr = pp_trace_new();
+	pp_predict_opts po = {tr};
+	CHECK(pp_predict(&s, &hw, &po, &r, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "expected at most 524288 for the event simulation");
+	pp_trace_free(tr);
 	pp_scenario_release(&s);
 }
 

@@ -77,11 +77,17 @@ static const char *const spaces[] = {
 	"\"cluster\": {\"gpu\": "
 	"\"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": \"ib-ndr\", \"nics_per_node\": "
 	"4, \"oversubscription\": 2}}}",
+	/* a slow fabric: the distributed optimizer's gathers hold the DP stream
+	 * for much of the step (the tight bound's term) */
+	"{\"name\": \"slow\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 12}, "
+	"\"training\": {\"global_batch_size\": 16, \"recompute\": \"selective\"}, "
+	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": "
+	"\"eth-10g\", \"nics_per_node\": 1}}}",
 };
 
 static void fastpath_exact(void)
 {
-	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0;
+	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0;
 	double tight = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
@@ -111,6 +117,7 @@ static void fastpath_exact(void)
 			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
 			badq += pp_fp_bound_quick_ns(&x, &hw, &w) > b;
+			int64_t bt = pp_fp_bound_tight_ns(&x, &hw, &w);
 			if (fp != d && bad++ < 5) {
 				char buf[200];
 				pp_t_diag("space %zu %s: fast %lld, event simulation %lld", sp,
@@ -118,6 +125,8 @@ static void fastpath_exact(void)
 				          (long long)d);
 			}
 			badb += b > d;
+			badt += bt < b || bt > d;
+			raised += bt > b;
 			tight += (double)b / (double)d;
 			pp_workload_release(&w);
 			total++;
@@ -131,11 +140,15 @@ static void fastpath_exact(void)
 	          "bounds above the bound, %lld workload mismatches; bound / exact %.3f on average",
 	          (long long)total, (long long)bad, (long long)badb, (long long)badq, (long long)badw,
 	          tight / total);
+	pp_t_diag("tight bound: %lld outside [bound, exact], %lld above the bound", (long long)badt,
+	          (long long)raised);
 	CHECK(total > 1500);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
 	CHECK(badq == 0);
 	CHECK(badw == 0);
+	CHECK(badt == 0);
+	CHECK(raised >= 50);
 }
 
 /* What the search's pruning by monotonicity relies on (search.c): the rest
@@ -249,7 +262,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -565,6 +578,7 @@ static void size_matches_brute_force(void)
 		"{\"name\": \"sz\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
 		"{\"global_batch_size\": 64, \"train_tokens\": 2e10}, \"search\": {\"gpus\": "
 		"[\"a100-80gb\", \"h100-sxm\", \"l40s\"], \"num_gpus\": [8, 16, 32, 64], "
+		"\"fabrics\": [\"ib-hdr\", \"eth-100g\"], "
 		"\"usd_per_gpu_hour\": {\"l40s\": 0.9}}, \"cluster\": {\"gpu\": \"a100-80gb\", "
 		"\"num_gpus\": 16}}";
 	pp_scenario s;
@@ -579,12 +593,13 @@ static void size_matches_brute_force(void)
 	CHECK(pp_size_spec_parse(&s, tu_catalog(), &o.spec, &err) == 0);
 	CHECK(o.spec.ngpus == 3 && o.spec.ncounts == 4 && o.spec.nprices == 1);
 	double steps = ceil(2e10 / (64.0 * 2048));
-	for (int mode = 0; mode < 2; mode++) {
+	/* a deadline, a budget, neither (every option searched) */
+	for (int mode = 0; mode < 3; mode++) {
 		o.deadline_s = mode == 0 ? 1.5 * 86400 : 0;
 		o.budget_usd = mode == 1 ? 3000 : 0;
 		pp_size_result r;
 		CHECK(pp_size_run(&s, tu_catalog(), &o, &r, &err) == 0);
-		CHECK(r.n == 12);
+		CHECK(r.n == 24);
 		/* brute force: search every option (k = 1), cost it, pick */
 		double best_key = INFINITY;
 		int best_gpu = -1, best_n = -1, skipped = 0;
@@ -600,7 +615,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL, false};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -613,11 +628,22 @@ static void size_matches_brute_force(void)
 			if (op->status == PP_SIZE_SEARCHED) {
 				CHECK(op->train_s == t);
 				CHECK(fabs(op->usd - usd) <= 1e-9 * usd);
+				/* the options of one GPU and count share what fits
+				 * (pp_search_fit): the counts of a search of its own */
+				CHECK(op->evaluated == sr.evaluated && op->feasible == sr.feasible &&
+				      op->simulated == sr.simulated);
+				const pp_layout *a = &op->best.layout, *b = &sr.best[0].layout;
+				/* field by field: the struct's padding is not copied alike */
+				CHECK(a->tp == b->tp && a->pp == b->pp && a->dp == b->dp &&
+				      a->cp == b->cp && a->vpp == b->vpp &&
+				      a->zero_stage == b->zero_stage && a->sp == b->sp &&
+				      a->schedule == b->schedule && a->recompute == b->recompute &&
+				      a->micro_batch_size == b->micro_batch_size && a->ep == b->ep);
 			} else {
 				skipped++;
 			}
-			bool meets = mode == 0 ? t <= o.deadline_s : usd <= o.budget_usd;
-			double key = mode == 0 ? usd : t;
+			bool meets = mode == 0 ? t <= o.deadline_s : mode == 1 ? usd <= o.budget_usd : true;
+			double key = mode == 1 ? t : usd;
 			if (meets && key < best_key) {
 				best_key = key;
 				best_gpu = (int)(op->gpu - pp_catalog_gpu_at(tu_catalog(), 0));
@@ -631,7 +657,8 @@ static void size_matches_brute_force(void)
 			CHECK((int)(a->gpu - pp_catalog_gpu_at(tu_catalog(), 0)) == best_gpu);
 			CHECK(a->num_gpus == best_n);
 			pp_t_diag("%s: %d x %s, %.2f days, $%.0f (%d of %d options skipped by bounds)",
-			          mode == 0 ? "deadline 1.5 days" : "budget $3000", a->num_gpus, a->gpu->id,
+			          mode == 0 ? "deadline 1.5 days" : mode == 1 ? "budget $3000" : "no target",
+			          a->num_gpus, a->gpu->id,
 			          a->train_s / 86400, a->usd, skipped, r.n);
 		}
 		pp_size_result_release(&r);
@@ -747,7 +774,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL, false};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);

@@ -370,13 +370,14 @@ int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
  * buckets of its last backward unit (chunk 0, vs = st), given that the
  * unit's last compute task ends no earlier than e. The unit's tasks run
  * back to back, so the task a bucket follows ends no earlier than e minus
- * the tasks after it. */
-static int64_t tail_reduce(const pp_stepcost *c, int st, int64_t e)
+ * the tasks after it; the stream is busy until dp_free (-1: not known)
+ * with what it carried before. */
+static int64_t tail_reduce(const pp_stepcost *c, int vs, int64_t e, int64_t dp_free)
 {
 	const pp_workload *w = c->w;
-	int vs = st, L = c->layers[vs];
+	int L = c->layers[vs];
 	double acc = vs == c->NV - 1 ? w->trainable_head : 0;
-	int64_t fin = -1;
+	int64_t fin = dp_free;
 	/* the backward tasks below layer l: layers 0 .. l-1 and the embedding */
 	int64_t below = vs == 0 ? c->unit.b_embed : 0;
 	for (int l = 0; l < L; l++)
@@ -406,16 +407,66 @@ static int64_t layers_ns(const pp_stepcost *c, int vs, bool fwd)
 	return t;
 }
 
-int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+/* One unit's compute-stream time (its layers, and the embedding or head
+ * where the unit has them). */
+static int64_t unit_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = layers_ns(c, vs, fwd);
+	if (vs == 0)
+		t += fwd ? u->f_embed : u->b_embed;
+	if (vs == c->NV - 1)
+		t += fwd ? u->f_head : u->b_head;
+	return t;
+}
+
+/* The tight bound's DP stream of stage st (overlap_grad_reduce, not
+ * ZeRO-3, non-blocking sends): it is busy until g with the gathers at the
+ * start; each chunk's gradient buckets follow that chunk's last backward
+ * unit in the order those units run, and a unit ends no earlier than the
+ * stage's first start (head) plus every unit up to it back to back (busy
+ * less the units after it, found by walking the schedule from its end).
+ * Chunk 0's is the stage's last unit, which ends no earlier than e. When
+ * the stream is done with the last bucket; -1 with none. */
+static int64_t dp_stream_end(const pp_scenario *s, const pp_stepcost *c, int st, int64_t head,
+			     int64_t busy, int64_t e, int64_t g)
+{
+	int V = c->V, P = c->P, n = pp_schedule_count(s), found = 0;
+	int64_t after = 0;
+	int64_t *end = pp_xmalloc(sizeof(int64_t) * (size_t)V);
+	int *order = pp_xmalloc(sizeof(int) * (size_t)V);
+	for (int k = 0; k < V; k++)
+		end[k] = -1;
+	for (int i = n - 1; i >= 0 && found < V; i--) {
+		pp_unit u = pp_schedule_unit(s, st, i);
+		int vs = u.chunk * P + st;
+		if (!u.fwd && end[u.chunk] < 0) {
+			end[u.chunk] = head + busy - after;
+			order[found++] = u.chunk;
+		}
+		after += unit_ns(c, vs, u.fwd);
+	}
+	int64_t fin = g > 0 ? g : -1;
+	for (int j = found - 1; j >= 0; j--) {
+		int k = order[j];
+		int64_t ek = k == 0 && e > end[k] ? e : end[k];
+		fin = tail_reduce(c, k * P + st, ek, fin);
+	}
+	free(end);
+	free(order);
+	return fin;
+}
+
+static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, bool tight)
 {
 	pp_stepcost f;
 	pp_stepcost_init(&f, s, hw, w, NULL);
 	int P = f.P, V = f.V, NV = f.NV;
 	int64_t M = f.M;
 	int64_t lb = f.data_ns;
-	int64_t *busy = pp_xmalloc(sizeof(int64_t) * (size_t)P * 6);
+	int64_t *busy = pp_xmalloc(sizeof(int64_t) * (size_t)P * 7);
 	int64_t *opt = busy + P, *tailsend = opt + P, *head = tailsend + P, *E = head + P,
-		*dpend = E + P;
+		*dpend = E + P, *gath = dpend + P;
 	bool blocking = !s->training.overlap_p2p_comm && P > 1;
 	const pp_task_ns *u = &f.unit;
 	/* ZeRO-3 runs dense models only (one layer kind) */
@@ -452,6 +503,10 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		     (st == NV - 1 ? u->f_head : 0) + f.p2p_ns[st];
 		if (f.zero3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
+		/* tight: the distributed optimizer's gathers at the start hold the
+		 * stage's data-parallel stream, back to back, before its reduces */
+		gath[st] = tight ? pp_program_start_gathers_ns(&f, st) : 0;
+		lb = max64(lb, gath[st]);
 		lb = max64(lb, head[st] + busy[st] + opt[st]);
 	}
 	/* E[st]: the end of stage st's last backward, which every later stage's
@@ -470,12 +525,14 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		dpend[st] = -1;
 		if (f.zero3) {
 			dpend[st] = E[st] + (st == 0 ? rs_e : rs_l);
+		} else if (tight && w->dp.n > 1 && s->training.overlap_grad_reduce && !blocking) {
+			dpend[st] = dp_stream_end(s, &f, st, head[st], busy[st], E[st], gath[st]);
 		} else if (w->dp.n > 1 && s->training.overlap_grad_reduce) {
-			bool plain = st != 0 && st != NV - 1 && f.one_kind;
+			bool plain = st != 0 && st != NV - 1 && f.one_kind && !gath[st];
 			if (plain && cache_l == f.layers[st]) {
 				dpend[st] = E[st] + (cache_tail - cache_e);
 			} else {
-				dpend[st] = tail_reduce(&f, st, E[st]);
+				dpend[st] = tail_reduce(&f, st, E[st], gath[st] ? gath[st] : -1);
 				if (plain) {
 					cache_l = f.layers[st];
 					cache_tail = dpend[st];
@@ -499,6 +556,16 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
 	free(busy);
 	pp_stepcost_release(&f);
 	return lb;
+}
+
+int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	return bound_ns(s, hw, w, false);
+}
+
+int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
+{
+	return bound_ns(s, hw, w, true);
 }
 
 int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)

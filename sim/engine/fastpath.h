@@ -29,7 +29,8 @@
  *  - the data-parallel gradient buckets of that last backward are released
  *    no earlier than their layers end, and the optimizer waits for the last;
  *  - ZeRO-3's gathers and reduce-scatters share one stream per stage;
- *  - the tied-embedding all-reduce and the data-loading read.
+ *  - the tied-embedding all-reduce and the data-loading read;
+ *  - (pp_fp_bound_tight_ns) the gathers at the start on the DP stream.
  * It ignores what only delays (link queueing, steady-state waits), which is
  * what makes it a bound; the search simulates a layout only while its bound
  * can still beat the current k-th best (tests check bound <= exact).
@@ -92,6 +93,18 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 
 /* A lower bound on pp_fp_step_ns(s, hw, w), in O(stages x chunks). */
 int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+/* A tighter lower bound, >= pp_fp_bound_ns() and <= pp_fp_step_ns(): with
+ * the distributed optimizer's parameter gathers at the start of the step
+ * (ZeRO-1/2, overlap_param_gather), which hold each stage's data-parallel
+ * stream before its gradient reduces (pp_program_start_gathers_ns): the
+ * stream is busy until their sum; then it carries every chunk's buckets
+ * (overlap_grad_reduce), each after its chunk's last backward unit, which
+ * ends no earlier than the stage's start plus every unit before it back to
+ * back (the schedule walked from its end). On a slow fabric that is most
+ * of the step. The search orders
+ * and counts by pp_fp_bound_ns() and simulates a layout only when this one
+ * too is under the k-th best (search.h). */
+int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 /* A cheaper lower bound, <= pp_fp_bound_ns(): the busiest stage's compute
  * stream, every micro-batch's units of it back to back (the first term of
  * the bound above, without the stage's pipeline fill, sends, optimizer

@@ -5,6 +5,7 @@
 #include "engine/schedule.h"
 #include "engine/stepcost.h"
 #include "engine/trace.h"
+#include "input/limits.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -33,6 +34,15 @@ static int run(sim *m, const pp_scenario *s, const pp_hw *hw, const pp_workload 
 		}
 		m->fast = false;
 	}
+	/* the event graph holds every task: the walk's larger limit does not
+	 * apply to it */
+	double tasks = pp_limit_pipeline_tasks(&s->training, &s->parallel);
+	if (tasks > PP_LIMIT_EVENT_TASKS)
+		return pp_errf(err, PP_EINPUT, "%s: %.4g pipeline tasks per step (%d stages x %d "
+			       "chunks x %lld micro-batches), expected at most %d for the event "
+			       "simulation (a trace); a larger micro_batch_size or data_parallel_size "
+			       "makes fewer", s->name, tasks, s->parallel.pp, s->parallel.vpp,
+			       (long long)s->training.num_microbatches, PP_LIMIT_EVENT_TASKS);
 	if (!m->d)
 		m->d = pp_des_new();
 	pp_schedule_build(m->d, s, hw, w, &o, busy);

@@ -281,33 +281,29 @@ static void bucket_gather(pp_program *p, stage *S, const pp_comm_cost *cc, int g
 	*first = l + 1;
 }
 
-/* The distributed optimizer's bucketed parameter all-gather (of what it
- * updated: dense parameters over DP, routed experts over expert DP) at the
- * start of the step, each layer's first forward waiting for its buckets. */
-static void stage_gathers(pp_program *p, int st)
+/* The distributed optimizer's bucketed parameter all-gather of stage st
+ * (of what it updated: dense parameters over DP, routed experts over
+ * expert DP), in issue order: each bucket to fn(ctx, its cost, its group
+ * (PP_GRP_DP or PP_GRP_EDP), chunk k, its last layer l). */
+typedef void (*gather_fn)(void *ctx, const pp_comm_cost *cc, int group, int k, int l);
+
+static bool has_experts(const pp_workload *w)
 {
-	const pp_stepcost *c = p->c;
-	const pp_workload *w = c->w;
-	stage *S = &p->st[st];
-	int P = p->P, V = p->V;
 	bool experts = false;
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		experts |= w->lk[k].count > 0 && w->lk[k].trainable_expert > 0;
-	for (int k = 0; k < V; k++)
-		if (c->layers[k * P + st] > S->maxl)
-			S->maxl = c->layers[k * P + st];
-	size_t n = (size_t)(V * (S->maxl + 1));
-	S->gather_of = pp_xmalloc(sizeof(int64_t) * n);
-	if (experts) {
-		S->gather_e_of = pp_xmalloc(sizeof(int64_t) * n);
-		for (size_t i = 0; i < n; i++)
-			S->gather_e_of[i] = -1;
-	}
+	return experts;
+}
+
+static void gather_buckets(const pp_stepcost *c, int st, gather_fn fn, void *ctx)
+{
+	const pp_workload *w = c->w;
+	int P = c->P, V = c->V;
+	bool experts = has_experts(w);
 	for (int k = 0; k < V; k++) {
 		int vs = k * P + st;
 		int L = c->layers[vs];
 		double acc = vs == 0 ? w->trainable_embed : 0, acc_e = 0;
-		int first = 0, first_e = 0;
 		for (int l = 0; l < L; l++) {
 			const pp_layer_cost *lc = &w->lk[pp_stepcost_kind(c, vs, l)];
 			acc += lc->trainable - lc->trainable_expert;
@@ -316,16 +312,74 @@ static void stage_gathers(pp_program *p, int st)
 			if (acc >= c->bucket_params || last) {
 				double pr = acc + (last && vs == P * V - 1 ? w->trainable_head : 0);
 				pp_comm_cost cc = pp_stepcost_gather(c, pr);
-				bucket_gather(p, S, &cc, PP_GRP_DP, k, l, S->gather_of, &first);
+				fn(ctx, &cc, PP_GRP_DP, k, l);
 				acc = 0;
 			}
 			if (experts && (acc_e >= c->bucket_params || (last && acc_e > 0))) {
 				pp_comm_cost cc = pp_stepcost_gather_expert(c, acc_e);
-				bucket_gather(p, S, &cc, PP_GRP_EDP, k, l, S->gather_e_of, &first_e);
+				fn(ctx, &cc, PP_GRP_EDP, k, l);
 				acc_e = 0;
 			}
 		}
 	}
+}
+
+typedef struct gather_issue {
+	pp_program *p;
+	stage *S;
+	int first, first_e;
+	int k;
+} gather_issue;
+
+static void issue_gather(void *ctx, const pp_comm_cost *cc, int group, int k, int l)
+{
+	gather_issue *g = ctx;
+	if (k != g->k) {
+		g->k = k;
+		g->first = g->first_e = 0;
+	}
+	if (group == PP_GRP_DP)
+		bucket_gather(g->p, g->S, cc, group, k, l, g->S->gather_of, &g->first);
+	else
+		bucket_gather(g->p, g->S, cc, group, k, l, g->S->gather_e_of, &g->first_e);
+}
+
+/* The gathers at the start of the step, each layer's first forward
+ * waiting for its buckets. */
+static void stage_gathers(pp_program *p, int st)
+{
+	const pp_stepcost *c = p->c;
+	stage *S = &p->st[st];
+	int P = p->P, V = p->V;
+	for (int k = 0; k < V; k++)
+		if (c->layers[k * P + st] > S->maxl)
+			S->maxl = c->layers[k * P + st];
+	size_t n = (size_t)(V * (S->maxl + 1));
+	S->gather_of = pp_xmalloc(sizeof(int64_t) * n);
+	if (has_experts(c->w)) {
+		S->gather_e_of = pp_xmalloc(sizeof(int64_t) * n);
+		for (size_t i = 0; i < n; i++)
+			S->gather_e_of[i] = -1;
+	}
+	gather_issue g = {p, S, 0, 0, 0};
+	gather_buckets(c, st, issue_gather, &g);
+}
+
+static void add_gather_ns(void *ctx, const pp_comm_cost *cc, int group, int k, int l)
+{
+	(void)group;
+	(void)k;
+	(void)l;
+	*(int64_t *)ctx += cc->ns;
+}
+
+int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
+{
+	if (!c->dist_opt_gather || !c->s->training.overlap_param_gather)
+		return 0;
+	int64_t t = 0;
+	gather_buckets(c, st, add_gather_ns, &t);
+	return t;
 }
 
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)

@@ -104,6 +104,12 @@ typedef struct pp_program pp_program;
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink);
 void pp_program_free(pp_program *p);
 
+/* The sum of the durations (ns) of the distributed optimizer's parameter
+ * gathers that stage st issues when the step starts (overlap_param_gather:
+ * on its data-parallel stream, back to back, before any gradient reduce of
+ * the stage); 0 when the step has none there. For the fast path's bound. */
+int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st);
+
 /* Layer tasks a coalescing backend got as part of another task (so the
  * tasks of the step are those issued plus these). */
 int64_t pp_program_coalesced(const pp_program *p);

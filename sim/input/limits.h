@@ -6,7 +6,8 @@
  *
  * Why these numbers (measured on the event simulation of this version: about
  * 400 bytes per pipeline task and 150 bytes per micro-batch and layer, about
- * 1 us of each): the largest published runs (GPT 1T on 3072 GPUs: 128
+ * 1 us of each; the closed-form walk that predict and search run instead
+ * holds 16 to 32 bytes a task and skips the steady state): the largest published runs (GPT 1T on 3072 GPUs: 128
  * layers, 64 stages x 512 micro-batches x 2 chunks = 65,536 tasks and
  * 65,536 layer passes) sit well inside them, and the largest scenario they
  * allow is simulated in under 10 s and 1.5 GB instead of running the machine
@@ -26,8 +27,12 @@
 #define PP_LIMIT_VOCAB 16777216         /* vocab_size */
 #define PP_LIMIT_EXPERTS 16384          /* num_experts */
 #define PP_LIMIT_GLOBAL_BATCH 16777216  /* training.global_batch_size, sequences */
-/* stages x model chunks x micro-batches of one step: the event graph */
-#define PP_LIMIT_PIPELINE_TASKS 524288
+/* stages x model chunks x micro-batches of one step: what the closed-form
+ * walk (engine/fastpath.h) holds, two or four int64 a task (64 to 128 MiB) */
+#define PP_LIMIT_PIPELINE_TASKS 4194304
+/* ... and what the event simulation holds (a trace, or a walk that stalls):
+ * about 400 bytes a task */
+#define PP_LIMIT_EVENT_TASKS 524288
 /* micro-batches x layers: every layer's events of every micro-batch */
 #define PP_LIMIT_LAYER_PASSES 8388608
 /* seconds of one step with every FLOP at the dense peak (116 days) */

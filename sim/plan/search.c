@@ -615,6 +615,61 @@ static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 		progress(k->o, 0, k->seen, 0, 0, 0, k->t0);
 }
 
+struct pp_search_fit {
+	bool filled;
+	size_t n;                  /* candidates enumerated */
+	int64_t nofit;
+	feas *fe;                  /* those that fit, in enumeration order (no bounds) */
+	size_t nfe;
+	char space[640];
+};
+
+pp_search_fit *pp_search_fit_new(void)
+{
+	return pp_xcalloc(1, sizeof(pp_search_fit));
+}
+
+void pp_search_fit_free(pp_search_fit *f)
+{
+	if (!f)
+		return;
+	free(f->fe);
+	free(f);
+}
+
+/* The walk's list from a kept fit: the same candidates, in the same order,
+ * with this cluster's quick bounds (they read its links). */
+static void walk_from_fit(walk *k, const pp_search_fit *f)
+{
+	k->nfe = k->cap = f->nfe;
+	k->fe = pp_xmalloc(sizeof(feas) * (f->nfe ? f->nfe : 1));
+	memcpy(k->fe, f->fe, sizeof(feas) * f->nfe);
+	k->nofit = f->nofit;
+	k->seen = (int64_t)f->n;
+	for (size_t i = 0; i < k->nfe; i++) {
+		feas *c = &k->fe[i];
+		c->bound = -1;
+		c->quick = 0;
+		if (k->o->exhaustive)
+			continue;
+		pp_layout_apply(&k->x, &c->l);
+		pp_workload w;
+		pp_fp_workload(k->cache, &k->x, k->hw, &w);
+		c->quick = pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+	}
+}
+
+static void fit_keep(pp_search_fit *f, const walk *k, size_t n, const char *space)
+{
+	f->filled = true;
+	f->n = n;
+	f->nofit = k->nofit;
+	f->nfe = k->nfe;
+	f->fe = pp_xmalloc(sizeof(feas) * (k->nfe ? k->nfe : 1));
+	memcpy(f->fe, k->fe, sizeof(feas) * k->nfe);
+	snprintf(f->space, sizeof(f->space), "%s", space);
+}
+
 /* The simulation of candidate c: its step, or -1 with err set. */
 static int64_t simulate(const pp_scenario *s, const pp_hw *hw, walk *wk, pp_scenario *x,
 			pp_des *des, const feas *c, pp_err *err)
@@ -634,6 +689,17 @@ static int64_t full_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas 
 	pp_workload w;
 	pp_fp_workload(wk->cache, x, hw, &w);
 	return pp_fp_bound_ns(x, hw, &w);
+}
+
+/* The tighter bound of c (fastpath.h): a layout whose bound is under the
+ * k-th best but this one is not cannot enter the top k; it is counted as
+ * simulated (the count is the bound's) and not run. */
+static int64_t tight_bound(const pp_hw *hw, walk *wk, pp_scenario *x, const feas *c)
+{
+	pp_layout_apply(x, &c->l);
+	pp_workload w;
+	pp_fp_workload(wk->cache, x, hw, &w);
+	return pp_fp_bound_tight_ns(x, hw, &w);
 }
 
 /* One rank: best first. The candidate of the smallest bound is simulated
@@ -666,6 +732,8 @@ static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opt
 			heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
 			continue;
 		}
+		if (!ex && tight_bound(hw, wk, &x, c) > thr)
+			continue; /* cannot enter the top k (thr only falls) */
 		int64_t step = simulate(s, hw, wk, &x, des, c, err);
 		if (step < 0) {
 			rc = PP_EINTERNAL;
@@ -747,7 +815,7 @@ static int self_scheduled(const pp_scenario *s, const pp_hw *hw, const pp_search
 				break;
 		}
 		c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
-		if (c->bound > thr)
+		if (c->bound > thr || (!ex && tight_bound(hw, wk, &x, c) > thr))
 			continue;
 		int64_t step = simulate(s, hw, wk, &x, des, c, err);
 		if (step < 0) {
@@ -788,8 +856,17 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	size_t n = 0;
 	best *top = pp_xmalloc(sizeof(best) * (size_t)k);
 	pp_des *des = o->des ? pp_des_new() : NULL;
-	if ((rc = enumerate(s, visit, wk, &n, out->space, sizeof(out->space), err)))
-		goto out;
+	pp_search_fit *fit = R == 1 ? o->fit : NULL;
+	if (fit && fit->filled) {
+		n = fit->n;
+		snprintf(out->space, sizeof(out->space), "%s", fit->space);
+		walk_from_fit(wk, fit);
+	} else {
+		if ((rc = enumerate(s, visit, wk, &n, out->space, sizeof(out->space), err)))
+			goto out;
+		if (fit)
+			fit_keep(fit, wk, n, out->space);
+	}
 
 	size_t nfe = wk->nfe;
 	int ntop = 0;

@@ -25,6 +25,11 @@
  *      simulated time;
  *   3. it stops when every bound left exceeds the k-th best simulated
  *      time: no skipped layout can enter the top k.
+ * A layout about to be simulated whose tight bound (pp_fp_bound_tight_ns:
+ * the DP stream's gathers and every chunk's gradient buckets) exceeds the
+ * k-th best is not run: it cannot enter the top k. `simulated` still
+ * counts by the full bound (the layouts the search has to consider, the
+ * same count as before the tight bound); sims_run counts what ran.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
@@ -93,6 +98,17 @@ typedef struct pp_search_progress {
 } pp_search_progress;
 typedef void (*pp_search_progress_fn)(const pp_search_progress *p, void *ctx);
 
+/* The candidates of a search that fit in memory, kept for the next search
+ * of the same scenario on a cluster that differs only in its inter-node
+ * fabric and NIC count (podplan size's options): the enumeration, the
+ * layout checks and the memory estimates depend on neither (memory.h reads
+ * the GPU's capacity, the kernels' reserve and margin, and byte counts of
+ * the workload, no link), so such a search starts from this list and only
+ * computes its quick bounds again. Heap-allocated, one per cluster. */
+typedef struct pp_search_fit pp_search_fit;
+pp_search_fit *pp_search_fit_new(void);
+void pp_search_fit_free(pp_search_fit *f);
+
 typedef struct pp_search_opts {
 	int top_k;                 /* how many layouts to return (>= 1) */
 	bool exhaustive;           /* simulate every layout that fits (no bound): tests */
@@ -101,6 +117,8 @@ typedef struct pp_search_opts {
 	pp_search_progress_fn progress;
 	void *progress_ctx;
 	bool local;                /* this rank alone, under MPI too (size's own scheduling) */
+	pp_search_fit *fit;        /* NULL, or (on one rank) the list above: empty, the search
+				      fills it; filled, the search starts from it */
 } pp_search_opts;
 
 typedef struct pp_search_result {

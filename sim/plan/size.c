@@ -173,6 +173,7 @@ typedef struct opt_in {
 	pp_hw hw;
 	bool valid;      /* hw resolved */
 	int order;
+	pp_search_fit *fit; /* shared by the options that differ only in fabric and NICs */
 } opt_in;
 
 /* A lower bound on any layout's step time on x's cluster: the step's
@@ -314,6 +315,37 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 	return 0;
 }
 
+/* Whether two options' searches fit the same layouts: clusters that differ
+ * at most in the inter-node fabric and the NICs per node, on GPUs of the
+ * same memory (search.h: pp_search_fit). */
+static bool same_fit(const opt_in *a, const opt_in *b)
+{
+	const pp_cluster *x = &a->x.cluster, *y = &b->x.cluster;
+	return x->gpu == y->gpu && x->num_gpus == y->num_gpus &&
+	       x->gpus_per_node == y->gpus_per_node && x->intra == y->intra &&
+	       x->oversubscription == y->oversubscription && x->rail_optimized == y->rail_optimized &&
+	       x->storage == y->storage && x->storage_read_Bps == y->storage_read_Bps &&
+	       x->storage_write_Bps == y->storage_write_Bps &&
+	       a->hw.mem_capacity_bytes == b->hw.mem_capacity_bytes &&
+	       a->hw.reserved_bytes == b->hw.reserved_bytes && a->hw.act_margin == b->hw.act_margin;
+}
+
+/* One kept fit per group of options that share it (in build order); the
+ * fits into fits[*nfits] for the caller to free. */
+static void share_fits(opt_in *oi, int n, pp_search_fit **fits, int *nfits)
+{
+	*nfits = 0;
+	for (int i = 0; i < n; i++) {
+		if (!oi[i].valid)
+			continue;
+		for (int j = 0; j < i && !oi[i].fit; j++)
+			if (oi[j].valid && same_fit(&oi[i], &oi[j]))
+				oi[i].fit = oi[j].fit;
+		if (!oi[i].fit)
+			oi[i].fit = fits[(*nfits)++] = pp_search_fit_new();
+	}
+}
+
 /* Options by one of their bounds (NAN last), then in build order. */
 static int cmp_bound(const opt_in *x, const opt_in *y, double u, double v)
 {
@@ -449,7 +481,7 @@ static int search_option(const pp_size_opts *o, const opt_in *oi, double steps, 
 	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
 	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
-			     true};
+			     true, oi->fit};
 	pp_search_result sr;
 	pp_err e = {0};
 	memset(res, 0, sizeof(*res));
@@ -743,6 +775,9 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	if ((rc = build_options(s, cat, &o->spec, &oi, &n, err)))
 		return rc;
 	bound_options(s, oi, n, steps);
+	pp_search_fit **fits = pp_xcalloc((size_t)n + 1, sizeof(pp_search_fit *));
+	int nfits = 0;
+	share_fits(oi, n, fits, &nfits);
 	bool budget = o->budget_usd > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
 	/* options in order of their bound; the best so far rules out the rest */
@@ -768,6 +803,9 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	pp_sb_release(&why);
 	rc = 0;
 out:
+	for (int i = 0; i < nfits; i++)
+		pp_search_fit_free(fits[i]);
+	free(fits);
 	free(oi);
 	out->elapsed_s = pp_mono_s() - t0;
 	return rc;

@@ -20,6 +20,9 @@
  * its time to train and cost; with a deadline, options whose bound misses
  * it, or whose bound costs more than the cheapest option found so far, are
  * skipped (and shown with their bound), and likewise for a budget.
+ * Options that differ only in the inter-node fabric (the same GPU, count
+ * and node) share the layouts that fit (pp_search_fit): the space is
+ * enumerated and each layout's memory estimated once for all of them.
  *
  * The scenario's optional "search" object (all keys optional):
  *   "search": {
