@@ -48,6 +48,14 @@ int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
+int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out)
+{
+	if (pp_cli_parse_ulong(s, 4294967295UL, out))
+		return pp_cli_usage_error(cmd, "--seed: found \"%s\", expected an integer "
+					  "0..4294967295", s);
+	return 0;
+}
+
 int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec)
 {
 	pp_err err = {0};

@@ -22,6 +22,9 @@ int pp_cli_catalog(pp_catalog **cat);
 /* A decimal option value in [0, max]: 0, or -1 (with *out untouched) for
  * anything else (sign, junk, overflow). */
 int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
+/* --seed's value for command cmd: 0, or the usage error's status (2) with
+ * the message printed. */
+int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out);
 /* Apply the calibration profile named by `--calibration DB:PROFILE` (spec,
  * may be NULL), else by the scenario's calibration section (its db, or the
  * default store when only a profile is named), to hw. Prints its own error

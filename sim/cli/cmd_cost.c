@@ -70,9 +70,8 @@ int pp_cmd_cost(int argc, char **argv)
 			csv = true;
 			break;
 		case 's':
-			if (pp_cli_parse_ulong(optarg, 4294967295UL, &v))
-				return pp_cli_usage_error("cost", "--seed: found \"%s\", expected an integer "
-							  "0..4294967295", optarg);
+			if (pp_cli_parse_seed("cost", optarg, &v))
+				return 2; /* the usage error, printed */
 			co.seed_given = true;
 			co.seed = v;
 			break;

@@ -173,9 +173,8 @@ int pp_cmd_report(int argc, char **argv)
 			db = optarg;
 			break;
 		case 's':
-			if (pp_cli_parse_ulong(optarg, 4294967295UL, &v))
-				return pp_cli_usage_error("report", "--seed: found \"%s\", expected an integer "
-							  "0..4294967295", optarg);
+			if (pp_cli_parse_seed("report", optarg, &v))
+				return 2; /* the usage error, printed */
 			ro.seed_given = true;
 			ro.seed = v;
 			break;

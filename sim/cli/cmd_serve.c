@@ -105,9 +105,8 @@ int pp_cmd_serve(int argc, char **argv)
 			maxrate = true;
 			break;
 		case 's':
-			if (pp_cli_parse_ulong(optarg, 4294967295UL, &seed))
-				return pp_cli_usage_error("serve", "--seed: found \"%s\", expected an integer "
-							  "0..4294967295", optarg);
+			if (pp_cli_parse_seed("serve", optarg, &seed))
+				return 2; /* the usage error, printed */
 			seed_given = true;
 			break;
 		case 'r': {

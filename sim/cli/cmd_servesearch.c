@@ -558,9 +558,8 @@ int pp_cmd_serve_search(int argc, char **argv)
 							  "per second > 0", optarg);
 			break;
 		case 's':
-			if (pp_cli_parse_ulong(optarg, 4294967295UL, &seed))
-				return pp_cli_usage_error("serve", "--seed: found \"%s\", expected an integer "
-							  "0..4294967295", optarg);
+			if (pp_cli_parse_seed("serve", optarg, &seed))
+				return 2; /* the usage error, printed */
 			seed_given = true;
 			break;
 		case 'P': provider = optarg; break;

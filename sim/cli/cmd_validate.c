@@ -291,9 +291,8 @@ int pp_cmd_validate(int argc, char **argv)
 		case 's': serve = true; break;
 		case 'j': json = true; break;
 		case 'e':
-			if (pp_cli_parse_ulong(optarg, 4294967295UL, &seed))
-				return pp_cli_usage_error("validate", "--seed: found \"%s\", expected an "
-							  "integer 0..4294967295", optarg);
+			if (pp_cli_parse_seed("validate", optarg, &seed))
+				return 2; /* the usage error, printed */
 			seed_given = true;
 			break;
 		case 'h':
