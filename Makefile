@@ -147,7 +147,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BINDIR)/podplan predict $(DEFAULT_SCENARIO)
 	./$(BINDIR)/podplan report $(DEFAULT_SCENARIO) -o $(BUILD)/report
-	@echo "$(CURDIR)/$(BUILD)/report/index.html"
+	@echo "open $(BUILD)/report/index.html (in this folder) in a browser"
 
 test: deps-test
 	@$(MAKE) --no-print-directory all test-only
