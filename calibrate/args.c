@@ -62,7 +62,7 @@ typedef struct optdef {
 
 enum {
 	O_DB = 256, O_QUICK, O_ONLY, O_SKIP, O_GROUPS, O_TIMEOUT, O_GEMM_DT, O_SQ_MIN, O_SQ_MAX,
-	O_MODELS, O_TP, O_NO_BWD, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
+	O_MODELS, O_TOKENS, O_TP, O_NO_BWD, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
 	O_SKU, O_LABEL, O_PROGRESS, O_NO_PROGRESS, O_STRICT, O_FAKE, O_FAKE_DELAY, O_VERSION,
 	O_DEC_MODELS, O_DEC_TP, O_DEC_MAX_M, O_DEC_DT, O_SUS_S, O_SUS_SIZE, O_SUS_DT, O_SAMPLE_MS
 };
@@ -227,6 +227,10 @@ static const optdef table[] = {
 	{"models", O_MODELS, ARG_STR, AT(o.models), .usage = "--models LIST",
 	 .help = "model presets for transformer shapes: all (default), none,\n"
 		 "                       or ids from 'podplan catalog models'"},
+	{"tokens", O_TOKENS, ARG_INT, AT(o.shape_tokens), .lo = 0, .hi = 1048576,
+	 .bad = "--tokens: found '%s', expected 0 to 1048576 tokens", .usage = "--tokens T",
+	 .help = "tokens per micro-batch (M) of the model shapes (default 0: one\n"
+		 "                       sequence of the preset's seq_length)"},
 	{"tp", O_TP, ARG_INTS, AT(o.tps), .lo = 1, .hi = 4096, .count = AT(o.ntps),
 	 .max = PP_CAL_MAX_TP,
 	 .bad = "--tp: expected a comma-separated list of positive numbers", .usage = "--tp LIST",

@@ -22,7 +22,9 @@
 # lines printed are a summary. Run from the repository root with bin and lib
 # carried (calibrate/device_pack.sh makes both):
 #   bash calibrate/device_campaign.sh
-# PARTS (default "calibrate train micro serve") picks the parts; FUZZ_S=N
+# PARTS (default "calibrate train micro serve") picks the parts; CAL_ARGS,
+# CAL_LABEL, CAL_NAME, CAL_S another calibration pass (default: decode and
+# sustained), MICRO_PARTS micro_bench.py's parts (--parts); FUZZ_S=N
 # also runs the fuzz targets of build/fuzz (carried) for N seconds on CPUs 4..
 # while the Python parts run pinned to CPUs 0-3 (calibrate/device_fuzz.sh:
 # fuzz.txt, fuzz.tgz; with fewer parts, fewer than 8 files come back).
@@ -116,10 +118,14 @@ fi
 db=/tmp/calib.db
 rm -f "$db" "$db"-wal "$db"-shm
 if want calibrate && "$cal" --version > /dev/null 2>&1; then
-	part calibrate 120 270 "$cal" ${FAKE:+--fake=1} --only decode,sustained --db "$db" --no-progress \
-		--label "1x H200: decode-shaped GEMMs and sustained bf16/fp8 GEMMs (issues 14, 16)" \
+	# CAL_ARGS (default the decode and sustained parts), CAL_LABEL, CAL_NAME
+	# (the fitted profile's name) and CAL_S (its time limit) pick another pass
+	# shellcheck disable=SC2086
+	part calibrate "${CAL_S:-120}" 270 "$cal" ${FAKE:+--fake=1} ${CAL_ARGS:---only decode,sustained} \
+		--db "$db" --no-progress \
+		--label "${CAL_LABEL:-1x H200: decode-shaped GEMMs and sustained bf16/fp8 GEMMs (issues 14, 16)}" \
 		> "$out/calib.txt" 2>&1
-	"$pp" fit --db "$db" --name h200-sustained-decode >> "$log" 2>&1
+	"$pp" fit --db "$db" --name "${CAL_NAME:-h200-sustained-decode}" >> "$log" 2>&1
 	"$pp" calib list --db "$db" >> "$log" 2>&1
 	# one self-contained file (no -wal beside it), even after a kill
 	python3 - "$db" "$out/calib.db" <<'EOF' >> "$log" 2>&1
@@ -137,8 +143,8 @@ fi
 # 3. the framework campaign; each script writes its rows as it goes
 want train && part train "${TRAIN_S:-240}" 100 $pin python3 "$fwdir/train_bench.py" \
 	--out "$out/train.csv" --deadline-env 2>> "$py"
-want micro && part micro 50 60 $pin python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" \
-	--deadline-env 2>> "$py"
+want micro && part micro "${MICRO_S:-50}" 60 $pin python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" \
+	--parts "${MICRO_PARTS:-ce_chain,sdpa,eltw}" --deadline-env 2>> "$py"
 want serve && part serve 120 0 $pin python3 "$fwdir/serve_bench.py" --out "$out/serve.csv" \
 	--deadline-env 2>> "$py"
 [ -n "${FUZZ_S:-}" ] && fuzz_finish "$out"
@@ -152,7 +158,7 @@ say "done"
 echo
 echo "## calibration (sustained: burst vs the second half; decode: share of the datasheet roofline)"
 grep -E '^# GPU|skipped|run [0-9]+ complete' "$out/calib.txt" 2>/dev/null
-sed -n '/^profile h200-sustained-decode/,/^stored as/p' "$log" | head -24
+sed -n "/^profile ${CAL_NAME:-h200-sustained-decode}/,/^stored as/p" "$log" | head -24
 echo
 echo "## training (train.csv)"
 python3 - "$out/train.csv" <<'EOF' 2>&1

@@ -293,8 +293,8 @@ static int check_models(const char *list, const char *opt, const pp_catalog *cat
 	return 0;
 }
 
-/* The training shapes of the linear layers: with T tokens (one
- * micro-batch of seq_length), (m, n, k) = (T, out, in) forward; backward
+/* The training shapes of the linear layers: with T tokens (--tokens, else
+ * one sequence of seq_length), (m, n, k) = (T, out, in) forward; backward
  * adds dgrad (T, in, out) and wgrad (in, out, T). Shapes already listed
  * are not repeated. */
 static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat, int ngpus,
@@ -320,7 +320,7 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 			continue;
 		for (int ti = 0; ti < ntps; ti++) {
 			int tp = tps[ti];
-			int64_t T = md->seq_length;
+			int64_t T = o->shape_tokens > 0 ? o->shape_tokens : md->seq_length;
 			linear lin[5];
 			int nl = model_linears(md, tp, lin);
 			for (int li = 0; li < nl; li++) {
@@ -337,8 +337,12 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 					it->gemm.n = n;
 					it->gemm.k = k;
 					it->gemm.device = o->shapes_all_gpus ? -1 : 0;
-					snprintf(it->gemm.name, sizeof(it->gemm.name), "%s.tp%d.%s.%s", md->id,
-						 tp, lin[li].name, pn[pass]);
+					if (o->shape_tokens > 0)
+						snprintf(it->gemm.name, sizeof(it->gemm.name), "%s.t%lld.tp%d.%s.%s",
+							 md->id, (long long)T, tp, lin[li].name, pn[pass]);
+					else
+						snprintf(it->gemm.name, sizeof(it->gemm.name), "%s.tp%d.%s.%s",
+							 md->id, tp, lin[li].name, pn[pass]);
 					double t = 2.0 * (double)m * (double)n * (double)k / 6e14 + 5e-6;
 					it->est_s = (o->shapes_all_gpus ? ngpus : 1) * est_iters(&o->gemm_it, t);
 				}

@@ -51,6 +51,7 @@ typedef struct pp_cal_opts {
 	bool gemm_dtypes[PP_DT_COUNT];
 	int64_t square_min, square_max; /* powers of two between them */
 	const char *models;             /* "all", "none" or a comma-separated list of presets */
+	int shape_tokens;               /* M of the model shapes; 0 = the preset's seq_length */
 	int tps[PP_CAL_MAX_TP];         /* tensor-parallel degrees; ntps 0 = 1 and the GPU count */
 	int ntps;
 	bool shapes_bwd;                /* backward GEMMs (dgrad, wgrad) of the model shapes too */

@@ -19,6 +19,19 @@ checked against:
    cuDNN, and PyTorch's own choice), each output checked against the
    math backend's on a slice.
 
+3. The elementwise chains of a Hugging Face Llama layer as the campaign's
+   training runs them (torch.autocast to bf16 over fp32 parameters, the fp32
+   residual stream): LlamaRMSNorm, apply_rotary_pos_emb on q and k, the
+   SwiGLU product act_fn(gate) * up, the residual add - each forward and
+   forward + backward (autograd), at 8192 tokens of Llama-3.2-3B's widths
+   (hidden 3072, 24 / 8 heads of 128, intermediate 8192); and a plain device
+   copy of 1 GiB (clone). The bytes column is podplan's count for the chain
+   (models/frameworks.json's eager-hf-autocast coefficients x 2-byte
+   activations x elements, as sim/engine/layerops.c counts them), so GBps is
+   the rate podplan would need to price the chain right; its ratio to the
+   copy's rate is the quantity an elementwise implementation's bw_over_copy
+   holds.
+
 FLOPs are reported under a stated convention: attention forward 4 b h s^2 d
 x 1/2 (causal, as executed by kernels that skip the masked half), backward
 2.5 x forward (the recomputed scores included); GEMM 2 m n k.
@@ -26,6 +39,7 @@ x 1/2 (causal, as executed by kernels that skip the masked half), backward
     python3 micro_bench.py --out micro.csv [--deadline EPOCH_S]
 """
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -174,9 +188,106 @@ def sdpa(w, vers, dl):
                 w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
 
 
+def elementwise(w, vers, dl):
+    import torch
+    import torch.nn.functional as F
+    base = dict(bench="eltw", torch=vers["torch"], gpu=vers["gpu"], backend="eager (autocast bf16)")
+    try:
+        from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb
+    except Exception as e:  # noqa: BLE001
+        w.row(dict(base, status="error", notes="transformers: %s" % e))
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    fwj = json.load(open(os.path.join(here, "..", "..", "frameworks.json")))
+    co = {e["id"]: e for e in fwj["elementwise"]}["eager-hf-autocast"]
+    T, h, f, hq, hkv, d, act = 8192, 3072, 8192, 24, 8, 128, 2.0
+    qw, kvw = hq * d, hkv * d
+    try:
+        torch.manual_seed(2)
+        dev = "cuda"
+        # a 1 GiB copy: read + written
+        src = torch.empty(1 << 29, dtype=torch.bfloat16, device=dev).normal_()
+        med, mn, mx, _ = fw.cuda_time(lambda: src.clone(), 3, 20)
+        w.row(dict(base, part="copy_1GiB", backend="clone", median_s=med, min_s=mn, max_s=mx,
+                   bytes=2.0 * src.numel() * 2, GBps=2.0 * src.numel() * 2 / med / 1e9, status="ok"))
+        del src
+        norm = LlamaRMSNorm(h, eps=1e-5).to(dev)  # fp32 weight, as the runs keep parameters
+        x32 = torch.randn(1, T, h, device=dev, dtype=torch.float32, requires_grad=True)
+        g32 = torch.randn(1, T, h, device=dev, dtype=torch.float32)
+        q = torch.randn(1, hq, T, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+        k = torch.randn(1, hkv, T, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+        pos = torch.arange(T, device=dev, dtype=torch.float32)
+        inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev, dtype=torch.float32) / d))
+        fr = torch.outer(pos, inv)
+        emb = torch.cat((fr, fr), dim=-1)[None]
+        cos, sin = emb.cos(), emb.sin()  # fp32: rotary_emb returns them .to(x.dtype), x fp32
+        gate = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16, requires_grad=True)
+        up = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16, requires_grad=True)
+        o16 = torch.randn(1, T, h, device=dev, dtype=torch.bfloat16, requires_grad=True)
+
+        def ac(fn):
+            def run():
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    return fn()
+            return run
+
+        def bwd(fn, grads):
+            def run():
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    out = fn()
+                outs = out if isinstance(out, tuple) else (out,)
+                torch.autograd.backward(outs, [g if g.dtype == o.dtype else g.to(o.dtype)
+                                               for o, g in zip(outs, grads)])
+                return outs[0]
+            return run
+
+        rope_fn = lambda: apply_rotary_pos_emb(q, k, cos, sin)  # noqa: E731
+        gq = torch.randn(1, hq, T, d, device=dev, dtype=torch.float32)
+        gk = torch.randn(1, hkv, T, d, device=dev, dtype=torch.float32)
+        act_fn = lambda: F.silu(gate) * up  # noqa: E731
+        gact = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16)
+        res_fn = lambda: x32 + o16  # noqa: E731
+        chains = [
+            # name, forward fn, backward fn, podplan's bytes fwd, bwd, kernels fwd
+            ("norm", ac(lambda: norm(x32)), bwd(lambda: norm(x32), [g32]),
+             co["norm_fwd"] * act * T * h, co["norm_bwd"] * act * T * h),
+            ("rope", ac(rope_fn), bwd(rope_fn, [gq, gk]),
+             co["rope_fwd"] * act * T * (qw + kvw), co["rope_bwd"] * act * T * (qw + kvw)),
+            ("act", ac(act_fn), bwd(act_fn, [gact]),
+             co["act_fwd"] * act * T * f, co["act_bwd"] * act * T * f),
+            ("resid", ac(res_fn), bwd(res_fn, [g32]),
+             co["resid_fwd"] * act * T * h, co["resid_bwd"] * act * T * h),
+        ]
+        for name, ffn, bfn, bf, bb in chains:
+            if not dl.allows(8):
+                w.row(dict(base, part=name, status="skipped: time budget"))
+                continue
+            with torch.no_grad():
+                mf, nf, xf, _ = fw.cuda_time(ffn, 3, 20)
+            for t in (x32, q, k, gate, up, o16):
+                t.grad = None
+            mb, nb, xb, _ = fw.cuda_time(bfn, 3, 20)
+            for t in (x32, q, k, gate, up, o16):
+                t.grad = None
+            w.row(dict(base, part=name + "_fwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
+                       head_dim=d, median_s=mf, min_s=nf, max_s=xf, bytes=bf, GBps=bf / mf / 1e9,
+                       status="ok", notes="bytes: podplan's eager-hf-autocast count"))
+            w.row(dict(base, part=name + "_fwd_bwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
+                       head_dim=d, median_s=mb, min_s=nb, max_s=xb, bytes=bf + bb,
+                       GBps=(bf + bb) / mb / 1e9, status="ok",
+                       notes="bytes: podplan's eager-hf-autocast count (forward + backward)"))
+        del x32, g32, q, k, gate, up, o16, gq, gk, gact
+        torch.cuda.empty_cache()
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--parts", default="ce_chain,sdpa,eltw",
+                    help="comma-separated: ce_chain, sdpa, eltw (default all three)")
     fw.add_deadline_args(ap)
     a = ap.parse_args()
     import torch
@@ -186,8 +297,10 @@ def main():
     vers = fw.versions()
     dl = fw.deadline_of(a)
     w = fw.RowWriter(a.out, COLUMNS)
-    ce_chain(w, vers, dl)
-    sdpa(w, vers, dl)
+    parts = a.parts.split(",")
+    for name, fn in (("eltw", elementwise), ("ce_chain", ce_chain), ("sdpa", sdpa)):
+        if name in parts:
+            fn(w, vers, dl)
     w.close()
     return 0
 
