@@ -1,12 +1,12 @@
 # calibrate/device_fuzz.sh - sourced by the device scripts: the libFuzzer
 # targets of build/fuzz (make fuzz on the build machine, carried) on the CPUs
-# a GPU run leaves idle, two CPUs a target, from the seed corpora of
-# tests/fuzz/run.sh.
+# a GPU run leaves idle, from the seed corpora of tests/fuzz/run.sh; the CPUs
+# dealt to FUZZ_TARGETS (default all six) in turn, the first named first.
 #   fuzz_start FIRST_CPU SECONDS   seed and start them on CPUs FIRST_CPU.. in the
 #                                  background (needs >= 8 CPUs)
 #   fuzz_finish OUT                wait; OUT/fuzz.txt (executions, exec/s and
 #                                  findings per target) and OUT/fuzz.tgz (logs, findings)
-fuzz_targets="scenario catalog ncclimport csv store hfconfig"
+fuzz_targets=${FUZZ_TARGETS:-scenario catalog ncclimport csv store hfconfig}
 fuzz_dir=/tmp/fuzz
 fuzz_pids=
 
@@ -26,8 +26,9 @@ fuzz_start() {
 		for t in $fuzz_targets; do # the seed corpora, as run.sh makes them
 			timeout 60 sh tests/fuzz/run.sh build/fuzz 1 "$t" > /dev/null 2>&1
 		done
-		for t in $fuzz_targets; do
-			for j in 0 1; do
+		j=0
+		while [ "$cpu" -lt "$ncpu" ]; do
+			for t in $fuzz_targets; do
 				[ "$cpu" -lt "$ncpu" ] || break
 				taskset -c "$cpu" build/fuzz/fuzz_$t build/fuzz/corpus/$t \
 					-max_total_time="$2" -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
@@ -35,6 +36,7 @@ fuzz_start() {
 					> "$fuzz_dir/$t.$j.log" 2>&1 &
 				cpu=$((cpu + 1))
 			done
+			j=$((j + 1))
 		done
 		wait
 	) &
