@@ -62,7 +62,7 @@ typedef struct optdef {
 
 enum {
 	O_DB = 256, O_QUICK, O_ONLY, O_SKIP, O_GROUPS, O_TIMEOUT, O_GEMM_DT, O_SQ_MIN, O_SQ_MAX,
-	O_MODELS, O_TOKENS, O_TP, O_NO_BWD, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
+	O_MODELS, O_TOKENS, O_TP, O_NO_BWD, O_TORCH_LAY, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
 	O_SKU, O_LABEL, O_PROGRESS, O_NO_PROGRESS, O_STRICT, O_FAKE, O_FAKE_DELAY, O_VERSION,
 	O_DEC_MODELS, O_DEC_TP, O_DEC_MAX_M, O_DEC_DT, O_SUS_S, O_SUS_SIZE, O_SUS_DT, O_SAMPLE_MS
 };
@@ -237,6 +237,10 @@ static const optdef table[] = {
 	 .help = "tensor-parallel degrees (default 1 and the GPU count)"},
 	{"no-bwd", O_NO_BWD, ARG_FALSE, AT(o.shapes_bwd), .usage = "--no-bwd",
 	 .help = "forward shapes only (default: also dgrad and wgrad)"},
+	{"torch-layouts", O_TORCH_LAY, ARG_TRUE, AT(o.torch_layouts), .usage = "--torch-layouts",
+	 .help = "model shapes in the layouts PyTorch's linear layers give cuBLAS:\n"
+		 "                       forward TN, input gradient NN, weight gradient NT\n"
+		 "                       (default: NN as listed)"},
 	{"shapes-all-gpus", O_ALL_GPUS, ARG_TRUE, AT(o.shapes_all_gpus), .usage = "--shapes-all-gpus",
 	 .help = "model shapes on every GPU (default: GPU 0; squares always\n"
 		 "                       run on every GPU, for the peer comparison)"},

@@ -95,6 +95,12 @@ typedef struct pp_cal_gemm_req {
 	 * rotate_bytes. */
 	bool decode;
 	size_t rotate_bytes;
+	/* A training shape issued as PyTorch's linear layers issue it
+	 * (--torch-layouts): 1 the forward (m tokens, n outputs, k inputs) as
+	 * TN with cuBLAS m = n, n = m; 2 the input gradient (m tokens, n inputs,
+	 * k outputs) as NN with cuBLAS m = n, n = m; 3 the weight gradient (m
+	 * inputs, n outputs, k tokens) as NT. 0: NN as given (bf16), TN (fp8). */
+	int torch_pass;
 } pp_cal_gemm_req;
 
 /* A sustained run: GEMMs of one shape back to back on every GPU of the job

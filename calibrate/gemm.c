@@ -28,12 +28,12 @@ int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			pp_err *err)
 {
 	return pp_gemm_runner_init_layout(g, lt, workspace, workspace_bytes, dt, m, n, k,
-					  dt == PP_DT_FP8, err);
+					  dt == PP_DT_FP8, false, err);
 }
 
 int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			       size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
-			       bool transa, pp_err *err)
+			       bool transa, bool transb, pp_err *err)
 {
 	int rc = 0, found = 0;
 	cublasLtMatmulPreference_t pref = NULL;
@@ -48,12 +48,13 @@ int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *wor
 	g->alpha = 1.0f;
 	g->beta = 0.0f;
 	g->transa = transa;
+	g->transb = transb;
 	if (dt != PP_DT_BF16 && dt != PP_DT_FP16 && dt != PP_DT_FP8 && dt != PP_DT_TF32)
 		return pp_errf(err, PP_EINPUT, "GEMM dtype %s: expected bf16, fp16, fp8 or tf32",
 			       pp_dtype_names[dt]);
 	cublasComputeType_t ct = dt == PP_DT_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 	cudaDataType_t ti = cuda_type(pp_gemm_in_kt(dt)), to = cuda_type(pp_gemm_out_kt(dt));
-	cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
+	cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
 	CUBLAS_TRY(cublasLtMatmulDescCreate(&g->op, ct, CUDA_R_32F));
 	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
 	CUBLAS_TRY(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
@@ -61,7 +62,10 @@ int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *wor
 	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->la, ti, g->transa ? (uint64_t)k : (uint64_t)m,
 					      g->transa ? (uint64_t)m : (uint64_t)k,
 					      g->transa ? k : m));
-	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->lb, ti, (uint64_t)k, (uint64_t)n, k));
+	/* B as stored: k x n, or n x k when transposed */
+	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->lb, ti, g->transb ? (uint64_t)n : (uint64_t)k,
+					      g->transb ? (uint64_t)k : (uint64_t)n,
+					      g->transb ? n : k));
 	CUBLAS_TRY(cublasLtMatrixLayoutCreate(&g->ld, to, (uint64_t)m, (uint64_t)n, m));
 	CUBLAS_TRY(cublasLtMatmulPreferenceCreate(&pref));
 	CUBLAS_TRY(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,

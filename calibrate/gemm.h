@@ -30,7 +30,7 @@ typedef struct pp_gemm_runner {
 	size_t workspace_bytes;
 	pp_dtype dtype;
 	int64_t m, n, k;
-	bool transa;
+	bool transa, transb;
 	cublasLtMatmulDesc_t op;
 	cublasLtMatrixLayout_t la, lb, ld;
 	cublasLtMatmulHeuristicResult_t heur;
@@ -43,11 +43,12 @@ typedef struct pp_gemm_runner {
 int pp_gemm_runner_init(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
 			pp_err *err);
-/* The same with A transposed (k x m as stored) or not, whatever the dtype
- * (fp8 needs transa). */
+/* The same with A transposed (k x m as stored) or not and B transposed (n
+ * x k as stored) or not, whatever the dtype (fp8 needs transa and not
+ * transb). */
 int pp_gemm_runner_init_layout(pp_gemm_runner *g, cublasLtHandle_t lt, void *workspace,
 			       size_t workspace_bytes, pp_dtype dt, int64_t m, int64_t n, int64_t k,
-			       bool transa, pp_err *err);
+			       bool transa, bool transb, pp_err *err);
 /* Enqueue one GEMM on stream s. */
 int pp_gemm_run(pp_gemm_runner *g, const void *A, const void *B, void *D, cudaStream_t s,
 		pp_err *err);

@@ -466,14 +466,29 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 	/* what cuBLAS is asked: the request as it stands, or, for a decode
 	 * shape, nn.Linear's TN call (cuBLAS m = outputs, n = tokens) */
 	int64_t cm = r->decode ? r->n : r->m, cn = r->decode ? r->m : r->n;
-	size_t a_need = (size_t)(r->m * r->k) * ib;
+	bool ta = r->decode || r->dtype == PP_DT_FP8, tb = false;
+	static const char *const lay[] = {"", ", TN (forward)", ", NN (input gradient)",
+					  ", NT (weight gradient)"};
+	if (r->torch_pass == 1 || r->torch_pass == 2) { /* cuBLAS m = n, n = tokens */
+		cm = r->n;
+		cn = r->m;
+		ta = r->torch_pass == 1;
+	} else if (r->torch_pass == 3) {
+		ta = false;
+		tb = true;
+	}
+	size_t a_need = (size_t)(r->m * r->k) * ib, b_need = (size_t)(r->k * r->n) * ib;
+	if (r->torch_pass == 1 || r->torch_pass == 2) { /* A = n x k, B = k x m */
+		a_need = (size_t)(r->n * r->k) * ib;
+		b_need = (size_t)(r->k * r->m) * ib;
+	}
 	if (r->decode) {
 		c.copies = pp_cal_decode_copies(r, &c.stride);
 		a_need = c.copies * c.stride;
 	}
 	CUDA_TRY(cudaSetDevice(d->cuda));
-	if (a_need > d->a_bytes || (size_t)(r->k * r->n) * ib > (r->decode ? d->a_bytes : d->b_bytes) ||
-	    (size_t)(r->m * r->k) * ib > (r->decode ? d->b_bytes : d->a_bytes) ||
+	if (a_need > d->a_bytes || b_need > (r->decode ? d->a_bytes : d->b_bytes) ||
+	    (r->decode && (size_t)(r->m * r->k) * ib > d->b_bytes) ||
 	    (size_t)(r->m * r->n) * ob > d->d_bytes)
 		return pp_errf(err, PP_EINTERNAL, "GEMM buffers too small");
 	if (d->filled != (int)r->dtype + 1) {
@@ -482,7 +497,7 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 		d->filled = (int)r->dtype + 1;
 	}
 	rc = pp_gemm_runner_init_layout(&c.run, d->lt, d->ws, GEMM_WORKSPACE, r->dtype, cm, cn, r->k,
-					r->decode || r->dtype == PP_DT_FP8, err);
+					ta, tb, err);
 	if (rc == PP_CAL_SKIPPED) {
 		snprintf(out->note, sizeof(out->note), "%s", err->msg);
 		return PP_CAL_SKIPPED;
@@ -502,8 +517,9 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 		snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu "
 			 "MiB, TN, %zu weight copies", algo_id, GEMM_WORKSPACE >> 20, c.copies);
 	else
-		snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu MiB",
-			 algo_id, GEMM_WORKSPACE >> 20);
+		snprintf(out->note, sizeof(out->note), "cuBLASLt heuristic #1 (algo %d), workspace %zu MiB%s",
+			 algo_id, GEMM_WORKSPACE >> 20,
+			 r->torch_pass >= 1 && r->torch_pass <= 3 ? lay[r->torch_pass] : "");
 	out->wrong = -1;
 	if (it->check) {
 		unsigned long long w = 0;
@@ -515,7 +531,7 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 				goto out;
 		}
 		CUDA_TRY(cudaMemsetAsync(d->wrong, 0, sizeof(w), d->s));
-		CUDA_TRY(pp_k_gemm_check(d->A, d->B, d->D, cm, cn, r->k, c.run.transa, ikt,
+		CUDA_TRY(pp_k_gemm_check(d->A, d->B, d->D, cm, cn, r->k, c.run.transa, c.run.transb, ikt,
 					 pp_gemm_out_kt(r->dtype), r->dtype == PP_DT_TF32,
 					 GEMM_CHECK_SAMPLES, ++g->seed, d->wrong, d->s));
 		CUDA_TRY(cudaMemcpyAsync(&w, d->wrong, sizeof(w), cudaMemcpyDeviceToHost, d->s));
@@ -791,7 +807,8 @@ static int sustain_check(gpu *g, const pp_cal_sustain_req *r, srun *U, pp_err *e
 		unsigned long long w = 0;
 		CUDA_TRY(cudaSetDevice(x->d->cuda));
 		CUDA_TRY(cudaMemsetAsync(x->d->wrong, 0, sizeof(w), x->d->s));
-		CUDA_TRY(pp_k_gemm_check(x->d->A, x->d->B, x->d->D, r->m, r->n, r->k, x->c.run.transa, ikt,
+		CUDA_TRY(pp_k_gemm_check(x->d->A, x->d->B, x->d->D, r->m, r->n, r->k, x->c.run.transa,
+					 x->c.run.transb, ikt,
 					 pp_gemm_out_kt(r->dtype), r->dtype == PP_DT_TF32,
 					 GEMM_CHECK_SAMPLES, ++g->seed, x->d->wrong, x->d->s));
 		CUDA_TRY(cudaMemcpyAsync(&w, x->d->wrong, sizeof(w), cudaMemcpyDeviceToHost, x->d->s));

@@ -152,7 +152,7 @@ extern "C" cudaError_t pp_k_copy(void *dst, const void *src, size_t bytes, int b
 
 /* One warp per sampled element. */
 static __global__ void gemm_check_k(const void *A, const void *B, const void *D, int64_t m,
-				    int64_t n, int64_t k, int transa, int in_kt, int out_kt, int tf32,
+				    int64_t n, int64_t k, int transa, int transb, int in_kt, int out_kt, int tf32,
 				    int samples, uint64_t seed, unsigned long long *wrong)
 {
 	int warp = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32), lane = threadIdx.x % 32;
@@ -163,7 +163,7 @@ static __global__ void gemm_check_k(const void *A, const void *B, const void *D,
 	double acc = 0, sq = 0;
 	for (int64_t l = lane; l < k; l += 32) {
 		float a = ld(A, transa ? (size_t)(l + i * k) : (size_t)(i + l * m), in_kt);
-		float b = ld(B, (size_t)(l + j * k), in_kt);
+		float b = ld(B, transb ? (size_t)(j + l * n) : (size_t)(l + j * k), in_kt);
 		double pr = (double)a * (double)b;
 		acc += pr;
 		sq += pr * pr;
@@ -187,12 +187,12 @@ static __global__ void gemm_check_k(const void *A, const void *B, const void *D,
 }
 
 extern "C" cudaError_t pp_k_gemm_check(const void *A, const void *B, const void *D, int64_t m,
-				       int64_t n, int64_t k, int transa, int in_kt, int out_kt,
+				       int64_t n, int64_t k, int transa, int transb, int in_kt, int out_kt,
 				       int tf32, int samples, uint64_t seed,
 				       unsigned long long *d_wrong, cudaStream_t s)
 {
 	int threads = 256, blocks = (samples * 32 + threads - 1) / threads;
-	gemm_check_k<<<blocks, threads, 0, s>>>(A, B, D, m, n, k, transa, in_kt, out_kt, tf32,
+	gemm_check_k<<<blocks, threads, 0, s>>>(A, B, D, m, n, k, transa, transb, in_kt, out_kt, tf32,
 						samples, seed, d_wrong);
 	return cudaGetLastError();
 }

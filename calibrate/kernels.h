@@ -53,7 +53,7 @@ cudaError_t pp_k_copy(void *dst, const void *src, size_t bytes, int blocks, cuda
  * accumulation order's, scaled by the products' magnitude. Adds failures to
  * *d_wrong. */
 cudaError_t pp_k_gemm_check(const void *A, const void *B, const void *D, int64_t m, int64_t n,
-			    int64_t k, int transa, int in_kt, int out_kt, int tf32, int samples,
+			    int64_t k, int transa, int transb, int in_kt, int out_kt, int tf32, int samples,
 			    uint64_t seed, unsigned long long *d_wrong, cudaStream_t s);
 
 #ifdef __cplusplus

@@ -337,6 +337,7 @@ static int add_model_gemms(ilist *l, const pp_cal_opts *o, const pp_catalog *cat
 					it->gemm.n = n;
 					it->gemm.k = k;
 					it->gemm.device = o->shapes_all_gpus ? -1 : 0;
+					it->gemm.torch_pass = o->torch_layouts ? pass + 1 : 0;
 					if (o->shape_tokens > 0)
 						snprintf(it->gemm.name, sizeof(it->gemm.name), "%s.t%lld.tp%d.%s.%s",
 							 md->id, (long long)T, tp, lin[li].name, pn[pass]);
@@ -547,6 +548,11 @@ void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out
 			size_t a = (size_t)M * (size_t)K * ib;
 			size_t b = (size_t)K * (size_t)N * ib;
 			size_t d = (size_t)M * (size_t)N * ob;
+			if (it->kind == PP_ITEM_GEMM &&
+			    (it->gemm.torch_pass == 1 || it->gemm.torch_pass == 2)) {
+				a = (size_t)N * (size_t)K * ib; /* cuBLAS m = n */
+				b = (size_t)K * (size_t)M * ib;
+			}
 			if (it->kind == PP_ITEM_GEMM && it->gemm.decode) {
 				/* the weight (n x k) is the A operand as nn.Linear runs
 				 * it, in copies spanning rotate_bytes; the tokens (m x k)

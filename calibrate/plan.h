@@ -56,6 +56,7 @@ typedef struct pp_cal_opts {
 	int ntps;
 	bool shapes_bwd;                /* backward GEMMs (dgrad, wgrad) of the model shapes too */
 	bool shapes_all_gpus;           /* model shapes on every GPU (default: the first) */
+	bool torch_layouts;             /* model shapes in PyTorch's layouts (TN, NN, NT) */
 	/* decode-shaped GEMMs (measured only when --only names "decode"): the
 	 * linear layers of decode_models per TP shard of decode_tps, for
 	 * M = 1, 2, 4 ... decode_max_m tokens, in decode_dtypes */
