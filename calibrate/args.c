@@ -62,7 +62,7 @@ typedef struct optdef {
 
 enum {
 	O_DB = 256, O_QUICK, O_ONLY, O_SKIP, O_GROUPS, O_TIMEOUT, O_GEMM_DT, O_SQ_MIN, O_SQ_MAX,
-	O_MODELS, O_TOKENS, O_TP, O_NO_BWD, O_TORCH_LAY, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
+	O_MODELS, O_TOKENS, O_TP, O_NO_BWD, O_TORCH_LAY, O_GEMM_GAP, O_ALL_GPUS, O_MEM_MAX, O_ST_PATH, O_ST_BYTES, O_ST_EXPECT, O_GPUS,
 	O_SKU, O_LABEL, O_PROGRESS, O_NO_PROGRESS, O_STRICT, O_FAKE, O_FAKE_DELAY, O_VERSION,
 	O_DEC_MODELS, O_DEC_TP, O_DEC_MAX_M, O_DEC_DT, O_SUS_S, O_SUS_SIZE, O_SUS_DT, O_SAMPLE_MS
 };
@@ -148,6 +148,12 @@ static int set_sustained_dtypes(pp_cal_args *a, const arg_val *v)
 static int set_sample_ms(pp_cal_args *a, const arg_val *v)
 {
 	a->o.sample_s = (double)v->i * 1e-3;
+	return 0;
+}
+
+static int set_gemm_gap(pp_cal_args *a, const arg_val *v)
+{
+	a->o.gemm_it.gap_s = (double)v->i * 1e-3;
 	return 0;
 }
 
@@ -241,6 +247,10 @@ static const optdef table[] = {
 	 .help = "model shapes in the layouts PyTorch's linear layers give cuBLAS:\n"
 		 "                       forward TN, input gradient NN, weight gradient NT\n"
 		 "                       (default: NN as listed)"},
+	{"gemm-gap-ms", O_GEMM_GAP, ARG_INT, 0, .then = set_gemm_gap, .lo = 0, .hi = 10000,
+	 .bad = "--gemm-gap-ms: found '%s', expected 0 to 10000 ms", .usage = "--gemm-gap-ms MS",
+	 .help = "leave the GPU idle MS before each GEMM shape (clocks recovered\n"
+		 "                       from the power limit: burst rates; default 0, back to back)"},
 	{"shapes-all-gpus", O_ALL_GPUS, ARG_TRUE, AT(o.shapes_all_gpus), .usage = "--shapes-all-gpus",
 	 .help = "model shapes on every GPU (default: GPU 0; squares always\n"
 		 "                       run on every GPU, for the peer comparison)"},

@@ -60,6 +60,7 @@ typedef struct pp_cal_iters {
 	double max_s;         /* soft cap on one measurement's timed part */
 	double timeout_s;     /* a wait longer than this is a hang: the run stops */
 	bool check;           /* verify results (collectives: every element; GEMMs: samples) */
+	double gap_s;         /* the GPU left idle this long before the warm-up (0: none) */
 } pp_cal_iters;
 
 /* Per-iteration times over the repeats, in seconds. */

@@ -12,6 +12,7 @@
 #include "nvmlrt.h"
 #include "core/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,14 @@ static int time_loop(gpu *g, dev **P, int np, bool nccl, bool across_ranks, issu
 {
 	int rc = 0, R, B;
 	double t[MAX_REPEATS + 1];
+	if (it->gap_s > 0) { /* the clocks back from the power limit: a burst */
+		if ((rc = wait_devs(g, P, np, nccl, it->timeout_s, what, err)))
+			return rc;
+		struct timespec ts = {(time_t)it->gap_s,
+				      (long)((it->gap_s - (double)(time_t)it->gap_s) * 1e9)};
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+	}
 	for (int w = 0; w < it->warmup && !rc; w++)
 		rc = issue(ctx, err);
 	if (rc || (rc = wait_devs(g, P, np, nccl, it->timeout_s, what, err)))

@@ -196,7 +196,7 @@ static double est_iters(const pp_cal_iters *it, double t)
 	double reps = it->repeats;
 	if (reps * batch * t > it->max_s)
 		reps = fmax(it->min_repeats, floor(it->max_s / (batch * t)));
-	return (it->warmup + 1 + reps * batch) * t + 0.004;
+	return (it->warmup + 1 + reps * batch) * t + 0.004 + it->gap_s;
 }
 
 static void add_square_gemms(ilist *l, const pp_cal_opts *o, int ngpus)
