@@ -67,9 +67,15 @@ double pp_mem_time(const pp_hw *hw, double bytes)
 
 double pp_mem_time_n(const pp_hw *hw, double bytes, int n)
 {
+	return pp_mem_time_at(hw, bytes, n, 0);
+}
+
+double pp_mem_time_at(const pp_hw *hw, double bytes, int n, double over_copy)
+{
 	if (bytes <= 0)
 		return 0;
-	return bytes / hw->elementwise_Bps + (n > 0 ? n : 1) * hw->kernel_overhead_s;
+	double bw = over_copy > 0 ? hw->mem_Bps * over_copy : hw->elementwise_Bps;
+	return bytes / bw + (n > 0 ? n : 1) * hw->kernel_overhead_s;
 }
 
 static double curve(const pp_hw *hw, const double *r, double seq)

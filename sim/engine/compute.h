@@ -37,6 +37,10 @@ double pp_mem_time(const pp_hw *hw, double bytes);
 
 /* The same for n kernels moving bytes between them (an eager chain). */
 double pp_mem_time_n(const pp_hw *hw, double bytes, int n);
+/* The same at over_copy x the device's copy rate (hw mem_Bps), the rate an
+ * implementation's kernels were measured at; over_copy <= 0: the
+ * hardware's elementwise rate, as pp_mem_time_n. */
+double pp_mem_time_at(const pp_hw *hw, double bytes, int n, double over_copy);
 
 /* Seconds for a fused (flash) attention kernel executing flops with bytes
  * of input/output traffic, at the architecture's single catalog share of

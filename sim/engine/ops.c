@@ -27,7 +27,7 @@ pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)
 
 /* podplan's fused kernels (frameworks.json "fused"), for a ctx without a
  * stack (the serving forward pass) */
-static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1, 3, 0, 0, 0, 0, ""};
+static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1, 3, 0, 0, 0, 0, "", 0};
 
 const pp_eltw_impl *wl_eltw(const ctx *c)
 {
@@ -97,7 +97,7 @@ void wl_mem(ctx *c, const char *name, double bytes)
 {
 	pp_op *o = wl_add(c, name, PP_OP_MEM);
 	o->bytes = bytes;
-	o->time_s = pp_mem_time(c->hw, bytes);
+	o->time_s = pp_mem_time_at(c->hw, bytes, 1, wl_eltw(c)->bw_over_copy);
 }
 
 void wl_mem_n(ctx *c, const char *name, double bytes, int n)
@@ -109,7 +109,7 @@ void wl_mem_n(ctx *c, const char *name, double bytes, int n)
 	pp_op *o = wl_add(c, name, PP_OP_MEM);
 	o->bytes = bytes;
 	o->kernels = n;
-	o->time_s = pp_mem_time_n(c->hw, bytes, n);
+	o->time_s = pp_mem_time_at(c->hw, bytes, n, wl_eltw(c)->bw_over_copy);
 }
 
 /* A TP/SP collective; hide >= 0: the op (a GEMM of this pass) it overlaps. */

@@ -163,6 +163,9 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 				 &x->weight_cast_bwd};
 		const char *const optk[] = {"grad_sum", "cast_in_fwd", "cast_in_bwd", "weight_cast_fwd",
 					    "weight_cast_bwd"};
+		if ((rc = pp_jget_num(d, e, p, "bw_over_copy", false, 1e-3, 2, &x->bw_over_copy, NULL,
+				      err)))
+			return rc;
 		for (size_t k = 0; k < PP_ARRAY_LEN(opt); k++)
 			if ((rc = pp_jget_num(d, e, p, optk[k], false, 0, 1e6, opt[k], NULL, err)))
 				return rc;

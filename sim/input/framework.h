@@ -95,6 +95,9 @@ typedef struct pp_eltw_impl {
 	/* the implementation of the same code on an fp32 residual stream
 	 * (autocast over fp32 parameters); "" = this one */
 	char autocast[32];
+	/* the rate its memory-bound kernels reach over the device's copy rate
+	 * (hw mem_Bps), as measured; 0: the hardware's elementwise rate */
+	double bw_over_copy;
 } pp_eltw_impl;
 
 /* An Adam optimizer step: bytes per parameter at fp32 states, the 16-bit

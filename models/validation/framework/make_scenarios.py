@@ -133,8 +133,8 @@ def scenario(c):
         },
         "parallel": {"data_parallel_size": 1, "zero_stage": 3 if w == "fsdp2" else 0},
         "cluster": {"gpu": "h200", "num_gpus": 1},
-        "calibration": {"db": "../../../calibrations/h200-nvlink-2gpu.db",
-                        "profile": "h200-nvlink-2gpu"},
+        "calibration": {"db": "../../../calibrations/h200-1gpu-train-burst.db",
+                        "profile": "h200-1gpu-burst"},
     }
 
 
