@@ -615,6 +615,71 @@ static void warmup_window(void)
 	CHECK(ttft[1] < ttft[0]);
 }
 
+/* A closed loop's next request reaches the engine after the response that
+ * freed its slot, and the engine starts its next iteration as soon as it
+ * has sent that response (TensorRT-LLM's executionLoop, vLLM's EngineCore
+ * busy loop): alone (concurrency 1) every request starts at once, so each
+ * TTFT is the lone prefill; at concurrency 2 a request sent while the
+ * other still runs waits for that one's iteration first, so its TTFT is at
+ * least the lone prefill plus a lone decode step (joining the iteration
+ * that starts at its send, as before, gives about the lone prefill). */
+static void closed_loop_reply(void)
+{
+	double lone_ttft = 0, lone_tpot = 0;
+	for (int c = 1; c <= 2; c++) {
+		pp_scenario s;
+		pp_hw hw;
+		pp_serve_setup su;
+		char json[512];
+		/* a budget of 3072 tokens: at t = 0 the second prompt gets a
+		 * chunk of 1024, so the two run an iteration apart, and a
+		 * prompt of 2048 beside a decode fits one iteration */
+		snprintf(json, sizeof(json),
+			 H100_8B("\"tensor_parallel_size\": 1, \"max_num_batched_tokens\": 3072",
+				 "\"num_prompts\": 40, \"input_len\": 2048, \"output_len\": 16, "
+				 "\"max_concurrency\": %d"), c);
+		if (setup(json, &s, &hw, &su)) {
+			CHECK(!"setup");
+			pp_scenario_release(&s);
+			return;
+		}
+		su.keep_requests = true;
+		pp_err err = {0};
+		pp_serve_result r;
+		CHECK(pp_serve_run(&su, INFINITY, 0, &r, &err) == 0);
+		int replies = 0, ok = 0;
+		for (size_t i = 0; i < r.nrequests; i++) {
+			const pp_sreq *q = &r.requests[i];
+			double ttft = q->first_s - q->send_s;
+			if (c == 1) {
+				if (i == 0) {
+					lone_ttft = ttft;
+					lone_tpot = (q->last_s - q->first_s) / (double)(q->output - 1);
+				}
+				ok += fabs(ttft - lone_ttft) <= 1e-9 * lone_ttft;
+				replies++;
+				continue;
+			}
+			bool other_running = false;
+			for (size_t j = 0; j < r.nrequests; j++)
+				if (j != i && r.requests[j].send_s < q->send_s &&
+				    r.requests[j].last_s > q->send_s)
+					other_running = true;
+			if (q->send_s <= 0 || !other_running)
+				continue;
+			replies++;
+			ok += ttft >= (lone_ttft + lone_tpot) * (1 - 1e-9);
+		}
+		pp_t_diag("concurrency %d: %d of %d requests %s (lone prefill %.2f ms, decode step "
+			  "%.2f ms)", c, ok, replies, c == 1 ? "start at once" : "wait an iteration",
+			  1e3 * lone_ttft, 1e3 * lone_tpot);
+		CHECK(replies > (c == 1 ? 39 : 10) && ok == replies);
+		pp_serve_result_release(&r);
+		pp_serve_setup_release(&su);
+		pp_scenario_release(&s);
+	}
+}
+
 static void monotone(void)
 {
 	pp_scenario s, s2;
@@ -754,6 +819,7 @@ int main(void)
 	RUN(littles_law);
 	RUN(trtllm_policies);
 	RUN(warmup_window);
+	RUN(closed_loop_reply);
 	RUN(monotone);
 	RUN(stats);
 	RUN(bad_input);

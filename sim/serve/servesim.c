@@ -541,7 +541,18 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		}
 		now = t;
 		/* every iteration ending now, then every send due now, then the
-		 * replicas they touched schedule */
+		 * replicas they touched schedule. A client at its concurrency cap
+		 * sends its next request only once a response has reached it, and
+		 * the engine starts its next iteration as soon as it has sent its
+		 * responses (TensorRT-LLM's executionLoop: enqueueNewResponses,
+		 * then fetchNewRequests of what is queued, then forwardAsync;
+		 * vLLM's EngineCore busy loop: the input queue drained without
+		 * waiting, then step): so the replicas schedule before such
+		 * replies and a reply joins the iteration after, or at once when
+		 * its replica has nothing to run (both engines then wait for a
+		 * request). */
+		bool capped = C > 0 && s.cin >= C;
+		size_t ended = ndone;
 		while (s.nheap && s.heap[0].t <= now) {
 			ev e = heap_pop(&s);
 			rep *R = &s.reps[e.rep];
@@ -583,6 +594,10 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 			if (su->progress && nd && ndone / tick != (ndone - (size_t)nd) / tick)
 				su->progress(su->progress_ctx, (double)ndone / (double)s.N);
 		}
+		if (capped && ndone > ended && next < s.N && s.r[next].arrival_s <= now)
+			for (int i = 0; i < s.R; i++)
+				if (touched[i])
+					try_launch(&s, i, now);
 		while (next < s.N && (C == 0 || s.cin < C) && s.r[next].arrival_s <= now) {
 			pp_sreq *q = &s.r[next];
 			q->send_s = now;

@@ -30,7 +30,11 @@
  * W sent and the last W to finish are set aside, the duration from the
  * first of them sent to the last token of them; completed counts them). With
  * max_concurrency the client holds requests until a slot frees and times
- * them from their send. Reproducible: the workload's draws depend only on
+ * them from their send; a request a completion releases reaches the
+ * engine after the iteration the engine starts on sending that response
+ * (TensorRT-LLM's executionLoop and vLLM's EngineCore busy loop take the
+ * queued requests, then step), or at once on a replica with nothing to run
+ * (models/SOURCES.md). Reproducible: the workload's draws depend only on
  * the seed (requests.h).
  *
  * Disaggregated prefill/decode (serving.disaggregation), as vLLM runs it
