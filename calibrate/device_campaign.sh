@@ -22,7 +22,8 @@
 # lines printed are a summary. Run from the repository root with bin and lib
 # carried (calibrate/device_pack.sh makes both):
 #   bash calibrate/device_campaign.sh
-# PARTS (default "calibrate train micro serve") picks the parts; CAL_ARGS,
+# PARTS (default "calibrate train micro serve"; also "host": host_bench.py ->
+# host.csv) picks the parts; CAL_ARGS,
 # CAL_LABEL, CAL_NAME, CAL_S another calibration pass (default: decode and
 # sustained), MICRO_PARTS micro_bench.py's parts (--parts); FUZZ_S=N
 # also runs the fuzz targets of build/fuzz (carried) for N seconds on CPUs 4..
@@ -146,6 +147,9 @@ want train && part train "${TRAIN_S:-240}" 100 $pin python3 "$fwdir/train_bench.
 want micro && part micro "${MICRO_S:-50}" 60 $pin python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" \
 	--parts "${MICRO_PARTS:-ce_chain,sdpa,eltw}" --deadline-env 2>> "$py"
 want serve && part serve 120 0 $pin python3 "$fwdir/serve_bench.py" --out "$out/serve.csv" \
+	--deadline-env 2>> "$py"
+# the host's time per eager kernel (host_bench.py), on the CPUs the training used
+want host && part host 120 0 $pin python3 "$fwdir/host_bench.py" --out "$out/host.csv" \
 	--deadline-env 2>> "$py"
 [ -n "${FUZZ_S:-}" ] && fuzz_finish "$out"
 

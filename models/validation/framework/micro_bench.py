@@ -188,10 +188,14 @@ def sdpa(w, vers, dl):
                 w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
 
 
-def elementwise(w, vers, dl):
+def elementwise(w, vers, dl, bf16=False):
+    """bf16: the same chains on bf16 parameters and a bf16 stream, no
+    autocast (eager-hf's counts: FSDP2's bf16 parameters)."""
     import torch
     import torch.nn.functional as F
-    base = dict(bench="eltw", torch=vers["torch"], gpu=vers["gpu"], backend="eager (autocast bf16)")
+    base = dict(bench="eltw", torch=vers["torch"], gpu=vers["gpu"],
+                backend="eager (bf16)" if bf16 else "eager (autocast bf16)")
+    pre = "bf16_" if bf16 else ""
     try:
         from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb
     except Exception as e:  # noqa: BLE001
@@ -199,7 +203,7 @@ def elementwise(w, vers, dl):
         return
     here = os.path.dirname(os.path.abspath(__file__))
     fwj = json.load(open(os.path.join(here, "..", "..", "frameworks.json")))
-    co = {e["id"]: e for e in fwj["elementwise"]}["eager-hf-autocast"]
+    co = {e["id"]: e for e in fwj["elementwise"]}["eager-hf" if bf16 else "eager-hf-autocast"]
     T, h, f, hq, hkv, d, act = 8192, 3072, 8192, 24, 8, 128, 2.0
     qw, kvw = hq * d, hkv * d
     try:
@@ -208,32 +212,35 @@ def elementwise(w, vers, dl):
         # a 1 GiB copy: read + written
         src = torch.empty(1 << 29, dtype=torch.bfloat16, device=dev).normal_()
         med, mn, mx, _ = fw.cuda_time(lambda: src.clone(), 3, 20)
-        w.row(dict(base, part="copy_1GiB", backend="clone", median_s=med, min_s=mn, max_s=mx,
+        w.row(dict(base, part=pre + "copy_1GiB", backend="clone", median_s=med, min_s=mn, max_s=mx,
                    bytes=2.0 * src.numel() * 2, GBps=2.0 * src.numel() * 2 / med / 1e9, status="ok"))
         del src
+        sd = torch.bfloat16 if bf16 else torch.float32  # the residual stream's dtype
         norm = LlamaRMSNorm(h, eps=1e-5).to(dev)  # fp32 weight, as the runs keep parameters
-        x32 = torch.randn(1, T, h, device=dev, dtype=torch.float32, requires_grad=True)
-        g32 = torch.randn(1, T, h, device=dev, dtype=torch.float32)
+        if bf16:
+            norm = norm.to(torch.bfloat16)
+        x32 = torch.randn(1, T, h, device=dev, dtype=sd, requires_grad=True)
+        g32 = torch.randn(1, T, h, device=dev, dtype=sd)
         q = torch.randn(1, hq, T, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
         k = torch.randn(1, hkv, T, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
         pos = torch.arange(T, device=dev, dtype=torch.float32)
         inv = 1.0 / (500000.0 ** (torch.arange(0, d, 2, device=dev, dtype=torch.float32) / d))
         fr = torch.outer(pos, inv)
         emb = torch.cat((fr, fr), dim=-1)[None]
-        cos, sin = emb.cos(), emb.sin()  # fp32: rotary_emb returns them .to(x.dtype), x fp32
+        cos, sin = emb.cos().to(sd), emb.sin().to(sd)  # rotary_emb returns them .to(x.dtype)
         gate = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16, requires_grad=True)
         up = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16, requires_grad=True)
         o16 = torch.randn(1, T, h, device=dev, dtype=torch.bfloat16, requires_grad=True)
 
         def ac(fn):
             def run():
-                with torch.autocast("cuda", dtype=torch.bfloat16):
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not bf16):
                     return fn()
             return run
 
         def bwd(fn, grads):
             def run():
-                with torch.autocast("cuda", dtype=torch.bfloat16):
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not bf16):
                     out = fn()
                 outs = out if isinstance(out, tuple) else (out,)
                 torch.autograd.backward(outs, [g if g.dtype == o.dtype else g.to(o.dtype)
@@ -242,8 +249,8 @@ def elementwise(w, vers, dl):
             return run
 
         rope_fn = lambda: apply_rotary_pos_emb(q, k, cos, sin)  # noqa: E731
-        gq = torch.randn(1, hq, T, d, device=dev, dtype=torch.float32)
-        gk = torch.randn(1, hkv, T, d, device=dev, dtype=torch.float32)
+        gq = torch.randn(1, hq, T, d, device=dev, dtype=sd)
+        gk = torch.randn(1, hkv, T, d, device=dev, dtype=sd)
         act_fn = lambda: F.silu(gate) * up  # noqa: E731
         gact = torch.randn(1, T, f, device=dev, dtype=torch.bfloat16)
         res_fn = lambda: x32 + o16  # noqa: E731
@@ -260,7 +267,7 @@ def elementwise(w, vers, dl):
         ]
         for name, ffn, bfn, bf, bb in chains:
             if not dl.allows(8):
-                w.row(dict(base, part=name, status="skipped: time budget"))
+                w.row(dict(base, part=pre + name, status="skipped: time budget"))
                 continue
             with torch.no_grad():
                 mf, nf, xf, _ = fw.cuda_time(ffn, 3, 20)
@@ -269,13 +276,13 @@ def elementwise(w, vers, dl):
             mb, nb, xb, _ = fw.cuda_time(bfn, 3, 20)
             for t in (x32, q, k, gate, up, o16):
                 t.grad = None
-            w.row(dict(base, part=name + "_fwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
+            w.row(dict(base, part=pre + name + "_fwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
                        head_dim=d, median_s=mf, min_s=nf, max_s=xf, bytes=bf, GBps=bf / mf / 1e9,
-                       status="ok", notes="bytes: podplan's eager-hf-autocast count"))
-            w.row(dict(base, part=name + "_fwd_bwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
+                       status="ok", notes="bytes: podplan's %s count" % co["id"]))
+            w.row(dict(base, part=pre + name + "_fwd_bwd", tokens=T, hidden=h, heads=hq, kv_heads=hkv,
                        head_dim=d, median_s=mb, min_s=nb, max_s=xb, bytes=bf + bb,
                        GBps=(bf + bb) / mb / 1e9, status="ok",
-                       notes="bytes: podplan's eager-hf-autocast count (forward + backward)"))
+                       notes="bytes: podplan's %s count (forward + backward)" % co["id"]))
         del x32, g32, q, k, gate, up, o16, gq, gk, gact
         torch.cuda.empty_cache()
     except Exception as e:  # noqa: BLE001
@@ -287,7 +294,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--parts", default="ce_chain,sdpa,eltw",
-                    help="comma-separated: ce_chain, sdpa, eltw (default all three)")
+                    help="comma-separated: ce_chain, sdpa, eltw, eltw_bf16 (default the first three)")
     fw.add_deadline_args(ap)
     a = ap.parse_args()
     import torch
@@ -298,7 +305,8 @@ def main():
     dl = fw.deadline_of(a)
     w = fw.RowWriter(a.out, COLUMNS)
     parts = a.parts.split(",")
-    for name, fn in (("eltw", elementwise), ("ce_chain", ce_chain), ("sdpa", sdpa)):
+    for name, fn in (("eltw", elementwise), ("eltw_bf16", lambda *a: elementwise(*a, bf16=True)),
+                     ("ce_chain", ce_chain), ("sdpa", sdpa)):
         if name in parts:
             fn(w, vers, dl)
     w.close()
