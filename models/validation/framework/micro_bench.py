@@ -290,11 +290,67 @@ def elementwise(w, vers, dl, bf16=False):
         w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
 
 
+def duty(w, vers, dl):
+    """GEMMs at the power limit as a step's kernel mix sets it: a bf16 GEMM
+    of 8192^3 alternating with device copies for a share 1 - g of the time,
+    g = 1, 0.75, 0.5, 0.25, each for 4 s; the GEMMs' median rate over the
+    last 2 s (clocks settled), beside a burst of the same GEMM after 1 s
+    idle. For the engine's rate of GEMMs inside steps of differing mixes."""
+    import time
+    import torch
+    base = dict(bench="duty", torch=vers["torch"], gpu=vers["gpu"], backend="cuBLAS via torch")
+    try:
+        n = 8192
+        a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+        src = torch.empty(1 << 28, dtype=torch.bfloat16, device="cuda").normal_()
+        dst = torch.empty_like(src)
+        flop = 2.0 * n ** 3
+        time.sleep(1.0)
+        med, mn, mx, _ = fw.cuda_time(lambda: a @ b, 1, 5)
+        w.row(dict(base, part="burst", median_s=med, min_s=mn, max_s=mx, flop=flop,
+                   tflops=flop / med / 1e12, status="ok", notes="after 1 s idle: 1 warm-up, 5 timed"))
+        t_copy = fw.cuda_time(lambda: dst.copy_(src), 2, 5)[0]
+        for g in (1.0, 0.75, 0.5, 0.25):
+            if not dl.allows(6):
+                w.row(dict(base, part="duty_%.2f" % g, status="skipped: time budget"))
+                continue
+            copies = max(0, round(med * (1 - g) / g / t_copy)) if g < 1 else 0
+            ev = []
+            t0 = time.time()
+            while time.time() - t0 < 4.0:
+                s0 = torch.cuda.Event(enable_timing=True)
+                e0 = torch.cuda.Event(enable_timing=True)
+                s0.record()
+                a @ b
+                e0.record()
+                for _ in range(copies):
+                    dst.copy_(src)
+                ev.append((time.time() - t0, s0, e0))
+                if len(ev) % 64 == 0:
+                    torch.cuda.synchronize()
+            torch.cuda.synchronize()
+            ts = sorted(s.elapsed_time(e) * 1e-3 for t, s, e in ev if t >= 2.0)
+            if not ts:
+                continue
+            m = ts[len(ts) // 2]
+            w.row(dict(base, part="duty_%.2f" % g, median_s=m, min_s=ts[0], max_s=ts[-1], flop=flop,
+                       tflops=flop / m / 1e12, status="ok",
+                       notes="%d copies of 512 MiB (%.3f ms each) after each GEMM; GEMMs of the last 2 s: %d"
+                       % (copies, t_copy * 1e3, len(ts))))
+            time.sleep(1.0)
+        del a, b, src, dst
+        torch.cuda.empty_cache()
+    except Exception as e:  # noqa: BLE001
+        traceback.print_exc()
+        w.row(dict(base, part="all", status="error", notes=str(e)[:300]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--parts", default="ce_chain,sdpa,eltw",
-                    help="comma-separated: ce_chain, sdpa, eltw, eltw_bf16 (default the first three)")
+                    help="comma-separated: ce_chain, sdpa, eltw, eltw_bf16, duty (default the first three)")
     fw.add_deadline_args(ap)
     a = ap.parse_args()
     import torch
@@ -306,7 +362,7 @@ def main():
     w = fw.RowWriter(a.out, COLUMNS)
     parts = a.parts.split(",")
     for name, fn in (("eltw", elementwise), ("eltw_bf16", lambda *a: elementwise(*a, bf16=True)),
-                     ("ce_chain", ce_chain), ("sdpa", sdpa)):
+                     ("duty", duty), ("ce_chain", ce_chain), ("sdpa", sdpa)):
         if name in parts:
             fn(w, vers, dl)
     w.close()
