@@ -23,7 +23,7 @@
 # carried (calibrate/device_pack.sh makes both):
 #   bash calibrate/device_campaign.sh
 # PARTS (default "calibrate train micro serve"; also "host": host_bench.py ->
-# host.csv) picks the parts; CAL_ARGS,
+# host.csv) picks the parts; TRAIN_ARGS more train_bench.py options (--isolate); CAL_ARGS,
 # CAL_LABEL, CAL_NAME, CAL_S another calibration pass (default: decode and
 # sustained), MICRO_PARTS micro_bench.py's parts (--parts); FUZZ_S=N
 # also runs the fuzz targets of build/fuzz (carried) for N seconds on CPUs 4..
@@ -142,8 +142,9 @@ EOF
 fi
 
 # 3. the framework campaign; each script writes its rows as it goes
+# shellcheck disable=SC2086
 want train && part train "${TRAIN_S:-240}" 100 $pin python3 "$fwdir/train_bench.py" \
-	--out "$out/train.csv" --deadline-env 2>> "$py"
+	--out "$out/train.csv" --deadline-env ${TRAIN_ARGS:-} 2>> "$py"
 want micro && part micro "${MICRO_S:-50}" 60 $pin python3 "$fwdir/micro_bench.py" --out "$out/micro.csv" \
 	--parts "${MICRO_PARTS:-ce_chain,sdpa,eltw}" --deadline-env 2>> "$py"
 want serve && part serve 120 0 $pin python3 "$fwdir/serve_bench.py" --out "$out/serve.csv" \

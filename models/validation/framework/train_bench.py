@@ -32,6 +32,7 @@ error, and the next one runs. Exit status 0 when every row was measured.
 import argparse
 import gc
 import os
+import subprocess
 import sys
 import time
 import traceback
@@ -300,6 +301,9 @@ def main():
     ap.add_argument("--out", required=True)
     fw.add_deadline_args(ap)
     ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--isolate", action="store_true",
+                    help="each configuration in a process of its own (nothing a previous "
+                         "configuration left allocated counts in the next one's peak)")
     ap.add_argument("--profile", default="",
                     help="also write each configuration's kernels (torch.profiler, 2 steps "
                          "after the timed ones) and memory by phase to this CSV")
@@ -322,7 +326,7 @@ def main():
     for sc in scs:
         # a 3B step at 8K tokens is well under a second; building and the
         # steps of one configuration take under 20 s
-        need = 25 if sc["model"].endswith("3B") else 12
+        need = (25 if sc["model"].endswith("3B") else 12) + (10 if a.isolate else 0)
         if not dl.allows(need):
             w.row(dict(config=sc["name"], framework="pytorch", wrapper=sc["wrapper"],
                        model=sc["model"], seq=sc["seq"], micro_batch=sc["micro_batch"],
@@ -331,6 +335,17 @@ def main():
             bad += 1
             continue
         t = time.time()
+        if a.isolate:
+            # the child appends its row to the same file (RowWriter opens it for append)
+            cmd = [sys.executable, os.path.abspath(__file__), "--out", a.out, "--only", sc["name"]]
+            if dl.at is not None:
+                cmd += ["--deadline", repr(dl.at)]
+            if a.profile:
+                cmd += ["--profile", a.profile]
+            rc = subprocess.run(cmd).returncode
+            fw.log("%-40s exit %d (%.0f s, own process)" % (sc["name"], rc, time.time() - t))
+            bad += rc != 0
+            continue
         r = run_one(sc, vers, pw)
         w.row(r)
         bad += r.get("status") != "ok"
