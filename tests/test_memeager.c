@@ -19,6 +19,7 @@
  *    fragmentation podplan does not count apart);
  *  - FSDP2's reduce-scatter stream keeps the gradients' bytes reserved at
  *    the loss's backward, and the copy-in stream two groups' buffers;
+ *  - more tokens never need less memory, recompute never more;
  *  - only the pytorch framework has it, and only where its figures apply
  *    (no tensor parallelism, a fused attention kernel, a dense SwiGLU
  *    model); a bad eager_memory entry is an error naming its JSON path.
@@ -119,6 +120,7 @@ static void plain_by_hand(void)
 	CHECK_NEAR(m.weights_bytes, 4 * P, 1e-9);
 	CHECK_NEAR(m.optimizer_bytes, 8 * P, 1e-9);
 	CHECK(m.grads_bytes == 0); /* zero_grad(set_to_none=True): none until the backward */
+	CHECK(!strcmp(m.peak_phase, "the loss's backward"));
 	CHECK_NEAR(m.activations_bytes, act, 1e-9);
 	CHECK_NEAR(m.temp_bytes, temp, 1e-9);
 	CHECK_NEAR(m.total_bytes, 12 * P + act + temp + frag, 1e-9);
@@ -147,6 +149,7 @@ static void recompute_optimizer_peak(void)
 	double P = model_params(&l3b), TV = 8192.0 * l3b.V;
 	CHECK_NEAR(m.grads_bytes, 4 * P, 1e-9);
 	CHECK(m.activations_bytes == 0);
+	CHECK(!strcmp(m.peak_phase, "the optimizer step"));
 	CHECK_NEAR(m.temp_bytes, 4 * P + 2 * TV + hw.reserved_bytes, 1e-9);
 	/* measured: 66,426,731,008 B at the optimizer's peak (framework-kernels-h200.csv,
 	 * fw-h200-plain-3b-s8k-mb1-full optimizer_peak) */
@@ -224,8 +227,42 @@ static void where_it_applies(void)
 			continue;
 		}
 		CHECK(pp_memory_eager(&s, &w) == c[k].on);
+		CHECK(c[k].on == (m.peak_phase[0] != 0)); /* the summed accounting has no phase */
 		CHECK(s.training.stack.eager_memory == !strcmp(c[k].fw, "pytorch"));
 		done(&s, &w);
+	}
+}
+
+/* More tokens per micro-batch never need less memory, with or without
+ * recompute, plain or FSDP2; recompute never needs more. */
+static void monotone(void)
+{
+	for (int zero = 0; zero <= 3; zero += 3) {
+		double prev[2] = {0, 0};
+		for (int mbs = 1; mbs <= 16; mbs *= 2) {
+			double tot[2];
+			for (int rc = 0; rc < 2; rc++) {
+				char json[900];
+				snprintf(json, sizeof(json), "{" TINY "\"training\": {\"framework\": "
+					 "\"pytorch\", \"master_weights_fp32\": true, "
+					 "\"global_batch_size\": %d, \"micro_batch_size\": %d, "
+					 "\"recompute\": \"%s\"}, \"parallel\": {\"zero_stage\": %d}, "
+					 H200 "}", mbs, mbs, rc ? "full" : "none", zero);
+				pp_scenario s;
+				pp_hw hw;
+				pp_workload w;
+				pp_memory m;
+				if (load(json, &s, &hw, &w, &m)) {
+					CHECK(0);
+					return;
+				}
+				tot[rc] = m.total_bytes;
+				CHECK(tot[rc] > prev[rc]);
+				prev[rc] = tot[rc];
+				done(&s, &w);
+			}
+			CHECK(tot[1] <= tot[0]);
+		}
 	}
 }
 
@@ -265,6 +302,7 @@ int main(void)
 	RUN(recompute_optimizer_peak);
 	RUN(fsdp2_streams);
 	RUN(where_it_applies);
+	RUN(monotone);
 	RUN(bad_entry);
 	return pp_t_done("test_memeager");
 }

@@ -3,7 +3,7 @@
 
 #include "engine/memory.h"
 
-#include <string.h>
+#include <stdio.h>
 
 static const pp_eltw_impl *eltw_of(const pp_scenario *s)
 {
@@ -97,16 +97,16 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 	}
 	double base = weights + states + buckets;
 	struct {
+		const char *name;
 		double grads, act, temp;
 	} ph[4] = {
-		/* A: the loss at the forward's end */
-		{rs_pool, act + casts + head, ce_fwd + root + gathered + ag_pool},
-		/* B: the loss's backward */
-		{rs_pool, act + (full ? 0 : casts) + head, ce_bwd + root + gathered + ag_pool},
-		/* C: the last layer's backward */
-		{grads, kept + (amp ? e * one_layer : 0), logits + root + gathered + ag_pool},
-		/* D: the optimizer step */
-		{grads, 0, logits + opt_tmp + ag_pool},
+		{"the loss (the forward's end)", rs_pool, act + casts + head,
+		 ce_fwd + root + gathered + ag_pool},
+		{"the loss's backward", rs_pool, act + (full ? 0 : casts) + head,
+		 ce_bwd + root + gathered + ag_pool},
+		{"the last layer's backward", grads, kept + (amp ? e * one_layer : 0),
+		 logits + root + gathered + ag_pool},
+		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},
 	};
 	double margin = hw->act_margin;
 	double best = -1;
@@ -124,5 +124,6 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		out->temp_bytes = temp;
 		out->fragmentation_bytes = frag;
 		out->total_bytes = total;
+		snprintf(out->peak_phase, sizeof(out->peak_phase), "%s", ph[i].name);
 	}
 }

@@ -58,7 +58,8 @@
 bool pp_memory_eager(const pp_scenario *s, const pp_workload *w);
 
 /* Pipeline stage st's bytes per GPU at its largest phase, into *out (the
- * breakdown of that phase; capacity, fits and worst_stage untouched). */
+ * breakdown of that phase and its name, peak_phase; capacity, fits and
+ * worst_stage untouched). */
 void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, int st,
 			   pp_memory *out);
 
