@@ -22,7 +22,7 @@
  *  - more tokens never need less memory, recompute never more;
  *  - only the pytorch framework has it, and only where its figures apply
  *    (no tensor parallelism, a fused attention kernel, a dense SwiGLU
- *    model); a bad eager_memory entry is an error naming its JSON path.
+ *    model, 16-bit training); a bad eager_memory entry is an error naming its JSON path.
  */
 #include "engine/memeager.h"
 #include "engine/memory.h"
@@ -164,7 +164,7 @@ static void recompute_optimizer_peak(void)
 
 /* FSDP2 at world size 1 over bf16 parameters (MixedPrecisionPolicy
  * param_dtype): no autocast casts, bf16 norms; the root group's unsharded
- * parameters, a layer gathered and one prefetched; the gradients reserved
+ * parameters (every layer is resharded at the loss); the gradients reserved
  * in the reduce-scatter stream's pool and two groups' all-gather buffers
  * (cast shard and output) in the copy-in stream's. */
 static void fsdp2_streams(void)
@@ -184,7 +184,7 @@ static void fsdp2_streams(void)
 	double P = model_params(t), T = 4 * 2048.0, TV = T * t->V, lp = layer_params(t);
 	double root = 2 * t->V * t->h + t->h; /* embedding, final norm, untied output layer */
 	double act = t->L * T * layer_saved(t, false) + T * t->h * 8;
-	double temp = 14 * TV + 2 * root + 2 * 2 * lp + (root + lp) * 2 * 2 + hw.reserved_bytes;
+	double temp = 14 * TV + 2 * root + (root + lp) * 2 * 2 + hw.reserved_bytes;
 	double frag = hw.act_margin * (act + temp);
 	CHECK_NEAR(m.grads_bytes, 4 * P, 1e-9); /* reserved in the reduce-scatter stream */
 	CHECK_NEAR(m.activations_bytes, act, 1e-9);
@@ -195,7 +195,7 @@ static void fsdp2_streams(void)
 	 * 38,176,555,008 B reserved */
 	double pools = 4 * P + (root + lp) * 4;
 	double alloc = m.total_bytes - m.fragmentation_bytes - hw.reserved_bytes - pools;
-	CHECK_NEAR(alloc, 33.05e9, 0.01);
+	CHECK_NEAR(alloc, 33.05e9, 0.005);
 	CHECK_NEAR(alloc + pools, 38.18e9, 0.03);
 	done(&s, &w);
 }
@@ -211,7 +211,8 @@ static void where_it_applies(void)
 		 {"megatron-core", "", "", false},
 		 {"torchtitan", "", "", false},
 		 {"pytorch", "\"tensor_model_parallel_size\": 2", "", false},
-		 {"pytorch", "", "\"use_flash_attn\": false, ", false}};
+		 {"pytorch", "", "\"use_flash_attn\": false, ", false},
+		 {"pytorch", "", "\"precision\": \"fp32\", ", false}};
 	for (size_t k = 0; k < PP_ARRAY_LEN(c); k++) {
 		char json[900];
 		snprintf(json, sizeof(json), "{" TINY "\"training\": {\"framework\": \"%s\", %s"

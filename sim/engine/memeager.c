@@ -15,7 +15,9 @@ bool pp_memory_eager(const pp_scenario *s, const pp_workload *w)
 	const pp_training *tr = &s->training;
 	const pp_model *m = &s->model;
 	const pp_parallel *p = &s->parallel;
-	return tr->stack.eager_memory && eltw_of(s)->kept_norm > 0 && m->num_experts <= 0 &&
+	/* the kept_* figures count 16-bit activations */
+	bool b16 = tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16;
+	return tr->stack.eager_memory && b16 && eltw_of(s)->kept_norm > 0 && m->num_experts <= 0 &&
 	       m->kv_lora_rank <= 0 && m->swiglu && p->tp == 1 && p->cp == 1 && tr->use_flash_attn &&
 	       w->base_weight_bytes <= 0;
 }
@@ -85,8 +87,9 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		logits = ce->held_bytes * TV;
 	}
 	/* FSDP2: the root group (the embedding, final norm, output layer) is
-	 * not resharded after the forward; the unsharded layer and the one
-	 * prefetched; the copy-in and reduce-scatter streams' pools */
+	 * not resharded after the forward; in the layers' backward the
+	 * unsharded layer and the one prefetched (at the loss every layer is
+	 * resharded); the copy-in and reduce-scatter streams' pools */
 	double root = 0, gathered = 0, ag_pool = 0, rs_pool = 0;
 	if (fsdp2) {
 		double rp = (st == 0 ? w->params_embed : 0) + (last ? w->params_head : 0);
@@ -100,10 +103,8 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		const char *name;
 		double grads, act, temp;
 	} ph[4] = {
-		{"the loss (the forward's end)", rs_pool, act + casts + head,
-		 ce_fwd + root + gathered + ag_pool},
-		{"the loss's backward", rs_pool, act + (full ? 0 : casts) + head,
-		 ce_bwd + root + gathered + ag_pool},
+		{"the loss (the forward's end)", rs_pool, act + casts + head, ce_fwd + root + ag_pool},
+		{"the loss's backward", rs_pool, act + (full ? 0 : casts) + head, ce_bwd + root + ag_pool},
 		{"the last layer's backward", grads, kept + (amp ? e * one_layer : 0),
 		 logits + root + gathered + ag_pool},
 		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},

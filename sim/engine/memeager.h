@@ -45,7 +45,7 @@
  *
  * It covers what the eager model's figures describe: dense SwiGLU layers
  * with a fused attention kernel on one tensor- and context-parallel rank,
- * full training; pp_memory_eager says whether a scenario is such, and
+ * full training in bf16 or fp16; pp_memory_eager says whether a scenario is such, and
  * memory.c falls back to its own accounting elsewhere.
  */
 #ifndef PP_MEMEAGER_H
