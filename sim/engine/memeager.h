@@ -45,8 +45,10 @@
  *
  * It covers what the eager model's figures describe: dense SwiGLU layers
  * with a fused attention kernel on one tensor- and context-parallel rank,
- * full training in bf16 or fp16; pp_memory_eager says whether a scenario is such, and
- * memory.c falls back to its own accounting elsewhere.
+ * full training in bf16 or fp16; pp_memory_eager says whether a scenario
+ * is such, and memory.c falls back to its own accounting elsewhere (a
+ * search over layouts so compares a tensor-parallel layout's sum with the
+ * phases of one without).
  */
 #ifndef PP_MEMEAGER_H
 #define PP_MEMEAGER_H
