@@ -37,7 +37,8 @@ static void help_predict(void)
 	       "            (--json: collective_models)\n"
 	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
 	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
-	       "            breakdown}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
+	       "            breakdown, peak_phase (the eager PyTorch step's phase, frameworks.json\n"
+	       "            eager_memory)}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
 	       "            pp_bubble_s, pp_comm_exposed_s, optimizer_s, data_s},\n"
 	       "            tp_cp_comm_exposed{tensor_parallel_s, context_parallel_s} (the two parts\n"
 	       "            of tp_comm_exposed_s), time_to_train_s\n\n"
@@ -208,6 +209,8 @@ static void print_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r
 	pp_json_num(mem, "capacity_bytes", m->capacity_bytes, SIG);
 	pp_json_bool(mem, "fits", m->fits);
 	pp_json_int(mem, "worst_stage", m->worst_stage);
+	if (m->peak_phase[0])
+		pp_json_str(mem, "peak_phase", m->peak_phase);
 	cJSON *mb = pp_json_obj(mem, "breakdown");
 	pp_json_num(mb, "weights_bytes", m->weights_bytes, SIG);
 	pp_json_num(mb, "grads_bytes", m->grads_bytes, SIG);
@@ -378,6 +381,9 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	       pp_fmt_bytes(mm->total_bytes, b2, sizeof(b2)),
 	       pp_fmt_bytes(mm->capacity_bytes, b3, sizeof(b3)),
 	       mm->fits ? "fits" : "DOES NOT FIT");
+	if (mm->peak_phase[0])
+		printf("  at %s, the largest phase of the eager step (frameworks.json eager_memory)\n",
+		       mm->peak_phase);
 	mrow("weights", mm->weights_bytes, mm->total_bytes);
 	mrow("gradients", mm->grads_bytes, mm->total_bytes);
 	mrow("optimizer states", mm->optimizer_bytes, mm->total_bytes);

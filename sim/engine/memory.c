@@ -1,6 +1,8 @@
 /* memory.c - see memory.h. */
 #include "engine/memory.h"
 
+#include "engine/memeager.h"
+
 #include <string.h>
 
 void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
@@ -242,7 +244,18 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	double worst = -1;
 	/* experts' optimizer state is sharded over expert DP (ZeRO-1) */
 	double ob_e = p->zero_stage >= 1 ? opt_state / pp_parallel_edp(p) : ob;
+	bool eager = pp_memory_eager(s, w);
 	for (int st = 0; st < p->pp; st++) {
+		if (eager) { /* the eager PyTorch step's phases (memeager.h) */
+			pp_memory ms = *out;
+			pp_memory_eager_stage(s, hw, w, st, &ms);
+			if (ms.total_bytes > worst) {
+				worst = ms.total_bytes;
+				*out = ms;
+				out->worst_stage = st;
+			}
+			continue;
+		}
 		double n[PP_LAYER_KINDS];
 		pp_stage_kinds(s, st, n);
 		double params = pp_stage_params(s, w, st);

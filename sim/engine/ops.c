@@ -27,7 +27,8 @@ pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)
 
 /* podplan's fused kernels (frameworks.json "fused"), for a ctx without a
  * stack (the serving forward pass) */
-static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1, 3, 0, 0, 0, 0, "", 0};
+static const pp_eltw_impl fused_eltw = {"fused", 2, 3, 0, 0, 3, 5, 2, 3, 3, 2, 0, 1, 0, 1, 1, 3,
+					0, 0, 0, 0, "", 0, 0, 0, 0};
 
 const pp_eltw_impl *wl_eltw(const ctx *c)
 {

@@ -38,6 +38,9 @@ typedef struct pp_memory {
 	double capacity_bytes;
 	bool fits;
 	int worst_stage;            /* the pipeline stage that needs the most */
+	/* the step's phase at that peak where the memory is the eager model's
+	 * (engine/memeager.h: "the loss", ...); "" where every term is summed */
+	char peak_phase[40];
 } pp_memory;
 
 typedef struct pp_result {

@@ -389,6 +389,13 @@ static void fsdp_copies(ctx *c, const pp_scenario *s, const pp_workload *w, doub
 	}
 }
 
+bool pp_autocast_fp32(const pp_scenario *s)
+{
+	const pp_training *tr = &s->training;
+	return tr->stack.autocast && tr->stack.master_fp32 && s->parallel.zero_stage < 3 &&
+	       (tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16);
+}
+
 bool pp_ddp_bucket_copies(const pp_scenario *s)
 {
 	const pp_stack *st = &s->training.stack;
@@ -541,8 +548,7 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	/* torch.autocast over fp32 parameters: 16-bit training with fp32
 	 * master weights that no ZeRO-3 / FSDP2 MixedPrecisionPolicy casts in
 	 * its all-gather (that hands the layers 16-bit parameters) */
-	c.amp = tr->stack.autocast && tr->stack.master_fp32 && p->zero_stage < 3 &&
-		(tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16);
+	c.amp = pp_autocast_fp32(s);
 
 	/* a layer of each kind the model has */
 	int counts[PP_LAYER_KINDS];

@@ -157,6 +157,12 @@ double pp_flops_narayanan(const pp_model *m, double global_batch, bool recompute
 /* Which stage boundaries are inside a node (same_node[s] for s -> s+1). */
 bool pp_stage_link_same_node(const pp_scenario *s, int stage);
 
+/* torch.autocast over fp32 parameters: 16-bit training with fp32 master
+ * weights that no ZeRO-3 / FSDP2 MixedPrecisionPolicy casts in its
+ * all-gather (that hands the layers 16-bit parameters): the residual
+ * stream is fp32 and every linear casts its inputs and weight. */
+bool pp_autocast_fp32(const pp_scenario *s);
+
 /* Whether PyTorch DDP's buckets hold a copy of the gradients: the stack
  * copies into them (frameworks.json ddp_bucket_copies), DDP wraps the model
  * (training.ddp, else data-parallel ranks exist) and no ZeRO stage above 1

@@ -31,6 +31,8 @@ typedef struct fw {
 	bool torch_compile;                  /* has a torch.compile path */
 	bool fsdp2_copies;                   /* ZeRO-3 is FSDP2 (optional fsdp2_copies) */
 	bool ddp_bucket_copies;              /* DDP copies into its buckets (optional) */
+	bool eager_memory;                   /* optional eager_memory */
+	double optim_temp_states;            /* its optimizer_temp_states */
 } fw;
 
 struct pp_frameworks {
@@ -122,7 +124,10 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 		    (rc = read_n(d, e, p, "fwd_kernels", &c->fwd_kernels, err)) ||
 		    (rc = read_n(d, e, p, "bwd_kernels", &c->bwd_kernels, err)) ||
 		    (rc = read_num(d, e, p, "kept_bytes", &c->kept_bytes, err)) ||
-		    (rc = read_num(d, e, p, "peak_bytes", &c->peak_bytes, err)))
+		    (rc = read_num(d, e, p, "peak_bytes", &c->peak_bytes, err)) ||
+		    (rc = pp_jget_num(d, e, p, "fwd_peak_bytes", false, 0, 1e6, &c->fwd_peak_bytes,
+				      NULL, err)) ||
+		    (rc = pp_jget_num(d, e, p, "held_bytes", false, 0, 1e6, &c->held_bytes, NULL, err)))
 			return rc;
 		f->nce++;
 	}
@@ -159,10 +164,12 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 				return rc;
 		/* optional (absent in the fused stacks' entries): left as preset */
 		x->grad_sum = 3;
-		double *opt[] = {&x->grad_sum, &x->cast_in_fwd, &x->cast_in_bwd, &x->weight_cast_fwd,
-				 &x->weight_cast_bwd};
-		const char *const optk[] = {"grad_sum", "cast_in_fwd", "cast_in_bwd", "weight_cast_fwd",
-					    "weight_cast_bwd"};
+		double *opt[] = {&x->grad_sum,        &x->cast_in_fwd, &x->cast_in_bwd,
+				 &x->weight_cast_fwd, &x->weight_cast_bwd, &x->kept_norm,
+				 &x->kept_cast,       &x->kept_act};
+		const char *const optk[] = {"grad_sum",        "cast_in_fwd",     "cast_in_bwd",
+					    "weight_cast_fwd", "weight_cast_bwd", "kept_norm",
+					    "kept_cast",       "kept_act"};
 		if ((rc = pp_jget_num(d, e, p, "bw_over_copy", false, 1e-3, 2, &x->bw_over_copy, NULL,
 				      err)))
 			return rc;
@@ -452,6 +459,18 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 				return rc;
 			x->ddp_bucket_copies = true;
 		}
+		const cJSON *em = NULL;
+		if ((rc = pp_jget_obj(d, e, p, "eager_memory", false, &em, err)))
+			return rc;
+		if (em) {
+			char src[64];
+			pp_jpath(q, sizeof(q), p, "eager_memory");
+			if ((rc = entry_source(d, em, q, src, sizeof(src), err)) ||
+			    (rc = pp_jget_num(d, em, q, "optimizer_temp_states", true, 0, 16,
+					      &x->optim_temp_states, NULL, err)))
+				return rc;
+			x->eager_memory = true;
+		}
 		x->tpo = !strcmp(tpo, "te-userbuffers") ? PP_TPO_TE
 			 : !strcmp(tpo, "async-tp")     ? PP_TPO_ASYNC
 							 : PP_TPO_NONE;
@@ -610,6 +629,8 @@ static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
 	snprintf(st->version, sizeof(st->version), "%s", x->version);
 	st->fsdp2_copies = x->fsdp2_copies;
 	st->ddp_bucket_copies = x->ddp_bucket_copies;
+	st->eager_memory = x->eager_memory;
+	st->optim_temp_states = x->optim_temp_states;
 	st->ddp = -1;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		apply(st, f, b, x->def[b]);

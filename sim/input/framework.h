@@ -71,6 +71,10 @@ typedef struct pp_ce_impl {
 	double fwd_bytes, bwd_bytes;
 	int fwd_kernels, bwd_kernels;
 	double kept_bytes, peak_bytes;
+	/* optional (0: not given): held at the forward's peak (the loss), and
+	 * held until the step ends (a model output keeping the logits); read
+	 * by the eager memory model (engine/memeager.h) */
+	double fwd_peak_bytes, held_bytes;
 } pp_ce_impl;
 
 /* The elementwise kernels of a layer, in bytes per element over the
@@ -98,6 +102,12 @@ typedef struct pp_eltw_impl {
 	/* the rate its memory-bound kernels reach over the device's copy rate
 	 * (hw mem_Bps), as measured; 0: the hardware's elementwise rate */
 	double bw_over_copy;
+	/* bytes per element autograd saves for the backward (optional, 0: not
+	 * counted; read by the eager memory model, engine/memeager.h): one
+	 * norm's per hidden element (its output included where the linears
+	 * reading it share one tensor), each autocast cast of a linear's input
+	 * per hidden element, the gated MLP's per FFN element */
+	double kept_norm, kept_cast, kept_act;
 } pp_eltw_impl;
 
 /* An Adam optimizer step: bytes per parameter at fp32 states, the 16-bit
@@ -188,6 +198,11 @@ typedef struct pp_stack {
 	 * each gradient is copied into its bucket and back, and the buckets
 	 * are a second copy of the gradients in memory */
 	bool ddp_bucket_copies;
+	/* the step's memory as eager PyTorch allocates it (frameworks.json
+	 * eager_memory, engine/memeager.h), and the optimizer-state-sized
+	 * temporaries its optimizer step allocates */
+	bool eager_memory;
+	double optim_temp_states;
 	/* training.ddp: DistributedDataParallel wraps the model (-1: not
 	 * given; then it does when data-parallel ranks exist) */
 	int ddp;

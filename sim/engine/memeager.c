@@ -1,0 +1,130 @@
+/* memeager.c - see memeager.h. */
+#include "engine/memeager.h"
+
+#include "engine/memory.h"
+
+#include <stdio.h>
+
+static const pp_eltw_impl *eltw_of(const pp_scenario *s)
+{
+	return pp_autocast_fp32(s) ? &s->training.stack.eltw_amp : &s->training.stack.eltw;
+}
+
+bool pp_memory_eager(const pp_scenario *s, const pp_workload *w)
+{
+	const pp_training *tr = &s->training;
+	const pp_model *m = &s->model;
+	const pp_parallel *p = &s->parallel;
+	/* the kept_* figures count 16-bit activations */
+	bool b16 = tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16;
+	return tr->stack.eager_memory && b16 && eltw_of(s)->kept_norm > 0 && m->num_experts <= 0 &&
+	       m->kv_lora_rank <= 0 && m->swiglu && p->tp == 1 && p->cp == 1 && tr->use_flash_attn &&
+	       w->base_weight_bytes <= 0;
+}
+
+/* Bytes one layer saves for its backward per token, without recompute. */
+static double layer_kept(const pp_scenario *s, double e)
+{
+	const pp_model *m = &s->model;
+	const pp_eltw_impl *el = eltw_of(s);
+	double h = m->hidden_size, a = m->num_attention_heads, f = m->ffn_hidden_size;
+	double dh = m->head_dim > 0 ? m->head_dim : h / a;
+	double qw = a * dh, kvw = m->num_query_groups * dh;
+	bool fused = s->training.stack.fused_proj;
+	double casts = (fused ? 1.0 : 3.0) + (fused ? 1.0 : 2.0);
+	return 2.0 * el->kept_norm * h + el->kept_cast * h * casts + e * (2.0 * qw + 2.0 * kvw) +
+	       4.0 * a + el->kept_act * f;
+}
+
+void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, int st,
+			   pp_memory *out)
+{
+	const pp_training *tr = &s->training;
+	const pp_parallel *p = &s->parallel;
+	const pp_model *m = &s->model;
+	const pp_stack *sk = &tr->stack;
+	const pp_eltw_impl *el = eltw_of(s);
+	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
+	bool amp = pp_autocast_fp32(s), full = tr->recompute == PP_RC_FULL;
+	bool fsdp2 = p->zero_stage == 3 && sk->fsdp2_copies;
+	bool last = st == p->pp - 1;
+	double e = w->act_bytes, d = (double)p->dp * p->cp;
+	double T = (double)tr->micro_batch_size * m->seq_length, h = m->hidden_size;
+	double TV = T * m->vocab_size;
+
+	/* the parameters' own dtype: fp32 unless 16-bit training without
+	 * master weights; the gradients and optimizer states in it */
+	double pb = mixed && !sk->master_fp32 ? 2.0 : 4.0;
+	double held = pp_stage_params(s, w, st), trained = pp_stage_trainable(s, w, st);
+	double weights = held * pb / (p->zero_stage == 3 ? d : 1.0);
+	double sd = p->zero_stage >= 1 ? d : 1.0;
+	double states = trained * pb * (tr->optimizer == PP_OPTIM_ADAM ? 2.0 : 1.0) / sd;
+	double opt_tmp = trained * pb * sk->optim_temp_states / sd;
+	double grads = trained * pb / (p->zero_stage >= 2 ? d : 1.0);
+	double buckets = pp_ddp_bucket_copies(s) ? trained * w->grad_comm_bytes_per_param : 0;
+
+	/* the stage's layers and their parameters (one chunk's when interleaved) */
+	double n[PP_LAYER_KINDS], layers = 0, layer_params = 0;
+	pp_stage_kinds(s, st, n);
+	for (int k = 0; k < PP_LAYER_KINDS; k++) {
+		layers += n[k];
+		layer_params += n[k] * w->lk[k].params;
+	}
+	double one_layer = layers > 0 ? layer_params / layers : 0;
+	double inflight = pp_inflight_chunks(s, st) * layers / p->vpp;
+	double stream = amp ? 4.0 : e; /* the residual stream's bytes per element */
+	double kept = layer_kept(s, e) * T;
+	double act = inflight * (full ? stream * h * T : kept);
+	/* autocast's bf16 weight casts: saved by the linears without recompute,
+	 * only cached until the forward's end with it */
+	double casts = amp ? e * layer_params : 0;
+	double head = 0, ce_fwd = 0, ce_bwd = 0, logits = 0;
+	if (last) {
+		const pp_ce_impl *ce = &sk->ce;
+		head = T * h * (el->kept_norm + el->kept_cast) + (amp ? e * m->vocab_size * h : 0);
+		ce_fwd = (ce->fwd_peak_bytes > 0 ? ce->fwd_peak_bytes : ce->peak_bytes) * TV;
+		ce_bwd = ce->peak_bytes * TV;
+		logits = ce->held_bytes * TV;
+	}
+	/* FSDP2: the root group (the embedding, final norm, output layer) is
+	 * not resharded after the forward; in the layers' backward the
+	 * unsharded layer and the one prefetched (at the loss every layer is
+	 * resharded); the copy-in and reduce-scatter streams' pools */
+	double root = 0, gathered = 0, ag_pool = 0, rs_pool = 0;
+	if (fsdp2) {
+		double rp = (st == 0 ? w->params_embed : 0) + (last ? w->params_head : 0);
+		root = e * rp;
+		gathered = 2.0 * e * one_layer;
+		ag_pool = (rp + one_layer) * e * (1.0 + 1.0 / d);
+		rs_pool = grads;
+	}
+	double base = weights + states + buckets;
+	struct {
+		const char *name;
+		double grads, act, temp;
+	} ph[4] = {
+		{"the loss (the forward's end)", rs_pool, act + casts + head, ce_fwd + root + ag_pool},
+		{"the loss's backward", rs_pool, act + (full ? 0 : casts) + head, ce_bwd + root + ag_pool},
+		{"the last layer's backward", grads, kept + (amp ? e * one_layer : 0),
+		 logits + root + gathered + ag_pool},
+		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},
+	};
+	double margin = hw->act_margin;
+	double best = -1;
+	for (int i = 0; i < 4; i++) {
+		double temp = ph[i].temp + hw->reserved_bytes;
+		double frag = margin * (ph[i].act + temp);
+		double total = base + ph[i].grads + ph[i].act + temp + frag;
+		if (total <= best)
+			continue;
+		best = total;
+		out->weights_bytes = weights;
+		out->grads_bytes = ph[i].grads + buckets;
+		out->optimizer_bytes = states;
+		out->activations_bytes = ph[i].act;
+		out->temp_bytes = temp;
+		out->fragmentation_bytes = frag;
+		out->total_bytes = total;
+		snprintf(out->peak_phase, sizeof(out->peak_phase), "%s", ph[i].name);
+	}
+}
