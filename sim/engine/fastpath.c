@@ -144,6 +144,8 @@ typedef struct fast {
 	uint64_t mhash[PP_STEADY_MARKS];
 	uint32_t *touch;
 	uint32_t epoch;
+	int64_t limit;   /* a task that ends after it makes the step longer: stop */
+	bool over;       /* one did */
 } fast;
 
 static int fast_resource(void *ctx, const char *name, int rank, bool in_order)
@@ -175,8 +177,10 @@ static int64_t fast_task(void *ctx, int res, int64_t dur_ns, const pp_des_tag *t
 	f->tasks++;
 	f->free[res] = end;
 	f->touch[res] = f->epoch;
-	if (end > f->span)
+	if (end > f->span) {
 		f->span = end;
+		f->over |= end > f->limit;
+	}
 	return end;
 }
 
@@ -241,11 +245,13 @@ static void fast_skip(fast *f, int q, int64_t k, int64_t dt)
 }
 
 /* Advance every stage while its next unit has its input, up to unit lim[st]
- * (lim NULL: to its end); true when every stage got there. A stage that
+ * (lim NULL: to its end), until *stop; true when every stage got there. A
+ * stage that
  * moved puts its two neighbours back on the work list: their units are
  * what it can have unblocked. The order in which stages are advanced does
  * not change any time computed. */
-static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bool *queued)
+static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bool *queued,
+		  const bool *stop)
 {
 	int head = 0, n = P;
 	for (int st = 0; st < P; st++) {
@@ -262,6 +268,8 @@ static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bo
 		while (units - pp_program_left(p, st) < end && pp_program_ready(p, st)) {
 			pp_program_unit(p, st);
 			moved = true;
+			if (*stop)
+				return false;
 		}
 		if (!moved)
 			continue;
@@ -285,9 +293,10 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	return pp_fp_run_stats(s, hw, w, ablate, busy, tasks, NULL);
 }
 
-int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
-			const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
-			pp_fp_stats *stats)
+/* pp_fp_run_stats(), stopping with INT64_MAX once a task ends after limit. */
+static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		    const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
+		    pp_fp_stats *stats, int64_t limit)
 {
 	pp_fp_stats st0 = {0, 0, 0, 0};
 	if (!stats)
@@ -299,6 +308,7 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	pp_stepcost_init(&c, s, hw, w, ablate);
 	fast f;
 	memset(&f, 0, sizeof(f));
+	f.limit = limit;
 	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
@@ -314,7 +324,7 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		bool all = true;
 		for (int st = 0; st < P; st++)
 			all &= (lim[st] = pp_program_checkpoint(p, st, cp)) >= 0;
-		if (!all || !drive(p, P, units, lim, work, queued))
+		if (!all || !drive(p, P, units, lim, work, queued, &f.over))
 			break;
 		uint64_t h;
 		int64_t ref, dt;
@@ -332,6 +342,7 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 					before += pp_program_left(p, st);
 				pp_program_skip(p, q, k, dt, busy != NULL);
 				fast_skip(&f, q, k, dt);
+				f.over |= f.span > f.limit;
 				for (int st = 0; st < P; st++)
 					after += pp_program_left(p, st);
 				stats->skipped = before - after;
@@ -340,13 +351,17 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 				skipped = true;
 			}
 	}
-	bool done = drive(p, P, units, NULL, work, queued);
+	bool done = !f.over && drive(p, P, units, NULL, work, queued, &f.over);
 	free(work);
 	free(queued);
+	if (f.over) {
+		result = INT64_MAX;
+		goto out;
+	}
 	if (!done)
 		goto out;
 	pp_program_finish(p, busy);
-	result = f.span;
+	result = f.over ? INT64_MAX : f.span;
 	stats->units = (int64_t)units * P - stats->skipped;
 	if (tasks)
 		*tasks = f.tasks + pp_program_coalesced(p);
@@ -359,9 +374,22 @@ out:
 	return result;
 }
 
+int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
+			pp_fp_stats *stats)
+{
+	return walk(s, hw, w, ablate, busy, tasks, stats, INT64_MAX);
+}
+
 int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
 {
 	return pp_fp_run(s, hw, w, NULL, NULL, NULL);
+}
+
+int64_t pp_fp_step_within_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			     int64_t limit_ns)
+{
+	return walk(s, hw, w, NULL, NULL, NULL, NULL, limit_ns);
 }
 
 /* ---- the bound ---- */
