@@ -23,15 +23,20 @@ typedef struct ckey {
 	int ep, etp;             /* MoE: the expert layout shapes the op list */
 } ckey;
 
+/* A slot of the hash table: the key and where its workload is. The
+ * workloads (1.6 KB each) sit in their own array, so that the table a
+ * search grows to thousands of keys stays small to zero and rehash. */
 typedef struct centry {
 	bool used;
 	ckey k;
-	pp_workload w;
+	size_t w;                /* index into ws */
 } centry;
 
 struct pp_fp_cache {
 	centry *tab;
 	size_t cap, n;
+	pp_workload *ws;
+	size_t wcap;
 	int builds;
 };
 
@@ -47,9 +52,9 @@ void pp_fp_cache_free(pp_fp_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->tab[i].used)
-			pp_workload_release(&c->tab[i].w);
+	for (size_t i = 0; i < c->n; i++)
+		pp_workload_release(&c->ws[i]);
+	free(c->ws);
 	free(c->tab);
 	free(c);
 }
@@ -111,13 +116,18 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
 			grow(c);
 			e = slot(c, &k);
 		}
+		if (c->n == c->wcap) {
+			c->wcap = c->wcap ? 2 * c->wcap : 256;
+			c->ws = pp_xrealloc(c->ws, sizeof(pp_workload) * c->wcap);
+		}
 		e->used = true;
 		e->k = k;
-		pp_workload_build(&e->w, s, hw);
+		e->w = c->n;
+		pp_workload_build(&c->ws[e->w], s, hw);
 		c->n++;
 		c->builds++;
 	}
-	*w = e->w;
+	*w = c->ws[e->w];
 	pp_workload_set_layout(w, s);
 }
 
