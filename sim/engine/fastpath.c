@@ -319,7 +319,7 @@ static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	fast f;
 	memset(&f, 0, sizeof(f));
 	f.limit = limit;
-	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true};
+	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true, busy == NULL};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
 	int P = c.P, units = pp_schedule_count(s);

@@ -592,7 +592,8 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	if (vs == p->NV - 1)
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
-	unit_busy(S, c, vs, true);
+	if (!p->k.no_busy)
+		unit_busy(S, c, vs, true);
 	S->last = h;
 	if (p->P > 1 && vs < p->NV - 1)
 		send(p, st, vs, u, h);
@@ -665,7 +666,8 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		if (reduce_here)
 			acc.dense += w->trainable_embed;
 	}
-	unit_busy(S, c, vs, false);
+	if (!p->k.no_busy)
+		unit_busy(S, c, vs, false);
 	if (reduce_here && overlap && acc.dense > 0)
 		grad_reduce(p, S, acc.dense, h);
 	if (reduce_here && overlap && acc.expert > 0)

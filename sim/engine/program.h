@@ -73,6 +73,9 @@ typedef struct pp_sink {
 	bool coalesce;
 	/* true: the backend never reads resource names (they come as "") */
 	bool nameless;
+	/* true: pp_program_finish will get no busy array, so the per-unit
+	 * busy accounting is left out (it enters no task's time) */
+	bool no_busy;
 } pp_sink;
 
 /* Per stage, for the breakdown: unstretched busy seconds and the handle of
