@@ -32,12 +32,23 @@ typedef struct centry {
 	size_t w;                /* index into ws */
 } centry;
 
+/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value. */
+typedef struct qentry {
+	bool used;
+	ckey k;
+	int pp, vpp;
+	int64_t m;
+	int64_t lb;
+} qentry;
+
 struct pp_fp_cache {
 	centry *tab;
 	size_t cap, n;
 	pp_workload *ws;
 	size_t wcap;
 	int builds;
+	qentry *qtab;
+	size_t qcap, qn;
 };
 
 pp_fp_cache *pp_fp_cache_new(void)
@@ -56,6 +67,7 @@ void pp_fp_cache_free(pp_fp_cache *c)
 		pp_workload_release(&c->ws[i]);
 	free(c->ws);
 	free(c->tab);
+	free(c->qtab);
 	free(c);
 }
 
@@ -103,13 +115,19 @@ static void grow(pp_fp_cache *c)
 	free(old);
 }
 
-void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
+/* What the op list depends on; everything else pp_workload_set_layout
+ * patches. */
+static ckey key_of(const pp_scenario *s)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
-	/* what the op list depends on; everything else is patched below */
-	ckey k = {p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
-		  (int)tr->recompute, p->pp > 1, p->ep, p->etp};
+	return (ckey){p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
+		      (int)tr->recompute, p->pp > 1, p->ep, p->etp};
+}
+
+void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
+{
+	ckey k = key_of(s);
 	centry *e = slot(c, &k);
 	if (!e->used) {
 		if (2 * (c->n + 1) > c->cap) {
@@ -625,4 +643,55 @@ int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
 		lb = max64(lb, M * b);
 	}
 	return lb;
+}
+
+static uint64_t qhash(const qentry *q)
+{
+	uint64_t h = khash(&q->k);
+	uint64_t v[3] = {(uint64_t)q->pp, (uint64_t)q->vpp, (uint64_t)q->m};
+	for (int i = 0; i < 3; i++) {
+		h ^= v[i];
+		h *= 1099511628211ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
+{
+	size_t i = (size_t)(qhash(q) & (cap - 1));
+	while (tab[i].used && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
+				tab[i].vpp == q->vpp && tab[i].m == q->m))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
+{
+	qentry q = {true, key_of(s), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
+		    0};
+	if (!c->qtab) {
+		c->qcap = 1024;
+		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
+	}
+	qentry *e = qslot(c->qtab, c->qcap, &q);
+	if (e->used)
+		return e->lb;
+	if (2 * (c->qn + 1) > c->qcap) {
+		qentry *old = c->qtab;
+		size_t ocap = c->qcap;
+		c->qcap *= 2;
+		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used)
+				*qslot(c->qtab, c->qcap, &old[i]) = old[i];
+		free(old);
+		e = qslot(c->qtab, c->qcap, &q);
+	}
+	pp_workload w;
+	pp_fp_workload(c, s, hw, &w);
+	q.lb = pp_fp_bound_quick_ns(s, hw, &w);
+	*e = q;
+	c->qn++;
+	return q.lb;
 }

@@ -120,5 +120,13 @@ int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
  * the bound above, without the stage's pipeline fill, sends, optimizer
  * and data-parallel tails). O(stages x chunks), no allocation. */
 int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+/* pp_fp_bound_quick_ns() of s's layout with c's workload, kept in c: the
+ * bound reads the op list (its cache key above), the pipeline size, the
+ * interleaving and the micro-batch count, and nothing of the ZeRO stage or
+ * the data-parallel placement, so the layouts that agree in those (a
+ * search's ZeRO stages of one TP x PP x DP x micro-batch) share one
+ * evaluation and one workload lookup. tests/test_search.c compares it
+ * with pp_fp_bound_quick_ns() on every layout of its spaces. */
+int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw);
 
 #endif

@@ -607,7 +607,8 @@ static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 			feas *f = &k->fe[k->nfe++];
 			f->l = *l;
 			f->idx = idx;
-			f->quick = k->o->exhaustive ? 0 : pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+			f->quick = k->o->exhaustive ? 0 : pp_fp_bound_quick_cached_ns(k->cache, &k->x,
+											 k->hw);
 			f->bound = -1;
 		}
 	}
@@ -653,9 +654,7 @@ static void walk_from_fit(walk *k, const pp_search_fit *f)
 		if (k->o->exhaustive)
 			continue;
 		pp_layout_apply(&k->x, &c->l);
-		pp_workload w;
-		pp_fp_workload(k->cache, &k->x, k->hw, &w);
-		c->quick = pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+		c->quick = pp_fp_bound_quick_cached_ns(k->cache, &k->x, k->hw);
 	}
 }
 
