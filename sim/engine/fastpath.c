@@ -349,6 +349,8 @@ static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	 * whole cycles of q periods at once */
 	bool skipped = false;
 	for (int cp = 0; !skipped && pp_program_checkpoint(p, 0, 0) >= 0; cp++) {
+		if (!pp_program_may_skip(p, cp))
+			break; /* no cycle found from here on could be moved over */
 		bool all = true;
 		for (int st = 0; st < P; st++)
 			all &= (lim[st] = pp_program_checkpoint(p, st, cp)) >= 0;

@@ -1000,6 +1000,17 @@ bool pp_program_periodic(const pp_program *p, int q, int64_t *dt)
 	return true;
 }
 
+bool pp_program_may_skip(const pp_program *p, int c)
+{
+	int T, S;
+	if (!period_of(p, &T, &S))
+		return false;
+	for (int st = 0; st < p->P; st++)
+		if ((int64_t)(c + 1) * T > p->st[st].end - p->st[st].warm)
+			return false;
+	return true;
+}
+
 int64_t pp_program_skippable(const pp_program *p, int q)
 {
 	int T, S;
