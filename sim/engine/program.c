@@ -59,23 +59,23 @@ static pp_unit unit_at(const pp_scenario *s, int warm, int end, int i)
 	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
 	int P = p->pp, v = p->vpp, total = m * v;
 	int rest = total - warm;
-#define FCHUNK(k) (((k) / P) % v)
-#define BCHUNK(k) (v - 1 - ((k) / P) % v)
-#define MB(k) (((k) / (P * v)) * P + (k) % P)
-	pp_unit u;
+	/* forward (or backward) k: chunk (k / P) mod v (backward: v - 1 minus
+	 * it), micro-batch (k / (P v)) P + k mod P, with k / (P v) = (k / P) / v */
+	bool fwd;
+	int k;
 	if (i < warm) {
-		u = (pp_unit){true, FCHUNK(i), MB(i)};
+		fwd = true;
+		k = i;
 	} else if (i < end) {
-		int j = i - warm, k = warm + j / 2, b = j / 2;
-		u = j % 2 == 0 ? (pp_unit){true, FCHUNK(k), MB(k)} : (pp_unit){false, BCHUNK(b), MB(b)};
+		int j = i - warm;
+		fwd = j % 2 == 0;
+		k = fwd ? warm + j / 2 : j / 2;
 	} else {
-		int b = i - warm - rest;
-		u = (pp_unit){false, BCHUNK(b), MB(b)};
+		fwd = false;
+		k = i - warm - rest;
 	}
-#undef FCHUNK
-#undef BCHUNK
-#undef MB
-	return u;
+	int q = k / P, r = k % P, c = q % v;
+	return (pp_unit){fwd, fwd ? c : v - 1 - c, (q / v) * P + r};
 }
 
 pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
