@@ -381,10 +381,57 @@ static void trace_json(void)
 	pp_scenario_release(&s);
 }
 
+/* The interleaved order unit by unit against Megatron-LM's own
+ * (megatron/core/pipeline_parallel/schedules.py,
+ * forward_backward_pipelining_with_interleaving): num_warmup_microbatches
+ * (pp_size - rank - 1) x 2 + (chunks - 1) x pp_size, all of them when
+ * microbatches == pp_size or more than the total; then one forward, one
+ * backward; get_model_chunk_id (k mod (pp_size chunks)) / pp_size,
+ * reversed for a backward; get_microbatch_id_in_model_chunk
+ * (k / (pp_size chunks)) pp_size + k mod pp_size. */
+static void interleaved_order_megatron(void)
+{
+	pp_scenario s;
+	memset(&s, 0, sizeof(s));
+	s.model.num_layers = 96;
+	s.parallel.schedule = PP_SCHED_INTERLEAVED;
+	int64_t units = 0, bad = 0;
+	for (int P = 2; P <= 9; P++)
+		for (int v = 2; v <= 6; v++)
+			for (int m = 1; m <= 3 * P; m++) {
+				s.parallel.pp = P;
+				s.parallel.vpp = v;
+				s.training.num_microbatches = m;
+				int total = m * v;
+				for (int r = 0; r < P; r++) {
+					int warm = (P - r - 1) * 2 + (v - 1) * P;
+					if (m == P || warm > total)
+						warm = total;
+					int n = pp_schedule_count(&s), fk = 0, bk = 0;
+					CHECK(n == 2 * total);
+					for (int i = 0; i < n; i++) {
+						bool fwd = i < warm || (fk < total && (i - warm) % 2 == 0);
+						int k = fwd ? fk++ : bk++;
+						int chunk = (k % (P * v)) / P;
+						if (!fwd)
+							chunk = v - 1 - chunk;
+						int mb = (k / (P * v)) * P + k % P;
+						pp_unit u = pp_schedule_unit(&s, r, i);
+						bad += u.fwd != fwd || u.chunk != chunk || u.mb != mb;
+						units++;
+					}
+				}
+			}
+	pp_t_diag("%lld interleaved units, %lld not Megatron-LM's", (long long)units, (long long)bad);
+	CHECK(units > 100000);
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	RUN(des_basics);
 	RUN(schedule_bubbles);
+	RUN(interleaved_order_megatron);
 	RUN(collectives);
 	RUN(more_bandwidth_never_slower);
 	RUN(doubling_work);

@@ -87,7 +87,7 @@ static const char *const spaces[] = {
 
 static void fastpath_exact(void)
 {
-	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0;
+	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0, badl = 0, badk = 0;
 	double tight = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
@@ -115,8 +115,15 @@ static void fastpath_exact(void)
 			badw += !same;
 			int64_t d = des_ns(&x, &hw, &w);
 			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
+			/* the walk stopped at a limit: the step up to it, longer above */
+			badl += pp_fp_step_within_ns(&x, &hw, &w, fp) != fp ||
+				pp_fp_step_within_ns(&x, &hw, &w, fp + 1) != fp ||
+				(fp > 0 && pp_fp_step_within_ns(&x, &hw, &w, fp - 1) != INT64_MAX) ||
+				(fp > 0 && pp_fp_step_within_ns(&x, &hw, &w, fp / 2) != INT64_MAX);
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w);
 			badq += pp_fp_bound_quick_ns(&x, &hw, &w) > b;
+			/* the kept quick bound is the one computed */
+			badk += pp_fp_bound_quick_cached_ns(c, &x, &hw) != pp_fp_bound_quick_ns(&x, &hw, &w);
 			int64_t bt = pp_fp_bound_tight_ns(&x, &hw, &w);
 			if (fp != d && bad++ < 5) {
 				char buf[200];
@@ -142,7 +149,11 @@ static void fastpath_exact(void)
 	          tight / total);
 	pp_t_diag("tight bound: %lld outside [bound, exact], %lld above the bound", (long long)badt,
 	          (long long)raised);
+	pp_t_diag("walk with a limit: %lld layouts where it differs from the step; %lld kept quick "
+	          "bounds that differ", (long long)badl, (long long)badk);
 	CHECK(total > 1500);
+	CHECK(badl == 0);
+	CHECK(badk == 0);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
 	CHECK(badq == 0);

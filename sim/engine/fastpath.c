@@ -23,16 +23,32 @@ typedef struct ckey {
 	int ep, etp;             /* MoE: the expert layout shapes the op list */
 } ckey;
 
+/* A slot of the hash table: the key and where its workload is. The
+ * workloads (1.6 KB each) sit in their own array, so that the table a
+ * search grows to thousands of keys stays small to zero and rehash. */
 typedef struct centry {
 	bool used;
 	ckey k;
-	pp_workload w;
+	size_t w;                /* index into ws */
 } centry;
+
+/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value. */
+typedef struct qentry {
+	bool used;
+	ckey k;
+	int pp, vpp;
+	int64_t m;
+	int64_t lb;
+} qentry;
 
 struct pp_fp_cache {
 	centry *tab;
 	size_t cap, n;
+	pp_workload *ws;
+	size_t wcap;
 	int builds;
+	qentry *qtab;
+	size_t qcap, qn;
 };
 
 pp_fp_cache *pp_fp_cache_new(void)
@@ -47,10 +63,11 @@ void pp_fp_cache_free(pp_fp_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->tab[i].used)
-			pp_workload_release(&c->tab[i].w);
+	for (size_t i = 0; i < c->n; i++)
+		pp_workload_release(&c->ws[i]);
+	free(c->ws);
 	free(c->tab);
+	free(c->qtab);
 	free(c);
 }
 
@@ -98,26 +115,37 @@ static void grow(pp_fp_cache *c)
 	free(old);
 }
 
-void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
+/* What the op list depends on; everything else pp_workload_set_layout
+ * patches. */
+static ckey key_of(const pp_scenario *s)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
-	/* what the op list depends on; everything else is patched below */
-	ckey k = {p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
-		  (int)tr->recompute, p->pp > 1, p->ep, p->etp};
+	return (ckey){p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
+		      (int)tr->recompute, p->pp > 1, p->ep, p->etp};
+}
+
+void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
+{
+	ckey k = key_of(s);
 	centry *e = slot(c, &k);
 	if (!e->used) {
 		if (2 * (c->n + 1) > c->cap) {
 			grow(c);
 			e = slot(c, &k);
 		}
+		if (c->n == c->wcap) {
+			c->wcap = c->wcap ? 2 * c->wcap : 256;
+			c->ws = pp_xrealloc(c->ws, sizeof(pp_workload) * c->wcap);
+		}
 		e->used = true;
 		e->k = k;
-		pp_workload_build(&e->w, s, hw);
+		e->w = c->n;
+		pp_workload_build(&c->ws[e->w], s, hw);
 		c->n++;
 		c->builds++;
 	}
-	*w = e->w;
+	*w = c->ws[e->w];
 	pp_workload_set_layout(w, s);
 }
 
@@ -144,6 +172,8 @@ typedef struct fast {
 	uint64_t mhash[PP_STEADY_MARKS];
 	uint32_t *touch;
 	uint32_t epoch;
+	int64_t limit;   /* a task that ends after it makes the step longer: stop */
+	bool over;       /* one did */
 } fast;
 
 static int fast_resource(void *ctx, const char *name, int rank, bool in_order)
@@ -175,8 +205,10 @@ static int64_t fast_task(void *ctx, int res, int64_t dur_ns, const pp_des_tag *t
 	f->tasks++;
 	f->free[res] = end;
 	f->touch[res] = f->epoch;
-	if (end > f->span)
+	if (end > f->span) {
 		f->span = end;
+		f->over |= end > f->limit;
+	}
 	return end;
 }
 
@@ -241,11 +273,13 @@ static void fast_skip(fast *f, int q, int64_t k, int64_t dt)
 }
 
 /* Advance every stage while its next unit has its input, up to unit lim[st]
- * (lim NULL: to its end); true when every stage got there. A stage that
+ * (lim NULL: to its end), until *stop; true when every stage got there. A
+ * stage that
  * moved puts its two neighbours back on the work list: their units are
  * what it can have unblocked. The order in which stages are advanced does
  * not change any time computed. */
-static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bool *queued)
+static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bool *queued,
+		  const bool *stop)
 {
 	int head = 0, n = P;
 	for (int st = 0; st < P; st++) {
@@ -262,6 +296,8 @@ static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bo
 		while (units - pp_program_left(p, st) < end && pp_program_ready(p, st)) {
 			pp_program_unit(p, st);
 			moved = true;
+			if (*stop)
+				return false;
 		}
 		if (!moved)
 			continue;
@@ -285,9 +321,10 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	return pp_fp_run_stats(s, hw, w, ablate, busy, tasks, NULL);
 }
 
-int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
-			const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
-			pp_fp_stats *stats)
+/* pp_fp_run_stats(), stopping with INT64_MAX once a task ends after limit. */
+static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+		    const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
+		    pp_fp_stats *stats, int64_t limit)
 {
 	pp_fp_stats st0 = {0, 0, 0, 0};
 	if (!stats)
@@ -299,7 +336,8 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	pp_stepcost_init(&c, s, hw, w, ablate);
 	fast f;
 	memset(&f, 0, sizeof(f));
-	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true};
+	f.limit = limit;
+	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true, busy == NULL};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
 	int P = c.P, units = pp_schedule_count(s);
@@ -311,10 +349,12 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	 * whole cycles of q periods at once */
 	bool skipped = false;
 	for (int cp = 0; !skipped && pp_program_checkpoint(p, 0, 0) >= 0; cp++) {
+		if (!pp_program_may_skip(p, cp))
+			break; /* no cycle found from here on could be moved over */
 		bool all = true;
 		for (int st = 0; st < P; st++)
 			all &= (lim[st] = pp_program_checkpoint(p, st, cp)) >= 0;
-		if (!all || !drive(p, P, units, lim, work, queued))
+		if (!all || !drive(p, P, units, lim, work, queued, &f.over))
 			break;
 		uint64_t h;
 		int64_t ref, dt;
@@ -332,6 +372,7 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 					before += pp_program_left(p, st);
 				pp_program_skip(p, q, k, dt, busy != NULL);
 				fast_skip(&f, q, k, dt);
+				f.over |= f.span > f.limit;
 				for (int st = 0; st < P; st++)
 					after += pp_program_left(p, st);
 				stats->skipped = before - after;
@@ -340,13 +381,17 @@ int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload
 				skipped = true;
 			}
 	}
-	bool done = drive(p, P, units, NULL, work, queued);
+	bool done = !f.over && drive(p, P, units, NULL, work, queued, &f.over);
 	free(work);
 	free(queued);
+	if (f.over) {
+		result = INT64_MAX;
+		goto out;
+	}
 	if (!done)
 		goto out;
 	pp_program_finish(p, busy);
-	result = f.span;
+	result = f.over ? INT64_MAX : f.span;
 	stats->units = (int64_t)units * P - stats->skipped;
 	if (tasks)
 		*tasks = f.tasks + pp_program_coalesced(p);
@@ -359,9 +404,22 @@ out:
 	return result;
 }
 
+int64_t pp_fp_run_stats(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
+			pp_fp_stats *stats)
+{
+	return walk(s, hw, w, ablate, busy, tasks, stats, INT64_MAX);
+}
+
 int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
 {
 	return pp_fp_run(s, hw, w, NULL, NULL, NULL);
+}
+
+int64_t pp_fp_step_within_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			     int64_t limit_ns)
+{
+	return walk(s, hw, w, NULL, NULL, NULL, NULL, limit_ns);
 }
 
 /* ---- the bound ---- */
@@ -587,4 +645,55 @@ int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
 		lb = max64(lb, M * b);
 	}
 	return lb;
+}
+
+static uint64_t qhash(const qentry *q)
+{
+	uint64_t h = khash(&q->k);
+	uint64_t v[3] = {(uint64_t)q->pp, (uint64_t)q->vpp, (uint64_t)q->m};
+	for (int i = 0; i < 3; i++) {
+		h ^= v[i];
+		h *= 1099511628211ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
+{
+	size_t i = (size_t)(qhash(q) & (cap - 1));
+	while (tab[i].used && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
+				tab[i].vpp == q->vpp && tab[i].m == q->m))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
+{
+	qentry q = {true, key_of(s), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
+		    0};
+	if (!c->qtab) {
+		c->qcap = 1024;
+		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
+	}
+	qentry *e = qslot(c->qtab, c->qcap, &q);
+	if (e->used)
+		return e->lb;
+	if (2 * (c->qn + 1) > c->qcap) {
+		qentry *old = c->qtab;
+		size_t ocap = c->qcap;
+		c->qcap *= 2;
+		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used)
+				*qslot(c->qtab, c->qcap, &old[i]) = old[i];
+		free(old);
+		e = qslot(c->qtab, c->qcap, &q);
+	}
+	pp_workload w;
+	pp_fp_workload(c, s, hw, &w);
+	q.lb = pp_fp_bound_quick_ns(s, hw, &w);
+	*e = q;
+	c->qn++;
+	return q.lb;
 }

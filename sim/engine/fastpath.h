@@ -63,6 +63,16 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
  * (a dependency cycle, which the event simulation would report too). */
 int64_t pp_fp_step_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 
+/* pp_fp_step_ns() where it is at most limit_ns; INT64_MAX where it is
+ * longer, known as soon as the walk issues a task that ends after
+ * limit_ns (the step is the latest task end, and the latest end only
+ * grows as the walk goes on), so a layout that cannot beat limit_ns costs
+ * only its walk up to there. -1 as pp_fp_step_ns(). For the search, whose
+ * k-th best so far is the limit (tests/test_search.c checks both sides of
+ * the limit on every layout of its spaces). */
+int64_t pp_fp_step_within_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+			     int64_t limit_ns);
+
 /* The same walk with the ablations of ab (may be NULL) filling busy (pp
  * entries, may be NULL: busy[st].last_task is the end of the stage's
  * optimizer, in ns) and *tasks (may be NULL: the tasks issued, which the
@@ -110,5 +120,13 @@ int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
  * the bound above, without the stage's pipeline fill, sends, optimizer
  * and data-parallel tails). O(stages x chunks), no allocation. */
 int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
+/* pp_fp_bound_quick_ns() of s's layout with c's workload, kept in c: the
+ * bound reads the op list (its cache key above), the pipeline size, the
+ * interleaving and the micro-batch count, and nothing of the ZeRO stage or
+ * the data-parallel placement, so the layouts that agree in those (a
+ * search's ZeRO stages of one TP x PP x DP x micro-batch) share one
+ * evaluation and one workload lookup. tests/test_search.c compares it
+ * with pp_fp_bound_quick_ns() on every layout of its spaces. */
+int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw);
 
 #endif

@@ -39,7 +39,8 @@ static int schedule_phases(const pp_scenario *s, int stage, int *end)
 	return warm;
 }
 
-pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
+/* Unit i of a stage whose phases are warm and end (schedule_phases). */
+static pp_unit unit_at(const pp_scenario *s, int warm, int end, int i)
 {
 	const pp_parallel *p = &s->parallel;
 	int m = (int)s->training.num_microbatches;
@@ -47,7 +48,6 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 		return i < m ? (pp_unit){true, 0, i} : (pp_unit){false, 0, 2 * m - 1 - i};
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
 		/* warm-up forwards, one forward one backward, cool-down backwards */
-		int end, warm = schedule_phases(s, stage, &end);
 		if (i < warm)
 			return (pp_unit){true, 0, i};
 		if (i < end) {
@@ -58,25 +58,30 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 	}
 	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
 	int P = p->pp, v = p->vpp, total = m * v;
-	int end, warm = schedule_phases(s, stage, &end);
 	int rest = total - warm;
-#define FCHUNK(k) (((k) / P) % v)
-#define BCHUNK(k) (v - 1 - ((k) / P) % v)
-#define MB(k) (((k) / (P * v)) * P + (k) % P)
-	pp_unit u;
+	/* forward (or backward) k: chunk (k / P) mod v (backward: v - 1 minus
+	 * it), micro-batch (k / (P v)) P + k mod P, with k / (P v) = (k / P) / v */
+	bool fwd;
+	int k;
 	if (i < warm) {
-		u = (pp_unit){true, FCHUNK(i), MB(i)};
+		fwd = true;
+		k = i;
 	} else if (i < end) {
-		int j = i - warm, k = warm + j / 2, b = j / 2;
-		u = j % 2 == 0 ? (pp_unit){true, FCHUNK(k), MB(k)} : (pp_unit){false, BCHUNK(b), MB(b)};
+		int j = i - warm;
+		fwd = j % 2 == 0;
+		k = fwd ? warm + j / 2 : j / 2;
 	} else {
-		int b = i - warm - rest;
-		u = (pp_unit){false, BCHUNK(b), MB(b)};
+		fwd = false;
+		k = i - warm - rest;
 	}
-#undef FCHUNK
-#undef BCHUNK
-#undef MB
-	return u;
+	int q = k / P, r = k % P, c = q % v;
+	return (pp_unit){fwd, fwd ? c : v - 1 - c, (q / v) * P + r};
+}
+
+pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
+{
+	int end, warm = schedule_phases(s, stage, &end);
+	return unit_at(s, warm, end, i);
 }
 
 int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
@@ -90,6 +95,7 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 /* One stage's issue state. */
 typedef struct stage {
 	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
+	int warm, end;             /* its phases (schedule_phases) */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
@@ -433,6 +439,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	for (int st = 0; st < p->P; st++) {
 		stage *S = &p->st[st];
 		S->n = pp_schedule_count(s);
+		S->warm = schedule_phases(s, st, &S->end);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
@@ -592,7 +599,8 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	if (vs == p->NV - 1)
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
-	unit_busy(S, c, vs, true);
+	if (!p->k.no_busy)
+		unit_busy(S, c, vs, true);
 	S->last = h;
 	if (p->P > 1 && vs < p->NV - 1)
 		send(p, st, vs, u, h);
@@ -665,7 +673,8 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		if (reduce_here)
 			acc.dense += w->trainable_embed;
 	}
-	unit_busy(S, c, vs, false);
+	if (!p->k.no_busy)
+		unit_busy(S, c, vs, false);
 	if (reduce_here && overlap && acc.dense > 0)
 		grad_reduce(p, S, acc.dense, h);
 	if (reduce_here && overlap && acc.expert > 0)
@@ -684,7 +693,7 @@ void pp_program_unit(pp_program *p, int st)
 	int i = S->next++;
 	pp_unit u = S->nextu;
 	if (S->next < S->n)
-		S->nextu = pp_schedule_unit(p->c->s, st, S->next);
+		S->nextu = unit_at(p->c->s, S->warm, S->end, S->next);
 	(u.fwd ? p->cons_f : p->cons_b)[u.chunk * p->P + st]++;
 	if (u.fwd)
 		unit_fwd(p, st, u);
@@ -991,6 +1000,17 @@ bool pp_program_periodic(const pp_program *p, int q, int64_t *dt)
 	return true;
 }
 
+bool pp_program_may_skip(const pp_program *p, int c)
+{
+	int T, S;
+	if (!period_of(p, &T, &S))
+		return false;
+	for (int st = 0; st < p->P; st++)
+		if ((int64_t)(c + 1) * T > p->st[st].end - p->st[st].warm)
+			return false;
+	return true;
+}
+
 int64_t pp_program_skippable(const pp_program *p, int q)
 {
 	int T, S;
@@ -1043,13 +1063,13 @@ void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy)
 		/* the busy time of the units passed over, added unit by unit as
 		 * issuing them would: k times the period's units */
 		for (int j = 0; busy && j < T; j++)
-			per[j] = pp_schedule_unit(c->s, st, X->next + j);
+			per[j] = unit_at(c->s, X->warm, X->end, X->next + j);
 		for (int64_t r = 0; busy && r < k; r++)
 			for (int j = 0; j < T; j++)
 				unit_busy(X, c, per[j].chunk * p->P + st, per[j].fwd);
 		X->next += (int)(k * T);
 		if (X->next < X->n)
-			X->nextu = pp_schedule_unit(c->s, st, X->next);
+			X->nextu = unit_at(c->s, X->warm, X->end, X->next);
 		int64_t *h[4] = {&X->prev0, &X->prev1, &X->pend_rs, &X->last};
 		for (int i = 0; i < 4; i++)
 			if (*h[i] >= 0)

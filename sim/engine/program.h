@@ -73,6 +73,9 @@ typedef struct pp_sink {
 	bool coalesce;
 	/* true: the backend never reads resource names (they come as "") */
 	bool nameless;
+	/* true: pp_program_finish will get no busy array, so the per-unit
+	 * busy accounting is left out (it enters no task's time) */
+	bool no_busy;
 } pp_sink;
 
 /* Per stage, for the breakdown: unstretched busy seconds and the handle of
@@ -161,6 +164,11 @@ bool pp_program_periodic(const pp_program *p, int q, int64_t *dt);
 /* How many whole cycles of q periods from here repeat the last one unit
  * for unit (none a chunk's last backward). */
 int64_t pp_program_skippable(const pp_program *p, int q);
+/* Whether a cycle found at checkpoint c or later can still be moved over:
+ * false once some stage has less than one period left from checkpoint
+ * c + 1 to the end of its steady part (pp_program_skippable() is 0 there
+ * and at every later checkpoint), so the backend can stop marking. */
+bool pp_program_may_skip(const pp_program *p, int c);
 /* Move on k cycles of q periods, dt each (k <= pp_program_skippable()):
  * every handle moved by k x dt, the coalesced tasks counted and, with busy,
  * the units' busy time added as issuing them would (without,

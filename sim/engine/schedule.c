@@ -28,7 +28,7 @@ void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const p
 	pp_des_clear(d);
 	pp_stepcost c;
 	pp_stepcost_init(&c, s, hw, w, o);
-	pp_sink sink = {d, des_resource, des_task, des_dep, false, false};
+	pp_sink sink = {d, des_resource, des_task, des_dep, false, false, false};
 	pp_program *p = pp_program_new(&c, &sink);
 	/* stage by stage, each in its own order: a unit whose input a later
 	 * stage sends gets that dependency when the sender issues it */

@@ -607,7 +607,8 @@ static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 			feas *f = &k->fe[k->nfe++];
 			f->l = *l;
 			f->idx = idx;
-			f->quick = k->o->exhaustive ? 0 : pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+			f->quick = k->o->exhaustive ? 0 : pp_fp_bound_quick_cached_ns(k->cache, &k->x,
+											 k->hw);
 			f->bound = -1;
 		}
 	}
@@ -653,9 +654,7 @@ static void walk_from_fit(walk *k, const pp_search_fit *f)
 		if (k->o->exhaustive)
 			continue;
 		pp_layout_apply(&k->x, &c->l);
-		pp_workload w;
-		pp_fp_workload(k->cache, &k->x, k->hw, &w);
-		c->quick = pp_fp_bound_quick_ns(&k->x, k->hw, &w);
+		c->quick = pp_fp_bound_quick_cached_ns(k->cache, &k->x, k->hw);
 	}
 }
 
@@ -670,14 +669,16 @@ static void fit_keep(pp_search_fit *f, const walk *k, size_t n, const char *spac
 	snprintf(f->space, sizeof(f->space), "%s", space);
 }
 
-/* The simulation of candidate c: its step, or -1 with err set. */
+/* The simulation of candidate c: its step, INT64_MAX when the fast path
+ * finds it longer than thr (the k-th best so far: it cannot enter the
+ * top k, and its walk stops there), or -1 with err set. */
 static int64_t simulate(const pp_scenario *s, const pp_hw *hw, walk *wk, pp_scenario *x,
-			pp_des *des, const feas *c, pp_err *err)
+			pp_des *des, const feas *c, int64_t thr, pp_err *err)
 {
 	pp_layout_apply(x, &c->l);
 	pp_workload w;
 	pp_fp_workload(wk->cache, x, hw, &w);
-	int64_t step = des ? des_step(x, hw, &w, des, err) : pp_fp_step_ns(x, hw, &w);
+	int64_t step = des ? des_step(x, hw, &w, des, err) : pp_fp_step_within_ns(x, hw, &w, thr);
 	if (step < 0 && !des)
 		pp_errf(err, PP_EINTERNAL, "%s: the fast path stalled on layout #%u", s->name, c->idx);
 	return step;
@@ -734,7 +735,7 @@ static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opt
 		}
 		if (!ex && tight_bound(hw, wk, &x, c) > thr)
 			continue; /* cannot enter the top k (thr only falls) */
-		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		int64_t step = simulate(s, hw, wk, &x, des, c, ex ? INT64_MAX : thr, err);
 		if (step < 0) {
 			rc = PP_EINTERNAL;
 			break;
@@ -817,7 +818,7 @@ static int self_scheduled(const pp_scenario *s, const pp_hw *hw, const pp_search
 		c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
 		if (c->bound > thr || (!ex && tight_bound(hw, wk, &x, c) > thr))
 			continue;
-		int64_t step = simulate(s, hw, wk, &x, des, c, err);
+		int64_t step = simulate(s, hw, wk, &x, des, c, ex ? INT64_MAX : thr, err);
 		if (step < 0) {
 			rc = PP_EINTERNAL;
 			break;

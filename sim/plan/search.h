@@ -29,7 +29,9 @@
  * the DP stream's gathers and every chunk's gradient buckets) exceeds the
  * k-th best is not run: it cannot enter the top k. `simulated` still
  * counts by the full bound (the layouts the search has to consider, the
- * same count as before the tight bound); sims_run counts what ran.
+ * same count as before the tight bound); sims_run counts what ran. A
+ * simulation stops as soon as one of its tasks ends after the k-th best so
+ * far (pp_fp_step_within_ns): that layout cannot enter the top k.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
