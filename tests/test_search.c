@@ -83,6 +83,13 @@ static const char *const spaces[] = {
 	"\"training\": {\"global_batch_size\": 16, \"recompute\": \"selective\"}, "
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 16, \"inter_node\": {\"fabric\": "
 	"\"eth-10g\", \"nics_per_node\": 1}}}",
+	/* PyTorch's stack: its op list reads the ZeRO stage (FSDP2's copies,
+	 * autocast's casts over fp32 parameters, DDP's buckets) and the DP size
+	 * (FSDP2's copies), so the workload cache keys on them */
+	"{\"name\": \"torch\", \"model\": {\"preset\": \"llama3-8b\", \"num_layers\": 4, "
+	"\"seq_length\": 1024}, \"training\": {\"global_batch_size\": 16, \"recompute\": \"none\", "
+	"\"framework\": \"pytorch\", \"master_weights_fp32\": true}, "
+	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
 };
 
 static void fastpath_exact(void)

@@ -21,6 +21,8 @@ typedef struct ckey {
 	int64_t mbs;
 	int sp, rc, piped;
 	int ep, etp;             /* MoE: the expert layout shapes the op list */
+	int zero, dpn;           /* where the stack's ops read them (FSDP2 copies, autocast
+				  * casts, DDP buckets); 0 elsewhere */
 } ckey;
 
 /* A slot of the hash table: the key and where its workload is. The
@@ -79,9 +81,10 @@ int pp_fp_cache_builds(const pp_fp_cache *c)
 static uint64_t khash(const ckey *k)
 {
 	uint64_t h = 1469598103934665603ull;
-	uint64_t v[8] = {(uint64_t)k->tp, (uint64_t)k->cp, (uint64_t)k->mbs, (uint64_t)k->sp,
-			 (uint64_t)k->rc, (uint64_t)k->piped, (uint64_t)k->ep, (uint64_t)k->etp};
-	for (int i = 0; i < 8; i++) {
+	uint64_t v[10] = {(uint64_t)k->tp,    (uint64_t)k->cp, (uint64_t)k->mbs,  (uint64_t)k->sp,
+			  (uint64_t)k->rc,    (uint64_t)k->piped, (uint64_t)k->ep, (uint64_t)k->etp,
+			  (uint64_t)k->zero, (uint64_t)k->dpn};
+	for (int i = 0; i < 10; i++) {
 		h ^= v[i];
 		h *= 1099511628211ull;
 		h ^= h >> 29;
@@ -92,7 +95,8 @@ static uint64_t khash(const ckey *k)
 static bool keq(const ckey *a, const ckey *b)
 {
 	return a->tp == b->tp && a->cp == b->cp && a->mbs == b->mbs && a->sp == b->sp &&
-	       a->rc == b->rc && a->piped == b->piped && a->ep == b->ep && a->etp == b->etp;
+	       a->rc == b->rc && a->piped == b->piped && a->ep == b->ep && a->etp == b->etp &&
+	       a->zero == b->zero && a->dpn == b->dpn;
 }
 
 static centry *slot(pp_fp_cache *c, const ckey *k)
@@ -121,8 +125,14 @@ static ckey key_of(const pp_scenario *s)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
+	const pp_stack *st = &tr->stack;
+	/* the op list reads the ZeRO stage through FSDP2's copies, autocast's
+	 * casts (ZeRO-3 holds 16-bit parameters) and DDP's buckets, and the DP
+	 * size through FSDP2's copies (workload.c) */
+	bool z = st->fsdp2_copies || st->autocast || st->ddp_bucket_copies;
 	return (ckey){p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
-		      (int)tr->recompute, p->pp > 1, p->ep, p->etp};
+		      (int)tr->recompute, p->pp > 1, p->ep, p->etp, z ? p->zero_stage : 0,
+		      st->fsdp2_copies || st->ddp_bucket_copies ? p->dp : 0};
 }
 
 void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
