@@ -238,14 +238,16 @@ def elementwise(w, vers, dl, bf16=False):
                     return fn()
             return run
 
-        def bwd(fn, grads):
+        def bwd(fn, grads, wrt):
+            # torch.autograd.grad, not backward: the gradients come back
+            # without AccumulateGrad into the leaves' .grad (which clones a
+            # gradient two leaves share, work a layer's interior never does)
             def run():
                 with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not bf16):
                     out = fn()
                 outs = out if isinstance(out, tuple) else (out,)
-                torch.autograd.backward(outs, [g if g.dtype == o.dtype else g.to(o.dtype)
-                                               for o, g in zip(outs, grads)])
-                return outs[0]
+                return torch.autograd.grad(outs, wrt, [g if g.dtype == o.dtype else g.to(o.dtype)
+                                                       for o, g in zip(outs, grads)])[0]
             return run
 
         rope_fn = lambda: apply_rotary_pos_emb(q, k, cos, sin)  # noqa: E731
@@ -256,13 +258,13 @@ def elementwise(w, vers, dl, bf16=False):
         res_fn = lambda: x32 + o16  # noqa: E731
         chains = [
             # name, forward fn, backward fn, podplan's bytes fwd, bwd, kernels fwd
-            ("norm", ac(lambda: norm(x32)), bwd(lambda: norm(x32), [g32]),
+            ("norm", ac(lambda: norm(x32)), bwd(lambda: norm(x32), [g32], [x32, norm.weight]),
              co["norm_fwd"] * act * T * h, co["norm_bwd"] * act * T * h),
-            ("rope", ac(rope_fn), bwd(rope_fn, [gq, gk]),
+            ("rope", ac(rope_fn), bwd(rope_fn, [gq, gk], [q, k]),
              co["rope_fwd"] * act * T * (qw + kvw), co["rope_bwd"] * act * T * (qw + kvw)),
-            ("act", ac(act_fn), bwd(act_fn, [gact]),
+            ("act", ac(act_fn), bwd(act_fn, [gact], [gate, up]),
              co["act_fwd"] * act * T * f, co["act_bwd"] * act * T * f),
-            ("resid", ac(res_fn), bwd(res_fn, [g32]),
+            ("resid", ac(res_fn), bwd(res_fn, [g32], [x32, o16]),
              co["resid_fwd"] * act * T * h, co["resid_bwd"] * act * T * h),
         ]
         for name, ffn, bfn, bf, bb in chains:
