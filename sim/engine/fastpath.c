@@ -301,14 +301,9 @@ static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bo
 		head = (head + 1) % P;
 		n--;
 		queued[st] = false;
-		bool moved = false;
-		int end = lim ? lim[st] : units;
-		while (units - pp_program_left(p, st) < end && pp_program_ready(p, st)) {
-			pp_program_unit(p, st);
-			moved = true;
-			if (*stop)
-				return false;
-		}
+		int moved = pp_program_run(p, st, lim ? lim[st] : units, stop);
+		if (*stop && moved)
+			return false;
 		if (!moved)
 			continue;
 		int nb[2] = {(st + 1) % P, (st + P - 1) % P};

@@ -4,6 +4,7 @@
 #include "core/util.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,11 +85,102 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 	return unit_at(s, warm, end, i);
 }
 
+/* A stage's schedule read in order without unit_at's divisions: unit i is
+ * the forward or the backward that unit_at's phases say, and a forward
+ * (backward) is the next of its direction, k = the forwards (backwards)
+ * before it; k = (g v + c) P + r is kept digit by digit (r, c, g), which
+ * gives unit_at's chunk c (backward: v - 1 - c) and micro-batch g P + r.
+ * 1F1B (v = 1, P = INT_MAX: the micro-batch is k) and GPipe (forwards,
+ * then the backwards of micro-batches m - 1 down to 0) are the same digits. */
+typedef struct cursor {
+	int i;
+	int r[2], c[2], g[2];      /* [0] backwards, [1] forwards */
+} cursor;
+
+typedef struct cursor_shape {
+	int warm, end, m, P, v;
+	bool gpipe;
+} cursor_shape;
+
+static cursor_shape cursor_shape_of(const pp_scenario *s, int stage)
+{
+	const pp_parallel *p = &s->parallel;
+	cursor_shape h;
+	h.warm = schedule_phases(s, stage, &h.end);
+	h.m = (int)s->training.num_microbatches;
+	h.gpipe = p->schedule == PP_SCHED_GPIPE;
+	bool inter = !h.gpipe && p->schedule != PP_SCHED_1F1B && p->vpp > 1;
+	h.P = inter ? p->pp : INT_MAX;
+	h.v = inter ? p->vpp : 1;
+	return h;
+}
+
+static void cursor_digits(const cursor_shape *h, cursor *u, int d, int k)
+{
+	int q = k / h->P;
+	u->r[d] = k % h->P;
+	u->c[d] = q % h->v;
+	u->g[d] = q / h->v;
+}
+
+/* The cursor at unit i: the forwards and backwards before it by phase. */
+static cursor cursor_at(const cursor_shape *h, int i)
+{
+	int kf, kb;
+	if (h->gpipe) {
+		kf = i < h->m ? i : h->m;
+		kb = i - kf;
+	} else if (i < h->warm) {
+		kf = i;
+		kb = 0;
+	} else if (i < h->end) {
+		kf = h->warm + (i - h->warm + 1) / 2;
+		kb = (i - h->warm) / 2;
+	} else {
+		kf = h->warm + (h->end - h->warm) / 2;
+		kb = i - kf;
+	}
+	cursor u;
+	u.i = i;
+	cursor_digits(h, &u, 1, kf);
+	cursor_digits(h, &u, 0, kb);
+	return u;
+}
+
+static pp_unit cursor_unit(const cursor_shape *h, const cursor *u)
+{
+	int i = u->i;
+	bool fwd = h->gpipe ? i < h->m : i < h->warm || (i < h->end && ((i - h->warm) & 1) == 0);
+	int d = fwd;
+	int mb = u->g[d] * (h->P == INT_MAX ? 0 : h->P) + u->r[d];
+	if (h->gpipe && !fwd)
+		mb = h->m - 1 - mb;
+	return (pp_unit){fwd, fwd ? u->c[1] : h->v - 1 - u->c[0], mb};
+}
+
+/* Past unit u (the cursor's), to the next. */
+static void cursor_step(const cursor_shape *h, cursor *c, bool fwd)
+{
+	int d = fwd;
+	c->i++;
+	if (++c->r[d] == h->P) {
+		c->r[d] = 0;
+		if (++c->c[d] == h->v) {
+			c->c[d] = 0;
+			c->g[d]++;
+		}
+	}
+}
+
 int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 {
 	int n = pp_schedule_count(s);
-	for (int i = 0; i < n; i++)
-		out[i] = pp_schedule_unit(s, stage, i);
+	cursor_shape h = cursor_shape_of(s, stage);
+	cursor c = cursor_at(&h, 0);
+	for (int i = 0; i < n; i++) {
+		out[i] = cursor_unit(&h, &c);
+		cursor_step(&h, &c, out[i].fwd);
+	}
 	return n;
 }
 
@@ -96,6 +188,8 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 typedef struct stage {
 	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
 	int warm, end;             /* its phases (schedule_phases) */
+	cursor_shape shape;        /* the same, for its cursor */
+	cursor cur;                /* at unit `next` */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
@@ -126,6 +220,7 @@ struct pp_program {
 	int embed_res;
 	int64_t coalesced;         /* layer tasks issued as part of another */
 	int *cons_f, *cons_b;      /* [NV]: forward / backward units of each virtual stage issued */
+	int first_left;            /* (stage, chunk)s whose first forward is still to come */
 	struct marks *marks;       /* the steady-state check's records (pp_program_mark) */
 };
 
@@ -440,12 +535,15 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 		stage *S = &p->st[st];
 		S->n = pp_schedule_count(s);
 		S->warm = schedule_phases(s, st, &S->end);
+		S->shape = cursor_shape_of(s, st);
+		S->cur = cursor_at(&S->shape, 0);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
 			S->last_b_of_chunk[k] = -1;
 			S->first_use[k] = true;
 		}
+		p->first_left += p->V;
 		/* every chunk's last backward lies in the schedule's tail: scan
 		 * back from the end until each chunk is found */
 		int found = 0;
@@ -457,7 +555,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 			}
 		}
 		if (S->n > 0)
-			S->nextu = pp_schedule_unit(s, st, 0);
+			S->nextu = cursor_unit(&S->shape, &S->cur);
 		S->prev0 = S->prev1 = S->pend_rs = -1;
 		S->last = S->last_dp = S->opt = -1;
 	}
@@ -595,7 +693,10 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		if (l == 0 && vs > 0)
 			await_input(p, p->arr_f, p->wait_f, key, h);
 	}
-	S->first_use[u.chunk] = false;
+	if (S->first_use[u.chunk]) {
+		S->first_use[u.chunk] = false;
+		p->first_left--;
+	}
 	if (vs == p->NV - 1)
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
@@ -692,13 +793,27 @@ void pp_program_unit(pp_program *p, int st)
 		stage_gathers(p, st);
 	int i = S->next++;
 	pp_unit u = S->nextu;
+	cursor_step(&S->shape, &S->cur, u.fwd);
 	if (S->next < S->n)
-		S->nextu = unit_at(p->c->s, S->warm, S->end, S->next);
+		S->nextu = cursor_unit(&S->shape, &S->cur);
 	(u.fwd ? p->cons_f : p->cons_b)[u.chunk * p->P + st]++;
 	if (u.fwd)
 		unit_fwd(p, st, u);
 	else
 		unit_bwd(p, st, u, i == S->last_b_of_chunk[u.chunk] && !p->c->zero3 && p->c->w->dp.n > 1);
+}
+
+int pp_program_run(pp_program *p, int st, int end, const bool *stop)
+{
+	stage *S = &p->st[st];
+	int moved = 0;
+	while (S->next < end && pp_program_ready(p, st)) {
+		pp_program_unit(p, st);
+		moved++;
+		if (*stop)
+			break;
+	}
+	return moved;
 }
 
 /* What a stage issues after its last unit and before its optimizer. */
@@ -897,13 +1012,11 @@ static void stage_handles(const stage *S, int64_t h[4])
 bool pp_program_mark(pp_program *p, uint64_t *hash, int64_t *ref)
 {
 	int P = p->P, NV = p->NV;
-	for (int st = 0; st < P; st++)
-		for (int k = 0; k < p->V; k++)
-			if (p->st[st].first_use[k]) {
-				if (p->marks)
-					p->marks->n = 0;  /* checkpoints must follow each other */
-				return false;  /* a chunk's first forward (the parameter gathers) to come */
-			}
+	if (p->first_left > 0) {
+		if (p->marks)
+			p->marks->n = 0;  /* checkpoints must follow each other */
+		return false;  /* a chunk's first forward (the parameter gathers) to come */
+	}
 	if (!p->marks)
 		p->marks = pp_xcalloc(1, sizeof(*p->marks));
 	mark *m = &p->marks->m[p->marks->n % PP_STEADY_MARKS];
@@ -1068,8 +1181,9 @@ void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy)
 			for (int j = 0; j < T; j++)
 				unit_busy(X, c, per[j].chunk * p->P + st, per[j].fwd);
 		X->next += (int)(k * T);
+		X->cur = cursor_at(&X->shape, X->next);
 		if (X->next < X->n)
-			X->nextu = unit_at(c->s, X->warm, X->end, X->next);
+			X->nextu = cursor_unit(&X->shape, &X->cur);
 		int64_t *h[4] = {&X->prev0, &X->prev1, &X->pend_rs, &X->last};
 		for (int i = 0; i < 4; i++)
 			if (*h[i] >= 0)

@@ -126,6 +126,9 @@ bool pp_program_ready(const pp_program *p, int st);
  * first, what the stage starts the step with (the distributed optimizer's
  * parameter gathers). */
 void pp_program_unit(pp_program *p, int st);
+/* Issue stage st's units while the next has its input and is before unit
+ * end, stopping after a unit once *stop is true; returns how many. */
+int pp_program_run(pp_program *p, int st, int end, const bool *stop);
 /* After every unit: the pending reductions, the tied-embedding all-reduce,
  * each stage's optimizer and what follows it, the data read. busy (P
  * entries, may be NULL) gets each stage's accounting. */
