@@ -190,6 +190,11 @@ typedef struct stage {
 	int warm, end;             /* its phases (schedule_phases) */
 	cursor_shape shape;        /* the same, for its cursor */
 	cursor cur;                /* at unit `next` */
+	cursor fin;                /* at unit n: every forward and backward */
+	int64_t *unit_ns;          /* [2 V]: a unit's compute-stream time at least, by chunk,
+				    * backward then forward (left_ns) */
+	pp_unit last_unit;         /* unit n - 1 */
+	int64_t opt_ns;            /* its optimizer's time at least; -1 not yet known */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
@@ -483,6 +488,27 @@ int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
 	return t;
 }
 
+static int64_t layers_dur(const pp_stepcost *c, int vs, bool fwd);
+
+static int64_t nonneg(int64_t t)
+{
+	return t > 0 ? t : 0;
+}
+
+/* The least a unit of virtual stage vs puts on its stage's compute
+ * stream: its layers (one task or one a layer, each at least 0 ns: the
+ * backend's), the embedding's and the head's tasks where it has them. */
+static int64_t unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = nonneg(layers_dur(c, vs, fwd));
+	if (vs == 0)
+		t += nonneg(fwd ? u->f_embed : u->b_embed);
+	if (vs == c->NV - 1)
+		t += nonneg(fwd ? u->f_head : u->b_head);
+	return t;
+}
+
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 {
 	const pp_scenario *s = c->s;
@@ -537,6 +563,16 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 		S->warm = schedule_phases(s, st, &S->end);
 		S->shape = cursor_shape_of(s, st);
 		S->cur = cursor_at(&S->shape, 0);
+		S->fin = cursor_at(&S->shape, S->n);
+		if (S->n > 0) {
+			cursor l = cursor_at(&S->shape, S->n - 1);
+			S->last_unit = cursor_unit(&S->shape, &l);
+		}
+		S->opt_ns = -1;
+		S->unit_ns = pp_xmalloc(sizeof(int64_t) * 2 * (size_t)p->V);
+		for (int k = 0; k < p->V; k++)
+			for (int d = 0; d < 2; d++)
+				S->unit_ns[d * p->V + k] = unit_min_ns(c, k * p->P + st, d);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
@@ -571,6 +607,7 @@ void pp_program_free(pp_program *p)
 	for (int st = 0; st < p->P; st++) {
 		free(p->st[st].last_b_of_chunk);
 		free(p->st[st].first_use);
+		free(p->st[st].unit_ns);
 		free(p->st[st].gather_of);
 		free(p->st[st].gather_e_of);
 	}
@@ -801,6 +838,98 @@ void pp_program_unit(pp_program *p, int st)
 		unit_fwd(p, st, u);
 	else
 		unit_bwd(p, st, u, i == S->last_b_of_chunk[u.chunk] && !p->c->zero3 && p->c->w->dp.n > 1);
+}
+
+/* The units of chunk j among the first k of a direction, k's digits
+ * (cursor): whole groups of v x P, then the chunks before its own. */
+static int64_t chunk_units(const cursor_shape *h, const cursor *u, int d, int j)
+{
+	if (h->P == INT_MAX)
+		return j == 0 ? u->r[d] : 0;
+	int64_t n = (int64_t)u->g[d] * h->P;
+	return n + (j < u->c[d] ? h->P : j == u->c[d] ? u->r[d] : 0);
+}
+
+/* The least time stage st's units not yet issued put on its compute
+ * stream, which runs its tasks in issue order: it is busy at least that
+ * long after its last task so far. */
+static int64_t left_ns(const pp_program *p, int st)
+{
+	const stage *S = &p->st[st];
+	const cursor_shape *h = &S->shape;
+	int64_t t = 0;
+	for (int j = 0; j < h->v; j++) {
+		/* forwards of chunk j: digit j; backwards: digit v - 1 - j */
+		int64_t f = chunk_units(h, &S->fin, 1, j) - chunk_units(h, &S->cur, 1, j);
+		int64_t b = chunk_units(h, &S->fin, 0, h->v - 1 - j) -
+			    chunk_units(h, &S->cur, 0, h->v - 1 - j);
+		t += f * S->unit_ns[p->V + j] + b * S->unit_ns[j];
+	}
+	return t;
+}
+
+/* Units of a one-chunk schedule (1F1B, GPipe) after a stage's last
+ * forward: the cool-down's backwards, and the steady part's last backward
+ * where there is one (schedule_phases; GPipe: every backward). */
+static int64_t after_last_forward(const stage *S)
+{
+	if (S->shape.gpipe)
+		return S->n - S->shape.m;
+	return S->end > S->warm ? S->n - S->end + 1 : S->n - S->warm;
+}
+
+int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free)
+{
+	const pp_stepcost *c = p->c;
+	/* links (one chunk, overlapped sends): each carries its stage's
+	 * forwards (or backwards) in order, one send a unit, and the last
+	 * arrives for the receiver's last forward (or last unit) */
+	bool links = p->V == 1 && p->P > 1 && !p->blocking;
+	int64_t lb = 0, e_next = -1;
+	for (int st = p->P - 1; st >= 0; st--) {
+		stage *S = &p->st[st];
+		bool left = S->next < S->n;
+		/* the stream runs the units to come after what it has: the last
+		 * ends no earlier than e */
+		int64_t e = res_free[S->comp] + left_ns(p, st);
+		/* the last unit, a backward of chunk 0, takes its input from the
+		 * next stage's same backward when that is the next stage's last
+		 * unit (still to come): its send, then this unit's tasks */
+		const stage *N = st + 1 < p->P ? &p->st[st + 1] : NULL;
+		if (left && e_next >= 0 && !S->last_unit.fwd && S->last_unit.chunk == 0 &&
+		    !N->last_unit.fwd && N->last_unit.chunk == 0 && N->last_unit.mb == S->last_unit.mb) {
+			int64_t via = e_next + nonneg(c->p2p_ns[st]) + S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (links && N) {
+			/* the next stage's backwards still to send, on link_b[st] */
+			int64_t n = chunk_units(&N->shape, &N->fin, 0, 0) -
+				    chunk_units(&N->shape, &N->cur, 0, 0);
+			int64_t via = res_free[p->link_b[st]] + n * nonneg(c->p2p_ns[st]) + S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (links && st > 0) {
+			/* the previous stage's forwards still to send, on
+			 * link_f[st - 1]; the last feeds this stage's last forward,
+			 * which the backwards after it follow */
+			const stage *B = &p->st[st - 1];
+			int64_t n = chunk_units(&B->shape, &B->fin, 1, 0) -
+				    chunk_units(&B->shape, &B->cur, 1, 0);
+			int64_t via = res_free[p->link_f[st - 1]] + n * nonneg(c->p2p_ns[st - 1]) +
+				      S->unit_ns[1] + after_last_forward(S) * S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (S->opt_ns < 0)
+			S->opt_ns = nonneg(pp_stepcost_optimizer(c, st).ns);
+		/* the optimizer follows on the stream */
+		if (e + S->opt_ns > lb)
+			lb = e + S->opt_ns;
+		e_next = left ? e : -1;
+	}
+	return lb;
 }
 
 int pp_program_run(pp_program *p, int st, int end, const bool *stop)
