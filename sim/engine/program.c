@@ -194,7 +194,6 @@ typedef struct stage {
 	int64_t *unit_ns;          /* [2 V]: a unit's compute-stream time at least, by chunk,
 				    * backward then forward (left_ns) */
 	pp_unit last_unit;         /* unit n - 1 */
-	int64_t opt_ns;            /* its optimizer's time at least; -1 not yet known */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
@@ -568,7 +567,6 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 			cursor l = cursor_at(&S->shape, S->n - 1);
 			S->last_unit = cursor_unit(&S->shape, &l);
 		}
-		S->opt_ns = -1;
 		S->unit_ns = pp_xmalloc(sizeof(int64_t) * 2 * (size_t)p->V);
 		for (int k = 0; k < p->V; k++)
 			for (int d = 0; d < 2; d++)
@@ -922,11 +920,8 @@ int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free)
 			if (via > e)
 				e = via;
 		}
-		if (S->opt_ns < 0)
-			S->opt_ns = nonneg(pp_stepcost_optimizer(c, st).ns);
-		/* the optimizer follows on the stream */
-		if (e + S->opt_ns > lb)
-			lb = e + S->opt_ns;
+		if (e > lb)
+			lb = e;
 		e_next = left ? e : -1;
 	}
 	return lb;

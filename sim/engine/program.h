@@ -136,7 +136,7 @@ int pp_program_run(pp_program *p, int st, int end, const bool *stop);
  * compute stream, the cool-down's chain (a stage's
  * last backward waits for the next stage's last), with one chunk and
  * overlapped sends the sends still to come on its links (the last feeds
- * its last forward, or its last backward); then its optimizer. */
+ * its last forward, or its last backward). */
 int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free);
 /* After every unit: the pending reductions, the tied-embedding all-reduce,
  * each stage's optimizer and what follows it, the data read. busy (P
