@@ -409,6 +409,8 @@ static void interleaved_order_megatron(void)
 						warm = total;
 					int n = pp_schedule_count(&s), fk = 0, bk = 0;
 					CHECK(n == 2 * total);
+					pp_unit *order = malloc(sizeof(pp_unit) * (size_t)n);
+					CHECK(pp_schedule_order(&s, r, order) == n);
 					for (int i = 0; i < n; i++) {
 						bool fwd = i < warm || (fk < total && (i - warm) % 2 == 0);
 						int k = fwd ? fk++ : bk++;
@@ -418,12 +420,68 @@ static void interleaved_order_megatron(void)
 						int mb = (k / (P * v)) * P + k % P;
 						pp_unit u = pp_schedule_unit(&s, r, i);
 						bad += u.fwd != fwd || u.chunk != chunk || u.mb != mb;
+						/* the in-order reading (the program's cursor) */
+						bad += order[i].fwd != fwd || order[i].chunk != chunk ||
+						       order[i].mb != mb;
 						units++;
 					}
+					free(order);
 				}
 			}
 	pp_t_diag("%lld interleaved units, %lld not Megatron-LM's", (long long)units, (long long)bad);
 	CHECK(units > 100000);
+	CHECK(bad == 0);
+}
+
+/* 1F1B (PipeDream-Flush; Megatron-LM forward_backward_pipelining_without_interleaving:
+ * num_warmup_microbatches pp_size - rank - 1, at most the micro-batches,
+ * then one forward one backward, then the cool-down backwards) and GPipe
+ * (every forward, then every backward from the last micro-batch down),
+ * read in order (pp_schedule_order, the program's cursor) and one unit at
+ * a time (pp_schedule_unit). */
+static void plain_order(void)
+{
+	pp_scenario s;
+	memset(&s, 0, sizeof(s));
+	s.model.num_layers = 96;
+	int64_t units = 0, bad = 0;
+	for (int sch = 0; sch < 3; sch++)
+		for (int P = 1; P <= 9; P++)
+			for (int m = 1; m <= 3 * P + 2; m++) {
+				/* the third: interleaved with one chunk, which is 1F1B */
+				s.parallel.schedule = sch == 1 ? PP_SCHED_GPIPE
+						      : sch == 0 ? PP_SCHED_1F1B : PP_SCHED_INTERLEAVED;
+				s.parallel.pp = P;
+				s.parallel.vpp = 1;
+				s.training.num_microbatches = m;
+				int n = pp_schedule_count(&s);
+				CHECK(n == 2 * m);
+				pp_unit *order = malloc(sizeof(pp_unit) * (size_t)n);
+				for (int r = 0; r < P; r++) {
+					int warm = P - r - 1 < m ? P - r - 1 : m, fk = 0, bk = 0;
+					CHECK(pp_schedule_order(&s, r, order) == n);
+					for (int i = 0; i < n; i++) {
+						bool fwd;
+						int mb;
+						if (sch == 1) {
+							fwd = i < m;
+							mb = fwd ? i : 2 * m - 1 - i;
+						} else {
+							fwd = i < warm || (fk < m && (i - warm) % 2 == 0);
+							mb = fwd ? fk++ : bk++;
+						}
+						pp_unit u = pp_schedule_unit(&s, r, i);
+						bad += u.fwd != fwd || u.chunk != 0 || u.mb != mb;
+						bad += order[i].fwd != fwd || order[i].chunk != 0 ||
+						       order[i].mb != mb;
+						units++;
+					}
+				}
+				free(order);
+			}
+	pp_t_diag("%lld 1F1B and GPipe units, %lld not the schedule's", (long long)units,
+		  (long long)bad);
+	CHECK(units > 5000);
 	CHECK(bad == 0);
 }
 
@@ -432,6 +490,7 @@ int main(void)
 	RUN(des_basics);
 	RUN(schedule_bubbles);
 	RUN(interleaved_order_megatron);
+	RUN(plain_order);
 	RUN(collectives);
 	RUN(more_bandwidth_never_slower);
 	RUN(doubling_work);

@@ -150,7 +150,7 @@ static pp_stage_busy *busy_new(const pp_scenario *s)
 static void walk_exact(void)
 {
 	int64_t total = 0, bad = 0, badn = 0, badb = 0, skipping = 0, cycles = 0, steady = 0;
-	int64_t units = 0, skipped = 0, badt = 0, raised = 0;
+	int64_t units = 0, skipped = 0, badt = 0, raised = 0, badl = 0, limited = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
 		pp_hw hw;
@@ -182,6 +182,17 @@ static void walk_exact(void)
 					  st.cycle, (long long)st.skipped, (long long)td);
 			}
 			badn += tasks != pp_des_events(d);
+			/* the walk against a limit (the search's k-th best): the
+			 * step when it is within, INT64_MAX when it is not, however
+			 * early the walk's end bound stops it */
+			if (td > 0) {
+				int64_t lims[4] = {td, td - 1, td - td / 50, td / 2};
+				for (int j = 0; j < 4; j++) {
+					int64_t got = pp_fp_step_within_ns(&x, &hw, &w, lims[j]);
+					badl += got != (td <= lims[j] ? td : INT64_MAX);
+					limited++;
+				}
+			}
 			/* the bounds: bound <= tight bound <= the event simulation */
 			int64_t b = pp_fp_bound_ns(&x, &hw, &w), bt = pp_fp_bound_tight_ns(&x, &hw, &w);
 			badt += b > bt || bt > td;
@@ -223,6 +234,10 @@ static void walk_exact(void)
 		  (long long)raised);
 	CHECK(badt == 0);
 	CHECK(raised > 0);
+	pp_t_diag("%lld walks against a limit, %lld not the step or INT64_MAX as it should",
+		  (long long)limited, (long long)badl);
+	CHECK(limited > 1000);
+	CHECK(badl == 0);
 }
 
 /* pp_predict() through the fast path equals pp_predict() with a trace (the

@@ -289,8 +289,9 @@ static void fast_skip(fast *f, int q, int64_t k, int64_t dt)
  * what it can have unblocked. The order in which stages are advanced does
  * not change any time computed. */
 static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bool *queued,
-		  const bool *stop)
+		  fast *f)
 {
+	const bool *stop = &f->over;
 	int head = 0, n = P;
 	for (int st = 0; st < P; st++) {
 		work[st] = st;
@@ -301,16 +302,12 @@ static bool drive(pp_program *p, int P, int units, const int *lim, int *work, bo
 		head = (head + 1) % P;
 		n--;
 		queued[st] = false;
-		bool moved = false;
-		int end = lim ? lim[st] : units;
-		while (units - pp_program_left(p, st) < end && pp_program_ready(p, st)) {
-			pp_program_unit(p, st);
-			moved = true;
-			if (*stop)
-				return false;
-		}
+		int moved = pp_program_run(p, st, lim ? lim[st] : units, stop);
+		if (*stop && moved)
+			return false;
 		if (!moved)
 			continue;
+
 		int nb[2] = {(st + 1) % P, (st + P - 1) % P};
 		for (int k = 0; k < 2; k++)
 			if (!queued[nb[k]]) {
@@ -331,7 +328,17 @@ int64_t pp_fp_run(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	return pp_fp_run_stats(s, hw, w, ablate, busy, tasks, NULL);
 }
 
-/* pp_fp_run_stats(), stopping with INT64_MAX once a task ends after limit. */
+/* Whether the step cannot end by f's limit whatever its tasks to come do
+ * (pp_program_end_bound_ns); sets f->over then. */
+static bool beyond(fast *f, pp_program *p)
+{
+	if (!f->over && f->limit < INT64_MAX)
+		f->over = pp_program_end_bound_ns(p, f->free) > f->limit;
+	return f->over;
+}
+
+/* pp_fp_run_stats(), stopping with INT64_MAX once a task ends after limit
+ * or the step can no longer end by it. */
 static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 		    const pp_sched_opts *ablate, pp_stage_busy *busy, int64_t *tasks,
 		    pp_fp_stats *stats, int64_t limit)
@@ -364,7 +371,9 @@ static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 		bool all = true;
 		for (int st = 0; st < P; st++)
 			all &= (lim[st] = pp_program_checkpoint(p, st, cp)) >= 0;
-		if (!all || !drive(p, P, units, lim, work, queued, &f.over))
+		/* the end bound at checkpoints 0, 1, 2, 4, 8, ...: O(stages) each */
+		if (!all || !drive(p, P, units, lim, work, queued, &f) ||
+		    ((cp & (cp - 1)) == 0 && beyond(&f, p)))
 			break;
 		uint64_t h;
 		int64_t ref, dt;
@@ -391,7 +400,7 @@ static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 				skipped = true;
 			}
 	}
-	bool done = !f.over && drive(p, P, units, NULL, work, queued, &f.over);
+	bool done = !beyond(&f, p) && drive(p, P, units, NULL, work, queued, &f);
 	free(work);
 	free(queued);
 	if (f.over) {

@@ -4,6 +4,7 @@
 #include "core/util.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,11 +85,102 @@ pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
 	return unit_at(s, warm, end, i);
 }
 
+/* A stage's schedule read in order without unit_at's divisions: unit i is
+ * the forward or the backward that unit_at's phases say, and a forward
+ * (backward) is the next of its direction, k = the forwards (backwards)
+ * before it; k = (g v + c) P + r is kept digit by digit (r, c, g), which
+ * gives unit_at's chunk c (backward: v - 1 - c) and micro-batch g P + r.
+ * 1F1B (v = 1, P = INT_MAX: the micro-batch is k) and GPipe (forwards,
+ * then the backwards of micro-batches m - 1 down to 0) are the same digits. */
+typedef struct cursor {
+	int i;
+	int r[2], c[2], g[2];      /* [0] backwards, [1] forwards */
+} cursor;
+
+typedef struct cursor_shape {
+	int warm, end, m, P, v;
+	bool gpipe;
+} cursor_shape;
+
+static cursor_shape cursor_shape_of(const pp_scenario *s, int stage)
+{
+	const pp_parallel *p = &s->parallel;
+	cursor_shape h;
+	h.warm = schedule_phases(s, stage, &h.end);
+	h.m = (int)s->training.num_microbatches;
+	h.gpipe = p->schedule == PP_SCHED_GPIPE;
+	bool inter = !h.gpipe && p->schedule != PP_SCHED_1F1B && p->vpp > 1;
+	h.P = inter ? p->pp : INT_MAX;
+	h.v = inter ? p->vpp : 1;
+	return h;
+}
+
+static void cursor_digits(const cursor_shape *h, cursor *u, int d, int k)
+{
+	int q = k / h->P;
+	u->r[d] = k % h->P;
+	u->c[d] = q % h->v;
+	u->g[d] = q / h->v;
+}
+
+/* The cursor at unit i: the forwards and backwards before it by phase. */
+static cursor cursor_at(const cursor_shape *h, int i)
+{
+	int kf, kb;
+	if (h->gpipe) {
+		kf = i < h->m ? i : h->m;
+		kb = i - kf;
+	} else if (i < h->warm) {
+		kf = i;
+		kb = 0;
+	} else if (i < h->end) {
+		kf = h->warm + (i - h->warm + 1) / 2;
+		kb = (i - h->warm) / 2;
+	} else {
+		kf = h->warm + (h->end - h->warm) / 2;
+		kb = i - kf;
+	}
+	cursor u;
+	u.i = i;
+	cursor_digits(h, &u, 1, kf);
+	cursor_digits(h, &u, 0, kb);
+	return u;
+}
+
+static pp_unit cursor_unit(const cursor_shape *h, const cursor *u)
+{
+	int i = u->i;
+	bool fwd = h->gpipe ? i < h->m : i < h->warm || (i < h->end && ((i - h->warm) & 1) == 0);
+	int d = fwd;
+	int mb = u->g[d] * (h->P == INT_MAX ? 0 : h->P) + u->r[d];
+	if (h->gpipe && !fwd)
+		mb = h->m - 1 - mb;
+	return (pp_unit){fwd, fwd ? u->c[1] : h->v - 1 - u->c[0], mb};
+}
+
+/* Past unit u (the cursor's), to the next. */
+static void cursor_step(const cursor_shape *h, cursor *c, bool fwd)
+{
+	int d = fwd;
+	c->i++;
+	if (++c->r[d] == h->P) {
+		c->r[d] = 0;
+		if (++c->c[d] == h->v) {
+			c->c[d] = 0;
+			c->g[d]++;
+		}
+	}
+}
+
 int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 {
 	int n = pp_schedule_count(s);
-	for (int i = 0; i < n; i++)
-		out[i] = pp_schedule_unit(s, stage, i);
+	cursor_shape h = cursor_shape_of(s, stage);
+	cursor c = cursor_at(&h, 0);
+	for (int i = 0; i < n; i++) {
+		out[i] = cursor_unit(&h, &c);
+		cursor_step(&h, &c, out[i].fwd);
+	}
 	return n;
 }
 
@@ -96,6 +188,12 @@ int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
 typedef struct stage {
 	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
 	int warm, end;             /* its phases (schedule_phases) */
+	cursor_shape shape;        /* the same, for its cursor */
+	cursor cur;                /* at unit `next` */
+	cursor fin;                /* at unit n: every forward and backward */
+	int64_t *unit_ns;          /* [2 V]: a unit's compute-stream time at least, by chunk,
+				    * backward then forward (left_ns) */
+	pp_unit last_unit;         /* unit n - 1 */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
 	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
@@ -126,6 +224,7 @@ struct pp_program {
 	int embed_res;
 	int64_t coalesced;         /* layer tasks issued as part of another */
 	int *cons_f, *cons_b;      /* [NV]: forward / backward units of each virtual stage issued */
+	int first_left;            /* (stage, chunk)s whose first forward is still to come */
 	struct marks *marks;       /* the steady-state check's records (pp_program_mark) */
 };
 
@@ -388,6 +487,27 @@ int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
 	return t;
 }
 
+static int64_t layers_dur(const pp_stepcost *c, int vs, bool fwd);
+
+static int64_t nonneg(int64_t t)
+{
+	return t > 0 ? t : 0;
+}
+
+/* The least a unit of virtual stage vs puts on its stage's compute
+ * stream: its layers (one task or one a layer, each at least 0 ns: the
+ * backend's), the embedding's and the head's tasks where it has them. */
+static int64_t unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = nonneg(layers_dur(c, vs, fwd));
+	if (vs == 0)
+		t += nonneg(fwd ? u->f_embed : u->b_embed);
+	if (vs == c->NV - 1)
+		t += nonneg(fwd ? u->f_head : u->b_head);
+	return t;
+}
+
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 {
 	const pp_scenario *s = c->s;
@@ -440,12 +560,24 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 		stage *S = &p->st[st];
 		S->n = pp_schedule_count(s);
 		S->warm = schedule_phases(s, st, &S->end);
+		S->shape = cursor_shape_of(s, st);
+		S->cur = cursor_at(&S->shape, 0);
+		S->fin = cursor_at(&S->shape, S->n);
+		if (S->n > 0) {
+			cursor l = cursor_at(&S->shape, S->n - 1);
+			S->last_unit = cursor_unit(&S->shape, &l);
+		}
+		S->unit_ns = pp_xmalloc(sizeof(int64_t) * 2 * (size_t)p->V);
+		for (int k = 0; k < p->V; k++)
+			for (int d = 0; d < 2; d++)
+				S->unit_ns[d * p->V + k] = unit_min_ns(c, k * p->P + st, d);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
 			S->last_b_of_chunk[k] = -1;
 			S->first_use[k] = true;
 		}
+		p->first_left += p->V;
 		/* every chunk's last backward lies in the schedule's tail: scan
 		 * back from the end until each chunk is found */
 		int found = 0;
@@ -457,7 +589,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 			}
 		}
 		if (S->n > 0)
-			S->nextu = pp_schedule_unit(s, st, 0);
+			S->nextu = cursor_unit(&S->shape, &S->cur);
 		S->prev0 = S->prev1 = S->pend_rs = -1;
 		S->last = S->last_dp = S->opt = -1;
 	}
@@ -473,6 +605,7 @@ void pp_program_free(pp_program *p)
 	for (int st = 0; st < p->P; st++) {
 		free(p->st[st].last_b_of_chunk);
 		free(p->st[st].first_use);
+		free(p->st[st].unit_ns);
 		free(p->st[st].gather_of);
 		free(p->st[st].gather_e_of);
 	}
@@ -595,7 +728,10 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		if (l == 0 && vs > 0)
 			await_input(p, p->arr_f, p->wait_f, key, h);
 	}
-	S->first_use[u.chunk] = false;
+	if (S->first_use[u.chunk]) {
+		S->first_use[u.chunk] = false;
+		p->first_left--;
+	}
 	if (vs == p->NV - 1)
 		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
@@ -692,13 +828,116 @@ void pp_program_unit(pp_program *p, int st)
 		stage_gathers(p, st);
 	int i = S->next++;
 	pp_unit u = S->nextu;
+	cursor_step(&S->shape, &S->cur, u.fwd);
 	if (S->next < S->n)
-		S->nextu = unit_at(p->c->s, S->warm, S->end, S->next);
+		S->nextu = cursor_unit(&S->shape, &S->cur);
 	(u.fwd ? p->cons_f : p->cons_b)[u.chunk * p->P + st]++;
 	if (u.fwd)
 		unit_fwd(p, st, u);
 	else
 		unit_bwd(p, st, u, i == S->last_b_of_chunk[u.chunk] && !p->c->zero3 && p->c->w->dp.n > 1);
+}
+
+/* The units of chunk j among the first k of a direction, k's digits
+ * (cursor): whole groups of v x P, then the chunks before its own. */
+static int64_t chunk_units(const cursor_shape *h, const cursor *u, int d, int j)
+{
+	if (h->P == INT_MAX)
+		return j == 0 ? u->r[d] : 0;
+	int64_t n = (int64_t)u->g[d] * h->P;
+	return n + (j < u->c[d] ? h->P : j == u->c[d] ? u->r[d] : 0);
+}
+
+/* The least time stage st's units not yet issued put on its compute
+ * stream, which runs its tasks in issue order: it is busy at least that
+ * long after its last task so far. */
+static int64_t left_ns(const pp_program *p, int st)
+{
+	const stage *S = &p->st[st];
+	const cursor_shape *h = &S->shape;
+	int64_t t = 0;
+	for (int j = 0; j < h->v; j++) {
+		/* forwards of chunk j: digit j; backwards: digit v - 1 - j */
+		int64_t f = chunk_units(h, &S->fin, 1, j) - chunk_units(h, &S->cur, 1, j);
+		int64_t b = chunk_units(h, &S->fin, 0, h->v - 1 - j) -
+			    chunk_units(h, &S->cur, 0, h->v - 1 - j);
+		t += f * S->unit_ns[p->V + j] + b * S->unit_ns[j];
+	}
+	return t;
+}
+
+/* Units of a one-chunk schedule (1F1B, GPipe) after a stage's last
+ * forward: the cool-down's backwards, and the steady part's last backward
+ * where there is one (schedule_phases; GPipe: every backward). */
+static int64_t after_last_forward(const stage *S)
+{
+	if (S->shape.gpipe)
+		return S->n - S->shape.m;
+	return S->end > S->warm ? S->n - S->end + 1 : S->n - S->warm;
+}
+
+int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free)
+{
+	const pp_stepcost *c = p->c;
+	/* links (one chunk, overlapped sends): each carries its stage's
+	 * forwards (or backwards) in order, one send a unit, and the last
+	 * arrives for the receiver's last forward (or last unit) */
+	bool links = p->V == 1 && p->P > 1 && !p->blocking;
+	int64_t lb = 0, e_next = -1;
+	for (int st = p->P - 1; st >= 0; st--) {
+		stage *S = &p->st[st];
+		bool left = S->next < S->n;
+		/* the stream runs the units to come after what it has: the last
+		 * ends no earlier than e */
+		int64_t e = res_free[S->comp] + left_ns(p, st);
+		/* the last unit, a backward of chunk 0, takes its input from the
+		 * next stage's same backward when that is the next stage's last
+		 * unit (still to come): its send, then this unit's tasks */
+		const stage *N = st + 1 < p->P ? &p->st[st + 1] : NULL;
+		if (left && e_next >= 0 && !S->last_unit.fwd && S->last_unit.chunk == 0 &&
+		    !N->last_unit.fwd && N->last_unit.chunk == 0 && N->last_unit.mb == S->last_unit.mb) {
+			int64_t via = e_next + nonneg(c->p2p_ns[st]) + S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (links && N) {
+			/* the next stage's backwards still to send, on link_b[st] */
+			int64_t n = chunk_units(&N->shape, &N->fin, 0, 0) -
+				    chunk_units(&N->shape, &N->cur, 0, 0);
+			int64_t via = res_free[p->link_b[st]] + n * nonneg(c->p2p_ns[st]) + S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (links && st > 0) {
+			/* the previous stage's forwards still to send, on
+			 * link_f[st - 1]; the last feeds this stage's last forward,
+			 * which the backwards after it follow */
+			const stage *B = &p->st[st - 1];
+			int64_t n = chunk_units(&B->shape, &B->fin, 1, 0) -
+				    chunk_units(&B->shape, &B->cur, 1, 0);
+			int64_t via = res_free[p->link_f[st - 1]] + n * nonneg(c->p2p_ns[st - 1]) +
+				      S->unit_ns[1] + after_last_forward(S) * S->unit_ns[0];
+			if (via > e)
+				e = via;
+		}
+		if (e > lb)
+			lb = e;
+		e_next = left ? e : -1;
+	}
+	return lb;
+}
+
+int pp_program_run(pp_program *p, int st, int end, const bool *stop)
+{
+	stage *S = &p->st[st];
+	int moved = 0;
+	while (S->next < end && pp_program_ready(p, st)) {
+		pp_program_unit(p, st);
+		moved++;
+		if (*stop)
+			break;
+	}
+	return moved;
 }
 
 /* What a stage issues after its last unit and before its optimizer. */
@@ -897,13 +1136,11 @@ static void stage_handles(const stage *S, int64_t h[4])
 bool pp_program_mark(pp_program *p, uint64_t *hash, int64_t *ref)
 {
 	int P = p->P, NV = p->NV;
-	for (int st = 0; st < P; st++)
-		for (int k = 0; k < p->V; k++)
-			if (p->st[st].first_use[k]) {
-				if (p->marks)
-					p->marks->n = 0;  /* checkpoints must follow each other */
-				return false;  /* a chunk's first forward (the parameter gathers) to come */
-			}
+	if (p->first_left > 0) {
+		if (p->marks)
+			p->marks->n = 0;  /* checkpoints must follow each other */
+		return false;  /* a chunk's first forward (the parameter gathers) to come */
+	}
 	if (!p->marks)
 		p->marks = pp_xcalloc(1, sizeof(*p->marks));
 	mark *m = &p->marks->m[p->marks->n % PP_STEADY_MARKS];
@@ -1068,8 +1305,9 @@ void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy)
 			for (int j = 0; j < T; j++)
 				unit_busy(X, c, per[j].chunk * p->P + st, per[j].fwd);
 		X->next += (int)(k * T);
+		X->cur = cursor_at(&X->shape, X->next);
 		if (X->next < X->n)
-			X->nextu = unit_at(c->s, X->warm, X->end, X->next);
+			X->nextu = cursor_unit(&X->shape, &X->cur);
 		int64_t *h[4] = {&X->prev0, &X->prev1, &X->pend_rs, &X->last};
 		for (int i = 0; i < 4; i++)
 			if (*h[i] >= 0)

@@ -126,6 +126,18 @@ bool pp_program_ready(const pp_program *p, int st);
  * first, what the stage starts the step with (the distributed optimizer's
  * parameter gathers). */
 void pp_program_unit(pp_program *p, int st);
+/* Issue stage st's units while the next has its input and is before unit
+ * end, stopping after a unit once *stop is true; returns how many. */
+int pp_program_run(pp_program *p, int st, int end, const bool *stop);
+/* A lower bound on the step's end, for a backend whose handles are task
+ * ends and whose resources start a task no earlier than their last end:
+ * res_free[r] is when resource r (the sink's index) is next free. Per
+ * stage, the end of its last unit at least: its units to come on its
+ * compute stream, the cool-down's chain (a stage's
+ * last backward waits for the next stage's last), with one chunk and
+ * overlapped sends the sends still to come on its links (the last feeds
+ * its last forward, or its last backward). */
+int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free);
 /* After every unit: the pending reductions, the tied-embedding all-reduce,
  * each stage's optimizer and what follows it, the data read. busy (P
  * entries, may be NULL) gets each stage's accounting. */
