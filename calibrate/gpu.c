@@ -472,33 +472,19 @@ static int gemm_one(gpu *g, dev *d, const pp_cal_gemm_req *r, const pp_cal_iters
 	gemm_ctx c = {.d = d, .copies = 1};
 	bool have_runner = false;
 	char what[128];
-	/* what cuBLAS is asked: the request as it stands, or, for a decode
-	 * shape, nn.Linear's TN call (cuBLAS m = outputs, n = tokens) */
-	int64_t cm = r->decode ? r->n : r->m, cn = r->decode ? r->m : r->n;
-	bool ta = r->decode || r->dtype == PP_DT_FP8, tb = false;
+	/* what cuBLAS is asked (plan.h pp_cal_gemm_cublas) */
+	int64_t cm, cn;
+	bool ta, tb;
+	pp_cal_gemm_cublas(r, &cm, &cn, &ta, &tb);
 	static const char *const lay[] = {"", ", TN (forward)", ", NN (input gradient)",
 					  ", NT (weight gradient)"};
-	if (r->torch_pass == 1 || r->torch_pass == 2) { /* cuBLAS m = n, n = tokens */
-		cm = r->n;
-		cn = r->m;
-		ta = r->torch_pass == 1;
-	} else if (r->torch_pass == 3) {
-		ta = false;
-		tb = true;
-	}
-	size_t a_need = (size_t)(r->m * r->k) * ib, b_need = (size_t)(r->k * r->n) * ib;
-	if (r->torch_pass == 1 || r->torch_pass == 2) { /* A = n x k, B = k x m */
-		a_need = (size_t)(r->n * r->k) * ib;
-		b_need = (size_t)(r->k * r->m) * ib;
-	}
+	size_t a_need = (size_t)(cm * r->k) * ib, b_need = (size_t)(r->k * cn) * ib;
 	if (r->decode) {
 		c.copies = pp_cal_decode_copies(r, &c.stride);
 		a_need = c.copies * c.stride;
 	}
 	CUDA_TRY(cudaSetDevice(d->cuda));
-	if (a_need > d->a_bytes || b_need > (r->decode ? d->a_bytes : d->b_bytes) ||
-	    (r->decode && (size_t)(r->m * r->k) * ib > d->b_bytes) ||
-	    (size_t)(r->m * r->n) * ob > d->d_bytes)
+	if (a_need > d->a_bytes || b_need > d->b_bytes || (size_t)(r->m * r->n) * ob > d->d_bytes)
 		return pp_errf(err, PP_EINTERNAL, "GEMM buffers too small");
 	if (d->filled != (int)r->dtype + 1) {
 		CUDA_TRY(pp_k_fill_random(d->A, d->a_bytes / ib, ikt, 11, d->s));

@@ -528,6 +528,15 @@ size_t pp_cal_decode_copies(const pp_cal_gemm_req *r, size_t *stride)
 	return copies > 0 ? copies : 1;
 }
 
+void pp_cal_gemm_cublas(const pp_cal_gemm_req *r, int64_t *cm, int64_t *cn, bool *ta, bool *tb)
+{
+	bool swap = r->decode || r->torch_pass == 1 || r->torch_pass == 2;
+	*cm = swap ? r->n : r->m;
+	*cn = swap ? r->m : r->n;
+	*ta = r->torch_pass ? r->torch_pass == 1 : r->decode || r->dtype == PP_DT_FP8;
+	*tb = r->torch_pass == 3;
+}
+
 void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -545,21 +554,19 @@ void pp_cal_plan_maxima(const pp_cal_item *items, size_t n, pp_cal_plan_max *out
 			int64_t K = it->kind == PP_ITEM_GEMM ? it->gemm.k : it->sustain.k;
 			size_t ib = pp_cal_gemm_in_bytes(dt);
 			size_t ob = pp_cal_gemm_out_bytes(dt);
-			size_t a = (size_t)M * (size_t)K * ib;
-			size_t b = (size_t)K * (size_t)N * ib;
+			int64_t cm = M, cn = N;
+			bool ta, tb;
+			if (it->kind == PP_ITEM_GEMM)
+				pp_cal_gemm_cublas(&it->gemm, &cm, &cn, &ta, &tb);
+			size_t a = (size_t)cm * (size_t)K * ib;
+			size_t b = (size_t)K * (size_t)cn * ib;
 			size_t d = (size_t)M * (size_t)N * ob;
-			if (it->kind == PP_ITEM_GEMM &&
-			    (it->gemm.torch_pass == 1 || it->gemm.torch_pass == 2)) {
-				a = (size_t)N * (size_t)K * ib; /* cuBLAS m = n */
-				b = (size_t)K * (size_t)M * ib;
-			}
 			if (it->kind == PP_ITEM_GEMM && it->gemm.decode) {
 				/* the weight (n x k) is the A operand as nn.Linear runs
 				 * it, in copies spanning rotate_bytes; the tokens (m x k)
 				 * are B */
 				size_t stride, copies = pp_cal_decode_copies(&it->gemm, &stride);
 				a = stride * copies;
-				b = (size_t)M * (size_t)K * ib;
 			}
 			if (a > out->gemm_a)
 				out->gemm_a = a;

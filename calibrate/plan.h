@@ -124,6 +124,13 @@ int pp_cal_plan(const pp_cal_opts *o, const pp_catalog *cat, int ngpus, pp_cal_i
  * (256-byte aligned), so that they span at least r->rotate_bytes. */
 size_t pp_cal_decode_copies(const pp_cal_gemm_req *r, size_t *stride);
 
+/* What cuBLAS is asked for a GEMM request: D[cm x cn] = op(A) op(B) over
+ * r->k, A transposed (ta) or not, B transposed (tb) or not. As given (NN;
+ * fp8 TN); a decode shape and PyTorch's forward and input gradient
+ * (torch_pass 1, 2) as nn.Linear calls it, cuBLAS m = the request's n;
+ * the weight gradient (torch_pass 3) NT. A holds cm x k elements, B k x cn. */
+void pp_cal_gemm_cublas(const pp_cal_gemm_req *r, int64_t *cm, int64_t *cn, bool *ta, bool *tb);
+
 /* The largest buffers the plan needs on one GPU. */
 typedef struct pp_cal_plan_max {
 	size_t coll_send, coll_recv, gemm_a, gemm_b, gemm_d, mem;

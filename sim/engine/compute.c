@@ -60,9 +60,7 @@ double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, 
 
 double pp_mem_time(const pp_hw *hw, double bytes)
 {
-	if (bytes <= 0)
-		return 0;
-	return bytes / hw->elementwise_Bps + hw->kernel_overhead_s;
+	return pp_mem_time_at(hw, bytes, 1, 0);
 }
 
 double pp_mem_time_n(const pp_hw *hw, double bytes, int n)
