@@ -1,5 +1,6 @@
 /* montecarlo.c - see montecarlo.h. */
 #include "cost/montecarlo.h"
+#include "core/sortd.h"
 #include "core/util.h"
 
 #include <gsl/gsl_cdf.h>
@@ -85,58 +86,6 @@ double pp_mc_lognormal_q(double sigma, double p)
 
 /* Sortable keys: a double's bits, the sign bit flipped for positive values
  * and every bit for negative ones, order as the values do. */
-static uint64_t key_of(double v)
-{
-	uint64_t u;
-	memcpy(&u, &v, sizeof(u));
-	return u >> 63 ? ~u : u ^ 0x8000000000000000ull;
-}
-
-static double value_of(uint64_t k)
-{
-	uint64_t u = k >> 63 ? k ^ 0x8000000000000000ull : ~k;
-	double v;
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
-/* x sorted ascending into out[n] (LSD radix sort, 16 bits a pass; out
- * is one of its two buffers, so a summary faults in 8 bytes a draw less). */
-static void radix_sort(const double *x, size_t n, double *out)
-{
-	uint64_t *a = pp_xmalloc(n * sizeof(uint64_t)), *b = (uint64_t *)(void *)out;
-	uint64_t *mine = a;
-	size_t *cnt = pp_xcalloc((size_t)4 << 16, sizeof(size_t));
-	for (size_t i = 0; i < n; i++) {
-		a[i] = key_of(x[i]);
-		for (int d = 0; d < 4; d++)
-			cnt[((size_t)d << 16) + ((a[i] >> (16 * d)) & 0xffff)]++;
-	}
-	for (int d = 0; d < 4; d++) {
-		size_t *c = cnt + ((size_t)d << 16);
-		if (c[a[0] >> (16 * d) & 0xffff] == n)
-			continue; /* every key has this digit */
-		size_t sum = 0;
-		for (size_t v = 0; v < 65536; v++) {
-			size_t t = c[v];
-			c[v] = sum;
-			sum += t;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[c[(a[i] >> (16 * d)) & 0xffff]++] = a[i];
-		uint64_t *t = a;
-		a = b;
-		b = t;
-	}
-	/* the keys back to doubles in out, in place when they are there */
-	for (size_t i = 0; i < n; i++) {
-		double v = value_of(a[i]);
-		memcpy(out + i, &v, sizeof(v));
-	}
-	free(mine);
-	free(cnt);
-}
-
 void pp_mc_summarize(const double *x, size_t n, pp_mc_stats *out)
 {
 	if (n == 0) {
@@ -145,7 +94,7 @@ void pp_mc_summarize(const double *x, size_t n, pp_mc_stats *out)
 		return;
 	}
 	double *s = pp_xmalloc(n * sizeof(*s));
-	radix_sort(x, n, s);
+	pp_sort_doubles(x, n, s);
 	out->p10 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.10);
 	out->p50 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.50);
 	out->p90 = gsl_stats_quantile_from_sorted_data(s, 1, n, 0.90);

@@ -43,14 +43,9 @@ typedef struct pp_mc_stats {
 
 /* Percentiles (GSL's linear interpolation between order statistics) and
  * mean (GSL's running mean, over the sorted sample) of x[0..n-1]; x is
- * not modified. n == 0 gives NANs. O(n): the sample is sorted by a radix
- * sort on the doubles' bits (four 16-bit passes, a pass skipped where
- * every key shares its digit), which puts the values in the order any
- * comparison sort does - the mean, which depends on the order it adds
- * in, is the one a sort gives - in a few linear passes instead of
- * O(n log n) comparisons (1e6 draws: ~15 ms against ~250 ms for
- * gsl_sort). NaNs sort after +inf (a comparison sort leaves them
- * anywhere), -0 before +0. */
+ * not modified. n == 0 gives NANs. O(n): the sample is sorted by
+ * pp_sort_doubles (core/sortd.h), in the order a comparison sort gives, so
+ * the mean is the one a sort gives. */
 void pp_mc_summarize(const double *x, size_t n, pp_mc_stats *out);
 
 /* The k-th smallest of x[0..n-1] (0 <= k < n), x not modified: GSL's

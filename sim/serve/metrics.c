@@ -1,7 +1,7 @@
 /* metrics.c - see metrics.h. */
 #include "serve/metrics.h"
+#include "core/sortd.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
@@ -19,7 +19,7 @@ void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	out->n = n;
 	if (n == 0)
 		return;
-	gsl_sort(v, 1, n);
+	pp_sort_doubles(v, n, v);
 	double mean = gsl_stats_mean(v, 1, n), ss = 0;
 	for (size_t i = 0; i < n; i++)
 		ss += (v[i] - mean) * (v[i] - mean);
