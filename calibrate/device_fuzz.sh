@@ -5,7 +5,8 @@
 #   fuzz_start FIRST_CPU SECONDS   seed and start them on CPUs FIRST_CPU.. in the
 #                                  background (needs >= 8 CPUs)
 #   fuzz_finish OUT                wait; OUT/fuzz.txt (executions, exec/s and
-#                                  findings per target) and OUT/fuzz.tgz (logs, findings)
+#                                  findings per target) and OUT/fuzz.tgz (logs, findings,
+#                                  the corpora grown: unpack into build/fuzz to go on)
 fuzz_targets=${FUZZ_TARGETS:-scenario catalog ncclimport csv store hfconfig}
 fuzz_dir=/tmp/fuzz
 fuzz_pids=
@@ -60,5 +61,6 @@ fuzz_finish() {
 			printf '%-12s %14s %10s %s\n' "$t" "$ex" "$rate" "$n"
 		done
 	} > "$out/fuzz.txt"
-	tar -czf "$out/fuzz.tgz" -C "$fuzz_dir" . 2>/dev/null
+	# the corpora too: the next call carries them on from here
+	tar -czf "$out/fuzz.tgz" -C "$fuzz_dir" . -C "$PWD/build/fuzz" corpus 2>/dev/null
 }
