@@ -13,7 +13,11 @@ over one iteration):
   - hf_layer: one Hugging Face LlamaDecoderLayer of each model in
     models/validation/framework/hf/ (SmolLM2-135M, Llama-3.2-1B), 16 tokens,
     forward and backward under torch.autocast(bfloat16) over fp32
-    parameters as train_bench.py runs them: the model code's own issue rate.
+    parameters as train_bench.py runs them: the model code's own issue rate;
+  - hf_step: a whole training step of a campaign scenario (train_bench.py's
+    model, wrapper and step: forward with the loss, backward, clipping,
+    AdamW, zero_grad) at 16 tokens: the step's issue rate, embedding, loss,
+    clipping and the optimizer's multi-tensor kernels included.
 
     python3 host_bench.py --out host.csv
 """
@@ -105,6 +109,16 @@ def main():
             out.float().sum().backward()
 
         benches.append(("hf_layer", name, T, step, 100))
+    import train_bench as tb
+    steps = fw.load_scenarios({"fw-h200-plain-smollm2-135m-s2k-mb8-none",
+                               "fw-h200-plain-smollm2-135m-s4k-mb4-full",
+                               "fw-h200-plain-1b-s2k-mb4-none"})
+    for sc in steps:
+        sc = dict(sc, seq=16, micro_batch=1)
+        m, opt, amp, _, _, _, _, notes = tb.build(sc)
+        ids = [torch.randint(0, sc["hf"]["vocab_size"], (1, 16), device="cuda") for _ in range(2)]
+        st, _ = tb.make_step(m, opt, amp, ids, sc["clip"], notes)
+        benches.append(("hf_step", sc["name"], 16, st, 50))
     for bench, model, tokens, fn, iters in benches:
         if not fw.deadline_of(a).allows(10):
             break

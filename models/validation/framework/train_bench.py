@@ -204,6 +204,50 @@ def profile_steps(sc, step, state, w, row, nsteps=2):
                    count_per_step=c / nsteps, us_per_step=us / nsteps))
 
 
+def make_step(model, opt, amp, batches, clip, notes):
+    """One training step as the campaign times it (forward with the loss,
+    backward, clip_grad_norm_, AdamW's step, zero_grad(set_to_none=True)),
+    alternating the given batches, and its state dict ("peaks": a dict to
+    fill with the allocator's figures by phase; "clip_ok")."""
+    import torch
+    state = {"i": 0, "clip_ok": clip > 0}
+    params = [p for p in model.parameters() if p.requires_grad]
+
+    def step():
+        ids = batches[state["i"] % 2]
+        state["i"] += 1
+        peaks = state.get("peaks")
+        if peaks is not None:
+            torch.cuda.reset_peak_memory_stats()
+            peaks["step_start"] = torch.cuda.memory_allocated()
+        with amp():
+            out = model(input_ids=ids, labels=ids)
+        loss = out.loss
+        if peaks is not None:
+            peaks["forward_peak"] = torch.cuda.max_memory_allocated()
+            peaks["forward_end"] = torch.cuda.memory_allocated()
+            torch.cuda.reset_peak_memory_stats()
+        loss.backward()
+        if peaks is not None:
+            peaks["backward_peak"] = torch.cuda.max_memory_allocated()
+            peaks["backward_end"] = torch.cuda.memory_allocated()
+            torch.cuda.reset_peak_memory_stats()
+        if state["clip_ok"]:
+            try:
+                torch.nn.utils.clip_grad_norm_(params, clip)
+            except Exception as e:  # noqa: BLE001 - recorded; the step goes on
+                state["clip_ok"] = False
+                notes.append("clip_grad_norm_ failed, no clipping: %s" % str(e)[:120])
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if peaks is not None:
+            peaks["optimizer_peak"] = torch.cuda.max_memory_allocated()
+            peaks["step_end"] = torch.cuda.memory_allocated()
+        return loss.detach()
+
+    return step, state
+
+
 def run_one(sc, vers, prof=None):
     import torch
     row = dict(config=sc["name"], framework="pytorch", wrapper=sc["wrapper"], model=sc["model"],
@@ -226,41 +270,7 @@ def run_one(sc, vers, prof=None):
         shape = (sc["micro_batch"], sc["seq"])
         batches = [torch.randint(0, vocab, shape, device="cuda", generator=g) for _ in range(2)]
         clip = sc["clip"]
-        state = {"i": 0, "clip_ok": clip > 0}
-        params = [p for p in model.parameters() if p.requires_grad]
-
-        def step():
-            ids = batches[state["i"] % 2]
-            state["i"] += 1
-            peaks = state.get("peaks")
-            if peaks is not None:
-                torch.cuda.reset_peak_memory_stats()
-                peaks["step_start"] = torch.cuda.memory_allocated()
-            with amp():
-                out = model(input_ids=ids, labels=ids)
-            loss = out.loss
-            if peaks is not None:
-                peaks["forward_peak"] = torch.cuda.max_memory_allocated()
-                peaks["forward_end"] = torch.cuda.memory_allocated()
-                torch.cuda.reset_peak_memory_stats()
-            loss.backward()
-            if peaks is not None:
-                peaks["backward_peak"] = torch.cuda.max_memory_allocated()
-                peaks["backward_end"] = torch.cuda.memory_allocated()
-                torch.cuda.reset_peak_memory_stats()
-            if state["clip_ok"]:
-                try:
-                    torch.nn.utils.clip_grad_norm_(params, clip)
-                except Exception as e:  # noqa: BLE001 - recorded; the step goes on
-                    state["clip_ok"] = False
-                    notes.append("clip_grad_norm_ failed, no clipping: %s" % str(e)[:120])
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-            if peaks is not None:
-                peaks["optimizer_peak"] = torch.cuda.max_memory_allocated()
-                peaks["step_end"] = torch.cuda.memory_allocated()
-            return loss.detach()
-
+        step, state = make_step(model, opt, amp, batches, clip, notes)
         first = step()
         torch.cuda.synchronize()
         row["build_s"] = time.time() - t0
