@@ -17,7 +17,10 @@ over one iteration):
   - hf_step: a whole training step of a campaign scenario (train_bench.py's
     model, wrapper and step: forward with the loss, backward, clipping,
     AdamW, zero_grad) at 16 tokens: the step's issue rate, embedding, loss,
-    clipping and the optimizer's multi-tensor kernels included.
+    clipping and the optimizer's multi-tensor kernels included; hf_fwd its
+    forward alone (Python issues each op; the backward is issued by
+    autograd's C++ engine on its device thread, torch/csrc/autograd/engine.cpp:
+    the step's rest over the kernels beyond the forward's is that part's rate).
 
     python3 host_bench.py --out host.csv
 """
@@ -118,6 +121,12 @@ def main():
         m, opt, amp, _, _, _, _, notes = tb.build(sc)
         ids = [torch.randint(0, sc["hf"]["vocab_size"], (1, 16), device="cuda") for _ in range(2)]
         st, _ = tb.make_step(m, opt, amp, ids, sc["clip"], notes)
+
+        def fwd(m=m, amp=amp, ids=ids[0]):
+            with amp():
+                return m(input_ids=ids, labels=ids).loss.detach()
+
+        benches.append(("hf_fwd", sc["name"], 16, fwd, 50))
         benches.append(("hf_step", sc["name"], 16, st, 50))
     for bench, model, tokens, fn, iters in benches:
         if not fw.deadline_of(a).allows(10):
