@@ -250,6 +250,7 @@ int pp_serve_cand_init(pp_serve_cand *c, const pp_scenario *s, const pp_catalog 
 	if ((rc = pp_hw_from_catalog(&c->hw, cat, &c->s.cluster, err)))
 		return rc;
 	rc = pp_serve_setup_init(&c->su, &c->s, &c->hw, &e);
+	c->su.pct_only = true; /* the planner reads each run's SLO percentiles alone */
 	if (rc == PP_EINPUT) {
 		const char *m = strstr(e.msg, ": serving: ");
 		snprintf(why, n, "%s", m ? m + 11 : e.msg);

@@ -24,6 +24,13 @@ typedef struct pp_serve_stat {
  * besides the median and p99. An empty set gives zeros. */
 void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out);
 
+/* Only out->n and out->pct (the rest NAN) of v[n], v reordered: the
+ * percentile's two order statistics found by selection (gsl_stats_select,
+ * O(n)) instead of a sort, then np.percentile's rule on them as
+ * pp_serve_percentile applies it, so pct equals pp_serve_stat_of's bit for
+ * bit. For the searches that read a run's SLO percentiles alone. */
+void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out);
+
 /* The p-th percentile (0..100) of sorted v[n], np.percentile's rule. */
 double pp_serve_percentile(const double *sorted, size_t n, double p);
 

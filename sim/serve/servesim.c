@@ -400,11 +400,13 @@ static void finish(run *s, double pct)
 	o->output_throughput = (double)o->total_output_tokens / d;
 	o->total_token_throughput = (double)(o->total_input_tokens + o->total_output_tokens) / d;
 	o->request_goodput = sv->slo_present ? (double)good / d : 0;
-	pp_serve_stat_of(ttft, M, pct, &o->ttft);
-	pp_serve_stat_of(tpot, ntpot, pct, &o->tpot);
-	pp_serve_stat_of(e2el, M, pct, &o->e2el);
-	pp_serve_stat_of(s->itl, s->nitl, pct, &o->itl);
-	for (int k = 0; k < s->su->npcts && k < PP_SERVE_MAX_PCTS; k++) { /* the arrays are sorted now */
+	void (*stat)(double *, size_t, double, pp_serve_stat *) =
+		s->su->pct_only ? pp_serve_pct_of : pp_serve_stat_of;
+	stat(ttft, M, pct, &o->ttft);
+	stat(tpot, ntpot, pct, &o->tpot);
+	stat(e2el, M, pct, &o->e2el);
+	stat(s->itl, s->nitl, pct, &o->itl);
+	for (int k = 0; !s->su->pct_only && k < s->su->npcts && k < PP_SERVE_MAX_PCTS; k++) { /* the arrays are sorted now */
 		double p = s->su->pcts[k];
 		o->ttft.pcts[k] = pp_serve_percentile(ttft, M, p);
 		o->tpot.pcts[k] = pp_serve_percentile(tpot, ntpot, p);

@@ -94,6 +94,9 @@ typedef struct pp_serve_setup {
 	pp_serve_pool pool[PP_NPOOLS];
 	bool xfer_same_node;        /* the KV moves over the node's fabric, else the NICs */
 	bool keep_requests;         /* pp_serve_run leaves the requests in the result */
+	/* each latency statistic's pct alone (pp_serve_pct_of: the rest NAN):
+	 * for the searches that read the SLO's percentiles only */
+	bool pct_only;
 	/* percentiles (0..100) to report besides the median, p99 and the SLO's,
 	 * in each pp_serve_stat's pcts[] */
 	int npcts;
