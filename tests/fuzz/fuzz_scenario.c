@@ -8,7 +8,8 @@
  * input/limits.h (a few thousand pipeline tasks, 1024 layers): the limits
  * themselves are tested in tests/test_limits.c. A scenario's calibration
  * section is dropped after parsing (no store is opened), and a serving
- * workload is cut to 64 requests (the serving costs simulate it at many
+ * workload is cut to 16 requests of at most 32 output tokens for the costs
+ * (the serving costs simulate it at many
  * rates per option: the shipped board scenario took 25 s under ASan).
  */
 #include "fuzzutil.h"
@@ -39,13 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    s.model.num_layers <= 1024 && s.cluster.num_gpus <= 1 << 17) {
 		s.calib_db[0] = s.calib_profile[0] = '\0';
 		/* serving costs simulate the workload at many rates per option,
-		 * read again from the document: 64 requests keep a run short */
-		if (s.serve.num_prompts > 64)
-			s.serve.num_prompts = 64;
+		 * read again from the document: 16 requests keep a run short */
+		if (s.serve.num_prompts > 16)
+			s.serve.num_prompts = 16;
 		cJSON *wl = cJSON_GetObjectItemCaseSensitive(s.doc.root, "workload");
 		cJSON *np = wl ? cJSON_GetObjectItemCaseSensitive(wl, "num_prompts") : NULL;
-		if (cJSON_IsNumber(np) && np->valuedouble > 64)
-			cJSON_SetNumberValue(np, 64);
+		if (cJSON_IsNumber(np) && np->valuedouble > 16)
+			cJSON_SetNumberValue(np, 16);
+		/* and at most 32 tokens out each (each one an iteration) */
+		cJSON *ol = wl ? cJSON_GetObjectItemCaseSensitive(wl, "output_len") : NULL;
+		if (cJSON_IsNumber(ol) && ol->valuedouble > 32)
+			cJSON_SetNumberValue(ol, 32);
 		pp_report r;
 		pp_report_opts o;
 		memset(&o, 0, sizeof(o));
