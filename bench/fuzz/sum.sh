@@ -1,10 +1,13 @@
 #!/bin/sh
 # bench/fuzz/sum.sh [FILE...] - the executions and findings of the committed
 # fuzz runs (each file: fuzz.txt of a device run, calibrate/device_fuzz.sh),
-# summed per target. Each run seeded its corpora afresh from the repository.
-# local-*.txt: runs on the build machine, the same table from the targets'
-# logs (build/fuzz/fuzz_T build/fuzz/corpus/T with calibrate/device_fuzz.sh's
-# flags and -max_total_time=3000, under nice -n 19, one CPU a target).
+# summed per target. The runs to device-2026-12-02g seeded their corpora
+# afresh from the repository; later ones carried on the corpora the run
+# before grew (fuzz.tgz, merged with libFuzzer's -merge=1 where they grew
+# past what a call carries). local-*.txt: runs on the build machine, the
+# same table from the targets' logs (build/fuzz/fuzz_T build/fuzz/corpus/T
+# with calibrate/device_fuzz.sh's flags and -max_total_time=N, under
+# nice -n 19, one CPU a target).
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
