@@ -586,10 +586,16 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		lb = max64(lb, gath[st]);
 		lb = max64(lb, head[st] + busy[st] + opt[st]);
 	}
+	/* tight: the chains of round trips through stage 0 (program.h), on
+	 * the slow fabrics where sends, not the streams, make the step */
+	int64_t *trips = tight ? pp_xmalloc(sizeof(int64_t) * (size_t)P) : NULL;
+	bool tripped = tight && pp_program_round_trips_ns(&f, trips) >= 0;
 	/* E[st]: the end of stage st's last backward, which every later stage's
 	 * last backward feeds */
 	for (int st = P - 1; st >= 0; st--) {
 		E[st] = head[st] + busy[st] - tailsend[st];
+		if (tripped)
+			E[st] = max64(E[st], trips[st]);
 		if (st < P - 1) {
 			int64_t B0 = layers_ns(&f, st, false) + (st == 0 ? u->b_embed : 0) +
 				     (st == NV - 1 ? u->b_head : 0);
@@ -631,6 +637,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		lb = max64(lb, start + opt[st]);
 	}
 	free(busy);
+	free(trips);
 	pp_stepcost_release(&f);
 	return lb;
 }
