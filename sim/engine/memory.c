@@ -245,6 +245,14 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	/* experts' optimizer state is sharded over expert DP (ZeRO-1) */
 	double ob_e = p->zero_stage >= 1 ? opt_state / pp_parallel_edp(p) : ob;
 	bool eager = pp_memory_eager(s, w);
+	/* a stage between the first and the last whose layers (by kind) an
+	 * earlier such stage has too needs no more than it: everything but the
+	 * activations is the same, and those grow with the chunks in flight,
+	 * which never grow with the stage (pp_inflight_chunks); so it cannot
+	 * be the worst (a tie keeps the earlier stage) and is passed over */
+	enum { SEEN = 4 };
+	double seen[SEEN][PP_LAYER_KINDS];
+	int nseen = 0;
 	for (int st = 0; st < p->pp; st++) {
 		if (eager) { /* the eager PyTorch step's phases (memeager.h) */
 			pp_memory ms = *out;
@@ -258,6 +266,15 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		}
 		double n[PP_LAYER_KINDS];
 		pp_stage_kinds(s, st, n);
+		if (st > 0 && st < p->pp - 1) {
+			bool again = false;
+			for (int i = 0; i < nseen && !again; i++)
+				again = !memcmp(seen[i], n, sizeof(n));
+			if (again)
+				continue;
+			if (nseen < SEEN)
+				memcpy(seen[nseen++], n, sizeof(n));
+		}
 		double params = pp_stage_params(s, w, st);
 		double trained = pp_stage_trainable(s, w, st);
 		double tex = pp_stage_trainable_expert(s, w, st);
