@@ -11,6 +11,14 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		n[k] = 0;
 	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
+	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers) {
+		/* pp_stage_layers' even split summed over the stage's chunks
+		 * c P + st: L / nv each, and one more for those below L mod nv */
+		int nv = p->pp * p->vpp, rem = s->model.num_layers % nv;
+		int more = st < rem ? (rem - 1 - st) / p->pp + 1 : 0;
+		n[0] = (double)p->vpp * (s->model.num_layers / nv) + (more < p->vpp ? more : p->vpp);
+		return;
+	}
 	for (int c = 0; c < p->vpp; c++) {
 		int vs = c * p->pp + st, L = pp_stage_layers(s, vs);
 		if (dense) {
