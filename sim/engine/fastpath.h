@@ -45,18 +45,11 @@
 #include "input/scenario.h"
 #include "engine/workload.h"
 
-/* A cache of workloads for one scenario family: every call on one cache
- * must pass scenarios that differ only in their layout (parallel sizes,
- * ZeRO stage, micro-batch size, SP, recompute, schedule), GPU count and
- * inter-node network, with hws that differ at most in that network
- * (fabric, NICs per node, oversubscription) and storage: podplan size's
- * options of one SKU. The key takes the GPUs per node the groups are
- * placed on (pp_workload_node_gpus) and the network where the op list
- * reads it (pp_workload_reads_network): layouts whose collectives stay
- * inside a node share one workload over every fabric and GPU count, the
- * others over GPU counts; a hw with calibrated collectives shares with no
- * other. */
 typedef struct pp_fp_cache pp_fp_cache;
+
+/* A cache of workloads for one scenario family: every call on one cache
+ * must pass the same hw and scenarios that differ only in their layout
+ * (parallel sizes, ZeRO stage, micro-batch size, SP, recompute, schedule). */
 pp_fp_cache *pp_fp_cache_new(void);
 void pp_fp_cache_free(pp_fp_cache *c);
 /* Number of workloads built so far (one per tensor x context x micro-batch
