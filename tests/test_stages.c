@@ -5,6 +5,9 @@
  *    layers on 16 stages as 7 + 14 x 8 + 7, DeepSeek-V3-style 61 on 16 as
  *    1 + 14 x 4 + 4 (first-stage layers lighten the embedding's stage);
  *    with interleaving each stage's layers split evenly over its chunks;
+ *  - a stage's layers summed over its chunks (pp_stage_kinds, in closed
+ *    form for the even split) are its chunks' pp_stage_layers added up, for
+ *    every layer count to 130, stage count to 16 and depth to 6;
  *  - counts that cannot split evenly are bad input naming the key;
  *  - the fast path equals the event simulation on uneven layouts.
  */
@@ -65,6 +68,32 @@ static void even_and_uneven(void)
 	CHECK(n[0] == 3 && n[16] == 3 && n[15] == 4 && n[31] == 4 && n[1] == 4 && n[17] == 4);
 }
 
+static void kinds_sum_chunks(void)
+{
+	pp_scenario s;
+	memset(&s, 0, sizeof(s));
+	int cases = 0, bad = 0;
+	for (int L = 1; L <= 130; L++)
+		for (int P = 1; P <= 16; P++)
+			for (int v = 1; v <= 6; v++) {
+				s.model.num_layers = L;
+				s.parallel.pp = P;
+				s.parallel.vpp = v;
+				for (int st = 0; st < P; st++) {
+					double n[PP_LAYER_KINDS];
+					pp_stage_kinds(&s, st, n);
+					int sum = 0;
+					for (int c = 0; c < v; c++)
+						sum += pp_stage_layers(&s, c * P + st);
+					bad += n[0] != sum || n[1] != 0 || n[2] != 0 || n[3] != 0;
+					cases++;
+				}
+			}
+	pp_t_diag("%d stages: %d whose kinds are not their chunks' layers", cases, bad);
+	CHECK(cases > 50000);
+	CHECK(bad == 0);
+}
+
 static void bad_counts(void)
 {
 	pp_scenario s;
@@ -123,6 +152,7 @@ static void fast_path_agrees(void)
 int main(void)
 {
 	RUN(even_and_uneven);
+	RUN(kinds_sum_chunks);
 	RUN(bad_counts);
 	RUN(fast_path_agrees);
 	return pp_t_done("test_stages");

@@ -30,7 +30,10 @@
  *    no earlier than their layers end, and the optimizer waits for the last;
  *  - ZeRO-3's gathers and reduce-scatters share one stream per stage;
  *  - the tied-embedding all-reduce and the data-loading read;
- *  - (pp_fp_bound_tight_ns) the gathers at the start on the DP stream.
+ *  - (pp_fp_bound_tight_ns) the gathers at the start on the DP stream;
+ *  - (pp_fp_bound_tight_ns, one chunk 1F1B) each stage's last backward no
+ *    earlier than the chains of round trips through stage 0
+ *    (pp_program_round_trips_ns), with the sends each cycle waits for.
  * It ignores what only delays (link queueing, steady-state waits), which is
  * what makes it a bound; the search simulates a layout only while its bound
  * can still beat the current k-th best (tests check bound <= exact).
@@ -111,9 +114,13 @@ int64_t pp_fp_bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload 
  * (overlap_grad_reduce), each after its chunk's last backward unit, which
  * ends no earlier than the stage's start plus every unit before it back to
  * back (the schedule walked from its end). On a slow fabric that is most
- * of the step. The search orders
- * and counts by pp_fp_bound_ns() and simulates a layout only when this one
- * too is under the k-th best (search.h). */
+ * of the step. With one chunk and 1F1B, each stage's last backward
+ * also ends no earlier than its chain of round trips through stage 0
+ * (program.h: pp_program_round_trips_ns, O(micro-batches x stages)): on a
+ * slow fabric each micro-batch's sends, which make most of the difference
+ * between the compute streams and the step. The search orders and counts
+ * by pp_fp_bound_ns() and simulates a layout only when this one too is
+ * under the k-th best (search.h). */
 int64_t pp_fp_bound_tight_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w);
 /* A cheaper lower bound, <= pp_fp_bound_ns(): the busiest stage's compute
  * stream, every micro-batch's units of it back to back (the first term of

@@ -11,6 +11,14 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		n[k] = 0;
 	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
+	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers) {
+		/* pp_stage_layers' even split summed over the stage's chunks
+		 * c P + st: L / nv each, and one more for those below L mod nv */
+		int nv = p->pp * p->vpp, rem = s->model.num_layers % nv;
+		int more = st < rem ? (rem - 1 - st) / p->pp + 1 : 0;
+		n[0] = (double)p->vpp * (s->model.num_layers / nv) + (more < p->vpp ? more : p->vpp);
+		return;
+	}
 	for (int c = 0; c < p->vpp; c++) {
 		int vs = c * p->pp + st, L = pp_stage_layers(s, vs);
 		if (dense) {
@@ -245,6 +253,14 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	/* experts' optimizer state is sharded over expert DP (ZeRO-1) */
 	double ob_e = p->zero_stage >= 1 ? opt_state / pp_parallel_edp(p) : ob;
 	bool eager = pp_memory_eager(s, w);
+	/* a stage between the first and the last whose layers (by kind) an
+	 * earlier such stage has too needs no more than it: everything but the
+	 * activations is the same, and those grow with the chunks in flight,
+	 * which never grow with the stage (pp_inflight_chunks); so it cannot
+	 * be the worst (a tie keeps the earlier stage) and is passed over */
+	enum { SEEN = 4 };
+	double seen[SEEN][PP_LAYER_KINDS];
+	int nseen = 0;
 	for (int st = 0; st < p->pp; st++) {
 		if (eager) { /* the eager PyTorch step's phases (memeager.h) */
 			pp_memory ms = *out;
@@ -258,6 +274,15 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		}
 		double n[PP_LAYER_KINDS];
 		pp_stage_kinds(s, st, n);
+		if (st > 0 && st < p->pp - 1) {
+			bool again = false;
+			for (int i = 0; i < nseen && !again; i++)
+				again = !memcmp(seen[i], n, sizeof(n));
+			if (again)
+				continue;
+			if (nseen < SEEN)
+				memcpy(seen[nseen++], n, sizeof(n));
+		}
 		double params = pp_stage_params(s, w, st);
 		double trained = pp_stage_trainable(s, w, st);
 		double tex = pp_stage_trainable_expert(s, w, st);

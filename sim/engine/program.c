@@ -508,6 +508,57 @@ static int64_t unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
 	return t;
 }
 
+int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
+{
+	int P = c->P, M = c->M;
+	if (c->V != 1 || P < 2 || M < P || c->s->parallel.schedule == PP_SCHED_GPIPE)
+		return -1;
+	/* r[e]: from the end of F(k) on stage 0 to the end of B(k - warm(e))
+	 * there, through stages 0..e: the forward's sends and units up to e,
+	 * e's backward right after it (its steady part), the backward's
+	 * sends and units down to 0 */
+	int64_t *r = pp_xmalloc(sizeof(int64_t) * ((size_t)P + (size_t)M));
+	int64_t *y = r + P;  /* y[j]: the end of B(j) on stage 0 at the earliest */
+	int64_t fw = 0, bw = 0, f0 = unit_min_ns(c, 0, true), b0 = unit_min_ns(c, 0, false);
+	for (int e = 0; e < P; e++) {
+		if (e > 0) {
+			int64_t cs = nonneg(c->p2p_ns[e - 1]);
+			fw += cs + unit_min_ns(c, e, true);
+			bw += cs + unit_min_ns(c, e - 1, false);
+		}
+		r[e] = fw + unit_min_ns(c, e, false) + bw;
+	}
+	/* stage 0 runs F(0..P-2), then F(P-1+j), B(j) for j = 0..M-P, then
+	 * the cool-down's backwards: F(k) ends no earlier than k + 1
+	 * forwards (k < P), or than B(k - P) and a forward */
+#define END_F(k) ((k) < P ? ((int64_t)(k) + 1) * f0 : y[(k) - P] + f0)
+	for (int j = 0; j < M; j++) {
+		int64_t t = j > 0 ? y[j - 1] + b0 : 0;
+		/* F(k) on stage e is followed by B(j) with k = j + warm(e) <= M - 1 */
+		for (int e = j + P - M > 0 ? j + P - M : 0; e < P; e++) {
+			int k = j + P - 1 - e;
+			int64_t v = END_F(k) + r[e];
+			if (v > t)
+				t = v;
+		}
+		y[j] = t;
+	}
+	/* the last forward's round trip, its backward through every stage:
+	 * stage st's last unit is B(M - 1) */
+	int64_t z = END_F(M - 1);
+#undef END_F
+	int64_t back = r[P - 1] - bw; /* up to B(M - 1)'s end on the last stage */
+	for (int st = P - 1; st >= 0; st--) {
+		e_last[st] = z + back;
+		if (st > 0)
+			back += nonneg(c->p2p_ns[st - 1]) + unit_min_ns(c, st - 1, false);
+	}
+	if (y[M - 1] > e_last[0])
+		e_last[0] = y[M - 1];
+	free(r);
+	return e_last[0];
+}
+
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 {
 	const pp_scenario *s = c->s;

@@ -113,6 +113,24 @@ void pp_program_free(pp_program *p);
  * the stage); 0 when the step has none there. For the fast path's bound. */
 int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st);
 
+/* One chunk, 1F1B (not GPipe), at least as many micro-batches as stages:
+ * a lower bound on the end of every stage's last unit (e_last, P
+ * entries), each the length of a chain of the step's dependencies from
+ * its start (every task after its stream's previous one and after its
+ * input; each unit at least its compute-stream time, each send at least
+ * its duration), whatever the backend. The chains run through stage 0:
+ * micro-batch 0's round trip (its forward through every stage, its
+ * backward back), then cycles that each take a forward F(k) of stage 0
+ * up to a stage e, turn there into the backward B(k - warm(e)) that
+ * follows it (the steady part alternates them) and bring it back to stage
+ * 0, whose next forward is F(k + e + 1); then the last forward's round
+ * trip. On a slow fabric every cycle costs each micro-batch up to two sends
+ * on top of the stages' compute, which the stream alone does not show.
+ * The longest such chain by dynamic programming over stage 0's backwards,
+ * O(micro-batches x stages). Returns e_last[0]; -1 (e_last untouched)
+ * where it does not apply. For the fast path's tight bound. */
+int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last);
+
 /* Layer tasks a coalescing backend got as part of another task (so the
  * tasks of the step are those issued plus these). */
 int64_t pp_program_coalesced(const pp_program *p);

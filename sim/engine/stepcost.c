@@ -246,11 +246,14 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->p2p_bytes = w->p2p_bytes;
 	c->p2p_ns = pp_xmalloc(sizeof(int64_t) * (size_t)c->P);
 	c->p2p_same_node = pp_xmalloc(sizeof(bool) * (size_t)c->P);
+	int64_t p2p[2] = {-1, -1}; /* a send between nodes, inside one: the same for every stage */
 	for (int st = 0; st < c->P; st++) {
 		bool same = st == c->P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
 					   : pp_stage_link_same_node(s, st);
 		c->p2p_same_node[st] = same;
-		c->p2p_ns[st] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
+		if (p2p[same] < 0)
+			p2p[same] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
+		c->p2p_ns[st] = p2p[same];
 	}
 
 	c->zero3 = p->zero_stage == 3 && w->dp.n > 1;
