@@ -33,17 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int load(const char *json, pp_scenario *s, pp_hw *hw)
-{
-	pp_err err = {0};
-	int rc = pp_scenario_parse_unchecked(s, "test.json", json, strlen(json), tu_catalog(), &err);
-	if (!rc)
-		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
-	if (rc)
-		pp_t_diag("scenario error: %s", err.msg);
-	return rc;
-}
-
 static int64_t des_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *w)
 {
 	pp_des *d = pp_des_new();
@@ -99,7 +88,7 @@ static void fastpath_exact(void)
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
 		pp_hw hw;
-		if (load(spaces[sp], &s, &hw)) {
+		if (tu_scenario_unchecked(spaces[sp], &s, &hw)) {
 			CHECK(0);
 			continue;
 		}
@@ -190,7 +179,7 @@ static void memory_monotone(void)
 		const char *json = sp < PP_ARRAY_LEN(spaces) ? spaces[sp] : more[sp - PP_ARRAY_LEN(spaces)];
 		pp_scenario s;
 		pp_hw hw;
-		if (load(json, &s, &hw)) {
+		if (tu_scenario_unchecked(json, &s, &hw)) {
 			CHECK(0);
 			continue;
 		}
@@ -255,7 +244,7 @@ static void against_predict(const char *json, int k)
 {
 	pp_scenario s;
 	pp_hw hw;
-	if (load(json, &s, &hw)) {
+	if (tu_scenario_unchecked(json, &s, &hw)) {
 		CHECK(0);
 		return;
 	}
@@ -601,7 +590,7 @@ static void size_matches_brute_force(void)
 		"\"num_gpus\": 16}}";
 	pp_scenario s;
 	pp_hw hw;
-	if (load(json, &s, &hw)) {
+	if (tu_scenario_unchecked(json, &s, &hw)) {
 		CHECK(0);
 		return;
 	}
@@ -788,7 +777,7 @@ static void table1(void)
 			 rows[i].preset, rows[i].preset, rows[i].dp, tail);
 		pp_scenario s;
 		pp_hw hw;
-		if (load(json, &s, &hw)) {
+		if (tu_scenario_unchecked(json, &s, &hw)) {
 			CHECK(0);
 			continue;
 		}

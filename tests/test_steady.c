@@ -32,17 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load(const char *json, pp_scenario *s, pp_hw *hw)
-{
-	pp_err err = {0};
-	int rc = pp_scenario_parse_unchecked(s, "test.json", json, strlen(json), tu_catalog(), &err);
-	if (!rc)
-		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
-	if (rc)
-		pp_t_diag("scenario error: %s", err.msg);
-	return rc;
-}
-
 static bool same_unit(pp_unit a, pp_unit b, int dmb)
 {
 	return a.fwd == b.fwd && a.chunk == b.chunk && a.mb == b.mb + dmb;
@@ -154,7 +143,7 @@ static void walk_exact(void)
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
 		pp_hw hw;
-		if (load(spaces[sp], &s, &hw)) {
+		if (tu_scenario_unchecked(spaces[sp], &s, &hw)) {
 			CHECK(0);
 			continue;
 		}
@@ -267,7 +256,7 @@ static void predict_equal(void)
 	for (size_t i = 0; i < PP_ARRAY_LEN(cases); i++) {
 		pp_scenario s;
 		pp_hw hw;
-		if (load(cases[i], &s, &hw)) {
+		if (tu_scenario_unchecked(cases[i], &s, &hw)) {
 			CHECK(0);
 			continue;
 		}
@@ -307,7 +296,7 @@ static void no_skip(void)
 	for (size_t i = 0; i < PP_ARRAY_LEN(cases); i++) {
 		pp_scenario s;
 		pp_hw hw;
-		if (load(cases[i], &s, &hw)) {
+		if (tu_scenario_unchecked(cases[i], &s, &hw)) {
 			CHECK(0);
 			continue;
 		}

@@ -26,17 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load(const char *json, pp_scenario *s, pp_hw *hw)
-{
-	pp_err err = {0};
-	int rc = pp_scenario_parse_unchecked(s, "test.json", json, strlen(json), tu_catalog(), &err);
-	if (!rc)
-		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
-	if (rc)
-		pp_t_diag("scenario error: %s", err.msg);
-	return rc;
-}
-
 /* xorshift64*: the same layouts on every run */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static int pick(int n)
@@ -99,7 +88,7 @@ static void chains_below(void)
 		random_layout(json, sizeof(json));
 		pp_scenario s;
 		pp_hw hw;
-		if (load(json, &s, &hw)) {
+		if (tu_scenario_unchecked(json, &s, &hw)) {
 			CHECK(0);
 			continue;
 		}
@@ -164,7 +153,7 @@ static void not_applied(void)
 			 cases[i].m, cases[i].pp, cases[i].vpp, cases[i].sched, cases[i].pp);
 		pp_scenario s;
 		pp_hw hw;
-		if (load(json, &s, &hw)) {
+		if (tu_scenario_unchecked(json, &s, &hw)) {
 			CHECK(0);
 			continue;
 		}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 static pp_catalog *cat;
@@ -27,15 +28,27 @@ const pp_catalog *tu_catalog(void)
 	return cat;
 }
 
-int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw)
+static int load(const char *json, pp_scenario *s, pp_hw *hw, bool checked)
 {
 	pp_err err = {0};
-	int rc = pp_scenario_parse(s, "test.json", json, strlen(json), tu_catalog(), &err);
+	int rc = checked ? pp_scenario_parse(s, "test.json", json, strlen(json), tu_catalog(), &err)
+			 : pp_scenario_parse_unchecked(s, "test.json", json, strlen(json), tu_catalog(),
+						       &err);
 	if (!rc && hw)
 		rc = pp_hw_from_catalog(hw, tu_catalog(), &s->cluster, &err);
 	if (rc)
 		pp_t_diag("scenario error: %s", err.msg);
 	return rc;
+}
+
+int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw)
+{
+	return load(json, s, hw, true);
+}
+
+int tu_scenario_unchecked(const char *json, pp_scenario *s, pp_hw *hw)
+{
+	return load(json, s, hw, false);
 }
 
 double tu_step(const char *json, pp_result *r)

@@ -16,6 +16,9 @@ const pp_catalog *tu_catalog(void);
 /* Parse json into *s and resolve *hw; returns 0 or the error code (message
  * printed). */
 int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw);
+/* The same without the size limits' check (pp_scenario_parse_unchecked):
+ * for the engine tests that build large layouts on purpose. */
+int tu_scenario_unchecked(const char *json, pp_scenario *s, pp_hw *hw);
 /* Predict a JSON scenario; returns the step time (negative on error). */
 double tu_step(const char *json, pp_result *r);
 
