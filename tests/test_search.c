@@ -81,6 +81,19 @@ static const char *const spaces[] = {
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
 };
 
+/* The cached workload f is the built one w field for field, but the op
+ * list, which the cache does not keep (fastpath.h). */
+static bool same_but_ops(const pp_workload *f, const pp_workload *w)
+{
+	pp_workload g = *f;
+	if (g.ops || g.nops || g.cap)
+		return false;
+	g.ops = w->ops;
+	g.nops = w->nops;
+	g.cap = w->cap;
+	return !memcmp(&g, w, sizeof(g));
+}
+
 static void fastpath_exact(void)
 {
 	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0, badl = 0, badk = 0;
@@ -103,12 +116,7 @@ static void fastpath_exact(void)
 			pp_workload w, f;
 			pp_workload_build(&w, &x, &hw);
 			pp_fp_workload(c, &x, &hw, &f);
-			/* the cached workload is the built one, field for field */
-			pp_op *ops = f.ops;
-			f.ops = w.ops;
-			bool same = !memcmp(&f, &w, sizeof(w)) &&
-				    !memcmp(ops, w.ops, sizeof(pp_op) * (size_t)w.nops);
-			badw += !same;
+			badw += !same_but_ops(&f, &w);
 			int64_t d = des_ns(&x, &hw, &w);
 			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
 			/* the walk stopped at a limit: the step up to it, longer above */
@@ -156,6 +164,92 @@ static void fastpath_exact(void)
 	CHECK(badw == 0);
 	CHECK(badt == 0);
 	CHECK(raised >= 50);
+}
+
+/* One workload cache for the searches of clusters that differ only in GPU
+ * count and inter-node network (podplan size's options of one SKU,
+ * fastpath.h): on every layout of the spaces above and of a mixture of
+ * experts, and the same layout at twice the data parallelism on twice the
+ * GPUs over another network, the cached workload of either is the one
+ * built for it, field for field, whichever asked first; the layouts whose
+ * collectives stay inside a node share one. Some layouts' op lists differ
+ * between the two (a TP or CP group across nodes, experts), so a key
+ * without the network fails. */
+static void cache_across_fabrics(void)
+{
+	const char *moe = "{\"name\": \"moe\", \"model\": {\"preset\": \"mixtral-8x7b\", "
+			  "\"num_layers\": 4}, \"training\": {\"global_batch_size\": 64}, "
+			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 32, \"inter_node\": "
+			  "{\"fabric\": \"ib-ndr\", \"nics_per_node\": 8}}}";
+	int64_t total = 0, badw = 0, badk = 0, differ = 0, shared = 0, qdiff = 0;
+	int builds = 0;
+	for (size_t sp = 0; sp <= PP_ARRAY_LEN(spaces); sp++) {
+		pp_scenario s;
+		pp_hw hw, hw2;
+		if (tu_scenario_unchecked(sp < PP_ARRAY_LEN(spaces) ? spaces[sp] : moe, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_scenario s2 = s;
+		s2.cluster.inter = pp_catalog_fabric(tu_catalog(), strcmp(s.cluster.inter->id, "eth-10g")
+								      ? "eth-10g" : "ib-ndr");
+		s2.cluster.nics_per_node = 1;
+		s2.cluster.num_gpus *= 2;
+		s2.training.global_batch_size *= 2;
+		pp_err err = {0};
+		CHECK(s2.cluster.inter && pp_hw_from_catalog(&hw2, tu_catalog(), &s2.cluster, &err) == 0);
+		pp_layout *lay;
+		size_t n;
+		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		pp_fp_cache *c = pp_fp_cache_new();
+		pp_scenario x = s, x2 = s2;
+		for (size_t i = 0; i < n; i++) {
+			pp_layout l2 = lay[i];
+			l2.dp *= 2;
+			pp_layout_apply(&x, &lay[i]);
+			pp_layout_apply(&x2, &l2);
+			pp_workload w[2], f[2];
+			pp_workload_build(&w[0], &x, &hw);
+			pp_workload_build(&w[1], &x2, &hw2);
+			/* either network first */
+			for (int k = 0; k < 2; k++) {
+				int j = (int)(i + (size_t)k) % 2;
+				pp_fp_workload(c, j ? &x2 : &x, j ? &hw2 : &hw, &f[j]);
+			}
+			for (int j = 0; j < 2; j++)
+				badw += !same_but_ops(&f[j], &w[j]);
+			differ += w[0].nops != w[1].nops ||
+				  memcmp(w[0].ops, w[1].ops, sizeof(pp_op) * (size_t)w[0].nops);
+			shared += !pp_workload_reads_network(&x);
+			/* the kept quick bounds are one cluster's: forgotten before
+			 * the other's (a search on another cluster does so) */
+			int64_t q0 = pp_fp_bound_quick_ns(&x, &hw, &w[0]);
+			int64_t q1 = pp_fp_bound_quick_ns(&x2, &hw2, &w[1]);
+			pp_fp_cache_forget_bounds(c);
+			badk += pp_fp_bound_quick_cached_ns(c, &x, &hw) != q0;
+			pp_fp_cache_forget_bounds(c);
+			badk += pp_fp_bound_quick_cached_ns(c, &x2, &hw2) != q1;
+			qdiff += q0 != q1 && !pp_workload_reads_network(&x);
+			pp_workload_release(&w[0]);
+			pp_workload_release(&w[1]);
+			total++;
+		}
+		builds += pp_fp_cache_builds(c);
+		pp_fp_cache_free(c);
+		free(lay);
+		pp_scenario_release(&s);
+	}
+	pp_t_diag("%lld layouts on two clusters, one cache: %lld workload mismatches, %lld kept quick "
+		  "bounds that differ; %lld layouts whose op list differs by cluster, %lld with every "
+		  "collective inside a node (shared), %lld of them with quick bounds that differ "
+		  "by cluster; %d workloads built",
+		  (long long)total, (long long)badw, (long long)badk, (long long)differ,
+		  (long long)shared, (long long)qdiff, builds);
+	CHECK(total > 1500);
+	CHECK(badw == 0);
+	CHECK(badk == 0);
+	CHECK(differ > 100);
+	CHECK(shared > 500);
 }
 
 /* What the search's pruning by monotonicity relies on (search.c): the rest
@@ -269,7 +363,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL, NULL};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -622,7 +716,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL, NULL};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -781,7 +875,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL, NULL};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);
@@ -825,6 +919,7 @@ int main(void)
 {
 	pp_t_fixture_data(); /* size's $: fixed prices */
 	RUN(fastpath_exact);
+	RUN(cache_across_fabrics);
 	RUN(memory_monotone);
 	RUN(pruned_equals_brute_force);
 	RUN(equivalences);

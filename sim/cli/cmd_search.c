@@ -388,7 +388,7 @@ int pp_cmd_search(int argc, char **argv)
 	}
 	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "search: "};
 	pp_search_opts so = {top ? (int)top : l.spec.top ? l.spec.top : 5, exhaustive, false, usd,
-			     pp_plan_on_progress, &pg, false, NULL};
+			     pp_plan_on_progress, &pg, false, NULL, NULL};
 	pp_search_result r;
 	pp_err err = {0};
 	rc = pp_search_run(&l.s, &l.hw, &so, &r, &err);

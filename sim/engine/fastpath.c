@@ -23,6 +23,11 @@ typedef struct ckey {
 	int ep, etp;             /* MoE: the expert layout shapes the op list */
 	int zero, dpn;           /* where the stack's ops read them (FSDP2 copies, autocast
 				  * casts, DDP buckets); 0 elsewhere */
+	int node;                /* GPUs per node as the groups are placed */
+	/* the inter-node network where the op list reads it
+	 * (pp_workload_reads_network), else 0: the NIC rate, NICs and GPUs per
+	 * node, latency, oversubscription (their bits) */
+	uint64_t net[5];
 } ckey;
 
 /* A slot of the hash table: the key and where its workload is. The
@@ -42,6 +47,11 @@ typedef struct qentry {
 	int64_t m;
 	int64_t lb;
 } qentry;
+
+/* The most workloads a cache holds (some 1.6 KB each): podplan size's
+ * cache over a SKU's options meets some 20,000 keys on the 530B model;
+ * a search alone, a few hundred to a few thousand. */
+#define CACHE_MAX 32768
 
 struct pp_fp_cache {
 	centry *tab;
@@ -78,13 +88,21 @@ int pp_fp_cache_builds(const pp_fp_cache *c)
 	return c->builds;
 }
 
+void pp_fp_cache_forget_bounds(pp_fp_cache *c)
+{
+	free(c->qtab);
+	c->qtab = NULL;
+	c->qcap = c->qn = 0;
+}
+
 static uint64_t khash(const ckey *k)
 {
 	uint64_t h = 1469598103934665603ull;
-	uint64_t v[10] = {(uint64_t)k->tp,    (uint64_t)k->cp, (uint64_t)k->mbs,  (uint64_t)k->sp,
+	uint64_t v[16] = {(uint64_t)k->tp,    (uint64_t)k->cp, (uint64_t)k->mbs,  (uint64_t)k->sp,
 			  (uint64_t)k->rc,    (uint64_t)k->piped, (uint64_t)k->ep, (uint64_t)k->etp,
-			  (uint64_t)k->zero, (uint64_t)k->dpn};
-	for (int i = 0; i < 10; i++) {
+			  (uint64_t)k->zero, (uint64_t)k->dpn, (uint64_t)k->node, k->net[0],
+			  k->net[1], k->net[2], k->net[3], k->net[4]};
+	for (int i = 0; i < 16; i++) {
 		h ^= v[i];
 		h *= 1099511628211ull;
 		h ^= h >> 29;
@@ -96,7 +114,15 @@ static bool keq(const ckey *a, const ckey *b)
 {
 	return a->tp == b->tp && a->cp == b->cp && a->mbs == b->mbs && a->sp == b->sp &&
 	       a->rc == b->rc && a->piped == b->piped && a->ep == b->ep && a->etp == b->etp &&
-	       a->zero == b->zero && a->dpn == b->dpn;
+	       a->zero == b->zero && a->dpn == b->dpn && a->node == b->node &&
+	       !memcmp(a->net, b->net, sizeof(a->net));
+}
+
+static uint64_t bits(double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	return b;
 }
 
 static centry *slot(pp_fp_cache *c, const ckey *k)
@@ -121,7 +147,7 @@ static void grow(pp_fp_cache *c)
 
 /* What the op list depends on; everything else pp_workload_set_layout
  * patches. */
-static ckey key_of(const pp_scenario *s)
+static ckey key_of(const pp_scenario *s, const pp_hw *hw)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
@@ -130,16 +156,32 @@ static ckey key_of(const pp_scenario *s)
 	 * casts (ZeRO-3 holds 16-bit parameters) and DDP's buckets, and the DP
 	 * size through FSDP2's copies (workload.c) */
 	bool z = st->fsdp2_copies || st->autocast || st->ddp_bucket_copies;
-	return (ckey){p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
-		      (int)tr->recompute, p->pp > 1, p->ep, p->etp, z ? p->zero_stage : 0,
-		      st->fsdp2_copies || st->ddp_bucket_copies ? p->dp : 0};
+	ckey k = {p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
+		  (int)tr->recompute, p->pp > 1, p->ep, p->etp, z ? p->zero_stage : 0,
+		  st->fsdp2_copies || st->ddp_bucket_copies ? p->dp : 0,
+		  pp_workload_node_gpus(s), {0, 0, 0, 0, 0}};
+	if (pp_workload_reads_network(s)) {
+		k.net[0] = bits(hw->nic_Bps);
+		k.net[1] = (uint64_t)hw->nics_per_node << 32 | (uint32_t)hw->gpus_per_node;
+		k.net[2] = bits(hw->inter_lat_s);
+		k.net[3] = bits(hw->oversubscription);
+		k.net[4] = 1;
+	}
+	/* calibrated collectives (fits) are the hw's own: no sharing across hws */
+	if (hw->nfits)
+		k.net[4] |= (uint64_t)(uintptr_t)hw << 1;
+	return k;
 }
 
 void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
 {
-	ckey k = key_of(s);
+	ckey k = key_of(s, hw);
 	centry *e = slot(c, &k);
 	if (!e->used) {
+		if (c->n == CACHE_MAX) { /* full: emptied, the next keys built afresh */
+			memset(c->tab, 0, sizeof(centry) * c->cap);
+			c->n = 0;
+		}
 		if (2 * (c->n + 1) > c->cap) {
 			grow(c);
 			e = slot(c, &k);
@@ -152,6 +194,11 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
 		e->k = k;
 		e->w = c->n;
 		pp_workload_build(&c->ws[e->w], s, hw);
+		/* the op list is read by nothing the cache serves (fastpath.h) */
+		pp_workload *b = &c->ws[e->w];
+		free(b->ops);
+		b->ops = NULL;
+		b->nops = b->cap = 0;
 		c->n++;
 		c->builds++;
 	}
@@ -719,7 +766,7 @@ static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 
 int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
 {
-	qentry q = {true, key_of(s), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
+	qentry q = {true, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
 		    0};
 	if (!c->qtab) {
 		c->qcap = 1024;

@@ -45,20 +45,34 @@
 #include "input/scenario.h"
 #include "engine/workload.h"
 
-typedef struct pp_fp_cache pp_fp_cache;
-
 /* A cache of workloads for one scenario family: every call on one cache
- * must pass the same hw and scenarios that differ only in their layout
- * (parallel sizes, ZeRO stage, micro-batch size, SP, recompute, schedule). */
+ * must pass scenarios that differ only in their layout (parallel sizes,
+ * ZeRO stage, micro-batch size, SP, recompute, schedule), GPU count and
+ * inter-node network, with hws that differ at most in that network
+ * (fabric, NICs per node, oversubscription) and storage: podplan size's
+ * options of one SKU. The key takes the GPUs per node the groups are
+ * placed on (pp_workload_node_gpus) and the network where the op list
+ * reads it (pp_workload_reads_network): layouts whose collectives stay
+ * inside a node share one workload over every fabric and GPU count, the
+ * others over GPU counts; a hw with calibrated collectives shares with no
+ * other. */
+typedef struct pp_fp_cache pp_fp_cache;
 pp_fp_cache *pp_fp_cache_new(void);
 void pp_fp_cache_free(pp_fp_cache *c);
 /* Number of workloads built so far (one per tensor x context x micro-batch
  * x SP x recompute x pipelined-or-not x expert layout). */
 int pp_fp_cache_builds(const pp_fp_cache *c);
+/* Drop the quick bounds kept (pp_fp_bound_quick_cached_ns), keeping the
+ * workloads: a search on another cluster calls it before its first bound,
+ * since a bound reads the hw's links and the workloads' key does not
+ * always. */
+void pp_fp_cache_forget_bounds(pp_fp_cache *c);
 
 /* Fill *w with the workload of s's layout, field for field what
- * pp_workload_build(w, s, hw) gives. w->ops points into the cache: do not
- * pp_workload_release() it; it stays valid until pp_fp_cache_free(). */
+ * pp_workload_build(w, s, hw) gives but the op list: w->ops is NULL and
+ * w->nops 0 (the fast path, its bounds and the memory estimate read the
+ * passes' costs only; a cached workload is some 1.6 KB, its op list tens
+ * of KB). Do not pp_workload_release() it. */
 void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w);
 
 /* The step time in nanoseconds, equal to the event simulation's makespan

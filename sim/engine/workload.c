@@ -190,15 +190,39 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 	pc->host_s = pc->kernels * w->host_issue_s;
 }
 
+int pp_workload_node_gpus(const pp_scenario *s)
+{
+	return s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
+							      : s->cluster.num_gpus;
+}
+
+/* Megatron-LM's rank order: tp fastest, then cp, dp, pp */
+static pp_group tp_group(const pp_scenario *s)
+{
+	return pp_group_place(s->parallel.tp, 1, pp_workload_node_gpus(s));
+}
+
+static pp_group cp_group(const pp_scenario *s)
+{
+	return pp_group_place(s->parallel.cp, s->parallel.tp, pp_workload_node_gpus(s));
+}
+
+bool pp_workload_reads_network(const pp_scenario *s)
+{
+	const pp_stack *st = &s->training.stack;
+	if (s->model.num_experts > 0 || st->fsdp2_copies || st->autocast || st->ddp_bucket_copies)
+		return true;
+	pp_group tp = tp_group(s), cp = cp_group(s);
+	return tp.per_node < tp.n || cp.per_node < cp.n;
+}
+
 void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
-	int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
-							       : s->cluster.num_gpus;
-	/* Megatron-LM's rank order: tp fastest, then cp, dp, pp */
-	w->tp = pp_group_place(p->tp, 1, G);
-	w->cp = pp_group_place(p->cp, p->tp, G);
+	int G = pp_workload_node_gpus(s);
+	w->tp = tp_group(s);
+	w->cp = cp_group(s);
 	w->dp = pp_group_place(p->dp * p->cp, p->tp, G);
 	w->pp_group_ = pp_group_place(p->pp, p->tp * p->cp * p->dp, G);
 	/* experts: etp fastest, then ep, then the expert data-parallel ranks */
@@ -286,8 +310,7 @@ static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
 	x->base_wb = tr->base_weight_bytes;
 
 	if (m->num_experts > 0) {
-		int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
-								       : s->cluster.num_gpus;
+		int G = pp_workload_node_gpus(s);
 		int etp = pp_parallel_etp(p), ep = p->ep > 0 ? p->ep : 1;
 		x->E = m->num_experts;
 		x->topk = m->moe_router_topk;

@@ -126,6 +126,19 @@ void pp_workload_release(pp_workload *w);
  * workload cache calls it on a workload built for another DP size. */
 void pp_workload_set_layout(pp_workload *w, const pp_scenario *s);
 
+/* Whether pp_workload_build(s) reads the inter-node network (the fabric
+ * and the NICs per node of s's cluster): a tensor- or context-parallel
+ * group of s's layout across nodes, experts, or a stack whose ops read the
+ * data-parallel layout. When false the op list is the same on clusters
+ * that differ only there: its collectives run inside one node
+ * (pp_coll_time, pp_p2p_time read the intra-node link and the GPU's
+ * kernel overhead there). The fast path's workload cache keys on the
+ * network only where this is true. */
+bool pp_workload_reads_network(const pp_scenario *s);
+/* GPUs per node as the groups are placed (a cluster smaller than a node:
+ * all of it); the only figure of the GPU count the op list reads. */
+int pp_workload_node_gpus(const pp_scenario *s);
+
 /* Model parameter count (embeddings once when tied, learned positions for
  * GPT-style models). */
 double pp_model_params(const pp_model *m);

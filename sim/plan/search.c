@@ -847,7 +847,11 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	wk->hw = hw;
 	wk->o = o;
 	wk->x = *s;
-	wk->cache = pp_fp_cache_new();
+	pp_search_fit *fit = R == 1 ? o->fit : NULL;
+	wk->cache = o->cache ? o->cache : pp_fp_cache_new();
+	if (o->cache)
+		pp_fp_cache_forget_bounds(wk->cache);
+	int builds0 = pp_fp_cache_builds(wk->cache);
 	wk->R = R;
 	wk->slots = R > 1 ? pp_dist_slots_new(2 + R) : NULL;
 	wk->gidx = -1;
@@ -857,7 +861,6 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 	size_t n = 0;
 	best *top = pp_xmalloc(sizeof(best) * (size_t)k);
 	pp_des *des = o->des ? pp_des_new() : NULL;
-	pp_search_fit *fit = R == 1 ? o->fit : NULL;
 	if (fit && fit->filled) {
 		n = fit->n;
 		snprintf(out->space, sizeof(out->space), "%s", fit->space);
@@ -919,7 +922,7 @@ static int search_once(const pp_scenario *s, const pp_hw *hw, const pp_search_op
 			    : wk->fe[i].bound >= 0 && wk->fe[i].bound <= gk;
 	/* the feasible list is every rank's under MPI: count it once */
 	double cnt[5] = {(double)wk->nofit, R > 1 && r > 0 ? 0 : (double)nfe, (double)under,
-			 (double)sims, (double)pp_fp_cache_builds(wk->cache)};
+			 (double)sims, (double)(pp_fp_cache_builds(wk->cache) - builds0)};
 	if (R > 1)
 		pp_dist_allreduce_sum(cnt, 5);
 	out->evaluated = (int64_t)n;
@@ -945,7 +948,8 @@ out:
 	free(wk->fe);
 	pp_dist_slots_free(wk->slots);
 	pp_des_free(des);
-	pp_fp_cache_free(wk->cache);
+	if (!o->cache)
+		pp_fp_cache_free(wk->cache);
 	free(wk);
 	return rc;
 }

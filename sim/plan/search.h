@@ -121,6 +121,9 @@ typedef struct pp_search_opts {
 	bool local;                /* this rank alone, under MPI too (size's own scheduling) */
 	pp_search_fit *fit;        /* NULL, or (on one rank) the list above: empty, the search
 				      fills it; filled, the search starts from it */
+	struct pp_fp_cache *cache; /* NULL, or a workload cache kept over searches of clusters
+				      that differ only in GPU count and inter-node network
+				      (fastpath.h; podplan size's options of one SKU) */
 } pp_search_opts;
 
 typedef struct pp_search_result {

@@ -1,6 +1,7 @@
 /* size.c - see size.h. */
 #include "plan/size.h"
 #include "core/dist.h"
+#include "engine/fastpath.h"
 #include "input/prices.h"
 #include "core/util.h"
 
@@ -174,6 +175,7 @@ typedef struct opt_in {
 	bool valid;      /* hw resolved */
 	int order;
 	pp_search_fit *fit; /* shared by the options that differ only in fabric and NICs */
+	pp_fp_cache *cache; /* shared by the options that differ only in GPU count, fabric, NICs */
 } opt_in;
 
 /* A lower bound on any layout's step time on x's cluster: the step's
@@ -330,11 +332,23 @@ static bool same_fit(const opt_in *a, const opt_in *b)
 	       a->hw.reserved_bytes == b->hw.reserved_bytes && a->hw.act_margin == b->hw.act_margin;
 }
 
-/* One kept fit per group of options that share it (in build order); the
- * fits into fits[*nfits] for the caller to free. */
-static void share_fits(opt_in *oi, int n, pp_search_fit **fits, int *nfits)
+/* Whether two options' searches may share one workload cache
+ * (fastpath.h): the same SKU on nodes of the same size and link, with no
+ * calibrated collectives; GPU count, fabric and NICs may differ. */
+static bool same_engine(const opt_in *a, const opt_in *b)
 {
-	*nfits = 0;
+	const pp_cluster *x = &a->x.cluster, *y = &b->x.cluster;
+	return x->gpu == y->gpu && x->gpus_per_node == y->gpus_per_node && x->intra == y->intra &&
+	       a->hw.nfits == 0 && b->hw.nfits == 0;
+}
+
+/* One kept fit per group of options that share it, one workload cache per
+ * group of options that share it (in build order); the fits into
+ * fits[*nfits] and the caches into caches[*ncaches] for the caller to free. */
+static void share_fits(opt_in *oi, int n, pp_search_fit **fits, int *nfits,
+		       pp_fp_cache **caches, int *ncaches)
+{
+	*nfits = *ncaches = 0;
 	for (int i = 0; i < n; i++) {
 		if (!oi[i].valid)
 			continue;
@@ -343,6 +357,11 @@ static void share_fits(opt_in *oi, int n, pp_search_fit **fits, int *nfits)
 				oi[i].fit = oi[j].fit;
 		if (!oi[i].fit)
 			oi[i].fit = fits[(*nfits)++] = pp_search_fit_new();
+		for (int j = 0; j < i && !oi[i].cache; j++)
+			if (oi[j].valid && same_engine(&oi[i], &oi[j]))
+				oi[i].cache = oi[j].cache;
+		if (!oi[i].cache)
+			oi[i].cache = caches[(*ncaches)++] = pp_fp_cache_new();
 	}
 }
 
@@ -480,8 +499,8 @@ static int search_option(const pp_size_opts *o, const opt_in *oi, double steps, 
 {
 	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
-	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
-			     true, oi->fit};
+	pp_search_opts so = {1,	   false,   false,    op->usd_per_gpu_hour, o->progress,
+			     o->progress_ctx, true, oi->fit, oi->cache};
 	pp_search_result sr;
 	pp_err e = {0};
 	memset(res, 0, sizeof(*res));
@@ -776,8 +795,9 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 		return rc;
 	bound_options(s, oi, n, steps);
 	pp_search_fit **fits = pp_xcalloc((size_t)n + 1, sizeof(pp_search_fit *));
-	int nfits = 0;
-	share_fits(oi, n, fits, &nfits);
+	pp_fp_cache **caches = pp_xcalloc((size_t)n + 1, sizeof(pp_fp_cache *));
+	int nfits = 0, ncaches = 0;
+	share_fits(oi, n, fits, &nfits, caches, &ncaches);
 	bool budget = o->budget_usd > 0;
 	qsort(oi, (size_t)n, sizeof(opt_in), budget ? cmp_lb_time : cmp_lb_usd);
 	/* options in order of their bound; the best so far rules out the rest */
@@ -806,6 +826,9 @@ out:
 	for (int i = 0; i < nfits; i++)
 		pp_search_fit_free(fits[i]);
 	free(fits);
+	for (int i = 0; i < ncaches; i++)
+		pp_fp_cache_free(caches[i]);
+	free(caches);
 	free(oi);
 	out->elapsed_s = pp_mono_s() - t0;
 	return rc;
