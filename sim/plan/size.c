@@ -603,11 +603,44 @@ static double double_of(int64_t b)
 	return v;
 }
 
-/* Under MPI: the options in the serial order, each to whichever rank asks
- * first (a shared counter, slot 0), searched there alone. What a rank
- * finds is published as it is found: slots 1 + 2i and 2 + 2i hold option
- * i's cost and time when it meets the target (0: not known, or it does
- * not). Before searching option i a rank takes the best of what is known
+/* Under MPI, the order in which the options are handed out: with a
+ * deadline or a budget, the serial order as one queue (what is found
+ * first rules out the rest); with neither every option is searched
+ * whatever the order, so the options are grouped by workload cache (one
+ * per SKU, share_fits) and cut into one queue per rank, so that a rank
+ * builds the workloads of its own SKUs and not of every SKU. ord: the
+ * options in queue order; queue q is ord[start[q] .. start[q + 1]).
+ * Returns the number of queues. */
+static int queues_of(const pp_size_opts *o, const opt_in *oi, int n, int R, int *ord, int *start)
+{
+	for (int i = 0; i < n; i++)
+		ord[i] = i;
+	if (o->deadline_s > 0 || o->budget_usd > 0 || R < 2) {
+		start[0] = 0;
+		start[1] = n;
+		return 1;
+	}
+	/* by cache in order of first appearance, then in the serial order */
+	int m = 0;
+	for (int g = 0; g < n; g++) {
+		bool first = true; /* g is the first option of its cache */
+		for (int j = 0; j < g && first; j++)
+			first = oi[j].cache != oi[g].cache;
+		for (int i = g; first && i < n; i++)
+			if (oi[i].cache == oi[g].cache)
+				ord[m++] = i;
+	}
+	for (int q = 0; q <= R; q++)
+		start[q] = (int)((int64_t)n * q / R);
+	return R;
+}
+
+/* Under MPI: each option to whichever rank asks first (a shared counter
+ * per queue, slot q: queues_of), its own queue first, then the queue with
+ * the most left, searched there alone. What a rank finds is published as
+ * it is found: slots Q + 2i and Q + 1 + 2i hold option i's cost and time
+ * when it meets the target (0: not known, or it does not; Q the number
+ * of queues). Before searching option i a rank takes the best of what is known
  * of the options before it; that is never better than what the serial
  * run knows there, so an option it rules out the serial run rules out
  * too, and it may search one the serial run would not. Afterwards the
@@ -618,17 +651,34 @@ static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double ste
 			    pp_size_result *out, pp_err *err)
 {
 	int R = pp_dist_size(), r = pp_dist_rank(), rc = 0;
-	pp_dist_slots *w = pp_dist_slots_new(1 + 2 * n);
+	int *ord = pp_xmalloc(sizeof(int) * ((size_t)n + 1));
+	int *start = pp_xmalloc(sizeof(int) * ((size_t)R + 2));
+	int Q = queues_of(o, oi, n, R, ord, start), cq = Q > 1 ? r % Q : 0;
+	pp_dist_slots *w = pp_dist_slots_new(Q + 2 * n);
 	opt_res *res = pp_xcalloc((size_t)n + 1, sizeof(opt_res));
 	int *have = pp_xcalloc((size_t)n + 1, sizeof(int));
 	int64_t *known = pp_xmalloc(sizeof(int64_t) * (size_t)(2 * n + 1));
+	int64_t *taken = pp_xmalloc(sizeof(int64_t) * ((size_t)Q + 1));
 	for (;;) {
-		int64_t i = pp_dist_slot_add(w, 0, 1);
-		if (i >= n)
-			break;
+		int64_t t = pp_dist_slot_add(w, cq, 1);
+		if (t >= start[cq + 1] - start[cq]) {
+			/* this queue is done: the one with the most left, if any */
+			pp_dist_slot_get(w, 0, Q, taken);
+			int most = 0;
+			cq = -1;
+			for (int u = 0; u < Q; u++)
+				if (start[u + 1] - start[u] - taken[u] > most) {
+					most = (int)(start[u + 1] - start[u] - taken[u]);
+					cq = u;
+				}
+			if (cq < 0)
+				break;
+			continue;
+		}
+		int64_t i = ord[start[cq] + t];
 		double best_usd = INFINITY, best_time = INFINITY;
 		if (i > 0)
-			pp_dist_slot_get(w, 1, (int)(2 * i), known);
+			pp_dist_slot_get(w, Q, (int)(2 * i), known);
 		for (int j = 0; j < i; j++) {
 			if (known[2 * j] && double_of(known[2 * j]) < best_usd)
 				best_usd = double_of(known[2 * j]);
@@ -644,8 +694,8 @@ static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double ste
 			break;
 		have[i] = 1;
 		if (res[i].status == PP_SIZE_SEARCHED && res[i].meets) {
-			pp_dist_slot_set(w, (int)(1 + 2 * i), bits_of(res[i].usd));
-			pp_dist_slot_set(w, (int)(2 + 2 * i), bits_of(res[i].train_s));
+			pp_dist_slot_set(w, (int)(Q + 2 * i), bits_of(res[i].usd));
+			pp_dist_slot_set(w, (int)(Q + 1 + 2 * i), bits_of(res[i].train_s));
 		}
 	}
 	/* a rank that failed stops; every rank still takes part below */
@@ -694,8 +744,11 @@ static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double ste
 			best_time = op->train_s;
 	}
 	free(known);
+	free(taken);
 	free(have);
 	free(res);
+	free(start);
+	free(ord);
 	pp_dist_slots_free(w);
 	return rc;
 }
