@@ -43,14 +43,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * read again from the document: 16 requests keep a run short */
 		if (s.serve.num_prompts > 16)
 			s.serve.num_prompts = 16;
+		/* (where the document leaves them out, their defaults - 1,000
+		 * requests - would be simulated: the cut is written in) */
 		cJSON *wl = cJSON_GetObjectItemCaseSensitive(s.doc.root, "workload");
-		cJSON *np = wl ? cJSON_GetObjectItemCaseSensitive(wl, "num_prompts") : NULL;
-		if (cJSON_IsNumber(np) && np->valuedouble > 16)
-			cJSON_SetNumberValue(np, 16);
-		/* and at most 32 tokens out each (each one an iteration) */
-		cJSON *ol = wl ? cJSON_GetObjectItemCaseSensitive(wl, "output_len") : NULL;
-		if (cJSON_IsNumber(ol) && ol->valuedouble > 32)
-			cJSON_SetNumberValue(ol, 32);
+		if (!wl && cJSON_IsObject(s.doc.root) &&
+		    cJSON_GetObjectItemCaseSensitive(s.doc.root, "serving"))
+			wl = cJSON_AddObjectToObject(s.doc.root, "workload");
+		if (cJSON_IsObject(wl)) {
+			cJSON *np = cJSON_GetObjectItemCaseSensitive(wl, "num_prompts");
+			if (!np)
+				cJSON_AddNumberToObject(wl, "num_prompts", 16);
+			else if (cJSON_IsNumber(np) && np->valuedouble > 16)
+				cJSON_SetNumberValue(np, 16);
+			/* and at most 32 tokens out each (each one an iteration) */
+			cJSON *ol = cJSON_GetObjectItemCaseSensitive(wl, "output_len");
+			if (!ol)
+				cJSON_AddNumberToObject(wl, "output_len", 32);
+			else if (cJSON_IsNumber(ol) && ol->valuedouble > 32)
+				cJSON_SetNumberValue(ol, 32);
+		}
 		pp_report r;
 		pp_report_opts o;
 		memset(&o, 0, sizeof(o));
