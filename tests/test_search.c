@@ -97,6 +97,7 @@ static bool same_but_ops(const pp_workload *f, const pp_workload *w)
 static void fastpath_exact(void)
 {
 	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0, badl = 0, badk = 0;
+	int64_t rebuilt = 0;
 	double tight = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
@@ -110,13 +111,17 @@ static void fastpath_exact(void)
 		pp_err err = {0};
 		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_fp_cache *c = pp_fp_cache_new();
+		/* and one that holds 7 workloads, emptied whenever it is full */
+		pp_fp_cache *c7 = pp_fp_cache_new();
+		pp_fp_cache_set_max(c7, 7);
 		pp_scenario x = s;
 		for (size_t i = 0; i < n; i++) {
 			pp_layout_apply(&x, &lay[i]);
-			pp_workload w, f;
+			pp_workload w, f, f7;
 			pp_workload_build(&w, &x, &hw);
 			pp_fp_workload(c, &x, &hw, &f);
-			badw += !same_but_ops(&f, &w);
+			pp_fp_workload(c7, &x, &hw, &f7);
+			badw += !same_but_ops(&f, &w) || !same_but_ops(&f7, &w);
 			int64_t d = des_ns(&x, &hw, &w);
 			int64_t fp = pp_fp_step_ns(&x, &hw, &w);
 			/* the walk stopped at a limit: the step up to it, longer above */
@@ -142,6 +147,9 @@ static void fastpath_exact(void)
 			pp_workload_release(&w);
 			total++;
 		}
+		/* c7 was emptied: it built some keys again */
+		rebuilt += pp_fp_cache_builds(c7) - pp_fp_cache_builds(c);
+		pp_fp_cache_free(c7);
 		pp_fp_cache_free(c);
 		free(lay);
 		pp_scenario_release(&s);
@@ -155,6 +163,8 @@ static void fastpath_exact(void)
 	          (long long)raised);
 	pp_t_diag("walk with a limit: %lld layouts where it differs from the step; %lld kept quick "
 	          "bounds that differ", (long long)badl, (long long)badk);
+	pp_t_diag("a cache of 7 workloads built %lld more than one of 32,768", (long long)rebuilt);
+	CHECK(rebuilt > 0);
 	CHECK(total > 1500);
 	CHECK(badl == 0);
 	CHECK(badk == 0);

@@ -61,6 +61,7 @@ struct pp_fp_cache {
 	int builds;
 	qentry *qtab;
 	size_t qcap, qn;
+	size_t max;              /* the most workloads held (CACHE_MAX) */
 };
 
 pp_fp_cache *pp_fp_cache_new(void)
@@ -68,7 +69,13 @@ pp_fp_cache *pp_fp_cache_new(void)
 	pp_fp_cache *c = pp_xcalloc(1, sizeof(*c));
 	c->cap = 256;
 	c->tab = pp_xcalloc(c->cap, sizeof(centry));
+	c->max = CACHE_MAX;
 	return c;
+}
+
+void pp_fp_cache_set_max(pp_fp_cache *c, size_t max)
+{
+	c->max = max > 0 ? max : 1;
 }
 
 void pp_fp_cache_free(pp_fp_cache *c)
@@ -178,9 +185,10 @@ void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_wo
 	ckey k = key_of(s, hw);
 	centry *e = slot(c, &k);
 	if (!e->used) {
-		if (c->n == CACHE_MAX) { /* full: emptied, the next keys built afresh */
+		if (c->n >= c->max) { /* full: emptied, the next keys built afresh */
 			memset(c->tab, 0, sizeof(centry) * c->cap);
 			c->n = 0;
+			e = slot(c, &k);
 		}
 		if (2 * (c->n + 1) > c->cap) {
 			grow(c);

@@ -67,6 +67,9 @@ int pp_fp_cache_builds(const pp_fp_cache *c);
  * since a bound reads the hw's links and the workloads' key does not
  * always. */
 void pp_fp_cache_forget_bounds(pp_fp_cache *c);
+/* The most workloads c holds (32,768 unless set): when full it is emptied
+ * and the next keys are built afresh. */
+void pp_fp_cache_set_max(pp_fp_cache *c, size_t max);
 
 /* Fill *w with the workload of s's layout, field for field what
  * pp_workload_build(w, s, hw) gives but the op list: w->ops is NULL and

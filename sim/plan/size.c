@@ -499,8 +499,8 @@ static int search_option(const pp_size_opts *o, const opt_in *oi, double steps, 
 {
 	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
-	pp_search_opts so = {1,	   false,   false,    op->usd_per_gpu_hour, o->progress,
-			     o->progress_ctx, true, oi->fit, oi->cache};
+	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
+			     true, oi->fit, oi->cache};
 	pp_search_result sr;
 	pp_err e = {0};
 	memset(res, 0, sizeof(*res));
@@ -613,9 +613,9 @@ static double double_of(int64_t b)
  * Returns the number of queues. */
 static int queues_of(const pp_size_opts *o, const opt_in *oi, int n, int R, int *ord, int *start)
 {
-	for (int i = 0; i < n; i++)
-		ord[i] = i;
 	if (o->deadline_s > 0 || o->budget_usd > 0 || R < 2) {
+		for (int i = 0; i < n; i++)
+			ord[i] = i;
 		start[0] = 0;
 		start[1] = n;
 		return 1;
