@@ -33,11 +33,11 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 
 enum { HELD, TRAINED, TRAINED_EXPERT };
 
-static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, int which)
+/* Stage st's parameters (which) from its layers by kind n (pp_stage_kinds). */
+static double stage_sum_of(const pp_scenario *s, const pp_workload *w, int st,
+			   const double n[PP_LAYER_KINDS], int which)
 {
 	const pp_parallel *p = &s->parallel;
-	double n[PP_LAYER_KINDS];
-	pp_stage_kinds(s, st, n);
 	double params = 0;
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		const pp_layer_cost *lc = &w->lk[k];
@@ -53,6 +53,13 @@ static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, int 
 	if (st == p->pp - 1)
 		params += which == HELD ? w->params_head : w->trainable_head;
 	return params;
+}
+
+static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, int which)
+{
+	double n[PP_LAYER_KINDS];
+	pp_stage_kinds(s, st, n);
+	return stage_sum_of(s, w, st, n, which);
 }
 
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
@@ -283,9 +290,9 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 			if (nseen < SEEN)
 				memcpy(seen[nseen++], n, sizeof(n));
 		}
-		double params = pp_stage_params(s, w, st);
-		double trained = pp_stage_trainable(s, w, st);
-		double tex = pp_stage_trainable_expert(s, w, st);
+		double params = stage_sum_of(s, w, st, n, HELD);
+		double trained = stage_sum_of(s, w, st, n, TRAINED);
+		double tex = stage_sum_of(s, w, st, n, TRAINED_EXPERT);
 		double chunks = pp_inflight_chunks(s, st);
 		double act = 0, full = 0;
 		for (int k = 0; k < PP_LAYER_KINDS; k++) {
