@@ -383,7 +383,7 @@ static void serve_head(ctx *c, const dims *x, pp_group tp, bool count)
  * element at 16-bit logits, the logits' own read scaling with the
  * activation size (fp32 training reads 4 bytes where bf16 reads 2). The
  * replays' chain without a stack. */
-static const pp_ce_impl replay_ce = {"podplan-1", 14, 6, 1, 1, 8, 8, 0, 0};
+static const pp_ce_impl replay_ce = {"podplan-1", 14, 6, 1, 1, 8, 8, 0, 0, 0};
 
 static const pp_ce_impl *ce_of(const ctx *c)
 {

@@ -3,6 +3,7 @@
 
 #include "engine/memory.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const pp_eltw_impl *eltw_of(const pp_scenario *s)
@@ -34,6 +35,31 @@ static double layer_kept(const pp_scenario *s, double e)
 	double casts = (fused ? 1.0 : 3.0) + (fused ? 1.0 : 2.0);
 	return 2.0 * el->kept_norm * h + el->kept_cast * h * casts + e * (2.0 * qw + 2.0 * kvw) +
 	       4.0 * a + el->kept_act * f;
+}
+
+/* The loss chain's fp32 blocks the caching allocator reserves anew from
+ * the second step on (campaign 7, models/validation/framework/mem_trace.py:
+ * from the second step the chain's vocabulary-sized requests found no free
+ * block to fit and got segments of their own, while more bytes than each
+ * request were free). The optimizer's states, created in the first step's
+ * optimizer step, are placed by best fit (c10/cuda/CUDACachingAllocator.cpp
+ * get_free_block: the smallest free block that fits, split) into the
+ * blocks the first step's chain freed; the remainder of a split block is
+ * the best fit for the next state, so the states fill those blocks one
+ * after another and spoil ceil(states / block) of them, at most the
+ * chain's blocks at its peak (cross_entropy peak_fp32_blocks). 0 where the
+ * chain does not say, or the stage has no chain. */
+static double chain_anew_bytes(const pp_scenario *s, double states, bool last)
+{
+	const pp_ce_impl *ce = &s->training.stack.ce;
+	if (!last || ce->peak_fp32_blocks <= 0 || states <= 0)
+		return 0;
+	const pp_model *m = &s->model;
+	double block = 4.0 * s->training.micro_batch_size * m->seq_length * m->vocab_size;
+	double n = ceil(states / block);
+	if (n > ce->peak_fp32_blocks)
+		n = ce->peak_fp32_blocks;
+	return n * block;
 }
 
 void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, int st,
@@ -98,7 +124,6 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		ag_pool = (rp + one_layer) * e * (1.0 + 1.0 / d);
 		rs_pool = grads;
 	}
-	double base = weights + states + buckets;
 	struct {
 		const char *name;
 		double grads, act, temp;
@@ -109,22 +134,32 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		 logits + root + gathered + ag_pool},
 		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},
 	};
+	/* the first step: the optimizer creates its states in its step, so
+	 * the phases before it hold none */
+	double anew = chain_anew_bytes(s, states, last);
 	double margin = hw->act_margin;
 	double best = -1;
-	for (int i = 0; i < 4; i++) {
-		double temp = ph[i].temp + hw->reserved_bytes;
-		double frag = margin * (ph[i].act + temp);
-		double total = base + ph[i].grads + ph[i].act + temp + frag;
-		if (total <= best)
-			continue;
-		best = total;
-		out->weights_bytes = weights;
-		out->grads_bytes = ph[i].grads + buckets;
-		out->optimizer_bytes = states;
-		out->activations_bytes = ph[i].act;
-		out->temp_bytes = temp;
-		out->fragmentation_bytes = frag;
-		out->total_bytes = total;
-		snprintf(out->peak_phase, sizeof(out->peak_phase), "%s", ph[i].name);
+	for (int first = 0; first < (anew > 0 ? 2 : 1); first++) {
+		for (int i = 0; i < 4; i++) {
+			double sb = first && i < 3 ? 0 : states;
+			double temp = ph[i].temp + hw->reserved_bytes;
+			/* the first step's segments are cut to its requests (a
+			 * fresh cache has no free block to misfit), the
+			 * steady step's carry the fragmentation margin */
+			double frag = first ? anew : margin * (ph[i].act + temp);
+			double total = weights + buckets + sb + ph[i].grads + ph[i].act + temp + frag;
+			if (total <= best)
+				continue;
+			best = total;
+			out->weights_bytes = weights;
+			out->grads_bytes = ph[i].grads + buckets;
+			out->optimizer_bytes = sb;
+			out->activations_bytes = ph[i].act;
+			out->temp_bytes = temp;
+			out->fragmentation_bytes = frag;
+			out->total_bytes = total;
+			snprintf(out->peak_phase, sizeof(out->peak_phase), "%s",
+				 first ? "the first step's, chain anew" : ph[i].name);
+		}
 	}
 }

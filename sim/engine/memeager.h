@@ -21,6 +21,14 @@
  *      temporaries (eager_memory optimizer_temp_states).
  * The logits the model output holds (held_bytes) stay in C and D.
  *
+ * The caching allocator's reservation (what max_memory_reserved reads) is
+ * the larger of the steady step's phases, with the fragmentation margin,
+ * and the first step's phases (no states before its optimizer step; its
+ * segments cut to its requests, so no margin) plus the loss chain's fp32
+ * blocks reserved anew from the second step: the first step's states are
+ * placed by best fit into the blocks its chain freed (campaign 7's
+ * allocator trace, models/validation/framework/mem_trace.py).
+ *
  * Saved activations per layer and token, from the elementwise
  * implementation's kept_* figures (frameworks.json, counted from the
  * model's code and autograd's saved tensors): two norms (kept_norm each

@@ -127,7 +127,9 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 		    (rc = read_num(d, e, p, "peak_bytes", &c->peak_bytes, err)) ||
 		    (rc = pp_jget_num(d, e, p, "fwd_peak_bytes", false, 0, 1e6, &c->fwd_peak_bytes,
 				      NULL, err)) ||
-		    (rc = pp_jget_num(d, e, p, "held_bytes", false, 0, 1e6, &c->held_bytes, NULL, err)))
+		    (rc = pp_jget_num(d, e, p, "held_bytes", false, 0, 1e6, &c->held_bytes, NULL, err)) ||
+		    (rc = pp_jget_num(d, e, p, "peak_fp32_blocks", false, 0, 64, &c->peak_fp32_blocks,
+				      NULL, err)))
 			return rc;
 		f->nce++;
 	}

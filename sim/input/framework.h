@@ -75,6 +75,9 @@ typedef struct pp_ce_impl {
 	 * held until the step ends (a model output keeping the logits); read
 	 * by the eager memory model (engine/memeager.h) */
 	double fwd_peak_bytes, held_bytes;
+	/* optional (0: not given): the fp32 blocks of tokens x vocabulary the
+	 * chain holds at its peak (each its own allocation) */
+	double peak_fp32_blocks;
 } pp_ce_impl;
 
 /* The elementwise kernels of a layer, in bytes per element over the
