@@ -54,6 +54,9 @@ def main():
     ap.add_argument("--phases", required=True)
     ap.add_argument("--segments", required=True)
     ap.add_argument("--final", required=True)
+    ap.add_argument("--allocs", default="",
+                    help="also every allocation, free and segment of at least 16 MiB with "
+                         "its address, step and phase (where the blocks went)")
     a = ap.parse_args()
     import torch
     sc = fw.load_scenarios({a.only})[0]
@@ -97,6 +100,7 @@ def main():
     phase = -1  # before the first step: the build
     ph = {}
     seg_rows = []
+    big_rows = []
     pending = None  # a segment_alloc waiting for the request it serves
 
     def cur():
@@ -115,6 +119,11 @@ def main():
             continue
         if act == "free_completed" and size in marks:
             continue
+        if a.allocs and size >= 16 << 20 and act in ("alloc", "free_completed", "segment_alloc",
+                                                      "segment_free"):
+            d = cur()
+            big_rows.append(dict(step=d["step"], phase=d["phase"], action=act,
+                                 addr=int(ev.get("addr", 0)), size=size))
         if act == "segment_alloc":
             d = cur()
             d["seg_n"] += 1
@@ -153,6 +162,12 @@ def main():
     for r in seg_rows:
         w.row(dict(config=sc["name"], variant=a.variant, **r))
     w.close()
+    if a.allocs:
+        w = fw.RowWriter(a.allocs, ["config", "variant", "step", "phase", "action", "addr",
+                                    "size"])
+        for r in big_rows:
+            w.row(dict(config=sc["name"], variant=a.variant, **r))
+        w.close()
     w = fw.RowWriter(a.final, ["config", "variant", "segment", "total_size", "allocated_size",
                                "largest_free", "blocks", "stream"])
     for i, sg in enumerate(snap["segments"]):
