@@ -39,9 +39,12 @@ typedef struct centry {
 	size_t w;                /* index into ws */
 } centry;
 
-/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value. */
+/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value.
+ * gen: the cache's qgen when it was kept; a slot of another generation is
+ * empty, so that forgetting the bounds is one increment and not a table
+ * to zero again and grow again for every search. */
 typedef struct qentry {
-	bool used;
+	uint32_t gen;
 	ckey k;
 	int pp, vpp;
 	int64_t m;
@@ -61,6 +64,7 @@ struct pp_fp_cache {
 	int builds;
 	qentry *qtab;
 	size_t qcap, qn;
+	uint32_t qgen;           /* the generation of the bounds kept (qentry.gen) */
 	size_t max;              /* the most workloads held (CACHE_MAX) */
 };
 
@@ -70,6 +74,7 @@ pp_fp_cache *pp_fp_cache_new(void)
 	c->cap = 256;
 	c->tab = pp_xcalloc(c->cap, sizeof(centry));
 	c->max = CACHE_MAX;
+	c->qgen = 1;
 	return c;
 }
 
@@ -97,9 +102,12 @@ int pp_fp_cache_builds(const pp_fp_cache *c)
 
 void pp_fp_cache_forget_bounds(pp_fp_cache *c)
 {
-	free(c->qtab);
-	c->qtab = NULL;
-	c->qcap = c->qn = 0;
+	c->qn = 0;
+	if (++c->qgen == 0) { /* after 2^32 searches: every slot empty again */
+		if (c->qtab)
+			memset(c->qtab, 0, sizeof(qentry) * c->qcap);
+		c->qgen = 1;
+	}
 }
 
 /* The key's fields, each times its own odd constant and summed, then
@@ -777,7 +785,7 @@ static uint64_t qhash(const qentry *q)
 static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 {
 	size_t i = (size_t)(qhash(q) & (cap - 1));
-	while (tab[i].used && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
+	while (tab[i].gen == q->gen && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
 				tab[i].vpp == q->vpp && tab[i].m == q->m))
 		i = (i + 1) & (cap - 1);
 	return &tab[i];
@@ -785,14 +793,14 @@ static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 
 int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
 {
-	qentry q = {true, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
+	qentry q = {c->qgen, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
 		    0};
 	if (!c->qtab) {
 		c->qcap = 1024;
 		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
 	}
 	qentry *e = qslot(c->qtab, c->qcap, &q);
-	if (e->used)
+	if (e->gen == q.gen)
 		return e->lb;
 	if (2 * (c->qn + 1) > c->qcap) {
 		qentry *old = c->qtab;
@@ -800,7 +808,7 @@ int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const 
 		c->qcap *= 2;
 		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
 		for (size_t i = 0; i < ocap; i++)
-			if (old[i].used)
+			if (old[i].gen == q.gen)
 				*qslot(c->qtab, c->qcap, &old[i]) = old[i];
 		free(old);
 		e = qslot(c->qtab, c->qcap, &q);
