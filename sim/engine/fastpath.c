@@ -39,9 +39,12 @@ typedef struct centry {
 	size_t w;                /* index into ws */
 } centry;
 
-/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value. */
+/* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value.
+ * gen: the cache's qgen when it was kept; a slot of another generation is
+ * empty, so that forgetting the bounds is one increment and not a table
+ * to zero again and grow again for every search. */
 typedef struct qentry {
-	bool used;
+	uint32_t gen;
 	ckey k;
 	int pp, vpp;
 	int64_t m;
@@ -61,6 +64,7 @@ struct pp_fp_cache {
 	int builds;
 	qentry *qtab;
 	size_t qcap, qn;
+	uint32_t qgen;           /* the generation of the bounds kept (qentry.gen) */
 	size_t max;              /* the most workloads held (CACHE_MAX) */
 };
 
@@ -70,6 +74,7 @@ pp_fp_cache *pp_fp_cache_new(void)
 	c->cap = 256;
 	c->tab = pp_xcalloc(c->cap, sizeof(centry));
 	c->max = CACHE_MAX;
+	c->qgen = 1;
 	return c;
 }
 
@@ -97,24 +102,43 @@ int pp_fp_cache_builds(const pp_fp_cache *c)
 
 void pp_fp_cache_forget_bounds(pp_fp_cache *c)
 {
-	free(c->qtab);
-	c->qtab = NULL;
-	c->qcap = c->qn = 0;
+	c->qn = 0;
+	if (++c->qgen == 0) { /* after 2^32 searches: every slot empty again */
+		if (c->qtab)
+			memset(c->qtab, 0, sizeof(qentry) * c->qcap);
+		c->qgen = 1;
+	}
+}
+
+/* The key's fields, each times its own odd constant and summed, then
+ * mixed (MurmurHash3's fmix64): the products do not wait on one another,
+ * where a chained FNV-style round per field did; a search looks keys up
+ * millions of times. Only where a key sits in a table depends on it. */
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
 }
 
 static uint64_t khash(const ckey *k)
 {
-	uint64_t h = 1469598103934665603ull;
-	uint64_t v[16] = {(uint64_t)k->tp,    (uint64_t)k->cp, (uint64_t)k->mbs,  (uint64_t)k->sp,
-			  (uint64_t)k->rc,    (uint64_t)k->piped, (uint64_t)k->ep, (uint64_t)k->etp,
-			  (uint64_t)k->zero, (uint64_t)k->dpn, (uint64_t)k->node, k->net[0],
-			  k->net[1], k->net[2], k->net[3], k->net[4]};
-	for (int i = 0; i < 16; i++) {
-		h ^= v[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
-	return h;
+	/* the small fields packed two to a word: each fits in 32 bits */
+	uint64_t a = (uint64_t)(uint32_t)k->tp << 32 | (uint32_t)k->cp;
+	uint64_t b = (uint64_t)(uint32_t)k->sp << 32 | (uint32_t)k->rc;
+	uint64_t c = (uint64_t)(uint32_t)k->piped << 32 | (uint32_t)k->ep;
+	uint64_t d = (uint64_t)(uint32_t)k->etp << 32 | (uint32_t)k->zero;
+	uint64_t e = (uint64_t)(uint32_t)k->dpn << 32 | (uint32_t)k->node;
+	uint64_t h = a * 0x9e3779b97f4a7c15ull + (uint64_t)k->mbs * 0xc2b2ae3d27d4eb4full +
+		     b * 0x165667b19e3779f9ull + c * 0xd6e8feb86659fd93ull +
+		     d * 0xff51afd7ed558ccdull + e * 0xc4ceb9fe1a85ec53ull +
+		     k->net[0] * 0x94d049bb133111ebull + k->net[1] * 0xbf58476d1ce4e5b9ull +
+		     k->net[2] * 0x27d4eb2f165667c5ull + k->net[3] * 0x85ebca77c2b2ae63ull +
+		     k->net[4] * 0x9fb21c651e98df25ull;
+	return mix64(h);
 }
 
 static bool keq(const ckey *a, const ckey *b)
@@ -753,20 +777,15 @@ int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
 
 static uint64_t qhash(const qentry *q)
 {
-	uint64_t h = khash(&q->k);
-	uint64_t v[3] = {(uint64_t)q->pp, (uint64_t)q->vpp, (uint64_t)q->m};
-	for (int i = 0; i < 3; i++) {
-		h ^= v[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
-	return h;
+	uint64_t v = (uint64_t)(uint32_t)q->pp << 32 | (uint32_t)q->vpp;
+	return mix64(khash(&q->k) + v * 0x9e3779b97f4a7c15ull +
+		     (uint64_t)q->m * 0xc2b2ae3d27d4eb4full);
 }
 
 static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 {
 	size_t i = (size_t)(qhash(q) & (cap - 1));
-	while (tab[i].used && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
+	while (tab[i].gen == q->gen && !(keq(&tab[i].k, &q->k) && tab[i].pp == q->pp &&
 				tab[i].vpp == q->vpp && tab[i].m == q->m))
 		i = (i + 1) & (cap - 1);
 	return &tab[i];
@@ -774,14 +793,14 @@ static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 
 int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
 {
-	qentry q = {true, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
+	qentry q = {c->qgen, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
 		    0};
 	if (!c->qtab) {
 		c->qcap = 1024;
 		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
 	}
 	qentry *e = qslot(c->qtab, c->qcap, &q);
-	if (e->used)
+	if (e->gen == q.gen)
 		return e->lb;
 	if (2 * (c->qn + 1) > c->qcap) {
 		qentry *old = c->qtab;
@@ -789,7 +808,7 @@ int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const 
 		c->qcap *= 2;
 		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));
 		for (size_t i = 0; i < ocap; i++)
-			if (old[i].used)
+			if (old[i].gen == q.gen)
 				*qslot(c->qtab, c->qcap, &old[i]) = old[i];
 		free(old);
 		e = qslot(c->qtab, c->qcap, &q);

@@ -8,9 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* llround(x): the nearest integer, halves away from zero, without libm's
+ * call (a search rounds millions of durations). For |x| < 2^62 the
+ * truncation is exact and so is x less it, so the comparison with 0.5
+ * decides as llround does; NaN, infinities and the rest go to llround. */
+static inline int64_t round_half_away(double x)
+{
+	if (!(fabs(x) < 0x1p62))
+		return (int64_t)llround(x);
+	int64_t r = (int64_t)x;
+	double f = x - (double)r;
+	if (f >= 0.5)
+		r++;
+	else if (f <= -0.5)
+		r--;
+	return r;
+}
+
 int64_t pp_ns(double s)
 {
-	return (int64_t)llround(s * 1e9);
+	return round_half_away(s * 1e9);
 }
 
 /* The compute-stream seconds of a pass: kernels and the exposed TP/CP and
@@ -108,7 +125,7 @@ static int64_t slowdown_ns(const pp_stepcost *c, int64_t comm_ns, pp_coll op, do
 		return -1;
 	pp_group local = {g.n, g.n};
 	double t = fmin((double)comm_ns, 1e9 * pp_coll_time(c->hw, op, bytes, local));
-	return (int64_t)llround(f * t);
+	return round_half_away(f * t);
 }
 
 static pp_comm_cost group_comm(const pp_stepcost *c, pp_coll op, double bytes, double elem,

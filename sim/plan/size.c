@@ -269,6 +269,11 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 			}
 			qsort(counts, (size_t)nc, sizeof(int), cmp_int);
 		}
+		/* the SKU's price, the same for every count and fabric: looked up
+		 * once (each look-up reads the price file) */
+		double usd = NAN;
+		char what[sizeof(o->o.price_what)];
+		bool priced = !pp_size_price(cat, spec, g, &usd, what, sizeof(what), NULL);
 		for (int b = 0; b < nc; b++)
 			for (int c = 0; c < nf; c++) {
 				opt_in *oi = &o[n];
@@ -295,8 +300,10 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 					if (in)
 						cl->intra = in;
 				}
-				if (pp_size_price(cat, spec, g, &op->usd_per_gpu_hour, op->price_what,
-						  sizeof(op->price_what), NULL)) {
+				if (priced) {
+					op->usd_per_gpu_hour = usd;
+					memcpy(op->price_what, what, sizeof(what));
+				} else {
 					op->usd_per_gpu_hour = NAN;
 					op->status = PP_SIZE_NO_PRICE;
 					snprintf(op->why, sizeof(op->why), "no %s price in prices.json",
