@@ -47,19 +47,39 @@ static double layer_kept(const pp_scenario *s, double e)
  * blocks the first step's chain freed; the remainder of a split block is
  * the best fit for the next state, so the states fill those blocks one
  * after another and spoil ceil(states / block) of them, at most the
- * chain's blocks at its peak (cross_entropy peak_fp32_blocks). 0 where the
- * chain does not say, or the stage has no chain. */
-static double chain_anew_bytes(const pp_scenario *s, double states, bool last)
+ * chain's blocks at its peak (cross_entropy peak_fp32_blocks).
+ *
+ * DDP gives some of them back: with find_unused_parameters false its first
+ * iteration has one bucket of every gradient (torch/nn/parallel/
+ * distributed.py _ddp_init_helper: bucket_size_limits [sys.maxsize]), freed
+ * when the second forward rebuilds the buckets at bucket_cap_mb (campaign
+ * 7c: the freed 11.97 GiB block of Llama-3.2-3B took the bf16 logits and
+ * two of the chain's fp32 blocks). It survives to the chain, best fit
+ * passing it over, where the second forward's saved activations fit in
+ * the cache's other free bytes (the first step's reservation less the
+ * step's start and both buckets), and then hosts the bf16 logits
+ * (held_bytes) and as many fp32 blocks as fit after them.
+ *
+ * first: the first step's reservation; saved: the second forward's saved
+ * activations; at_start: what the step starts with (weights, states, the
+ * new buckets). 0 where the chain does not say, or the stage has none. */
+static double chain_anew_bytes(const pp_scenario *s, double states, bool last, double bucket,
+			       double first, double saved, double at_start)
 {
 	const pp_ce_impl *ce = &s->training.stack.ce;
 	if (!last || ce->peak_fp32_blocks <= 0 || states <= 0)
 		return 0;
 	const pp_model *m = &s->model;
-	double block = 4.0 * s->training.micro_batch_size * m->seq_length * m->vocab_size;
+	double TV = (double)s->training.micro_batch_size * m->seq_length * m->vocab_size;
+	double block = 4.0 * TV;
 	double n = ceil(states / block);
 	if (n > ce->peak_fp32_blocks)
 		n = ce->peak_fp32_blocks;
-	return n * block;
+	if (bucket > 0 && saved <= first - at_start - bucket) {
+		double hosted = floor((bucket - ce->held_bytes * TV) / block);
+		n -= hosted > 0 ? hosted : 0;
+	}
+	return n > 0 ? n * block : 0;
 }
 
 void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, int st,
@@ -135,17 +155,23 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},
 	};
 	/* the first step: the optimizer creates its states in its step, so
-	 * the phases before it hold none */
-	double anew = chain_anew_bytes(s, states, last);
+	 * the phases before it hold none; its segments are cut to its requests
+	 * (a fresh cache has no free block to misfit), so no margin */
+	double step1 = 0;
+	for (int i = 0; i < 4; i++) {
+		double t = weights + buckets + (i < 3 ? 0 : states) + ph[i].grads + ph[i].act +
+			   ph[i].temp + hw->reserved_bytes;
+		step1 = t > step1 ? t : step1;
+	}
+	double anew = chain_anew_bytes(s, states, last, buckets, step1, ph[0].act,
+				       weights + states + buckets);
 	double margin = hw->act_margin;
 	double best = -1;
 	for (int first = 0; first < (anew > 0 ? 2 : 1); first++) {
 		for (int i = 0; i < 4; i++) {
 			double sb = first && i < 3 ? 0 : states;
 			double temp = ph[i].temp + hw->reserved_bytes;
-			/* the first step's segments are cut to its requests (a
-			 * fresh cache has no free block to misfit), the
-			 * steady step's carry the fragmentation margin */
+			/* the steady step's carry the fragmentation margin */
 			double frag = first ? anew : margin * (ph[i].act + temp);
 			double total = weights + buckets + sb + ph[i].grads + ph[i].act + temp + frag;
 			if (total <= best)
