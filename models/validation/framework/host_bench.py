@@ -22,7 +22,15 @@ over one iteration):
     autograd's C++ engine on its device thread, torch/csrc/autograd/engine.cpp:
     the step's rest over the kernels beyond the forward's is that part's rate).
 
-    python3 host_bench.py --out host.csv
+Each bench is also timed "busy": the same iterations issued behind a
+long GPU sleep (torch.cuda._sleep), so every kernel is enqueued while the
+GPU is occupied, as in a training step whose kernels outlast their issue;
+the host's wall time to issue them, without waiting for the GPU, over the
+kernels (busy_host_us_per_kernel). A busy figure is kept only where the
+issue ended before the sleep did (busy_blocked 0: the launch queue never
+filled).
+
+    python3 host_bench.py --out host.csv [--only BENCH,...]
 """
 import argparse
 import json
@@ -34,7 +42,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwcommon as fw  # noqa: E402
 
 COLUMNS = ["bench", "model", "tokens", "iters", "kernels_per_iter", "wall_us_per_iter",
-           "host_us_per_kernel", "gpu_busy_us_per_iter", "torch", "gpu", "notes"]
+           "host_us_per_kernel", "gpu_busy_us_per_iter", "busy_iters", "busy_host_us_per_kernel",
+           "busy_blocked", "torch", "gpu", "notes"]
+SLEEP_S = 3.0  # the GPU sleep the busy issue runs behind
+
+
+def busy(fn, iters, kernels):
+    """Host microseconds per kernel issuing iters calls of fn behind a GPU
+    sleep of SLEEP_S, and whether the issue outlasted the sleep (then the
+    launch queue filled and the figure is not the issue's)."""
+    import torch
+    rate = 2.0e9  # cycles per second, about the H200's SM clock: the sleep need only be long
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(SLEEP_S * rate))
+    t = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    host = time.perf_counter() - t
+    t_all = time.perf_counter()
+    torch.cuda.synchronize()
+    waited = time.perf_counter() - t_all
+    blocked = 1 if waited < 0.05 * SLEEP_S else 0
+    return host / (iters * kernels) * 1e6, blocked
 
 
 def kernels_of(fn):
@@ -75,7 +104,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     fw.add_deadline_args(ap)
+    ap.add_argument("--only", default="", help="comma-separated bench names (mul, chain_fwd_bwd, "
+                    "hf_layer, hf_fwd, hf_step)")
     a = ap.parse_args()
+    only = set(a.only.split(",")) if a.only else None
     import torch
     vers = fw.versions()
     w = fw.RowWriter(a.out, COLUMNS)
@@ -131,15 +163,22 @@ def main():
     for bench, model, tokens, fn, iters in benches:
         if not fw.deadline_of(a).allows(10):
             break
+        if only and bench not in only:
+            continue
         try:
             fn()
-            n, busy = kernels_of(fn)
+            n, gbusy = kernels_of(fn)
             wall = timed(fn, iters)
+            bi = max(1, min(iters, 800 // max(n, 1)))
+            bus, blocked = busy(fn, bi, n) if n else ("", "")
             w.row(dict(bench=bench, model=model, tokens=tokens, iters=iters, kernels_per_iter=n,
                        wall_us_per_iter=wall, host_us_per_kernel=wall / n if n else "",
-                       gpu_busy_us_per_iter=busy, torch=vers["torch"], gpu=vers["gpu"]))
-            fw.log("%-14s %-14s %5d kernels  %8.1f us/iter  %6.2f us/kernel  GPU busy %.1f us" % (
-                bench, model, n, wall, wall / n if n else 0, busy))
+                       gpu_busy_us_per_iter=gbusy, busy_iters=bi, busy_host_us_per_kernel=bus,
+                       busy_blocked=blocked, torch=vers["torch"], gpu=vers["gpu"]))
+            fw.log("%-14s %-14s %5d kernels  %8.1f us/iter  %6.2f us/kernel  GPU busy %.1f us  "
+                   "busy issue %s us/kernel over %d iters%s" % (
+                       bench, model, n, wall, wall / n if n else 0, gbusy,
+                       "%.2f" % bus if bus != "" else "-", bi, " (blocked)" if blocked else ""))
         except Exception as e:  # noqa: BLE001 - one bench's failure is a row
             w.row(dict(bench=bench, model=model, notes=("%s: %s" % (type(e).__name__, e))[:300]))
             fw.log("%s failed: %s" % (bench, e))
