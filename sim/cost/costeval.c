@@ -24,6 +24,12 @@ double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 }
 
 
+void cost_eval_prepare(ctx *c)
+{
+	pp_fin_annuity_init(&c->life_annuity, c->discount_rate_per_year, c->depreciation_years);
+	c->life_residual = cost_residual_fraction(c, c->depreciation_years, c->resale_haircut);
+}
+
 /* API option: tokens x the price per token, paid as the tokens are used. */
 static void evaluate_api(const ctx *c, const oin *o, const draw *d, ev *e, double *cum, int cum_n)
 {
@@ -248,12 +254,9 @@ static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev
 		return gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
 	}
 	double U = c->fleet_utilization;
-	double life = c->depreciation_years;
 	double N = s->gpus, replicas = s->replicas;
-	double salv = (s->servers_usd + s->network_usd + s->storage_usd) *
-		      cost_residual_fraction(c, life, c->resale_haircut);
-	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv,
-				c->discount_rate_per_year, life);
+	double salv = (s->servers_usd + s->network_usd + s->storage_usd) * c->life_residual;
+	double eac = pp_fin_annuity_eac(&c->life_annuity, s->hw_capex_usd + s->integration_usd, salv);
 	double fixed =
 		eac + c->support_fraction_per_year * s->hw_capex_usd +
 		c->software_usd_per_gpu_year * N * replicas +
