@@ -109,6 +109,9 @@ typedef struct ctx {
 	struct cost_serve_memo *serve_memo; /* replicas simulated, one per GPU and fabric (owned,
 					   costserve.c) */
 	int nserve_memo;
+	struct cost_engine_memo *engine_memo; /* training steps predicted, one per scenario
+						 (costopt.c: run_engine) */
+	int nengine_memo;
 	/* uncertainty */
 	double step_sigma;             /* predicted step time */
 	double price_sigma;            /* a quoted price */
