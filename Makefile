@@ -30,7 +30,7 @@ SAN ?=
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wpointer-arith -Wformat=2 -Wvla -Wundef -Wno-format-nonliteral -Wno-format-truncation
 CPPFLAGS += -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Isim -Ireports -MMD -MP
-CFLAGS ?= -O2 -g
+CFLAGS ?= -O3 -g
 CFLAGS += -std=c11 $(WARN) -fno-strict-aliasing
 LDLIBS += -lcjson -lgsl -lgslcblas -lsqlite3 -lm -ldl
 

@@ -396,6 +396,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	pp_scenario_plausibility(s, &out->warnings, &out->nwarnings);
 	if ((rc = cost_ctx_resolve(&c)) || (rc = cost_capacity_tokens(&c, opts)))
 		goto out;
+	cost_eval_prepare(&c);
 	out->seed = opts->seed_given ? opts->seed : c.cs->seed_given ? c.cs->seed
 		    : (unsigned long)cost_tco(&c, "uncertainty.seed", "seed");
 	out->draws = opts->draws_given ? opts->draws : c.cs->draws >= 0 ? c.cs->draws

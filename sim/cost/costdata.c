@@ -353,6 +353,9 @@ void cost_ctx_close(ctx *c)
 	free(c->serve_memo);
 	c->serve_memo = NULL;
 	c->nserve_memo = 0;
+	free(c->engine_memo);
+	c->engine_memo = NULL;
+	c->nengine_memo = 0;
 }
 
 int cost_ctx_resolve(ctx *c)

@@ -65,6 +65,12 @@ typedef struct ctx {
 	double fleet_utilization;      /* fraction of available GPU-hours used (amortized view) */
 	double market_decay_ooms_per_year; /* price-performance gain, orders of magnitude a year */
 	int residual_book; /* 1: residual at book value, 0: market value less a haircut */
+	/* of owned hardware at the end of its book life, which every draw's
+	 * amortized view needs (cost_eval_prepare, costeval.h): the annuity at
+	 * discount_rate_per_year over depreciation_years, and the residual
+	 * fraction at that age less resale_haircut */
+	pp_fin_annuity life_annuity;
+	double life_residual;
 	/* goodput */
 	bool goodput_on;               /* price failures, checkpoints and restarts */
 	double failures_per_gpu_hour;  /* base rate; _lo/_hi: its range (Monte Carlo, tornado) */
@@ -103,6 +109,9 @@ typedef struct ctx {
 	struct cost_serve_memo *serve_memo; /* replicas simulated, one per GPU and fabric (owned,
 					   costserve.c) */
 	int nserve_memo;
+	struct cost_engine_memo *engine_memo; /* training steps predicted, one per scenario
+						 (costopt.c: run_engine) */
+	int nengine_memo;
 	/* uncertainty */
 	double step_sigma;             /* predicted step time */
 	double price_sigma;            /* a quoted price */

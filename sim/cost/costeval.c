@@ -24,6 +24,12 @@ double cost_residual_fraction(const ctx *c, double age_years, double haircut)
 }
 
 
+void cost_eval_prepare(ctx *c)
+{
+	pp_fin_annuity_init(&c->life_annuity, c->discount_rate_per_year, c->depreciation_years);
+	c->life_residual = cost_residual_fraction(c, c->depreciation_years, c->resale_haircut);
+}
+
 /* API option: tokens x the price per token, paid as the tokens are used. */
 static void evaluate_api(const ctx *c, const oin *o, const draw *d, ev *e, double *cum, int cum_n)
 {
@@ -64,27 +70,43 @@ static void evaluate_api(const ctx *c, const oin *o, const draw *d, ev *e, doubl
 	}
 }
 
+/* o's goodput inputs under d (goodput.h), every byte set: two options
+ * whose inputs compare equal under one draw do under every draw (only the
+ * failure rate is drawn, the same for every option). */
+static void goodput_in_of(const ctx *c, const oin *o, const draw *d, pp_goodput_in *gi)
+{
+	memset(gi, 0, sizeof(*gi));
+	gi->failures_per_gpu_hour = c->failures_per_gpu_hour * d->failures;
+	gi->num_gpus = o->num_gpus;
+	gi->nodes = o->nodes;
+	gi->spot_per_node_hour = o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
+	gi->checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s
+							      : c->checkpoint_write_s;
+	gi->restart_s = c->restart_s + o->checkpoint_load_s +
+			(o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
+	gi->checkpoint_interval_s = isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
+}
+
 /* Useful fraction of o's wall time under d (failures, checkpoints,
  * restarts, spot interruptions; goodput.h); 1 without goodput and for
- * inference. Sets e->goodput and e->checkpoint_interval_s. */
-static void cluster_goodput(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e)
+ * inference. Sets e->goodput and e->checkpoint_interval_s. known: the
+ * goodput of an option with the same inputs under d (goodput_in_of), or
+ * NULL; made, when not NULL: o's goodput, for the options after it. */
+static void cluster_goodput(const ctx *c, const oin *o, const draw *d, bool with_goodput,
+			    const pp_goodput *known, pp_goodput *made, ev *e)
 {
 	double g = 1;
 	if (with_goodput && c->goodput_on && c->work != PP_WORK_INFERENCE) {
-		pp_goodput_in gi = {0};
-		gi.failures_per_gpu_hour = c->failures_per_gpu_hour * d->failures;
-		gi.num_gpus = o->num_gpus;
-		gi.nodes = o->nodes;
-		gi.spot_per_node_hour =
-			o->tier == TIER_SPOT ? c->spot_interruptions_per_node_hour : 0;
-		gi.checkpoint_write_s = isnan(c->checkpoint_write_s) ? o->checkpoint_write_s
-								     : c->checkpoint_write_s;
-		gi.restart_s = c->restart_s + o->checkpoint_load_s +
-			       (o->tier == TIER_SPOT ? c->spot_reacquire_s : 0);
-		gi.checkpoint_interval_s =
-			isnan(c->checkpoint_interval_s) ? 0 : c->checkpoint_interval_s;
 		pp_goodput gp;
-		pp_goodput_eval(&gi, &gp);
+		if (known) {
+			gp = *known;
+		} else {
+			pp_goodput_in gi;
+			goodput_in_of(c, o, d, &gi);
+			pp_goodput_eval(&gi, &gp);
+		}
+		if (made)
+			*made = gp;
 		g = gp.goodput;
 		e->checkpoint_interval_s = gp.interval_s;
 	}
@@ -248,12 +270,9 @@ static double amortized_usd(const ctx *c, const oin *o, const sched *s, const ev
 		return gpu + e->comp_usd[PP_CC_STORAGE] + e->comp_usd[PP_CC_STAFF];
 	}
 	double U = c->fleet_utilization;
-	double life = c->depreciation_years;
 	double N = s->gpus, replicas = s->replicas;
-	double salv = (s->servers_usd + s->network_usd + s->storage_usd) *
-		      cost_residual_fraction(c, life, c->resale_haircut);
-	double eac = pp_fin_eac(s->hw_capex_usd + s->integration_usd, salv,
-				c->discount_rate_per_year, life);
+	double salv = (s->servers_usd + s->network_usd + s->storage_usd) * c->life_residual;
+	double eac = pp_fin_annuity_eac(&c->life_annuity, s->hw_capex_usd + s->integration_usd, salv);
 	double fixed =
 		eac + c->support_fraction_per_year * s->hw_capex_usd +
 		c->software_usd_per_gpu_year * N * replicas +
@@ -313,8 +332,9 @@ static void commit_cash(const oin *o, const commit *k, int nm_work, int nmonths,
 	}
 }
 
-void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
-		   double *cum, int cum_n)
+/* cost_evaluate, with cluster_goodput's known and made */
+static void evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
+		     const pp_goodput *known, pp_goodput *made, ev *e, double *cum, int cum_n)
 {
 	memset(e, 0, sizeof(*e));
 	e->time_to_train_s = NAN;
@@ -324,7 +344,7 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 		return;
 	}
 	double tok_s = o->tokens_per_s / d->step;
-	cluster_goodput(c, o, d, with_goodput, e);
+	cluster_goodput(c, o, d, with_goodput, known, made, e);
 	sched s;
 	work_demand(c, o, d, tok_s * e->goodput, e, &s);
 	schedule_of(c, o, d, e, &s);
@@ -382,6 +402,12 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 	e->amortized_usd = amortized_usd(c, o, &s, e, used_h_total);
 }
 
+void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
+		   double *cum, int cum_n)
+{
+	evaluate(c, o, d, with_goodput, NULL, NULL, e, cum, cum_n);
+}
+
 /* ---- Monte Carlo, tornado, recommendation ---- */
 
 int cost_group_of(const oin *oi, int n, int i)
@@ -414,6 +440,25 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 	for (int i = 0; i < n; i++)
 		capsig[oi[i].group] = fmax(capsig[oi[i].group], oi[i].capex_sigma);
 	int *wins = pp_xcalloc((size_t)n, sizeof(int));
+	/* options with the same goodput inputs (a cluster rented and built,
+	 * from several providers) share one goodput per draw: gsame[i], the
+	 * first of them */
+	int *gsame = pp_xmalloc(sizeof(int) * (size_t)n);
+	pp_goodput *gps = pp_xmalloc(sizeof(pp_goodput) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		gsame[i] = i;
+		if (oi[i].kind == PP_OPT_API)
+			continue;
+		pp_goodput_in gi, gj;
+		goodput_in_of(c, &oi[i], &cost_base_draw, &gi);
+		for (int j = 0; j < i && gsame[i] == i; j++) {
+			if (oi[j].kind == PP_OPT_API)
+				continue;
+			goodput_in_of(c, &oi[j], &cost_base_draw, &gj);
+			if (!memcmp(&gi, &gj, sizeof(gi)))
+				gsame[i] = j;
+		}
+	}
 	/* only options that can be obtained compete, when any can (cost.h) */
 	bool only_obtainable = false;
 	for (int i = 0; i < n; i++)
@@ -448,7 +493,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			di.capex = capexf[oi[i].group];
 			di.price = pp_mc_lognormal(mc, price_sigma_of(&oi[i]));
 			ev e;
-			cost_evaluate(c, &oi[i], &di, true, &e, NULL, 0);
+			evaluate(c, &oi[i], &di, true, gsame[i] != i ? &gps[gsame[i]] : NULL, &gps[i],
+				 &e, NULL, 0);
 			r->options[i].samples[d] = e.total_usd;
 			if (oi[i].feasible && r->options[i].meets_target &&
 			    (!only_obtainable || r->options[i].obtainable) && e.total_usd < best_usd) {
@@ -472,6 +518,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 						   ? NAN : (double)wins[i] / draws;
 	}
 	free(wins);
+	free(gsame);
+	free(gps);
 	pp_mc_free(mc);
 }
 

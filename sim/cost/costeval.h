@@ -47,6 +47,10 @@ typedef struct ev {
  * difference). */
 void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput, ev *e,
 		   double *cum, int cum_n);
+/* The terms every evaluation shares, from c's resolved assumptions
+ * (costdata.h: life_annuity, life_residual); call once after
+ * cost_ctx_resolve, before any cost_evaluate. */
+void cost_eval_prepare(ctx *c);
 /* Value of owned hardware after age_years, as a fraction of its price:
  * book value (finance.residual "book") or market value less haircut. */
 double cost_residual_fraction(const ctx *c, double age_years, double haircut);

@@ -110,6 +110,18 @@ static void take_cluster(oin *o, const pp_cluster *cl)
 	o->gpu = cl->gpu;
 }
 
+/* A training step the engine predicted in this run, with the scenario it
+ * was asked about: options that ask about the same scenario byte for byte
+ * (a cluster rented and built: `podplan size` weighs every searched one
+ * both ways) get the same prediction without asking again. Equal bytes
+ * are equal inputs, so the prediction is the one the engine would give;
+ * a scenario that differs only in padding is predicted anew. */
+typedef struct cost_engine_memo {
+	pp_scenario x;
+	pp_result res;
+	double storage_read_Bps, storage_agg_read_Bps; /* of its hardware */
+} cost_engine_memo;
+
 /* Predict the option's step on its (modified) cluster x; fills throughput,
  * memory and checkpoint figures. For lora/qlora the engine predicts the
  * adapters' training itself (training.finetune), with full recompute. */
@@ -125,14 +137,32 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		pp_training_set_finetune(&x->training, (pp_ft_method)o->method, c->cat);
 		cost_source_finetune(c, o->method);
 	}
-	if ((rc = pp_hw_from_catalog(&hw, c->cat, &x->cluster, c->err)))
-		return rc;
-	memset(&res, 0, sizeof(res));
-	pp_predict_opts po = {0};
-	if ((rc = opts->predict(x, &hw, &po, &res, c->err))) {
-		char msg[PP_ERR_MAX];
-		snprintf(msg, sizeof(msg), "%s", c->err->msg);
-		return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)", msg);
+	const cost_engine_memo *m = NULL;
+	for (int i = 0; i < c->nengine_memo && !m; i++)
+		if (!memcmp(&c->engine_memo[i].x, x, sizeof(*x)))
+			m = &c->engine_memo[i];
+	if (m) {
+		res = m->res;
+		hw.storage_read_Bps = m->storage_read_Bps;
+		hw.storage_agg_read_Bps = m->storage_agg_read_Bps;
+	} else {
+		if ((rc = pp_hw_from_catalog(&hw, c->cat, &x->cluster, c->err)))
+			return rc;
+		memset(&res, 0, sizeof(res));
+		pp_predict_opts po = {0};
+		if ((rc = opts->predict(x, &hw, &po, &res, c->err))) {
+			char msg[PP_ERR_MAX];
+			snprintf(msg, sizeof(msg), "%s", c->err->msg);
+			return pp_errf(c->err, rc, "option \"%s\": %s", sp ? sp->name : "(scenario)",
+				       msg);
+		}
+		c->engine_memo = pp_xrealloc(c->engine_memo, sizeof(cost_engine_memo) *
+							     ((size_t)c->nengine_memo + 1));
+		cost_engine_memo *n = &c->engine_memo[c->nengine_memo++];
+		n->x = *x;
+		n->res = res;
+		n->storage_read_Bps = hw.storage_read_Bps;
+		n->storage_agg_read_Bps = hw.storage_agg_read_Bps;
 	}
 	take_cluster(o, &x->cluster);
 	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes

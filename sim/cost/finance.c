@@ -116,9 +116,22 @@ double pp_fin_crf(double rate, double periods)
 	return rate / (1.0 - pow(1.0 + rate, -periods));
 }
 
+void pp_fin_annuity_init(pp_fin_annuity *a, double annual_rate, double years)
+{
+	a->growth = pow(1.0 + annual_rate, years);
+	a->crf = pp_fin_crf(annual_rate, years);
+}
+
+double pp_fin_annuity_eac(const pp_fin_annuity *a, double capex, double salvage)
+{
+	return (capex - salvage / a->growth) * a->crf;
+}
+
 double pp_fin_eac(double capex, double salvage, double annual_rate, double years)
 {
-	return (capex - salvage / pow(1.0 + annual_rate, years)) * pp_fin_crf(annual_rate, years);
+	pp_fin_annuity a;
+	pp_fin_annuity_init(&a, annual_rate, years);
+	return pp_fin_annuity_eac(&a, capex, salvage);
 }
 
 double pp_fin_book_value(double cost, double salvage_fraction, double years, double age_years)

@@ -47,6 +47,18 @@ double pp_fin_crf(double rate, double periods);
  * after `years`: (capex - salvage / (1 + r)^years) x CRF(r, years). */
 double pp_fin_eac(double capex, double salvage, double annual_rate, double years);
 
+/* pp_fin_eac's two factors for one rate and life, computed once where
+ * many assets share them (each Monte Carlo draw of an owned option):
+ * pp_fin_annuity_eac(&a, capex, salvage) after pp_fin_annuity_init(&a,
+ * annual_rate, years) equals pp_fin_eac(capex, salvage, annual_rate,
+ * years) bit for bit (pp_fin_eac is computed through them). */
+typedef struct pp_fin_annuity {
+	double growth;  /* (1 + r)^years */
+	double crf;     /* pp_fin_crf(r, years) */
+} pp_fin_annuity;
+void pp_fin_annuity_init(pp_fin_annuity *a, double annual_rate, double years);
+double pp_fin_annuity_eac(const pp_fin_annuity *a, double capex, double salvage);
+
 /* Book value under straight-line depreciation to salvage_fraction of cost
  * over `years`; never below the salvage value. */
 double pp_fin_book_value(double cost, double salvage_fraction, double years, double age_years);
