@@ -154,32 +154,36 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		 logits + root + gathered + ag_pool},
 		{"the optimizer step", grads, 0, logits + opt_tmp + ag_pool},
 	};
-	/* the first step: the optimizer creates its states in its step, so
-	 * the phases before it hold none; its segments are cut to its requests
-	 * (a fresh cache has no free block to misfit), so no margin */
-	double step1 = 0;
-	for (int i = 0; i < 4; i++) {
-		double t = weights + buckets + (i < 3 ? 0 : states) + ph[i].grads + ph[i].act +
-			   ph[i].temp + hw->reserved_bytes;
-		step1 = t > step1 ? t : step1;
-	}
+	/* each phase's bytes but the fragmentation, in the steady step
+	 * (bytes[0]) and the first (bytes[1]): the optimizer creates its states
+	 * in its step, so the first step's phases before it hold none */
+	double bytes[2][4], step1 = 0;
+	for (int i = 0; i < 4; i++)
+		for (int first = 0; first < 2; first++) {
+			double sb = first && i < 3 ? 0 : states;
+			bytes[first][i] = weights + buckets + sb + ph[i].grads + ph[i].act +
+					 (ph[i].temp + hw->reserved_bytes);
+		}
+	/* the first step's segments are cut to its requests (a fresh cache
+	 * has no free block to misfit), so its peak carries no margin */
+	for (int i = 0; i < 4; i++)
+		step1 = bytes[1][i] > step1 ? bytes[1][i] : step1;
 	double anew = chain_anew_bytes(s, states, last, buckets, step1, ph[0].act,
 				       weights + states + buckets);
 	double margin = hw->act_margin;
 	double best = -1;
 	for (int first = 0; first < (anew > 0 ? 2 : 1); first++) {
 		for (int i = 0; i < 4; i++) {
-			double sb = first && i < 3 ? 0 : states;
 			double temp = ph[i].temp + hw->reserved_bytes;
 			/* the steady step's carry the fragmentation margin */
 			double frag = first ? anew : margin * (ph[i].act + temp);
-			double total = weights + buckets + sb + ph[i].grads + ph[i].act + temp + frag;
+			double total = bytes[first][i] + frag;
 			if (total <= best)
 				continue;
 			best = total;
 			out->weights_bytes = weights;
 			out->grads_bytes = ph[i].grads + buckets;
-			out->optimizer_bytes = sb;
+			out->optimizer_bytes = first && i < 3 ? 0 : states;
 			out->activations_bytes = ph[i].act;
 			out->temp_bytes = temp;
 			out->fragmentation_bytes = frag;

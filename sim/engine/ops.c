@@ -2,7 +2,7 @@
 #include "engine/opsint.h"
 #include "core/util.h"
 
-#include <stdio.h>
+#include <assert.h>
 #include <string.h>
 
 /* dst = a then b, cut to n - 1 bytes and terminated, as snprintf(dst, n,
@@ -276,28 +276,14 @@ void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int
 {
 	const pp_eltw_impl *e = wl_eltw(c);
 	double bytes = x->T * x->h * c->act;
-	/* the ops' names for norms 1 and 2 as constants: a search builds
-	 * this block some 40,000 times (four snprintf calls each) */
-	static const char *const fixed[2][4] = {
+	/* the ops' names as constants: a search builds this block some
+	 * 40,000 times; n is the layer's norm, 1 (attention) or 2 (MLP) */
+	static const char *const names[2][4] = {
 		{"sp.allgather_ln1", "sp.reducescatter_grad0", "tp.allreduce_grad0", "ln1.bwd"},
 		{"sp.allgather_ln2", "sp.reducescatter_grad1", "tp.allreduce_grad1", "ln2.bwd"}};
-	char buf[4][32];
-	const char *ag, *rs, *ar, *ln;
-	if (n == 1 || n == 2) {
-		ag = fixed[n - 1][0];
-		rs = fixed[n - 1][1];
-		ar = fixed[n - 1][2];
-		ln = fixed[n - 1][3];
-	} else {
-		snprintf(buf[0], sizeof(buf[0]), "sp.allgather_ln%d", n);
-		snprintf(buf[1], sizeof(buf[1]), "sp.reducescatter_grad%d", n - 1);
-		snprintf(buf[2], sizeof(buf[2]), "tp.allreduce_grad%d", n - 1);
-		snprintf(buf[3], sizeof(buf[3]), "ln%d.bwd", n);
-		ag = buf[0];
-		rs = buf[1];
-		ar = buf[2];
-		ln = buf[3];
-	}
+	assert(n == 1 || n == 2);
+	const char *ag = names[n - 1][0], *rs = names[n - 1][1], *ar = names[n - 1][2],
+		   *ln = names[n - 1][3];
 	if (x->sp) {
 		/* Transformer Engine's bulk overlap: the all-gather of the norm's
 		 * output beside the dgrad, the reduce-scatter beside the wgrad */

@@ -130,7 +130,8 @@ int wl_block_linear_bwd(ctx *c, const dims *x, const char *name, double m, doubl
 			int nsub, int *dgrad);
 /* After a column-parallel linear's backward following norm n: the SP
  * all-gather behind its dgrad, the input gradient's reduce-scatter (or
- * all-reduce) behind its wgrad, then the norm's backward. */
+ * all-reduce) behind its wgrad, then the norm's backward; n is 1 (the
+ * attention's norm) or 2 (the MLP's). */
 void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int n);
 
 /* layerops.c */
