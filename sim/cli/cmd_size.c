@@ -365,6 +365,7 @@ static int weigh(const pp_plan_loaded *l, const pp_size_result *r, double deadli
 	co.predict = pp_predict;
 	co.deadline_s = deadline_s;
 	co.budget_usd = budget_usd;
+	co.spread_draws = pp_dist_size() > 1;
 	return pp_cost_weigh(&l->s, l->cat, &co, c, n, w, err);
 }
 
@@ -442,23 +443,23 @@ int pp_cmd_size(int argc, char **argv)
 		goto out;
 	}
 	/* one answer: every searched cluster rented and built, beside the
-	 * scenario's lower tiers, through the cost engine (rank 0 prints) */
+	 * scenario's lower tiers, through the cost engine; every rank has the
+	 * same search result, so every rank weighs (the Monte Carlo's draws
+	 * spread over them) and rank 0 prints */
 	pp_cost_result w;
-	bool have_w = false;
 	memset(&w, 0, sizeof(w));
-	if (out0 && (rc = weigh(&l, &r, deadline_days * 86400.0, budget, &w, &err))) {
-		rc = pp_cli_fail(&err);
+	if ((rc = weigh(&l, &r, deadline_days * 86400.0, budget, &w, &err))) {
+		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
 		pp_size_result_release(&r);
 		goto out;
 	}
-	have_w = out0;
 	if (out0) {
 		if (json)
-			print_size_json(&l, &r, have_w ? &w : NULL);
+			print_size_json(&l, &r, &w);
 		else if (csv)
-			print_size_csv(&r, have_w ? &w : NULL);
+			print_size_csv(&r, &w);
 		else
-			print_size_text(&l, &r, have_w ? &w : NULL);
+			print_size_text(&l, &r, &w);
 		fflush(stdout);
 		if (verbose || pp_cli_tty())
 			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",

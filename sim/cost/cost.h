@@ -327,6 +327,12 @@ typedef struct pp_cost_opts {
 	 * "8 x h100-sxm, TP 8"), for a progress line; may be NULL */
 	void (*progress)(void *ctx, const char *what);
 	void *progress_ctx;
+	/* every rank of an MPI job (core/dist.h) makes this call with the same
+	 * inputs: each evaluates its own block of the Monte Carlo's draws (every
+	 * rank still draws the whole random stream, so each draw's numbers are
+	 * the serial run's) and the blocks are gathered; the result is the
+	 * serial one, byte for byte. False: this rank prices alone. */
+	bool spread_draws;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section

@@ -4,6 +4,7 @@
  * draw; the Monte Carlo draws; the one-at-a-time tornado.
  */
 #include "cost/costeval.h"
+#include "core/dist.h"
 
 const draw cost_base_draw = {1, 1, 1, 1, 1, 1};
 
@@ -423,6 +424,35 @@ static double price_sigma_of(const oin *o)
 	return o->kind == PP_OPT_API ? o->api_price_sigma : o->owned ? 0 : o->price_sigma;
 }
 
+/* Every rank's block of draws [d0, d1) of every option's samples to every
+ * rank, and the counts of draws each option won summed. */
+static void gather_draws(pp_cost_result *r, int n, int draws, int R, int d0, int d1, int *wins)
+{
+	size_t len = (size_t)(d1 - d0);
+	double *mine = pp_xmalloc(sizeof(double) * ((size_t)n * len + (size_t)n) + 1);
+	for (int i = 0; i < n; i++)
+		memcpy(mine + (size_t)i * len, r->options[i].samples + d0, sizeof(double) * len);
+	for (int i = 0; i < n; i++)
+		mine[(size_t)n * len + (size_t)i] = wins[i];
+	void *all = NULL;
+	size_t bytes = 0;
+	pp_dist_allgatherv(mine, sizeof(double) * ((size_t)n * len + (size_t)n), &all, &bytes);
+	const double *p = all;
+	for (int i = 0; i < n; i++)
+		wins[i] = 0;
+	for (int q = 0; q < R; q++) {
+		int q0 = (int)((int64_t)draws * q / R), q1 = (int)((int64_t)draws * (q + 1) / R);
+		size_t ql = (size_t)(q1 - q0);
+		for (int i = 0; i < n; i++)
+			memcpy(r->options[i].samples + q0, p + (size_t)i * ql, sizeof(double) * ql);
+		for (int i = 0; i < n; i++)
+			wins[i] += (int)p[(size_t)n * ql + (size_t)i];
+		p += (size_t)n * ql + (size_t)n;
+	}
+	free(all);
+	free(mine);
+}
+
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 {
 	pp_cost_result *r = c->r;
@@ -476,7 +506,12 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 	double fail = c->failures_per_gpu_hour;
 	double f_lo = fail > 0 ? c->failures_per_gpu_hour_lo / fail : 1;
 	double f_hi = fail > 0 ? c->failures_per_gpu_hour_hi / fail : 1;
+	/* this rank's draws: [d0, d1) (all of them unless spread over ranks) */
+	int R = c->opts && c->opts->spread_draws ? pp_dist_size() : 1;
+	int rank = R > 1 ? pp_dist_rank() : 0;
+	int d0 = (int)((int64_t)draws * rank / R), d1 = (int)((int64_t)draws * (rank + 1) / R);
 	for (int d = 0; d < draws; d++) {
+		bool mine = d >= d0 && d < d1;
 		draw dr = cost_base_draw;
 		dr.failures = pp_mc_loguniform(mc, f_lo, f_hi);
 		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
@@ -492,6 +527,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			di.step = stepf[oi[i].group];
 			di.capex = capexf[oi[i].group];
 			di.price = pp_mc_lognormal(mc, price_sigma_of(&oi[i]));
+			if (!mine) /* another rank's draw: its numbers drawn, not evaluated */
+				continue;
 			ev e;
 			evaluate(c, &oi[i], &di, true, gsame[i] != i ? &gps[gsame[i]] : NULL, &gps[i],
 				 &e, NULL, 0);
@@ -505,6 +542,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		if (best >= 0)
 			wins[best]++;
 	}
+	if (R > 1)
+		gather_draws(r, n, draws, R, d0, d1, wins);
 	for (int i = 0; i < n; i++) {
 		pp_mc_stats st;
 		pp_mc_summarize(r->options[i].samples, (size_t)draws, &st);
