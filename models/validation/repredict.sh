@@ -1,11 +1,12 @@
 #!/bin/sh
 # models/validation/repredict.sh CSV SCENARIO_DIR [BIN] - the predictions of a
 # published-runs CSV (models/validation/moe-published.csv,
-# bridge-published.csv), one row per scenario it names: rewrites predicted_s
-# (`podplan predict SCENARIO --json` step_time_s), error_pct (predicted /
-# measured - 1, in percent) and, where the CSV has the column,
-# predicted_memory_gib (memory.per_gpu_bytes in GiB); the measured columns
-# stay as they are. Prints the table as `podplan validate --replay` reads it.
+# bridge-published.csv, mcore-published.csv), one row per scenario it names:
+# rewrites predicted_s (`podplan predict SCENARIO --json` step_time_s),
+# error_pct (predicted / measured - 1, in percent) and, where the CSV has the
+# column, predicted_memory_gib (memory.per_gpu_bytes in GiB); the measured
+# columns stay as they are. Prints the table as `podplan validate --replay`
+# reads it.
 #
 # predicted_at_commit: the commit at which this exact predicted value was
 # first written (kept from the CSV while the value is unchanged; otherwise
