@@ -410,12 +410,12 @@ static void executed_flops_and_plausibility(void)
 	double fwd = 32 * 4.0 * 8192.0 * 8192.0 * 4096.0 * 8; /* 8 sequences */
 	CHECK_NEAR(r.exec_flops_per_step, r.model_flops_per_step - 3 * fwd + 0.5 * 3.5 * fwd, 1e-9);
 	CHECK(r.exec_util < r.mfu);
-	/* Llama-3-8B on 8 H100 predicts more than the 48% Megatron-LM publishes */
+	/* Llama-3-8B on 8 H100 predicts more than the 49% Megatron-LM publishes */
 	char why[1024];
 	const pp_gpu *g = pp_catalog_gpu(tu_catalog(), "h100-sxm");
-	CHECK(pp_catalog_mfu_check(tu_catalog(), g, PP_DT_BF16, 0.481, why, sizeof(why)) == 1);
-	CHECK_CONTAINS(why, "48.0%");
-	CHECK(pp_catalog_mfu_check(tu_catalog(), g, PP_DT_BF16, 0.479, why, sizeof(why)) == 0);
+	CHECK(pp_catalog_mfu_check(tu_catalog(), g, PP_DT_BF16, 0.491, why, sizeof(why)) == 1);
+	CHECK_CONTAINS(why, "49.0%");
+	CHECK(pp_catalog_mfu_check(tu_catalog(), g, PP_DT_BF16, 0.489, why, sizeof(why)) == 0);
 	CHECK(pp_catalog_mfu_check(tu_catalog(), g, PP_DT_TF32, 0.9, why, sizeof(why)) == 0);
 	char cmd[512], *out = NULL;
 	snprintf(cmd, sizeof(cmd), "%s predict scenarios/multinode-10gbe-or-infiniband-ndr.json",
