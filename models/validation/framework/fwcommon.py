@@ -109,7 +109,8 @@ def cuda_time(fn, warmup, iters):
 def load_scenarios(only=None):
     """The campaign's scenarios, each with its Hugging Face config read and its
     run settings: dicts with name, wrapper, model, hf (the config dict), seq,
-    micro_batch, recompute, warmup, steps, path."""
+    micro_batch, recompute, warmup, steps, compile (training.torch_compile), accum
+    (micro-batches a step: global over micro batch size), path."""
     out = []
     for path in sorted(glob.glob(os.path.join(HERE, "scenarios", "*.json"))):
         s = json.load(open(path))
@@ -123,6 +124,8 @@ def load_scenarios(only=None):
             micro_batch=int(s["training"]["micro_batch_size"]),
             recompute=s["training"]["recompute"], warmup=int(run["warmup_steps"]),
             steps=int(run["steps"]), clip=float(run.get("clip_grad_norm", 0) or 0),
+            compile=bool(s["training"].get("torch_compile", False)),
+            accum=int(s["training"]["global_batch_size"]) // int(s["training"]["micro_batch_size"]),
             path=os.path.relpath(path)))
     return out
 

@@ -10,7 +10,8 @@ their collectives are degenerate, what they add is their hooks, buckets and,
 for FSDP2, bf16 parameter copies), torch.optim.AdamW, gradient clipping at
 1.0, real loss (transformers' own, logits upcast to fp32) on synthetic token
 batches (uniform random ids, labels = inputs), gradient checkpointing of
-every decoder layer when recompute is "full". Warm-up steps, then the
+every decoder layer when recompute is "full", torch.compile of every decoder
+layer when the scenario's training.torch_compile is true. Warm-up steps, then the
 median step time over the timed steps between CUDA events (forward,
 backward, clipping, optimizer step, zero_grad), the peak memory the caching
 allocator reserved and allocated (torch.cuda.max_memory_reserved /
@@ -77,6 +78,14 @@ def build(sc):
     if sc["recompute"] == "full":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     notes = []
+    if sc.get("compile"):
+        # each decoder layer compiled on its own, as TorchTitan compiles each
+        # block: one graph for the layer's forward and one for its backward,
+        # shared by every layer; the embedding, final norm, output layer, loss
+        # and optimizer stay eager
+        for layer in model.model.layers:
+            layer.compile()
+        notes.append("torch.compile of each decoder layer (nn.Module.compile, default mode)")
     amp = contextlib.nullcontext
     compute = "bfloat16"
     if sc["wrapper"] == "none":
@@ -204,9 +213,10 @@ def profile_steps(sc, step, state, w, row, nsteps=2):
                    count_per_step=c / nsteps, us_per_step=us / nsteps))
 
 
-def make_step(model, opt, amp, batches, clip, notes):
-    """One training step as the campaign times it (forward with the loss,
-    backward, clip_grad_norm_, AdamW's step, zero_grad(set_to_none=True)),
+def make_step(model, opt, amp, batches, clip, notes, accum=1):
+    """One training step as the campaign times it (forward with the loss and
+    backward of each of accum micro-batches, clip_grad_norm_, AdamW's step,
+    zero_grad(set_to_none=True)),
     alternating the given batches, and its state dict ("peaks": a dict to
     fill with the allocator's figures by phase; "clip_ok")."""
     import torch
@@ -214,24 +224,27 @@ def make_step(model, opt, amp, batches, clip, notes):
     params = [p for p in model.parameters() if p.requires_grad]
 
     def step():
-        ids = batches[state["i"] % 2]
-        state["i"] += 1
         peaks = state.get("peaks")
         if peaks is not None:
             torch.cuda.reset_peak_memory_stats()
             peaks["step_start"] = torch.cuda.memory_allocated()
-        with amp():
-            out = model(input_ids=ids, labels=ids)
-        loss = out.loss
-        if peaks is not None:
-            peaks["forward_peak"] = torch.cuda.max_memory_allocated()
-            peaks["forward_end"] = torch.cuda.memory_allocated()
-            torch.cuda.reset_peak_memory_stats()
-        loss.backward()
-        if peaks is not None:
-            peaks["backward_peak"] = torch.cuda.max_memory_allocated()
-            peaks["backward_end"] = torch.cuda.memory_allocated()
-            torch.cuda.reset_peak_memory_stats()
+        # accum micro-batches, their gradients accumulated (the last one's
+        # phases are the ones recorded)
+        for _ in range(accum):
+            ids = batches[state["i"] % 2]
+            state["i"] += 1
+            with amp():
+                out = model(input_ids=ids, labels=ids)
+            loss = out.loss
+            if peaks is not None:
+                peaks["forward_peak"] = torch.cuda.max_memory_allocated()
+                peaks["forward_end"] = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
+            (loss / accum if accum > 1 else loss).backward()
+            if peaks is not None:
+                peaks["backward_peak"] = torch.cuda.max_memory_allocated()
+                peaks["backward_end"] = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
         if state["clip_ok"]:
             try:
                 torch.nn.utils.clip_grad_norm_(params, clip)
@@ -270,7 +283,7 @@ def run_one(sc, vers, prof=None):
         shape = (sc["micro_batch"], sc["seq"])
         batches = [torch.randint(0, vocab, shape, device="cuda", generator=g) for _ in range(2)]
         clip = sc["clip"]
-        step, state = make_step(model, opt, amp, batches, clip, notes)
+        step, state = make_step(model, opt, amp, batches, clip, notes, sc.get("accum", 1))
         first = step()
         torch.cuda.synchronize()
         row["build_s"] = time.time() - t0
@@ -278,10 +291,12 @@ def run_one(sc, vers, prof=None):
         tw = time.time()
         med, mn, mx, last = fw.cuda_time(step, sc["warmup"] - 1, sc["steps"])
         wall = (time.time() - tw) / (sc["warmup"] - 1 + sc["steps"])
+        # the timed window in epoch seconds, to read a clock log against
+        fw.log("%s: timed steps from %.3f to %.3f" % (sc["name"], tw, time.time()))
         stats = torch.cuda.memory_stats()
         row.update(status="ok", step_s_median=med, step_s_min=mn, step_s_max=mx,
                    step_s_wall_mean=wall,
-                   tokens_per_s=sc["micro_batch"] * sc["seq"] / med,
+                   tokens_per_s=sc["micro_batch"] * sc.get("accum", 1) * sc["seq"] / med,
                    max_memory_reserved=torch.cuda.max_memory_reserved(),
                    max_memory_allocated=torch.cuda.max_memory_allocated(),
                    memory_reserved_end=torch.cuda.memory_reserved(),
@@ -336,7 +351,8 @@ def main():
     for sc in scs:
         # a 3B step at 8K tokens is well under a second; building and the
         # steps of one configuration take under 20 s
-        need = (25 if sc["model"].endswith("3B") else 12) + (10 if a.isolate else 0)
+        need = (25 if sc["model"].endswith("3B") else 12) + (10 if a.isolate else 0) + \
+            (60 if sc.get("compile") else 0)
         if not dl.allows(need):
             w.row(dict(config=sc["name"], framework="pytorch", wrapper=sc["wrapper"],
                        model=sc["model"], seq=sc["seq"], micro_batch=sc["micro_batch"],
