@@ -30,8 +30,14 @@
  *  - FSDP2's local copies (frameworks.json fsdp2_copies): per layer the
  *    shard's cast and copy into the all-gather buffer, again for the
  *    backward's gather, and the gradients' copy into the reduce-scatter
- *    input; none for a ZeRO-3 that is not FSDP2.
+ *    input; none for a ZeRO-3 that is not FSDP2;
+ *  - tensor_clock: a GEMM-dense stack's compute-bound GEMMs and attention
+ *    on an H100 SXM take 1 / 0.845 (bf16) and 1 / 0.893 (fp8 GEMMs) of
+ *    their burst time (gpus.json sustained_gemm_fraction), an eager stack's
+ *    and every stack's on an A100 their burst time, and a calibration
+ *    profile's measured GEMMs are not scaled.
  */
+#include "calib/profile.h"
 #include "engine/compute.h"
 #include "engine/des.h"
 #include "engine/memory.h"
@@ -182,7 +188,10 @@ static void attention_rates(void)
 		double full = 4.0 * 8192.0 * 8192.0 * 4096.0;
 		CHECK_NEAR(o->model_flops, full, 1e-12);
 		CHECK_NEAR(o->flops, 0.5 * full, 1e-12);
-		CHECK_NEAR(o->time_s, 0.5 * full / (989.4e12 * 529 / P) + hw.kernel_overhead_s, 1e-9);
+		/* Megatron-Core's step is GEMM-dense: the rate at the H100's
+		 * sustained share (gpus.json, tensor_clock; sustained_clock below) */
+		CHECK_NEAR(o->time_s, 0.5 * full / (989.4e12 * 529 / P * 0.845) + hw.kernel_overhead_s,
+			   1e-9);
 	}
 	pp_workload_release(&w);
 	pp_scenario_release(&s);
@@ -319,13 +328,16 @@ static void tp_overlap(void)
 		CHECK_NEAR(ag0->exposed_s, t, 1e-12); /* no overlap: all of it */
 		CHECK_NEAR(ag1->time_s, t, 1e-12);
 		/* the GEMM as 8 chunks of 1/8 of the tokens */
-		double g = 8 * pp_gemm_time(&hw, PP_DT_BF16, q0->m / 8, q0->n, q0->k, 1, 2.0);
+		/* NeMo's step is GEMM-dense: the GEMMs at the sustained share */
+		pp_hw dh = hw;
+		dh.dense_on = true;
+		double g = 8 * pp_gemm_time(&dh, PP_DT_BF16, q0->m / 8, q0->n, q0->k, 1, 2.0);
 		CHECK_NEAR(q1->time_s, g, 1e-12);
 		double ex = t / 8 + (t > g ? (t - g) * 7 / 8 : 0);
 		CHECK_NEAR(ag1->exposed_s, ex, 1e-12);
 		CHECK(ag1->exposed_s < ag0->exposed_s);
 		/* 4 chunks on 132 - 16 SMs */
-		double gp = 4 * pp_gemm_time(&hw, PP_DT_BF16, p0->m / 4, p0->n, p0->k, 1, 2.0) * 132 /
+		double gp = 4 * pp_gemm_time(&dh, PP_DT_BF16, p0->m / 4, p0->n, p0->k, 1, 2.0) * 132 /
 			    (132 - 16);
 		CHECK_NEAR(p1->time_s, gp, 1e-12);
 	}
@@ -584,6 +596,92 @@ static void ddp_bucket_copies(void)
 	}
 }
 
+/* The forward qkv GEMM (q where the projections are apart) and flash
+ * attention of one layer of s, less the per-kernel overhead: their
+ * compute-bound time. */
+static void dense_ops(const char *json, double *gemm, double *attn, pp_stack *st)
+{
+	pp_scenario s;
+	pp_hw hw;
+	*gemm = *attn = -1;
+	if (tu_scenario(json, &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	const pp_op *q = find_op(&w, s.training.stack.fused_proj ? "qkv" : "q", PP_PH_FWD,
+				 PP_PART_LAYER);
+	const pp_op *a = find_op(&w, "flash_attn", PP_PH_FWD, PP_PART_LAYER);
+	CHECK(q && a);
+	if (q && a) {
+		*gemm = q->time_s - hw.kernel_overhead_s;
+		*attn = a->time_s - hw.kernel_overhead_s;
+	}
+	if (st)
+		*st = s.training.stack;
+	pp_workload_release(&w);
+	pp_scenario_release(&s);
+}
+
+static void sustained_clock(void)
+{
+	double g0, a0, g1, a1;
+	pp_stack st;
+	/* Megatron-Core (sustained by default) against itself at burst */
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8}, " H100X8 "}", &g1, &a1, &st);
+	CHECK(st.sustained_clock);
+	CHECK_CONTAINS(st.origin[PP_BEH_TENSOR_CLOCK], "framework megatron-core");
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": \"burst\"}, "
+		  H100X8 "}", &g0, &a0, &st);
+	CHECK(!st.sustained_clock);
+	CHECK_CONTAINS(st.origin[PP_BEH_TENSOR_CLOCK], "scenario training.tensor_clock");
+	CHECK_NEAR(g1 / g0, 1 / 0.845, 1e-9);
+	CHECK_NEAR(a1 / a0, 1 / 0.845, 1e-9);
+	/* fp8: the GEMMs at fp8's share, attention (bf16) at bf16's */
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp8\"}, "
+		  H100X8 "}", &g1, &a1, NULL);
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp8\", "
+		  "\"tensor_clock\": \"burst\"}, " H100X8 "}", &g0, &a0, NULL);
+	CHECK_NEAR(g1 / g0, 1 / 0.893, 1e-9);
+	CHECK_NEAR(a1 / a0, 1 / 0.845, 1e-9);
+	/* eager PyTorch keeps the bursts' rates unless told */
+	dense_ops("{" LLAMA8B "\"training\": {\"framework\": \"pytorch\", \"global_batch_size\": 8}, "
+		  H100X8 "}", &g0, &a0, &st);
+	CHECK(!st.sustained_clock);
+	dense_ops("{" LLAMA8B "\"training\": {\"framework\": \"pytorch\", \"global_batch_size\": 8, "
+		  "\"tensor_clock\": \"sustained\"}, " H100X8 "}", &g1, &a1, NULL);
+	CHECK_NEAR(g1 / g0, 1 / 0.845, 1e-9);
+	/* no figure for the A100: nothing changes */
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8}, \"cluster\": {\"gpu\": "
+		  "\"a100-80gb\", \"num_gpus\": 8}}", &g1, &a1, NULL);
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": \"burst\"}, "
+		  "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}", &g0, &a0, NULL);
+	CHECK(g1 == g0 && a1 == a0);
+	/* a profile that measured the GEMMs: its rates stand */
+	pp_scenario s;
+	pp_hw hw;
+	if (!tu_scenario("{" LLAMA8B "\"training\": {\"global_batch_size\": 8}, " H100X8 "}", &s,
+			 &hw)) {
+		CHECK(hw.dense_sustained[PP_DT_BF16] < 1);
+		pp_profile p;
+		memset(&p, 0, sizeof(p));
+		snprintf(p.name, sizeof(p.name), "t");
+		p.has_gemm[PP_DT_BF16] = true;
+		p.gemm_frac[PP_DT_BF16] = 0.7;
+		p.gemm_k0[PP_DT_BF16] = 150;
+		pp_profile_apply(&hw, &p);
+		CHECK(hw.dense_sustained[PP_DT_BF16] == 1 && hw.dense_sustained[PP_DT_FP8] == 1);
+		pp_scenario_release(&s);
+	}
+	/* a value that is not one */
+	if (!tu_scenario("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": "
+			 "\"fast\"}, " H100X8 "}", &s, &hw)) {
+		CHECK(0);
+		pp_scenario_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(every_framework_resolves);
@@ -598,5 +696,6 @@ int main(void)
 	RUN(autocast_fp32_stream);
 	RUN(fsdp2_local_copies);
 	RUN(ddp_bucket_copies);
+	RUN(sustained_clock);
 	return pp_t_done("test_framework");
 }

@@ -59,6 +59,12 @@ typedef struct pp_gpu {
 	double tdp_w;
 	double sustained;                 /* tensor rate held at the power limit over the burst rate (1: none known) */
 	pp_prov sustained_prov;
+	/* per dtype, the share of its burst tensor rate a GEMM-dense training
+	 * step holds at the SKU's power limit (gpus.json
+	 * sustained_gemm_fraction; 1: none known); it applies to the steps of
+	 * frameworks whose tensor_clock is "sustained" (frameworks.json) */
+	double sustained_gemm[PP_DT_COUNT];
+	pp_prov sustained_gemm_prov;
 	int gpus_per_node;
 	char intra_node[16];              /* default intra-node fabric id */
 } pp_gpu;

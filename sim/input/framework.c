@@ -14,7 +14,8 @@ const char *const pp_beh_keys[PP_BEH_COUNT] = {
 	"attention_kernel", "cross_entropy", "elementwise", "fused_projections",
 	"selective_recompute", "grad_reduce_in_fp32", "reshard_after_forward", "tp_comm_overlap",
 	"optimizer_impl", "cuda_graphs", "host_issue_us", "master_weights_fp32",
-	"context_parallel_comm", "fp8_recipe", "autocast"};
+	"context_parallel_comm", "fp8_recipe", "autocast", "tensor_clock"};
+static const char *const clock_names[2] = {"burst", "sustained"};
 
 /* A tensor-parallel overlap implementation (frameworks.json "tp_overlap"). */
 typedef struct tpo_impl {
@@ -321,7 +322,8 @@ static int name_index(const char *const *names, int n, const char *s)
 enum { T_BOOL, T_NUM, T_STR, T_ATTN, T_GRED };
 static const int beh_type[PP_BEH_COUNT] = {T_ATTN, T_STR,  T_STR,  T_BOOL, T_STR,
 					    T_GRED, T_BOOL, T_BOOL, T_STR,  T_BOOL,
-					    T_NUM,  T_BOOL, T_STR,  T_STR,  T_BOOL};
+					    T_NUM,  T_BOOL, T_STR,  T_STR,  T_BOOL,
+					    T_STR};
 
 /* What a JSON value is, for "found ..." in a message. */
 static const char *found(const cJSON *v, char *buf, size_t n)
@@ -408,6 +410,9 @@ static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJ
 		ok = name_index(pp_sac_names, PP_SAC_COUNT, s) >= 0;
 		pp_sb_addf(&list, "\"%s\", \"%s\", \"%s\"", pp_sac_names[0], pp_sac_names[1],
 			   pp_sac_names[2]);
+	} else if (b == PP_BEH_TENSOR_CLOCK) {
+		ok = name_index(clock_names, 2, s) >= 0;
+		pp_sb_addf(&list, "\"%s\", \"%s\"", clock_names[0], clock_names[1]);
 	} else {
 		ok = name_index(pp_cpc_names, PP_CPC_COUNT, s) >= 0;
 		pp_sb_addf(&list, "\"%s\", \"%s\"", pp_cpc_names[0], pp_cpc_names[1]);
@@ -593,6 +598,7 @@ static void apply(pp_stack *st, const pp_frameworks *f, int b, const cJSON *v)
 	case PP_BEH_HOST_ISSUE: st->host_issue_s = v->valuedouble * 1e-6; break;
 	case PP_BEH_MASTER_FP32: st->master_fp32 = cJSON_IsTrue(v); break;
 	case PP_BEH_AUTOCAST: st->autocast = cJSON_IsTrue(v); break;
+	case PP_BEH_TENSOR_CLOCK: st->sustained_clock = !strcmp(v->valuestring, "sustained"); break;
 	case PP_BEH_CP_COMM:
 		st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring);
 		st->cp_overlapped = f->cpi[st->cp_comm].overlapped;

@@ -146,6 +146,7 @@ enum {
 	PP_BEH_CP_COMM,
 	PP_BEH_FP8,
 	PP_BEH_AUTOCAST,
+	PP_BEH_TENSOR_CLOCK,
 	PP_BEH_COUNT
 };
 /* The training key of each behaviour ("attention_kernel", ...). */
@@ -185,6 +186,13 @@ typedef struct pp_stack {
 	bool cp_overlapped;
 	double cp_merge_fwd, cp_merge_bwd_q, cp_merge_bwd_kv;
 	bool torch_compile;          /* training.torch_compile (TorchTitan, plain PyTorch) */
+	/* tensor_clock "sustained": the step keeps the tensor cores busy enough
+	 * that the power limit holds the clocks below their burst (fused,
+	 * GEMM-dense stacks); its GEMMs and attention run at the SKU's
+	 * sustained share (gpus.json sustained_gemm_fraction). "burst": eager
+	 * steps, whose memory-bound kernels and launch gaps leave the GEMMs at
+	 * burst rates */
+	bool sustained_clock;
 	/* torch.autocast around the forward: over fp32 parameters (fp32 master
 	 * weights without a wrapper that casts them, as FSDP2's
 	 * MixedPrecisionPolicy(param_dtype) does in its all-gather) the

@@ -92,6 +92,18 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->sustained = g->sustained > 0 ? g->sustained : 1;
 	if (g->sustained < 1)
 		prov_origin(hw, "sustained_clock_fraction", cat, "gpus", &g->sustained_prov);
+	bool dense = false;
+	for (int t = 0; t < PP_DT_COUNT; t++) {
+		hw->dense_sustained[t] = g->sustained_gemm[t] > 0 ? g->sustained_gemm[t] : 1;
+		dense |= hw->dense_sustained[t] < 1;
+	}
+	if (dense)
+		pp_hw_set_origin(hw, "sustained_gemm", "catalog gpus.json: bf16 %.3f, fp8 %.3f of the "
+				 "burst rate in a GEMM-dense step (frameworks.json tensor_clock "
+				 "\"sustained\"): %s (%s)%s", hw->dense_sustained[PP_DT_BF16],
+				 hw->dense_sustained[PP_DT_FP8],
+				 pp_catalog_source_title(cat, "gpus", g->sustained_gemm_prov.source),
+				 g->sustained_gemm_prov.date, g->sustained_gemm_prov.estimate ? " [estimate]" : "");
 	hw->kernel_overhead_s = k->kernel_overhead_s;
 	hw->mem_capacity_bytes = g->mem_bytes;
 	prov_origin(hw, "peak_flops", cat, "gpus", &g->peak_prov);

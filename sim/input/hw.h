@@ -80,6 +80,13 @@ typedef struct pp_hw {
 	double attn_exp_flops;     /* special-function (exp) rate at the curves' peak; 0: none */
 	double attn_peak_flops;    /* the matmul peak the curves were measured at */
 	double sustained;          /* tensor rate held at the power limit over the burst rate */
+	/* per dtype, the share of the burst tensor rate a GEMM-dense step holds
+	 * at the power limit (gpus.json sustained_gemm_fraction; 1 where none
+	 * is known or a calibration profile measured the GEMMs: its own
+	 * protocol then decides); applied while dense_on, which the workload
+	 * build sets for a framework whose tensor_clock is "sustained" */
+	double dense_sustained[PP_DT_COUNT];
+	bool dense_on;
 	double kernel_overhead_s;
 	double mem_capacity_bytes;
 	/* network */

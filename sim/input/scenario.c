@@ -51,7 +51,8 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
 					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
 					    "cuda_graphs", "host_issue_us", "master_weights_fp32",
-					    "context_parallel_comm", "fp8_recipe", "autocast", "ddp"};
+					    "context_parallel_comm", "fp8_recipe", "autocast", "tensor_clock",
+					    "ddp"};
 static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "pipeline_model_parallel_size", "data_parallel_size",
 					    "context_parallel_size",
