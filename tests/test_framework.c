@@ -658,12 +658,18 @@ static void sustained_clock(void)
 	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": \"burst\"}, "
 		  "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 8}}", &g0, &a0, NULL);
 	CHECK(g1 == g0 && a1 == a0);
-	/* a profile that measured the GEMMs: its rates stand */
+	/* fp16 runs as bf16 does */
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp16\"}, "
+		  H100X8 "}", &g1, &a1, NULL);
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp16\", "
+		  "\"tensor_clock\": \"burst\"}, " H100X8 "}", &g0, &a0, NULL);
+	CHECK_NEAR(g1 / g0, 1 / 0.845, 1e-9);
+	/* a profile that measured the bf16 GEMMs: their rates stand, attention
+	 * and fp8 GEMMs keep the share */
 	pp_scenario s;
 	pp_hw hw;
 	if (!tu_scenario("{" LLAMA8B "\"training\": {\"global_batch_size\": 8}, " H100X8 "}", &s,
 			 &hw)) {
-		CHECK(hw.dense_sustained[PP_DT_BF16] < 1);
 		pp_profile p;
 		memset(&p, 0, sizeof(p));
 		snprintf(p.name, sizeof(p.name), "t");
@@ -671,15 +677,61 @@ static void sustained_clock(void)
 		p.gemm_frac[PP_DT_BF16] = 0.7;
 		p.gemm_k0[PP_DT_BF16] = 150;
 		pp_profile_apply(&hw, &p);
-		CHECK(hw.dense_sustained[PP_DT_BF16] == 1 && hw.dense_sustained[PP_DT_FP8] == 1);
+		hw.dense_on = true;
+		CHECK_NEAR(pp_tensor_share(&hw, PP_DT_BF16, true), 1, 1e-12);
+		CHECK_NEAR(pp_tensor_share(&hw, PP_DT_BF16, false), 0.845, 1e-12);
+		CHECK_NEAR(pp_tensor_share(&hw, PP_DT_FP8, true), 0.893, 1e-12);
 		pp_scenario_release(&s);
 	}
-	/* a value that is not one */
-	if (!tu_scenario("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": "
-			 "\"fast\"}, " H100X8 "}", &s, &hw)) {
-		CHECK(0);
-		pp_scenario_release(&s);
+	/* a value that is not one: the scenario's message */
+	char *sc = pp_path_join(pp_t_tmpdir(), "clock.json");
+	FILE *f = fopen(sc, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"tensor_clock\": "
+		      "\"fast\"}, " H100X8 "}", f);
+		fclose(f);
+		char cmd[1024], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "%s predict %s 2>&1", pp_t_bin(), sc);
+		CHECK(pp_t_sh(cmd, &out) == 2);
+		CHECK_CONTAINS(out, "training.tensor_clock: found \"fast\"; expected one of \"burst\", "
+			       "\"sustained\"");
+		free(out);
 	}
+	free(sc);
+}
+
+/* gpus.json's sustained_gemm_fraction, broken four ways in a copy of the
+ * catalogs: each a message naming the file, the JSON path, what was found
+ * and what was expected, exit status 2. */
+static void sustained_catalog_errors(void)
+{
+	static const struct {
+		const char *sed, *want;
+	} cases[] = {
+		{"0,/\"sustained_gemm_fraction\": {/s//\"sustained_gemm_fraction\": {\"bf16\": "
+		 "{\"value\": 0.5, \"source\": \"podplan_h200_clocks\", \"date\": \"2026\"}, /",
+		 "sustained_gemm_fraction.bf16: found this key twice"},
+		{"0,/\"sustained_gemm_fraction\": {/s//\"sustained_gemm_fraction\": {\"fp9\": "
+		 "{\"value\": 0.5, \"source\": \"podplan_h200_clocks\", \"date\": \"2026\"}, /",
+		 "sustained_gemm_fraction.fp9: unknown key \"fp9\", did you mean \"fp8\"?"},
+		{"0,/\"sustained_gemm_fraction\": {/s//\"sustained_gemm_fraction\": 0.8, \"x\": {/",
+		 "sustained_gemm_fraction: found the number 0.8"},
+		{"0,/\"value\": 0.845,/s//\"value\": 1.5,/",
+		 "sustained_gemm_fraction.bf16: found 1.5; expected a fraction in (0, 1]"},
+	};
+	char *dir = pp_path_join(pp_t_tmpdir(), "catalog-sgf");
+	for (size_t i = 0; i < PP_ARRAY_LEN(cases); i++) {
+		char cmd[2048], *out = NULL;
+		snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -p %s && cp models/*.json %s/ && "
+			 "sed -i '%s' %s/gpus.json && PODPLAN_DATA=%s %s predict scenarios/default.json "
+			 "2>&1", dir, dir, dir, cases[i].sed, dir, dir, pp_t_bin());
+		CHECK(pp_t_sh(cmd, &out) == 2);
+		CHECK_CONTAINS(out, "gpus.json:");
+		CHECK_CONTAINS(out, cases[i].want);
+		free(out);
+	}
+	free(dir);
 }
 
 int main(void)
@@ -697,5 +749,6 @@ int main(void)
 	RUN(fsdp2_local_copies);
 	RUN(ddp_bucket_copies);
 	RUN(sustained_clock);
+	RUN(sustained_catalog_errors);
 	return pp_t_done("test_framework");
 }

@@ -531,15 +531,17 @@ void pp_profile_apply(pp_hw *hw, const pp_profile *p)
 				 p->has_gemm[PP_DT_BF16] ? p->gemm_frac[PP_DT_BF16] : hw->gemm_frac[PP_DT_BF16]);
 	/* measured GEMMs: their rates are what the profile's protocol held
 	 * (a sweep back to back, or bursts), not the catalog's burst figures
-	 * the SKU's sustained share scales */
-	bool dense = false;
-	for (int dt = 0; gemm && dt < PP_DT_COUNT; dt++) {
-		dense |= hw->dense_sustained[dt] < 1;
-		hw->dense_sustained[dt] = 1;
-	}
-	if (dense)
-		pp_hw_set_origin(hw, "sustained_gemm", "not applied: calibration profile %s v%d "
-				 "measured the GEMMs (its protocol's rates stand)", p->name, p->version);
+	 * the SKU's sustained share scales; attention (the catalog's rates)
+	 * keeps it */
+	for (int dt = 0; dt < PP_DT_COUNT; dt++)
+		if (p->has_gemm[dt] && p->gemm_frac[dt] > 0)
+			hw->gemm_measured[dt] = true;
+	if (gemm && pp_hw_has_sustained(hw))
+		pp_hw_set_origin(hw, "sustained_gemm", "catalog gpus.json: bf16 %.3f, fp8 %.3f of the "
+				 "burst rate in a GEMM-dense step, for attention and the GEMMs of dtypes "
+				 "calibration profile %s v%d did not measure (its measured rates stand)",
+				 hw->dense_sustained[PP_DT_BF16], hw->dense_sustained[PP_DT_FP8], p->name,
+				 p->version);
 	if (p->has_mem && p->mem_Bps > 0) {
 		hw->mem_Bps = p->mem_Bps;
 		hw->elementwise_Bps = p->mem_Bps;

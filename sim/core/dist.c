@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__linux__) && !defined(F_SETPIPE_SZ)
+#define F_SETPIPE_SZ 1031 /* F_LINUX_SPECIFIC_BASE + 7, <linux/fcntl.h> */
+#endif
+
 typedef int (*mpi_init_fn)(int *, char ***);
 typedef int (*mpi_initialized_fn)(int *);
 typedef int (*mpi_finalize_fn)(void);
@@ -116,9 +120,6 @@ static void check(int rc, const char *call)
 static void widen_stdout_pipe(void)
 {
 #ifdef __linux__
-#ifndef F_SETPIPE_SZ
-#define F_SETPIPE_SZ 1031 /* F_LINUX_SPECIFIC_BASE + 7, <linux/fcntl.h> */
-#endif
 	struct stat st;
 	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode))
 		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);

@@ -425,32 +425,27 @@ static double price_sigma_of(const oin *o)
 }
 
 /* Every rank's block of draws [d0, d1) of every option's samples to every
- * rank, and the counts of draws each option won summed. */
-static void gather_draws(pp_cost_result *r, int n, int draws, int R, int d0, int d1, int *wins)
+ * rank (one option at a time: a block stays far below MPI's int count at
+ * the schema's 1e7 draws), and the counts of draws each option won
+ * summed. */
+static void gather_draws(pp_cost_result *r, int n, int draws, int d0, int d1, int *wins)
 {
-	size_t len = (size_t)(d1 - d0);
-	double *mine = pp_xmalloc(sizeof(double) * ((size_t)n * len + (size_t)n) + 1);
-	for (int i = 0; i < n; i++)
-		memcpy(mine + (size_t)i * len, r->options[i].samples + d0, sizeof(double) * len);
-	for (int i = 0; i < n; i++)
-		mine[(size_t)n * len + (size_t)i] = wins[i];
-	void *all = NULL;
-	size_t bytes = 0;
-	pp_dist_allgatherv(mine, sizeof(double) * ((size_t)n * len + (size_t)n), &all, &bytes);
-	const double *p = all;
-	for (int i = 0; i < n; i++)
-		wins[i] = 0;
-	for (int q = 0; q < R; q++) {
-		int q0 = (int)((int64_t)draws * q / R), q1 = (int)((int64_t)draws * (q + 1) / R);
-		size_t ql = (size_t)(q1 - q0);
-		for (int i = 0; i < n; i++)
-			memcpy(r->options[i].samples + q0, p + (size_t)i * ql, sizeof(double) * ql);
-		for (int i = 0; i < n; i++)
-			wins[i] += (int)p[(size_t)n * ql + (size_t)i];
-		p += (size_t)n * ql + (size_t)n;
+	for (int i = 0; i < n; i++) {
+		void *all = NULL;
+		size_t bytes = 0;
+		pp_dist_allgatherv(r->options[i].samples + d0, sizeof(double) * (size_t)(d1 - d0), &all,
+				   &bytes);
+		/* the blocks in rank order are the draws in order */
+		memcpy(r->options[i].samples, all, sizeof(double) * (size_t)draws);
+		free(all);
 	}
-	free(all);
-	free(mine);
+	double *w = pp_xmalloc(sizeof(double) * (size_t)n + 1);
+	for (int i = 0; i < n; i++)
+		w[i] = wins[i];
+	pp_dist_allreduce_sum(w, n);
+	for (int i = 0; i < n; i++)
+		wins[i] = (int)w[i];
+	free(w);
 }
 
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
@@ -461,9 +456,16 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			r->options[i].mean_usd = r->options[i].p_cheapest = NAN;
 	if (draws <= 0)
 		return;
+	/* this rank's draws: [d0, d1) (all of them unless spread over ranks) */
+	int R = c->opts && c->opts->spread_draws ? pp_dist_size() : 1;
+	int rank = R > 1 ? pp_dist_rank() : 0;
+	int d0 = (int)((int64_t)draws * rank / R), d1 = (int)((int64_t)draws * (rank + 1) / R);
 	pp_mc *mc = pp_mc_new(seed);
-	if (!mc)
+	if (!mc) {
+		if (R > 1) /* the other ranks wait in the gather: out of memory, as pp_xmalloc */
+			abort();
 		return;
+	}
 	double stepf[MAX_GROUPS], capexf[MAX_GROUPS], capsig[MAX_GROUPS];
 	for (int g = 0; g < MAX_GROUPS; g++)
 		capsig[g] = 0;
@@ -506,10 +508,6 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 	double fail = c->failures_per_gpu_hour;
 	double f_lo = fail > 0 ? c->failures_per_gpu_hour_lo / fail : 1;
 	double f_hi = fail > 0 ? c->failures_per_gpu_hour_hi / fail : 1;
-	/* this rank's draws: [d0, d1) (all of them unless spread over ranks) */
-	int R = c->opts && c->opts->spread_draws ? pp_dist_size() : 1;
-	int rank = R > 1 ? pp_dist_rank() : 0;
-	int d0 = (int)((int64_t)draws * rank / R), d1 = (int)((int64_t)draws * (rank + 1) / R);
 	for (int d = 0; d < draws; d++) {
 		bool mine = d >= d0 && d < d1;
 		draw dr = cost_base_draw;
@@ -543,7 +541,7 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			wins[best]++;
 	}
 	if (R > 1)
-		gather_draws(r, n, draws, R, d0, d1, wins);
+		gather_draws(r, n, draws, d0, d1, wins);
 	for (int i = 0; i < n; i++) {
 		pp_mc_stats st;
 		pp_mc_summarize(r->options[i].samples, (size_t)draws, &st);

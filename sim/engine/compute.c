@@ -16,10 +16,10 @@ static double tile_wave_eff(double m, double n, double batch, double tm, double 
 	return tile_util * (1.0 - wave_weight + wave_weight * wave_util);
 }
 
-double pp_tensor_share(const pp_hw *hw, pp_dtype dt)
+double pp_tensor_share(const pp_hw *hw, pp_dtype dt, bool gemm)
 {
 	double s = hw->sustained > 0 ? hw->sustained : 1;
-	if (hw->dense_on && hw->dense_sustained[dt] > 0)
+	if (hw->dense_on && hw->dense_sustained[dt] > 0 && !(gemm && hw->gemm_measured[dt]))
 		s *= hw->dense_sustained[dt];
 	return s;
 }
@@ -53,7 +53,7 @@ double pp_gemm_time(const pp_hw *hw, pp_dtype dt, double m, double n, double k, 
 	double flops = 2.0 * m * n * k * batch;
 	double eff = pp_gemm_efficiency(hw, dt, m, n, k, batch);
 	/* the tensor rate the SKU holds at its power limit (gpus.json) */
-	double t_compute = flops / (hw->peak_flops[dt] * eff * pp_tensor_share(hw, dt));
+	double t_compute = flops / (hw->peak_flops[dt] * eff * pp_tensor_share(hw, dt, true));
 	double in_b = pp_dtype_bytes(dt);
 	double bytes = batch * ((m * k + k * n) * in_b + m * n * out_bytes);
 	/* the operands stream in at the GEMM's own bandwidth after the memory
@@ -126,7 +126,7 @@ double pp_attn_time_k(const pp_hw *hw, pp_dtype dt, pp_attn_kernel k, bool bwd, 
 	if (k <= PP_ATTN_CATALOG || k >= PP_ATTN_UNFUSED || !hw->attn_have[k] || hw->attn_nseq < 2)
 		return pp_attn_time(hw, dt, flops, bytes);
 	double rate = pp_attn_rate(hw, k, bwd, causal, seq) * pp_attn_head_dim_factor(hw, bwd, d) *
-		      hw->peak_flops[dt] * pp_tensor_share(hw, dt);
+		      hw->peak_flops[dt] * pp_tensor_share(hw, dt, false);
 	double t_compute = flops / rate;
 	double t_mem = bytes / hw->mem_Bps;
 	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;
@@ -138,7 +138,7 @@ double pp_attn_time(const pp_hw *hw, pp_dtype dt, double flops, double bytes)
 		return 0;
 	/* fp32 has no fused attention kernel in practice; attention then runs
 	 * at the tf32/fp32 GEMM rate, which the dtype's peak already reflects. */
-	double t_compute = flops / (hw->peak_flops[dt] * hw->attn_frac * pp_tensor_share(hw, dt));
+	double t_compute = flops / (hw->peak_flops[dt] * hw->attn_frac * pp_tensor_share(hw, dt, false));
 	double t_mem = bytes / hw->mem_Bps;
 	return (t_compute > t_mem ? t_compute : t_mem) + hw->kernel_overhead_s;
 }

@@ -25,11 +25,12 @@
  * dtype's dense peak it reaches, before the memory roofline. */
 double pp_gemm_efficiency(const pp_hw *hw, pp_dtype dt, double m, double n, double k, double batch);
 
-/* The share of its burst tensor rate dtype dt runs at on hw: the SKU's
- * power rating (sustained_clock_fraction) and, in a GEMM-dense step
- * (hw->dense_on), the power limit's hold on the clocks
- * (dense_sustained). */
-double pp_tensor_share(const pp_hw *hw, pp_dtype dt);
+/* The share of its burst tensor rate dtype dt runs at on hw, for a GEMM
+ * (gemm) or attention: the SKU's power rating (sustained_clock_fraction)
+ * and, in a GEMM-dense step (hw->dense_on), the power limit's hold on the
+ * clocks (dense_sustained) unless a calibration profile measured that
+ * dtype's GEMMs (gemm_measured). */
+double pp_tensor_share(const pp_hw *hw, pp_dtype dt, bool gemm);
 
 /* Seconds for batch GEMMs of m x n x k in dtype dt (inputs dt, output
  * out_bytes per element), kernel overhead included. */

@@ -571,15 +571,10 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	 * share is known: its GEMMs and attention are costed at that share of
 	 * the burst rates (input/hw.h dense_sustained) */
 	pp_hw dense;
-	if (tr->stack.sustained_clock && !hw->dense_on) {
-		bool any = false;
-		for (int t = 0; t < PP_DT_COUNT; t++)
-			any |= hw->dense_sustained[t] < 1;
-		if (any) {
-			dense = *hw;
-			dense.dense_on = true;
-			c.hw = &dense;
-		}
+	if (tr->stack.sustained_clock && !hw->dense_on && pp_hw_has_sustained(hw)) {
+		dense = *hw;
+		dense.dense_on = true;
+		c.hw = &dense;
 	}
 	w->host_issue_s = tr->stack.cuda_graphs ? 0 : tr->stack.host_issue_s;
 	/* torch.autocast over fp32 parameters: 16-bit training with fp32

@@ -172,28 +172,32 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		const cJSON *sg = cJSON_GetObjectItemCaseSensitive(e, "sustained_gemm_fraction");
 		if (sg) {
 			pp_jpath(q, sizeof(q), p, "sustained_gemm_fraction");
+			char fb[80];
 			if (!cJSON_IsObject(sg))
-				return pp_jdoc_errf(d, err, q, "expected an object of figures by dtype "
-						    "(\"bf16\", \"fp8\", ...)");
-			for (const cJSON *x = sg->child; x; x = x->next) {
-				int t = 0;
-				while (t < PP_DT_COUNT && strcmp(pp_dtype_names[t], x->string))
-					t++;
-				char r[600];
-				pp_jpath(r, sizeof(r), q, x->string);
-				if (t == PP_DT_COUNT)
-					return pp_jdoc_errf(d, err, r, "unknown dtype; expected fp32, tf32, "
-							    "bf16, fp16 or fp8");
-				pp_prov pv;
-				if ((rc = read_fig(d, sg, q, x->string, true, false, 1, &g->sustained_gemm[t],
-						   &pv, err)))
+				return pp_jdoc_errf(d, err, q, "found %s; expected an object of figures by "
+						    "dtype (\"bf16\", \"fp8\", ...)",
+						    pp_jdoc_describe(sg, fb, sizeof(fb)));
+			if ((rc = pp_jcheck_keys(d, sg, q, pp_dtype_names, PP_DT_COUNT, err)))
+				return rc;
+			bool given[PP_DT_COUNT] = {false};
+			for (int t = 0; t < PP_DT_COUNT; t++) {
+				pp_prov pv = {0};
+				if ((rc = read_fig(d, sg, q, pp_dtype_names[t], false, false, 1,
+						   &g->sustained_gemm[t], &pv, err)))
 					return rc;
+				given[t] = pv.source[0] != 0;
+				char r[600];
 				if (!(g->sustained_gemm[t] > 0 && g->sustained_gemm[t] <= 1))
-					return pp_jdoc_errf(d, err, r, "found %g; expected a fraction in (0, 1]",
+					return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, pp_dtype_names[t]),
+							    "found %g; expected a fraction in (0, 1]",
 							    g->sustained_gemm[t]);
-				if (t == PP_DT_BF16 || !g->sustained_gemm_prov.source[0])
+				if (given[t] && (t == PP_DT_BF16 || !g->sustained_gemm_prov.source[0]))
 					g->sustained_gemm_prov = pv;
 			}
+			/* fp16 runs on the tensor cores as bf16 does: bf16's share unless
+			 * given its own */
+			if (given[PP_DT_BF16] && !given[PP_DT_FP16])
+				g->sustained_gemm[PP_DT_FP16] = g->sustained_gemm[PP_DT_BF16];
 		}
 		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(e, "nvlink");
 		if (nv && !cJSON_IsNull(nv)) {

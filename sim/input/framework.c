@@ -598,7 +598,9 @@ static void apply(pp_stack *st, const pp_frameworks *f, int b, const cJSON *v)
 	case PP_BEH_HOST_ISSUE: st->host_issue_s = v->valuedouble * 1e-6; break;
 	case PP_BEH_MASTER_FP32: st->master_fp32 = cJSON_IsTrue(v); break;
 	case PP_BEH_AUTOCAST: st->autocast = cJSON_IsTrue(v); break;
-	case PP_BEH_TENSOR_CLOCK: st->sustained_clock = !strcmp(v->valuestring, "sustained"); break;
+	case PP_BEH_TENSOR_CLOCK:
+		st->sustained_clock = name_index(clock_names, 2, v->valuestring) == 1;
+		break;
 	case PP_BEH_CP_COMM:
 		st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring);
 		st->cp_overlapped = f->cpi[st->cp_comm].overlapped;

@@ -46,6 +46,14 @@ static void prov_origin(pp_hw *hw, const char *name, const pp_catalog *cat, cons
 			 p->estimate ? " [estimate]" : "");
 }
 
+bool pp_hw_has_sustained(const pp_hw *hw)
+{
+	for (int t = 0; t < PP_DT_COUNT; t++)
+		if (hw->dense_sustained[t] < 1)
+			return true;
+	return false;
+}
+
 int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, pp_err *err)
 {
 	memset(hw, 0, sizeof(*hw));
@@ -92,12 +100,9 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->sustained = g->sustained > 0 ? g->sustained : 1;
 	if (g->sustained < 1)
 		prov_origin(hw, "sustained_clock_fraction", cat, "gpus", &g->sustained_prov);
-	bool dense = false;
-	for (int t = 0; t < PP_DT_COUNT; t++) {
+	for (int t = 0; t < PP_DT_COUNT; t++)
 		hw->dense_sustained[t] = g->sustained_gemm[t] > 0 ? g->sustained_gemm[t] : 1;
-		dense |= hw->dense_sustained[t] < 1;
-	}
-	if (dense)
+	if (pp_hw_has_sustained(hw))
 		pp_hw_set_origin(hw, "sustained_gemm", "catalog gpus.json: bf16 %.3f, fp8 %.3f of the "
 				 "burst rate in a GEMM-dense step (frameworks.json tensor_clock "
 				 "\"sustained\"): %s (%s)%s", hw->dense_sustained[PP_DT_BF16],

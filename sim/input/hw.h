@@ -87,6 +87,9 @@ typedef struct pp_hw {
 	 * build sets for a framework whose tensor_clock is "sustained" */
 	double dense_sustained[PP_DT_COUNT];
 	bool dense_on;
+	/* a calibration profile measured this dtype's GEMMs: their rates stand
+	 * as its protocol measured them, unscaled (attention keeps the share) */
+	bool gemm_measured[PP_DT_COUNT];
 	double kernel_overhead_s;
 	double mem_capacity_bytes;
 	/* network */
@@ -113,6 +116,10 @@ typedef struct pp_hw {
 
 /* Resolve the parameters for a scenario's cluster from the catalog. */
 int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, pp_err *err);
+
+/* Whether the SKU has a sustained share below 1 for some dtype
+ * (dense_sustained): whether a GEMM-dense step runs slower on it. */
+bool pp_hw_has_sustained(const pp_hw *hw);
 
 /* Record (or replace) the origin of a named parameter. */
 void pp_hw_set_origin(pp_hw *hw, const char *name, const char *fmt, ...)
