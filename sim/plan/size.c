@@ -612,34 +612,70 @@ static double double_of(int64_t b)
 
 /* Under MPI, the order in which the options are handed out: with a
  * deadline or a budget, the serial order as one queue (what is found
- * first rules out the rest); with neither every option is searched
- * whatever the order, so the options are grouped by workload cache (one
- * per SKU, share_fits) and cut into one queue per rank, so that a rank
- * builds the workloads of its own SKUs and not of every SKU. ord: the
- * options in queue order; queue q is ord[start[q] .. start[q + 1]).
- * Returns the number of queues. */
-static int queues_of(const pp_size_opts *o, const opt_in *oi, int n, int R, int *ord, int *start)
+ * first rules out the rest), one option at a time; with neither every
+ * option is searched whatever the order, so the options are grouped by
+ * workload cache (one per SKU, share_fits), within it by search fit (the
+ * options that differ only in fabric: one enumeration), and cut into one
+ * queue per rank, so that a rank builds the workloads of its own SKUs and
+ * not of every SKU; a rank then takes a whole fit's options at a time
+ * (one taken from another rank's queue builds its fit once, not once per
+ * option). ord: the options in queue order; queue q is ord[start[q] ..
+ * start[q + 1]); unit[k] .. unit[k + 1] the positions in ord of the k-th
+ * unit handed out, queue q's units ustart[q] .. ustart[q + 1]. Returns the
+ * number of queues. */
+static int queues_of(const pp_size_opts *o, const opt_in *oi, int n, int R, int *ord, int *start,
+		     int *unit, int *ustart)
 {
+	int Q = 1;
 	if (o->deadline_s > 0 || o->budget_usd > 0 || R < 2) {
 		for (int i = 0; i < n; i++)
 			ord[i] = i;
 		start[0] = 0;
 		start[1] = n;
-		return 1;
+	} else {
+		/* by cache in order of first appearance, within it by fit in order
+		 * of first appearance, then in the serial order */
+		int m = 0;
+		for (int g = 0; g < n; g++) {
+			bool first = true; /* g is the first option of its fit */
+			for (int j = 0; j < g && first; j++)
+				first = oi[j].fit != oi[g].fit;
+			bool cfirst = true; /* ... and of its cache */
+			for (int j = 0; j < g && cfirst; j++)
+				cfirst = oi[j].cache != oi[g].cache;
+			if (!first || !cfirst)
+				continue;
+			for (int f = g; f < n; f++) {
+				bool ffirst = oi[f].cache == oi[g].cache;
+				for (int j = 0; j < f && ffirst; j++)
+					ffirst = oi[j].fit != oi[f].fit;
+				for (int i = f; ffirst && i < n; i++)
+					if (oi[i].fit == oi[f].fit)
+						ord[m++] = i;
+			}
+		}
+		/* the queues cut at a fit's end, near an equal count */
+		Q = R;
+		start[0] = 0;
+		for (int q = 1; q < R; q++) {
+			int c = (int)((int64_t)n * q / R);
+			while (c > start[q - 1] && c < n && oi[ord[c]].fit == oi[ord[c - 1]].fit)
+				c++;
+			start[q] = c;
+		}
+		start[R] = n;
 	}
-	/* by cache in order of first appearance, then in the serial order */
-	int m = 0;
-	for (int g = 0; g < n; g++) {
-		bool first = true; /* g is the first option of its cache */
-		for (int j = 0; j < g && first; j++)
-			first = oi[j].cache != oi[g].cache;
-		for (int i = g; first && i < n; i++)
-			if (oi[i].cache == oi[g].cache)
-				ord[m++] = i;
+	/* the units: one option each in one queue, else a fit's run */
+	int k = 0;
+	for (int q = 0; q < Q; q++) {
+		ustart[q] = k;
+		for (int p = start[q]; p < start[q + 1]; p++)
+			if (Q == 1 || p == start[q] || oi[ord[p]].fit != oi[ord[p - 1]].fit)
+				unit[k++] = p;
 	}
-	for (int q = 0; q <= R; q++)
-		start[q] = (int)((int64_t)n * q / R);
-	return R;
+	ustart[Q] = k;
+	unit[k] = n;
+	return Q;
 }
 
 /* Under MPI: each option to whichever rank asks first (a shared counter
@@ -660,29 +696,39 @@ static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double ste
 	int R = pp_dist_size(), r = pp_dist_rank(), rc = 0;
 	int *ord = pp_xmalloc(sizeof(int) * ((size_t)n + 1));
 	int *start = pp_xmalloc(sizeof(int) * ((size_t)R + 2));
-	int Q = queues_of(o, oi, n, R, ord, start), cq = Q > 1 ? r % Q : 0;
+	int *unit = pp_xmalloc(sizeof(int) * ((size_t)n + 2));
+	int *ustart = pp_xmalloc(sizeof(int) * ((size_t)R + 2));
+	int Q = queues_of(o, oi, n, R, ord, start, unit, ustart), cq = Q > 1 ? r % Q : 0;
 	pp_dist_slots *w = pp_dist_slots_new(Q + 2 * n);
 	opt_res *res = pp_xcalloc((size_t)n + 1, sizeof(opt_res));
 	int *have = pp_xcalloc((size_t)n + 1, sizeof(int));
 	int64_t *known = pp_xmalloc(sizeof(int64_t) * (size_t)(2 * n + 1));
 	int64_t *taken = pp_xmalloc(sizeof(int64_t) * ((size_t)Q + 1));
-	for (;;) {
-		int64_t t = pp_dist_slot_add(w, cq, 1);
-		if (t >= start[cq + 1] - start[cq]) {
-			/* this queue is done: the one with the most left, if any */
-			pp_dist_slot_get(w, 0, Q, taken);
-			int most = 0;
-			cq = -1;
-			for (int u = 0; u < Q; u++)
-				if (start[u + 1] - start[u] - taken[u] > most) {
-					most = (int)(start[u + 1] - start[u] - taken[u]);
-					cq = u;
+	for (int p = 0, pend = 0;;) {
+		if (p == pend) { /* the next unit */
+			int64_t t = pp_dist_slot_add(w, cq, 1);
+			if (t >= ustart[cq + 1] - ustart[cq]) {
+				/* this queue is done: the one with the most options left */
+				pp_dist_slot_get(w, 0, Q, taken);
+				int most = 0;
+				cq = -1;
+				for (int u = 0; u < Q; u++) {
+					int64_t tu = taken[u] < ustart[u + 1] - ustart[u]
+							     ? taken[u] : ustart[u + 1] - ustart[u];
+					int left = start[u + 1] - unit[ustart[u] + tu];
+					if (left > most) {
+						most = left;
+						cq = u;
+					}
 				}
-			if (cq < 0)
-				break;
-			continue;
+				if (cq < 0)
+					break;
+				continue;
+			}
+			p = unit[ustart[cq] + t];
+			pend = unit[ustart[cq] + t + 1];
 		}
-		int64_t i = ord[start[cq] + t];
+		int64_t i = ord[p++];
 		double best_usd = INFINITY, best_time = INFINITY;
 		if (i > 0)
 			pp_dist_slot_get(w, Q, (int)(2 * i), known);
@@ -754,6 +800,8 @@ static int search_scheduled(const pp_size_opts *o, opt_in *oi, int n, double ste
 	free(taken);
 	free(have);
 	free(res);
+	free(ustart);
+	free(unit);
 	free(start);
 	free(ord);
 	pp_dist_slots_free(w);
