@@ -610,6 +610,22 @@ static double double_of(int64_t b)
 	return v;
 }
 
+/* An option's place in the queues: the first options of its cache and of
+ * its fit, and its own (queues_of). */
+typedef struct qkey {
+	int cache, fit, i;
+} qkey;
+
+static int cmp_qkey(const void *a, const void *b)
+{
+	const qkey *x = a, *y = b;
+	if (x->cache != y->cache)
+		return x->cache < y->cache ? -1 : 1;
+	if (x->fit != y->fit)
+		return x->fit < y->fit ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* Under MPI, the order in which the options are handed out: with a
  * deadline or a budget, the serial order as one queue (what is found
  * first rules out the rest), one option at a time; with neither every
@@ -635,25 +651,20 @@ static int queues_of(const pp_size_opts *o, const opt_in *oi, int n, int R, int 
 	} else {
 		/* by cache in order of first appearance, within it by fit in order
 		 * of first appearance, then in the serial order */
-		int m = 0;
-		for (int g = 0; g < n; g++) {
-			bool first = true; /* g is the first option of its fit */
-			for (int j = 0; j < g && first; j++)
-				first = oi[j].fit != oi[g].fit;
-			bool cfirst = true; /* ... and of its cache */
-			for (int j = 0; j < g && cfirst; j++)
-				cfirst = oi[j].cache != oi[g].cache;
-			if (!first || !cfirst)
-				continue;
-			for (int f = g; f < n; f++) {
-				bool ffirst = oi[f].cache == oi[g].cache;
-				for (int j = 0; j < f && ffirst; j++)
-					ffirst = oi[j].fit != oi[f].fit;
-				for (int i = f; ffirst && i < n; i++)
-					if (oi[i].fit == oi[f].fit)
-						ord[m++] = i;
+		qkey *k = pp_xmalloc(sizeof(qkey) * ((size_t)n + 1));
+		for (int i = 0; i < n; i++) {
+			k[i] = (qkey){i, i, i};
+			for (int j = 0; j < i && (k[i].cache == i || k[i].fit == i); j++) {
+				if (k[i].cache == i && oi[j].cache == oi[i].cache)
+					k[i].cache = j;
+				if (k[i].fit == i && oi[j].fit == oi[i].fit)
+					k[i].fit = j;
 			}
 		}
+		qsort(k, (size_t)n, sizeof(qkey), cmp_qkey);
+		for (int i = 0; i < n; i++)
+			ord[i] = k[i].i;
+		free(k);
 		/* the queues cut at a fit's end, near an equal count */
 		Q = R;
 		start[0] = 0;
