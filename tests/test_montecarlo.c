@@ -8,6 +8,8 @@
 #include "core/pp.h"
 #include "core/sortd.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -32,6 +34,33 @@ static void test_lognormal_percentiles(void)
 	CHECK_NEAR(st.mean, 1.020201, 0.005);
 	CHECK_NEAR(pp_mc_lognormal_q(0.2, 0.9), 1.292154, 1e-5);
 	free(x);
+	pp_mc_free(mc);
+}
+
+/* pp_mc_lognormal is GSL's lognormal draw for draw (the same values from
+ * the same generator), and its skip consumes what it does: a stream of
+ * draws, some skipped, stays on GSL's stream; the sigmas include 0 (no
+ * random number taken) */
+static void test_lognormal_is_gsl_and_skips(void)
+{
+	static const double sig[] = {0.2, 0.05, 0, 0.6, 1e-3};
+	pp_mc *mc = pp_mc_new(20261130);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 20261130);
+	int same = 0, total = 0;
+	for (int i = 0; i < N; i++) {
+		double s = sig[i % 5];
+		double want = s > 0 ? gsl_ran_lognormal(r, 0.0, s) : 1.0;
+		if (i % 3 == 1) {
+			pp_mc_lognormal_skip(mc, s);
+			continue;
+		}
+		total++;
+		same += pp_mc_lognormal(mc, s) == want;
+	}
+	CHECK(total > 0 && same == total);
+	CHECK(pp_mc_uniform(mc) == gsl_rng_uniform(r));
+	gsl_rng_free(r);
 	pp_mc_free(mc);
 }
 
@@ -175,6 +204,7 @@ static void test_sort_in_place(void)
 int main(void)
 {
 	RUN(test_lognormal_percentiles);
+	RUN(test_lognormal_is_gsl_and_skips);
 	RUN(test_triangular);
 	RUN(test_loguniform);
 	RUN(test_seed_reproducible);

@@ -448,6 +448,16 @@ static void gather_draws(pp_cost_result *r, int n, int draws, int d0, int d1, in
 	free(w);
 }
 
+/* A lognormal factor, or (!value: another rank's draw) the random numbers
+ * it takes consumed without computing it (1 returned). */
+static double lognormal(pp_mc *mc, double sigma, bool value)
+{
+	if (value)
+		return pp_mc_lognormal(mc, sigma);
+	pp_mc_lognormal_skip(mc, sigma);
+	return 1.0;
+}
+
 void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 {
 	pp_cost_result *r = c->r;
@@ -515,8 +525,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
 		dr.electricity = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
-			stepf[g] = pp_mc_lognormal(mc, c->step_sigma);
-			capexf[g] = pp_mc_lognormal(mc, capsig[g]);
+			stepf[g] = lognormal(mc, c->step_sigma, mine);
+			capexf[g] = lognormal(mc, capsig[g], mine);
 		}
 		int best = -1;
 		double best_usd = INFINITY;
@@ -524,8 +534,8 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			draw di = dr;
 			di.step = stepf[oi[i].group];
 			di.capex = capexf[oi[i].group];
-			di.price = pp_mc_lognormal(mc, price_sigma_of(&oi[i]));
-			if (!mine) /* another rank's draw: its numbers drawn, not evaluated */
+			di.price = lognormal(mc, price_sigma_of(&oi[i]), mine);
+			if (!mine) /* another rank's draw: its numbers consumed, not evaluated */
 				continue;
 			ev e;
 			evaluate(c, &oi[i], &di, true, gsame[i] != i ? &gps[gsame[i]] : NULL, &gps[i],

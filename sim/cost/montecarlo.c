@@ -43,11 +43,35 @@ double pp_mc_uniform(pp_mc *mc)
 	return gsl_rng_uniform(mc->r);
 }
 
+/* A point uniform in the unit disc, by rejection from the square
+ * (Marsaglia's polar method, Knuth TAOCP vol. 2, 3.4.1 algorithm P): its
+ * first coordinate into *u, its squared radius returned. GSL's
+ * gsl_ran_lognormal draws the same pairs in the same order. */
+static double polar_pair(pp_mc *mc, double *u)
+{
+	double x, y, r2;
+	do {
+		x = -1 + 2 * gsl_rng_uniform(mc->r);
+		y = -1 + 2 * gsl_rng_uniform(mc->r);
+		r2 = x * x + y * y;
+	} while (r2 > 1.0 || r2 == 0);
+	*u = x;
+	return r2;
+}
+
 double pp_mc_lognormal(pp_mc *mc, double sigma)
 {
 	if (sigma <= 0)
 		return 1.0;
-	return gsl_ran_lognormal(mc->r, 0.0, sigma);
+	double u, r2 = polar_pair(mc, &u);
+	return exp(sigma * (u * sqrt(-2.0 * log(r2) / r2)));
+}
+
+void pp_mc_lognormal_skip(pp_mc *mc, double sigma)
+{
+	double u;
+	if (sigma > 0)
+		(void)polar_pair(mc, &u);
 }
 
 double pp_mc_triangular_q(double lo, double mode, double hi, double p)

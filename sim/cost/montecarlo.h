@@ -22,8 +22,14 @@ void pp_mc_free(pp_mc *mc);
 
 /* Uniform on [0, 1). */
 double pp_mc_uniform(pp_mc *mc);
-/* exp(N(0, sigma^2)): a multiplicative factor with median 1. */
+/* exp(N(0, sigma^2)): a multiplicative factor with median 1; the value
+ * gsl_ran_lognormal(r, 0, sigma) gives from the same generator (GSL 2.7's
+ * polar method; tests/test_montecarlo checks it draw for draw). */
 double pp_mc_lognormal(pp_mc *mc, double sigma);
+/* The random numbers pp_mc_lognormal(mc, sigma) would consume, consumed
+ * without computing its value: a later draw is the same either way (a
+ * rank skipping another rank's block of Monte Carlo draws). */
+void pp_mc_lognormal_skip(pp_mc *mc, double sigma);
 /* Triangular on [lo, hi] with mode (lo <= mode <= hi), by inverse CDF. */
 double pp_mc_triangular(pp_mc *mc, double lo, double mode, double hi);
 /* Log-uniform on [lo, hi] (lo, hi > 0). */
