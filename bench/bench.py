@@ -18,12 +18,13 @@ the JSON with how it was measured). A target passes when the measured ratio
 is within it. Times are the CPU time (user + system) of the podplan
 process, median of `repeat` runs; memory is
 the peak resident set (absolute: it does not scale with the CPU). Speed-ups
-under `mpirun -np N` are wall-clock ratios (serial median over MPI median),
+under `mpirun -np N` are wall-clock ratios (serial median over MPI median,
+the serial and MPI runs alternated, the MPI command as a user types it),
 with the outputs compared byte for byte (JSON timing fields left out), and
-beside it the serial CPU time over the busiest rank's CPU time (each rank
-run under `bench.py --wrap`), the speed-up two free cores would give less
-MPI's start-up: other jobs on the machine slow the wall clock of two ranks
-more than that of one.
+beside it the serial CPU time over the busiest rank's CPU time (from further
+runs with each rank under `bench.py --wrap`), the speed-up two free cores
+would give less MPI's start-up: other jobs on the machine slow the wall
+clock of two ranks more than that of one.
 
 Exit status: 0 when every target passes, 1 otherwise, 2 on a setup error.
 """
@@ -84,6 +85,38 @@ def measure(t, b, tmp, env, ref):
     return statistics.median(cpu), statistics.median(wall), rss, out, statistics.median(ratio)
 
 
+def measure_speedup(t, b, tmp, env, ref):
+    """t's command serial and as `mpirun -np N` (what a user types), the two alternated run
+    by run (`repeat` pairs, so that a change in the machine's load falls on both), each as
+    measure() gives; then `repeat` MPI runs with each rank under `bench.py --wrap` for the
+    median over them of the busiest rank's CPU s (a Python start-up per rank: kept out of the
+    wall-clock runs)."""
+    n = t.get("repeat", 3)
+    mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(t["ranks"])]
+    runs = {1: [], t["ranks"]: []}
+    for _ in range(n):
+        for k, argv in ((1, t["argv"]), (t["ranks"], mpirun + t["argv"])):
+            runs[k].append(measure(dict(t, id="%s.%d" % (t["id"], k), argv=argv, repeat=1),
+                                   b, tmp, env, ref))
+
+    def med(ms):
+        return (statistics.median(m[0] for m in ms), statistics.median(m[1] for m in ms),
+                max(m[2] for m in ms), ms[0][3], statistics.median(m[4] for m in ms))
+
+    prefix = os.path.join(tmp, t["id"] + ".rank")
+    wrapped = dict(t, id=t["id"] + ".wrapped", argv=mpirun + [
+        sys.executable, os.path.abspath(__file__), "--wrap", prefix, "--"] + t["argv"])
+    busiest = []
+    for _ in range(n):
+        measure(dict(wrapped, repeat=1), b, tmp, env, ref)
+        cpu = []
+        for r in range(t["ranks"]):
+            with open("%s.%d" % (prefix, r)) as f:
+                cpu.append(float(f.read().split()[0]))
+        busiest.append(max(cpu))
+    return med(runs[1]), med(runs[t["ranks"]]), statistics.median(busiest)
+
+
 def wrap(args):
     """bench.py --wrap PREFIX -- CMD...: run CMD (one MPI rank), write its CPU and wall
     seconds to PREFIX.RANK, exit with its status."""
@@ -132,19 +165,9 @@ def main():
             if not have_mpi:
                 rows.append((t, None, "skipped: mpirun not found"))
                 continue
-            ser = measure(dict(t, id=t["id"] + ".1"), b, tmp, env, ref)
-            prefix = os.path.join(tmp, t["id"] + ".rank")
-            mpi_t = dict(t, id=t["id"] + ".%d" % t["ranks"],
-                         argv=["mpirun", "--oversubscribe", "--allow-run-as-root", "-np",
-                               str(t["ranks"]), sys.executable, os.path.abspath(__file__),
-                               "--wrap", prefix, "--"] + t["argv"])
-            par = measure(mpi_t, b, tmp, env, ref)
-            ranks = []
-            for r in range(t["ranks"]):
-                with open("%s.%d" % (prefix, r)) as f:
-                    ranks.append(float(f.read().split()[0]))
+            ser, par, rank_cpu = measure_speedup(t, b, tmp, env, ref)
             same = stripped(ser[3]) == stripped(par[3])
-            rows.append((t, (ser, par, same, max(ranks)), None))
+            rows.append((t, (ser, par, same, rank_cpu), None))
         else:
             rows.append((t, measure(t, b, tmp, env, ref), None))
     r1 = reference(ref)
