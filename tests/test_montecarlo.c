@@ -40,23 +40,26 @@ static void test_lognormal_percentiles(void)
 /* pp_mc_lognormal is GSL's lognormal draw for draw (the same values from
  * the same generator), and its skip consumes what it does: a stream of
  * draws, some skipped, stays on GSL's stream; the sigmas include 0 (no
- * random number taken) */
+ * random number taken), -1 (none) and NaN (drawn, NaN) */
 static void test_lognormal_is_gsl_and_skips(void)
 {
-	static const double sig[] = {0.2, 0.05, 0, 0.6, 1e-3};
+	/* seven sigmas against a skip every third draw: each sigma is drawn
+	 * and skipped */
+	static const double sig[] = {0.2, 0.05, 0, 0.6, 1e-3, NAN, -1};
 	pp_mc *mc = pp_mc_new(20261130);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, 20261130);
 	int same = 0, total = 0;
 	for (int i = 0; i < N; i++) {
-		double s = sig[i % 5];
-		double want = s > 0 ? gsl_ran_lognormal(r, 0.0, s) : 1.0;
+		double s = sig[i % 7];
+		double want = s <= 0 ? 1.0 : gsl_ran_lognormal(r, 0.0, s);
 		if (i % 3 == 1) {
 			pp_mc_lognormal_skip(mc, s);
 			continue;
 		}
 		total++;
-		same += pp_mc_lognormal(mc, s) == want;
+		double got = pp_mc_lognormal(mc, s);
+		same += got == want || (isnan(got) && isnan(want));
 	}
 	CHECK(total > 0 && same == total);
 	CHECK(pp_mc_uniform(mc) == gsl_rng_uniform(r));

@@ -42,6 +42,7 @@ static struct {
 	bool active;          /* MPI initialised by us, size > 1 */
 	bool idle;            /* mpirun without libmpi, rank > 0 */
 	bool finalized;
+	bool opost_off;       /* rank 0's stdout terminal without OPOST */
 	int rank, size;
 	char what[160];
 	void *lib;
@@ -116,15 +117,29 @@ static void check(int rc, const char *call)
  * the terminal's output processing (OPOST) on with nothing for it to do
  * (no newline translation, no tab expansion): the kernel still walks
  * every byte, 0.3 MB in 25 ms of the rank's CPU against 3 ms without it,
- * so it is turned off when it changes no byte. Called before anything is
- * written to stdout. */
+ * so it is turned off when it changes no byte, and back on at
+ * pp_dist_finalize. Called before anything is written to stdout. */
 static void block_buffer_stdout(void)
 {
 	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	struct termios t;
-	if (isatty(STDOUT_FILENO) && !tcgetattr(STDOUT_FILENO, &t) && t.c_oflag == OPOST) {
+	if (!tcgetattr(STDOUT_FILENO, &t) && t.c_oflag == OPOST) {
 		t.c_oflag = 0;
+		D.opost_off = !tcsetattr(STDOUT_FILENO, TCSANOW, &t);
+	}
+}
+
+/* The terminal's output processing as block_buffer_stdout found it. */
+static void restore_opost(void)
+{
+	struct termios t;
+	if (!D.opost_off)
+		return;
+	D.opost_off = false;
+	fflush(stdout);
+	if (!tcgetattr(STDOUT_FILENO, &t)) {
+		t.c_oflag |= OPOST;
 		(void)tcsetattr(STDOUT_FILENO, TCSANOW, &t);
 	}
 }
@@ -136,7 +151,9 @@ static void block_buffer_stdout(void)
  * message: 43 ms of a rank's idle time on the 2-core build machine, 2 ms
  * with the option set (strace of mpirun: the fence request reaches the
  * server 37 ms after it is written). Sets TCP_NODELAY on every TCP stream
- * socket of this process (after MPI_Init: they are all Open MPI's). */
+ * socket of this process: podplan opens none, so right after MPI_Init they
+ * are Open MPI's, among the lowest free descriptors of a process that has
+ * few open (hence the bound). */
 static void tcp_nodelay_all(void)
 {
 	for (int fd = 0; fd < 1024; fd++) {
@@ -236,6 +253,7 @@ void pp_dist_finalize(void)
 	if (!D.lib || D.finalized)
 		return;
 	D.finalized = true;
+	restore_opost();
 	check(D.finalize(), "MPI_Finalize");
 	D.active = false;
 	/* libmpi stays loaded: its atexit handlers may still run */

@@ -8,6 +8,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +60,15 @@ static double polar_pair(pp_mc *mc, double *u)
 	return r2;
 }
 
+/* Whether a lognormal of this sigma draws (a NaN sigma does, as GSL's). */
+static bool draws(double sigma)
+{
+	return !(sigma <= 0);
+}
+
 double pp_mc_lognormal(pp_mc *mc, double sigma)
 {
-	if (sigma <= 0)
+	if (!draws(sigma))
 		return 1.0;
 	double u, r2 = polar_pair(mc, &u);
 	return exp(sigma * (u * sqrt(-2.0 * log(r2) / r2)));
@@ -70,7 +77,7 @@ double pp_mc_lognormal(pp_mc *mc, double sigma)
 void pp_mc_lognormal_skip(pp_mc *mc, double sigma)
 {
 	double u;
-	if (sigma > 0)
+	if (draws(sigma))
 		(void)polar_pair(mc, &u);
 }
 

@@ -24,7 +24,10 @@ void pp_mc_free(pp_mc *mc);
 double pp_mc_uniform(pp_mc *mc);
 /* exp(N(0, sigma^2)): a multiplicative factor with median 1; the value
  * gsl_ran_lognormal(r, 0, sigma) gives from the same generator (GSL 2.7's
- * polar method; tests/test_montecarlo checks it draw for draw). */
+ * polar method; tests/test_montecarlo checks it draw for draw). Written
+ * here rather than called from GSL because GSL does not say how many
+ * uniforms a draw takes, which pp_mc_lognormal_skip must consume without
+ * paying for the log, square root and exponential. */
 double pp_mc_lognormal(pp_mc *mc, double sigma);
 /* The random numbers pp_mc_lognormal(mc, sigma) would consume, consumed
  * without computing its value: a later draw is the same either way (a
