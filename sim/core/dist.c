@@ -124,7 +124,8 @@ static void block_buffer_stdout(void)
 	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	struct termios t;
-	if (!tcgetattr(STDOUT_FILENO, &t) && t.c_oflag == OPOST) {
+	if (env_int("PODPLAN_MPI_RAW_STDOUT") != 0 && !tcgetattr(STDOUT_FILENO, &t) &&
+	    t.c_oflag == OPOST) { /* PODPLAN_MPI_RAW_STDOUT=0: left as it is */
 		t.c_oflag = 0;
 		D.opost_off = !tcsetattr(STDOUT_FILENO, TCSANOW, &t);
 	}
@@ -238,7 +239,8 @@ void pp_dist_init(void)
 	check(initialized(&flag), "MPI_Initialized");
 	if (!flag) {
 		check(init(NULL, NULL), "MPI_Init");
-		tcp_nodelay_all();
+		if (env_int("PODPLAN_MPI_NODELAY") != 0) /* 0: as Open MPI leaves them */
+			tcp_nodelay_all();
 	}
 	check(comm_rank(D.comm_world, &D.rank), "MPI_Comm_rank");
 	check(comm_size(D.comm_world, &D.size), "MPI_Comm_size");
