@@ -109,7 +109,7 @@ static void fastpath_exact(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_fp_cache *c = pp_fp_cache_new();
 		/* and one that holds 7 workloads, emptied whenever it is full */
 		pp_fp_cache *c7 = pp_fp_cache_new();
@@ -210,7 +210,7 @@ static void cache_across_fabrics(void)
 		CHECK(s2.cluster.inter && pp_hw_from_catalog(&hw2, tu_catalog(), &s2.cluster, &err) == 0);
 		pp_layout *lay;
 		size_t n;
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_fp_cache *c = pp_fp_cache_new();
 		pp_scenario x = s, x2 = s2;
 		for (size_t i = 0; i < n; i++) {
@@ -290,7 +290,7 @@ static void memory_monotone(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		double *mem = pp_xmalloc(sizeof(double) * (n + 1));
 		pp_fp_cache *c = pp_fp_cache_new();
 		pp_scenario x = s;
@@ -355,7 +355,7 @@ static void against_predict(const char *json, int k)
 	pp_layout *lay;
 	size_t n;
 	pp_err err = {0};
-	CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+	CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 	ref *r = pp_xmalloc(sizeof(ref) * n);
 	size_t nr = 0, nofit = 0;
 	pp_result *res = pp_xcalloc(n, sizeof(pp_result));

@@ -150,7 +150,7 @@ static void walk_exact(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_scenario x = s;
 		for (size_t i = 0; i < n; i++) {
 			pp_layout_apply(&x, &lay[i]);
