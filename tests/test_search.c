@@ -701,7 +701,7 @@ static void size_matches_brute_force(void)
 	pp_err err = {0};
 	pp_size_opts o;
 	memset(&o, 0, sizeof(o));
-	CHECK(pp_size_spec_parse(&s, tu_catalog(), &o.spec, &err) == 0);
+	o.spec = s.search;
 	CHECK(o.spec.ngpus == 3 && o.spec.ncounts == 4 && o.spec.nprices == 1);
 	double steps = ceil(2e10 / (64.0 * 2048));
 	/* a deadline, a budget, neither (every option searched) */

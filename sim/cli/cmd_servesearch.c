@@ -601,11 +601,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 		goto out;
 	}
 	/* the price: prices.json through the scenario's search section and the flags */
-	pp_size_spec spec;
-	if ((rc = pp_size_spec_parse(&s, cat, &spec, &err))) {
-		rc = pp_cli_fail(&err);
-		goto out;
-	}
+	pp_size_spec spec = s.search;
 	if (provider)
 		snprintf(spec.provider, sizeof(spec.provider), "%s", provider);
 	if (tier)
