@@ -10,6 +10,7 @@
 #include "replaycsv.h"
 #include "engine/predict.h"
 #include "calib/profile.h"
+#include "calib/replaycount.h"
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
 #include "engine/schedule.h"
