@@ -648,7 +648,8 @@ int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o
 		}
 		if (agree || oo.des)
 			break;
-		/* the fast path no longer mirrors the schedule: redo it exactly */
+		/* the fast path and the event simulation disagree (a bug): redo
+		 * it with the event simulation */
 		out->fell_back = true;
 		free(out->best);
 		out->best = NULL;

@@ -34,9 +34,10 @@
  * far (pp_fp_step_within_ns): that layout cannot enter the top k.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
- * their breakdowns; if its step time ever differed from the fast path's
- * (a schedule change not mirrored in fastpath.c), the search repeats with
- * the event simulation and says so (result.fell_back).
+ * their breakdowns. The fast path runs the same issued program as the
+ * event simulation (engine/program.h), so their step times agree; should
+ * they ever differ (a bug), the search repeats with the event simulation
+ * and says so (result.fell_back).
  *
  * Distributed (sim/core/dist.h): under mpirun the ranks share the work by
  * self-scheduling, with no rounds and no rank serving the others: every
