@@ -18,6 +18,7 @@
 #include "engine/des.h"
 #include "harness.h"
 #include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/schedule.h"
 #include "testutil.h"
 #include "engine/trace.h"
@@ -292,7 +293,7 @@ static void activations_korthikanti(void)
 			  "{\"global_batch_size\": 64}, \"parallel\": {\"tensor_model_parallel_size\": 8, "
 			  "\"pipeline_model_parallel_size\": 8, \"virtual_pipeline_model_parallel_size\": 3},"
 			  " \"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 64}}", &sc, NULL) == 0);
-	double chunks = pp_inflight_chunks(&sc, 0);
+	double chunks = pp_stage_inflight_chunks(&sc, 0);
 	double layers = chunks * 96.0 / (8 * 3);
 	CHECK_NEAR(layers, 96.0 * (1 + 7.0 / 24), 1e-9);
 	pp_scenario_release(&sc);

@@ -41,6 +41,7 @@
 #include "engine/compute.h"
 #include "engine/des.h"
 #include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/fastpath.h"
 #include "engine/predict.h"
 #include "engine/schedule.h"

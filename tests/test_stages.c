@@ -12,7 +12,7 @@
  *  - the fast path equals the event simulation on uneven layouts.
  */
 #include "engine/fastpath.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/predict.h"
 #include "harness.h"
 #include "testutil.h"

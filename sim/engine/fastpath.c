@@ -2,7 +2,7 @@
 #include "engine/fastpath.h"
 #include "engine/program.h"
 #include "engine/stepcost.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -554,28 +554,6 @@ static int64_t tail_reduce(const pp_stepcost *c, int vs, int64_t e, int64_t dp_f
 	return fin;
 }
 
-/* Forward or backward time of virtual stage vs's layers for one micro-batch. */
-static int64_t layers_ns(const pp_stepcost *c, int vs, bool fwd)
-{
-	int64_t t = 0;
-	for (int k = 0; k < PP_LAYER_KINDS; k++)
-		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
-	return t;
-}
-
-/* One unit's compute-stream time (its layers, and the embedding or head
- * where the unit has them). */
-static int64_t unit_ns(const pp_stepcost *c, int vs, bool fwd)
-{
-	const pp_task_ns *u = &c->unit;
-	int64_t t = layers_ns(c, vs, fwd);
-	if (vs == 0)
-		t += fwd ? u->f_embed : u->b_embed;
-	if (vs == c->NV - 1)
-		t += fwd ? u->f_head : u->b_head;
-	return t;
-}
-
 /* The tight bound's DP stream of stage st (overlap_grad_reduce, not
  * ZeRO-3, non-blocking sends): it is busy until g with the gathers at the
  * start; each chunk's gradient buckets follow that chunk's last backward
@@ -600,7 +578,7 @@ static int64_t dp_stream_end(const pp_scenario *s, const pp_stepcost *c, int st,
 			end[u.chunk] = head + busy - after;
 			order[found++] = u.chunk;
 		}
-		after += unit_ns(c, vs, u.fwd);
+		after += pp_stepcost_unit_ns(c, vs, u.fwd);
 	}
 	int64_t fin = g > 0 ? g : -1;
 	for (int j = found - 1; j >= 0; j--) {
@@ -640,7 +618,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		for (int k = 0; k < V; k++) {
 			int vs = k * P + st;
 			int64_t L = f.layers[vs];
-			b += M * (layers_ns(&f, vs, true) + layers_ns(&f, vs, false));
+			b += M * (pp_stepcost_layers_ns(&f, vs, true) + pp_stepcost_layers_ns(&f, vs, false));
 			dpz += M * L * ((f.z3_bwd_gather ? 2 : 1) * ag_l + rs_l);
 			if (blocking && vs < NV - 1)
 				b += M * f.p2p_ns[st];
@@ -678,8 +656,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		}
 		tailsend[st] = blocking && st > 0 ? f.p2p_ns[st - 1] : 0;
 		head[st] = h;
-		h += layers_ns(&f, st, true) + (st == 0 ? u->f_embed : 0) +
-		     (st == NV - 1 ? u->f_head : 0) + f.p2p_ns[st];
+		h += pp_stepcost_unit_ns(&f, st, true) + f.p2p_ns[st];
 		if (f.zero3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
 		/* tight: the distributed optimizer's gathers at the start hold the
@@ -699,8 +676,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		if (tripped)
 			E[st] = max64(E[st], trips[st]);
 		if (st < P - 1) {
-			int64_t B0 = layers_ns(&f, st, false) + (st == 0 ? u->b_embed : 0) +
-				     (st == NV - 1 ? u->b_head : 0);
+			int64_t B0 = pp_stepcost_unit_ns(&f, st, false);
 			E[st] = max64(E[st], E[st + 1] + f.p2p_ns[st] + B0);
 		}
 	}

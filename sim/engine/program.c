@@ -1,6 +1,6 @@
 /* program.c - see program.h. */
 #include "engine/program.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "core/util.h"
 
 #include <assert.h>
@@ -487,25 +487,9 @@ int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
 	return t;
 }
 
-static int64_t layers_dur(const pp_stepcost *c, int vs, bool fwd);
-
 static int64_t nonneg(int64_t t)
 {
 	return t > 0 ? t : 0;
-}
-
-/* The least a unit of virtual stage vs puts on its stage's compute
- * stream: its layers (one task or one a layer, each at least 0 ns: the
- * backend's), the embedding's and the head's tasks where it has them. */
-static int64_t unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
-{
-	const pp_task_ns *u = &c->unit;
-	int64_t t = nonneg(layers_dur(c, vs, fwd));
-	if (vs == 0)
-		t += nonneg(fwd ? u->f_embed : u->b_embed);
-	if (vs == c->NV - 1)
-		t += nonneg(fwd ? u->f_head : u->b_head);
-	return t;
 }
 
 int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
@@ -519,14 +503,15 @@ int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
 	 * sends and units down to 0 */
 	int64_t *r = pp_xmalloc(sizeof(int64_t) * ((size_t)P + (size_t)M));
 	int64_t *y = r + P;  /* y[j]: the end of B(j) on stage 0 at the earliest */
-	int64_t fw = 0, bw = 0, f0 = unit_min_ns(c, 0, true), b0 = unit_min_ns(c, 0, false);
+	int64_t fw = 0, bw = 0;
+	int64_t f0 = pp_stepcost_unit_min_ns(c, 0, true), b0 = pp_stepcost_unit_min_ns(c, 0, false);
 	for (int e = 0; e < P; e++) {
 		if (e > 0) {
 			int64_t cs = nonneg(c->p2p_ns[e - 1]);
-			fw += cs + unit_min_ns(c, e, true);
-			bw += cs + unit_min_ns(c, e - 1, false);
+			fw += cs + pp_stepcost_unit_min_ns(c, e, true);
+			bw += cs + pp_stepcost_unit_min_ns(c, e - 1, false);
 		}
-		r[e] = fw + unit_min_ns(c, e, false) + bw;
+		r[e] = fw + pp_stepcost_unit_min_ns(c, e, false) + bw;
 	}
 	/* stage 0 runs F(0..P-2), then F(P-1+j), B(j) for j = 0..M-P, then
 	 * the cool-down's backwards: F(k) ends no earlier than k + 1
@@ -551,7 +536,7 @@ int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
 	for (int st = P - 1; st >= 0; st--) {
 		e_last[st] = z + back;
 		if (st > 0)
-			back += nonneg(c->p2p_ns[st - 1]) + unit_min_ns(c, st - 1, false);
+			back += nonneg(c->p2p_ns[st - 1]) + pp_stepcost_unit_min_ns(c, st - 1, false);
 	}
 	if (y[M - 1] > e_last[0])
 		e_last[0] = y[M - 1];
@@ -621,7 +606,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 		S->unit_ns = pp_xmalloc(sizeof(int64_t) * 2 * (size_t)p->V);
 		for (int k = 0; k < p->V; k++)
 			for (int d = 0; d < 2; d++)
-				S->unit_ns[d * p->V + k] = unit_min_ns(c, k * p->P + st, d);
+				S->unit_ns[d * p->V + k] = pp_stepcost_unit_min_ns(c, k * p->P + st, d);
 		S->last_b_of_chunk = pp_xmalloc(sizeof(int) * (size_t)p->V);
 		S->first_use = pp_xmalloc(sizeof(bool) * (size_t)p->V);
 		for (int k = 0; k < p->V; k++) {
@@ -738,15 +723,6 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 		arrive(p, p->arr_b, p->wait_b, key - (size_t)p->M, h);
 }
 
-/* The compute-stream time of virtual stage vs's layers for one unit. */
-static int64_t layers_dur(const pp_stepcost *c, int vs, bool fwd)
-{
-	int64_t t = 0;
-	for (int k = 0; k < PP_LAYER_KINDS; k++)
-		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
-	return t;
-}
-
 static void unit_fwd(pp_program *p, int st, pp_unit u)
 {
 	const pp_stepcost *c = p->c;
@@ -763,8 +739,8 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	if (p->k.coalesce && !c->zero3 && !gathers_now && L > 0) {
 		/* the unit's layers back to back: one task */
 		int64_t in = vs > 0 ? p->arr_f[key] : -1;
-		h = issue(p, S->comp, layers_dur(c, vs, true), tag(PP_CAT_FWD, u.chunk, 0, u.mb), in,
-			  -1, -1);
+		h = issue(p, S->comp, pp_stepcost_layers_ns(c, vs, true),
+			  tag(PP_CAT_FWD, u.chunk, 0, u.mb), in, -1, -1);
 		p->coalesced += L - 1;
 		L = 0;
 	}
@@ -837,8 +813,8 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	}
 	if (p->k.coalesce && !c->zero3 && !reduce_here && L > 0) {
 		/* the unit's layers back to back: one task */
-		h = issue(p, S->comp, layers_dur(c, vs, false), tag(PP_CAT_BWD, u.chunk, 0, u.mb),
-			  vs < p->NV - 1 ? p->arr_b[key] : -1, -1, -1);
+		h = issue(p, S->comp, pp_stepcost_layers_ns(c, vs, false),
+			  tag(PP_CAT_BWD, u.chunk, 0, u.mb), vs < p->NV - 1 ? p->arr_b[key] : -1, -1, -1);
 		p->coalesced += L - 1;
 		L = 0;
 	}

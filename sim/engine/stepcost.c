@@ -1,7 +1,7 @@
 /* stepcost.c - see stepcost.h. */
 #include "engine/stepcost.h"
 #include "engine/compute.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -174,6 +174,41 @@ pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params)
 int pp_stepcost_kind(const pp_stepcost *c, int vs, int l)
 {
 	return c->one_kind ? 0 : pp_model_layer_kind(c->model, c->first[vs] + l);
+}
+
+int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
+	return t;
+}
+
+static int64_t nonneg(int64_t t)
+{
+	return t > 0 ? t : 0;
+}
+
+int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = pp_stepcost_layers_ns(c, vs, fwd);
+	if (vs == 0)
+		t += fwd ? u->f_embed : u->b_embed;
+	if (vs == c->NV - 1)
+		t += fwd ? u->f_head : u->b_head;
+	return t;
+}
+
+int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = nonneg(pp_stepcost_layers_ns(c, vs, fwd));
+	if (vs == 0)
+		t += nonneg(fwd ? u->f_embed : u->b_embed);
+	if (vs == c->NV - 1)
+		t += nonneg(fwd ? u->f_head : u->b_head);
+	return t;
 }
 
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)

@@ -152,6 +152,18 @@ pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params);
 /* The kind (PP_LK_*) of layer l of virtual stage vs. */
 int pp_stepcost_kind(const pp_stepcost *c, int vs, int l);
 
+/* The compute-stream time (ns) of virtual stage vs's layers for one
+ * micro-batch, forward or backward (fwd): per layer kind, its layers
+ * times that kind's task (unit). */
+int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd);
+/* One unit's compute-stream time (ns): its layers, and the embedding's
+ * (vs 0) and the head's (the last virtual stage) tasks where it has them. */
+int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
+/* The least a unit puts on its stage's compute stream whatever the
+ * backend: the same three terms, each at least 0 ns (the event graph and
+ * the fast path run a negative duration as 0 ns). For lower bounds. */
+int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd);
+
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
  * traffic as the stack's optimizer runs it plus the gradient-norm and
  * clipping passes, and its scalar all-reduce. */
