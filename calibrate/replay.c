@@ -12,7 +12,7 @@
 #include "calib/profile.h"
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/store.h"
 #include "stream.h"
 #include "core/util.h"

@@ -19,7 +19,7 @@
 #include "harness.h"
 #include "engine/memory.h"
 #include "engine/stages.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "testutil.h"
 #include "engine/trace.h"
 

@@ -22,7 +22,7 @@
 #include "engine/fastpath.h"
 #include "harness.h"
 #include "engine/predict.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "engine/trace.h"
 #include "plan/search.h"
 #include "testutil.h"
@@ -159,7 +159,7 @@ static void walk_exact(void)
 			pp_des *d = pp_des_new();
 			pp_stage_busy *bd = busy_new(&x), *bf = busy_new(&x);
 			pp_sched_opts o = {false, false, false};
-			pp_schedule_build(d, &x, &hw, &w, &o, bd);
+			pp_evgraph_build(d, &x, &hw, &w, &o, bd);
 			int64_t td = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
 			int64_t tasks = 0;
 			pp_fp_stats st;

@@ -1,7 +1,7 @@
 /*
  * program.h - the tasks of one training step, in the order each pipeline
  * stage issues them, written once and run by two backends: the event graph
- * (schedule.c builds a des.h graph from them) and the closed-form fast path
+ * (evgraph.c builds a des.h graph from them) and the closed-form fast path
  * (fastpath.c computes each task's end as it is issued).
  *
  * One simulated GPU per pipeline stage (its tensor-, context- and
@@ -29,6 +29,10 @@
  * issued can still be issued by a backend that takes dependencies later
  * (sink.dep); the fast path instead issues a unit only when
  * pp_program_ready() says its input is there.
+ *
+ * Files (sharing the private programint.h): pipeorder.c (the order of a
+ * stage's units), program.c (issuing), progbound.c (lower bounds from the
+ * program's structure), progsteady.c (the steady state).
  */
 #ifndef PP_PROGRAM_H
 #define PP_PROGRAM_H

@@ -15,10 +15,10 @@
  * Each comes with its payload (the bytes moved, the collective, the group)
  * so that nothing downstream inverts a duration into a size.
  *
- * The event graph (schedule.c), the closed-form fast path and its lower
- * bound (fastpath.c) read their durations from here; the task structure
- * they share is program.h; the replay plan reads the payloads off the
- * event tags (des.h). Sizes follow nccl-tests (collective.h).
+ * The event graph (evgraph.c), the closed-form fast path (fastpath.c) and
+ * its lower bounds (fpbound.c) read their durations from here; the task
+ * structure they share is program.h; the replay plan reads the payloads
+ * off the event tags (des.h). Sizes follow nccl-tests (collective.h).
  */
 #ifndef PP_STEPCOST_H
 #define PP_STEPCOST_H

@@ -35,8 +35,9 @@
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
  * their breakdowns; if its step time ever differed from the fast path's
- * (a schedule change not mirrored in fastpath.c), the search repeats with
- * the event simulation and says so (result.fell_back).
+ * (both run program.c's tasks, so only a backend that broke the program's
+ * semantics could make them differ), the search repeats with the event
+ * simulation and says so (result.fell_back).
  *
  * Distributed (sim/core/dist.h): under mpirun the ranks share the work by
  * self-scheduling, with no rounds and no rank serving the others: every
