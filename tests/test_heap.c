@@ -48,25 +48,25 @@ static void sorted_like_qsort(void)
 	memcpy(y, x, sizeof(int) * N);
 	qsort(y, N, sizeof(int), int_cmp);
 	pp_heap h;
-	pp_heap_init(&h, sizeof(int), int_less, NULL);
+	pp_heap_init(&h, sizeof(int));
 	for (int i = 0; i < N; i++)
-		pp_heap_push(&h, &x[i]);
+		pp_heap_push(&h, &x[i], sizeof(int), int_less, NULL);
 	CHECK(pp_heap_len(&h) == N);
 	bool ok = true;
 	for (int i = 0; i < N; i++) {
 		int v = -1;
 		CHECK(pp_heap_top(&h) && *(const int *)pp_heap_top(&h) == y[i]);
-		pp_heap_pop(&h, &v);
+		pp_heap_pop(&h, &v, sizeof(int), int_less, NULL);
 		ok &= v == y[i];
 	}
 	CHECK(ok);
 	CHECK(pp_heap_len(&h) == 0 && pp_heap_top(&h) == NULL);
 	/* the same from a build */
-	pp_heap_build(&h, x, N);
+	pp_heap_build(&h, x, N, sizeof(int), int_less, NULL);
 	ok = true;
 	for (int i = 0; i < N; i++) {
 		int v;
-		pp_heap_pop(&h, &v);
+		pp_heap_pop(&h, &v, sizeof(int), int_less, NULL);
 		ok &= v == y[i];
 	}
 	CHECK(ok);
@@ -80,21 +80,21 @@ static void interleaved_least(void)
 	enum { OPS = 20000, MAXN = 600 };
 	int held[MAXN], n = 0;
 	pp_heap h;
-	pp_heap_init(&h, sizeof(int), int_less, NULL);
+	pp_heap_init(&h, sizeof(int));
 	bool ok = true;
 	for (int op = 0; op < OPS; op++) {
 		bool push = n == 0 || (n < MAXN && draw() % 3 != 0);
 		if (push) {
 			int v = (int)(draw() % 5000) - 2500;
 			held[n++] = v;
-			pp_heap_push(&h, &v);
+			pp_heap_push(&h, &v, sizeof(int), int_less, NULL);
 		} else {
 			int least = 0;
 			for (int i = 1; i < n; i++)
 				if (held[i] < held[least])
 					least = i;
 			int v;
-			pp_heap_pop(&h, &v);
+			pp_heap_pop(&h, &v, sizeof(int), int_less, NULL);
 			ok &= v == held[least];
 			held[least] = held[--n];
 		}
@@ -116,13 +116,13 @@ static void context_comparator(void)
 {
 	int64_t rel[6] = {30, 10, 30, 20, 10, 0};
 	pp_heap h;
-	pp_heap_init(&h, sizeof(int), by_release, rel);
+	pp_heap_init(&h, sizeof(int));
 	for (int id = 0; id < 6; id++)
-		pp_heap_push(&h, &id);
+		pp_heap_push(&h, &id, sizeof(int), by_release, rel);
 	/* by hand: release 0 (id 5), 10 (ids 1, 4), 20 (id 3), 30 (ids 0, 2) */
 	int want[6] = {5, 1, 4, 3, 0, 2}, got[6];
 	for (int i = 0; i < 6; i++)
-		pp_heap_pop(&h, &got[i]);
+		pp_heap_pop(&h, &got[i], sizeof(int), by_release, rel);
 	CHECK(!memcmp(got, want, sizeof(want)));
 	pp_heap_release(&h);
 }
@@ -181,7 +181,7 @@ static void ties_as_before(void)
 	tev *ref = malloc(sizeof(tev) * MAXN);
 	int n = 0, next = 0;
 	pp_heap h;
-	pp_heap_init(&h, sizeof(tev), tev_less, NULL);
+	pp_heap_init(&h, sizeof(tev));
 	bool ok = true, saw_tie_out_of_order = false;
 	int last_id = -1;
 	double last_t = -1;
@@ -189,10 +189,10 @@ static void ties_as_before(void)
 		if (n == 0 || (n < MAXN && draw() % 2)) {
 			tev e = {(double)(draw() % 8), next++}; /* eight times: ties all along */
 			old_push(ref, &n, e);
-			pp_heap_push(&h, &e);
+			pp_heap_push(&h, &e, sizeof(tev), tev_less, NULL);
 		} else {
 			tev a = old_pop(ref, &n), b;
-			pp_heap_pop(&h, &b);
+			pp_heap_pop(&h, &b, sizeof(tev), tev_less, NULL);
 			ok &= a.t == b.t && a.id == b.id;
 			if (b.t == last_t && b.id < last_id)
 				saw_tie_out_of_order = true;
@@ -210,32 +210,32 @@ static void ties_as_before(void)
 static void small_and_reuse(void)
 {
 	pp_heap h;
-	pp_heap_init(&h, sizeof(int), int_less, NULL);
+	pp_heap_init(&h, sizeof(int));
 	CHECK(pp_heap_top(&h) == NULL);
-	pp_heap_build(&h, NULL, 0);
+	pp_heap_build(&h, NULL, 0, sizeof(int), int_less, NULL);
 	CHECK(pp_heap_len(&h) == 0);
 	int v = 7, out = 0;
-	pp_heap_push(&h, &v);
-	pp_heap_pop(&h, &out);
+	pp_heap_push(&h, &v, sizeof(int), int_less, NULL);
+	pp_heap_pop(&h, &out, sizeof(int), int_less, NULL);
 	CHECK(out == 7 && pp_heap_len(&h) == 0);
 	for (int i = 100; i > 0; i--)
-		pp_heap_push(&h, &i);
+		pp_heap_push(&h, &i, sizeof(int), int_less, NULL);
 	const unsigned char *arr = h.v;
 	size_t cap = h.cap;
 	pp_heap_clear(&h);
 	CHECK(pp_heap_len(&h) == 0 && h.v == arr && h.cap == cap);
 	v = 3;
-	pp_heap_push(&h, &v);
+	pp_heap_push(&h, &v, sizeof(int), int_less, NULL);
 	v = 1;
-	pp_heap_push(&h, &v);
-	pp_heap_pop(&h, NULL);
+	pp_heap_push(&h, &v, sizeof(int), int_less, NULL);
+	pp_heap_pop(&h, NULL, sizeof(int), int_less, NULL);
 	CHECK(*(const int *)pp_heap_top(&h) == 3);
 	pp_heap_reserve(&h, 1000);
 	CHECK(h.cap > 1000 && pp_heap_len(&h) == 1);
 	pp_heap_release(&h);
 	CHECK(h.v == NULL && pp_heap_len(&h) == 0);
 	/* usable again after a release */
-	pp_heap_push(&h, &v);
+	pp_heap_push(&h, &v, sizeof(int), int_less, NULL);
 	CHECK(pp_heap_len(&h) == 1);
 	pp_heap_release(&h);
 }

@@ -55,7 +55,7 @@ static bool fifo_less(const void *a, const void *b, void *ctx)
 pp_des *pp_des_new(void)
 {
 	pp_des *d = pp_xcalloc(1, sizeof(pp_des));
-	pp_heap_init(&d->ev, sizeof(ev), ev_less, NULL);
+	pp_heap_init(&d->ev, sizeof(ev));
 	return d;
 }
 
@@ -114,7 +114,7 @@ int pp_des_resource(pp_des *d, const char *name, int rank, bool in_order)
 	r->in_order = in_order;
 	r->ntasks = r->head = 0;
 	if (!r->fifo.size) /* a new slot (zeroed); a reused one keeps its array */
-		pp_heap_init(&r->fifo, sizeof(int), fifo_less, d);
+		pp_heap_init(&r->fifo, sizeof(int));
 	pp_heap_clear(&r->fifo);
 	r->busy = false;
 	return d->nres++;
@@ -177,7 +177,7 @@ static void start_task(pp_des *d, res *r, int t, int64_t now)
 	d->start[t] = now;
 	d->end[t] = now + d->dur[t];
 	ev e = {d->end[t], t};
-	pp_heap_push(&d->ev, &e);
+	pp_heap_push(&d->ev, &e, sizeof(e), ev_less, NULL);
 }
 
 static void try_start(pp_des *d, int ri, int64_t now)
@@ -190,7 +190,7 @@ static void try_start(pp_des *d, int ri, int64_t now)
 			start_task(d, r, r->tasks[r->head], now);
 	} else if (pp_heap_len(&r->fifo)) {
 		int t;
-		pp_heap_pop(&r->fifo, &t);
+		pp_heap_pop(&r->fifo, &t, sizeof(t), fifo_less, d);
 		start_task(d, r, t, now);
 	}
 }
@@ -201,7 +201,7 @@ static void release(pp_des *d, int t, int64_t now)
 	d->rel[t] = now;
 	res *r = &d->res[d->task_res[t]];
 	if (!r->in_order)
-		pp_heap_push(&r->fifo, &t);
+		pp_heap_push(&r->fifo, &t, sizeof(t), fifo_less, d);
 	try_start(d, d->task_res[t], now);
 }
 
@@ -242,7 +242,7 @@ int pp_des_run(pp_des *d, pp_err *err)
 	memcpy(left, d->npred, sizeof(int) * (size_t)n);
 	while (pp_heap_len(&d->ev)) {
 		ev e;
-		pp_heap_pop(&d->ev, &e);
+		pp_heap_pop(&d->ev, &e, sizeof(e), ev_less, NULL);
 		int t = e.task;
 		d->events++;
 		d->done[t] = true;
