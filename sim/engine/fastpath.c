@@ -206,7 +206,7 @@ static int64_t walk(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 	pp_sink sink = {&f, fast_resource, fast_task, NULL, true, true, busy == NULL};
 	pp_program *p = pp_program_new(&c, &sink);
 	int64_t result = -1;
-	int P = c.P, units = pp_schedule_count(s);
+	int P = c.P, units = pp_schedule_count(&c.pipe);
 	int *work = pp_xmalloc(sizeof(int) * (size_t)P * 2);
 	int *lim = work + P;
 	bool *queued = pp_xmalloc(sizeof(bool) * (size_t)P);

@@ -53,17 +53,17 @@ static int64_t tail_reduce(const pp_stepcost *c, int vs, int64_t e, int64_t dp_f
  * less the units after it, found by walking the schedule from its end).
  * Chunk 0's is the stage's last unit, which ends no earlier than e. When
  * the stream is done with the last bucket; -1 with none. */
-static int64_t dp_stream_end(const pp_scenario *s, const pp_stepcost *c, int st, int64_t head,
+static int64_t dp_stream_end(const pp_stepcost *c, int st, int64_t head,
 			     int64_t busy, int64_t e, int64_t g)
 {
-	int V = c->V, P = c->P, n = pp_schedule_count(s), found = 0;
+	int V = c->V, P = c->P, n = pp_schedule_count(&c->pipe), found = 0;
 	int64_t after = 0;
 	int64_t *end = pp_xmalloc(sizeof(int64_t) * (size_t)V);
 	int *order = pp_xmalloc(sizeof(int) * (size_t)V);
 	for (int k = 0; k < V; k++)
 		end[k] = -1;
 	for (int i = n - 1; i >= 0 && found < V; i--) {
-		pp_unit u = pp_schedule_unit(s, st, i);
+		pp_unit u = pp_schedule_unit(&c->pipe, st, i);
 		int vs = u.chunk * P + st;
 		if (!u.fwd && end[u.chunk] < 0) {
 			end[u.chunk] = head + busy - after;
@@ -92,7 +92,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	int64_t *busy = pp_xmalloc(sizeof(int64_t) * (size_t)P * 7);
 	int64_t *opt = busy + P, *tailsend = opt + P, *head = tailsend + P, *E = head + P,
 		*dpend = E + P, *gath = dpend + P;
-	bool blocking = !s->training.overlap_p2p_comm && P > 1;
+	bool blocking = !f.overlap_p2p_comm && P > 1;
 	const pp_task_ns *u = &f.unit;
 	/* ZeRO-3 runs dense models only (one layer kind) */
 	int64_t ag_l = f.z3_gather[PP_PART_LAYER][0].ns, ag_e = f.z3_gather[PP_PART_EMBED][0].ns,
@@ -177,9 +177,9 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		dpend[st] = -1;
 		if (f.zero3) {
 			dpend[st] = E[st] + (st == 0 ? rs_e : rs_l);
-		} else if (tight && w->dp.n > 1 && s->training.overlap_grad_reduce && !blocking) {
-			dpend[st] = dp_stream_end(s, &f, st, head[st], busy[st], E[st], gath[st]);
-		} else if (w->dp.n > 1 && s->training.overlap_grad_reduce) {
+		} else if (tight && w->dp.n > 1 && f.overlap_grad_reduce && !blocking) {
+			dpend[st] = dp_stream_end(&f, st, head[st], busy[st], E[st], gath[st]);
+		} else if (w->dp.n > 1 && f.overlap_grad_reduce) {
 			bool plain = st != 0 && st != NV - 1 && f.one_kind && !gath[st];
 			if (plain && cache_l == f.layers[st]) {
 				dpend[st] = E[st] + (cache_tail - cache_e);

@@ -1,22 +1,27 @@
-/* pipeorder.c - the order of a stage's units (program.h's
- * pp_schedule_*), and its cursor (programint.h). */
+/* pipeorder.c - see pipeorder.h; its cursor for the program family is in
+ * programint.h. */
 #include "engine/programint.h"
 
 #include <limits.h>
 
-int pp_schedule_count(const pp_scenario *s)
+pp_pipe pp_pipe_of(const pp_scenario *s)
 {
-	return 2 * (int)s->training.num_microbatches * s->parallel.vpp;
+	return (pp_pipe){s->parallel.pp, s->parallel.vpp, s->parallel.schedule,
+			 (int)s->training.num_microbatches};
+}
+
+int pp_schedule_count(const pp_pipe *pl)
+{
+	return 2 * pl->m * pl->vpp;
 }
 
 /* The phases of a stage's 1F1B or interleaved schedule: units [0, warm)
  * are the warm-up forwards, [warm, *end) alternate a forward and a
  * backward (the steady part), [*end, 2 x forwards) are the cool-down
  * backwards. Returns warm. */
-int pp_pipe_phases(const pp_scenario *s, int stage, int *end)
+int pp_pipe_phases(const pp_pipe *p, int stage, int *end)
 {
-	const pp_parallel *p = &s->parallel;
-	int m = (int)s->training.num_microbatches;
+	int m = p->m;
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
 		int warm = p->pp - stage - 1;
 		if (warm > m)
@@ -33,10 +38,9 @@ int pp_pipe_phases(const pp_scenario *s, int stage, int *end)
 }
 
 /* Unit i of a stage whose phases are warm and end (pp_pipe_phases). */
-pp_unit pp_pipe_unit_at(const pp_scenario *s, int warm, int end, int i)
+pp_unit pp_pipe_unit_at(const pp_pipe *p, int warm, int end, int i)
 {
-	const pp_parallel *p = &s->parallel;
-	int m = (int)s->training.num_microbatches;
+	int m = p->m;
 	if (p->schedule == PP_SCHED_GPIPE) /* every forward, then every backward in reverse */
 		return i < m ? (pp_unit){true, 0, i} : (pp_unit){false, 0, 2 * m - 1 - i};
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
@@ -71,18 +75,17 @@ pp_unit pp_pipe_unit_at(const pp_scenario *s, int warm, int end, int i)
 	return (pp_unit){fwd, fwd ? c : v - 1 - c, (q / v) * P + r};
 }
 
-pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i)
+pp_unit pp_schedule_unit(const pp_pipe *pl, int stage, int i)
 {
-	int end, warm = pp_pipe_phases(s, stage, &end);
-	return pp_pipe_unit_at(s, warm, end, i);
+	int end, warm = pp_pipe_phases(pl, stage, &end);
+	return pp_pipe_unit_at(pl, warm, end, i);
 }
 
-cursor_shape pp_pipe_cursor_shape_of(const pp_scenario *s, int stage)
+cursor_shape pp_pipe_cursor_shape_of(const pp_pipe *p, int stage)
 {
-	const pp_parallel *p = &s->parallel;
 	cursor_shape h;
-	h.warm = pp_pipe_phases(s, stage, &h.end);
-	h.m = (int)s->training.num_microbatches;
+	h.warm = pp_pipe_phases(p, stage, &h.end);
+	h.m = p->m;
 	h.gpipe = p->schedule == PP_SCHED_GPIPE;
 	bool inter = !h.gpipe && p->schedule != PP_SCHED_1F1B && p->vpp > 1;
 	h.P = inter ? p->pp : INT_MAX;
@@ -122,10 +125,10 @@ cursor pp_pipe_cursor_at(const cursor_shape *h, int i)
 	return u;
 }
 
-int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out)
+int pp_schedule_order(const pp_pipe *pl, int stage, pp_unit *out)
 {
-	int n = pp_schedule_count(s);
-	cursor_shape h = pp_pipe_cursor_shape_of(s, stage);
+	int n = pp_schedule_count(pl);
+	cursor_shape h = pp_pipe_cursor_shape_of(pl, stage);
 	cursor c = pp_pipe_cursor_at(&h, 0);
 	for (int i = 0; i < n; i++) {
 		out[i] = pp_pipe_cursor_unit(&h, &c);

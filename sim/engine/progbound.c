@@ -14,7 +14,7 @@ static int64_t nonneg(int64_t t)
 int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
 {
 	int P = c->P, M = c->M;
-	if (c->V != 1 || P < 2 || M < P || c->s->parallel.schedule == PP_SCHED_GPIPE)
+	if (c->V != 1 || P < 2 || M < P || c->pipe.schedule == PP_SCHED_GPIPE)
 		return -1;
 	/* r[e]: from the end of F(k) on stage 0 to the end of B(k - warm(e))
 	 * there, through stages 0..e: the forward's sends and units up to e,

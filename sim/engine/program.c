@@ -265,7 +265,7 @@ static void add_gather_ns(void *ctx, const pp_comm_cost *cc, int group, int k, i
 
 int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
 {
-	if (!c->dist_opt_gather || !c->s->training.overlap_param_gather)
+	if (!c->dist_opt_gather || !c->overlap_param_gather)
 		return 0;
 	int64_t t = 0;
 	gather_buckets(c, st, add_gather_ns, &t);
@@ -274,7 +274,7 @@ int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
 
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 {
-	const pp_scenario *s = c->s;
+	const pp_pipe *pl = &c->pipe;
 	pp_program *p = pp_xcalloc(1, sizeof(*p));
 	p->c = c;
 	p->k = *sink;
@@ -282,7 +282,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	p->V = c->V;
 	p->M = c->M;
 	p->NV = c->NV;
-	p->blocking = !s->training.overlap_p2p_comm && p->P > 1;
+	p->blocking = !c->overlap_p2p_comm && p->P > 1;
 	/* the arrivals; the waiting consumers only for a backend that takes
 	 * dependencies later (the closed form issues a unit once its input is in) */
 	size_t nk = (size_t)p->NV * p->M, na = sink->dep ? 4 : 2;
@@ -322,9 +322,9 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	p->cons_b = p->cons_f + p->NV;
 	for (int st = 0; st < p->P; st++) {
 		pstage *S = &p->st[st];
-		S->n = pp_schedule_count(s);
-		S->warm = pp_pipe_phases(s, st, &S->end);
-		S->shape = pp_pipe_cursor_shape_of(s, st);
+		S->n = pp_schedule_count(pl);
+		S->warm = pp_pipe_phases(pl, st, &S->end);
+		S->shape = pp_pipe_cursor_shape_of(pl, st);
 		S->cur = pp_pipe_cursor_at(&S->shape, 0);
 		S->fin = pp_pipe_cursor_at(&S->shape, S->n);
 		if (S->n > 0) {
@@ -346,7 +346,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 		 * back from the end until each chunk is found */
 		int found = 0;
 		for (int i = S->n - 1; i >= 0 && found < p->V; i--) {
-			pp_unit u = pp_schedule_unit(s, st, i);
+			pp_unit u = pp_schedule_unit(pl, st, i);
 			if (!u.fwd && S->last_b_of_chunk[u.chunk] < 0) {
 				S->last_b_of_chunk[u.chunk] = i;
 				found++;
@@ -528,7 +528,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	int vs = u.chunk * p->P + st;
 	int L = c->layers[vs];
 	size_t key = (size_t)vs * p->M + u.mb;
-	bool overlap = c->s->training.overlap_grad_reduce;
+	bool overlap = c->overlap_grad_reduce;
 	buckets acc = {0, 0};
 	int64_t h = -1;
 	if (vs == p->NV - 1) {
@@ -577,7 +577,7 @@ void pp_program_unit(pp_program *p, int st)
 {
 	pstage *S = &p->st[st];
 	/* the stage's first unit: what the step starts with */
-	if (S->next == 0 && p->c->dist_opt_gather && p->c->s->training.overlap_param_gather)
+	if (S->next == 0 && p->c->dist_opt_gather && p->c->overlap_param_gather)
 		stage_gathers(p, st);
 	int i = S->next++;
 	pp_unit u = S->nextu;
@@ -615,11 +615,11 @@ static void stage_tail(pp_program *p, int st)
 				     S->pend_rs);
 		S->pend_rs = -1;
 	}
-	if (!c->zero3 && c->w->dp.n > 1 && !c->s->training.overlap_grad_reduce) {
+	if (!c->zero3 && c->w->dp.n > 1 && !c->overlap_grad_reduce) {
 		/* no overlap: the whole stage's gradients after its last
 		 * backward, still in buckets */
-		double ex = pp_stage_trainable_expert(c->s, c->w, st);
-		double total = pp_stage_trainable(c->s, c->w, st) - ex;
+		double ex, total = pp_stepcost_trained(c, st, &ex);
+		total -= ex;
 		while (total > 0) {
 			double chunk = total > c->bucket_params ? c->bucket_params : total;
 			grad_reduce(p, S, chunk, S->last);
@@ -646,9 +646,9 @@ static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
 	S->opt = issue(p, S->comp, m.ns, t, S->last, S->last_dp,
 		       st == 0 || st == p->P - 1 ? embed_ar : -1);
 	S->opt_s = m.s;
-	if (c->dist_opt_gather && !c->s->training.overlap_param_gather) {
-		double ex = pp_stage_trainable_expert(c->s, c->w, st);
-		double pr = pp_stage_trainable(c->s, c->w, st) - ex;
+	if (c->dist_opt_gather && !c->overlap_param_gather) {
+		double ex, pr = pp_stepcost_trained(c, st, &ex);
+		pr -= ex;
 		while (pr > 0) {
 			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
 			pp_comm_cost cc = pp_stepcost_gather(c, chunk);

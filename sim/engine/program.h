@@ -38,6 +38,7 @@
 #define PP_PROGRAM_H
 
 #include "engine/des.h"
+#include "engine/pipeorder.h"
 #include "engine/stepcost.h"
 
 /* Task categories (pp_des_tag.cat). */
@@ -93,17 +94,7 @@ typedef struct pp_stage_busy {
 	int64_t last_task;
 } pp_stage_busy;
 
-/* The order of (forward?, chunk, micro-batch) units a stage runs; returns
- * the count (2 x micro-batches x chunks). out must hold that many. */
-typedef struct pp_unit {
-	bool fwd;
-	int chunk;
-	int mb;
-} pp_unit;
-int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
-/* The same one unit at a time, in O(1) memory: the count, and unit i. */
-int pp_schedule_count(const pp_scenario *s);
-pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i);
+/* The order of each stage's units: pipeorder.h. */
 
 typedef struct pp_program pp_program;
 

@@ -3,10 +3,14 @@
  * vdbeInt.h is the VDBE's): included by its .c files only, never from
  * outside sim/engine/'s program family. program.h is the contract.
  *
- *   pipeorder.c   the order of a stage's units (pp_schedule_*) and its cursor
+ *   pipeorder.c   the order of a stage's units (pipeorder.h) and its cursor
  *   program.c     issuing: the tasks of each unit, and what follows the last
  *   progbound.c   lower bounds on the step's end from the program's structure
  *   progsteady.c  the steady state: marks, the period check, the skip
+ *
+ * The family reads the step through its costs (pp_stepcost: durations,
+ * payloads, the pipeline's shape, the framework's overlaps), never the
+ * scenario itself.
  *
  * Units: durations and handles in int64 nanoseconds (a handle is a task id
  * for the event graph, a task's end for the fast path; -1: no task),
@@ -27,9 +31,9 @@
  * are the warm-up forwards, [warm, *end) alternate a forward and a
  * backward (the steady part), [*end, 2 x forwards) are the cool-down
  * backwards. Returns warm. */
-int pp_pipe_phases(const pp_scenario *s, int stage, int *end);
+int pp_pipe_phases(const pp_pipe *pl, int stage, int *end);
 /* Unit i of a stage whose phases are warm and end (pp_pipe_phases). */
-pp_unit pp_pipe_unit_at(const pp_scenario *s, int warm, int end, int i);
+pp_unit pp_pipe_unit_at(const pp_pipe *pl, int warm, int end, int i);
 
 /* A stage's schedule read in order without pp_pipe_unit_at's divisions: unit i is
  * the forward or the backward that pp_pipe_unit_at's phases say, and a forward
@@ -49,7 +53,7 @@ typedef struct cursor_shape {
 } cursor_shape;
 
 /* A stage's cursor shape (its phases, micro-batches, and the digits' bases). */
-cursor_shape pp_pipe_cursor_shape_of(const pp_scenario *s, int stage);
+cursor_shape pp_pipe_cursor_shape_of(const pp_pipe *pl, int stage);
 /* The cursor at unit i: the forwards and backwards before it by phase. */
 cursor pp_pipe_cursor_at(const cursor_shape *h, int i);
 

@@ -12,7 +12,7 @@
  * which forwards and backwards alternate). */
 static bool period_of(const pp_program *p, int *T, int *S)
 {
-	const pp_parallel *par = &p->c->s->parallel;
+	const pp_pipe *par = &p->c->pipe;
 	if (par->schedule == PP_SCHED_GPIPE)
 		return false;
 	if (par->schedule == PP_SCHED_1F1B || par->vpp == 1) {
@@ -31,7 +31,7 @@ int pp_program_checkpoint(const pp_program *p, int st, int c)
 	if (p->k.dep || !period_of(p, &T, &S))
 		return -1;
 	int end;
-	int64_t i = pp_pipe_phases(p->c->s, st, &end) + (int64_t)c * T;
+	int64_t i = pp_pipe_phases(&p->c->pipe, st, &end) + (int64_t)c * T;
 	return i <= p->st[st].n ? (int)i : -1;
 }
 
@@ -234,7 +234,7 @@ int64_t pp_program_skippable(const pp_program *p, int q)
 		 * forwards and backwards); stop short of the cool-down and of any
 		 * chunk's last backward (its gradient reduction) */
 		int end;
-		pp_pipe_phases(p->c->s, st, &end);
+		pp_pipe_phases(&p->c->pipe, st, &end);
 		for (int ch = 0; ch < p->V; ch++)
 			if (X->last_b_of_chunk[ch] >= X->next && X->last_b_of_chunk[ch] < end)
 				end = X->last_b_of_chunk[ch];
@@ -270,7 +270,7 @@ void pp_program_skip(pp_program *p, int q, int64_t k, int64_t dt, bool busy)
 		/* the busy time of the units passed over, added unit by unit as
 		 * issuing them would: k times the period's units */
 		for (int j = 0; busy && j < T; j++)
-			per[j] = pp_pipe_unit_at(c->s, X->warm, X->end, X->next + j);
+			per[j] = pp_pipe_unit_at(&c->pipe, X->warm, X->end, X->next + j);
 		for (int64_t r = 0; busy && r < k; r++)
 			for (int j = 0; j < T; j++)
 				pp_prog_unit_busy(X, c, per[j].chunk * p->P + st, per[j].fwd);

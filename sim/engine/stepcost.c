@@ -211,6 +211,12 @@ int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
 	return t;
 }
 
+double pp_stepcost_trained(const pp_stepcost *c, int st, double *expert)
+{
+	*expert = pp_stage_trainable_expert(c->s, c->w, st);
+	return pp_stage_trainable(c->s, c->w, st);
+}
+
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 {
 	double params = pp_stage_trainable(c->s, c->w, st);
@@ -274,6 +280,10 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->V = p->vpp;
 	c->M = (int)s->training.num_microbatches;
 	c->NV = c->P * c->V;
+	c->pipe = pp_pipe_of(s);
+	c->overlap_grad_reduce = s->training.overlap_grad_reduce;
+	c->overlap_param_gather = s->training.overlap_param_gather;
+	c->overlap_p2p_comm = s->training.overlap_p2p_comm;
 	c->layers = pp_xmalloc(sizeof(int) * (size_t)c->NV);
 	c->first = pp_xmalloc(sizeof(int) * (size_t)c->NV);
 	c->kinds = pp_xcalloc((size_t)c->NV, sizeof(*c->kinds));

@@ -24,6 +24,7 @@
 #define PP_STEPCOST_H
 
 #include "engine/collective.h"
+#include "engine/pipeorder.h"
 #include "engine/workload.h"
 #include "input/hw.h"
 #include "input/scenario.h"
@@ -112,6 +113,9 @@ typedef struct pp_stepcost {
 	const pp_workload *w;
 	pp_sched_opts ab;        /* the ablations applied */
 	int P, V, M, NV;         /* stages, chunks per stage, micro-batches, virtual stages */
+	pp_pipe pipe;            /* the pipeline's shape (the order of each stage's units) */
+	/* the framework's overlaps the step's structure reads (training.overlap_*) */
+	bool overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm;
 	int *layers;             /* [NV]: layers of each virtual stage */
 	int *first;              /* [NV]: the model's index of its first layer */
 	int (*kinds)[PP_LAYER_KINDS]; /* [NV]: its layers of each kind */
@@ -163,6 +167,10 @@ int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
  * backend: the same three terms, each at least 0 ns (the event graph and
  * the fast path run a negative duration as 0 ns). For lower bounds. */
 int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd);
+
+/* Stage st's trained parameters per GPU (pp_stage_trainable) and, in
+ * *expert, of those the routed experts' (pp_stage_trainable_expert). */
+double pp_stepcost_trained(const pp_stepcost *c, int st, double *expert);
 
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
  * traffic as the stack's optimizer runs it plus the gradient-norm and
