@@ -176,7 +176,7 @@ static void stage_params_sum(void)
 			double n[PP_LAYER_KINDS];
 			pp_stage_kinds(&s, st, n);
 			double p = pp_stage_params(&s, &w, st);
-			CHECK(p == pp_stage_params_of(&s, &w, st, n, PP_STAGE_HELD));
+			CHECK(p == pp_stage_count_of(&s, &w, st, n).held);
 			held += p;
 			trained += pp_stage_trainable(&s, &w, st);
 			CHECK(pp_stage_trainable_expert(&s, &w, st) == 0);

@@ -165,9 +165,8 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 			if (nseen < SEEN)
 				memcpy(seen[nseen++], n, sizeof(n));
 		}
-		double params = pp_stage_params_of(s, w, st, n, PP_STAGE_HELD);
-		double trained = pp_stage_params_of(s, w, st, n, PP_STAGE_TRAINED);
-		double tex = pp_stage_params_of(s, w, st, n, PP_STAGE_TRAINED_EXPERT);
+		pp_stage_count sc = pp_stage_count_of(s, w, st, n);
+		double params = sc.held, trained = sc.trained, tex = sc.trained_expert;
 		double chunks = pp_stage_inflight_chunks(s, st);
 		double act = 0, full = 0;
 		for (int k = 0; k < PP_LAYER_KINDS; k++) {

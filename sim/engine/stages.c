@@ -57,47 +57,49 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 	}
 }
 
-double pp_stage_params_of(const pp_scenario *s, const pp_workload *w, int st,
-			  const double n[PP_LAYER_KINDS], pp_stage_which which)
+pp_stage_count pp_stage_count_of(const pp_scenario *s, const pp_workload *w, int st,
+				 const double n[PP_LAYER_KINDS])
 {
-	const pp_parallel *p = &s->parallel;
-	double params = 0;
+	pp_stage_count c = {0, 0, 0};
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		const pp_layer_cost *lc = &w->lk[k];
-		double per = which == PP_STAGE_HELD ? lc->params
-			     : which == PP_STAGE_TRAINED ? lc->trainable : lc->trainable_expert;
-		if (n[k] > 0)
-			params += n[k] * per;
+		if (n[k] > 0) {
+			c.held += n[k] * lc->params;
+			c.trained += n[k] * lc->trainable;
+			c.trained_expert += n[k] * lc->trainable_expert;
+		}
 	}
-	if (which == PP_STAGE_TRAINED_EXPERT)
-		return params;
-	if (st == 0)
-		params += which == PP_STAGE_HELD ? w->params_embed : w->trainable_embed;
-	if (st == p->pp - 1)
-		params += which == PP_STAGE_HELD ? w->params_head : w->trainable_head;
-	return params;
+	if (st == 0) {
+		c.held += w->params_embed;
+		c.trained += w->trainable_embed;
+	}
+	if (st == s->parallel.pp - 1) {
+		c.held += w->params_head;
+		c.trained += w->trainable_head;
+	}
+	return c;
 }
 
-static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, pp_stage_which which)
+static pp_stage_count stage_count(const pp_scenario *s, const pp_workload *w, int st)
 {
 	double n[PP_LAYER_KINDS];
 	pp_stage_kinds(s, st, n);
-	return pp_stage_params_of(s, w, st, n, which);
+	return pp_stage_count_of(s, w, st, n);
 }
 
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
 {
-	return stage_sum(s, w, st, PP_STAGE_HELD);
+	return stage_count(s, w, st).held;
 }
 
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st)
 {
-	return stage_sum(s, w, st, PP_STAGE_TRAINED);
+	return stage_count(s, w, st).trained;
 }
 
 double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st)
 {
-	return stage_sum(s, w, st, PP_STAGE_TRAINED_EXPERT);
+	return stage_count(s, w, st).trained_expert;
 }
 
 double pp_stage_inflight_chunks(const pp_scenario *s, int stage)

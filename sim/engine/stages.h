@@ -34,20 +34,19 @@ int pp_stage_first_layer(const pp_scenario *s, int vs);
 /* Stage st's layers of each kind (PP_LK_*), over its chunks. */
 void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS]);
 
-/* Which parameters of a stage pp_stage_params_of counts. */
-typedef enum pp_stage_which {
-	PP_STAGE_HELD,            /* every parameter the stage holds */
-	PP_STAGE_TRAINED,         /* the trained ones (all, or the adapters under fine-tuning) */
-	PP_STAGE_TRAINED_EXPERT   /* of those, the routed experts' (no embedding or head) */
-} pp_stage_which;
-/* Parameters (which) pipeline stage st holds per GPU (after the TP split,
- * before ZeRO sharding) given its layers by kind n (pp_stage_kinds): its
- * layers over every chunk, the embedding on stage 0, the head on the
- * last. */
-double pp_stage_params_of(const pp_scenario *s, const pp_workload *w, int st,
-			  const double n[PP_LAYER_KINDS], pp_stage_which which);
-/* The same from the partition: pp_stage_params_of(..., PP_STAGE_HELD),
- * PP_STAGE_TRAINED and PP_STAGE_TRAINED_EXPERT of pp_stage_kinds(s, st). */
+/* The parameters pipeline stage st holds per GPU (after the TP split,
+ * before ZeRO sharding): its layers over every chunk, the embedding on
+ * stage 0, the head on the last. */
+typedef struct pp_stage_count {
+	double held;            /* every parameter the stage holds */
+	double trained;         /* the trained ones (all, or the adapters under fine-tuning) */
+	double trained_expert;  /* of those, the routed experts' (no embedding or head) */
+} pp_stage_count;
+/* Stage st's count given its layers by kind n (pp_stage_kinds). */
+pp_stage_count pp_stage_count_of(const pp_scenario *s, const pp_workload *w, int st,
+				 const double n[PP_LAYER_KINDS]);
+/* One figure of it from the partition (pp_stage_kinds(s, st)): held,
+ * trained, trained_expert. */
 double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st);

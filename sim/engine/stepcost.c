@@ -176,14 +176,6 @@ int pp_stepcost_kind(const pp_stepcost *c, int vs, int l)
 	return c->one_kind ? 0 : pp_model_layer_kind(c->model, c->first[vs] + l);
 }
 
-int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd)
-{
-	int64_t t = 0;
-	for (int k = 0; k < PP_LAYER_KINDS; k++)
-		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
-	return t;
-}
-
 static int64_t nonneg(int64_t t)
 {
 	return t > 0 ? t : 0;

@@ -158,8 +158,14 @@ int pp_stepcost_kind(const pp_stepcost *c, int vs, int l);
 
 /* The compute-stream time (ns) of virtual stage vs's layers for one
  * micro-batch, forward or backward (fwd): per layer kind, its layers
- * times that kind's task (unit). */
-int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd);
+ * times that kind's task (unit). Inline: the program issues one a unit. */
+static inline int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
+	return t;
+}
 /* One unit's compute-stream time (ns): its layers, and the embedding's
  * (vs 0) and the head's (the last virtual stage) tasks where it has them. */
 int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
