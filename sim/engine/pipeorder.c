@@ -1,5 +1,6 @@
 /* pipeorder.c - see pipeorder.h; its cursor for the program family is in
  * programint.h. */
+#include "engine/pipeorder.h"
 #include "engine/programint.h"
 
 #include <limits.h>
