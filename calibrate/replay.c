@@ -13,7 +13,7 @@
 #include "calib/replaycount.h"
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/store.h"
 #include "stream.h"
 #include "core/util.h"

@@ -1,7 +1,7 @@
 /* replayplan.c - see replayplan.h. */
 #include "calib/replayplan.h"
 #include "engine/des.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/util.h"
 #include "engine/workload.h"
 
@@ -608,7 +608,7 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	b.d = pp_des_new();
 	pp_stage_busy *busy = pp_xcalloc((size_t)b.P, sizeof(pp_stage_busy));
 	pp_sched_opts so = {false, false, false};
-	pp_schedule_build(b.d, s, hw, &b.w, &so, busy);
+	pp_evgraph_build(b.d, s, hw, &b.w, &so, busy);
 	if ((rc = pp_des_run(b.d, err)))
 		goto out;
 	p->des_step_s = pp_des_makespan(b.d) * 1e-9;

@@ -6,7 +6,7 @@
  * (calibrate/replay.c) issues the list as it stands; nothing here sees
  * CUDA or NCCL, so the plan is built and checked on any machine.
  *
- * How the step's event graph (schedule.h, des.h) maps to instructions:
+ * How the step's event graph (evgraph.h, des.h) maps to instructions:
  *  - GPU rank order is Megatron-LM's: tp fastest, then cp, dp, pp. A GPU
  *    runs the tasks of its pipeline stage; its TP and DP peers run the
  *    same list.

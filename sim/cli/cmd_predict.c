@@ -361,7 +361,7 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       r->steps_to_train);
 	printf("Bottleneck         %s\n\n", r->bottleneck);
 	printf("Step-time breakdown (critical pipeline stage)\n");
-	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
+	/* a blocking pipeline's stall is booked with its sends (evgraph.h) */
 	bool blocking = p->pp > 1 && !t->overlap_p2p_comm;
 	for (int k = 0; k < PP_BD_COUNT; k++) {
 		/* a dense model has no expert-parallel row to show */

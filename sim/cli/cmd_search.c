@@ -401,7 +401,7 @@ int pp_cmd_search(int argc, char **argv)
 	if (out0) {
 		if (r.fell_back)
 			fprintf(stderr, "podplan search: warning: the fast path disagreed with the event "
-					"simulation (sim/engine/fastpath.c no longer mirrors sim/engine/schedule.c); "
+					"simulation on the same program (sim/engine/fastpath.c and evgraph.c); "
 					"the search was redone with the event simulation\n");
 		if (!r.nbest)
 			printf("No layout of %lld fits in memory (%s).\n", (long long)r.evaluated, r.space);

@@ -3,7 +3,7 @@
 #include "core/dist.h"
 #include "engine/fastpath.h"
 #include "engine/memory.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "input/prices.h"
 #include "core/util.h"
 
@@ -112,7 +112,7 @@ static int64_t des_step(const pp_scenario *s, const pp_hw *hw, const pp_workload
 {
 	pp_stage_busy *busy = pp_xcalloc((size_t)s->parallel.pp, sizeof(pp_stage_busy));
 	pp_sched_opts o = {false, false, false};
-	pp_schedule_build(d, s, hw, w, &o, busy);
+	pp_evgraph_build(d, s, hw, w, &o, busy);
 	int64_t t = pp_des_run(d, err) ? -1 : pp_des_makespan(d);
 	free(busy);
 	return t;
