@@ -1,6 +1,7 @@
 /* replay.c - see replay.h. */
 #define _GNU_SOURCE 1
 #include "replay.h"
+#include "core/fmt.h"
 #include "backend.h"
 #include "coll.h"
 #include "cudacheck.h"

@@ -5,6 +5,7 @@
  * writing the files in write.c.
  */
 #include "report.h"
+#include "core/fmt.h"
 #include "calib/calibdb.h"
 #include "calib/profile.h"
 #include "core/jsonget.h"
@@ -46,40 +47,8 @@ const char *const pp_report_comp_words[PP_CC_COUNT] = {
 const char *const pp_report_bd_colors[PP_BD_COUNT] = {"#4e79a7", "#f28e2b", "#b07aa1", "#e15759",
 						      "#bab0ac", "#76b7b2", "#59a14f", "#edc948"};
 
-const char *pp_report_usd(double v, char *buf, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(buf, n, "-"), buf;
-	return pp_fmt_usd(v, buf, n);
-}
 
-const char *pp_report_dur(double s, char *buf, size_t n)
-{
-	if (!isfinite(s))
-		return snprintf(buf, n, "-"), buf;
-	/* finance reads long spans in months (of 365.25/12 days) */
-	if (s >= 60 * 86400.0)
-		return snprintf(buf, n, "%.1f months", s / (365.25 / 12 * 86400.0)), buf;
-	return pp_fmt_duration(s, buf, n);
-}
 
-const char *pp_report_count(double v, char *buf, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(buf, n, "-"), buf;
-	char d[48];
-	snprintf(d, sizeof(d), "%.0f", fabs(v));
-	size_t len = strlen(d), o = 0;
-	if (v < 0 && o + 1 < n)
-		buf[o++] = '-';
-	for (size_t i = 0; i < len && o + 2 < n; i++) {
-		buf[o++] = d[i];
-		if ((len - i - 1) % 3 == 0 && i + 1 < len)
-			buf[o++] = ',';
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 /* path below dir (a directory, no trailing '/'): the rest after "dir/", else NULL */
 static const char *below(const char *path, const char *dir)
@@ -145,21 +114,21 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		char rg[64];
 		pp_sb_addf(out, "%s (%s) is the cheapest%s: %s", o->name, o->label,
 			   cr->risked >= 0 ? " option that can be obtained" : "",
-			   pp_report_usd(o->usd_total, a, sizeof(a)));
+			   pp_fmt_usd(o->usd_total, a, sizeof(a)));
 		if (isfinite(o->p10_usd) && isfinite(o->p90_usd))
 			pp_sb_addf(out, " (P10-P90 %s)",
-				   pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
+				   pp_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
 		pp_sb_addf(out, " for %s", cr->work);
 		if (isfinite(o->usd_per_million_tokens))
 			pp_sb_addf(out, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
 		double t = pp_report_time_to_result(o);
 		if (isfinite(t))
-			pp_sb_addf(out, ", done in %s", pp_report_dur(t, d, sizeof(d)));
+			pp_sb_addf(out, ", done in %s", pp_fmt_span(t, d, sizeof(d)));
 		pp_sb_adds(out, ".");
 		if (cr->risked >= 0)
 			pp_sb_addf(out, " %s would cost %s but may not be obtainable.",
 				   cr->options[cr->risked].name,
-				   pp_report_usd(cr->options[cr->risked].usd_total, b, sizeof(b)));
+				   pp_fmt_usd(cr->options[cr->risked].usd_total, b, sizeof(b)));
 		return;
 	}
 	if (r->have_pred) {
@@ -170,12 +139,12 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		if (r->s->training.train_tokens > 0)
 			pp_sb_addf(out, " train %s tokens in %s",
 				   pp_fmt_tokens(r->s->training.train_tokens, tk, sizeof(tk)),
-				   pp_report_dur(p->time_to_train_s, a, sizeof(a)));
+				   pp_fmt_span(p->time_to_train_s, a, sizeof(a)));
 		else
 			pp_sb_adds(out, " run");
 		pp_sb_addf(out, ": %s per step, %s tokens/s, MFU %.1f%%; %s of %s per GPU (%s).",
-			   pp_report_dur(p->step_time_s, b, sizeof(b)),
-			   pp_report_count(p->tokens_per_s, ts, sizeof(ts)), 100 * p->mfu,
+			   pp_fmt_span(p->step_time_s, b, sizeof(b)),
+			   pp_fmt_count(p->tokens_per_s, ts, sizeof(ts)), 100 * p->mfu,
 			   pp_fmt_bytes(p->memory.total_bytes, c, sizeof(c)),
 			   pp_fmt_bytes(p->memory.capacity_bytes, d, sizeof(d)),
 			   p->memory.fits ? "fits" : "does NOT fit");

@@ -153,15 +153,10 @@ const char *pp_report_option_color(int i);
 extern const char *const pp_report_comp_colors[PP_CC_COUNT];
 extern const char *const pp_report_comp_words[PP_CC_COUNT];
 extern const char *const pp_report_bd_colors[PP_BD_COUNT];
-/* "-" for NAN, else pp_fmt_usd; pp_fmt_duration below 60 days, months
- * ("3.7 months") from there; a whole number with thousands separators. */
-const char *pp_report_usd(double v, char *buf, size_t n);
 /* A path podplan found itself (the default store, the catalog directory)
  * as people may see it: below the working directory relative to it, below
  * $HOME as "~/...", else unchanged. Paths the user gave are printed as
  * given, never made absolute. Returns buf. */
 const char *pp_report_public_path(const char *path, char *buf, size_t n);
-const char *pp_report_dur(double s, char *buf, size_t n);
-const char *pp_report_count(double v, char *buf, size_t n);
 
 #endif

@@ -16,6 +16,7 @@
  * and read the diff before committing.
  */
 #include "calib/calibdb.h"
+#include "core/fmt.h"
 #include "harness.h"
 #include "report.h"
 #include "core/store.h"
@@ -430,7 +431,7 @@ static void test_report_predict(void)
 	double steps = ceil(s.training.train_tokens / r.pred.tokens_per_step);
 	CHECK_NEAR(r.pred.time_to_train_s, steps * r.pred.step_time_s, 1e-3);
 	char d[48];
-	CHECK_CONTAINS(html.buf, pp_report_dur(r.pred.time_to_train_s, d, sizeof(d)));
+	CHECK_CONTAINS(html.buf, pp_fmt_span(r.pred.time_to_train_s, d, sizeof(d)));
 	pp_sb g = {0};
 	structure(html.buf, md.buf, &g);
 	golden("report-structure-predict.txt", g.buf);

@@ -4,6 +4,7 @@
  * by the cost library's serialisers (cost.h).
  */
 #include "cli/cli.h"
+#include "cost/costout.h"
 #include "cost/cost.h"
 #include "engine/predict.h"
 #include "input/scenario.h"

@@ -3,6 +3,7 @@
  *                 podplan trace SCENARIO.json -o FILE
  */
 #include "cli/cli.h"
+#include "core/fmt.h"
 #include "input/hw.h"
 #include "input/plausible.h"
 #include "core/warn.h"

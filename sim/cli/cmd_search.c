@@ -10,6 +10,7 @@
  * per cluster option.
  */
 #include "cli/plancmd.h"
+#include "core/fmt.h"
 #include "core/dist.h"
 #include "engine/breakdown.h"
 #include "core/util.h"

@@ -7,6 +7,8 @@
  * as search does; rank 0 prints.
  */
 #include "cli/plancmd.h"
+#include "core/fmt.h"
+#include "cost/costout.h"
 #include "core/dist.h"
 #include "cost/cost.h"
 #include "engine/breakdown.h"
@@ -123,9 +125,9 @@ static void print_weighed_text(const pp_cost_result *w)
 				: o->meets_target ? "meets" : "misses";
 		printf("  %-28.28s %-6s %-18.18s %14s %10s %21s  %s\n", o->name,
 		       pp_option_kind_names[o->kind], pp_cost_gpus_text(o, g, sizeof(g)),
-		       isfinite(tr) ? pp_fmt_duration(tr, t, sizeof(t)) : "-",
+		       pp_fmt_duration(tr, t, sizeof(t)),
 		       o->feasible ? pp_fmt_usd(o->usd_total, u, sizeof(u)) : "-",
-		       pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
+		       pp_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
 	}
 	printf("  Monte Carlo %d draws, seed %lu; prices as of %s ('podplan cost' on a scenario with "
 	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);

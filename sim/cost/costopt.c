@@ -5,6 +5,7 @@
  * owned option's parts come from costown.c.
  */
 #include "cost/costopt.h"
+#include "core/fmt.h"
 #include "cost/costown.h"
 #include "cost/costserve.h"
 

@@ -1,5 +1,6 @@
 /* serveplan.c - see serveplan.h. */
 #include "plan/serveplan.h"
+#include "core/fmt.h"
 #include "input/prices.h"
 #include "serve/requests.h"
 #include "serve/servesim.h"

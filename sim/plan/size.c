@@ -1,5 +1,6 @@
 /* size.c - see size.h. */
 #include "plan/size.h"
+#include "core/fmt.h"
 #include "core/dist.h"
 #include "engine/fastpath.h"
 #include "input/prices.h"
