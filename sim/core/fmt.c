@@ -155,3 +155,8 @@ const char *pp_fmt_pct(double share, int dec, char *buf, size_t n)
 	snprintf(buf, n, "%.*f%%", dec, 100 * share);
 	return buf;
 }
+
+double pp_round_us(double s)
+{
+	return isfinite(s) ? round(s * 1e6) / 1e6 : s;
+}

@@ -30,6 +30,9 @@ const char *pp_fmt_unit_price(double usd, char *buf, size_t n);
 const char *pp_fmt_tokens(double t, char *buf, size_t n);
 /* A whole number with thousands separators: "-1,234,567". */
 const char *pp_fmt_count(double v, char *buf, size_t n);
+/* Seconds rounded to the microsecond (a clock-dependent figure, such as
+ * an elapsed time, in JSON); not finite: unchanged. */
+double pp_round_us(double s);
 /* A share as a percentage with dec decimals: 0.1234, 1 -> "12.3%". */
 const char *pp_fmt_pct(double share, int dec, char *buf, size_t n);
 

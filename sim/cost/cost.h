@@ -333,6 +333,13 @@ typedef struct pp_cost_opts {
 	 * the serial run's) and the blocks are gathered; the result is the
 	 * serial one, byte for byte. False: this rank prices alone. */
 	bool spread_draws;
+	/* the calibration profile named (calib/hwres.h): each option's
+	 * hardware is resolved with it, so it applies to the options on the
+	 * hardware it measured, whose step time then carries the calibrated
+	 * uncertainty; NULL: the one the scenario names, from its db or the
+	 * default store (the run fails as the commands do when it is not
+	 * there) */
+	const struct pp_hwcal *hwcal;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section
