@@ -5,6 +5,7 @@
  * imported from nccl-tests logs).
  */
 #include "calib/calibdb.h"
+#include "core/fmt.h"
 #include "cli/cli.h"
 #include "calib/ncclimport.h"
 #include "calib/verdict.h"

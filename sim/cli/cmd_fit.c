@@ -3,6 +3,7 @@
  * list profiles, export one as JSON.
  */
 #include "calib/calibdb.h"
+#include "core/fmt.h"
 #include "cli/cli.h"
 #include "calib/fit.h"
 #include "calib/profile.h"

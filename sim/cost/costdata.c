@@ -5,6 +5,7 @@
  * the result's sources with its date; warnings; failing on bad data.
  */
 #include "cost/costdata.h"
+#include "calib/hwres.h"
 #include "core/warn.h"
 #include "engine/workload.h"
 
@@ -282,12 +283,10 @@ static int load_assumptions(ctx *c)
 			cost_pick(cs->peak_to_average,
 				  cost_tco(c, "inference.peak_to_average", "ratio"));
 	/* uncertainty */
-	bool calibrated = c->s->calib_profile[0] != 0;
-	c->step_sigma = cost_pick(cs->step_time_sigma,
-				  cost_tco(c,
-					   calibrated ? "uncertainty.step_time_sigma_calibrated"
-						      : "uncertainty.step_time_sigma",
-					   "sigma"));
+	c->step_sigma = c->step_sigma_calibrated = NAN;
+	if (!(c->hwcal && c->hwcal->on)) /* else cost_step_sigmas, once the options are known */
+		c->step_sigma = cost_pick(cs->step_time_sigma,
+					  cost_tco(c, "uncertainty.step_time_sigma", "sigma"));
 	c->price_sigma =
 		cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
 	c->price_sigma_estimate =
@@ -351,8 +350,22 @@ int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const cha
 	return 0;
 }
 
+int cost_ctx_calibration(ctx *c, const pp_hwcal *given)
+{
+	if (given || !c->s->calib_profile[0]) {
+		c->hwcal = given;
+		return 0;
+	}
+	c->own_hwcal = pp_xmalloc(sizeof(*c->own_hwcal));
+	c->hwcal = c->own_hwcal;
+	return pp_hwcal_init(c->own_hwcal, c->s, NULL, NULL, NULL, c->err);
+}
+
 void cost_ctx_close(ctx *c)
 {
+	free(c->own_hwcal);
+	c->own_hwcal = NULL;
+	c->hwcal = NULL;
 	pp_jdoc_release(&c->tco_own);
 	free(c->serve_memo);
 	c->serve_memo = NULL;

@@ -113,8 +113,14 @@ typedef struct ctx {
 	struct cost_engine_memo *engine_memo; /* training steps predicted, one per scenario
 						 (costopt.c: run_engine) */
 	int nengine_memo;
+	/* the calibration profile named: opts->hwcal, else own_hwcal (owned,
+	 * loaded by cost_ctx_resolve for a scenario that names one) */
+	const struct pp_hwcal *hwcal;
+	struct pp_hwcal *own_hwcal;
 	/* uncertainty */
-	double step_sigma;             /* predicted step time */
+	double step_sigma;             /* predicted step time, catalog hardware */
+	double step_sigma_calibrated;  /* and on hardware the profile applies to (NAN until an
+					  option is: cost_calibrated_sigma) */
 	double price_sigma;            /* a quoted price */
 	double price_sigma_estimate;   /* a price marked estimate (>= price_sigma) */
 	double capex_sigma_min;        /* floor of an owned option's capex sigma */
@@ -131,6 +137,10 @@ int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const cha
 		  pp_cost_result *r, pp_err *err);
 void cost_ctx_close(ctx *c);
 
+/* The calibration profile of c's run: given (opts->hwcal), else the one
+ * c->s names, loaded (pp_hwcal_init; its errors), else none. Before
+ * cost_ctx_resolve. */
+int cost_ctx_calibration(ctx *c, const struct pp_hwcal *given);
 /* The work and every assumption of c's run (c->s, c->cs, c->tco and
  * c->prices set). PP_EINPUT for a work that cannot be priced or a missing
  * figure. */

@@ -120,46 +120,6 @@ static void grad_reduce_expert(pp_program *p, pstage *S, double params, int64_t 
 	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_EDP), after);
 }
 
-/* The busy time of a unit's layers: per kind, the count of them times one
- * layer (a dense model's unit: one term, L layers). */
-static void busy_layers(pstage *S, const pp_stepcost *c, int vs, bool fwd)
-{
-	for (int k = 0; k < PP_LAYER_KINDS; k++) {
-		int n = c->kinds[vs][k];
-		if (!n)
-			continue;
-		pp_busy_cost b = pp_stepcost_busy(c, PP_PART_LAYER, k, fwd);
-		S->compute_s += n * b.compute_s;
-		S->tp_s += n * b.tp_s;
-		S->cp_s += n * b.cp_s;
-		S->ep_s += n * b.ep_s;
-	}
-}
-
-static void busy_add(pstage *S, const pp_stepcost *c, pp_part part, bool fwd)
-{
-	pp_busy_cost b = pp_stepcost_busy(c, part, 0, fwd);
-	S->compute_s += 1 * b.compute_s;
-	S->tp_s += 1 * b.tp_s;
-	S->cp_s += 1 * b.cp_s;
-	S->ep_s += 1 * b.ep_s;
-}
-
-/* The busy time a unit of virtual stage vs adds, in the order its tasks
- * run: embedding, layers, head forward; head, layers, embedding backward. */
-void pp_prog_unit_busy(pstage *S, const pp_stepcost *c, int vs, bool fwd)
-{
-	if (fwd && vs == 0)
-		busy_add(S, c, PP_PART_EMBED, true);
-	if (!fwd && vs == c->NV - 1)
-		busy_add(S, c, PP_PART_HEAD, false);
-	busy_layers(S, c, vs, fwd);
-	if (fwd && vs == c->NV - 1)
-		busy_add(S, c, PP_PART_HEAD, true);
-	if (!fwd && vs == 0)
-		busy_add(S, c, PP_PART_EMBED, false);
-}
-
 /* One bucket's gather (layers *first .. l of chunk k), which those layers'
  * first forward waits for. */
 static void bucket_gather(pp_program *p, pstage *S, const pp_comm_cost *cc, int group, int k, int l,

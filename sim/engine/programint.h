@@ -140,8 +140,8 @@ struct pp_program {
 };
 
 /* The busy time a unit of virtual stage vs adds to stage S's accounting,
- * in the order its tasks run (program.c; progsteady.c adds the units it
- * moves over). */
+ * in the order its tasks run (progbusy.c; program.c books each unit it
+ * issues, progsteady.c the units it moves over). */
 void pp_prog_unit_busy(pstage *S, const pp_stepcost *c, int vs, bool fwd);
 
 /* ---- progsteady.c ---- */

@@ -47,7 +47,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_size_spec *spec,
-			 size_opt **out, int *nout, pp_err *err)
+			 const pp_hwcal *hwcal, size_opt **out, int *nout, pp_err *err)
 {
 	const pp_gpu *gpus[PP_SIZE_MAX_LIST * 2];
 	int ng = 0;
@@ -143,7 +143,7 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 						 spec->tier[0] ? spec->tier : "on_demand");
 				}
 				pp_err e = {0};
-				if (pp_hw_from_catalog(&oi->hw, cat, cl, &e)) {
+				if (pp_hw_resolve(&oi->hw, cat, cl, hwcal, &e)) {
 					op->status = PP_SIZE_NO_LAYOUT;
 					snprintf(op->why, sizeof(op->why), "%.250s", e.msg);
 				} else {
@@ -317,7 +317,7 @@ int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts 
 	double steps = ceil(tokens / tokens_per_step);
 	size_opt *oi = NULL;
 	int n = 0, rc;
-	if ((rc = build_options(s, cat, &o->spec, &oi, &n, err)))
+	if ((rc = build_options(s, cat, &o->spec, o->hwcal, &oi, &n, err)))
 		return rc;
 	bound_options(s, oi, n, steps);
 	pp_search_fit **fits = pp_xcalloc((size_t)n + 1, sizeof(pp_search_fit *));

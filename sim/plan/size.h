@@ -34,6 +34,7 @@
 #ifndef PP_SIZE_H
 #define PP_SIZE_H
 
+#include "calib/hwres.h"
 #include "input/catalog.h"
 #include "input/sizespec.h"
 #include "plan/search.h"
@@ -71,6 +72,8 @@ typedef struct pp_size_opts {
 	pp_search_progress_fn progress;   /* of each option's search */
 	void *progress_ctx;
 	void (*on_option)(int i, int n, const pp_size_option *o, void *ctx); /* before each search */
+	const pp_hwcal *hwcal;       /* the calibration named (NULL: none): each option's
+					hardware is resolved with it (calib/hwres.h) */
 } pp_size_opts;
 
 typedef struct pp_size_result {

@@ -13,6 +13,7 @@
 
 #include "plan/size.h"
 #include "engine/fastpath.h"
+#include "core/fmt.h"
 #include "core/util.h"
 
 /* One option (a GPU SKU x GPU count x inter-node fabric) being sized. */
