@@ -29,7 +29,6 @@ const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 
 /* Upper bounds that catch typos and overflow, not real limits. */
 #define MAX_GPUS 4194304
-#define MAX_DIM 10000000
 
 static const char *const top_keys[] = {"name", "description", "model", "training", "parallel",
 				       "cluster", "calibration", "costs", "search", "serving", "workload",
@@ -380,7 +379,7 @@ static int parse_model(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	int64_t v;
 	bool present;
 #define MK(key, field, req)                                                                       \
-	if ((rc = pp_jget_int(d, mo, "model", key, req, 1, MAX_DIM, &v, &present, err)))          \
+	if ((rc = pp_jget_int(d, mo, "model", key, req, 1, PP_MODEL_DIM_MAX, &v, &present, err))) \
 		return rc;                                                                        \
 	if (present)                                                                              \
 		m->field = (int)v;
@@ -803,9 +802,9 @@ static int parse_parallel(pp_scenario *s, pp_err *err)
 	}
 	int64_t fl = 0, ll = 0;
 	if ((rc = pp_jget_int(d, p, "parallel", "decoder_first_pipeline_num_layers", false, 1,
-			      MAX_DIM, &fl, NULL, err)) ||
-	    (rc = pp_jget_int(d, p, "parallel", "decoder_last_pipeline_num_layers", false, 1, MAX_DIM,
-			      &ll, NULL, err)))
+			      PP_MODEL_DIM_MAX, &fl, NULL, err)) ||
+	    (rc = pp_jget_int(d, p, "parallel", "decoder_last_pipeline_num_layers", false, 1,
+			      PP_MODEL_DIM_MAX, &ll, NULL, err)))
 		return rc;
 	pa->first_stage_layers = (int)fl;
 	pa->last_stage_layers = (int)ll;
