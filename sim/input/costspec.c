@@ -165,7 +165,8 @@ static int parse_ocluster(const pp_jdoc *d, const pp_catalog *cat, const cJSON *
 	bool present;
 	if ((rc = pp_jcheck_keys(d, cl, p, ocluster_keys, PP_ARRAY_LEN(ocluster_keys), err)) ||
 	    (rc = lookup_gpu(d, cat, cl, p, &c->gpu, err)) ||
-	    (rc = pp_jget_int(d, cl, p, "num_gpus", false, 1, 4194304, &v, &present, err)))
+	    (rc = pp_jget_int(d, cl, p, "num_gpus", false, 1, PP_LAYOUT_SIZE_MAX, &v, &present,
+			      err)))
 		return rc;
 	if (present)
 		c->num_gpus = (int)v;
@@ -202,7 +203,8 @@ static int parse_oparallel(const pp_jdoc *d, const cJSON *pa, const char *p, pp_
 		    {"context_parallel_size", &c->cp},
 		    {"virtual_pipeline_model_parallel_size", &c->vpp}};
 	for (size_t i = 0; i < PP_ARRAY_LEN(ints); i++) {
-		if ((rc = pp_jget_int(d, pa, p, ints[i].key, false, 1, 4194304, &v, &present, err)))
+		if ((rc = pp_jget_int(d, pa, p, ints[i].key, false, 1, PP_LAYOUT_SIZE_MAX, &v, &present,
+				      err)))
 			return rc;
 		if (present)
 			*ints[i].f = (int)v;
