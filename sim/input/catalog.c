@@ -1,5 +1,6 @@
-/* catalog.c - see catalog.h. */
-#include "input/catalog.h"
+/* catalog.c - see catalog.h: the loader, the hardware, model and
+ * plausibility documents; kernels.json in catkernels.c (catint.h). */
+#include "input/catint.h"
 #include "input/framework.h"
 #include "core/util.h"
 
@@ -18,37 +19,13 @@ double pp_dtype_bytes(pp_dtype dt)
 	}
 }
 
-enum { DOC_GPUS, DOC_FABRICS, DOC_STORAGE, DOC_MODELS, DOC_PRICES, DOC_KERNELS, DOC_FRAMEWORKS,
-       DOC_PLAUSIBILITY, DOC_COUNT };
 static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices",
 						 "kernels", "frameworks", "plausibility"};
 
-struct pp_catalog {
-	char *dir;
-	pp_jdoc docs[DOC_COUNT];
-	pp_gpu *gpus;
-	size_t ngpus;
-	pp_fabric *fabrics;
-	size_t nfabrics;
-	pp_storage *storage;
-	size_t nstorage;
-	pp_model *models;
-	size_t nmodels;
-	pp_finetune_defaults finetune;
-	pp_moe_defaults moe;
-	pp_kernel_params *kernels;
-	size_t nkernels;
-	pp_frameworks *frameworks;
-	pp_best_mfu *best;
-	size_t nbest;
-	const char **ids[DOC_COUNT];
-	size_t nids[DOC_COUNT];
-};
-
 /* A figure: {"value", "source", "date", "estimate"}; or null when nullable.
  * *out = value * scale. */
-static int read_fig(const pp_jdoc *d, const cJSON *obj, const char *parent, const char *key,
-		    bool required, bool nullable, double scale, double *out, pp_prov *prov, pp_err *err)
+int pp_cat_fig(const pp_jdoc *d, const cJSON *obj, const char *parent, const char *key,
+	       bool required, bool nullable, double scale, double *out, pp_prov *prov, pp_err *err)
 {
 	char path[512];
 	pp_jpath(path, sizeof(path), parent, key);
@@ -88,8 +65,8 @@ static int read_fig(const pp_jdoc *d, const cJSON *obj, const char *parent, cons
 	return 0;
 }
 
-static int read_int(const pp_jdoc *d, const cJSON *o, const char *parent, const char *key,
-		    int64_t min, int64_t max, int *out, pp_err *err)
+int pp_cat_int(const pp_jdoc *d, const cJSON *o, const char *parent, const char *key,
+	       int64_t min, int64_t max, int *out, pp_err *err)
 {
 	int64_t v = 0;
 	int rc = pp_jget_int(d, o, parent, key, true, min, max, &v, NULL, err);
@@ -108,7 +85,7 @@ static int load_doc(pp_catalog *c, int kind, pp_err *err)
 	return rc;
 }
 
-static const cJSON *doc_array(const pp_jdoc *d, const char *key, pp_err *err, int *rc)
+const cJSON *pp_cat_array(const pp_jdoc *d, const char *key, pp_err *err, int *rc)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(d->root, key);
 	*rc = 0;
@@ -121,7 +98,7 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_GPUS];
 	int rc;
-	const cJSON *arr = doc_array(d, "gpus", err, &rc);
+	const cJSON *arr = pp_cat_array(d, "gpus", err, &rc);
 	if (rc)
 		return rc;
 	size_t n = (size_t)cJSON_GetArraySize(arr);
@@ -145,23 +122,23 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		pp_jpath(q, sizeof(q), p, "peak_dense_tflops");
 		for (int t = 0; t < PP_DT_COUNT; t++) {
 			pp_prov pv;
-			if ((rc = read_fig(d, pk, q, pp_dtype_names[t], t != PP_DT_FP8, true, PP_TERA,
+			if ((rc = pp_cat_fig(d, pk, q, pp_dtype_names[t], t != PP_DT_FP8, true, PP_TERA,
 					   &g->peak_flops[t], &pv, err)))
 				return rc;
 			if (t == PP_DT_BF16)
 				g->peak_prov = pv;
 		}
 		double sm = 0, clk = 0;
-		if ((rc = read_fig(d, e, p, "sm_count", true, false, 1, &sm, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "boost_clock_mhz", false, true, 1e6, &clk, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "memory_gib", true, false, PP_GIB, &g->mem_bytes, &g->mem_prov, err)) ||
-		    (rc = read_fig(d, e, p, "memory_tbps", true, false, PP_TERA, &g->mem_Bps, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "tdp_w", true, false, 1, &g->tdp_w, NULL, err)))
+		if ((rc = pp_cat_fig(d, e, p, "sm_count", true, false, 1, &sm, NULL, err)) ||
+		    (rc = pp_cat_fig(d, e, p, "boost_clock_mhz", false, true, 1e6, &clk, NULL, err)) ||
+		    (rc = pp_cat_fig(d, e, p, "memory_gib", true, false, PP_GIB, &g->mem_bytes, &g->mem_prov, err)) ||
+		    (rc = pp_cat_fig(d, e, p, "memory_tbps", true, false, PP_TERA, &g->mem_Bps, NULL, err)) ||
+		    (rc = pp_cat_fig(d, e, p, "tdp_w", true, false, 1, &g->tdp_w, NULL, err)))
 			return rc;
 		g->sm_count = (int)sm;
 		g->clock_hz = clk;
 		g->sustained = 1;
-		if ((rc = read_fig(d, e, p, "sustained_clock_fraction", false, false, 1, &g->sustained,
+		if ((rc = pp_cat_fig(d, e, p, "sustained_clock_fraction", false, false, 1, &g->sustained,
 				   &g->sustained_prov, err)))
 			return rc;
 		if (g->sustained <= 0 || g->sustained > 1)
@@ -182,7 +159,7 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 			bool given[PP_DT_COUNT] = {false};
 			for (int t = 0; t < PP_DT_COUNT; t++) {
 				pp_prov pv = {0};
-				if ((rc = read_fig(d, sg, q, pp_dtype_names[t], false, false, 1,
+				if ((rc = pp_cat_fig(d, sg, q, pp_dtype_names[t], false, false, 1,
 						   &g->sustained_gemm[t], &pv, err)))
 					return rc;
 				given[t] = pv.source[0] != 0;
@@ -206,7 +183,7 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 			if ((rc = pp_jget_int(d, nv, q, "generation", true, 1, 9, &gen, NULL, err)) ||
 			    (rc = pp_jget_str(d, nv, q, "fabric", true, g->nvlink_fabric,
 					      sizeof(g->nvlink_fabric), NULL, err)) ||
-			    (rc = read_fig(d, nv, q, "unidir_gbytes_per_s", true, false, PP_GB,
+			    (rc = pp_cat_fig(d, nv, q, "unidir_gbytes_per_s", true, false, PP_GB,
 					   &g->nvlink_Bps, NULL, err)))
 				return rc;
 			g->nvlink_gen = (int)gen;
@@ -215,7 +192,7 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		if ((rc = pp_jget_obj(d, e, p, "pcie", true, &pc, err)))
 			return rc;
 		pp_jpath(q, sizeof(q), p, "pcie");
-		if ((rc = read_int(d, pc, q, "generation", 1, 9, &g->pcie_gen, err)) ||
+		if ((rc = pp_cat_int(d, pc, q, "generation", 1, 9, &g->pcie_gen, err)) ||
 		    (rc = pp_jget_str(d, pc, q, "fabric", true, g->pcie_fabric, sizeof(g->pcie_fabric),
 				      NULL, err)))
 			return rc;
@@ -223,7 +200,7 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		if ((rc = pp_jget_obj(d, e, p, "node", true, &node, err)))
 			return rc;
 		pp_jpath(q, sizeof(q), p, "node");
-		if ((rc = read_int(d, node, q, "gpus_per_node", 1, 1024, &g->gpus_per_node, err)) ||
+		if ((rc = pp_cat_int(d, node, q, "gpus_per_node", 1, 1024, &g->gpus_per_node, err)) ||
 		    (rc = pp_jget_str(d, node, q, "intra_node", true, g->intra_node, sizeof(g->intra_node),
 				      NULL, err)))
 			return rc;
@@ -238,7 +215,7 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 	static const char *const scopes[] = {"intra_node", "inter_node"};
 	const pp_jdoc *d = &c->docs[DOC_FABRICS];
 	int rc;
-	const cJSON *arr = doc_array(d, "fabrics", err, &rc);
+	const cJSON *arr = pp_cat_array(d, "fabrics", err, &rc);
 	if (rc)
 		return rc;
 	c->fabrics = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_fabric));
@@ -253,11 +230,11 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 		    (rc = pp_jget_str(d, e, p, "name", true, f->name, sizeof(f->name), NULL, err)) ||
 		    (rc = pp_jget_enum(d, e, p, "kind", true, kinds, 5, &kind, NULL, err)) ||
 		    (rc = pp_jget_enum(d, e, p, "scope", true, scopes, 2, &scope, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "port_unidir_gbytes_per_s", true, false, PP_GB, &f->port_Bps,
+		    (rc = pp_cat_fig(d, e, p, "port_unidir_gbytes_per_s", true, false, PP_GB, &f->port_Bps,
 				   &f->bw_prov, err)) ||
-		    (rc = read_fig(d, e, p, "achievable_fraction", true, false, 1, &f->efficiency,
+		    (rc = pp_cat_fig(d, e, p, "achievable_fraction", true, false, 1, &f->efficiency,
 				   &f->eff_prov, err)) ||
-		    (rc = read_fig(d, e, p, "latency_us", true, false, 1, &lat_us, &f->lat_prov, err)))
+		    (rc = pp_cat_fig(d, e, p, "latency_us", true, false, 1, &lat_us, &f->lat_prov, err)))
 			return rc;
 		f->kind = (pp_fabric_kind)kind;
 		f->intra_node = scope == 0;
@@ -297,7 +274,7 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 			char q[256];
 			double ports = 0;
 			pp_jpath(q, sizeof(q), p, "switch");
-			if ((rc = read_fig(d, sw, q, "ports", true, false, 1, &ports, NULL, err)))
+			if ((rc = pp_cat_fig(d, sw, q, "ports", true, false, 1, &ports, NULL, err)))
 				return rc;
 			f->switch_ports = (int)ports;
 		}
@@ -310,7 +287,7 @@ static int load_storage(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_STORAGE];
 	int rc;
-	const cJSON *arr = doc_array(d, "storage", err, &rc);
+	const cJSON *arr = pp_cat_array(d, "storage", err, &rc);
 	if (rc)
 		return rc;
 	c->storage = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_storage));
@@ -321,13 +298,13 @@ static int load_storage(pp_catalog *c, pp_err *err)
 		pp_jpath_idx(p, sizeof(p), "storage", i);
 		if ((rc = pp_jget_str(d, e, p, "id", true, s->id, sizeof(s->id), NULL, err)) ||
 		    (rc = pp_jget_str(d, e, p, "name", true, s->name, sizeof(s->name), NULL, err)) ||
-		    (rc = read_fig(d, e, p, "read_gbytes_per_s_per_node", true, false, PP_GB,
+		    (rc = pp_cat_fig(d, e, p, "read_gbytes_per_s_per_node", true, false, PP_GB,
 				   &s->read_Bps_per_node, &s->prov, err)) ||
-		    (rc = read_fig(d, e, p, "write_gbytes_per_s_per_node", true, false, PP_GB,
+		    (rc = pp_cat_fig(d, e, p, "write_gbytes_per_s_per_node", true, false, PP_GB,
 				   &s->write_Bps_per_node, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "aggregate_read_gbytes_per_s", false, true, PP_GB,
+		    (rc = pp_cat_fig(d, e, p, "aggregate_read_gbytes_per_s", false, true, PP_GB,
 				   &s->agg_read_Bps, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "aggregate_write_gbytes_per_s", false, true, PP_GB,
+		    (rc = pp_cat_fig(d, e, p, "aggregate_write_gbytes_per_s", false, true, PP_GB,
 				   &s->agg_write_Bps, NULL, err)))
 			return rc;
 		c->nstorage++;
@@ -340,7 +317,7 @@ static int load_models(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_MODELS];
 	int rc;
-	const cJSON *arr = doc_array(d, "models", err, &rc);
+	const cJSON *arr = pp_cat_array(d, "models", err, &rc);
 	if (rc)
 		return rc;
 	c->models = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_model));
@@ -395,9 +372,9 @@ static int load_finetune(pp_catalog *c, pp_err *err)
 	int rc;
 	pp_finetune_defaults *ft = &c->finetune;
 	if ((rc = pp_jget_obj(d, d->root, "", "finetune", true, &f, err)) ||
-	    (rc = read_fig(d, f, "finetune", "lora_rank", true, false, 1, &ft->lora_rank,
+	    (rc = pp_cat_fig(d, f, "finetune", "lora_rank", true, false, 1, &ft->lora_rank,
 			   &ft->rank_prov, err)) ||
-	    (rc = read_fig(d, f, "finetune", "nf4_bits_per_param", true, false, 1,
+	    (rc = pp_cat_fig(d, f, "finetune", "nf4_bits_per_param", true, false, 1,
 			   &ft->nf4_bits_per_param, &ft->bits_prov, err)))
 		return rc;
 	if (ft->lora_rank < 1 || ft->nf4_bits_per_param <= 0)
@@ -412,7 +389,7 @@ static int load_moe(pp_catalog *c, pp_err *err)
 	int rc;
 	pp_moe_defaults *mo = &c->moe;
 	if ((rc = pp_jget_obj(d, d->root, "", "moe", true, &f, err)) ||
-	    (rc = read_fig(d, f, "moe", "load_imbalance", true, false, 1, &mo->load_imbalance,
+	    (rc = pp_cat_fig(d, f, "moe", "load_imbalance", true, false, 1, &mo->load_imbalance,
 			   &mo->imbalance_prov, err)))
 		return rc;
 	if (mo->load_imbalance < 1 || mo->load_imbalance > 100)
@@ -421,85 +398,12 @@ static int load_moe(pp_catalog *c, pp_err *err)
 	return 0;
 }
 
-static int load_attn_kernels(const pp_jdoc *d, const cJSON *e, const char *p, pp_kernel_params *k,
-			     pp_err *err);
-
-static int load_kernels(pp_catalog *c, pp_err *err)
-{
-	const pp_jdoc *d = &c->docs[DOC_KERNELS];
-	int rc;
-	const cJSON *arr = doc_array(d, "archs", err, &rc);
-	if (rc)
-		return rc;
-	c->kernels = pp_xcalloc((size_t)cJSON_GetArraySize(arr), sizeof(pp_kernel_params));
-	int i = 0;
-	for (const cJSON *e = arr->child; e; e = e->next, i++) {
-		pp_kernel_params *k = &c->kernels[i];
-		char p[256], q[256];
-		pp_jpath_idx(p, sizeof(p), "archs", i);
-		if ((rc = pp_jget_str(d, e, p, "arch", true, k->arch, sizeof(k->arch), NULL, err)))
-			return rc;
-		const cJSON *g;
-		if ((rc = pp_jget_obj(d, e, p, "gemm_peak_fraction", true, &g, err)))
-			return rc;
-		pp_jpath(q, sizeof(q), p, "gemm_peak_fraction");
-		for (int t = 0; t < PP_DT_COUNT; t++)
-			if ((rc = read_fig(d, g, q, pp_dtype_names[t], true, true, 1,
-					   &k->gemm_peak_fraction[t], t == PP_DT_BF16 ? &k->gemm_prov : NULL,
-					   err)))
-				return rc;
-		double gmin = 0, ovh = 0;
-		if ((rc = read_int(d, e, p, "tile_m", 1, 1024, &k->tile_m, err)) ||
-		    (rc = read_int(d, e, p, "tile_n", 1, 1024, &k->tile_n, err)) ||
-		    (rc = read_fig(d, e, p, "gemm_min_time_us", true, false, 1e-6, &gmin, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "mem_bw_fraction", true, false, 1, &k->mem_bw_fraction,
-				   &k->mem_prov, err)) ||
-		    (rc = read_fig(d, e, p, "attn_peak_fraction", true, false, 1, &k->attn_peak_fraction,
-				   &k->attn_prov, err)) ||
-		    (rc = read_fig(d, e, p, "kernel_overhead_us", true, false, 1e-6, &ovh, &k->ovh_prov,
-				   err)))
-			return rc;
-		double resv = 0;
-		if ((rc = read_fig(d, e, p, "half_tile_efficiency", true, false, 1, &k->half_tile_eff,
-				   NULL, err)) ||
-		    (rc = read_fig(d, e, p, "quarter_tile_efficiency", true, false, 1,
-				   &k->quarter_tile_eff, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "activation_memory_margin", true, false, 1, &k->act_margin,
-				   NULL, err)) ||
-		    (rc = read_fig(d, e, p, "framework_reserved_gib", true, false, PP_GIB, &resv, NULL,
-				   err)))
-			return rc;
-		if ((rc = read_fig(d, e, p, "elementwise_bw_fraction", true, false, 1,
-				   &k->elementwise_bw_fraction, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "comm_overlap_efficiency", true, false, 1, &k->overlap_eff,
-				   NULL, err)) ||
-		    (rc = read_fig(d, e, p, "blocking_pipeline_stall", true, false, 1,
-				   &k->blocking_pipeline_stall, NULL, err)))
-			return rc;
-		if ((rc = read_fig(d, e, p, "wave_quantization_weight", true, false, 1, &k->wave_weight,
-				   NULL, err)) ||
-		    (rc = read_fig(d, e, p, "gemm_k_overhead", true, false, 1, &k->gemm_k0, NULL, err)))
-			return rc;
-		if ((rc = read_fig(d, e, p, "gemm_stream_bw_fraction", false, false, 1,
-				   &k->gemm_stream_bw_fraction, NULL, err)) ||
-		    (rc = read_fig(d, e, p, "gemm_stream_latency_us", false, false, 1e-6,
-				   &k->gemm_stream_latency_s, NULL, err)) ||
-		    (rc = load_attn_kernels(d, e, p, k, err)))
-			return rc;
-		k->reserved_bytes = resv;
-		k->gemm_min_time_s = gmin;
-		k->kernel_overhead_s = ovh;
-		c->nkernels++;
-	}
-	return 0;
-}
-
 /* plausibility.json: the best published MFU per SKU and precision */
 static int load_plausibility(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_PLAUSIBILITY];
 	int rc;
-	const cJSON *arr = doc_array(d, "best_mfu", err, &rc);
+	const cJSON *arr = pp_cat_array(d, "best_mfu", err, &rc);
 	if (rc)
 		return rc;
 	size_t cap = 0;
@@ -515,7 +419,7 @@ static int load_plausibility(pp_catalog *c, pp_err *err)
 		pp_jpath_idx(p, sizeof(p), "best_mfu", i);
 		double mfu = 0;
 		pp_prov pv;
-		if ((rc = read_fig(d, e, p, "mfu", true, false, 1, &mfu, &pv, err)))
+		if ((rc = pp_cat_fig(d, e, p, "mfu", true, false, 1, &mfu, &pv, err)))
 			return rc;
 		if (mfu <= 0 || mfu > 1)
 			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "mfu"), "found %g; expected "
@@ -558,76 +462,6 @@ const pp_best_mfu *pp_catalog_best_mfu(const pp_catalog *c, const char *gpu, pp_
 		if (c->best[i].precision == dt && !strcmp(c->best[i].gpu, gpu))
 			return &c->best[i];
 	return NULL;
-}
-
-/* kernels.json archs[i].attention_kernels (optional): measured TFLOP/s of
- * fa2, fa3 and cudnn against sequence length, kept as shares of the peak
- * they were measured at */
-static int load_attn_kernels(const pp_jdoc *d, const cJSON *e, const char *p, pp_kernel_params *k,
-			     pp_err *err)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "attention_kernels");
-	char q[300], r[360], t[420];
-	if (!a)
-		return 0;
-	pp_jpath(q, sizeof(q), p, "attention_kernels");
-	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(a, "seq");
-	int n = cJSON_GetArraySize(seq);
-	if (!cJSON_IsArray(seq) || n < 2 || n > 8)
-		return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "seq"), "expected 2 to 8 sequence "
-				    "lengths");
-	double peak = 0;
-	int rc = pp_jget_num(d, a, q, "measured_peak_tflops", true, 1, 1e6, &peak, NULL, err);
-	if (rc)
-		return rc;
-	/* optional: the curves' head dimension and the exponentials' rate */
-	double exp_t = 0;
-	if ((rc = pp_jget_num(d, a, q, "head_dim", false, 1, 1024, &k->attn_head_dim, NULL, err)) ||
-	    (rc = pp_jget_num(d, a, q, "exp_tflops", false, 0, 1e6, &exp_t, NULL, err)))
-		return rc;
-	k->attn_exp_flops = k->attn_head_dim > 0 ? exp_t * 1e12 : 0;
-	k->attn_peak_flops = peak * 1e12;
-	int i = 0;
-	for (const cJSON *v = seq->child; v; v = v->next, i++) {
-		if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || (i && v->valuedouble <= k->attn_seq[i - 1]))
-			return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "seq"), "expected increasing "
-					    "positive lengths");
-		k->attn_seq[i] = v->valuedouble;
-	}
-	k->attn_nseq = n;
-	static const char *const kern[4] = {"fa2", "fa3", "cudnn", NULL};
-	static const char *const pass[3] = {"fwd_causal", "fwd", "bwd"};
-	for (int j = 0; kern[j]; j++) {
-		const cJSON *o = cJSON_GetObjectItemCaseSensitive(a, kern[j]);
-		if (!o)
-			continue;
-		pp_jpath(r, sizeof(r), q, kern[j]);
-		for (int ps = 0; ps < 3; ps++) {
-			const cJSON *fig = cJSON_GetObjectItemCaseSensitive(o, pass[ps]);
-			const cJSON *val = fig ? cJSON_GetObjectItemCaseSensitive(fig, "value") : NULL;
-			pp_jpath(t, sizeof(t), r, pass[ps]);
-			if (!cJSON_IsArray(val) || cJSON_GetArraySize(val) != n)
-				return pp_jdoc_errf(d, err, t, "expected a figure whose value has one TFLOP/s "
-						    "per sequence length (%d)", n);
-			char src[160] = "";
-			if ((rc = pp_jget_str(d, fig, t, "source", true, src, sizeof(src), NULL, err)))
-				return rc;
-			int m = 0;
-			for (const cJSON *v = val->child; v; v = v->next, m++) {
-				if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > peak)
-					return pp_jdoc_errf(d, err, t, "expected TFLOP/s in (0, %g]", peak);
-				k->attn_rate[j][ps][m] = v->valuedouble / peak;
-			}
-			if (j == 0 && ps == 0) {
-				snprintf(k->attn_kernels_prov.source, sizeof(k->attn_kernels_prov.source), "%s",
-					 src);
-				pp_jget_str(d, fig, t, "date", false, k->attn_kernels_prov.date,
-					    sizeof(k->attn_kernels_prov.date), NULL, err);
-			}
-		}
-		k->attn_have[j] = true;
-	}
-	return 0;
 }
 
 static void index_ids(pp_catalog *c)
@@ -676,7 +510,7 @@ int pp_catalog_load(pp_catalog **out, const char *dir, pp_err *err)
 			goto out;
 	if ((rc = load_gpus(c, err)) || (rc = load_fabrics(c, err)) || (rc = load_storage(c, err)) ||
 	    (rc = load_models(c, err)) || (rc = load_finetune(c, err)) || (rc = load_moe(c, err)) ||
-	    (rc = load_kernels(c, err)) ||
+	    (rc = pp_cat_load_kernels(c, err)) ||
 	    (rc = pp_frameworks_load(&c->frameworks, &c->docs[DOC_FRAMEWORKS], err)) ||
 	    (rc = load_plausibility(c, err)))
 		goto out;
@@ -753,18 +587,6 @@ const pp_model *pp_catalog_model(const pp_catalog *c, const char *id)
 		if (!strcmp(c->models[i].id, id))
 			return &c->models[i];
 	return NULL;
-}
-
-const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch)
-{
-	const pp_kernel_params *def = NULL;
-	for (size_t i = 0; i < c->nkernels; i++) {
-		if (!strcmp(c->kernels[i].arch, arch))
-			return &c->kernels[i];
-		if (!strcmp(c->kernels[i].arch, "default"))
-			def = &c->kernels[i];
-	}
-	return def ? def : (c->nkernels ? &c->kernels[0] : NULL);
 }
 
 const pp_jdoc *pp_catalog_doc(const pp_catalog *c, const char *kind)
