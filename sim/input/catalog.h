@@ -18,22 +18,10 @@
 
 #include "core/jdoc.h"
 #include "core/pp.h"
+#include "input/dtype.h"
 #include "input/model.h"
 #include <stdbool.h>
 #include <stdint.h>
-
-typedef enum pp_dtype {
-	PP_DT_FP32,
-	PP_DT_TF32,
-	PP_DT_BF16,
-	PP_DT_FP16,
-	PP_DT_FP8,
-	PP_DT_COUNT
-} pp_dtype;
-
-extern const char *const pp_dtype_names[PP_DT_COUNT];
-/* Bytes per element a dtype's tensors take (fp8: 1, bf16/fp16: 2, fp32/tf32: 4). */
-double pp_dtype_bytes(pp_dtype dt);
 
 /* Where a figure came from: source key (resolved to its title) and date. */
 typedef struct pp_prov {

@@ -1,7 +1,8 @@
 /*
  * catint.h - private to the catalog's files: catalog.c (loading the
- * documents, the hardware, model and plausibility entries, the look-ups)
- * and catkernels.c (kernels.json). The public contract is catalog.h.
+ * documents, the hardware, model and plausibility entries, the look-ups),
+ * catkernels.c (kernels.json) and catfig.c (the readers they share). The
+ * public contract is catalog.h.
  */
 #ifndef PP_CATINT_H
 #define PP_CATINT_H
@@ -34,7 +35,7 @@ struct pp_catalog {
 	size_t nids[DOC_COUNT];
 };
 
-/* A figure {"value", "source", "date", "estimate"} at key of obj (JSON
+/* catfig.c: a figure {"value", "source", "date", "estimate"} at key of obj (JSON
  * path parent.key of d); null when nullable (*out = 0), absent when not
  * required (*out untouched). *out = value x scale; *prov its source and
  * date (prov may be NULL). 0 or PP_EINPUT. */

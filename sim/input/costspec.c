@@ -7,7 +7,6 @@
 #include <string.h>
 
 const char *const pp_work_type_names[PP_WORK_COUNT] = {"run", "recurring", "capacity", "inference"};
-const char *const pp_ft_method_names[PP_FT_COUNT] = {"full", "lora", "qlora", "auto"};
 
 static const char *const top_keys[] = {"description", "work", "horizon_months", "as_of", "finance",
 				       "goodput", "build", "rent", "uncertainty", "options"};

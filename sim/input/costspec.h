@@ -37,6 +37,7 @@
 #define PP_COSTSPEC_H
 
 #include "input/costoption.h"
+#include "input/finetune.h"
 #include "core/jdoc.h"
 #include "core/pp.h"
 #include <stdbool.h>
@@ -49,15 +50,6 @@ typedef enum pp_work_type {
 	PP_WORK_COUNT
 } pp_work_type;
 extern const char *const pp_work_type_names[PP_WORK_COUNT];
-
-typedef enum pp_ft_method {
-	PP_FT_FULL,   /* every weight trained (pretraining, full fine-tune) */
-	PP_FT_LORA,   /* frozen bf16 base, LoRA adapters */
-	PP_FT_QLORA,  /* frozen 4-bit NF4 base, LoRA adapters (Dettmers et al. 2023) */
-	PP_FT_AUTO,   /* full when it fits in memory, else qlora */
-	PP_FT_COUNT
-} pp_ft_method;
-extern const char *const pp_ft_method_names[PP_FT_COUNT];
 
 typedef struct pp_costspec {
 	bool present;

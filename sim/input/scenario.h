@@ -131,11 +131,6 @@ int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalo
 int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
 				const pp_catalog *cat, pp_err *err);
 
-/* Train with method m (full, lora or qlora; not auto): sets the frozen
- * base's stored bytes per weight from the precision or the catalog's NF4
- * size. The scenario loader and a cost option's method use it. */
-void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat);
-
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
 

@@ -55,16 +55,6 @@ static int parse_finetune(pp_scenario *s, const cJSON *t, const pp_catalog *cat,
 	return 0;
 }
 
-void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat)
-{
-	tr->finetune = m;
-	tr->base_weight_bytes = 0;
-	if (m == PP_FT_QLORA)
-		tr->base_weight_bytes = pp_catalog_finetune(cat)->nf4_bits_per_param / 8.0;
-	else if (m == PP_FT_LORA)
-		tr->base_weight_bytes = tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32 ? 4.0 : 2.0;
-}
-
 /* The mixture-of-experts training keys (Megatron's names); defaults:
  * Megatron-Core's allgather dispatcher, dropless, no shared-expert overlap,
  * one GEMM per expert, and the catalog's load imbalance for real routing
