@@ -48,6 +48,7 @@
 #include "engine/stepcost.h"
 #include "engine/workload.h"
 #include "core/util.h"
+#include "input/plausible.h"
 #include "harness.h"
 #include "testutil.h"
 

@@ -14,6 +14,7 @@
 #include "core/dist.h"
 #include "engine/breakdown.h"
 #include "core/util.h"
+#include "input/plausible.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -13,6 +13,7 @@
 #include "cost/cost.h"
 #include "engine/breakdown.h"
 #include "core/util.h"
+#include "input/plausible.h"
 
 #include <getopt.h>
 #include <math.h>

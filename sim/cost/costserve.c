@@ -126,24 +126,9 @@ static int capacity_of(const pp_serve_setup *su, const rates *u, uint64_t seed, 
  * max_model_len. */
 static void longest(const pp_servespec *sv, double *in, double *out)
 {
-	*in = *out = 0;
-	if (sv->trace) {
-		for (size_t i = 0; i < sv->ntrace; i++) {
-			*in = fmax(*in, (double)sv->trace[i].input_len);
-			*out = fmax(*out, (double)sv->trace[i].output_len);
-		}
-		return;
-	}
-	const pp_lendist *L[2] = {&sv->input, &sv->output};
-	double *v[2] = {in, out};
-	for (int k = 0; k < 2; k++) {
-		double hi = L[k]->mean;
-		if (L[k]->kind == PP_LEN_UNIFORM)
-			hi = ceil(L[k]->mean * (1 + L[k]->range_ratio));
-		else if (L[k]->kind != PP_LEN_FIXED)
-			hi = L[k]->mean + 3 * L[k]->stddev;
-		*v[k] = fmin(hi, (double)L[k]->max);
-	}
+	/* a normal or lognormal length's tail taken to 3 standard deviations */
+	*in = pp_servework_longest(sv, 0, 3);
+	*out = pp_servework_longest(sv, 1, 3);
 }
 
 /* su's workload with every prompt (its own part, not a shared prefix; L =

@@ -36,14 +36,11 @@
 #ifndef PP_COSTSPEC_H
 #define PP_COSTSPEC_H
 
+#include "input/costoption.h"
+#include "input/finetune.h"
 #include "core/jdoc.h"
 #include "core/pp.h"
 #include <stdbool.h>
-
-typedef struct pp_catalog pp_catalog;
-typedef struct pp_gpu pp_gpu;
-typedef struct pp_fabric pp_fabric;
-typedef struct pp_storage pp_storage;
 
 typedef enum pp_work_type {
 	PP_WORK_RUN,        /* train_tokens, `runs` times back to back */
@@ -53,70 +50,6 @@ typedef enum pp_work_type {
 	PP_WORK_COUNT
 } pp_work_type;
 extern const char *const pp_work_type_names[PP_WORK_COUNT];
-
-typedef enum pp_ft_method {
-	PP_FT_FULL,   /* every weight trained (pretraining, full fine-tune) */
-	PP_FT_LORA,   /* frozen bf16 base, LoRA adapters */
-	PP_FT_QLORA,  /* frozen 4-bit NF4 base, LoRA adapters (Dettmers et al. 2023) */
-	PP_FT_AUTO,   /* full when it fits in memory, else qlora */
-	PP_FT_COUNT
-} pp_ft_method;
-extern const char *const pp_ft_method_names[PP_FT_COUNT];
-
-/* How a reserved tier's commitment is paid: all of it when it starts, part
- * then and the rest monthly, or in equal monthly instalments over its term
- * (the total is the same; only when it is paid differs). */
-typedef enum pp_payment {
-	PP_PAY_UPFRONT,
-	PP_PAY_PARTIAL,
-	PP_PAY_MONTHLY,
-	PP_PAY_COUNT
-} pp_payment;
-extern const char *const pp_payment_names[PP_PAY_COUNT];
-
-/* Cluster/layout overrides of one option; NULL / 0 / -1 = the scenario's. */
-typedef struct pp_costspec_cluster {
-	const pp_gpu *gpu;
-	int num_gpus;
-	int gpus_per_node;
-	const pp_fabric *intra;
-	const pp_fabric *inter;
-	int nics_per_node;
-	double oversubscription;      /* 0 = keep */
-	int rail_optimized;           /* -1 keep, 0 fat tree, 1 rail-optimised */
-	const pp_storage *storage;
-	int tp, pp, cp, vpp;          /* 0 = keep (dp is re-derived from num_gpus) */
-	int sequence_parallel;        /* -1 keep */
-	int zero_stage;               /* -1 keep */
-	int64_t micro_batch_size;     /* 0 = keep */
-	int64_t global_batch_size;    /* 0 = keep (must stay divisible) */
-	int recompute;                /* -1 keep, else pp_recompute */
-} pp_costspec_cluster;
-
-/* Options' kinds, as pp_option_kind in cost.h: 0 rent, 1 build, 2 api, 3 tier4. */
-typedef struct pp_costspec_option {
-	char name[64];
-	int kind;
-	char provider[64];            /* rent / tier4-rented: prices.json cloud_prices key */
-	char tier[32];                /* on_demand | reserved_1y | reserved_3y | spot | capacity_block */
-	char price[64];               /* api: hosted_api price key */
-	bool own;                     /* tier4: bought (true) or rented */
-	double usd_per_gpu_hour;      /* NAN = catalog */
-	double server_usd;            /* NAN = catalog: price of one server */
-	double commitment_months;     /* NAN = the tier's term */
-	int payment;                  /* reserved tiers: pp_payment; -1 = the provider's default
-					 (prices.json ops.reservation_payment) */
-	double lead_time_months;      /* NAN = tco.json */
-	double staff_fte;             /* NAN = rule of thumb */
-	double inference_tokens_per_s_per_gpu; /* inference without a "serving" section: the
-					  user's throughput (input and output tokens alike);
-					  NAN = not given (an error then: nothing else
-					  gives one) */
-	int method;                   /* -1 = the work's */
-	pp_costspec_cluster cluster;
-	bool has_cluster;
-	char path[48];                /* "costs.options[2]", for messages */
-} pp_costspec_option;
 
 typedef struct pp_costspec {
 	bool present;
@@ -169,8 +102,8 @@ int pp_costspec_parse(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const
 void pp_costspec_release(pp_costspec *cs);
 /* What "not given" is, for a costs section or an option built in code
  * (podplan size builds one): NAN numbers, -1 counts and enums, 1 run,
- * goodput on, method full. Neither touches present, work or options. */
+ * goodput on, method full. It touches neither present, work nor options
+ * (an option's own: costoption.h). */
 void pp_costspec_defaults(pp_costspec *cs);
-void pp_costspec_option_defaults(pp_costspec_option *o);
 
 #endif

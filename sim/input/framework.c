@@ -1,5 +1,6 @@
-/* framework.c - see framework.h. */
-#include "input/framework.h"
+/* framework.c - see framework.h: models/frameworks.json loaded and looked
+ * up (frameworkint.h); fwstack.c resolves a scenario's stack from it. */
+#include "input/frameworkint.h"
 #include "core/jsonget.h"
 #include "core/util.h"
 
@@ -15,46 +16,7 @@ const char *const pp_beh_keys[PP_BEH_COUNT] = {
 	"selective_recompute", "grad_reduce_in_fp32", "reshard_after_forward", "tp_comm_overlap",
 	"optimizer_impl", "cuda_graphs", "host_issue_us", "master_weights_fp32",
 	"context_parallel_comm", "fp8_recipe", "autocast", "tensor_clock"};
-static const char *const clock_names[2] = {"burst", "sustained"};
-
-/* A tensor-parallel overlap implementation (frameworks.json "tp_overlap"). */
-typedef struct tpo_impl {
-	char id[32];
-	int ag_splits, rs_splits;  /* 0: one chunk per tensor-parallel rank */
-	double rs_sms, bulk_sms;
-} tpo_impl;
-
-typedef struct fw {
-	char id[32], name[96], version[96];
-	const cJSON *def[PP_BEH_COUNT];      /* each default's figure object */
-	char origin[PP_BEH_COUNT][448];
-	int tpo;                             /* PP_TPO_* this framework's tp_comm_overlap runs */
-	bool torch_compile;                  /* has a torch.compile path */
-	bool fsdp2_copies;                   /* ZeRO-3 is FSDP2 (optional fsdp2_copies) */
-	bool ddp_bucket_copies;              /* DDP copies into its buckets (optional) */
-	bool eager_memory;                   /* optional eager_memory */
-	double optim_temp_states;            /* its optimizer_temp_states */
-} fw;
-
-struct pp_frameworks {
-	const pp_jdoc *d;
-	fw *fws;
-	size_t nfw;
-	pp_ce_impl *ce;
-	size_t nce;
-	pp_eltw_impl *el;
-	size_t nel;
-	pp_optim_impl *op;
-	size_t nop;
-	pp_fp8_impl *f8;
-	size_t nf8;
-	tpo_impl tpo[PP_TPO_COUNT];
-	struct {
-		bool overlapped;
-		double fwd, bwd_q, bwd_kv;
-	} cpi[PP_CPC_COUNT];
-	const char **ids;
-};
+const char *const pp_fw_clock_names[2] = {"burst", "sustained"};
 
 static const char *source_title(const pp_jdoc *d, const char *key)
 {
@@ -101,9 +63,6 @@ static const cJSON *table(const pp_jdoc *d, const char *key, pp_err *err, int *r
 		*rc = pp_jdoc_errf(d, err, key, "missing or empty, expected an array of implementations");
 	return a;
 }
-
-static int name_index(const char *const *names, int n, const char *s);
-static const pp_eltw_impl *find_el(const pp_frameworks *f, const char *id);
 
 static int load_tables(pp_frameworks *f, pp_err *err)
 {
@@ -185,7 +144,7 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 		f->nel++;
 	}
 	for (size_t k = 0; k < f->nel; k++) {
-		if (f->el[k].autocast[0] && !find_el(f, f->el[k].autocast)) {
+		if (f->el[k].autocast[0] && !pp_fw_find_el(f, f->el[k].autocast)) {
 			pp_jpath_idx(p, sizeof(p), "elementwise", (int)k);
 			char q[160];
 			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "autocast"), "found \"%s\", "
@@ -237,7 +196,7 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 		if ((rc = pp_jget_str(d, e, p, "id", true, id, sizeof(id), NULL, err)) ||
 		    (rc = entry_source(d, e, p, src, sizeof(src), err)))
 			return rc;
-		int k = name_index(pp_cpc_names, PP_CPC_COUNT, id);
+		int k = pp_fw_name_index(pp_cpc_names, PP_CPC_COUNT, id);
 		if (k < 0)
 			return pp_jdoc_errf(d, err, p, "id \"%s\": expected \"p2p-ring\" or \"allgather\"",
 					    id);
@@ -278,7 +237,7 @@ static int load_tables(pp_frameworks *f, pp_err *err)
 	return 0;
 }
 
-static const pp_ce_impl *find_ce(const pp_frameworks *f, const char *id)
+const pp_ce_impl *pp_fw_find_ce(const pp_frameworks *f, const char *id)
 {
 	for (size_t i = 0; i < f->nce; i++)
 		if (!strcmp(f->ce[i].id, id))
@@ -286,7 +245,7 @@ static const pp_ce_impl *find_ce(const pp_frameworks *f, const char *id)
 	return NULL;
 }
 
-static const pp_eltw_impl *find_el(const pp_frameworks *f, const char *id)
+const pp_eltw_impl *pp_fw_find_el(const pp_frameworks *f, const char *id)
 {
 	for (size_t i = 0; i < f->nel; i++)
 		if (!strcmp(f->el[i].id, id))
@@ -294,7 +253,7 @@ static const pp_eltw_impl *find_el(const pp_frameworks *f, const char *id)
 	return NULL;
 }
 
-static const pp_optim_impl *find_op(const pp_frameworks *f, const char *id)
+const pp_optim_impl *pp_fw_find_op(const pp_frameworks *f, const char *id)
 {
 	for (size_t i = 0; i < f->nop; i++)
 		if (!strcmp(f->op[i].id, id))
@@ -302,7 +261,7 @@ static const pp_optim_impl *find_op(const pp_frameworks *f, const char *id)
 	return NULL;
 }
 
-static const pp_fp8_impl *find_f8(const pp_frameworks *f, const char *id)
+const pp_fp8_impl *pp_fw_find_f8(const pp_frameworks *f, const char *id)
 {
 	for (size_t i = 0; i < f->nf8; i++)
 		if (!strcmp(f->f8[i].id, id))
@@ -310,7 +269,7 @@ static const pp_fp8_impl *find_f8(const pp_frameworks *f, const char *id)
 	return NULL;
 }
 
-static int name_index(const char *const *names, int n, const char *s)
+int pp_fw_name_index(const char *const *names, int n, const char *s)
 {
 	for (int i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
@@ -342,7 +301,7 @@ static const char *found(const cJSON *v, char *buf, size_t n)
 /* Check a value v (at path, in document d) against behaviour b's type and
  * ids: a framework default or a scenario key. A default of attention_kernel
  * may be an object {arch: id, ..., "default": id}. */
-static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJSON *v,
+int pp_fw_check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJSON *v,
 		       const char *path, bool is_default, pp_err *err)
 {
 	char fb[80];
@@ -370,7 +329,7 @@ static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJ
 						    "architectures'");
 			for (const cJSON *e = v->child; e; e = e->next) {
 				char p[300];
-				int rc = check_value(f, d, b, e, pp_jpath(p, sizeof(p), path, e->string),
+				int rc = pp_fw_check_value(f, d, b, e, pp_jpath(p, sizeof(p), path, e->string),
 						     false, err);
 				if (rc)
 					return rc;
@@ -387,34 +346,34 @@ static int check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJ
 	bool ok;
 	pp_sb list = {0};
 	if (b == PP_BEH_ATTN) {
-		ok = name_index(pp_attn_kernel_names, PP_ATTN_COUNT, s) >= 0;
+		ok = pp_fw_name_index(pp_attn_kernel_names, PP_ATTN_COUNT, s) >= 0;
 		for (int i = 0; i < PP_ATTN_COUNT; i++)
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", pp_attn_kernel_names[i]);
 	} else if (b == PP_BEH_CE) {
-		ok = find_ce(f, s) != NULL;
+		ok = pp_fw_find_ce(f, s) != NULL;
 		for (size_t i = 0; i < f->nce; i++)
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->ce[i].id);
 	} else if (b == PP_BEH_ELTW) {
-		ok = find_el(f, s) != NULL;
+		ok = pp_fw_find_el(f, s) != NULL;
 		for (size_t i = 0; i < f->nel; i++)
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->el[i].id);
 	} else if (b == PP_BEH_OPTIM) {
-		ok = find_op(f, s) != NULL;
+		ok = pp_fw_find_op(f, s) != NULL;
 		for (size_t i = 0; i < f->nop; i++)
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->op[i].id);
 	} else if (b == PP_BEH_FP8) {
-		ok = find_f8(f, s) != NULL;
+		ok = pp_fw_find_f8(f, s) != NULL;
 		for (size_t i = 0; i < f->nf8; i++)
 			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->f8[i].id);
 	} else if (b == PP_BEH_SAC) {
-		ok = name_index(pp_sac_names, PP_SAC_COUNT, s) >= 0;
+		ok = pp_fw_name_index(pp_sac_names, PP_SAC_COUNT, s) >= 0;
 		pp_sb_addf(&list, "\"%s\", \"%s\", \"%s\"", pp_sac_names[0], pp_sac_names[1],
 			   pp_sac_names[2]);
 	} else if (b == PP_BEH_TENSOR_CLOCK) {
-		ok = name_index(clock_names, 2, s) >= 0;
-		pp_sb_addf(&list, "\"%s\", \"%s\"", clock_names[0], clock_names[1]);
+		ok = pp_fw_name_index(pp_fw_clock_names, 2, s) >= 0;
+		pp_sb_addf(&list, "\"%s\", \"%s\"", pp_fw_clock_names[0], pp_fw_clock_names[1]);
 	} else {
-		ok = name_index(pp_cpc_names, PP_CPC_COUNT, s) >= 0;
+		ok = pp_fw_name_index(pp_cpc_names, PP_CPC_COUNT, s) >= 0;
 		pp_sb_addf(&list, "\"%s\", \"%s\"", pp_cpc_names[0], pp_cpc_names[1]);
 	}
 	int rc = ok ? 0 : pp_jdoc_errf(d, err, path, "found \"%s\"; expected one of %s", s, list.buf);
@@ -499,7 +458,7 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 			pp_jpath(vr, sizeof(vr), r, "value");
 			if (!v)
 				return pp_jdoc_errf(d, err, vr, "missing; expected the default's value");
-			if ((rc = check_value(f, d, b, v, vr, true, err)) ||
+			if ((rc = pp_fw_check_value(f, d, b, v, vr, true, err)) ||
 			    (rc = entry_source(d, fig, r, src, sizeof(src), err)) ||
 			    (rc = pp_jget_str(d, fig, r, "path", true, path, sizeof(path), NULL, err)))
 				return rc;
@@ -549,208 +508,10 @@ const char *const *pp_frameworks_ids(const pp_frameworks *f, size_t *n)
 	return f->ids;
 }
 
-static pp_attn_kernel attn_of(const cJSON *v)
-{
-	return (pp_attn_kernel)name_index(pp_attn_kernel_names, PP_ATTN_COUNT, v->valuestring);
-}
-
-pp_attn_kernel pp_stack_attention(const pp_stack *st, const char *arch)
-{
-	for (int i = 0; i < st->nattn_arch; i++)
-		if (arch && !strcmp(st->attn_arch[i], arch))
-			return st->attn_arch_k[i];
-	return st->attn;
-}
-
-/* Apply value v of behaviour b (checked) to st. */
-static void apply(pp_stack *st, const pp_frameworks *f, int b, const cJSON *v)
-{
-	switch (b) {
-	case PP_BEH_ATTN:
-		st->nattn_arch = 0;
-		if (cJSON_IsObject(v)) {
-			for (const cJSON *e = v->child; e; e = e->next) {
-				if (!strcmp(e->string, "default"))
-					st->attn = attn_of(e);
-				else if (st->nattn_arch < 6) {
-					snprintf(st->attn_arch[st->nattn_arch], sizeof(st->attn_arch[0]), "%s",
-						 e->string);
-					st->attn_arch_k[st->nattn_arch++] = attn_of(e);
-				}
-			}
-		} else {
-			st->attn = attn_of(v);
-		}
-		break;
-	case PP_BEH_CE: st->ce = *find_ce(f, v->valuestring); break;
-	case PP_BEH_ELTW: st->eltw = *find_el(f, v->valuestring); break;
-	case PP_BEH_OPTIM: st->optim = *find_op(f, v->valuestring); break;
-	case PP_BEH_FP8: st->fp8 = *find_f8(f, v->valuestring); break;
-	case PP_BEH_FUSED_PROJ: st->fused_proj = cJSON_IsTrue(v); break;
-	case PP_BEH_SAC: st->sac = name_index(pp_sac_names, PP_SAC_COUNT, v->valuestring); break;
-	case PP_BEH_GRAD_FP32:
-		st->grad_reduce = cJSON_IsString(v) ? PP_GRED_MEGATRON
-				  : cJSON_IsTrue(v) ? PP_GRED_FP32 : PP_GRED_TRAIN_DTYPE;
-		break;
-	case PP_BEH_RESHARD: st->reshard_after_forward = cJSON_IsTrue(v); break;
-	case PP_BEH_TP_OVERLAP: st->tp_overlap = cJSON_IsTrue(v) ? PP_TPO_TE : PP_TPO_NONE; break;
-	case PP_BEH_CUDA_GRAPHS: st->cuda_graphs = cJSON_IsTrue(v); break;
-	case PP_BEH_HOST_ISSUE: st->host_issue_s = v->valuedouble * 1e-6; break;
-	case PP_BEH_MASTER_FP32: st->master_fp32 = cJSON_IsTrue(v); break;
-	case PP_BEH_AUTOCAST: st->autocast = cJSON_IsTrue(v); break;
-	case PP_BEH_TENSOR_CLOCK:
-		st->sustained_clock = name_index(clock_names, 2, v->valuestring) == 1;
-		break;
-	case PP_BEH_CP_COMM:
-		st->cp_comm = name_index(pp_cpc_names, PP_CPC_COUNT, v->valuestring);
-		st->cp_overlapped = f->cpi[st->cp_comm].overlapped;
-		st->cp_merge_fwd = f->cpi[st->cp_comm].fwd;
-		st->cp_merge_bwd_q = f->cpi[st->cp_comm].bwd_q;
-		st->cp_merge_bwd_kv = f->cpi[st->cp_comm].bwd_kv;
-		break;
-	default: break;
-	}
-}
-
-static const fw *find_fw(const pp_frameworks *f, const char *id)
+const fw *pp_fw_find(const pp_frameworks *f, const char *id)
 {
 	for (size_t i = 0; i < f->nfw; i++)
 		if (!strcmp(f->fws[i].id, id))
 			return &f->fws[i];
 	return NULL;
-}
-
-/* tp_comm_overlap on: the framework's implementation and its parameters */
-static void set_tpo(pp_stack *st, const pp_frameworks *f, int k)
-{
-	const tpo_impl *t = &f->tpo[k];
-	st->tp_overlap = k;
-	st->tpo_ag_splits = t->ag_splits;
-	st->tpo_rs_splits = t->rs_splits;
-	st->tpo_rs_sms = t->rs_sms;
-	st->tpo_bulk_sms = t->bulk_sms;
-}
-
-static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
-{
-	memset(st, 0, sizeof(*st));
-	snprintf(st->framework, sizeof(st->framework), "%s", x->id);
-	snprintf(st->framework_name, sizeof(st->framework_name), "%s", x->name);
-	snprintf(st->version, sizeof(st->version), "%s", x->version);
-	st->fsdp2_copies = x->fsdp2_copies;
-	st->ddp_bucket_copies = x->ddp_bucket_copies;
-	st->eager_memory = x->eager_memory;
-	st->optim_temp_states = x->optim_temp_states;
-	st->ddp = -1;
-	for (int b = 0; b < PP_BEH_COUNT; b++) {
-		apply(st, f, b, x->def[b]);
-		snprintf(st->origin[b], sizeof(st->origin[b]), "%s", x->origin[b]);
-	}
-}
-
-/* The elementwise kernels of the same code on an fp32 residual stream. */
-static void set_amp(pp_stack *st, const pp_frameworks *f)
-{
-	st->eltw_amp = st->eltw;
-	if (st->eltw.autocast[0])
-		st->eltw_amp = *find_el(f, st->eltw.autocast);
-}
-
-int pp_stack_default(pp_stack *st, const pp_frameworks *f, const char *id, pp_err *err)
-{
-	const fw *x = find_fw(f, id);
-	if (!x)
-		return pp_errf(err, PP_EINPUT, "frameworks.json: no framework \"%s\"", id);
-	set_defaults(st, f, x);
-	/* the default tp_comm_overlap means the framework's implementation */
-	if (st->tp_overlap)
-		set_tpo(st, f, x->tpo);
-	set_amp(st, f);
-	return 0;
-}
-
-int pp_stack_resolve(pp_stack *st, const pp_frameworks *f, const pp_jdoc *d, const cJSON *t,
-		     pp_err *err)
-{
-	char id[32] = "megatron-core";
-	int rc;
-	bool present = false;
-	if (t && (rc = pp_jget_str(d, t, "training", "framework", false, id, sizeof(id), &present, err)))
-		return rc;
-	const fw *x = find_fw(f, id);
-	if (!x) {
-		const char *dym = pp_did_you_mean(id, f->ids, f->nfw);
-		pp_sb list = {0};
-		for (size_t i = 0; i < f->nfw; i++)
-			pp_sb_addf(&list, "%s\"%s\"", i ? ", " : "", f->ids[i]);
-		rc = dym ? pp_jdoc_errf(d, err, "training.framework", "unknown framework \"%s\", did "
-					"you mean \"%s\"?", id, dym)
-			 : pp_jdoc_errf(d, err, "training.framework", "unknown framework \"%s\"; "
-					"expected one of %s (models/frameworks.json)", id, list.buf);
-		pp_sb_release(&list);
-		return rc;
-	}
-	set_defaults(st, f, x);
-	if (!t)
-		goto overlap;
-	/* torch.compile: a TorchTitan or plain PyTorch path only; it compiles
-	 * the blocks' elementwise chains */
-	if ((rc = pp_jget_bool(d, t, "training", "torch_compile", false, &st->torch_compile, &present,
-			       err)))
-		return rc;
-	if (st->torch_compile && !x->torch_compile)
-		return pp_jdoc_errf(d, err, "training.torch_compile", "found true with framework \"%s\", "
-				    "which has no torch.compile path; expected false or the key left "
-				    "out", x->id);
-	if (st->torch_compile) {
-		st->eltw = *find_el(f, "compiled");
-		snprintf(st->origin[PP_BEH_ELTW], sizeof(st->origin[PP_BEH_ELTW]),
-			 "scenario training.torch_compile (each block compiled)");
-	}
-	bool ddp;
-	if ((rc = pp_jget_bool(d, t, "training", "ddp", false, &ddp, &present, err)))
-		return rc;
-	if (present)
-		st->ddp = ddp;
-	for (int b = 0; b < PP_BEH_COUNT; b++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, pp_beh_keys[b]);
-		char p[96];
-		if (!v)
-			continue;
-		pp_jpath(p, sizeof(p), "training", pp_beh_keys[b]);
-		if ((rc = check_value(f, d, b, v, p, false, err)))
-			return rc;
-		apply(st, f, b, v);
-		snprintf(st->origin[b], sizeof(st->origin[b]), "scenario %s", p);
-	}
-	/* use_flash_attn false is the unfused core; true asks for a fused one */
-	const cJSON *fa = cJSON_GetObjectItemCaseSensitive(t, "use_flash_attn");
-	if (cJSON_IsFalse(fa)) {
-		if (cJSON_GetObjectItemCaseSensitive(t, "attention_kernel") && st->attn != PP_ATTN_UNFUSED)
-			return pp_jdoc_errf(d, err, "training.attention_kernel", "found \"%s\" with "
-					    "use_flash_attn false; expected \"unfused\" or one of the "
-					    "two keys left out", pp_attn_kernel_names[st->attn]);
-		st->attn = PP_ATTN_UNFUSED;
-		st->nattn_arch = 0;
-		snprintf(st->origin[PP_BEH_ATTN], sizeof(st->origin[PP_BEH_ATTN]),
-			 "scenario training.use_flash_attn false");
-	} else if (cJSON_IsTrue(fa) && st->attn == PP_ATTN_UNFUSED && !st->nattn_arch) {
-		if (cJSON_GetObjectItemCaseSensitive(t, "attention_kernel"))
-			return pp_jdoc_errf(d, err, "training.attention_kernel", "found \"unfused\" with "
-					    "use_flash_attn true; expected a fused kernel (\"fa2\", "
-					    "\"fa3\", \"cudnn\", \"catalog\")");
-		st->attn = PP_ATTN_FA2;
-		st->nattn_arch = 0;
-		snprintf(st->origin[PP_BEH_ATTN], sizeof(st->origin[PP_BEH_ATTN]),
-			 "scenario training.use_flash_attn true (FlashAttention 2)");
-	}
-	if (st->tp_overlap && x->tpo == PP_TPO_NONE)
-		return pp_jdoc_errf(d, err, "training.tp_comm_overlap", "found true with framework "
-				    "\"%s\", which has no tensor-parallel communication overlap; expected "
-				    "false", x->id);
-overlap:
-	if (st->tp_overlap)
-		set_tpo(st, f, x->tpo);
-	set_amp(st, f);
-	return 0;
 }

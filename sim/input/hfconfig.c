@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Upper bound of a dimension: catches typos and overflow, not a real limit. */
-#define MAX_DIM 10000000
+/* Upper bound of a dimension (model.h): catches typos and overflow, not a real limit. */
+#define MAX_DIM PP_MODEL_DIM_MAX
 
 typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS } fam;
 

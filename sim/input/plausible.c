@@ -4,6 +4,7 @@
 #include "core/warn.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* Megatron-LM's --ddp-bucket-size is a parameter count; its default is
  * max(40,000,000, 1,000,000 x DP) (megatron/core/distributed/
@@ -65,4 +66,17 @@ int pp_scenario_plausibility(const pp_scenario *s, char ***items, int *n)
 			     "time to train counts %.6g",
 			     cs->train_tokens, t->train_tokens, cs->train_tokens, t->train_tokens);
 	return *n - before;
+}
+
+int pp_catalog_mfu_check(const pp_catalog *c, const pp_gpu *gpu, pp_dtype dt, double mfu, char *buf,
+			 size_t n)
+{
+	const pp_best_mfu *b = gpu ? pp_catalog_best_mfu(c, gpu->id, dt) : NULL;
+	if (!b || !(mfu > b->mfu))
+		return 0;
+	snprintf(buf, n, "predicted MFU %.1f%% is above the best published for %s at %s, %.1f%% "
+		 "(plausibility.json, %s: %s); no run has shown it, check the inputs before relying "
+		 "on it", 100.0 * mfu, gpu->name, pp_dtype_names[dt], 100.0 * b->mfu, b->prov.source,
+		 b->what);
+	return 1;
 }

@@ -13,7 +13,9 @@
  *   - storage write or read bandwidth per node above what the node's NICs
  *     carry (storage traffic goes over them unless the node has its own);
  *   - costs.work.train_tokens different from training.train_tokens (the
- *     costs price one, time to train uses the other).
+ *     costs price one, time to train uses the other);
+ * and, of a prediction, an MFU above the best published for the GPU and
+ * precision (plausibility.json, pp_catalog_best_mfu).
  */
 #ifndef PP_PLAUSIBLE_H
 #define PP_PLAUSIBLE_H
@@ -22,5 +24,12 @@
 
 /* Add a sentence to (*items, *n) per finding; returns how many were added. */
 int pp_scenario_plausibility(const pp_scenario *s, char ***items, int *n);
+
+/* Whether a prediction's MFU (a fraction, Megatron's count) is above the
+ * best published for gpu at precision dt; if so, a sentence saying so,
+ * naming the figure and its source, is written to buf. 0 when it is not
+ * (or the catalog has no figure for the pair). */
+int pp_catalog_mfu_check(const pp_catalog *c, const pp_gpu *gpu, pp_dtype dt, double mfu, char *buf,
+			 size_t n);
 
 #endif

@@ -18,17 +18,16 @@
 #include "input/catalog.h"
 #include "input/costspec.h"
 #include "input/framework.h"
+#include "input/layout.h"
 #include "input/servespec.h"
 #include "input/sizespec.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
 
 typedef enum pp_recompute { PP_RC_NONE, PP_RC_SELECTIVE, PP_RC_FULL } pp_recompute;
-typedef enum pp_schedule { PP_SCHED_1F1B, PP_SCHED_GPIPE, PP_SCHED_INTERLEAVED } pp_schedule;
 typedef enum pp_optimizer { PP_OPTIM_ADAM, PP_OPTIM_SGD } pp_optimizer;
 
 extern const char *const pp_recompute_names[3];
-extern const char *const pp_schedule_names[3];
 extern const char *const pp_optimizer_names[2];
 
 typedef struct pp_training {
@@ -69,30 +68,6 @@ typedef struct pp_training {
 
 enum { PP_MOE_ALLTOALL, PP_MOE_ALLGATHER };
 extern const char *const pp_moe_dispatcher_names[2];
-
-#define PP_LAYOUT_MAX 1024
-
-typedef struct pp_parallel {
-	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
-	int ep, etp;                  /* expert model / expert tensor parallel sizes (MoE) */
-	bool sequence_parallel;
-	int zero_stage;               /* 0..3 */
-	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
-	int last_stage_layers;        /* decoder_last_pipeline_num_layers; 0 = even split */
-	pp_schedule schedule;
-	/* pipeline_model_parallel_layout (Megatron-Core's, e.g. "Et|(tt|)*30mL"):
-	 * the decoder layers of each virtual stage in Megatron's order (virtual
-	 * stage = chunk x PP + stage), the embedding on the first, the MTP
-	 * depths and the loss on the last; layout_len 0: none */
-	int layout_len;
-	int layout_mtp;               /* its 'm' (must equal model.mtp_num_layers) */
-	unsigned short layout_layers[PP_LAYOUT_MAX];
-} pp_parallel;
-
-/* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
- * 1F1B, 5 virtual stages" (Megatron's --virtual-pipeline-model-parallel-size);
- * "" without pipeline parallelism. Returns buf. */
-const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n);
 
 /* Which of the searchable parallel/training keys the file gave (search
  * fixes these and explores the rest). */
@@ -157,27 +132,6 @@ void pp_scenario_release(pp_scenario *s);
 int pp_scenario_load_unchecked(pp_scenario *s, const char *path, const pp_catalog *cat, pp_err *err);
 int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *text, size_t len,
 				const pp_catalog *cat, pp_err *err);
-
-/* Check a layout against a model and cluster, as the scenario loader does;
- * used by search for generated candidates. Returns 0 when valid, else
- * PP_EINPUT with why (a sentence) and *key set to the offending key's
- * JSON path. */
-int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
-		    const pp_cluster *c, const char **key, char *why, size_t n);
-
-/* Fill derived fields (num_microbatches) after a caller changed a layout. */
-void pp_layout_derive(pp_training *t, const pp_parallel *p);
-
-/* Train with method m (full, lora or qlora; not auto): sets the frozen
- * base's stored bytes per weight from the precision or the catalog's NF4
- * size. The scenario loader and a cost option's method use it. */
-void pp_training_set_finetune(pp_training *tr, pp_ft_method m, const pp_catalog *cat);
-
-/* The expert tensor-parallel size: expert_tensor_parallel_size, else (not
- * given) the tensor-parallel size, Megatron-Core's default. */
-int pp_parallel_etp(const pp_parallel *p);
-/* The expert data-parallel size: tp x cp x dp / (etp x ep). */
-int pp_parallel_edp(const pp_parallel *p);
 
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);

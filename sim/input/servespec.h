@@ -179,6 +179,26 @@ int pp_servespec_parse(pp_servespec *sv, const pp_jdoc *d, const pp_model *m,
 		       const struct pp_cluster *cl, const pp_catalog *cat, pp_err *err);
 void pp_servespec_release(pp_servespec *sv);
 
+/* The longest length L draws (pp_lendist_draw, serve/requests.h): its
+ * mean for a fixed length, vllm bench serve's upper end
+ * ceil(mean (1 + range_ratio)) for a uniform one, mean + tail x stddev for
+ * a normal or lognormal one (tail INFINITY: none but max, as the draws),
+ * kept within [min, max]. Tokens. (servework.c, as the two below.) */
+double pp_lendist_longest(const pp_lendist *L, double tail);
+
+/* The longest input (output 0) or output (1) sv's workload sends, without
+ * the shared prefix: a trace's longest row, else pp_lendist_longest of the
+ * distribution with that tail. */
+double pp_servework_longest(const pp_servespec *sv, int output, double tail);
+
+/* The longest prompt sv's workload sends, its shared prefix included: a
+ * trace's longest input_len, else prefix_len and the longest input
+ * (every tail), at most max_model_len - 1 (a request leaves room for one
+ * output token, as vLLM asks). The parser checks it against
+ * max_num_batched_tokens without chunked prefill; the requests are cut to
+ * it. */
+int64_t pp_servework_longest_prompt(const pp_servespec *sv);
+
 /* GPUs of one serving unit: a replica (tensor x pipeline), or with
  * disaggregation both pools (pipeline x (prefill TP x instances + decode
  * TP x instances)), which the costs scale as one replica. */

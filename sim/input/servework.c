@@ -137,6 +137,34 @@ out:
 	return rc;
 }
 
+double pp_lendist_longest(const pp_lendist *L, double tail)
+{
+	double hi = L->mean;
+	if (L->kind == PP_LEN_UNIFORM)
+		hi = ceil(L->mean * (1.0 + L->range_ratio));
+	else if (L->kind != PP_LEN_FIXED)
+		hi = isinf(tail) ? (double)L->max : L->mean + tail * L->stddev;
+	return fmax((double)L->min, fmin(hi, (double)L->max));
+}
+
+double pp_servework_longest(const pp_servespec *sv, int output, double tail)
+{
+	if (!sv->trace)
+		return pp_lendist_longest(output ? &sv->output : &sv->input, tail);
+	double most = 0;
+	for (size_t i = 0; i < sv->ntrace; i++)
+		most = fmax(most, (double)(output ? sv->trace[i].output_len : sv->trace[i].input_len));
+	return most;
+}
+
+int64_t pp_servework_longest_prompt(const pp_servespec *sv)
+{
+	if (sv->trace)
+		return (int64_t)pp_servework_longest(sv, 0, INFINITY);
+	int64_t longest = sv->prefix_len + (int64_t)pp_servework_longest(sv, 0, INFINITY);
+	return longest < sv->max_model_len - 1 ? longest : sv->max_model_len - 1;
+}
+
 int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_err *err)
 {
 	const char *P = "workload";
@@ -206,22 +234,7 @@ int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_e
 		return rc;
 check:
 	if (!sv->chunked_prefill) { /* a prompt runs whole in one step */
-		int64_t longest = 0;
-		if (sv->trace) {
-			for (size_t i = 0; i < sv->ntrace; i++)
-				if (sv->trace[i].input_len > longest)
-					longest = sv->trace[i].input_len;
-		} else {
-			double in = sv->input.kind == PP_LEN_FIXED ? sv->input.mean
-				  : sv->input.kind == PP_LEN_UNIFORM
-				      ? ceil(sv->input.mean * (1.0 + sv->input.range_ratio))
-				      : (double)sv->input.max;
-			if (in > (double)sv->input.max)
-				in = (double)sv->input.max;
-			longest = sv->prefix_len + (int64_t)in;
-			if (longest > sv->max_model_len - 1)
-				longest = sv->max_model_len - 1;
-		}
+		int64_t longest = pp_servework_longest_prompt(sv);
 		if (longest > sv->max_num_batched_tokens)
 			return pp_jdoc_errf(d, err, "serving.max_num_batched_tokens", "found %lld with "
 					    "chunked prefill off and prompts of up to %lld tokens; expected "

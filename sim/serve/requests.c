@@ -46,6 +46,7 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
 	double t = 0, L = (double)sv->max_model_len;
+	int64_t longest = pp_servework_longest_prompt(sv); /* within max_model_len - 1 */
 	for (size_t i = 0; i < N; i++) {
 		pp_sreq *q = &r[i];
 		q->replica = -1;
@@ -58,8 +59,8 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 			bool pre = sv->prefix_len > 0 && gsl_rng_uniform(g) < sv->prefix_fraction;
 			q->prefix = pre ? sv->prefix_len : 0;
 			q->prompt = q->prefix + in;
-			if ((double)q->prompt > L - 1)
-				q->prompt = (int64_t)L - 1;
+			if (q->prompt > longest)
+				q->prompt = longest;
 			q->output = outl;
 			if ((double)(q->prompt + q->output) > L)
 				q->output = (int64_t)L - q->prompt;

@@ -1,0 +1,76 @@
+/*
+ * layout.h - a parallel layout: Megatron-LM's tensor, pipeline, data,
+ * context and expert parallel sizes, ZeRO stage, the pipeline's split of
+ * the layers and its schedule; the sizes derived from it; and whether it is
+ * valid for a model, training settings and cluster. The scenario loader
+ * checks a file's layout with pp_layout_check, `podplan search` and the
+ * cost options each layout they generate (plan/, cost/); the engine reads
+ * the derived sizes.
+ */
+#ifndef PP_LAYOUT_H
+#define PP_LAYOUT_H
+
+#include "input/model.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+/* scenario.h */
+typedef struct pp_training pp_training;
+typedef struct pp_cluster pp_cluster;
+
+/* Upper bound of a parallel size or a GPU count as a file is read: it
+ * catches typos and int overflow and is no limit of the simulation (those
+ * are limits.h's). */
+#define PP_LAYOUT_SIZE_MAX 4194304
+
+typedef enum pp_schedule { PP_SCHED_1F1B, PP_SCHED_GPIPE, PP_SCHED_INTERLEAVED } pp_schedule;
+extern const char *const pp_schedule_names[3];
+
+#define PP_LAYOUT_MAX 1024
+
+typedef struct pp_parallel {
+	int tp, pp, dp, cp, vpp;      /* vpp = 1: not interleaved */
+	int ep, etp;                  /* expert model / expert tensor parallel sizes (MoE) */
+	bool sequence_parallel;
+	int zero_stage;               /* 0..3 */
+	int first_stage_layers;       /* decoder_first_pipeline_num_layers; 0 = even split */
+	int last_stage_layers;        /* decoder_last_pipeline_num_layers; 0 = even split */
+	pp_schedule schedule;
+	/* pipeline_model_parallel_layout (Megatron-Core's, e.g. "Et|(tt|)*30mL"):
+	 * the decoder layers of each virtual stage in Megatron's order (virtual
+	 * stage = chunk x PP + stage), the embedding on the first, the MTP
+	 * depths and the loss on the last; layout_len 0: none */
+	int layout_len;
+	int layout_mtp;               /* its 'm' (must equal model.mtp_num_layers) */
+	unsigned short layout_layers[PP_LAYOUT_MAX];
+} pp_parallel;
+
+/* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
+ * 1F1B, 5 virtual stages" (Megatron's --virtual-pipeline-model-parallel-size);
+ * "" without pipeline parallelism. Returns buf. */
+const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n);
+
+/* Check a layout against a model and cluster, as the scenario loader does;
+ * used by search for generated candidates. Returns 0 when valid, else
+ * PP_EINPUT with why (a sentence) and *key set to the offending key's
+ * JSON path. */
+int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
+		    const pp_cluster *c, const char **key, char *why, size_t n);
+
+/* Fill derived fields (num_microbatches) after a caller changed a layout. */
+void pp_layout_derive(pp_training *t, const pp_parallel *p);
+
+/* The tensor-parallel size against the attention heads, the first rule
+ * of pp_layout_check: the loader applies it before it derives the data-
+ * parallel size, with or without the check of the layout as a whole.
+ * Returns 0 or PP_EINPUT as pp_layout_check. */
+int pp_layout_check_heads(const pp_model *m, const pp_parallel *p, const char **key, char *why,
+			  size_t n);
+
+/* The expert tensor-parallel size: expert_tensor_parallel_size, else (not
+ * given) the tensor-parallel size, Megatron-Core's default. */
+int pp_parallel_etp(const pp_parallel *p);
+/* The expert data-parallel size: tp x cp x dp / (etp x ep). */
+int pp_parallel_edp(const pp_parallel *p);
+
+#endif
