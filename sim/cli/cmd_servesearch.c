@@ -130,7 +130,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 	const pp_scenario *s = &l.s;
 	const pp_catalog *cat = l.cat;
 	/* the price: prices.json through the scenario's search section and the flags */
-	pp_size_spec spec = s.search;
+	pp_size_spec spec = s->search;
 	if (provider)
 		snprintf(spec.provider, sizeof(spec.provider), "%s", provider);
 	if (tier)
