@@ -444,3 +444,40 @@ int pp_cjobs_load(pp_cjobs *j, const char *path, pp_cjob_fmt fmt, pp_err *err)
 	free(text);
 	return rc;
 }
+
+void pp_cjobs_write_csv(const pp_cjobs *j, pp_sb *out)
+{
+	static const char *const topo[] = {"", "none", "preferred", "required"};
+	pp_csvw w;
+	pp_csvw_init(&w, out);
+	pp_csvw_header(&w, "job_id,queue,gpus,nodes,submit_s,duration_s,time_limit_s,scenario,"
+			   "tokens,checkpoint_interval_s,checkpoint_bytes,async_checkpoint,priority,"
+			   "spot,topology,gpu_milli,kind");
+	for (int i = 0; i < j->n; i++) {
+		const pp_cjob *x = &j->v[i];
+		pp_csvw_text(&w, pp_cjobs_id(j, x));
+		pp_csvw_text(&w, x->queue < j->nqueues ? j->queues[x->queue] : "");
+		pp_csvw_int(&w, x->gpus);
+		if (x->nodes)
+			pp_csvw_int(&w, x->nodes);
+		else
+			pp_csvw_empty(&w);
+		pp_csvw_num(&w, x->submit_s, 15);
+		pp_csvw_num(&w, x->work_s, 15);
+		pp_csvw_num(&w, x->limit_s, 15);
+		pp_csvw_text(&w, x->scenario >= 0 ? j->scenarios[x->scenario] : "");
+		if (x->scenario >= 0)
+			pp_csvw_num(&w, x->tokens, 15);
+		else
+			pp_csvw_empty(&w);
+		pp_csvw_num(&w, x->ckpt_interval_s, 15);
+		pp_csvw_num(&w, x->ckpt_bytes, 15);
+		pp_csvw_bool(&w, x->async_ckpt);
+		pp_csvw_int(&w, x->priority);
+		pp_csvw_bool(&w, x->spot);
+		pp_csvw_text(&w, topo[x->topo < 4 ? x->topo : 0]);
+		pp_csvw_int(&w, x->gpu_milli);
+		pp_csvw_text(&w, pp_cjob_kind_names[x->kind < PP_CJK_COUNT ? x->kind : 0]);
+		pp_csvw_end(&w);
+	}
+}

@@ -41,6 +41,7 @@
 #define PP_CJOBS_H
 
 #include "core/pp.h"
+#include "core/util.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -111,6 +112,10 @@ const char *pp_cjobs_id(const pp_cjobs *j, const pp_cjob *job);
 int pp_cjobs_queue(pp_cjobs *j, const char *name);
 /* Sort by submission time (stable) and shift times to start at 0. */
 void pp_cjobs_finish(pp_cjobs *j);
+
+/* The jobs as podplan's CSV (the columns above; empty cells where a job
+ * has no value), through core/csv.h's writer. */
+void pp_cjobs_write_csv(const pp_cjobs *j, pp_sb *out);
 
 /* A UTC date-time "YYYY-MM-DD[ T]HH:MM:SS[+HH:MM|Z| TZ]" as unix seconds;
  * -1 when s is not one. */

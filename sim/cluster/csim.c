@@ -771,6 +771,7 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	s.err = err;
 	s.njobs = jobs->n;
 	s.pend_head = s.pend_tail = -1;
+	s.G = spec->gpus_per_node;
 	double t0 = pp_mono_s();
 	s.js = pp_xcalloc((size_t)s.njobs + 1, sizeof(*s.js));
 	s.running = pp_xmalloc(((size_t)s.njobs + 1) * sizeof(int));

@@ -60,10 +60,12 @@ void cs_stats_advance(cs_sim *s, double t)
 		bins_merge(s);
 	while (a < t) {
 		int i = (int)(a / s->bin_w);
-		if (i >= s->nbins)
+		if (i < s->nbins - 1 && (i + 1) * s->bin_w <= a)
+			i++; /* a on a bin edge, rounded down */
+		if (i > s->nbins - 1)
 			i = s->nbins - 1;
-		double e = (i + 1) * s->bin_w;
-		if (e > t)
+		double e = i >= s->nbins - 1 ? t : fmin((i + 1) * s->bin_w, t);
+		if (e <= a)
 			e = t;
 		double d = e - a;
 		s->bins[i].alloc_gpus += alloc * d;
