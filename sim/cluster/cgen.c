@@ -13,22 +13,43 @@
 
 #define KMAX 24
 
-static void size_weights(double r, int kmax, double *w)
+/* P(1 GPU) = p1 (NAN: the geometric law's own r^0 share), P(2^k) for
+ * k >= 1 proportional to r^k */
+static void size_weights(double r, double p1, int kmax, double *w)
 {
 	double sum = 0;
 	for (int k = 0; k <= kmax; k++)
 		sum += w[k] = pow(r, k);
 	for (int k = 0; k <= kmax; k++)
 		w[k] /= sum;
+	if (!isnan(p1) && kmax > 0) {
+		double tail = 1 - w[0];
+		for (int k = 1; k <= kmax; k++)
+			w[k] *= (1 - p1) / tail;
+		w[0] = p1;
+	}
 }
 
-static double size_mean(double r, int kmax)
+static double size_mean(double r, double p1, int kmax)
 {
 	double w[KMAX + 1], m = 0;
-	size_weights(r, kmax, w);
+	size_weights(r, p1, kmax, w);
 	for (int k = 0; k <= kmax; k++)
 		m += w[k] * ldexp(1, k);
 	return m;
+}
+
+static double fit_r(double p1, int kmax, double mean)
+{
+	double lo = 1e-9, hi = 64;
+	for (int i = 0; i < 200; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (size_mean(mid, p1, kmax) < mean)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
 }
 
 /* fraction of the stream's run times at or below t */
@@ -76,17 +97,18 @@ int pp_cgen_fit_params(const pp_cgen_params *p, pp_cgen_fit *f, pp_err *err)
 		return pp_errf(err, PP_EINPUT, "%s: mean run time %g s and median %g s, expected a "
 			       "mean above the median (a right-skewed law)", p->name, p->mean_run_s,
 			       p->median_run_s);
-	double lo = 1e-9, hi = 64;
-	for (int i = 0; i < 200; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (size_mean(mid, kmax) < p->mean_gpus)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	f->r = 0.5 * (lo + hi);
+	/* one parameter first: the geometric law's r for the mean; when its
+	 * median is above a published median of 1 GPU, P(1) is raised to the
+	 * least that meets it (0.5) and r refitted on the rest */
+	f->p1 = NAN;
+	f->r = fit_r(NAN, kmax, p->mean_gpus);
 	double w[KMAX + 1];
-	size_weights(f->r, kmax, w);
+	size_weights(f->r, NAN, kmax, w);
+	if (p->median_gpus <= 1 && w[0] < 0.5) {
+		f->p1 = 0.5;
+		f->r = fit_r(0.5, kmax, p->mean_gpus);
+	}
+	size_weights(f->r, f->p1, kmax, w);
 	f->p1 = w[0];
 	double c = 0;
 	f->median_gpus = 1;
@@ -140,7 +162,7 @@ int pp_cgen_draw(const pp_cgen_params *p, const pp_cgen_fit *f, pp_cjobs *out, p
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, p->seed);
 	double w[KMAX + 1];
-	size_weights(f->r, f->kmax, w);
+	size_weights(f->r, f->p1, f->kmax, w);
 	double t = 0;
 	char id[32];
 	for (int i = 0; i < p->njobs; i++) {

@@ -8,8 +8,9 @@
  *    count over the trace's days);
  *  - GPUs per job: powers of two 1, 2, 4, ... up to the largest job, with
  *    P(2^k) proportional to r^k, r fitted so the mean is the summary's
- *    average GPUs (the median is then checked, not fitted: a median of 1
- *    needs P(1) >= 0.5);
+ *    average GPUs; when that law's median is above a published median of
+ *    1 GPU, P(1) is set to the least that meets it (0.5) and r refitted on
+ *    the larger sizes (larger medians are checked, not fitted);
  *  - run time given the size s: lognormal, ln t = mu + beta ln s + sigma Z,
  *    capped at the longest run; mu, sigma, beta fitted so the stream's
  *    median and mean run time and its mean GPU time per job (the summary's
@@ -39,7 +40,7 @@ typedef struct pp_cgen_params {
 typedef struct pp_cgen_fit {
 	double r;                /* size ratio P(2^(k+1)) / P(2^k) */
 	int kmax;
-	double p1;               /* P(1 GPU) */
+	double p1;               /* P(1 GPU); the draw uses it as fitted */
 	double mu, sigma, beta;
 	double median_gpus;      /* of the fitted size law */
 } pp_cgen_fit;
