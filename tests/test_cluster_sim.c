@@ -251,7 +251,7 @@ static void test_failure_accounting(void)
 	pp_csim_result r;
 	spec(&s, 8, 8, "\"reliability\": {\"failures_per_1000_node_days\": 20000, "
 		       "\"interruptions_per_1000_node_days\": 40000, \"repair_time_s\": 600, "
-		       "\"restart_s\": 120}, \"seed\": 9");
+		       "\"restart_s\": 120, \"max_requeue\": -1}, \"seed\": 9");
 	pp_cjobs_init(&j);
 	for (int i = 0; i < 6; i++) {
 		char id[8];

@@ -64,6 +64,7 @@ static void mk_spec(pp_cspec *s, int nodes, int per_leaf, double rf_1000, double
 	s->restart_s = restart_s;
 	s->repair_s = repair_s;
 	s->lemon_factor = 1;
+	s->max_requeue = -1; /* one long job: it always comes back */
 	s->usd_per_gpu_hour = NAN;
 	s->seed = seed;
 	s->timeline_points = 16;

@@ -91,7 +91,11 @@ void pp_cjobs_finish(pp_cjobs *j)
 	if (!j->n)
 		return;
 	/* id_off grows with the order read: the tie-break keeps the sort stable */
-	qsort(j->v, (size_t)j->n, sizeof(*j->v), cmp_submit);
+	bool sorted = true;
+	for (int i = 1; i < j->n && sorted; i++)
+		sorted = cmp_submit(&j->v[i - 1], &j->v[i]) <= 0;
+	if (!sorted)
+		qsort(j->v, (size_t)j->n, sizeof(*j->v), cmp_submit);
 	double t0 = j->v[0].submit_s;
 	if (t0 != 0) {
 		j->t0_unix_s += t0;

@@ -59,9 +59,9 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 	if (!isnan(r->usd_per_useful_gpu_hour))
 		pp_sb_addf(out, "  $ per useful GPU-hour  %.3f (at $%.3f per available GPU-hour)\n",
 			   r->usd_per_useful_gpu_hour, sp->usd_per_gpu_hour);
-	pp_sb_addf(out, "  failures %d, interruptions %d, preemptions %d, checkpoints %d "
-		   "(mean write %s)\n", r->infra_failures, r->interruptions, r->preemptions,
-		   r->checkpoints, dur(r->mean_ckpt_write_s, b1, sizeof(b1)));
+	pp_sb_addf(out, "  failures %d, interruptions %d, preemptions %d, given up %d, checkpoints "
+		   "%d (mean write %s)\n", r->infra_failures, r->interruptions, r->preemptions,
+		   r->gave_up, r->checkpoints, dur(r->mean_ckpt_write_s, b1, sizeof(b1)));
 	pp_sb_addf(out, "\nqueueing delay by job size (GPUs)\n  %-8s %9s %10s %10s %10s\n", "size",
 		   "jobs", "mean", "median", "p99");
 	for (int b = 0; b < PP_CSIM_SIZE_BUCKETS; b++) {
@@ -109,6 +109,7 @@ static void summary_json(cJSON *o, const pp_csim_result *r)
 	pp_json_int(o, "infra_failures", r->infra_failures);
 	pp_json_int(o, "interruptions", r->interruptions);
 	pp_json_int(o, "preemptions", r->preemptions);
+	pp_json_int(o, "gave_up", r->gave_up);
 	pp_json_int(o, "checkpoints", r->checkpoints);
 	pp_json_num(o, "mean_checkpoint_write_s", r->mean_ckpt_write_s, 9);
 	qjson(o, r);

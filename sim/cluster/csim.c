@@ -315,6 +315,15 @@ static void kill_job(cs_sim *s, int j, bool preempted)
 		s->r->preemptions++;
 	} else {
 		J->interruptions++;
+		if (s->spec->max_requeue >= 0 && J->interruptions > s->spec->max_requeue) {
+			/* past MaxBatchRequeue: the job ends failed, its work undone */
+			J->st = ST_DONE;
+			J->end_s = NAN;
+			J->gave_up = true;
+			s->finished++;
+			s->r->gave_up++;
+			return;
+		}
 	}
 	pend_insert(s, j);
 }
@@ -470,37 +479,57 @@ static bool quota_ok(const cs_sim *s, int j)
 	return borrowed + delta <= lendable;
 }
 
-static int cmp_end(const void *a, const void *b)
+/* sift down in a min-heap of (end, GPUs) pairs */
+static void end_sift(double *e, int n, int i)
 {
-	const double *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && e[2 * l] < e[2 * m])
+			m = l;
+		if (r < n && e[2 * r] < e[2 * m])
+			m = r;
+		if (m == i)
+			return;
+		double t0 = e[2 * i], t1 = e[2 * i + 1];
+		e[2 * i] = e[2 * m];
+		e[2 * i + 1] = e[2 * m + 1];
+		e[2 * m] = t0;
+		e[2 * m + 1] = t1;
+		i = m;
+	}
 }
 
 /* EASY backfill's reservation for blocked job j: the earliest time the
- * running jobs' expected ends free enough GPUs, and what is left over then */
+ * running jobs' expected ends free enough GPUs, and what is left over
+ * then. The ends are taken from a heap (built in linear time) only as far
+ * as the reservation needs: a few, usually, of hundreds running. */
 static void reserve(cs_sim *s, int j)
 {
 	int nn, k;
 	cs_shape(s, JX(s, j), &nn, &k);
-	int need = nn * k;
-	double *e = pp_xmalloc((size_t)(s->nrunning + 1) * 2 * sizeof(double));
-	for (int i = 0; i < s->nrunning; i++) {
+	int need = nn * k, n = s->nrunning;
+	double *e = s->resv;
+	for (int i = 0; i < n; i++) {
 		e[2 * i] = s->js[s->running[i]].est_end;
 		e[2 * i + 1] = s->js[s->running[i]].alloc_gpus;
 	}
-	qsort(e, (size_t)s->nrunning, 2 * sizeof(double), cmp_end);
+	for (int i = n / 2 - 1; i >= 0; i--)
+		end_sift(e, n, i);
 	int avail = s->free_gpus;
 	s->shadow_s = INFINITY;
 	s->extra_gpus = 0;
-	for (int i = 0; i < s->nrunning; i++) {
-		avail += (int)e[2 * i + 1];
+	while (n > 0) {
+		avail += (int)e[1];
 		if (avail >= need) {
-			s->shadow_s = e[2 * i];
+			s->shadow_s = e[0];
 			s->extra_gpus = avail - need;
 			break;
 		}
+		n--;
+		e[0] = e[2 * n];
+		e[1] = e[2 * n + 1];
+		end_sift(e, n, 0);
 	}
-	free(e);
 }
 
 /* preempt lower-priority jobs (run at least the exempt time) for j */
@@ -775,6 +804,7 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	double t0 = pp_mono_s();
 	s.js = pp_xcalloc((size_t)s.njobs + 1, sizeof(*s.js));
 	s.running = pp_xmalloc(((size_t)s.njobs + 1) * sizeof(int));
+	s.resv = pp_xmalloc(((size_t)s.njobs + 1) * 2 * sizeof(double));
 	s.qused = pp_xcalloc((size_t)spec->nqueues + 1, sizeof(int));
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, spec->seed);
@@ -791,6 +821,7 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 		cs_place_release(&s);
 	free(s.js);
 	free(s.running);
+	free(s.resv);
 	free(s.qused);
 	free(s.flows);
 	gsl_rng_free(s.rng);

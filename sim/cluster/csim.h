@@ -33,7 +33,8 @@
  *    (the all-cause rate less the infrastructure one, per node a job
  *    holds) kill the job and leave the node. A killed job loses the work
  *    since its last committed checkpoint, is requeued at its original
- *    place in the queue, and pays restart_s when it starts again
+ *    place in the queue, and pays restart_s when it starts again; past
+ *    max_requeue interruptions (Slurm MaxBatchRequeue) it ends failed
  *    (Kokolis et al., arXiv 2410.21680, s. 4).
  *  - Checkpoints: every checkpoint_interval_s of compute a job writes
  *    checkpoint_bytes to the shared file system; concurrent writes share
@@ -131,6 +132,7 @@ typedef struct pp_csim_result {
 	double mean_ettr;            /* over finished jobs, weighted by their GPUs x time */
 	pp_csim_qstat queue[PP_CSIM_SIZE_BUCKETS];
 	int infra_failures, interruptions, preemptions, checkpoints;
+	int gave_up;                 /* jobs ended failed past max_requeue */
 	double mean_ckpt_write_s;    /* one checkpoint's write, start to written */
 	pp_csim_tpoint *timeline;
 	int ntimeline;

@@ -34,7 +34,7 @@ typedef struct cs_node {
 
 typedef struct cs_job {
 	uint8_t st, phase;
-	bool needs_restart, spans_leaf, flow_async;
+	bool needs_restart, spans_leaf, flow_async, gave_up;
 	uint32_t gen;
 	int prev, next;          /* pending list */
 	int run_pos;             /* index in running[], -1 */
@@ -86,6 +86,7 @@ typedef struct cs_sim {
 	double pend_gpus;
 	int *running;
 	int nrunning;
+	double *resv;            /* reserve()'s scratch: 2 doubles a job */
 	/* scheduler */
 	bool blocked;            /* a job is blocked since the last full pass */
 	int blocked_job;

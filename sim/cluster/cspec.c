@@ -143,7 +143,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	static const char *const rel_keys[] = {"failures_per_1000_node_days",
 					       "interruptions_per_1000_node_days", "repair_time_s",
 					       "restart_s", "lemon_fraction", "lemon_factor",
-					       "source"};
+					       "max_requeue", "source"};
 	static const char *const cost_keys[] = {"usd_per_gpu_hour", "source"};
 	static const char *const preempt[] = {"off", "requeue"};
 	const cJSON *root = d->root, *o;
@@ -231,6 +231,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	s->restart_s = 0;
 	s->lemon_fraction = 0;
 	s->lemon_factor = 1;
+	s->max_requeue = 5;
 	if ((rc = pp_jget_obj(d, root, "", "reliability", false, &o, err)))
 		return rc;
 	if (o) {
@@ -241,7 +242,8 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 		    (rc = num(d, o, p, "repair_time_s", false, 0, 1e9, &s->repair_s, err)) ||
 		    (rc = num(d, o, p, "restart_s", false, 0, 1e9, &s->restart_s, err)) ||
 		    (rc = num(d, o, p, "lemon_fraction", false, 0, 1, &s->lemon_fraction, err)) ||
-		    (rc = num(d, o, p, "lemon_factor", false, 1, 1e4, &s->lemon_factor, err)))
+		    (rc = num(d, o, p, "lemon_factor", false, 1, 1e4, &s->lemon_factor, err)) ||
+		    (rc = inum(d, o, p, "max_requeue", false, -1, 1000000, &s->max_requeue, err)))
 			return rc;
 		if (!isnan(ri) && ri < rf)
 			return pp_jdoc_errf(d, err, "reliability.interruptions_per_1000_node_days",

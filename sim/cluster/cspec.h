@@ -83,6 +83,8 @@ typedef struct pp_cspec {
 	double interruptions_per_node_s;      /* all causes, >= r_f; the rest leaves the node up */
 	double repair_s;             /* a failed node is out this long */
 	double restart_s;            /* a killed job's relaunch, reload and warm-up */
+	int max_requeue;             /* interruptions a job survives; past them it ends failed
+					(Slurm MaxBatchRequeue, default 5); -1 = no limit */
 	double lemon_fraction;       /* nodes failing lemon_factor times as often */
 	double lemon_factor;
 	/* money */
