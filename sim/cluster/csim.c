@@ -774,6 +774,11 @@ static int run(cs_sim *s)
 			s->next_progress = s->finished + step;
 		}
 	}
+	/* a cluster held for a horizon is available all of it, busy or not */
+	if (sp->horizon_s > s->now) {
+		cs_stats_advance(s, sp->horizon_s);
+		s->now = sp->horizon_s;
+	}
 	/* jobs still running at the horizon: their time so far */
 	for (int i = 0; i < s->nrunning; i++) {
 		int j = s->running[i];

@@ -113,7 +113,8 @@ typedef struct pp_csim_tpoint {
 typedef struct pp_csim_result {
 	int njobs, finished;
 	pp_csim_job *jobs;           /* njobs, when opts.per_job */
-	double makespan_s;           /* first submission to last completion */
+	double makespan_s;           /* first submission to last completion, or the spec's
+					horizon_s when longer (the cluster is held that long) */
 	double gpus;
 	double gpu_s_available;      /* GPUs x makespan, less the GPU-seconds down */
 	double gpu_s_allocated;

@@ -90,7 +90,9 @@ typedef struct pp_cspec {
 	/* money */
 	double usd_per_gpu_hour;     /* the cluster's fully loaded cost per available GPU-hour; NAN = none */
 	unsigned long seed;
-	double horizon_s;            /* 0 = until the last job ends */
+	double horizon_s;            /* the period simulated: jobs past it are cut off, and the
+					cluster counts as available all of it; 0 = until the
+					last job ends */
 	int timeline_points;         /* allocation samples over the run */
 } pp_cspec;
 

@@ -212,6 +212,8 @@ static int load_assumptions(ctx *c)
 	c->fleet_utilization =
 		cost_pick(cs->fleet_utilization,
 			  price_at(c, "ops.utilization.allocation_target_research", "fraction"));
+	if (cost_cluster_utilization(c))
+		return c->rc = c->err && c->err->code ? c->err->code : PP_EINPUT;
 	double amort =
 		price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
 	c->market_decay_ooms_per_year = amort / log(10.0);
