@@ -98,7 +98,7 @@ static int what_if(pp_cspec *s, const char *kv)
 		return 0;
 	}
 	const char *const *names = NULL;
-	int n = 0, *dst = NULL, tmp = -1;
+	int n = 0, tmp = -1;
 	if (kl == 9 && !strncmp(kv, "scheduler", kl)) {
 		names = pp_csched_names;
 		n = 2;
@@ -123,7 +123,6 @@ static int what_if(pp_cspec *s, const char *kv)
 		s->placement = (pp_cplace)tmp;
 	else
 		s->topology_mode = (pp_ctopo)tmp;
-	(void)dst;
 	return 0;
 }
 

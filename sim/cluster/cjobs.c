@@ -67,15 +67,14 @@ const char *pp_cjobs_id(const pp_cjobs *j, const pp_cjob *job)
 int pp_cjobs_queue(pp_cjobs *j, const char *name)
 {
 	/* the last one found first: records come in runs of one queue */
-	static int last;
-	if (last < j->nqueues && !strcmp(j->queues[last], name))
-		return last;
+	if (j->last_queue < j->nqueues && !strcmp(j->queues[j->last_queue], name))
+		return j->last_queue;
 	for (int i = 0; i < j->nqueues; i++)
 		if (!strcmp(j->queues[i], name))
-			return last = i;
+			return j->last_queue = i;
 	j->queues = pp_xrealloc(j->queues, (size_t)(j->nqueues + 1) * sizeof(char *));
 	j->queues[j->nqueues] = pp_xstrdup(name);
-	return last = j->nqueues++;
+	return j->last_queue = j->nqueues++;
 }
 
 static int cmp_submit(const void *a, const void *b)

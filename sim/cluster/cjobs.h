@@ -88,6 +88,7 @@ typedef struct pp_cjobs {
 	size_t ids_len, ids_cap;
 	char **queues;            /* queue (partition, vc) names; queues[0] = "default" */
 	int nqueues;
+	int last_queue;            /* the queue found last (records come in runs) */
 	char **scenarios;         /* scenario paths as written */
 	int nscenarios;
 	pp_cjob_fmt fmt;

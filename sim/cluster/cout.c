@@ -24,9 +24,9 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 		   "oversubscribed), NVLink domain %d GPUs\n",
 		   sp->name[0] ? pp_tty(sp->name) : "(unnamed)", sp->nodes, sp->gpus_per_node,
 		   sp->gpus, sp->nodes_per_leaf, sp->oversubscription, sp->nvlink_domain_gpus);
-	pp_sb_addf(out, "policy: %s%s, placement %s, topology %s, preemption %s; file system "
+	pp_sb_addf(out, "policy: %s, placement %s, topology %s, preemption %s; file system "
 		   "%.4g GB/s write\n", sp->sched == PP_CSCHED_FIFO ? "FIFO (sched/builtin)"
-		   : "EASY backfill (sched/backfill)", "", pp_cplace_names[sp->placement],
+		   : "EASY backfill (sched/backfill)", pp_cplace_names[sp->placement],
 		   pp_ctopo_names[sp->topology_mode], sp->preempt ? "requeue" : "off",
 		   sp->fs_write_Bps / PP_GB);
 	pp_sb_addf(out, "reliability: %.3g infrastructure failures and %.3g interruptions per "
@@ -202,7 +202,6 @@ void pp_cout_csv_timeline(pp_sb *out, const pp_csim_result *r)
 void pp_cout_compare_text(pp_sb *out, const char *na, const pp_csim_result *a, const char *nb,
 			  const pp_csim_result *b)
 {
-	char x1[32], x2[32];
 	pp_sb_addf(out, "what-if on the same %d jobs: A = %s, B = %s\n", a->njobs, pp_tty(na),
 		   pp_tty(nb));
 	pp_sb_addf(out, "  %-30s %14s %14s %10s\n", "", "A", "B", "B - A");
@@ -223,8 +222,6 @@ void pp_cout_compare_text(pp_sb *out, const char *na, const pp_csim_result *a, c
 		ROW("$ per useful GPU-hour", a->usd_per_useful_gpu_hour, b->usd_per_useful_gpu_hour, 1,
 		    "%14.4f");
 #undef ROW
-	(void)x1;
-	(void)x2;
 }
 
 cJSON *pp_cout_compare_json(const char *na, const pp_csim_result *a, const char *nb,
