@@ -22,7 +22,7 @@
 
 static void help_predict(void)
 {
-	printf("usage: podplan predict SCENARIO.json [--json]\n\n"
+	printf("usage: podplan predict SCENARIO.json [--json] [--ops] [--calibration DB:PROFILE[@VERSION]]\n\n"
 	       "Simulates one training step of the scenario (discrete-event, one simulated GPU per\n"
 	       "pipeline stage) and prints step time, throughput, MFU/HFU, time to train, the\n"
 	       "step-time breakdown, memory per GPU with a fits/does-not-fit verdict, and where\n"
@@ -35,7 +35,8 @@ static void help_predict(void)
 	       "            (op, scope, ranks, size piece) served each kind of traffic (TP, CP,\n"
 	       "            EP, DP, PP, tied embedding), or 'catalog' where no fit applies\n"
 	       "            (--json: collective_models)\n"
-	       "  --json    machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
+	       "  -j, --json\n"
+	       "            machine-readable: step_time_s, tokens_per_s, mfu, hfu,\n"
 	       "            model_tflops_per_gpu, memory{per_gpu_bytes, capacity_bytes, fits,\n"
 	       "            breakdown, peak_phase (the eager PyTorch step's phase, frameworks.json\n"
 	       "            eager_memory)}, breakdown{compute_s, tp_comm_exposed_s, dp_comm_exposed_s,\n"
@@ -360,7 +361,7 @@ static void print_table(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       r->steps_to_train);
 	printf("Bottleneck         %s\n\n", r->bottleneck);
 	printf("Step-time breakdown (critical pipeline stage)\n");
-	/* a blocking pipeline's stall is booked with its sends (schedule.h) */
+	/* a blocking pipeline's stall is booked with its sends (evgraph.h) */
 	bool blocking = p->pp > 1 && !t->overlap_p2p_comm;
 	for (int k = 0; k < PP_BD_COUNT; k++) {
 		/* a dense model has no expert-parallel row to show */
@@ -469,11 +470,15 @@ int pp_cmd_trace(int argc, char **argv)
 		case 'o': outp = optarg; break;
 		case 'C': calib = optarg; break;
 		case 'h':
-			printf("usage: podplan trace SCENARIO.json -o FILE.json\n\n"
+			printf("usage: podplan trace SCENARIO.json -o FILE.json [--calibration DB:PROFILE[@VERSION]]\n\n"
 			       "Writes the simulated step as a Chrome/Perfetto trace: one process per\n"
 			       "pipeline stage, one track per stream (compute, data-parallel comm) and per\n"
 			       "stage-to-stage link; F<mb>/B<mb> tasks per layer. Open it in\n"
-			       "https://ui.perfetto.dev or chrome://tracing.\n");
+			       "https://ui.perfetto.dev or chrome://tracing.\n\n"
+			       "  -o, --output FILE.json  where to write the trace (required)\n"
+			       "  --calibration DB:PROFILE[@VERSION]\n"
+			       "            a fitted calibration profile, as podplan predict uses it\n"
+			       "            (default: the scenario's calibration section)\n");
 			return 0;
 		default: return pp_cli_usage_error("trace", "unknown option");
 		}

@@ -287,7 +287,8 @@ static void help_search(void)
 	       "  --calibration DB:PROFILE  a fitted calibration profile, as `podplan predict` uses\n"
 	       "                  it (default: the scenario's calibration section)\n"
 	       "  --exhaustive    simulate every layout that fits (slow; checks the pruning)\n"
-	       "  --verbose       timing summary on stderr even when it is not a terminal\n\n"
+	       "  --verbose       timing summary on stderr even when it is not a terminal\n"
+	       "  -k, -r, -j, -c, -v  short for --top, --rank, --json, --csv, --verbose\n\n"
 	       "Counts: evaluated = every candidate of the space; no_fit = pruned by memory;\n"
 	       "bounded = fits but its step-time lower bound is above the K-th best; simulated = the\n"
 	       "rest. Distributed: `mpirun -np N podplan search ...` splits the candidates over the\n"
@@ -400,7 +401,7 @@ int pp_cmd_search(int argc, char **argv)
 	if (out0) {
 		if (r.fell_back)
 			fprintf(stderr, "podplan search: warning: the fast path disagreed with the event "
-					"simulation (sim/engine/fastpath.c no longer mirrors sim/engine/schedule.c); "
+					"simulation on the same program (sim/engine/fastpath.c and evgraph.c); "
 					"the search was redone with the event simulation\n");
 		if (!r.nbest)
 			printf("No layout of %lld fits in memory (%s).\n", (long long)r.evaluated, r.space);

@@ -34,8 +34,8 @@ static void help(void)
 	       "Disaggregated prefill/decode layouts (a prefill pool of 1 to 8 instances of each TP\n"
 	       "beside decode instances of each TP, the KV cache sent as vLLM's NixlConnector does)\n"
 	       "run beside the co-located ones; the pick says which won and why.\n\n"
-	       "  --rate R        target requests/s (default: workload.request_rate; a trace: a factor\n"
-	       "                  on its rate, default 1)\n"
+	       "  --rate R        target requests/s, or inf (every request at once; default:\n"
+	       "                  workload.request_rate; a trace: a factor on its rate, default 1)\n"
 	       "  --seed N        the workload's seed (default: workload.seed, else 0)\n"
 	       "  --provider P, --tier T  the $/GPU-hour from prices.json (default: the cheapest\n"
 	       "                  provider's on_demand price, or the scenario's search section)\n"
@@ -601,11 +601,7 @@ int pp_cmd_serve_search(int argc, char **argv)
 		goto out;
 	}
 	/* the price: prices.json through the scenario's search section and the flags */
-	pp_size_spec spec;
-	if ((rc = pp_size_spec_parse(&s, cat, &spec, &err))) {
-		rc = pp_cli_fail(&err);
-		goto out;
-	}
+	pp_size_spec spec = s.search;
 	if (provider)
 		snprintf(spec.provider, sizeof(spec.provider), "%s", provider);
 	if (tier)

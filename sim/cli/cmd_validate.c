@@ -296,7 +296,7 @@ int pp_cmd_validate(int argc, char **argv)
 			seed_given = true;
 			break;
 		case 'h':
-			printf("usage: podplan validate FILE.csv [--csv]\n\n"
+			printf("usage: podplan validate FILE.csv [-c | --csv]\n\n"
 			       "Predicts each published run of FILE.csv (the layout of\n"
 			       "validation-public.csv) whose configuration is complete, and prints\n"
 			       "measured, predicted and the error per row, then the mean and max\n"

@@ -49,9 +49,9 @@ int pp_plan_load(pp_plan_loaded *l, const char *path, const char *cmd, const cha
 	if ((rc = pp_scenario_load_unchecked(&l->s, path, l->cat, &err)))
 		return pp_cli_fail(&err);
 	l->have_s = true;
-	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)) ||
-	    (rc = pp_size_spec_parse(&l->s, l->cat, &l->spec, &err)))
+	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)))
 		return pp_cli_fail(&err);
+	l->spec = l->s.search;
 	if (calib || l->s.calib_profile[0]) {
 		if (!strcmp(cmd, "size")) {
 			if (pp_dist_rank() == 0)

@@ -315,7 +315,7 @@ typedef struct pp_cost_opts {
 	unsigned long seed;
 	bool draws_given;            /* else costs.uncertainty.draws, else tco.json's default */
 	int draws;                   /* 0 = no Monte Carlo */
-	const char *tco_path;        /* NULL = pp_data_dir()/tco.json */
+	const char *tco_path;        /* NULL = the catalog's tco.json */
 	/* a target (podplan size): > 0 and only options whose time to result
 	 * (lead time + one run) is within deadline_s can be recommended, the
 	 * cheapest of them; or, with budget_usd, the fastest whose full cost is

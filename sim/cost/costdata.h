@@ -43,7 +43,8 @@ typedef struct ctx {
 	const pp_catalog *cat;         /* the catalogs (not owned) */
 	const pp_costspec *cs;         /* &s->costs */
 	pp_cost_result *r;             /* the caller's result, filled as the run goes */
-	pp_jdoc tco;                   /* tco.json, owned: released by cost_ctx_close() */
+	const pp_jdoc *tco;            /* tco.json: the catalog's, or tco_own */
+	pp_jdoc tco_own;               /* a tco_path's, owned: released by cost_ctx_close() */
 	const cJSON *prices;           /* prices.json's root, inside cat */
 	const cJSON *sku_map;          /* tco.json's gpu_price_skus: GPU id -> prices.json SKU */
 	int rc;                        /* first error of cost_fail_data(), else 0 */
@@ -125,8 +126,8 @@ typedef struct ctx {
 	int as_of_year, as_of_month;   /* r->as_of: prices are aged against it */
 } ctx;
 
-/* Start c's run of s: the prices catalog of cat and tco.json (tco_path,
- * NULL = pp_data_dir()/tco.json), results into r. PP_EIO when either
+/* Start c's run of s: the prices and tco catalogs of cat (tco_path, when
+ * not NULL, a tco.json read instead), results into r. PP_EIO when either
  * cannot be read. cost_ctx_close() releases what it holds, whether or not
  * this failed. */
 int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const char *tco_path,
