@@ -2,16 +2,17 @@
  * cheap.h - the cluster simulation's event queue: a binary min-heap of
  * (time, sequence, kind, subject, generation) records.
  *
- * Private to sim/cluster/: main has no shared heap in sim/core yet (one is
- * planned as core/heap.h); when it lands this file should give way to it.
- * Ties in time are broken by the push sequence number, so a run is the
- * same on every machine (no dependence on the heap's internal order).
+ * The typed face of core/heap.h for the cluster simulation: the event
+ * record and its order. Ties in time are broken by the push sequence
+ * number, so events of one instant come out in the order they were pushed,
+ * the same on every machine.
  *
  * Ownership: the heap owns its array; pp_cheap_release() frees it.
  */
 #ifndef PP_CHEAP_H
 #define PP_CHEAP_H
 
+#include "core/heap.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,8 +25,7 @@ typedef struct pp_cev {
 } pp_cev;
 
 typedef struct pp_cheap {
-	pp_cev *v;
-	int n, cap;
+	pp_heap h;         /* of pp_cev */
 	uint64_t seq;
 } pp_cheap;
 
