@@ -23,6 +23,7 @@ static const struct {
 	{"history", pp_cmd_history, "past report runs: scenario, version, answer, where written"},
 	{"search", pp_cmd_search, "the fastest parallel layouts for a model, batch and cluster"},
 	{"size", pp_cmd_size, "the cheapest cluster (SKU, GPUs, fabric) for a deadline or budget"},
+	{"cluster", pp_cmd_cluster, "many jobs on one cluster: queue, placement, failures, goodput"},
 	{"serve", pp_cmd_serve, "serving: vllm bench serve's throughput and latencies, KV capacity, SLO"},
 	{"fit", pp_cmd_fit, "fit a calibration profile from calibration runs; list, export"},
 	{"check", pp_cmd_check, "validate a scenario file and print what it resolves to"},

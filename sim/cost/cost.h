@@ -291,6 +291,9 @@ typedef struct pp_cost_result {
 				       recommended one; -1 otherwise */
 	double deadline_s, budget_usd; /* the target ranked against (pp_cost_opts), 0 = none */
 	char recommendation[1024];  /* the answer and why, in sentences */
+	/* how the utilisation came from a cluster simulation
+	 * (costs.finance.utilization_from), in a sentence; "" = a constant */
+	char utilization_from[640];
 	pp_cost_inference inference;
 	pp_tornado_row *tornado;
 	int ntornado;

@@ -213,6 +213,12 @@ static int load_assumptions(ctx *c)
 	c->fleet_utilization =
 		cost_pick(cs->fleet_utilization,
 			  price_at(c, "ops.utilization.allocation_target_research", "fraction"));
+	char usrc[512];
+	if (cost_cluster_utilization(c, usrc, sizeof(usrc)))
+		return c->rc = c->err && c->err->code ? c->err->code : PP_EINPUT;
+	if (usrc[0])
+		cost_add_source(c, "finance.utilization_from (cluster simulation)",
+				c->fleet_utilization, "fraction", usrc, "simulation", "", false);
 	double amort =
 		price_at(c, "ops.depreciation_years.epoch_amortization_rate_per_year", "per_year");
 	c->market_decay_ooms_per_year = amort / log(10.0);

@@ -10,6 +10,7 @@
  *   costserve.c an inference option's replica through podplan serve
  *   costown.c   an owned option's servers, fabric and staff
  *   costdata.c  this context, the figure readers, sources and warnings
+ *   costcluster.c the utilisation from a cluster simulation (sim/cluster/)
  * Only a type goes the other way: costown.h includes costopt.h for the
  * resolved option (oin).
  */
@@ -64,6 +65,8 @@ typedef struct ctx {
 	double depreciation_years;     /* book life of owned hardware */
 	double salvage_fraction;       /* book value at the end of its life, of cost */
 	double fleet_utilization;      /* fraction of available GPU-hours used (amortized view) */
+	double capacity_utilization;   /* PP_WORK_CAPACITY's busy share: costs.work.utilization or
+					  the cluster simulation's (costcluster.c); NAN = neither */
 	double market_decay_ooms_per_year; /* price-performance gain, orders of magnitude a year */
 	int residual_book; /* 1: residual at book value, 0: market value less a haircut */
 	/* of owned hardware at the end of its book life, which every draw's
@@ -152,6 +155,11 @@ int cost_ctx_resolve(ctx *c);
 int cost_fail_data(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Add a warning sentence to the result, once (core/warn.h). */
 void cost_warnf(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* costcluster.c: finance.utilization_from, when given, replaces the fleet
+ * (and a capacity work's) utilisation with a cluster simulation's and
+ * writes what it rests on into source (empty: not asked for), which the
+ * caller books as a source. */
+int cost_cluster_utilization(ctx *c, char *source, size_t n);
 /* The member at dotted path ("facility.pue.other") below root; NULL when
  * absent. */
 const cJSON *cost_jpath(const cJSON *root, const char *path);

@@ -589,7 +589,7 @@ int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts)
 		return rc;
 	double per_gpu_h = ref.tokens_per_s * 3600.0 / ref.num_gpus;
 	double gpu_h = !isnan(c->cs->gpu_hours_per_month) ? c->cs->gpu_hours_per_month
-		       : c->cs->utilization * ref.num_gpus * PP_HOURS_PER_MONTH;
+		       : c->capacity_utilization * ref.num_gpus * PP_HOURS_PER_MONTH;
 	c->capacity_tokens_per_month = gpu_h * per_gpu_h;
 	return 0;
 }

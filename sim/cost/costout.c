@@ -255,6 +255,7 @@ void pp_cost_to_json(const pp_cost_result *r, pp_sb *sb)
 	cJSON *src = pp_json_arr(j, "sources");
 	for (int i = 0; i < r->nsources; i++)
 		source_json(src, &r->sources[i]);
+	pp_json_str(j, "utilization_from", r->utilization_from[0] ? r->utilization_from : NULL);
 	cJSON *w = pp_json_arr(j, "warnings");
 	for (int i = 0; i < r->nwarnings; i++)
 		pp_json_str(w, NULL, r->warnings[i]);
@@ -504,6 +505,8 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		}
 	}
 	pp_sb_addf(sb, "\nRecommendation: %s\n", r->recommendation);
+	if (r->utilization_from[0])
+		pp_sb_addf(sb, "Utilisation: %s\n", r->utilization_from);
 	if (r->nwarnings) {
 		pp_sb_adds(sb, "\nWarnings:\n");
 		for (int i = 0; i < r->nwarnings; i++)

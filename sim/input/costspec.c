@@ -15,7 +15,7 @@ static const char *const work_keys[] = {"type", "train_tokens", "runs", "tokens_
 					"tokens_per_month", "output_fraction", "input_tokens_per_month",
 					"output_tokens_per_month", "peak_to_average", "method"};
 static const char *const finance_keys[] = {"discount_rate", "depreciation_years", "salvage_fraction",
-					   "utilization", "residual"};
+					   "utilization", "residual", "utilization_from"};
 static const char *const goodput_keys[] = {"enabled", "failures_per_gpu_hour", "restart_s",
 					   "checkpoint_interval_s", "checkpoint_write_s",
 					   "job_setup_s"};
@@ -98,6 +98,48 @@ static int parse_top(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, const 
  * another type; an inference work's volume as input and output tokens a
  * month (derived from tokens_per_month and output_fraction when given
  * so). */
+/* costs.finance.utilization_from given (parsed after the work) */
+static bool has_utilization_from(const pp_jdoc *d)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(d->root, "costs");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(c, "finance");
+	return cJSON_GetObjectItemCaseSensitive(f, "utilization_from") != NULL;
+}
+
+/* rel against the folder of the file doc */
+static void resolve_path(char *out, size_t n, const char *doc, const char *rel)
+{
+	const char *slash = strrchr(doc, '/');
+	if (rel[0] == '/' || !slash)
+		snprintf(out, n, "%s", rel);
+	else
+		snprintf(out, n, "%.*s/%s", (int)(slash - doc), doc, rel);
+}
+
+/* finance.utilization_from: {"cluster": SPEC.json, "jobs": JOBS}, each
+ * relative to the scenario's folder (podplan cluster, docs/cluster.md) */
+static int parse_utilization_from(pp_costspec *cs, const pp_jdoc *d, const cJSON *fin,
+				  const char *fp, pp_err *err)
+{
+	static const char *const keys[] = {"cluster", "jobs"};
+	const cJSON *o;
+	char p[128], a[512], b[512];
+	int rc;
+	if ((rc = pp_jget_obj(d, fin, fp, "utilization_from", false, &o, err)) || !o)
+		return rc;
+	pp_jpath(p, sizeof(p), fp, "utilization_from");
+	if ((rc = pp_jcheck_keys(d, o, p, keys, PP_ARRAY_LEN(keys), err)) ||
+	    (rc = pp_jget_str(d, o, p, "cluster", true, a, sizeof(a), NULL, err)) ||
+	    (rc = pp_jget_str(d, o, p, "jobs", true, b, sizeof(b), NULL, err)))
+		return rc;
+	if (!isnan(cs->fleet_utilization))
+		return pp_jdoc_errf(d, err, p, "found beside finance.utilization; expected one: a "
+				    "constant or a cluster simulation");
+	resolve_path(cs->utilization_cluster, sizeof(cs->utilization_cluster), d->path, a);
+	resolve_path(cs->utilization_jobs, sizeof(cs->utilization_jobs), d->path, b);
+	return 0;
+}
+
 static int check_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const char *p,
 		      pp_err *err)
 {
@@ -162,7 +204,8 @@ static int check_work(pp_costspec *cs, const pp_jdoc *d, const cJSON *o, const c
 		}
 		cs->tokens_per_month = cs->input_tokens_per_month + cs->output_tokens_per_month;
 	}
-	if (cs->work == PP_WORK_CAPACITY && isnan(cs->utilization) && isnan(cs->gpu_hours_per_month))
+	if (cs->work == PP_WORK_CAPACITY && isnan(cs->utilization) && isnan(cs->gpu_hours_per_month) &&
+	    !has_utilization_from(d))
 		return pp_jdoc_errf(d, err, p, "a \"capacity\" work needs \"utilization\" (busy "
 				    "share of the scenario's cluster) or \"gpu_hours_per_month\"");
 	if (cs->work == PP_WORK_CAPACITY && !isnan(cs->utilization) &&
@@ -224,7 +267,8 @@ static int parse_finance(pp_costspec *cs, const pp_jdoc *d, const cJSON *obj, co
 	    (rc = num(d, o, p, "depreciation_years", 1, 20, &cs->depreciation_years, err)) ||
 	    (rc = num(d, o, p, "salvage_fraction", 0, 1, &cs->salvage_fraction, err)) ||
 	    (rc = num(d, o, p, "utilization", 0.01, 1, &cs->fleet_utilization, err)) ||
-	    (rc = pp_jget_enum(d, o, p, "residual", false, resid, 2, &e, &present, err)))
+	    (rc = pp_jget_enum(d, o, p, "residual", false, resid, 2, &e, &present, err)) ||
+	    (rc = parse_utilization_from(cs, d, o, p, err)))
 		return rc;
 	if (present)
 		cs->residual = e;

@@ -74,6 +74,11 @@ typedef struct pp_costspec {
 	/* finance */
 	double discount_rate, depreciation_years, salvage_fraction, fleet_utilization;
 	int residual;                 /* -1 default (market), 0 market, 1 book */
+	/* finance.utilization_from: a cluster spec and a jobs file (podplan
+	 * cluster) whose simulated utilisation replaces finance.utilization
+	 * and, for a capacity work given none, work.utilization; paths
+	 * resolved against the scenario's folder; "" = not given */
+	char utilization_cluster[512], utilization_jobs[512];
 	/* goodput */
 	bool goodput;                 /* false: ignore failures and checkpoints */
 	double failures_per_gpu_hour, restart_s, checkpoint_interval_s, checkpoint_write_s;

@@ -1,0 +1,425 @@
+/*
+ * canchor.c - see canchor.h. Every figure compared here is cited in the
+ * row's source; a figure derived by arithmetic from published ones says
+ * so ("derived").
+ */
+#include "cluster/canchor.h"
+#include "cluster/cgen.h"
+#include "cluster/cjobs.h"
+#include "cluster/csim.h"
+#include "cluster/cspec.h"
+#include "core/csv.h"
+#include "engine/predict.h"
+#include "input/hw.h"
+#include "input/scenario.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DAY 86400.0
+#define META "Kokolis et al., Revisiting Reliability in Large-Scale ML Research Clusters, HPCA'25, arXiv 2410.21680"
+#define LLAMA "Llama Team, The Llama 3 Herd of Models, arXiv 2407.21783, s. 3.3.4 and Table 5"
+
+double pp_canchor_mttf_s(double nodes, double rf)
+{
+	return 1.0 / (nodes * rf);
+}
+
+double pp_canchor_ettr(double interval_s, double write_s, double restart_s, double rate)
+{
+	double cycle = interval_s + write_s;
+	return interval_s / cycle * (1 - rate * (restart_s + 0.5 * cycle));
+}
+
+double pp_canchor_opt_interval_s(double write_s, double rate)
+{
+	return sqrt(2 * write_s / rate);
+}
+
+/* a homogeneous cluster built in code */
+static void mk_spec(pp_cspec *s, int nodes, int per_leaf, double rf_1000, double all_1000,
+		    double restart_s, double repair_s, double fs_GBps, unsigned long seed)
+{
+	memset(s, 0, sizeof(*s));
+	s->types = pp_xcalloc(1, sizeof(*s->types));
+	s->ntypes = 1;
+	s->types[0].count = nodes;
+	s->types[0].gpus_per_node = 8;
+	s->nodes = nodes;
+	s->gpus = 8 * nodes;
+	s->gpus_per_node = 8;
+	s->nvlink_domain_gpus = 8;
+	s->nodes_per_leaf = per_leaf;
+	s->oversubscription = 1;
+	s->fs_read_Bps = s->fs_write_Bps = fs_GBps * PP_GB;
+	s->host_copy_Bps = 25 * PP_GB;
+	s->sched = PP_CSCHED_BACKFILL;
+	s->backfill_max_job_test = 100;
+	s->placement = PP_CPLACE_PACK;
+	s->topology_mode = PP_CTOPO_PREFERRED;
+	s->infra_failures_per_node_s = rf_1000 / 1000 / DAY;
+	s->interruptions_per_node_s = all_1000 / 1000 / DAY;
+	s->restart_s = restart_s;
+	s->repair_s = repair_s;
+	s->lemon_factor = 1;
+	s->max_requeue = -1; /* one long job: it always comes back */
+	s->usd_per_gpu_hour = NAN;
+	s->seed = seed;
+	s->timeline_points = 16;
+	snprintf(s->name, sizeof(s->name), "%d nodes", nodes);
+}
+
+static pp_cjob *one_job(pp_cjobs *j, const char *id, int gpus, double work_s)
+{
+	pp_cjob *x = pp_cjobs_add(j, id);
+	x->gpus = gpus;
+	x->work_s = work_s;
+	return x;
+}
+
+static pp_canchor *add(pp_canchor **v, int *n, const char *id, const char *metric, double pred,
+		       double pub, double tol, const char *src, const char *notes)
+{
+	*v = pp_xrealloc(*v, (size_t)(*n + 1) * sizeof(**v));
+	pp_canchor *a = &(*v)[(*n)++];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->id, sizeof(a->id), "%s", id);
+	snprintf(a->metric, sizeof(a->metric), "%s", metric);
+	a->predicted = pred;
+	a->published = pub;
+	a->error_pct = 100 * (pred - pub) / pub;
+	a->tol_pct = tol;
+	a->pass = !isnan(tol) && fabs(a->error_pct) <= tol;
+	snprintf(a->source, sizeof(a->source), "%s", src);
+	snprintf(a->notes, sizeof(a->notes), "%s", notes);
+	return a;
+}
+
+/* MTTF of a job on all of a cluster's nodes, measured by simulation:
+ * failures are repaired at once and the job restarts at once, so the
+ * failures counted over the horizon are the job's */
+static int sim_mttf(int nodes, double horizon_s, double *mttf_s, pp_err *err)
+{
+	pp_cspec s;
+	pp_cjobs j;
+	pp_csim_result r;
+	mk_spec(&s, nodes, nodes, 6.50, 6.50, 0, 0, 1000, 2410);
+	s.horizon_s = horizon_s;
+	pp_cjobs_init(&j);
+	one_job(&j, "whole-cluster", 8 * nodes, 100 * horizon_s);
+	int rc = pp_csim_run(&s, &j, NULL, &r, err);
+	if (!rc)
+		*mttf_s = horizon_s / r.infra_failures;
+	pp_csim_result_release(&r);
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
+	return rc;
+}
+
+/* the engine's checkpoint of a model (weights and optimizer state) */
+static int ckpt_bytes(const pp_catalog *cat, const char *preset, int gpus, int tp, int pp,
+		      double *bytes, pp_err *err)
+{
+	char json[1024];
+	snprintf(json, sizeof(json),
+		 "{\"name\": \"anchor\", \"model\": {\"preset\": \"%s\"},"
+		 " \"training\": {\"global_batch_size\": %d, \"micro_batch_size\": 1,"
+		 " \"precision\": \"bf16\", \"recompute\": \"selective\"},"
+		 " \"parallel\": {\"tensor_model_parallel_size\": %d,"
+		 " \"pipeline_model_parallel_size\": %d, \"sequence_parallel\": true,"
+		 " \"zero_stage\": 1},"
+		 " \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d,"
+		 " \"inter_node\": {\"fabric\": \"ib-ndr\", \"nics_per_node\": 8}}}",
+		 preset, gpus / (tp * pp) * 16, tp, pp, gpus);
+	pp_scenario sc;
+	pp_hw hw;
+	pp_result r;
+	int rc = pp_scenario_parse_unchecked(&sc, "anchor", json, strlen(json), cat, err);
+	if (rc)
+		return rc;
+	if (!(rc = pp_hw_from_catalog(&hw, cat, &sc.cluster, err)) &&
+	    !(rc = pp_predict(&sc, &hw, NULL, &r, err)))
+		*bytes = r.checkpoint_bytes;
+	pp_scenario_release(&sc);
+	return rc;
+}
+
+/* One long job on 2,048 nodes (with spares) for a horizon: its ETTR and
+ * how often it was interrupted. */
+static int sim_long_job(int nodes, int spares, double rf_1000, double horizon_s, double bytes,
+			double fs_GBps, double interval_s, double restart_s, unsigned long seed,
+			double *ettr, int *interruptions, double *write_s, pp_err *err)
+{
+	pp_cspec s;
+	pp_cjobs j;
+	pp_csim_result r;
+	mk_spec(&s, nodes + spares, nodes + spares, rf_1000, rf_1000, restart_s, 3 * DAY,
+		fs_GBps, seed);
+	s.horizon_s = horizon_s;
+	pp_cjobs_init(&j);
+	pp_cjob *x = one_job(&j, "long", 8 * nodes, 100 * horizon_s);
+	x->ckpt_bytes = bytes;
+	x->ckpt_interval_s = interval_s;
+	pp_csim_opts o = {0};
+	o.per_job = true;
+	int rc = pp_csim_run(&s, &j, &o, &r, err);
+	if (!rc) {
+		*ettr = r.jobs[0].useful_s / horizon_s;
+		*interruptions = r.interruptions;
+		*write_s = r.mean_ckpt_write_s;
+	}
+	pp_csim_result_release(&r);
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
+	return rc;
+}
+
+static int acme(const char *models_dir, const char *id, bool quick, double *mean_s,
+		double *median_s, double *pub_mean, double *pub_median, int *njobs, pp_err *err)
+{
+	pp_cgen_params p;
+	pp_cgen_fit f;
+	pp_cjobs j;
+	pp_cspec s;
+	pp_csim_result r;
+	int gpus, rc;
+	if ((rc = pp_cgen_preset(models_dir, id, &p, &gpus, err)) ||
+	    (rc = pp_cgen_fit_params(&p, &f, err)))
+		return rc;
+	if (quick && p.njobs > 100000)
+		p.njobs = 100000;
+	*njobs = p.njobs;
+	if ((rc = pp_cgen_draw(&p, &f, &j, err)))
+		return rc;
+	mk_spec(&s, gpus / 8, 32, 0, 0, 0, 0, 1000, 2403);
+	rc = pp_csim_run(&s, &j, NULL, &r, err);
+	if (!rc) {
+		*mean_s = r.queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s;
+		*median_s = r.queue[PP_CSIM_SIZE_BUCKETS - 1].median_s;
+	}
+	/* the published figures, from the same row */
+	char *path = pp_path_join(models_dir, "cluster/trace-summaries.csv");
+	pp_csv c;
+	if (!rc && !(rc = pp_csv_load(&c, path, err))) {
+		int ci = pp_csv_col(&c, "id"), cm = pp_csv_col(&c, "avg_que_time_gpu"),
+		    cd = pp_csv_col(&c, "med_que_time_gpu");
+		for (int i = 1; i < c.nrows; i++)
+			if (!strcmp(pp_csv_get(&c, i, ci), id)) {
+				*pub_mean = atof(pp_csv_get(&c, i, cm));
+				*pub_median = atof(pp_csv_get(&c, i, cd));
+			}
+		pp_csv_release(&c);
+	}
+	free(path);
+	pp_csim_result_release(&r);
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
+	return rc;
+}
+
+int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick,
+		       pp_canchor **out, int *n, pp_err *err)
+{
+	pp_canchor *v = NULL;
+	int k = 0, rc;
+	char notes[640];
+	*out = NULL;
+	*n = 0;
+	const double rf = 6.50 / 1000 / DAY;
+	/* --- failures: Meta's MTTF from r_f --- */
+	double m2048, m16k;
+	if ((rc = sim_mttf(2048, 240 * DAY, &m2048, err)) ||
+	    (rc = sim_mttf(16384, 30 * DAY, &m16k, err)))
+		goto fail;
+	snprintf(notes, sizeof(notes), "Monte Carlo: one job on all 2,048 nodes (16,384 GPUs) "
+		 "for 240 days at r_f = 6.50 per 1,000 node-days (RSC-1), failures counted; the "
+		 "analytic 1/(N r_f) is %.3f h", pp_canchor_mttf_s(2048, rf) / 3600);
+	add(&v, &k, "meta-mttf-16k-gpus", "mttf_h", m2048 / 3600, 1.8, 5, META " (MTTF projected "
+	    "at 16,384 GPUs from RSC-1's r_f)", notes);
+	snprintf(notes, sizeof(notes), "Monte Carlo: one job on all 16,384 nodes (131,072 GPUs) "
+		 "for 30 days at r_f = 6.50; the analytic 1/(N r_f) is %.4f h (the paper's 0.23 h "
+		 "is rounded)", pp_canchor_mttf_s(16384, rf) / 3600);
+	add(&v, &k, "meta-mttf-131k-gpus", "mttf_h", m16k / 3600, 0.23, 5, META " (MTTF projected "
+	    "at 131,072 GPUs)", notes);
+	/* --- ETTR: simulation against the analytic estimator --- */
+	{
+		double lam = 1024 * rf, w = 60, u0 = 600;
+		double d = pp_canchor_opt_interval_s(w, lam);
+		double ettr, wr;
+		int ni;
+		if ((rc = sim_long_job(1024, 64, 6.50, 60 * DAY, 60 * 1000 * PP_GB, 1000, d, u0, 7,
+				       &ettr, &ni, &wr, err)))
+			goto fail;
+		double an = pp_canchor_ettr(d, w, u0, lam);
+		snprintf(notes, sizeof(notes), "one 8,192-GPU job for 60 days at r_f 6.50 with 64 "
+			 "spare nodes: checkpoint write %.0f s (60 TB at 1 TB/s), interval %.0f s "
+			 "(sqrt(2 w / N r_f)), restart %.0f s; %d interruptions; the analytic "
+			 "estimator is the 'published' column (Meta report theirs within ~5%% of "
+			 "simulation)", w, d, u0, ni);
+		add(&v, &k, "meta-ettr-sim-vs-analytic", "ettr", ettr, an, 5,
+		    META " (s. 5: the ETTR estimator against simulation)", notes);
+	}
+	/* --- Llama 3: 54 days on 2,048 nodes --- */
+	{
+		double bytes;
+		if ((rc = ckpt_bytes(cat, "llama3-405b", 16384, 8, 16, &bytes, err)))
+			goto fail;
+		double r3 = 419.0 / (2048 * 54.0); /* per 1,000 node-days: x 1000 */
+		double lam = 2048 * r3 / DAY, w = bytes / 2e12, u0 = 900;
+		double d = pp_canchor_opt_interval_s(w, lam);
+		double ettr, wr;
+		int ni;
+		if ((rc = sim_long_job(2048, 64, r3 * 1000, 54 * DAY, bytes, 2000, d, u0, 3, &ettr,
+				       &ni, &wr, err)))
+			goto fail;
+		snprintf(notes, sizeof(notes), "Monte Carlo of 54 days on 2,048 nodes at 419 / "
+			 "(2,048 x 54) = %.2f interruptions per 1,000 node-days: the rate comes from "
+			 "the count itself, so this row checks the sampler, not a prediction (the "
+			 "rows at RSC-1 and RSC-2 rates bracket it)", r3 * 1000);
+		add(&v, &k, "llama3-54d-interruptions", "interruptions", ni, 419, 10, LLAMA, notes);
+		int n1, n2;
+		double e1, e2, w1, w2;
+		if ((rc = sim_long_job(2048, 64, 6.50, 54 * DAY, bytes, 2000, d, u0, 4, &e1, &n1, &w1,
+				       err)) ||
+		    (rc = sim_long_job(2048, 64, 2.34, 54 * DAY, bytes, 2000, d, u0, 5, &e2, &n2, &w2,
+				       err)))
+			goto fail;
+		snprintf(notes, sizeof(notes), "at Meta RSC-1's 6.50 per 1,000 node-days (A100) "
+			 "instead: not within 10%%; RSC-2's 2.34 gives %d; Llama 3's H100 run lies "
+			 "between the two", n2);
+		pp_canchor *a = add(&v, &k, "llama3-54d-interruptions-at-rsc1-rate", "interruptions",
+				    n1, 419, NAN, LLAMA "; " META, notes);
+		a->pass = n2 <= 419 && 419 <= n1;
+		snprintf(notes, sizeof(notes), "ETTR of the 54 days at that rate: the engine's "
+			 "405B checkpoint (%.2f TB: bf16 weights, fp32 master and Adam moments) "
+			 "written at 2 TB/s (Tectonic sustained) in %.2f s, every %.0f s, 15-minute "
+			 "restart (the repository's 405B scenario's assumption); the paper reports "
+			 "'higher than 90%%' effective training time: a lower bound, so the row "
+			 "passes above it", bytes / 1e12, wr, d);
+		a = add(&v, &k, "llama3-54d-ettr", "ettr", ettr, 0.90, NAN, LLAMA, notes);
+		a->pass = ettr > 0.90;
+		/* --- storage --- */
+		snprintf(notes, sizeof(notes), "the engine's 405B checkpoint over 16,384 GPUs; "
+			 "Llama 3 reports 1 MB to 4 GB per GPU: within the range passes");
+		a = add(&v, &k, "llama3-405b-ckpt-per-gpu", "bytes_per_gpu", bytes / 16384, 4e9, NAN,
+			LLAMA " (s. 3.3.4: checkpoints of 1 MB-4 GB per GPU)", notes);
+		a->pass = bytes / 16384 >= 1e6 && bytes / 16384 <= 4e9;
+	}
+	{
+		/* a burst at the published upper bound: 4 GB on each of 16,384 GPUs */
+		double burst = 4e9 * 16384;
+		for (int t = 0; t < 3; t++) {
+			double fs = t == 1 ? 7000 : 2000;
+			int jobs = t == 2 ? 2 : 1;
+			pp_cspec s;
+			pp_cjobs j;
+			pp_csim_result r;
+			mk_spec(&s, 2048 * jobs, 2048 * jobs, 0, 0, 0, 0, fs, 1);
+			pp_cjobs_init(&j);
+			for (int q = 0; q < jobs; q++) {
+				pp_cjob *x = one_job(&j, q ? "b" : "a", 16384, 3600);
+				x->ckpt_bytes = burst;
+				x->ckpt_interval_s = 1800;
+			}
+			if ((rc = pp_csim_run(&s, &j, NULL, &r, err))) {
+				pp_cspec_release(&s);
+				pp_cjobs_release(&j);
+				goto fail;
+			}
+			double want = burst * jobs / (fs * PP_GB);
+			const char *ids[] = {"llama3-ckpt-burst-2tbps", "llama3-ckpt-burst-7tbps",
+					     "llama3-ckpt-two-bursts-2tbps"};
+			snprintf(notes, sizeof(notes), "simulated write of %.1f TB (4 GB x 16,384 "
+				 "GPUs, the published upper bound) on a file system of %.0f TB/s%s; the "
+				 "'published' column is that size over that bandwidth (derived from "
+				 "the two published figures)", burst / 1e12, fs / 1000,
+				 jobs == 2 ? ", two jobs bursting at once (each takes twice as long: "
+					     "processor sharing)" : "");
+			add(&v, &k, ids[t], "write_s", r.mean_ckpt_write_s, want, 1,
+			    LLAMA " (Tectonic: 2 TB/s sustained, 7 TB/s peak)", notes);
+			pp_csim_result_release(&r);
+			pp_cjobs_release(&j);
+			pp_cspec_release(&s);
+		}
+	}
+	{
+		/* async vs sync blocking, 7B */
+		double bytes;
+		if ((rc = ckpt_bytes(cat, "llama2-7b", 64, 1, 1, &bytes, err)))
+			goto fail;
+		snprintf(notes, sizeof(notes), "not reproduced: the post gives neither the file "
+			 "system's write bandwidth nor the node count, and both set the ratio here "
+			 "(sync: %.0f GB over the job's share of the file system; async: each node's "
+			 "shard over its host copy bandwidth). The blocking time modelled is bandwidth "
+			 "only; the post's 6.3 s also holds planning and serialisation", bytes / 1e9);
+		pp_canchor *a = add(&v, &k, "pytorch-dcp-async-7b-ratio", "sync_over_async",
+				    NAN, 148.8 / 6.3, 25, "PyTorch blog, Reducing Model Checkpointing "
+				    "Times by Over 10x with PyTorch Distributed Asynchronous "
+				    "Checkpointing (2024): 148.8 s -> 6.3 s", notes);
+		a->pass = false;
+	}
+	/* --- Acme queueing from the fitted generator --- */
+	const char *ids[2] = {"seren", "kalos"};
+	for (int i = 0; i < 2; i++) {
+		double mean = NAN, median = NAN, pm = NAN, pmed = NAN;
+		int nj;
+		if ((rc = acme(models_dir, ids[i], quick, &mean, &median, &pm, &pmed, &nj, err)))
+			goto fail;
+		char id[64];
+		snprintf(notes, sizeof(notes), "%d jobs drawn from the generator fitted to the row's "
+			 "job count over its period, GPUs a job, run times and GPU time only "
+			 "(models/cluster/trace-summaries.csv), EASY backfill, pack, 32-node leaves, "
+			 "no failures; the queueing delay is the prediction", nj);
+		snprintf(id, sizeof(id), "acme-%s-queue-mean", ids[i]);
+		add(&v, &k, id, "queue_s", mean, pm, 25,
+		    "InternLM/AcmeTrace data/cluster_summary.csv @6d6ac9c", notes);
+		snprintf(id, sizeof(id), "acme-%s-queue-median", ids[i]);
+		add(&v, &k, id, "queue_s", median, pmed, 25,
+		    "InternLM/AcmeTrace data/cluster_summary.csv @6d6ac9c", notes);
+	}
+	*out = v;
+	*n = k;
+	return 0;
+fail:
+	free(v);
+	return rc;
+}
+
+int pp_canchor_run(const pp_catalog *cat, const char *models_dir, bool csv, pp_sb *out,
+		   pp_err *err)
+{
+	pp_canchor *v;
+	int n;
+	int rc = pp_canchor_compute(cat, models_dir, false, &v, &n, err);
+	if (rc)
+		return rc;
+	if (csv) {
+		pp_csvw w;
+		pp_csvw_init(&w, out);
+		pp_csvw_header(&w, "id,metric,predicted,published,error_pct,tolerance_pct,pass,"
+				   "source,notes");
+		for (int i = 0; i < n; i++) {
+			pp_csvw_text(&w, v[i].id);
+			pp_csvw_text(&w, v[i].metric);
+			pp_csvw_num(&w, v[i].predicted, 6);
+			pp_csvw_num(&w, v[i].published, 6);
+			pp_csvw_fixed(&w, v[i].error_pct, 1);
+			pp_csvw_num(&w, v[i].tol_pct, 3);
+			pp_csvw_bool(&w, v[i].pass);
+			pp_csvw_text(&w, v[i].source);
+			pp_csvw_text(&w, v[i].notes);
+			pp_csvw_end(&w);
+		}
+	} else {
+		pp_sb_addf(out, "%-40s %-15s %12s %12s %8s %6s  %s\n", "anchor", "metric", "predicted",
+			   "published", "error", "tol", "pass");
+		for (int i = 0; i < n; i++)
+			pp_sb_addf(out, "%-40s %-15s %12.4g %12.4g %7.1f%% %5s  %s\n", v[i].id,
+				   v[i].metric, v[i].predicted, v[i].published, v[i].error_pct,
+				   isnan(v[i].tol_pct) ? "bound" : "", v[i].pass ? "yes" : "NO");
+	}
+	free(v);
+	return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * csimint.h - the state the cluster simulation's files share (csim.c: the
+ * event loop and the scheduler; cplace.c: nodes and placement; cstats.c:
+ * what the run measured). Times in seconds from the first submission,
+ * work in units of the job's progress (seconds of compute for a replayed
+ * job, steps for a scenario job), bytes.
+ */
+#ifndef PP_CSIMINT_H
+#define PP_CSIMINT_H
+
+#include "cluster/cheap.h"
+#include "cluster/csim.h"
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+enum { ST_WAIT, ST_PEND, ST_RUN, ST_DONE };
+enum { PH_RESTART, PH_COMPUTE, PH_STAGE, PH_CKPT_BLOCK, PH_FLOW_WAIT };
+enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR };
+
+typedef struct cs_slot {
+	int node;
+	int ngpu;                /* whole GPUs taken on it */
+	uint64_t mask;           /* which GPUs (clusters with fractional jobs only) */
+} cs_slot;
+
+typedef struct cs_node {
+	int free;                /* whole GPUs free */
+	int leaf;
+	bool up, lemon;
+	int prev, next;          /* in its (leaf, free) bucket list */
+	int *jobs;               /* jobs placed on it */
+	int njobs, capjobs;
+} cs_node;
+
+typedef struct cs_job {
+	uint8_t st, phase;
+	bool needs_restart, spans_leaf, flow_async, gave_up;
+	uint32_t gen;
+	int prev, next;          /* pending list */
+	int run_pos;             /* index in running[], -1 */
+	int queue_spec;          /* index into spec->queues, -1 = none */
+	int prio;
+	int alloc_gpus;          /* GPUs it holds: per-node share x nodes */
+	double work, done, ckpt_done, rate;   /* units; rate in units/s */
+	double next_ckpt_at;     /* units */
+	double seg_t0, seg_done0, phase_t0, attempt_t0;
+	double est_end;          /* backfill's expected end of this attempt */
+	int flow;                /* index into the file system's flows, -1 */
+	cs_slot *slots;
+	int nslots;
+	int frac_gpu;            /* fractional job: node slot's GPU index */
+	double compute_s, lost_s, ckpt_block_s, restart_s, alloc_s;
+	double start_s, end_s, mfu;
+	int interruptions, preemptions;
+} cs_job;
+
+typedef struct cs_flow {
+	int job;
+	double v_end;            /* virtual time at which it is written */
+	double t0;               /* when it started */
+	double snapshot;         /* the job's done units it commits */
+} cs_flow;
+
+typedef struct cs_sim {
+	const pp_cspec *spec;
+	const pp_cjobs *jobs;
+	const pp_csim_opts *opts;
+	pp_csim_result *r;
+	pp_err *err;
+	gsl_rng *rng;
+	pp_cheap heap;
+	double now;
+	int G;                   /* GPUs per node */
+	int nleaves;
+	cs_node *nodes;
+	int nnodes;
+	int *bhead;              /* [leaf * (G + 1) + free] -> first node, -1 */
+	int *cnt;                /* [free] nodes up with that many whole GPUs free */
+	int *cntl;               /* [leaf * (G + 1) + free] */
+	uint16_t *milli;         /* [node * G + gpu] free thousandths; fractional clusters only */
+	bool has_frac;
+	int free_gpus, up_gpus, down_gpus;
+	cs_job *js;
+	int njobs, finished, arrived;
+	int pend_head, pend_tail, npend;
+	double pend_gpus;
+	int *running;
+	int nrunning;
+	double *resv;            /* reserve()'s scratch: 2 doubles a job */
+	/* scheduler */
+	bool blocked;            /* a job is blocked since the last full pass */
+	int blocked_job;
+	double shadow_s;         /* its reservation */
+	int extra_gpus;
+	bool dirty;              /* resources freed: a full pass is due */
+	int *qused;              /* GPUs in use per spec queue */
+	/* file system */
+	cs_flow *flows;
+	int nflows, capflows;
+	double fs_v, fs_t;       /* virtual time and when it was last advanced */
+	uint32_t fs_gen;
+	double ckpt_write_sum;
+	/* failures */
+	double fail_rate_max;    /* per node-second, the largest node weight's */
+	/* accounting */
+	double t_last;
+	double frag_now;
+	pp_csim_tpoint *bins;
+	int nbins;
+	double bin_w;
+	int next_progress;
+} cs_sim;
+
+/* cplace.c */
+int cs_place_init(cs_sim *s);
+void cs_place_release(cs_sim *s);
+/* place job j now; false when it does not fit */
+bool cs_place(cs_sim *s, int j);
+/* give back what job j holds */
+void cs_unplace(cs_sim *s, int j);
+/* nodes and per-node GPUs job j asks for */
+void cs_shape(const cs_sim *s, const pp_cjob *x, int *nodes, int *per_node);
+/* take node n out (failure) / put it back (repair) */
+void cs_node_down(cs_sim *s, int n);
+void cs_node_up(cs_sim *s, int n);
+/* free GPUs that job j could not use (fragmentation with respect to it) */
+double cs_frag_for(const cs_sim *s, int j);
+
+/* cstats.c */
+void cs_stats_advance(cs_sim *s, double t);
+int cs_stats_finish(cs_sim *s);
+
+#endif
