@@ -25,6 +25,12 @@ int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 /* --seed's value for command cmd: 0, or the usage error's status (2) with
  * the message printed. */
 int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out);
+/* A number option of command cmd (opt: "--rate"): a plain decimal
+ * (pp_parse_decimal) in [min, max], the bounds of the scenario key it
+ * overrides, or exactly "inf" when inf_ok; what names the unit in the
+ * message. 0, or the usage error's status (2) with the message printed. */
+int pp_cli_parse_num(const char *cmd, const char *opt, const char *s, double min, double max,
+		     bool inf_ok, const char *what, double *out);
 /* Apply the calibration profile named by `--calibration DB:PROFILE` (spec,
  * may be NULL), else by the scenario's calibration section (its db, or the
  * default store when only a profile is named), to hw. Prints its own error

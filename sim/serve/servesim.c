@@ -5,6 +5,7 @@
 #include "engine/collective.h"
 #include "core/util.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,7 @@ static bool *counted(const run *s, int64_t W)
 {
 	size_t N = s->N;
 	bool *in = pp_xcalloc(N + 1, sizeof(bool));
+	assert(W >= 0 && 2 * (uint64_t)W < (uint64_t)N + (N == 0)); /* pp_serve_check_work */
 	for (size_t i = 0; i < N; i++)
 		in[i] = (int64_t)i >= W; /* sent in index order */
 	if (W > 0) {
@@ -488,7 +490,21 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	s.su = su;
 	s.out = out;
 	s.P = sv->pp;
+	int reps = su->disagg ? su->pool[PP_POOL_PREFILL].sv.dp + su->pool[PP_POOL_DECODE].sv.dp : sv->dp;
+	int rc = pp_serve_check_work(sv, reps, 1, err);
+	if (rc)
+		return rc;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	if (s.N > 0 && s.r[s.N - 1].arrival_s > PP_SERVE_LIMIT_SPAN_S) {
+		rc = pp_errf(err, PP_EINPUT, "serve: the %zu requests' arrivals span %.3g s at request "
+			     "rate %.3g, past the limit of %.0f s (the clock is double seconds: beyond "
+			     "it latencies lose sub-microsecond resolution); expected a higher "
+			     "workload.request_rate, fewer workload.num_prompts or a trace of a "
+			     "shorter span", s.N, s.r[s.N - 1].arrival_s, request_rate,
+			     PP_SERVE_LIMIT_SPAN_S);
+		free(s.r);
+		return rc;
+	}
 	double window = su->replica.model.window;
 	int64_t maxseqs = sv->max_num_seqs;
 	if (su->disagg) {
@@ -530,7 +546,6 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
 	double now = 0;
-	int rc = 0;
 	while (ndone < s.N) {
 		double t_send = INFINITY, t_ev = s.nheap ? s.heap[0].t : INFINITY;
 		if (next < s.N && (C == 0 || s.cin < C))
