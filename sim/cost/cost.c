@@ -257,6 +257,12 @@ static void price_base_case(ctx *c, oin *oi, int n)
 				 "podplan prices", e.replicas, oi[i].num_gpus * e.replicas,
 				 (double)PP_COST_MAX_GPUS);
 		}
+		if (o->feasible && e.nmonths > PP_COST_MAX_MONTHS) {
+			o->feasible = false;
+			snprintf(o->infeasible_why, sizeof(o->infeasible_why), "its work takes more than "
+				 "%d months (%.3g), past the longest schedule podplan prices",
+				 PP_COST_MAX_MONTHS, e.window_months);
+		}
 		cost_label_option(&oi[i], o);
 		obtainability(c, &oi[i], o);
 		o->meets_target = within_target(out, o);
@@ -434,6 +440,19 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	cost_describe_work(&c);
 	cost_serve_describe(&c, oi, n);
 	price_base_case(&c, oi, n);
+	{ /* the draws walk every option's months again: bounded first */
+		double months = 0;
+		for (int i = 0; i < n; i++)
+			months += out->options[i].nmonths;
+		if (months * out->draws > PP_COST_LIMIT_MONTH_DRAWS) {
+			rc = pp_errf(err, PP_EINPUT, "%s: costs: found %d options' schedules of %.0f "
+				     "months in all x %d draws (uncertainty.draws) = %.3g month "
+				     "evaluations, above the limit of %.3g; expected fewer draws, a "
+				     "shorter horizon_months or less work", s->doc.path, n, months,
+				     out->draws, months * out->draws, PP_COST_LIMIT_MONTH_DRAWS);
+			goto out;
+		}
+	}
 	rank_options(out);
 	build_vs_rent(&c, oi, n);
 	double tm = pp_mono_s();
