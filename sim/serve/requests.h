@@ -36,7 +36,7 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 #define PP_SERVE_LIMIT_TOKENS 2e7     /* requests x (prefix + prompt + output) tokens */
 #define PP_SERVE_LIMIT_REQUESTS 1000000 /* requests of one run (trace rows too) */
 #define PP_SERVE_LIMIT_REPLICAS 4096  /* instances of one deployment */
-#define PP_SERVE_LIMIT_WORK 2e8       /* tokens x runs of one command (cost, searches) */
+#define PP_SERVE_LIMIT_WORK 1e8       /* tokens x runs of one cost option's sizing */
 /* The span of arrivals a run may cover, in seconds: past it the clock
  * (double seconds) resolves less than a tenth of a microsecond. */
 #define PP_SERVE_LIMIT_SPAN_S 1e9
