@@ -122,6 +122,9 @@ static void append_result_fallback(void)
 	CHECK(mkfifo(tmp("fifo"), 0600) == 0);
 	expect("validate --serve fifo s.json", 2, "expected a regular file");
 	expect("validate --serve /dev/zero s.json", 2, "expected a regular file");
+	/* a store that is a FIFO: its header read blocked forever */
+	expect("calib list --db fifo", 2, "is not a regular file");
+	expect("report -o rf --db fifo s.json", 2, "is not a regular file");
 	/* past the size limit, as JSON lines: refused before it is read */
 	FILE *f = fopen(tmp("big.jsonl"), "w");
 	const char *line = "{\"num_prompts\": 4, \"request_throughput\": 1.0, \"label\": "

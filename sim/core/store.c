@@ -232,6 +232,12 @@ int pp_store_open(pp_store **out, const char *path, pp_err *err)
 		if ((rc = pp_mkdirs(dir, err)))
 			goto out;
 	}
+	struct stat st;
+	if (stat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		rc = pp_errf(err, PP_EINPUT, "%s: is not a regular file, expected a podplan store (a "
+			     "SQLite file) or none", s->path);
+		goto out;
+	}
 	if ((rc = open_db(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err)))
 		goto out;
 	/* what the file is, before anything is written to it: another
@@ -334,6 +340,12 @@ int pp_store_open_ro(pp_store **out, const char *path, pp_err *err)
 	pp_store *s = store_new(path);
 	char *uri = NULL;
 	struct stat st;
+	if (stat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a FIFO would block the header's read forever */
+		rc = pp_errf(err, PP_EINPUT, "%s: is not a regular file, expected a podplan store (a "
+			     "SQLite file) or none", s->path);
+		goto out;
+	}
 	if (stat(s->path, &st) != 0) {
 		if (errno != ENOENT) {
 			rc = pp_errf(err, PP_EDB, "%s: %s", s->path, strerror(errno));
