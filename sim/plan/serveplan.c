@@ -87,6 +87,7 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 				   : NAN;
 	op->slo_met = x.slo_met;
 	op->headroom = headroom(&su.sv, &x);
+	op->capacity_rps = NAN;
 	if (x.slo_met && isfinite(r->offered_rps) &&
 	    x.request_throughput < SPLAN_SUSTAINED * r->offered_rps) {
 		/* a finite run ends: below the offered rate it may be a burst the
@@ -100,6 +101,7 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 		r->sims++;
 		if (cap.request_throughput < r->offered_rps) {
 			op->slo_met = false;
+			op->capacity_rps = cap.request_throughput;
 			op->headroom = cap.request_throughput / r->offered_rps - 1;
 		}
 		pp_serve_result_release(&cap);
