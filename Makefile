@@ -158,12 +158,13 @@ test: deps-test
 # (tests/harness.h), so none depends on another. The output ends on prove's
 # summary.
 test-only: check-layers $(ALL) $(TEST_BIN)
-	@PODPLAN_BIN="$(abspath $(BINDIR))/podplan" PODPLAN_DATA="$(CURDIR)/models" \
+	@PODPLAN_BIN="$(abspath $(BINDIR))/podplan" PODPLAN_DATA="$(CURDIR)/models" PODPLAN_BUILD="$(BUILD)" \
 	  $(PROVE) $(PROVE_FLAGS) $(TEST_SH) $(TEST_BIN)
 
-# no file includes a header of a layer above its own (sim/LAYERS)
-check-layers:
-	@sh tests/check-layers.sh .
+# no file includes a header of a layer above its own (sim/LAYERS), and no
+# two files of one folder call each other round (from the objects' symbols)
+check-layers: $(LIB_OBJ) $(MAIN_OBJ)
+	@sh tests/check-layers.sh . $(BUILD)
 
 check: test
 

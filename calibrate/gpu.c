@@ -1,5 +1,6 @@
 /* gpu.c - see gpu.h. */
 #include "gpu.h"
+#include "core/fmt.h"
 #include "coll.h"
 #include "cudacheck.h"
 #include "gemm.h"

@@ -12,6 +12,7 @@
  * measure, judge; the root rank alone writes the store and prints.
  */
 #include "args.h"
+#include "core/fmt.h"
 #include "backend.h"
 #include "calib/calibdb.h"
 #include "input/catalog.h"

@@ -1,5 +1,6 @@
 /* overlap.c - see overlap.h. */
 #include "overlap.h"
+#include "core/fmt.h"
 #include "backend.h"
 #include "calib/calibdb.h"
 #include "coll.h"

@@ -1,6 +1,7 @@
 /* replay.c - see replay.h. */
 #define _GNU_SOURCE 1
 #include "replay.h"
+#include "core/fmt.h"
 #include "backend.h"
 #include "coll.h"
 #include "cudacheck.h"
@@ -10,9 +11,11 @@
 #include "replaycsv.h"
 #include "engine/predict.h"
 #include "calib/profile.h"
+#include "calib/replaycount.h"
+#include "calib/hwres.h"
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/store.h"
 #include "stream.h"
 #include "core/util.h"
@@ -630,24 +633,20 @@ static int parse(int argc, char **argv, opts *o, int *first)
 static int resolve_hw(const opts *o, const pp_catalog *cat, const pp_scenario *s, pp_hw *hw,
 		      pp_err *err)
 {
-	int rc = pp_hw_from_catalog(hw, cat, &s->cluster, err);
-	char db[4096], prof[160];
-	if (rc)
-		return rc;
+	char db[4096] = "", prof[160] = "";
 	if (o->calib) {
 		const char *colon = strrchr(o->calib, ':');
 		if (!colon || colon == o->calib || !colon[1])
 			return pp_errf(err, PP_EINPUT, "--calibration %s: expected DB:PROFILE", o->calib);
 		snprintf(db, sizeof(db), "%.*s", (int)(colon - o->calib), o->calib);
 		snprintf(prof, sizeof(prof), "%s", colon + 1);
-	} else if (s->calib_profile[0]) {
-		snprintf(db, sizeof(db), "%s", s->calib_db[0] ? s->calib_db
-					       : o->db ? o->db : pp_store_default_path());
-		snprintf(prof, sizeof(prof), "%s", s->calib_profile);
-	} else {
-		return 0;
 	}
-	return pp_profile_apply_spec(hw, db, prof, err);
+	pp_hwcal *cal = pp_xmalloc(sizeof(*cal));
+	int rc = pp_hwcal_init(cal, s, o->calib ? db : NULL, o->calib ? prof : NULL, o->db, err);
+	if (!rc)
+		rc = pp_hw_resolve(hw, cat, &s->cluster, cal, err);
+	free(cal);
+	return rc;
 }
 
 static int one(rctx *x, const opts *o, const pp_catalog *cat, const char *path, pp_sb *rows,

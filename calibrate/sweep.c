@@ -1,5 +1,6 @@
 /* sweep.c - see sweep.h. */
 #include "sweep.h"
+#include "core/fmt.h"
 #include "calib/calibdb.h"
 #include "calib/fit.h"
 #include "core/jsonout.h"

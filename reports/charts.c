@@ -1,5 +1,6 @@
 /* charts.c - see charts.h. */
 #include "charts.h"
+#include "core/fmt.h"
 #include "svg.h"
 
 #include <cjson/cJSON.h>
@@ -43,7 +44,7 @@ void pp_chart_cost(pp_sb *o, const pp_report *r)
 			v[i * PP_CC_COUNT + k] = x->feasible ? x->components[k] : NAN;
 		lo[i] = x->feasible ? x->p10_usd : NAN;
 		hi[i] = x->feasible ? x->p90_usd : NAN;
-		endl[i] = pp_xstrdup(x->feasible ? pp_report_usd(x->usd_total, a, sizeof(a)) : "");
+		endl[i] = pp_xstrdup(x->feasible ? pp_fmt_usd(x->usd_total, a, sizeof(a)) : "");
 		if (!x->feasible) {
 			size_t l = strlen(x->infeasible_why) + 32;
 			notes[i] = pp_xmalloc(l);
@@ -244,8 +245,8 @@ void pp_chart_distribution(pp_sb *o, const pp_report *r)
 	int nm = 0;
 	if (np > 0 && c->recommended >= 0) {
 		const pp_cost_option *w = &c->options[c->recommended];
-		snprintf(l10, sizeof(l10), "P10 %s", pp_report_usd(w->p10_usd, a, sizeof(a)));
-		snprintf(l90, sizeof(l90), "P90 %s", pp_report_usd(w->p90_usd, a, sizeof(a)));
+		snprintf(l10, sizeof(l10), "P10 %s", pp_fmt_usd(w->p10_usd, a, sizeof(a)));
+		snprintf(l90, sizeof(l90), "P90 %s", pp_fmt_usd(w->p90_usd, a, sizeof(a)));
 		m[nm++] = (pp_svg_marker){w->p10_usd, l10};
 		m[nm++] = (pp_svg_marker){w->p90_usd, l90};
 	}
@@ -298,10 +299,10 @@ void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 		if (sim) {
 			endl[i] = pp_xmalloc(96);
 			if (isfinite(x->mfu))
-				snprintf(endl[i], 96, "%s, MFU %.0f%%", pp_report_dur(x->step_time_s, a, sizeof(a)),
+				snprintf(endl[i], 96, "%s, MFU %.0f%%", pp_fmt_span(x->step_time_s, a, sizeof(a)),
 					 100 * x->mfu);
 			else
-				snprintf(endl[i], 96, "%s", pp_report_dur(x->step_time_s, a, sizeof(a)));
+				snprintf(endl[i], 96, "%s", pp_fmt_span(x->step_time_s, a, sizeof(a)));
 		}
 		note[i] = sim ? (x->feasible ? NULL : "does not fit")
 			      : x->kind == PP_OPT_API ? "hosted API: nothing simulated"
@@ -335,7 +336,7 @@ void pp_chart_steptime_pred(pp_sb *o, const pp_report *r)
 	const char *series[PP_BD_COUNT];
 	bd_series(series);
 	char a[48], e[96];
-	snprintf(e, sizeof(e), "%s, MFU %.0f%%", pp_report_dur(p->step_time_s, a, sizeof(a)), 100 * p->mfu);
+	snprintf(e, sizeof(e), "%s, MFU %.0f%%", pp_fmt_span(p->step_time_s, a, sizeof(a)), 100 * p->mfu);
 	const char *cat[1] = {r->s->name};
 	const char *endl[1] = {e};
 	pp_svg_bars b = {1, PP_BD_COUNT, cat, series, pp_report_bd_colors, parts, NULL,

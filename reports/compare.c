@@ -7,6 +7,7 @@
  * changes explain which moved option.
  */
 #include "histint.h"
+#include "core/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -422,8 +423,8 @@ static void option_changes(cmp *c, pp_sb *out)
 		else
 			snprintf(ch, sizeof(ch), "-");
 		pp_sb_addf(out, "  %-26.26s %12s %12s %8s %13s %13s\n", name ? name : "?",
-			   p ? pp_report_usd(t0, a, sizeof(a)) : "-", pp_report_usd(t1, b, sizeof(b)), ch,
-			   p ? pp_report_dur(d0, e, sizeof(e)) : "-", pp_report_dur(d1, f, sizeof(f)));
+			   p ? pp_fmt_usd(t0, a, sizeof(a)) : "-", pp_fmt_usd(t1, b, sizeof(b)), ch,
+			   p ? pp_fmt_span(d0, e, sizeof(e)) : "-", pp_fmt_span(d1, f, sizeof(f)));
 		if (p && same_num(t0, t1) && same_num(d0, d1))
 			continue;
 		c->nres++;
@@ -432,7 +433,7 @@ static void option_changes(cmp *c, pp_sb *out)
 	for (const cJSON *p = oa ? oa->child : NULL; p; p = p->next)
 		if (!pp_hist_option(c->B.res, pp_json_get_str(p, "name", NULL))) {
 			pp_sb_addf(out, "  %-26.26s %12s %12s %8s\n", pp_json_get_str(p, "name", "?"),
-				   pp_report_usd(pp_json_get_num(p, "usd_total", NAN), a, sizeof(a)), "-",
+				   pp_fmt_usd(pp_json_get_num(p, "usd_total", NAN), a, sizeof(a)), "-",
 				   "removed");
 			c->nres++;
 		}
@@ -446,10 +447,10 @@ static void predict_changes(cmp *c, pp_sb *out)
 		return;
 	char a[48], b[48], e[32], f[32];
 	pp_sb_addf(out, "  step time: %s -> %s; time to train: %s -> %s\n",
-		   pp_report_dur(pp_json_get_num(pa, "step_time_s", NAN), a, sizeof(a)),
-		   pp_report_dur(pp_json_get_num(pb, "step_time_s", NAN), b, sizeof(b)),
-		   pp_report_dur(pp_json_get_num(pa, "time_to_train_s", NAN), e, sizeof(e)),
-		   pp_report_dur(pp_json_get_num(pb, "time_to_train_s", NAN), f, sizeof(f)));
+		   pp_fmt_span(pp_json_get_num(pa, "step_time_s", NAN), a, sizeof(a)),
+		   pp_fmt_span(pp_json_get_num(pb, "step_time_s", NAN), b, sizeof(b)),
+		   pp_fmt_span(pp_json_get_num(pa, "time_to_train_s", NAN), e, sizeof(e)),
+		   pp_fmt_span(pp_json_get_num(pb, "time_to_train_s", NAN), f, sizeof(f)));
 	if (!same_num(pp_json_get_num(pa, "step_time_s", NAN), pp_json_get_num(pb, "step_time_s", NAN)))
 		c->nres++;
 }

@@ -6,6 +6,7 @@
  * tests/golden/report-csv-headers-*.txt.
  */
 #include "report.h"
+#include "cost/costout.h"
 #include "core/csv.h"
 #include "engine/breakdown.h"
 

@@ -1,6 +1,7 @@
 /* history.c - see history.h: recording a run and listing them;
  * comparing two is compare.c. */
 #include "histint.h"
+#include "core/fmt.h"
 #include "core/csv.h"
 
 #include <math.h>
@@ -58,11 +59,11 @@ static void answer_words(const cJSON *res, char *buf, size_t n)
 	if (rec) {
 		const cJSON *o = pp_hist_option(res, rec);
 		snprintf(buf, n, "%s %s", rec,
-			 pp_report_usd(pp_json_get_num(o, "usd_total", NAN), a, sizeof(a)));
+			 pp_fmt_usd(pp_json_get_num(o, "usd_total", NAN), a, sizeof(a)));
 	} else if (pred) {
 		snprintf(buf, n, "step %s, train %s",
-			 pp_report_dur(pp_json_get_num(pred, "step_time_s", NAN), a, sizeof(a)),
-			 pp_report_dur(pp_json_get_num(pred, "time_to_train_s", NAN), b, sizeof(b)));
+			 pp_fmt_span(pp_json_get_num(pred, "step_time_s", NAN), a, sizeof(a)),
+			 pp_fmt_span(pp_json_get_num(pred, "time_to_train_s", NAN), b, sizeof(b)));
 	} else if (cJSON_GetObjectItemCaseSensitive(res, "options")) {
 		snprintf(buf, n, "no feasible option");
 	} else {

@@ -10,6 +10,8 @@
  * and labels, warnings, sources) goes through pp_sb_add_html.
  */
 #include "charts.h"
+#include "core/fmt.h"
+#include "cost/costout.h"
 #include "report.h"
 #include "svg.h"
 
@@ -145,29 +147,8 @@ static void th_row(pp_sb *o, const char *const *cols, const bool *num, int n)
 	pp_sb_adds(o, "</tr></thead>\n<tbody>\n");
 }
 
-static const char *pct(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	snprintf(b, n, "%.0f%%", 100 * v);
-	return b;
-}
 
-static const char *pct1(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	snprintf(b, n, "%.1f%%", 100 * v);
-	return b;
-}
 
-static const char *per_mtok(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	snprintf(b, n, "$%.3g", v);
-	return b;
-}
 
 /* ---- the first screen ---- */
 
@@ -210,27 +191,27 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 	pp_sb_adds(o, "</span></p>\n<div class=\"kpis\">\n");
 	if (isfinite(w->p10_usd))
 		snprintf(s, sizeof(s), "P10-P90 %s",
-			 pp_cost_fmt_usd_range(w->p10_usd, w->p90_usd, " - ", a, sizeof(a)));
+			 pp_fmt_usd_range(w->p10_usd, w->p90_usd, " - ", a, sizeof(a)));
 	else
 		snprintf(s, sizeof(s), "no Monte Carlo range (0 draws)");
-	kpi(o, "Total cost", pp_report_usd(w->usd_total, d, sizeof(d)), s);
+	kpi(o, "Total cost", pp_fmt_usd(w->usd_total, d, sizeof(d)), s);
 	if (isfinite(w->usd_per_million_input_tokens))
 		snprintf(s, sizeof(s), "%s in / %s out; %s",
-			 per_mtok(w->usd_per_million_input_tokens, a, sizeof(a)),
-			 per_mtok(w->usd_per_million_output_tokens, b, sizeof(b)), c->work);
+			 pp_fmt_unit_price(w->usd_per_million_input_tokens, a, sizeof(a)),
+			 pp_fmt_unit_price(w->usd_per_million_output_tokens, b, sizeof(b)), c->work);
 	else
 		snprintf(s, sizeof(s), "%s", c->work);
-	kpi(o, "Per 1M tokens", per_mtok(w->usd_per_million_tokens, d, sizeof(d)), s);
+	kpi(o, "Per 1M tokens", pp_fmt_unit_price(w->usd_per_million_tokens, d, sizeof(d)), s);
 	double t = pp_report_time_to_result(w);
 	if (isfinite(t)) {
 		if (w->lead_time_s > 0)
 			snprintf(s, sizeof(s), "incl. %s lead time; goodput %s",
-				 pp_report_dur(w->lead_time_s, a, sizeof(a)), pct1(w->goodput, b, sizeof(b)));
+				 pp_fmt_span(w->lead_time_s, a, sizeof(a)), pp_fmt_pct(w->goodput, 1, b, sizeof(b)));
 		else if (isfinite(w->goodput))
-			snprintf(s, sizeof(s), "wall time, goodput %s", pct1(w->goodput, b, sizeof(b)));
+			snprintf(s, sizeof(s), "wall time, goodput %s", pp_fmt_pct(w->goodput, 1, b, sizeof(b)));
 		else
 			snprintf(s, sizeof(s), "wall time");
-		kpi(o, "Time to result", pp_report_dur(t, d, sizeof(d)), s);
+		kpi(o, "Time to result", pp_fmt_span(t, d, sizeof(d)), s);
 	} else {
 		snprintf(s, sizeof(s), "%s: priced per token, no training time",
 			 w->kind == PP_OPT_API ? "hosted API" : "serving");
@@ -239,12 +220,12 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 	if (ru && isfinite(w->p_cheapest)) {
 		char nd[32];
 		snprintf(s, sizeof(s), "of %s draws; runner-up %s costs %s (%+.0f%%) more",
-			 pp_report_count(c->draws, nd, sizeof(nd)), ru->name, pp_report_usd(ru->usd_total - w->usd_total, a, sizeof(a)),
+			 pp_fmt_count(c->draws, nd, sizeof(nd)), ru->name, pp_fmt_usd(ru->usd_total - w->usd_total, a, sizeof(a)),
 			 w->usd_total > 0 ? 100 * (ru->usd_total - w->usd_total) / w->usd_total : 0);
-		kpi(o, "Cheapest in", pct(w->p_cheapest, d, sizeof(d)), s);
+		kpi(o, "Cheapest in", pp_fmt_pct(w->p_cheapest, 0, d, sizeof(d)), s);
 	} else if (ru) {
 		snprintf(s, sizeof(s), "%s costs that much more", ru->name);
-		kpi(o, "Lead over runner-up", pp_report_usd(ru->usd_total - w->usd_total, d, sizeof(d)), s);
+		kpi(o, "Lead over runner-up", pp_fmt_usd(ru->usd_total - w->usd_total, d, sizeof(d)), s);
 	} else {
 		kpi(o, "Runner-up", "none", "no other option can do the work");
 	}
@@ -254,10 +235,10 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 		pp_sb_adds(o, "<p class=\"why risked\"><b>Cheaper, but it may not be obtainable: ");
 		esc(o, k->name);
 		pp_sb_adds(o, "</b>, ");
-		esc(o, pp_report_usd(k->usd_total, a, sizeof(a)));
+		esc(o, pp_fmt_usd(k->usd_total, a, sizeof(a)));
 		if (isfinite(k->p10_usd)) {
 			pp_sb_adds(o, " (P10-P90 ");
-			esc(o, pp_cost_fmt_usd_range(k->p10_usd, k->p90_usd, " - ", b, sizeof(b)));
+			esc(o, pp_fmt_usd_range(k->p10_usd, k->p90_usd, " - ", b, sizeof(b)));
 			pp_sb_adds(o, ")");
 		}
 		pp_sb_adds(o, ": it ");
@@ -288,18 +269,18 @@ static void answer_pred(pp_sb *o, const pp_report *r)
 		char tk[32], st[32];
 		snprintf(t, sizeof(t), "%s tokens, %s steps, no failures counted",
 			 pp_fmt_tokens(s->training.train_tokens, tk, sizeof(tk)),
-			 pp_report_count(p->steps_to_train, st, sizeof(st)));
-		kpi(o, "Time to train", pp_report_dur(p->time_to_train_s, d, sizeof(d)), t);
+			 pp_fmt_count(p->steps_to_train, st, sizeof(st)));
+		kpi(o, "Time to train", pp_fmt_span(p->time_to_train_s, d, sizeof(d)), t);
 	} else {
 		kpi(o, "Time to train", "-", "training.train_tokens not given");
 	}
 	char tk[32];
-	snprintf(t, sizeof(t), "%s tokens/s; bottleneck: %s", pp_report_count(p->tokens_per_s, tk, sizeof(tk)),
+	snprintf(t, sizeof(t), "%s tokens/s; bottleneck: %s", pp_fmt_count(p->tokens_per_s, tk, sizeof(tk)),
 		 p->bottleneck);
-	kpi(o, "Step time", pp_report_dur(p->step_time_s, d, sizeof(d)), t);
+	kpi(o, "Step time", pp_fmt_span(p->step_time_s, d, sizeof(d)), t);
 	snprintf(t, sizeof(t), "HFU %.1f%%, %.0f model TFLOP/s per GPU", 100 * p->hfu,
 		 p->model_tflops_per_gpu);
-	kpi(o, "MFU", pct1(p->mfu, d, sizeof(d)), t);
+	kpi(o, "MFU", pp_fmt_pct(p->mfu, 1, d, sizeof(d)), t);
 	snprintf(t, sizeof(t), "of %s per GPU: %s", pp_fmt_bytes(p->memory.capacity_bytes, a, sizeof(a)),
 		 p->memory.fits ? "fits" : "does NOT fit");
 	kpi(o, "Memory", pp_fmt_bytes(p->memory.total_bytes, b, sizeof(b)), t);
@@ -372,21 +353,21 @@ static void options_table(pp_sb *o, const pp_report *r)
 		double t = pp_report_time_to_result(x);
 		if (any_time && isfinite(t) && x->lead_time_s > 0) {
 			pp_sb_addf(o, "<td class=\"n\">%s<span class=\"sub\">incl. %s lead time</span></td>",
-				   pp_report_dur(t, a, sizeof(a)), pp_report_dur(x->lead_time_s, b, sizeof(b)));
+				   pp_fmt_span(t, a, sizeof(a)), pp_fmt_span(x->lead_time_s, b, sizeof(b)));
 		} else if (any_time) {
-			tdn(o, pp_report_dur(t, a, sizeof(a)));
+			tdn(o, pp_fmt_span(t, a, sizeof(a)));
 		}
-		tdn(o, pp_report_usd(x->usd_total, a, sizeof(a)));
-		tdn(o, pp_cost_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", d, sizeof(d)));
+		tdn(o, pp_fmt_usd(x->usd_total, a, sizeof(a)));
+		tdn(o, pp_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", d, sizeof(d)));
 		if (i == c->recommended || !isfinite(best))
 			tdn(o, "-");
 		else
 			pp_sb_addf(o, "<td class=\"n\">+%s<span class=\"sub\">%+.0f%%</span></td>",
-				   pp_report_usd(x->usd_total - best, a, sizeof(a)),
+				   pp_fmt_usd(x->usd_total - best, a, sizeof(a)),
 				   best > 0 ? 100 * (x->usd_total - best) / best : 0);
-		tdn(o, per_mtok(x->usd_per_million_tokens, a, sizeof(a)));
-		tdn(o, pct(x->p_cheapest, a, sizeof(a)));
-		tdn(o, pct1(x->goodput, a, sizeof(a)));
+		tdn(o, pp_fmt_unit_price(x->usd_per_million_tokens, a, sizeof(a)));
+		tdn(o, pp_fmt_pct(x->p_cheapest, 0, a, sizeof(a)));
+		tdn(o, pp_fmt_pct(x->goodput, 1, a, sizeof(a)));
 		pp_sb_adds(o, "</tr>\n");
 	}
 	pp_sb_adds(o, "</tbody></table>\n<p class=\"note\">Total cost is the full cost over the "
@@ -425,15 +406,15 @@ static void finance_table(pp_sb *o, const pp_report *r)
 		pp_sb_adds(o, "<tr>");
 		td(o, NULL, c->options[i].name);
 		td(o, NULL, f->versus);
-		tdn(o, pp_report_usd(f->capex_usd, a, sizeof(a)));
-		tdn(o, pp_report_usd(f->residual_usd, a, sizeof(a)));
-		tdn(o, pp_report_usd(f->npv_usd, a, sizeof(a)));
-		tdn(o, isfinite(f->irr) ? pct1(f->irr, a, sizeof(a)) : "none");
+		tdn(o, pp_fmt_usd(f->capex_usd, a, sizeof(a)));
+		tdn(o, pp_fmt_usd(f->residual_usd, a, sizeof(a)));
+		tdn(o, pp_fmt_usd(f->npv_usd, a, sizeof(a)));
+		tdn(o, isfinite(f->irr) ? pp_fmt_pct(f->irr, 1, a, sizeof(a)) : "none");
 		tdn(o, isfinite(f->payback_months) ? (snprintf(a, sizeof(a), "%.1f months",
 							       f->payback_months), a) : "never");
 		tdn(o, isfinite(f->crossover_month) ? (snprintf(a, sizeof(a), "month %.0f",
 								f->crossover_month), a) : "never");
-		tdn(o, isfinite(f->breakeven_utilization) ? pct(f->breakeven_utilization, a, sizeof(a))
+		tdn(o, isfinite(f->breakeven_utilization) ? pp_fmt_pct(f->breakeven_utilization, 0, a, sizeof(a))
 							   : "above 100%");
 		pp_sb_adds(o, "</tr>\n");
 	}
@@ -468,9 +449,9 @@ static void serving_section(pp_sb *o, const pp_report *r)
 			 pp_fmt_tokens(f->input_tokens_per_month, ti, sizeof(ti)),
 			 pp_fmt_tokens(f->output_tokens_per_month, to, sizeof(to)),
 			 pp_fmt_tokens(f->requests_per_month, rq, sizeof(rq)),
-			 pp_report_count((double)f->num_prompts, a, sizeof(a)),
-			 pp_report_count(f->mean_input_len, b, sizeof(b)),
-			 pp_report_count(f->mean_output_len, d, sizeof(d)), f->peak_to_average,
+			 pp_fmt_count((double)f->num_prompts, a, sizeof(a)),
+			 pp_fmt_count(f->mean_input_len, b, sizeof(b)),
+			 pp_fmt_count(f->mean_output_len, d, sizeof(d)), f->peak_to_average,
 			 pp_cost_fmt_slo(f, slo, sizeof(slo)));
 	else
 		snprintf(line, sizeof(line), "%s input and %s output tokens a month; the busiest hour "
@@ -512,15 +493,15 @@ static void serving_section(pp_sb *o, const pp_report *r)
 				snprintf(d, sizeof(d), "%.3g req/s", v->max_rate_rps);
 				tdn(o, d);
 				snprintf(line, sizeof(line), "%s / %s",
-					 pp_report_count(v->input_tokens_per_s, a, sizeof(a)),
-					 pp_report_count(v->output_tokens_per_s, b, sizeof(b)));
+					 pp_fmt_count(v->input_tokens_per_s, a, sizeof(a)),
+					 pp_fmt_count(v->output_tokens_per_s, b, sizeof(b)));
 				tdn(o, line);
-				snprintf(line, sizeof(line), "%s / %s", pp_report_dur(v->at_max.ttft_s, a, sizeof(a)),
-					 pp_report_dur(v->at_max.tpot_s, b, sizeof(b)));
+				snprintf(line, sizeof(line), "%s / %s", pp_fmt_span(v->at_max.ttft_s, a, sizeof(a)),
+					 pp_fmt_span(v->at_max.tpot_s, b, sizeof(b)));
 				tdn(o, line);
 			}
 			pp_sb_addf(o, "<td class=\"n\">%s tokens<span class=\"sub\">%.1f x max_model_len"
-				      "</span></td>", pp_report_count((double)v->kv_tokens, a, sizeof(a)),
+				      "</span></td>", pp_fmt_count((double)v->kv_tokens, a, sizeof(a)),
 				   v->max_concurrency);
 			if (x->feasible)
 				pp_sb_addf(o, "<td class=\"n\">%d<span class=\"sub\">in %.0f x %d GPUs</span>"
@@ -528,8 +509,8 @@ static void serving_section(pp_sb *o, const pp_report *r)
 			else
 				tdn(o, "-");
 		}
-		snprintf(line, sizeof(line), "%s / %s", per_mtok(x->usd_per_million_input_tokens, a, sizeof(a)),
-			 per_mtok(x->usd_per_million_output_tokens, b, sizeof(b)));
+		snprintf(line, sizeof(line), "%s / %s", pp_fmt_unit_price(x->usd_per_million_input_tokens, a, sizeof(a)),
+			 pp_fmt_unit_price(x->usd_per_million_output_tokens, b, sizeof(b)));
 		tdn(o, line);
 		pp_sb_adds(o, "</tr>\n");
 	}
@@ -575,9 +556,9 @@ static void engine_cost(pp_sb *o, const pp_report *r)
 		}
 		tdn(o, pp_cost_gpus_text(x, d, sizeof(d)));
 		td(o, NULL, x->method);
-		tdn(o, pp_report_dur(x->step_time_s, a, sizeof(a)));
-		tdn(o, pp_report_count(x->tokens_per_s, d, sizeof(d)));
-		tdn(o, pct1(x->mfu, a, sizeof(a)));
+		tdn(o, pp_fmt_span(x->step_time_s, a, sizeof(a)));
+		tdn(o, pp_fmt_count(x->tokens_per_s, d, sizeof(d)));
+		tdn(o, pp_fmt_pct(x->mfu, 1, a, sizeof(a)));
 		if (isfinite(x->memory_per_gpu_bytes) && isfinite(x->memory_capacity_bytes)) {
 			snprintf(d, sizeof(d), "%s of %s", pp_fmt_bytes(x->memory_per_gpu_bytes, a, sizeof(a)),
 				 pp_fmt_bytes(x->memory_capacity_bytes, b, sizeof(b)));
@@ -585,9 +566,9 @@ static void engine_cost(pp_sb *o, const pp_report *r)
 		} else {
 			tdn(o, "-");
 		}
-		tdn(o, pct1(x->goodput, a, sizeof(a)));
-		tdn(o, pp_report_dur(x->checkpoint_interval_s, a, sizeof(a)));
-		tdn(o, pp_report_count(x->gpu_hours_used, d, sizeof(d)));
+		tdn(o, pp_fmt_pct(x->goodput, 1, a, sizeof(a)));
+		tdn(o, pp_fmt_span(x->checkpoint_interval_s, a, sizeof(a)));
+		tdn(o, pp_fmt_count(x->gpu_hours_used, d, sizeof(d)));
 		pp_sb_adds(o, "</tr>\n");
 	}
 	if (c->inference.present)
@@ -616,11 +597,11 @@ static void engine_pred(pp_sb *o, const pp_report *r)
 	pp_breakdown_values(&p->breakdown, parts);
 	pp_sb_adds(o, "<tr>");
 	td(o, NULL, "step time");
-	tdn(o, pp_report_dur(p->step_time_s, a, sizeof(a)));
+	tdn(o, pp_fmt_span(p->step_time_s, a, sizeof(a)));
 	pp_sb_adds(o, "</tr>\n");
 	for (int k = 0; k < PP_BD_COUNT; k++) {
 		char d[96];
-		snprintf(d, sizeof(d), "%s (%.1f%%)", pp_report_dur(parts[k], a, sizeof(a)),
+		snprintf(d, sizeof(d), "%s (%.1f%%)", pp_fmt_span(parts[k], a, sizeof(a)),
 			 p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
 		pp_sb_adds(o, "<tr>");
 		snprintf(b, sizeof(b), "  %s", pp_breakdown_fields[k].label);
@@ -648,7 +629,7 @@ static void engine_pred(pp_sb *o, const pp_report *r)
 	}
 	pp_sb_addf(o, "<tr><td>checkpoint</td><td class=\"n\">%s, written in %s</td></tr>\n",
 		   pp_fmt_bytes(p->checkpoint_bytes, a, sizeof(a)),
-		   pp_report_dur(p->checkpoint_write_s, b, sizeof(b)));
+		   pp_fmt_span(p->checkpoint_write_s, b, sizeof(b)));
 	pp_sb_adds(o, "</tbody></table>\n");
 }
 

@@ -5,6 +5,8 @@
  * Markdown renderers pass through (a scenario named <script> stays text).
  */
 #include "report.h"
+#include "core/fmt.h"
+#include "cost/costout.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,21 +32,7 @@ static void md(pp_sb *o, const char *s)
 	}
 }
 
-static const char *pct(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	snprintf(b, n, "%.0f%%", 100 * v);
-	return b;
-}
 
-static const char *per_mtok(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	snprintf(b, n, "$%.3g", v);
-	return b;
-}
 
 /* An inference work: each option's serving replica, as index.html's
  * serving table. */
@@ -75,22 +63,22 @@ static void serving_md(pp_sb *o, const pp_cost_result *c)
 			md(o, d);
 			if (x->feasible)
 				pp_sb_addf(o, " | %.3g req/s | %s / %s | %s / %s", v->max_rate_rps,
-					   pp_report_count(v->input_tokens_per_s, a, sizeof(a)),
-					   pp_report_count(v->output_tokens_per_s, b, sizeof(b)),
-					   pp_report_dur(v->at_max.ttft_s, d, sizeof(d)),
-					   pp_report_dur(v->at_max.tpot_s, slo, sizeof(slo)));
+					   pp_fmt_count(v->input_tokens_per_s, a, sizeof(a)),
+					   pp_fmt_count(v->output_tokens_per_s, b, sizeof(b)),
+					   pp_fmt_span(v->at_max.ttft_s, d, sizeof(d)),
+					   pp_fmt_span(v->at_max.tpot_s, slo, sizeof(slo)));
 			else
 				pp_sb_adds(o, " | - | - | -");
 			pp_sb_addf(o, " | %s tokens (%.1f x max_model_len)",
-				   pp_report_count((double)v->kv_tokens, a, sizeof(a)), v->max_concurrency);
+				   pp_fmt_count((double)v->kv_tokens, a, sizeof(a)), v->max_concurrency);
 			if (x->feasible)
 				pp_sb_addf(o, " | %d in %.0f x %d GPUs", v->replicas_needed,
 					   fmax(1, x->replicas), x->num_gpus);
 			else
 				pp_sb_adds(o, " | -");
 		}
-		pp_sb_addf(o, " | %s / %s |\n", per_mtok(x->usd_per_million_input_tokens, a, sizeof(a)),
-			   per_mtok(x->usd_per_million_output_tokens, b, sizeof(b)));
+		pp_sb_addf(o, " | %s / %s |\n", pp_fmt_unit_price(x->usd_per_million_input_tokens, a, sizeof(a)),
+			   pp_fmt_unit_price(x->usd_per_million_output_tokens, b, sizeof(b)));
 	}
 	pp_sb_adds(o, "\nserving.csv has every figure; serving_curve.csv the throughput-latency "
 		      "curve of each replica.\n\n");
@@ -120,14 +108,14 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			continue;
 		}
 		md(o, x->label);
-		pp_sb_addf(o, " | %s | %s | ", pp_report_dur(pp_report_time_to_result(x), a, sizeof(a)),
-			   pp_report_usd(x->usd_total, b, sizeof(b)));
-		pp_sb_addf(o, "%s | ", pp_cost_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", a, sizeof(a)));
+		pp_sb_addf(o, " | %s | %s | ", pp_fmt_span(pp_report_time_to_result(x), a, sizeof(a)),
+			   pp_fmt_usd(x->usd_total, b, sizeof(b)));
+		pp_sb_addf(o, "%s | ", pp_fmt_usd_range(x->p10_usd, x->p90_usd, " - ", a, sizeof(a)));
 		if (isfinite(x->usd_per_million_tokens))
 			pp_sb_addf(o, "$%.3g", x->usd_per_million_tokens);
 		else
 			pp_sb_adds(o, "-");
-		pp_sb_addf(o, " | %s | ", pct(x->p_cheapest, d, sizeof(d)));
+		pp_sb_addf(o, " | %s | ", pp_fmt_pct(x->p_cheapest, 0, d, sizeof(d)));
 		if (isfinite(x->goodput))
 			pp_sb_addf(o, "%.1f%%", 100 * x->goodput);
 		else
@@ -151,8 +139,8 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		md(o, c->options[i].name);
 		pp_sb_adds(o, " | ");
 		md(o, f->versus);
-		pp_sb_addf(o, " | %s | %s | ", pp_report_usd(f->capex_usd, a, sizeof(a)),
-			   pp_report_usd(f->npv_usd, b, sizeof(b)));
+		pp_sb_addf(o, " | %s | %s | ", pp_fmt_usd(f->capex_usd, a, sizeof(a)),
+			   pp_fmt_usd(f->npv_usd, b, sizeof(b)));
 		if (isfinite(f->irr))
 			pp_sb_addf(o, "%.1f%%", 100 * f->irr);
 		else
@@ -166,7 +154,7 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		else
 			pp_sb_adds(o, " | never");
 		pp_sb_addf(o, " | %s |\n", isfinite(f->breakeven_utilization)
-						   ? pct(f->breakeven_utilization, d, sizeof(d)) : "above 100%");
+						   ? pp_fmt_pct(f->breakeven_utilization, 0, d, sizeof(d)) : "above 100%");
 	}
 	if (any)
 		pp_sb_adds(o, "\n");
@@ -182,9 +170,9 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			md(o, t->driver);
 			pp_sb_addf(o, " | %.3g .. %.3g ", t->low_input, t->high_input);
 			md(o, t->unit);
-			pp_sb_addf(o, " | %s%s | %s%s |\n", pp_report_usd(t->low_usd, a, sizeof(a)),
+			pp_sb_addf(o, " | %s%s | %s%s |\n", pp_fmt_usd(t->low_usd, a, sizeof(a)),
 				   isfinite(t->low_margin_usd) && t->low_margin_usd < 0 ? " (flips)" : "",
-				   pp_report_usd(t->high_usd, b, sizeof(b)),
+				   pp_fmt_usd(t->high_usd, b, sizeof(b)),
 				   isfinite(t->high_margin_usd) && t->high_margin_usd < 0 ? " (flips)" : "");
 		}
 		pp_sb_adds(o, "\n");
@@ -200,11 +188,11 @@ static void cost_md(pp_sb *o, const pp_report *r)
 		char e[48], f2[48], mfu[24];
 		pp_sb_adds(o, "| ");
 		md(o, x->name);
-		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_report_dur(x->step_time_s, a, sizeof(a)),
-			   pp_report_dur(g[PP_BD_COMPUTE], b, sizeof(b)),
-			   pp_report_dur(g[PP_BD_COMM], d, sizeof(d)),
-			   pp_report_dur(g[PP_BD_BUBBLE], e, sizeof(e)),
-			   pp_report_dur(g[PP_BD_OTHER], f2, sizeof(f2)),
+		pp_sb_addf(o, " | %s | %s | %s | %s | %s | %s |\n", pp_fmt_span(x->step_time_s, a, sizeof(a)),
+			   pp_fmt_span(g[PP_BD_COMPUTE], b, sizeof(b)),
+			   pp_fmt_span(g[PP_BD_COMM], d, sizeof(d)),
+			   pp_fmt_span(g[PP_BD_BUBBLE], e, sizeof(e)),
+			   pp_fmt_span(g[PP_BD_OTHER], f2, sizeof(f2)),
 			   isfinite(x->mfu) ? (snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * x->mfu), mfu) : "-");
 	}
 	int est = 0;
@@ -222,10 +210,10 @@ static void pred_md(pp_sb *o, const pp_report *r)
 	double parts[PP_BD_COUNT];
 	pp_breakdown_values(&p->breakdown, parts);
 	pp_sb_addf(o, "## Step time\n\n| Part | Time | Share |\n|---|--:|--:|\n| step | %s | 100%% |\n",
-		   pp_report_dur(p->step_time_s, a, sizeof(a)));
+		   pp_fmt_span(p->step_time_s, a, sizeof(a)));
 	for (int k = 0; k < PP_BD_COUNT; k++)
 		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_breakdown_fields[k].label,
-			   pp_report_dur(parts[k], a, sizeof(a)),
+			   pp_fmt_span(parts[k], a, sizeof(a)),
 			   p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
 	pp_sb_addf(o, "\n## Memory per GPU\n\n%s of %s on pipeline stage %d: %s.\n",
 		   pp_fmt_bytes(p->memory.total_bytes, a, sizeof(a)),

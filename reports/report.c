@@ -5,7 +5,9 @@
  * writing the files in write.c.
  */
 #include "report.h"
+#include "core/fmt.h"
 #include "calib/calibdb.h"
+#include "calib/hwres.h"
 #include "calib/profile.h"
 #include "core/jsonget.h"
 #include "core/jsonout.h"
@@ -46,40 +48,8 @@ const char *const pp_report_comp_words[PP_CC_COUNT] = {
 const char *const pp_report_bd_colors[PP_BD_COUNT] = {"#4e79a7", "#f28e2b", "#b07aa1", "#e15759",
 						      "#bab0ac", "#76b7b2", "#59a14f", "#edc948"};
 
-const char *pp_report_usd(double v, char *buf, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(buf, n, "-"), buf;
-	return pp_fmt_usd(v, buf, n);
-}
 
-const char *pp_report_dur(double s, char *buf, size_t n)
-{
-	if (!isfinite(s))
-		return snprintf(buf, n, "-"), buf;
-	/* finance reads long spans in months (of 365.25/12 days) */
-	if (s >= 60 * 86400.0)
-		return snprintf(buf, n, "%.1f months", s / (365.25 / 12 * 86400.0)), buf;
-	return pp_fmt_duration(s, buf, n);
-}
 
-const char *pp_report_count(double v, char *buf, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(buf, n, "-"), buf;
-	char d[48];
-	snprintf(d, sizeof(d), "%.0f", fabs(v));
-	size_t len = strlen(d), o = 0;
-	if (v < 0 && o + 1 < n)
-		buf[o++] = '-';
-	for (size_t i = 0; i < len && o + 2 < n; i++) {
-		buf[o++] = d[i];
-		if ((len - i - 1) % 3 == 0 && i + 1 < len)
-			buf[o++] = ',';
-	}
-	buf[o] = '\0';
-	return buf;
-}
 
 /* path below dir (a directory, no trailing '/'): the rest after "dir/", else NULL */
 static const char *below(const char *path, const char *dir)
@@ -145,21 +115,21 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		char rg[64];
 		pp_sb_addf(out, "%s (%s) is the cheapest%s: %s", o->name, o->label,
 			   cr->risked >= 0 ? " option that can be obtained" : "",
-			   pp_report_usd(o->usd_total, a, sizeof(a)));
+			   pp_fmt_usd(o->usd_total, a, sizeof(a)));
 		if (isfinite(o->p10_usd) && isfinite(o->p90_usd))
 			pp_sb_addf(out, " (P10-P90 %s)",
-				   pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
+				   pp_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
 		pp_sb_addf(out, " for %s", cr->work);
 		if (isfinite(o->usd_per_million_tokens))
 			pp_sb_addf(out, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
 		double t = pp_report_time_to_result(o);
 		if (isfinite(t))
-			pp_sb_addf(out, ", done in %s", pp_report_dur(t, d, sizeof(d)));
+			pp_sb_addf(out, ", done in %s", pp_fmt_span(t, d, sizeof(d)));
 		pp_sb_adds(out, ".");
 		if (cr->risked >= 0)
 			pp_sb_addf(out, " %s would cost %s but may not be obtainable.",
 				   cr->options[cr->risked].name,
-				   pp_report_usd(cr->options[cr->risked].usd_total, b, sizeof(b)));
+				   pp_fmt_usd(cr->options[cr->risked].usd_total, b, sizeof(b)));
 		return;
 	}
 	if (r->have_pred) {
@@ -170,12 +140,12 @@ void pp_report_headline(const pp_report *r, pp_sb *out)
 		if (r->s->training.train_tokens > 0)
 			pp_sb_addf(out, " train %s tokens in %s",
 				   pp_fmt_tokens(r->s->training.train_tokens, tk, sizeof(tk)),
-				   pp_report_dur(p->time_to_train_s, a, sizeof(a)));
+				   pp_fmt_span(p->time_to_train_s, a, sizeof(a)));
 		else
 			pp_sb_adds(out, " run");
 		pp_sb_addf(out, ": %s per step, %s tokens/s, MFU %.1f%%; %s of %s per GPU (%s).",
-			   pp_report_dur(p->step_time_s, b, sizeof(b)),
-			   pp_report_count(p->tokens_per_s, ts, sizeof(ts)), 100 * p->mfu,
+			   pp_fmt_span(p->step_time_s, b, sizeof(b)),
+			   pp_fmt_count(p->tokens_per_s, ts, sizeof(ts)), 100 * p->mfu,
 			   pp_fmt_bytes(p->memory.total_bytes, c, sizeof(c)),
 			   pp_fmt_bytes(p->memory.capacity_bytes, d, sizeof(d)),
 			   p->memory.fits ? "fits" : "does NOT fit");
@@ -265,104 +235,41 @@ out:
 	pp_calib_run_release(&run);
 }
 
-/* The runs a profile was fitted from: the profiles table (latest version),
- * or a run id given as the profile. */
-static int profile_runs(pp_store *st, const char *spec, int64_t *ids, int max, int *version)
-{
-	sqlite3_stmt *q = NULL;
-	int n = -1;
-	char profile[160];
-	snprintf(profile, sizeof(profile), "%s", spec);
-	char *at = strchr(profile, '@'); /* NAME@VERSION, as podplan predict takes it */
-	int want = 0;
-	if (at) {
-		*at = '\0';
-		want = atoi(at + 1);
-	}
-	*version = 0;
-	if (sqlite3_prepare_v2(pp_store_db(st), "SELECT version, run_ids FROM profiles WHERE name = ?1 "
-				"AND (?2 = 0 OR version = ?2) ORDER BY version DESC LIMIT 1", -1, &q,
-				NULL) == SQLITE_OK) {
-		sqlite3_bind_text(q, 1, profile, -1, SQLITE_STATIC);
-		sqlite3_bind_int(q, 2, want);
-		if (sqlite3_step(q) == SQLITE_ROW) {
-			*version = sqlite3_column_int(q, 0);
-			cJSON *a = cJSON_Parse((const char *)sqlite3_column_text(q, 1));
-			n = 0;
-			for (const cJSON *x = a ? a->child : NULL; x && n < max; x = x->next)
-				if (cJSON_IsNumber(x))
-					ids[n++] = (int64_t)x->valuedouble;
-			cJSON_Delete(a);
-		}
-	}
-	sqlite3_finalize(q);
-	if (n < 0 && *profile && strspn(profile, "0123456789") == strlen(profile) && max > 0) {
-		ids[0] = strtoll(profile, NULL, 10);
-		n = 1;
-	}
-	return n;
-}
-
-/* The store a scenario's calibration profile lives in: its "db", else the
- * report's store, else the default one (as podplan predict). */
-static const char *calib_db(const pp_scenario *s, const pp_report_opts *o)
-{
-	return s->calib_db[0] ? s->calib_db
-	       : o && o->store_path ? o->store_path : pp_store_default_path();
-}
-
-static void calibration(pp_report *r, const pp_report_opts *o)
+/* Which calibration applies, in words (r->calib_note), and the health
+ * verdict of each run its profile was fitted from (read_verdict). */
+static void calibration(pp_report *r, const pp_hwcal *cal)
 {
 	const pp_scenario *s = r->s;
-	if (!s->calib_db[0] && !s->calib_profile[0]) {
+	if (!cal->on) {
 		snprintf(r->calib_note, sizeof(r->calib_note), "No calibration profile is named: every "
 			 "hardware parameter comes from the catalogs (models/*.json), with the source "
 			 "listed below.");
 		return;
 	}
-	const char *db = calib_db(s, o);
-	if (access(db, R_OK) != 0) {
-		snprintf(r->calib_note, sizeof(r->calib_note), "The scenario names calibration profile "
-			 "\"%s\" in %s, which does not exist.", s->calib_profile, db);
-		warn(r, "calibration database %s not found: profile \"%s\" cannot be checked, and the "
-		     "pod's health verdict (SLOW links) is unknown", db, s->calib_profile);
-		return;
-	}
+	const pp_profile *p = &cal->prof;
 	pp_store *st = NULL;
 	pp_err err = {0};
-	if (pp_store_open(&st, db, &err)) {
+	if (pp_store_open(&st, cal->db, &err)) {
 		warn(r, "calibration database: %s", err.msg);
 		return;
 	}
-	int64_t ids[32];
-	int version = 0;
-	int n = profile_runs(st, s->calib_profile, ids, (int)PP_ARRAY_LEN(ids), &version);
-	if (n < 0) {
-		snprintf(r->calib_note, sizeof(r->calib_note), "The scenario names calibration profile "
-			 "\"%s\", which is not in %s.", s->calib_profile, db);
-		warn(r, "calibration profile \"%s\" is not in %s ('podplan fit' lists the profiles): the "
-		     "pod's health verdict is unknown", s->calib_profile, db);
-	} else {
-		pp_sb runs = {0};
-		for (int i = 0; i < n; i++)
-			pp_sb_addf(&runs, "%s%lld", i ? ", " : "", (long long)ids[i]);
-		if (version > 0)
-			snprintf(r->calib_note, sizeof(r->calib_note), "Calibration profile \"%s\" "
-				 "version %d in %s, fitted from calibration run%s %s.", s->calib_profile,
-				 version, db, n == 1 ? "" : "s", runs.buf ? runs.buf : "(none)");
-		else
-			snprintf(r->calib_note, sizeof(r->calib_note), "Calibration run %s in %s "
-				 "(named as the profile).", runs.buf ? runs.buf : "-", db);
-		pp_sb_release(&runs);
-		for (int i = 0; i < n; i++)
-			read_verdict(r, st, ids[i], db);
-	}
+	pp_sb runs = {0};
+	for (int i = 0; i < p->nruns; i++)
+		pp_sb_addf(&runs, "%s%lld", i ? ", " : "", (long long)p->runs[i]);
+	snprintf(r->calib_note, sizeof(r->calib_note), "Calibration profile \"%s\" version %d in %s, "
+		 "fitted from calibration run%s %s.", cal->name, p->version, cal->db,
+		 p->nruns == 1 ? "" : "s", runs.buf ? runs.buf : "(none)");
+	pp_sb_release(&runs);
+	for (int i = 0; i < p->nruns; i++)
+		read_verdict(r, st, p->runs[i], cal->db);
 	pp_store_close(st);
 	size_t l = strlen(r->calib_note);
 	if (r->have_cost)
-		snprintf(r->calib_note + l, sizeof(r->calib_note) - l, " The cost engine prices every "
-			 "option with the catalog's hardware figures (the parameters below) and the "
-			 "narrower step-time uncertainty of a calibrated scenario.");
+		snprintf(r->calib_note + l, sizeof(r->calib_note) - l, " The cost engine applies it to "
+			 "the options on the hardware it measured (%s, %s inside nodes, %s across), "
+			 "with the narrower step-time uncertainty of a calibrated prediction; options "
+			 "on other hardware keep the catalog's figures and uncertainty.",
+			 s->cluster.gpu->id, s->cluster.intra->id, s->cluster.inter->id);
 	else if (r->hw.profile[0])
 		snprintf(r->calib_note + l, sizeof(r->calib_note) - l, " Applied to the step: the "
 			 "parameters marked calibrated below.");
@@ -373,6 +280,7 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 {
 	double t0 = pp_mono_s();
 	int rc;
+	pp_hwcal *own = NULL;
 	memset(r, 0, sizeof(*r));
 	r->s = s;
 	r->cat = cat;
@@ -383,13 +291,23 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(r->generated, sizeof(r->generated), "%Y-%m-%d %H:%M UTC", &tm);
-	if ((rc = pp_hw_from_catalog(&r->hw, cat, &s->cluster, err)))
+	/* the hardware as every command resolves it (calib/hwres.h): a
+	 * profile named but not there refuses the report as it refuses predict */
+	const pp_hwcal *cal = o ? o->hwcal : NULL;
+	if (!cal) {
+		own = pp_xmalloc(sizeof(*own));
+		if ((rc = pp_hwcal_init(own, s, NULL, NULL, o ? o->store_path : NULL, err)))
+			goto out;
+		cal = own;
+	}
+	if ((rc = pp_hw_resolve(&r->hw, cat, &s->cluster, cal, err)))
 		goto out;
 	if (s->costs.present) {
 		pp_cost_opts co;
 		memset(&co, 0, sizeof(co));
 		co.predict = pp_predict;
 		co.serve_curve = true; /* the serving section's throughput-latency chart */
+		co.hwcal = cal;
 		if (o) {
 			co.progress = o->progress;
 			co.progress_ctx = o->progress_ctx;
@@ -404,13 +322,6 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		for (int i = 0; i < r->cost.nwarnings; i++)
 			warn(r, "%s", r->cost.warnings[i]);
 	} else {
-		/* the scenario's calibration profile, applied as podplan predict does */
-		const char *db = calib_db(s, o);
-		pp_err perr = {0};
-		if (s->calib_profile[0] && access(db, R_OK) == 0 &&
-		    pp_profile_apply_spec(&r->hw, db, s->calib_profile, &perr))
-			warn(r, "calibration profile \"%s\" could not be applied (%s): the step below uses "
-			     "the catalog's figures", s->calib_profile, perr.msg);
 		pp_predict_opts po;
 		memset(&po, 0, sizeof(po));
 		if ((rc = pp_predict(s, &r->hw, &po, &r->pred, err)))
@@ -428,9 +339,10 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		warn(r, "no \"costs\" section: nothing is priced; add one to compare renting, building, "
 		     "a hosted API or one node (README, \"Costs\")");
 	}
-	calibration(r, o);
+	calibration(r, cal);
 	rc = 0;
 out:
+	free(own);
 	r->elapsed_s = pp_mono_s() - t0;
 	if (rc)
 		pp_report_release(r);

@@ -69,14 +69,18 @@ typedef struct pp_report_opts {
 	double now_s;                /* the report's timestamp; 0 = now */
 	const char *store_path;      /* store holding calibration profiles when the scenario
 					names a profile but no db; NULL = default path */
+	const struct pp_hwcal *hwcal; /* the calibration resolved (calib/hwres.h); NULL: the
+					 scenario's, found through store_path */
 	/* the cost engine's serving simulations (pp_cost_opts.progress); may be NULL */
 	void (*progress)(void *ctx, const char *what);
 	void *progress_ctx;
 } pp_report_opts;
 
 /* Compute a report. Errors: PP_EINPUT for a costs section that cannot be
- * priced (file:line:col, JSON path), PP_EIO for unreadable data files. A
- * missing calibration db or profile is a warning, not an error. */
+ * priced (file:line:col, JSON path), PP_EIO for unreadable data files; a
+ * calibration profile named but not there is refused as every command
+ * refuses it (pp_hwcal_init's errors). A calibration run whose verdict
+ * cannot be read is a warning. */
 int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		    const char *scenario_path, const pp_report_opts *o, pp_err *err);
 void pp_report_release(pp_report *r);
@@ -153,15 +157,10 @@ const char *pp_report_option_color(int i);
 extern const char *const pp_report_comp_colors[PP_CC_COUNT];
 extern const char *const pp_report_comp_words[PP_CC_COUNT];
 extern const char *const pp_report_bd_colors[PP_BD_COUNT];
-/* "-" for NAN, else pp_fmt_usd; pp_fmt_duration below 60 days, months
- * ("3.7 months") from there; a whole number with thousands separators. */
-const char *pp_report_usd(double v, char *buf, size_t n);
 /* A path podplan found itself (the default store, the catalog directory)
  * as people may see it: below the working directory relative to it, below
  * $HOME as "~/...", else unchanged. Paths the user gave are printed as
  * given, never made absolute. Returns buf. */
 const char *pp_report_public_path(const char *path, char *buf, size_t n);
-const char *pp_report_dur(double s, char *buf, size_t n);
-const char *pp_report_count(double v, char *buf, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /* svg.c - see svg.h. */
 #include "svg.h"
+#include "core/fmt.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,11 @@
 # naming the file, the line and the two layers - on an upward include planted
 # into a copy of the tree (sim/LAYERS, the checker and every source file of
 # the folders it reads), on a CUDA, NCCL or MPI header planted under sim/, and
-# on a source folder sim/LAYERS does not name. Run from the repository root.
+# on a source folder sim/LAYERS does not name; and, from objects' symbols,
+# on a call circle planted between two files of one folder (compiled into a
+# build folder of the copy), naming the folder, both files and the symbols,
+# while a circle sim/LAYERS allows is a note. Run from the repository root;
+# the build folder is $PODPLAN_BUILD, else build.
 # The copy lives in a temporary directory, removed at the end (kept when a
 # test failed).
 
@@ -116,6 +120,47 @@ expect_fail "#include <nccl.h> in $hdr and <mpi.h> in $core fail" \
 	"^$hdr:$lnccl: .*nccl.h.*sim/ builds without a GPU" "^$core:$lmpi: .*mpi.h.*sim/ builds without a GPU"
 expect_fail "a source folder sim/LAYERS does not name (sim/extra) fails" \
 	"^sim/extra/x.c: folder sim/extra is not a layer of sim/LAYERS"
+
+# 9. the tree's objects, when built: no call circle but the allowed ones
+bdir=${PODPLAN_BUILD:-build}
+if [ -d "$bdir/sim" ]; then
+	sh tests/check-layers.sh . "$bdir" >"$out" 2>&1
+	st=$?
+	[ "$st" -eq 0 ] && grep -q '^check-layers: [0-9]* uses between objects, no call circle' "$out"
+	r=$?
+	[ "$r" -eq 0 ] || { diag "exit status $st:"; diag "$(cat "$out")"; }
+	ok $r "the tree's objects in $bdir have no call circle sim/LAYERS does not allow"
+fi
+
+# 10-11. a circle planted between two files of sim/core, compiled into the
+# copy's own build folder (those two objects alone)
+copy
+cc=${CC:-cc}
+printf 'int pp_zz_b(int);\nint pp_zz_a(int n) { return n ? pp_zz_b(n - 1) : 0; }\n' >"$tmp/tree/sim/core/zz_a.c"
+printf 'int pp_zz_a(int);\nint pp_zz_b(int n) { return n ? pp_zz_a(n - 1) : 1; }\n' >"$tmp/tree/sim/core/zz_b.c"
+printf 'int pp_zz_a(int);\nint pp_zz_c(void) { return pp_zz_a(3); }\n' >"$tmp/tree/sim/core/zz_c.c"
+mkdir -p "$tmp/obj/sim/core"
+for f in zz_a zz_b zz_c; do
+	$cc -c -o "$tmp/obj/sim/core/$f.o" "$tmp/tree/sim/core/$f.c" || diag "$cc could not compile $f.c"
+done
+sh "$tmp/tree/tests/check-layers.sh" "$tmp/tree" "$tmp/obj" >"$out" 2>&1
+st=$?
+expect_fail "a call circle between sim/core/zz_a.c and zz_b.c fails, naming folder, files and symbols" \
+	"^sim/core: call circle zz_[ab].c -> zz_[ab].c -> zz_[ab].c" "zz_a.c uses pp_zz_b of zz_b.c" \
+	"zz_b.c uses pp_zz_a of zz_a.c"
+grep -q 'zz_c.c' "$out"
+r=$((1 - $?))
+[ "$r" -eq 0 ] || diag "zz_c.c, which only calls into the circle, is named: $(cat "$out")"
+ok $r "a file that only calls into the circle is not part of it"
+
+# 12. the same circle allowed by a circle line of sim/LAYERS: a note, status 0
+printf 'circle sim/core zz_b.c zz_a.c # planted\n' >>"$tmp/tree/sim/LAYERS"
+sh "$tmp/tree/tests/check-layers.sh" "$tmp/tree" "$tmp/obj" >"$out" 2>&1
+st=$?
+[ "$st" -eq 0 ] && grep -q '^check-layers: note: sim/core: call circle .*allowed by sim/LAYERS' "$out"
+r=$?
+[ "$r" -eq 0 ] || { diag "exit status $st:"; diag "$(cat "$out")"; }
+ok $r "a circle sim/LAYERS allows is a note, not a failure"
 
 echo "1..$n"
 if [ "$failed" -eq 0 ]; then

@@ -10,6 +10,8 @@
  * calculations below write its figures out.
  */
 #include "cost/cost.h"
+#include "core/fmt.h"
+#include "cost/costout.h"
 #include "cost/finance.h"
 #include "harness.h"
 #include "core/util.h"
@@ -995,11 +997,11 @@ static void test_words(void)
 	pp_scenario_release(&s);
 	free(js);
 	char b[64];
-	CHECK(!strcmp(pp_cost_fmt_usd_range(9156, 13200, " - ", b, sizeof(b)), "$9.2k - $13.2k"));
-	CHECK(!strcmp(pp_cost_fmt_usd_range(1.65e6, 2.37e6, "-", b, sizeof(b)), "$1.65M-$2.37M"));
-	CHECK(!strcmp(pp_cost_fmt_usd_range(909.2e3, 2.03e6, " - ", b, sizeof(b)), "$0.91M - $2.03M"));
-	CHECK(!strcmp(pp_cost_fmt_usd_range(55, 120, " - ", b, sizeof(b)), "$55 - $120"));
-	CHECK(!strcmp(pp_cost_fmt_usd_range(NAN, 1, " - ", b, sizeof(b)), "-"));
+	CHECK(!strcmp(pp_fmt_usd_range(9156, 13200, " - ", b, sizeof(b)), "$9.2k - $13.2k"));
+	CHECK(!strcmp(pp_fmt_usd_range(1.65e6, 2.37e6, "-", b, sizeof(b)), "$1.65M-$2.37M"));
+	CHECK(!strcmp(pp_fmt_usd_range(909.2e3, 2.03e6, " - ", b, sizeof(b)), "$0.91M - $2.03M"));
+	CHECK(!strcmp(pp_fmt_usd_range(55, 120, " - ", b, sizeof(b)), "$55 - $120"));
+	CHECK(!strcmp(pp_fmt_usd_range(NAN, 1, " - ", b, sizeof(b)), "-"));
 }
 
 /* Every figure of the live tco.json whose source is podplan_estimate is

@@ -18,7 +18,8 @@
 #include "engine/des.h"
 #include "harness.h"
 #include "engine/memory.h"
-#include "engine/schedule.h"
+#include "engine/stages.h"
+#include "engine/evgraph.h"
 #include "testutil.h"
 #include "engine/trace.h"
 
@@ -70,9 +71,10 @@ static int64_t pipeline_makespan(pp_scenario *s, int64_t f, int64_t bw)
 	pp_des *d = pp_des_new();
 	int *F = malloc(sizeof(int) * (size_t)(P * V * M)), *B = malloc(sizeof(int) * (size_t)(P * V * M));
 	pp_unit *order = malloc(sizeof(pp_unit) * (size_t)(2 * M * V));
+	pp_pipe pl = pp_pipe_of(s);
 	for (int st = 0; st < P; st++) {
 		int r = pp_des_resource(d, "stage", st, true);
-		int n = pp_schedule_order(s, st, order);
+		int n = pp_schedule_order(&pl, st, order);
 		for (int i = 0; i < n; i++) {
 			int vs = order[i].chunk * P + st;
 			pp_des_tag g = {.cat = 0, .layer = -1, .mb = order[i].mb};
@@ -292,7 +294,7 @@ static void activations_korthikanti(void)
 			  "{\"global_batch_size\": 64}, \"parallel\": {\"tensor_model_parallel_size\": 8, "
 			  "\"pipeline_model_parallel_size\": 8, \"virtual_pipeline_model_parallel_size\": 3},"
 			  " \"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 64}}", &sc, NULL) == 0);
-	double chunks = pp_inflight_chunks(&sc, 0);
+	double chunks = pp_stage_inflight_chunks(&sc, 0);
 	double layers = chunks * 96.0 / (8 * 3);
 	CHECK_NEAR(layers, 96.0 * (1 + 7.0 / 24), 1e-9);
 	pp_scenario_release(&sc);
@@ -402,15 +404,16 @@ static void interleaved_order_megatron(void)
 				s.parallel.pp = P;
 				s.parallel.vpp = v;
 				s.training.num_microbatches = m;
+				pp_pipe pl = pp_pipe_of(&s);
 				int total = m * v;
 				for (int r = 0; r < P; r++) {
 					int warm = (P - r - 1) * 2 + (v - 1) * P;
 					if (m == P || warm > total)
 						warm = total;
-					int n = pp_schedule_count(&s), fk = 0, bk = 0;
+					int n = pp_schedule_count(&pl), fk = 0, bk = 0;
 					CHECK(n == 2 * total);
 					pp_unit *order = malloc(sizeof(pp_unit) * (size_t)n);
-					CHECK(pp_schedule_order(&s, r, order) == n);
+					CHECK(pp_schedule_order(&pl, r, order) == n);
 					for (int i = 0; i < n; i++) {
 						bool fwd = i < warm || (fk < total && (i - warm) % 2 == 0);
 						int k = fwd ? fk++ : bk++;
@@ -418,7 +421,7 @@ static void interleaved_order_megatron(void)
 						if (!fwd)
 							chunk = v - 1 - chunk;
 						int mb = (k / (P * v)) * P + k % P;
-						pp_unit u = pp_schedule_unit(&s, r, i);
+						pp_unit u = pp_schedule_unit(&pl, r, i);
 						bad += u.fwd != fwd || u.chunk != chunk || u.mb != mb;
 						/* the in-order reading (the program's cursor) */
 						bad += order[i].fwd != fwd || order[i].chunk != chunk ||
@@ -454,12 +457,13 @@ static void plain_order(void)
 				s.parallel.pp = P;
 				s.parallel.vpp = 1;
 				s.training.num_microbatches = m;
-				int n = pp_schedule_count(&s);
+				pp_pipe pl = pp_pipe_of(&s);
+				int n = pp_schedule_count(&pl);
 				CHECK(n == 2 * m);
 				pp_unit *order = malloc(sizeof(pp_unit) * (size_t)n);
 				for (int r = 0; r < P; r++) {
 					int warm = P - r - 1 < m ? P - r - 1 : m, fk = 0, bk = 0;
-					CHECK(pp_schedule_order(&s, r, order) == n);
+					CHECK(pp_schedule_order(&pl, r, order) == n);
 					for (int i = 0; i < n; i++) {
 						bool fwd;
 						int mb;
@@ -470,7 +474,7 @@ static void plain_order(void)
 							fwd = i < warm || (fk < m && (i - warm) % 2 == 0);
 							mb = fwd ? fk++ : bk++;
 						}
-						pp_unit u = pp_schedule_unit(&s, r, i);
+						pp_unit u = pp_schedule_unit(&pl, r, i);
 						bad += u.fwd != fwd || u.chunk != 0 || u.mb != mb;
 						bad += order[i].fwd != fwd || order[i].chunk != 0 ||
 						       order[i].mb != mb;

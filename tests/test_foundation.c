@@ -8,6 +8,7 @@
  * error messages and terminal-safe names, did-you-mean.
  */
 #include "input/catalog.h"
+#include "core/fmt.h"
 #include "harness.h"
 #include "core/jdoc.h"
 #include "core/store.h"

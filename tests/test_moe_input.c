@@ -6,7 +6,7 @@
  * refusals, the scenario keys' defaults and checks, and the H800 / GB200
  * SKUs against the bandwidths DeepSeek publishes.
  */
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/workload.h"
 #include "harness.h"
 #include "testutil.h"

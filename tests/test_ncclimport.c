@@ -29,7 +29,7 @@ static int parse_file(const char *name, const pp_ncclimport_opts *o, pp_nccl_log
 	size_t len = 0;
 	int rc = pp_read_file(name, 1 << 24, &text, &len, err);
 	if (!rc)
-		rc = pp_ncclimport_parse(name, text, o, log, err);
+		rc = pp_nccl_log_parse(name, text, o, log, err);
 	free(text);
 	return rc;
 }
@@ -212,7 +212,7 @@ static void test_store_import(void)
 static int parse_text(const char *text, const pp_ncclimport_opts *o, pp_err *err)
 {
 	pp_nccl_log log;
-	int rc = pp_ncclimport_parse("x.log", text, o, &log, err);
+	int rc = pp_nccl_log_parse("x.log", text, o, &log, err);
 	if (!rc)
 		pp_nccl_log_release(&log);
 	return rc;
@@ -266,7 +266,7 @@ static void test_errors(void)
 		 "0.09    0.09      0    12.00    0.09    0.09      0\n# Avg bus bandwidth    : 7.5 \n",
 		 devs, hdr);
 	pp_nccl_log log;
-	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK(pp_nccl_log_parse("x.log", buf, NULL, &log, &err) == 0);
 	CHECK_CONTAINS(log.warnings, "differs from the rows' mean");
 	CHECK(!strcmp(log.sections[0].op, "all_reduce") && !strcmp(log.sections[0].op_from, "columns"));
 	pp_nccl_log_release(&log);
@@ -327,7 +327,7 @@ static void test_damaged_numbers(void)
 	snprintf(buf, sizeof(buf), "%s%s  9007199254740992   1125899906842624   float     sum      -1    "
 		 "12.00    0.09    0.05      0    12.00    0.09    0.05      0\n", devs, hdr);
 	pp_nccl_log log;
-	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK(pp_nccl_log_parse("x.log", buf, NULL, &log, &err) == 0);
 	CHECK(!strcmp(log.sections[0].op, "reduce_scatter")); /* 2^53 = 2^50 x 4 x 2 */
 	pp_nccl_log_release(&log);
 	snprintf(buf, sizeof(buf), "%s%s  1024  256   float     sum      -1    12.00    "
@@ -345,7 +345,7 @@ static void test_damaged_numbers(void)
 		 "iters: 5 iters: 99999999999999999999 agg iters: 1\n%s%s  1024  256   float     sum      "
 		 "-1    12.00    0.09    0.09      0    12.00    0.09    0.09      0\n# Out of bounds "
 		 "values : 99999999999999999999999 OK\n", devs, hdr);
-	CHECK(pp_ncclimport_parse("x.log", buf, NULL, &log, &err) == 0);
+	CHECK(pp_nccl_log_parse("x.log", buf, NULL, &log, &err) == 0);
 	CHECK(log.sections[0].iters == 0 && log.sections[0].out_of_bounds == PP_CALIB_NULL);
 	pp_nccl_log_release(&log);
 	snprintf(buf, sizeof(buf), "#  Rank 99999999999 Group  0 Pid 1 on h device  0 [0x18] GPU\n%s  "

@@ -10,6 +10,7 @@
 #include "calib/calibdb.h"
 #include "calib/fit.h"
 #include "harness.h"
+#include "calib/replaycount.h"
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
 #include "calib/replayval.h"

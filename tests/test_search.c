@@ -20,7 +20,7 @@
 #include "engine/fastpath.h"
 #include "harness.h"
 #include "engine/memory.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "plan/search.h"
 #include "plan/size.h"
 #include "testutil.h"
@@ -38,7 +38,7 @@ static int64_t des_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload *
 	pp_des *d = pp_des_new();
 	pp_stage_busy *busy = pp_xcalloc((size_t)s->parallel.pp, sizeof(pp_stage_busy));
 	pp_sched_opts o = {false, false, false};
-	pp_schedule_build(d, s, hw, w, &o, busy);
+	pp_evgraph_build(d, s, hw, w, &o, busy);
 	pp_err err = {0};
 	int64_t t = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
 	free(busy);
@@ -109,7 +109,7 @@ static void fastpath_exact(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_fp_cache *c = pp_fp_cache_new();
 		/* and one that holds 7 workloads, emptied whenever it is full */
 		pp_fp_cache *c7 = pp_fp_cache_new();
@@ -210,7 +210,7 @@ static void cache_across_fabrics(void)
 		CHECK(s2.cluster.inter && pp_hw_from_catalog(&hw2, tu_catalog(), &s2.cluster, &err) == 0);
 		pp_layout *lay;
 		size_t n;
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_fp_cache *c = pp_fp_cache_new();
 		pp_scenario x = s, x2 = s2;
 		for (size_t i = 0; i < n; i++) {
@@ -290,7 +290,7 @@ static void memory_monotone(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		double *mem = pp_xmalloc(sizeof(double) * (n + 1));
 		pp_fp_cache *c = pp_fp_cache_new();
 		pp_scenario x = s;
@@ -355,7 +355,7 @@ static void against_predict(const char *json, int k)
 	pp_layout *lay;
 	size_t n;
 	pp_err err = {0};
-	CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+	CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 	ref *r = pp_xmalloc(sizeof(ref) * n);
 	size_t nr = 0, nofit = 0;
 	pp_result *res = pp_xcalloc(n, sizeof(pp_result));
@@ -701,7 +701,7 @@ static void size_matches_brute_force(void)
 	pp_err err = {0};
 	pp_size_opts o;
 	memset(&o, 0, sizeof(o));
-	CHECK(pp_size_spec_parse(&s, tu_catalog(), &o.spec, &err) == 0);
+	o.spec = s.search;
 	CHECK(o.spec.ngpus == 3 && o.spec.ncounts == 4 && o.spec.nprices == 1);
 	double steps = ceil(2e10 / (64.0 * 2048));
 	/* a deadline, a budget, neither (every option searched) */

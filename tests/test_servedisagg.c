@@ -275,7 +275,7 @@ static int search(const char *json, pp_scenario *s, pp_splan_result *r)
 {
 	if (tu_scenario(json, s, NULL))
 		return -1;
-	pp_splan_opts o = {NAN, 0, NAN, false, NULL, NULL, true};
+	pp_splan_opts o = {NAN, 0, NAN, false, NULL, NULL, true, NULL};
 	pp_err err = {0};
 	int rc = pp_splan_run(s, tu_catalog(), &o, r, &err);
 	if (rc)

@@ -72,7 +72,7 @@ static int run(const char *json, bool exhaustive, pp_scenario *s, pp_splan_resul
 {
 	if (tu_scenario(json, s, NULL))
 		return -1;
-	pp_splan_opts o = {NAN, 0, NAN, exhaustive, NULL, NULL, false};
+	pp_splan_opts o = {NAN, 0, NAN, exhaustive, NULL, NULL, false, NULL};
 	pp_err err = {0};
 	int rc = pp_splan_run(s, tu_catalog(), &o, r, &err);
 	if (rc)

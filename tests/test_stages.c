@@ -8,11 +8,14 @@
  *  - a stage's layers summed over its chunks (pp_stage_kinds, in closed
  *    form for the even split) are its chunks' pp_stage_layers added up, for
  *    every layer count to 130, stage count to 16 and depth to 6;
+ *  - the parameters the stages hold add up to the model's (modelsize.h,
+ *    counted from the architecture alone) without tensor parallelism;
  *  - counts that cannot split evenly are bad input naming the key;
  *  - the fast path equals the event simulation on uneven layouts.
  */
 #include "engine/fastpath.h"
-#include "engine/memory.h"
+#include "engine/modelsize.h"
+#include "engine/stages.h"
 #include "engine/predict.h"
 #include "harness.h"
 #include "testutil.h"
@@ -149,10 +152,47 @@ static void fast_path_agrees(void)
 	}
 }
 
+/* Untied embeddings (Llama 2), no tensor parallelism: every parameter is
+ * on exactly one stage, however the layers split. */
+static void stage_params_sum(void)
+{
+	const char *pp[] = {"1", "3", "4", "5"};
+	for (size_t i = 0; i < sizeof(pp) / sizeof(pp[0]); i++) {
+		char json[512];
+		snprintf(json, sizeof(json), "{\"model\": {\"preset\": \"llama2-7b\"}, "
+			 "\"training\": {\"global_batch_size\": 960}, \"parallel\": "
+			 "{\"pipeline_model_parallel_size\": %s}, \"cluster\": {\"gpu\": "
+			 "\"h100-sxm\", \"num_gpus\": 120}}", pp[i]);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(json, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		double held = 0, trained = 0;
+		for (int st = 0; st < s.parallel.pp; st++) {
+			double n[PP_LAYER_KINDS];
+			pp_stage_kinds(&s, st, n);
+			double p = pp_stage_params(&s, &w, st);
+			CHECK(p == pp_stage_count_of(&s, &w, st, n).held);
+			held += p;
+			trained += pp_stage_trainable(&s, &w, st);
+			CHECK(pp_stage_trainable_expert(&s, &w, st) == 0);
+		}
+		CHECK_NEAR(held, pp_model_params(&s.model), 1e-12);
+		CHECK_NEAR(trained, held, 1e-12);
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(even_and_uneven);
 	RUN(kinds_sum_chunks);
+	RUN(stage_params_sum);
 	RUN(bad_counts);
 	RUN(fast_path_agrees);
 	return pp_t_done("test_stages");

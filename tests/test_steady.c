@@ -22,7 +22,7 @@
 #include "engine/fastpath.h"
 #include "harness.h"
 #include "engine/predict.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "engine/trace.h"
 #include "plan/search.h"
 #include "testutil.h"
@@ -41,10 +41,11 @@ static bool same_unit(pp_unit a, pp_unit b, int dmb)
  * backward after the last forward. */
 static void steady_by_scan(const pp_scenario *s, int st, int *from, int *to)
 {
-	int n = pp_schedule_count(s), last_f = -1;
+	pp_pipe pl = pp_pipe_of(s);
+	int n = pp_schedule_count(&pl), last_f = -1;
 	*from = n;
 	for (int i = 0; i < n; i++) {
-		pp_unit u = pp_schedule_unit(s, st, i);
+		pp_unit u = pp_schedule_unit(&pl, st, i);
 		if (!u.fwd && *from == n)
 			*from = i;
 		if (u.fwd)
@@ -70,6 +71,7 @@ static void schedule_periodic(void)
 					s.parallel.vpp = v;
 					s.parallel.schedule = sched ? PP_SCHED_INTERLEAVED : PP_SCHED_1F1B;
 					s.training.num_microbatches = m;
+					pp_pipe pl = pp_pipe_of(&s);
 					int T = sched ? 2 * P * v : 2, S = sched ? P : 1;
 					for (int st = 0; st < P; st++) {
 						int from, to;
@@ -77,8 +79,8 @@ static void schedule_periodic(void)
 						/* the checkpoints start where the scan finds the steady part */
 						cases++;
 						for (int i = from + T; i < to; i++)
-							bad += !same_unit(pp_schedule_unit(&s, st, i),
-									  pp_schedule_unit(&s, st, i - T), S);
+							bad += !same_unit(pp_schedule_unit(&pl, st, i),
+									  pp_schedule_unit(&pl, st, i - T), S);
 					}
 				}
 			}
@@ -150,7 +152,7 @@ static void walk_exact(void)
 		pp_layout *lay;
 		size_t n;
 		pp_err err = {0};
-		CHECK(pp_search_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
+		CHECK(pp_space_enumerate(&s, &lay, &n, NULL, 0, &err) == 0);
 		pp_scenario x = s;
 		for (size_t i = 0; i < n; i++) {
 			pp_layout_apply(&x, &lay[i]);
@@ -159,7 +161,7 @@ static void walk_exact(void)
 			pp_des *d = pp_des_new();
 			pp_stage_busy *bd = busy_new(&x), *bf = busy_new(&x);
 			pp_sched_opts o = {false, false, false};
-			pp_schedule_build(d, &x, &hw, &w, &o, bd);
+			pp_evgraph_build(d, &x, &hw, &w, &o, bd);
 			int64_t td = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
 			int64_t tasks = 0;
 			pp_fp_stats st;
@@ -305,7 +307,8 @@ static void no_skip(void)
 		pp_fp_stats st;
 		CHECK(pp_fp_run_stats(&s, &hw, &w, NULL, NULL, NULL, &st) > 0);
 		CHECK(st.skipped == 0);
-		CHECK(st.units == (int64_t)pp_schedule_count(&s) * s.parallel.pp);
+		pp_pipe pl = pp_pipe_of(&s);
+		CHECK(st.units == (int64_t)pp_schedule_count(&pl) * s.parallel.pp);
 		pp_workload_release(&w);
 		pp_scenario_release(&s);
 	}

@@ -6,6 +6,7 @@
  * tornado charts (empty data included).
  */
 #include "harness.h"
+#include "core/fmt.h"
 #include "report.h"
 #include "svg.h"
 #include "textutil.h"
@@ -50,14 +51,14 @@ static void test_labels(void)
 	CHECK(!strcmp(pp_svg_label(PP_SVG_SECONDS, 20 * 86400.0, 30 * 86400.0, b, sizeof(b)), "20 days"));
 	CHECK(!strcmp(pp_svg_label(PP_SVG_SECONDS, 0.5, 4, b, sizeof(b)), "0.5 s"));
 	CHECK(!strcmp(pp_svg_label(PP_SVG_PCT, 0.06, 0.08, b, sizeof(b)), "6%"));
-	CHECK(!strcmp(pp_report_count(1051661, b, sizeof(b)), "1,051,661"));
-	CHECK(!strcmp(pp_report_count(999, b, sizeof(b)), "999"));
-	CHECK(!strcmp(pp_report_count(1000, b, sizeof(b)), "1,000"));
-	CHECK(!strcmp(pp_report_count(-1234567, b, sizeof(b)), "-1,234,567"));
-	CHECK(!strcmp(pp_report_count(NAN, b, sizeof(b)), "-"));
+	CHECK(!strcmp(pp_fmt_count(1051661, b, sizeof(b)), "1,051,661"));
+	CHECK(!strcmp(pp_fmt_count(999, b, sizeof(b)), "999"));
+	CHECK(!strcmp(pp_fmt_count(1000, b, sizeof(b)), "1,000"));
+	CHECK(!strcmp(pp_fmt_count(-1234567, b, sizeof(b)), "-1,234,567"));
+	CHECK(!strcmp(pp_fmt_count(NAN, b, sizeof(b)), "-"));
 	/* 91.3 days = 3.0 months of 30.44 days */
-	CHECK(!strcmp(pp_report_dur(91.3 * 86400, b, sizeof(b)), "3.0 months"));
-	CHECK(!strcmp(pp_report_dur(3.99, b, sizeof(b)), "3.99 s"));
+	CHECK(!strcmp(pp_fmt_span(91.3 * 86400, b, sizeof(b)), "3.0 months"));
+	CHECK(!strcmp(pp_fmt_span(3.99, b, sizeof(b)), "3.99 s"));
 	CHECK(!strcmp(pp_fmt_tokens(2e12, b, sizeof(b)), "2T"));
 	CHECK(!strcmp(pp_fmt_tokens(1.5e8, b, sizeof(b)), "150M"));
 	/* 0.6 em per character at 10 px, UTF-8 characters counted once */

@@ -17,7 +17,7 @@
 #include "engine/fastpath.h"
 #include "harness.h"
 #include "engine/program.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "engine/stepcost.h"
 #include "testutil.h"
 #include "core/util.h"
@@ -63,7 +63,7 @@ static int64_t des_last(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	pp_des *d = pp_des_new();
 	pp_stage_busy *busy = pp_xcalloc((size_t)s->parallel.pp, sizeof(pp_stage_busy));
 	pp_sched_opts o = {false, false, false};
-	pp_schedule_build(d, s, hw, w, &o, busy);
+	pp_evgraph_build(d, s, hw, w, &o, busy);
 	pp_err err = {0};
 	int64_t t = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
 	for (int st = 0; st < s->parallel.pp; st++)

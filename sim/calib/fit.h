@@ -24,13 +24,7 @@
  * the shorter one hidden, (Tc + Tg - Tboth) / min(Tc, Tg), with 1.96
  * standard errors.
  *
- * Sustained GEMMs (rows of kind "gemm_sustained", podplan-calibrate --only
- * sustained): per GPU, the rate over the steady part of the back-to-back
- * run (the samples from half the run's length on, pp_fit_sustained_summary)
- * over the burst rate the sweep's protocol gave the same shape just
- * before; per dtype the median over GPUs (and runs) is the profile's
- * gemm_sustained_fraction, with 1.96 standard errors of the steady
- * samples' fractions.
+ * Sustained GEMMs (rows of kind "gemm_sustained"): calib/sustained.h.
  *
  * Decode-shaped GEMMs (kind "gemm_decode", --only decode): per dtype and
  * token count M, the median over shapes of the datasheet roofline time,
@@ -42,6 +36,7 @@
 
 #include "input/catalog.h"
 #include "calib/profile.h"
+#include "calib/sustained.h"
 #include "core/store.h"
 
 /* A collective measurement for the fitter. */
@@ -54,42 +49,6 @@ typedef struct pp_fit_point {
  * Needs >= 3 points. */
 int pp_fit_collective(pp_coll_fit *f, pp_fit_piece_ci *ci, double *rms, const pp_fit_point *pts,
 		      int n, pp_err *err);
-
-/* One interval of a sustained run, as the fit and podplan-calibrate's
- * summary read it; NAN (reasons -1) where NVML could not say. */
-typedef struct pp_fit_sample {
-	double t_s, interval_s, flop;        /* the interval's end, length, work */
-	double sm_clock_hz, power_w, temp_c;
-	int64_t reasons;
-} pp_fit_sample;
-
-/* A sustained run on one GPU summed up. The steady part is the samples
- * whose end lies at or past half the last one's: the clocks of a GPU at
- * its power limit settle within a second or two of load (the power
- * controller), so the second half of a 10 s run is past that; a thermal
- * steady state over minutes is not what it measures. */
-typedef struct pp_sustained_summary {
-	double burst_flops;                  /* the burst measurement's rate */
-	double sustained_flops;              /* median rate of the steady samples */
-	double fraction;                     /* sustained / burst */
-	double fraction_ci;                  /* 1.96 standard errors of the steady fractions */
-	double first_sm_clock_hz;            /* the first sample's clock */
-	double sm_clock_hz, power_w, temp_c; /* medians over the steady part; NAN unknown */
-	int64_t reasons;                     /* union over the steady part; -1 unknown */
-	double seconds;                      /* the last sample's end */
-	int samples, steady;
-} pp_sustained_summary;
-
-/* Sum up n samples (in time order) of a run whose burst rate was
- * burst_flops. PP_EINPUT when there is no sample or no burst rate. */
-int pp_fit_sustained_summary(double burst_flops, const pp_fit_sample *s, int n,
-			     pp_sustained_summary *out, pp_err *err);
-
-/* NVML's clocks-event (throttle) reason bits as names, comma-separated
- * ("sw_power_cap,hw_slowdown"; "none" for 0, "unknown" for -1), after the
- * nvmlClocksEventReasons constants of nvml.h
- * (https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html). */
-const char *pp_fit_reason_names(int64_t reasons, char *buf, size_t n);
 
 /* Fit a profile from calibration runs of the store. gpu_id names the
  * catalog SKU (for peaks and the compute model); NULL = from the run's GPU

@@ -557,7 +557,7 @@ void pp_profile_apply(pp_hw *hw, const pp_profile *p)
 	}
 }
 
-int pp_profile_apply_spec(pp_hw *hw, const char *db, const char *profile, pp_err *err)
+int pp_profile_load_spec(const char *db, const char *profile, pp_profile *p, pp_err *err)
 {
 	char name[128];
 	int version = 0;
@@ -578,9 +578,16 @@ int pp_profile_apply_spec(pp_hw *hw, const char *db, const char *profile, pp_err
 	int rc = pp_store_open_ro(&st, db, err);
 	if (rc)
 		return rc;
-	pp_profile p;
-	if (!(rc = pp_profile_load(st, name, version, &p, err)))
-		pp_profile_apply(hw, &p);
+	rc = pp_profile_load(st, name, version, p, err);
 	pp_store_close(st);
+	return rc;
+}
+
+int pp_profile_apply_spec(pp_hw *hw, const char *db, const char *profile, pp_err *err)
+{
+	pp_profile p;
+	int rc = pp_profile_load_spec(db, profile, &p, err);
+	if (!rc)
+		pp_profile_apply(hw, &p);
 	return rc;
 }

@@ -132,7 +132,12 @@ int pp_profile_load(pp_store *st, const char *name, int version, pp_profile *p, 
  * count); an all_reduce fit also gives the intra-node busbw curve. */
 void pp_profile_apply(pp_hw *hw, const pp_profile *p);
 
-/* Open DB and apply PROFILE ("DB:PROFILE" or "DB:PROFILE@VERSION") to hw. */
+/* Load profile ("NAME" or "NAME@VERSION", the latest version without one)
+ * from the store at db (opened read-only). Errors: PP_EINPUT for a
+ * malformed version, pp_store_open_ro's and pp_profile_load's. */
+int pp_profile_load_spec(const char *db, const char *profile, pp_profile *p, pp_err *err);
+/* pp_profile_load_spec, then pp_profile_apply to hw. Commands resolve
+ * hardware through calib/hwres.h, which calls these. */
 int pp_profile_apply_spec(pp_hw *hw, const char *db, const char *profile, pp_err *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* replayplan.c - see replayplan.h. */
 #include "calib/replayplan.h"
 #include "engine/des.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/util.h"
 #include "engine/workload.h"
 
@@ -608,7 +608,7 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	b.d = pp_des_new();
 	pp_stage_busy *busy = pp_xcalloc((size_t)b.P, sizeof(pp_stage_busy));
 	pp_sched_opts so = {false, false, false};
-	pp_schedule_build(b.d, s, hw, &b.w, &so, busy);
+	pp_evgraph_build(b.d, s, hw, &b.w, &so, busy);
 	if ((rc = pp_des_run(b.d, err)))
 		goto out;
 	p->des_step_s = pp_des_makespan(b.d) * 1e-9;
@@ -645,83 +645,3 @@ void pp_rplan_release(pp_rplan *p)
 	free(p->gemms);
 	memset(p, 0, sizeof(*p));
 }
-
-/* ---- sizes and counts ---- */
-
-static double in_bytes(pp_dtype dt)
-{
-	return dt == PP_DT_FP8 ? 1 : dt == PP_DT_BF16 || dt == PP_DT_FP16 ? 2 : 4;
-}
-
-static double out_bytes(pp_dtype dt)
-{
-	return dt == PP_DT_FP8 || dt == PP_DT_BF16 || dt == PP_DT_FP16 ? 2 : 4;
-}
-
-void pp_rplan_maxima(const pp_rplan *p, int gpu, pp_rplan_max *m)
-{
-	memset(m, 0, sizeof(*m));
-	const pp_rgpu *g = &p->gpu[gpu];
-	for (int i = 0; i < g->nins; i++) {
-		const pp_rinstr *r = &g->ins[i];
-		double v;
-		switch (r->kind) {
-		case PP_RI_GEMM: {
-			const pp_rgemm *q = &p->gemms[r->arg];
-			double bt = (double)q->batch;
-			v = bt * q->m * q->k * in_bytes(q->dtype);
-			m->gemm_a = v > m->gemm_a ? v : m->gemm_a;
-			v = bt * q->k * q->n * in_bytes(q->dtype);
-			m->gemm_b = v > m->gemm_b ? v : m->gemm_b;
-			v = bt * q->m * q->n * out_bytes(q->dtype);
-			m->gemm_d = v > m->gemm_d ? v : m->gemm_d;
-			break;
-		}
-		case PP_RI_MEM:
-			v = r->bytes / 2;
-			m->mem = v > m->mem ? v : m->mem;
-			break;
-		case PP_RI_COLL:
-		case PP_RI_SEND:
-		case PP_RI_RECV:
-			m->coll[r->stream] = r->bytes > m->coll[r->stream] ? r->bytes : m->coll[r->stream];
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-void pp_rplan_count(const pp_rplan *p, int gpu, pp_rplan_counts *c)
-{
-	memset(c, 0, sizeof(*c));
-	const pp_rgpu *g = &p->gpu[gpu];
-	for (int i = 0; i < g->nins; i++) {
-		const pp_rinstr *r = &g->ins[i];
-		switch (r->kind) {
-		case PP_RI_GEMM: {
-			const pp_rgemm *q = &p->gemms[r->arg];
-			c->gemms++;
-			c->gemm_flops += 2.0 * q->m * q->n * q->k * q->batch;
-			break;
-		}
-		case PP_RI_MEM:
-			c->mems++;
-			c->mem_bytes += r->bytes;
-			break;
-		case PP_RI_COLL:
-			c->colls++;
-			c->coll_bytes[r->stream] += r->bytes;
-			break;
-		case PP_RI_SEND:
-			c->sends++;
-			c->p2p_bytes += r->bytes;
-			break;
-		case PP_RI_RECV: c->recvs++; break;
-		case PP_RI_RECORD: c->records++; break;
-		case PP_RI_WAIT: c->waits++; break;
-		default: break;
-		}
-	}
-}
-

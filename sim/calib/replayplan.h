@@ -6,7 +6,7 @@
  * (calibrate/replay.c) issues the list as it stands; nothing here sees
  * CUDA or NCCL, so the plan is built and checked on any machine.
  *
- * How the step's event graph (schedule.h, des.h) maps to instructions:
+ * How the step's event graph (evgraph.h, des.h) maps to instructions:
  *  - GPU rank order is Megatron-LM's: tp fastest, then cp, dp, pp. A GPU
  *    runs the tasks of its pipeline stage; its TP and DP peers run the
  *    same list.
@@ -145,19 +145,5 @@ typedef struct pp_rplan_opts {
 int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_rplan_opts *o,
 		   pp_err *err);
 void pp_rplan_release(pp_rplan *p);
-
-/* Largest buffers a GPU needs (bytes): GEMM operands, memory-kernel
- * source/destination, and per stream one collective buffer (in place). */
-typedef struct pp_rplan_max {
-	double gemm_a, gemm_b, gemm_d, mem, coll[PP_RS_COUNT];
-} pp_rplan_max;
-void pp_rplan_maxima(const pp_rplan *p, int gpu, pp_rplan_max *m);
-
-/* Counts over one GPU's list, for reports and tests. */
-typedef struct pp_rplan_counts {
-	int gemms, mems, colls, sends, recvs, records, waits;
-	double gemm_flops, mem_bytes, coll_bytes[PP_RS_COUNT], p2p_bytes;
-} pp_rplan_counts;
-void pp_rplan_count(const pp_rplan *p, int gpu, pp_rplan_counts *c);
 
 #endif

@@ -2,7 +2,7 @@
 #include "calib/replayval.h"
 #include "input/hw.h"
 #include "engine/predict.h"
-#include "calib/profile.h"
+#include "calib/hwres.h"
 #include "input/scenario.h"
 #include "core/store.h"
 
@@ -128,13 +128,13 @@ int pp_replayval_repredict(pp_replayset *v, const pp_catalog *cat, pp_err *err)
 			return pp_errf(err, PP_EINPUT, "%s: no scenario column to predict from",
 				       r->config);
 		pp_scenario s;
+		pp_hwcal cal;
 		pp_hw hw;
 		pp_result res;
 		if ((rc = pp_scenario_load(&s, r->scenario, cat, err)))
 			return rc;
-		if (!(rc = pp_hw_from_catalog(&hw, cat, &s.cluster, err)) && s.calib_profile[0])
-			rc = pp_profile_apply_spec(&hw, s.calib_db[0] ? s.calib_db : pp_store_default_path(),
-						   s.calib_profile, err);
+		if (!(rc = pp_hwcal_init(&cal, &s, NULL, NULL, NULL, err)))
+			rc = pp_hw_resolve(&hw, cat, &s.cluster, &cal, err);
 		if (!rc && !(rc = pp_predict(&s, &hw, NULL, &res, err))) {
 			r->predicted_s = res.step_time_s;
 			if (v->has_bytes)

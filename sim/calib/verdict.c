@@ -1,5 +1,6 @@
 /* verdict.c - see verdict.h. */
 #include "calib/verdict.h"
+#include "core/fmt.h"
 #include "core/store.h"
 #include "core/jdoc.h"
 #include "core/jsonget.h"

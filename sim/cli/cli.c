@@ -1,6 +1,5 @@
 /* cli.c - see cli.h. */
 #include "cli/cli.h"
-#include "calib/profile.h"
 #include "core/store.h"
 #include "core/util.h"
 
@@ -9,7 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <unistd.h>
 
 int pp_cli_fail(const pp_err *err)
@@ -72,35 +70,47 @@ int pp_cli_parse_num(const char *cmd, const char *opt, const char *s, double min
 	return 0;
 }
 
-int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec)
+int pp_cli_load_scenario(pp_cli_scenario *l, const char *cmd, const char *path, const char *calib,
+			 const char *default_db, unsigned flags)
 {
 	pp_err err = {0};
+	memset(l, 0, sizeof(*l));
+	int rc = pp_cli_catalog(&l->cat);
+	if (rc)
+		return rc;
+	rc = flags & PP_CLI_UNCHECKED ? pp_scenario_load_unchecked(&l->s, path, l->cat, &err)
+				      : pp_scenario_load(&l->s, path, l->cat, &err);
+	if (rc)
+		return pp_cli_fail(&err);
+	if ((flags & PP_CLI_SERVING) && !l->s.serve.present)
+		return pp_cli_usage_error(cmd, "%s has no \"serving\" section; expected a serving "
+					  "scenario (see podplan serve --help)", path);
+	if (flags & PP_CLI_NO_HW)
+		return 0;
 	char db[4096] = "", prof[160] = "";
-	if (spec) {
-		const char *colon = strrchr(spec, ':');
-		if (!colon || colon == spec || !colon[1])
-			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", spec);
-		snprintf(db, sizeof(db), "%.*s", (int)(colon - spec), spec);
+	if (calib) {
+		const char *colon = strrchr(calib, ':');
+		if (!colon || colon == calib || !colon[1])
+			return pp_cli_usage_error(cmd, "--calibration %s: expected DB:PROFILE", calib);
+		snprintf(db, sizeof(db), "%.*s", (int)(colon - calib), calib);
 		snprintf(prof, sizeof(prof), "%s", colon + 1);
 		if (access(db, R_OK) != 0)
 			return pp_cli_usage_error(cmd, "--calibration %s: the store %s does not exist or "
 						  "is unreadable; expected a podplan store with a "
-						  "calibration profile (podplan fit --list)", spec, db);
-	} else if (s->calib_profile[0]) {
-		snprintf(db, sizeof(db), "%s", s->calib_db[0] ? s->calib_db : pp_store_default_path());
-		snprintf(prof, sizeof(prof), "%s", s->calib_profile);
-		if (access(db, R_OK) != 0) {
-			pp_jdoc_errf(&s->doc, &err, s->calib_db[0] ? "calibration.db" : "calibration.profile",
-				     "the store %s does not exist or is unreadable; expected a podplan "
-				     "store holding profile \"%s\" (podplan fit --list)", db, prof);
-			return pp_cli_fail(&err);
-		}
-	} else {
-		return 0;
+						  "calibration profile (podplan fit --list)", calib, db);
 	}
-	if (pp_profile_apply_spec(hw, db, prof, &err))
+	if ((rc = pp_hwcal_init(&l->cal, &l->s, calib ? db : NULL, calib ? prof : NULL, default_db,
+				&err)) ||
+	    (rc = pp_hw_resolve(&l->hw, l->cat, &l->s.cluster, &l->cal, &err)))
 		return pp_cli_fail(&err);
 	return 0;
+}
+
+void pp_cli_scenario_release(pp_cli_scenario *l)
+{
+	pp_scenario_release(&l->s);
+	pp_catalog_free(l->cat);
+	l->cat = NULL;
 }
 
 bool pp_cli_tty(void)

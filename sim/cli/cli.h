@@ -6,6 +6,7 @@
 #ifndef PP_CLI_H
 #define PP_CLI_H
 
+#include "calib/hwres.h"
 #include "input/catalog.h"
 #include "input/hw.h"
 #include "input/scenario.h"
@@ -31,11 +32,29 @@ int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out);
  * message. 0, or the usage error's status (2) with the message printed. */
 int pp_cli_parse_num(const char *cmd, const char *opt, const char *s, double min, double max,
 		     bool inf_ok, const char *what, double *out);
-/* Apply the calibration profile named by `--calibration DB:PROFILE` (spec,
- * may be NULL), else by the scenario's calibration section (its db, or the
- * default store when only a profile is named), to hw. Prints its own error
- * and returns the exit status; 0 when nothing is named or it applied. */
-int pp_cli_calibrate(pp_hw *hw, const pp_scenario *s, const char *cmd, const char *spec);
+
+/* What a command on one scenario file starts from (pp_cli_load_scenario). */
+typedef struct pp_cli_scenario {
+	pp_catalog *cat;
+	pp_scenario s;
+	pp_hwcal cal;              /* the calibration profile named, if any (cal.on) */
+	pp_hw hw;                  /* the scenario's cluster, resolved with cal */
+} pp_cli_scenario;
+
+#define PP_CLI_UNCHECKED 1u    /* pp_scenario_load_unchecked: the planners fill the layout */
+#define PP_CLI_SERVING 2u      /* the scenario must have a "serving" section */
+#define PP_CLI_NO_HW 4u        /* stop after the scenario (check: the file alone) */
+
+/* The prologue of every command on a scenario file: the catalogs, the
+ * scenario at path, then (unless PP_CLI_NO_HW) the calibration profile
+ * named by `--calibration DB:PROFILE` (calib; NULL when not given) or by
+ * the scenario (its db, else default_db, else the default store) and the
+ * scenario cluster's hardware resolved with it (calib/hwres.h). Prints its
+ * own error ("podplan CMD: ..." for a usage error) and returns the exit
+ * status; release l with pp_cli_scenario_release whatever it returned. */
+int pp_cli_load_scenario(pp_cli_scenario *l, const char *cmd, const char *path, const char *calib,
+			 const char *default_db, unsigned flags);
+void pp_cli_scenario_release(pp_cli_scenario *l);
 /* True when stderr is a terminal (progress output goes there). */
 bool pp_cli_tty(void);
 /* A progress line on stderr for the cost engine's serving simulations

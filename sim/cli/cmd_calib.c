@@ -5,6 +5,7 @@
  * imported from nccl-tests logs).
  */
 #include "calib/calibdb.h"
+#include "core/fmt.h"
 #include "cli/cli.h"
 #include "calib/ncclimport.h"
 #include "calib/verdict.h"
@@ -65,7 +66,7 @@ static void help(void)
 	       "  --scope S          nvlink, pcie, net or local (default: net when the ranks\n"
 	       "                     span several hosts, else unset)\n"
 	       "  --nranks N         when the log has no device list\n"
-	       "  --db DB            the store (default " PP_STORE_DEFAULT_TEXT ")\n");
+	       "  -d, --db DB        the store (default " PP_STORE_DEFAULT_TEXT ")\n");
 }
 
 /* list, show and export only read: the store is opened read-only */

@@ -17,12 +17,15 @@ static const char *const kinds[] = {"gpus",   "fabrics", "storage",    "models",
 
 static void help(void)
 {
-	fputs("usage: podplan catalog [gpus|fabrics|storage|models|prices|kernels] [--json]\n\n"
+	fputs("usage: podplan catalog [gpus|fabrics|storage|models|prices|kernels|frameworks|plausibility]\n"
+	       "                       [--json]\n\n"
 	       "Prints a catalog of the data directory (PODPLAN_DATA, else the models/\n"
 	       "folder of the checkout or prefix podplan runs from): a summary table,\n"
 	       "then every figure with its source and date (estimates marked). With no\n"
-	       "kind, prints all of them.\n"
-	       "  --json   the catalog data as loaded, each entry with its sources\n", stdout);
+	       "kind, prints all of them. frameworks lists each training framework's\n"
+	       "defaults with the code path each was read from; plausibility the best\n"
+	       "published MFU per GPU and precision.\n"
+	       "  -j, --json   the catalog data as loaded, each entry with its sources\n", stdout);
 }
 
 /* Print every figure object (one with "value") under node, depth-first. */

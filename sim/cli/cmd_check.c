@@ -28,23 +28,17 @@ int pp_cmd_check(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return pp_cli_usage_error("check", "expected one scenario file");
-	pp_catalog *cat;
-	int rc = pp_cli_catalog(&cat);
+	pp_cli_scenario l;
+	int rc = pp_cli_load_scenario(&l, "check", argv[optind], NULL, NULL, PP_CLI_NO_HW);
 	if (rc)
-		return rc;
-	pp_scenario s;
-	pp_err err = {0};
-	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err))) {
-		rc = pp_cli_fail(&err);
 		goto out;
-	}
-	const pp_model *m = &s.model;
-	const pp_parallel *p = &s.parallel;
-	const pp_training *t = &s.training;
-	const pp_cluster *cl = &s.cluster;
-	printf("%s: OK (%s)\n", argv[optind], s.name);
+	const pp_model *m = &l.s.model;
+	const pp_parallel *p = &l.s.parallel;
+	const pp_training *t = &l.s.training;
+	const pp_cluster *cl = &l.s.cluster;
+	printf("%s: OK (%s)\n", argv[optind], l.s.name);
 	printf("  model      %s: %d layers, hidden %d, %d heads (%d groups), ffn %d, vocab %d, seq %d%s\n",
-	       s.model_origin, m->num_layers, m->hidden_size, m->num_attention_heads,
+	       l.s.model_origin, m->num_layers, m->hidden_size, m->num_attention_heads,
 	       m->num_query_groups, m->ffn_hidden_size, m->vocab_size, m->seq_length,
 	       m->swiglu ? ", SwiGLU" : "");
 	printf("  training   global batch %lld, micro batch %lld, %lld micro-batches, %s, recompute %s, "
@@ -63,14 +57,13 @@ int pp_cmd_check(int argc, char **argv)
 	       cl->oversubscription, cl->storage->id);
 	char **warn = NULL;
 	int nwarn = 0;
-	if (pp_scenario_plausibility(&s, &warn, &nwarn)) {
+	if (pp_scenario_plausibility(&l.s, &warn, &nwarn)) {
 		printf("warnings (valid, but probably not what was meant)\n");
 		for (int i = 0; i < nwarn; i++)
 			printf("  - %s\n", warn[i]);
 	}
 	pp_warn_free(warn, nwarn);
 out:
-	pp_scenario_release(&s);
-	pp_catalog_free(cat);
+	pp_cli_scenario_release(&l);
 	return rc;
 }

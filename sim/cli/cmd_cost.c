@@ -4,6 +4,7 @@
  * by the cost library's serialisers (cost.h).
  */
 #include "cli/cli.h"
+#include "cost/costout.h"
 #include "cost/cost.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
@@ -90,19 +91,18 @@ int pp_cmd_cost(int argc, char **argv)
 		return pp_cli_usage_error("cost", "--json and --csv: expected one of them");
 	if (optind + 1 != argc)
 		return pp_cli_usage_error("cost", "expected one scenario file");
-	pp_catalog *cat;
-	int rc = pp_cli_catalog(&cat);
-	if (rc)
-		return rc;
-	pp_scenario s;
+	pp_cli_scenario l;
 	pp_err err = {0};
 	pp_cost_result r;
 	memset(&r, 0, sizeof(r));
+	int rc = pp_cli_load_scenario(&l, "cost", argv[optind], NULL, NULL, 0);
+	if (rc)
+		goto out;
 	pp_cli_prog pg = {"cost", pp_cli_tty(), false, 0};
 	co.progress = pp_cli_serve_progress;
 	co.progress_ctx = &pg;
-	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err)) ||
-	    (rc = pp_cost_run(&s, cat, &co, &r, &err))) {
+	co.hwcal = &l.cal;
+	if ((rc = pp_cost_run(&l.s, l.cat, &co, &r, &err))) {
 		pp_cli_serve_progress_end(&pg);
 		rc = pp_cli_fail(&err);
 		goto out;
@@ -120,7 +120,6 @@ int pp_cmd_cost(int argc, char **argv)
 	rc = 0;
 out:
 	pp_cost_result_release(&r);
-	pp_scenario_release(&s);
-	pp_catalog_free(cat);
+	pp_cli_scenario_release(&l);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * list profiles, export one as JSON.
  */
 #include "calib/calibdb.h"
+#include "core/fmt.h"
 #include "cli/cli.h"
 #include "calib/fit.h"
 #include "calib/profile.h"
@@ -32,7 +33,15 @@ static void help(void)
 	       "taken from the runs (or --gpu,\n"
 	       "a catalog id). Use a profile with `podplan predict --calibration DB:NAME`, or\n"
 	       "\"calibration\": {\"db\": ..., \"profile\": ...} in a scenario.\n"
-	       "The database: --db, else " PP_STORE_DEFAULT_TEXT ".\n");
+	       "The database: --db, else " PP_STORE_DEFAULT_TEXT ".\n\n"
+	       "  -d, --db DB        the store the runs are read from and the profile stored in\n"
+	       "  -r, --run RUN      a run to fit (podplan calib list); repeat for several\n"
+	       "  -n, --name NAME    the profile's name (default: run-RUN, the first run's id)\n"
+	       "  -g, --gpu ID       the GPU, a catalog id (default: taken from the runs)\n"
+	       "  -l, --list         the stored profiles: name, version, created, runs\n"
+	       "  -e, --export NAME[@VERSION]\n"
+	       "                     a stored profile as JSON (default: its newest version)\n"
+	       "  -o, --output FILE  with --export: write the JSON to FILE (atomically)\n");
 }
 
 static void print_profile(const pp_profile *p)

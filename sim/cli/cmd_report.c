@@ -223,25 +223,21 @@ int pp_cmd_report(int argc, char **argv)
 		return 1;
 	}
 	ro.store_path = db;
-	pp_catalog *cat;
-	int rc = pp_cli_catalog(&cat);
-	if (rc)
-		return rc;
-	pp_scenario s;
+	pp_cli_scenario l;
 	pp_report r;
 	pp_err err = {0};
 	pp_store *st = NULL;
-	bool have_s = false, have_r = false, in_tx = false;
+	bool have_r = false, in_tx = false;
 	pp_sb names = {0};
 	double t0 = pp_mono_s();
-	memset(&s, 0, sizeof(s));
-	have_s = true; /* a failed load may hold part of the document: release it either way */
-	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err)))
-		goto fail;
+	int rc = pp_cli_load_scenario(&l, "report", argv[optind], NULL, db, 0);
+	if (rc)
+		goto out;
+	ro.hwcal = &l.cal;
 	pp_cli_prog pg = {"report", pp_cli_tty(), false, 0};
 	ro.progress = pp_cli_serve_progress;
 	ro.progress_ctx = &pg;
-	rc = pp_report_build(&r, &s, cat, argv[optind], &ro, &err);
+	rc = pp_report_build(&r, &l.s, l.cat, argv[optind], &ro, &err);
 	pp_cli_serve_progress_end(&pg);
 	if (rc)
 		goto fail;
@@ -289,9 +285,7 @@ out:
 	pp_store_close(st);
 	if (have_r)
 		pp_report_release(&r);
-	if (have_s)
-		pp_scenario_release(&s);
-	pp_catalog_free(cat);
+	pp_cli_scenario_release(&l);
 	return rc;
 }
 

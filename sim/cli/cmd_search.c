@@ -10,6 +10,7 @@
  * per cluster option.
  */
 #include "cli/plancmd.h"
+#include "core/fmt.h"
 #include "core/dist.h"
 #include "engine/breakdown.h"
 #include "core/util.h"
@@ -107,7 +108,7 @@ static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs
 	const pp_result *x = &h->result;
 	cJSON *j = pp_json_obj(arr, NULL);
 	char why[1024];
-	if (pp_catalog_mfu_check(l->cat, l->s.cluster.gpu, l->s.training.precision, x->mfu, why,
+	if (pp_catalog_mfu_check(l->c.cat, l->c.s.cluster.gpu, l->c.s.training.precision, x->mfu, why,
 				 sizeof(why)))
 		pp_json_str(j, "plausibility_warning", why);
 	pp_json_int(j, "rank", rank);
@@ -131,7 +132,7 @@ static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs
 static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r, double usd,
 			      const char *price_what, const char *rank_by)
 {
-	const pp_scenario *s = &l->s;
+	const pp_scenario *s = &l->c.s;
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", s->name);
 	pp_json_int(j, "num_gpus", s->cluster.num_gpus);
@@ -149,7 +150,7 @@ static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r
 	pp_json_str(j, "price_source", price_what && price_what[0] ? price_what : NULL);
 	pp_json_bool(j, "fast_path_agrees", !r->fell_back);
 	/* the only keys that depend on the clock: each on a line of its own */
-	pp_json_num(j, "elapsed_s", pp_plan_usec(r->elapsed_s), 15);
+	pp_json_num(j, "elapsed_s", pp_round_us(r->elapsed_s), 15);
 	pp_json_int(j, "candidates_per_s", llround(r->elapsed_s > 0 ? r->evaluated / r->elapsed_s : 0));
 	cJSON *best = pp_json_arr(j, "best");
 	for (int i = 0; i < r->nbest; i++)
@@ -191,7 +192,7 @@ static void print_search_csv(const pp_plan_loaded *l, const pp_search_result *r)
 		pp_csvw_text(&w, pp_schedule_names[y->schedule]);
 		pp_csvw_int(&w, y->micro_batch_size);
 		pp_csvw_text(&w, pp_recompute_names[y->recompute]);
-		pp_csvw_int(&w, l->s.training.global_batch_size / (y->micro_batch_size * y->dp));
+		pp_csvw_int(&w, l->c.s.training.global_batch_size / (y->micro_batch_size * y->dp));
 		pp_csvw_num(&w, x->step_time_s, SIG);
 		pp_csvw_num(&w, x->tokens_per_s, SIG);
 		pp_csvw_num(&w, x->mfu, SIG_RATIO);
@@ -209,7 +210,7 @@ static void print_search_csv(const pp_plan_loaded *l, const pp_search_result *r)
 static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r, double usd,
 			      const char *price_what, bool by_cost)
 {
-	const pp_scenario *s = &l->s;
+	const pp_scenario *s = &l->c.s;
 	const pp_cluster *c = &s->cluster;
 	char b1[32], b2[32], lay[200];
 	printf("Search     %s: %s, %d layers, hidden %d; %d x %s (%d nodes of %d, %s, %d x %s per "
@@ -243,7 +244,7 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 		       pp_fmt_bytes(x->memory.total_bytes, b2, sizeof(b2)), usdb);
 	}
 	char why[1024];
-	if (r->nbest && pp_catalog_mfu_check(l->cat, c->gpu, s->training.precision,
+	if (r->nbest && pp_catalog_mfu_check(l->c.cat, c->gpu, s->training.precision,
 					     r->best[0].result.mfu, why, sizeof(why)))
 		printf("  Warning: #1's %s\n", why);
 	printf("\nStep-time breakdown (s, critical stage)\n");
@@ -287,7 +288,8 @@ static void help_search(void)
 	       "  --calibration DB:PROFILE  a fitted calibration profile, as `podplan predict` uses\n"
 	       "                  it (default: the scenario's calibration section)\n"
 	       "  --exhaustive    simulate every layout that fits (slow; checks the pruning)\n"
-	       "  --verbose       timing summary on stderr even when it is not a terminal\n\n"
+	       "  --verbose       timing summary on stderr even when it is not a terminal\n"
+	       "  -k, -r, -j, -c, -v  short for --top, --rank, --json, --csv, --verbose\n\n"
 	       "Counts: evaluated = every candidate of the space; no_fit = pruned by memory;\n"
 	       "bounded = fits but its step-time lower bound is above the K-th best; simulated = the\n"
 	       "rest. Distributed: `mpirun -np N podplan search ...` splits the candidates over the\n"
@@ -300,7 +302,7 @@ static int get_price(pp_plan_loaded *l, double *usd, char *what, size_t n)
 	pp_err e = {0};
 	*usd = NAN;
 	what[0] = '\0';
-	if (pp_size_price(l->cat, &l->spec, l->s.cluster.gpu, usd, what, n, &e)) {
+	if (pp_size_price(l->c.cat, &l->spec, l->c.s.cluster.gpu, usd, what, n, &e)) {
 		*usd = NAN;
 		snprintf(what, n, "%s", e.msg);
 		return -1;
@@ -391,7 +393,7 @@ int pp_cmd_search(int argc, char **argv)
 			     pp_plan_on_progress, &pg, false, NULL, NULL};
 	pp_search_result r;
 	pp_err err = {0};
-	rc = pp_search_run(&l.s, &l.hw, &so, &r, &err);
+	rc = pp_search_run(&l.c.s, &l.c.hw, &so, &r, &err);
 	pp_plan_progress_end(&pg);
 	if (rc) {
 		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
@@ -400,7 +402,7 @@ int pp_cmd_search(int argc, char **argv)
 	if (out0) {
 		if (r.fell_back)
 			fprintf(stderr, "podplan search: warning: the fast path disagreed with the event "
-					"simulation (sim/engine/fastpath.c no longer mirrors sim/engine/schedule.c); "
+					"simulation on the same program (sim/engine/fastpath.c and evgraph.c); "
 					"the search was redone with the event simulation\n");
 		if (!r.nbest)
 			printf("No layout of %lld fits in memory (%s).\n", (long long)r.evaluated, r.space);

@@ -123,27 +123,14 @@ int pp_cmd_serve(int argc, char **argv)
 		return pp_cli_usage_error("serve", "expected one scenario file");
 	if (maxrate && rate_given)
 		return pp_cli_usage_error("serve", "--max-rate and --rate: expected one of them");
-	pp_catalog *cat;
-	int rc = pp_cli_catalog(&cat);
-	if (rc)
-		return rc;
-	pp_scenario s;
-	pp_hw hw;
+	pp_cli_scenario l;
 	pp_err err = {0};
 	pp_serve_setup su;
-	bool have_s = false, have_su = false;
-	if ((rc = pp_scenario_load(&s, argv[optind], cat, &err))) {
-		rc = pp_cli_fail(&err);
+	bool have_su = false;
+	int rc = pp_cli_load_scenario(&l, "serve", argv[optind], NULL, NULL, PP_CLI_SERVING);
+	if (rc)
 		goto out;
-	}
-	have_s = true;
-	if (!s.serve.present) {
-		rc = pp_cli_usage_error("serve", "%s has no \"serving\" section; expected a serving "
-					"scenario (see podplan serve --help)", argv[optind]);
-		goto out;
-	}
-	if ((rc = pp_hw_from_catalog(&hw, cat, &s.cluster, &err)) ||
-	    (rc = pp_serve_setup_init(&su, &s, &hw, &err))) {
+	if ((rc = pp_serve_setup_init(&su, &l.s, &l.hw, &err))) {
 		rc = pp_cli_fail(&err);
 		goto out;
 	}
@@ -175,8 +162,6 @@ int pp_cmd_serve(int argc, char **argv)
 out:
 	if (have_su)
 		pp_serve_setup_release(&su);
-	if (have_s)
-		pp_scenario_release(&s);
-	pp_catalog_free(cat);
+	pp_cli_scenario_release(&l);
 	return rc;
 }

@@ -7,6 +7,8 @@
  * as search does; rank 0 prints.
  */
 #include "cli/plancmd.h"
+#include "core/fmt.h"
+#include "cost/costout.h"
 #include "core/dist.h"
 #include "cost/cost.h"
 #include "engine/breakdown.h"
@@ -96,7 +98,8 @@ static void help_size(void)
 	       "                   1/4, 1/2, 1, 2, 4 in whole nodes)\n"
 	       "  --fabrics f,g    inter-node fabrics (default search.fabrics, else the scenario's)\n"
 	       "  --provider P, --tier T  prices.json provider and tier (default: cheapest on_demand)\n"
-	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n\n"
+	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n"
+	       "  -d, -b, -j, -c, -v  short for --deadline, --budget, --json, --csv, --verbose\n\n"
 	       "Options that cannot win are not searched: a lower bound on any layout's step time\n"
 	       "(the step's FLOPs over every GPU at the SKU's best rate) bounds the time and cost;\n"
 	       "they are listed with that bound. Runs under `mpirun -np N` like `podplan search`.\n\n"
@@ -123,9 +126,9 @@ static void print_weighed_text(const pp_cost_result *w)
 				: o->meets_target ? "meets" : "misses";
 		printf("  %-28.28s %-6s %-18.18s %14s %10s %21s  %s\n", o->name,
 		       pp_option_kind_names[o->kind], pp_cost_gpus_text(o, g, sizeof(g)),
-		       isfinite(tr) ? pp_fmt_duration(tr, t, sizeof(t)) : "-",
+		       pp_fmt_duration(tr, t, sizeof(t)),
 		       o->feasible ? pp_fmt_usd(o->usd_total, u, sizeof(u)) : "-",
-		       pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
+		       pp_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
 	}
 	printf("  Monte Carlo %d draws, seed %lu; prices as of %s ('podplan cost' on a scenario with "
 	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);
@@ -134,7 +137,7 @@ static void print_weighed_text(const pp_cost_result *w)
 static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
 			    const pp_cost_result *w)
 {
-	const pp_scenario *s = &l->s;
+	const pp_scenario *s = &l->c.s;
 	char b1[32], b2[32], b3[32], b4[32], lay[200];
 	printf("Sizing     %s: %s, %.3g tokens, global batch %lld x %d tokens, %s\n", s->name,
 	       s->model.name, r->train_tokens, (long long)s->training.global_batch_size,
@@ -183,7 +186,7 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
 		const pp_size_option *o = &r->opt[i];
 		char why[1024];
 		if (o->status == PP_SIZE_SEARCHED &&
-		    pp_catalog_mfu_check(l->cat, o->gpu, s->training.precision, o->best.result.mfu, why,
+		    pp_catalog_mfu_check(l->c.cat, o->gpu, s->training.precision, o->best.result.mfu, why,
 					 sizeof(why)))
 			printf("  Warning: #%d's %s\n", i + 1, why);
 	}
@@ -216,7 +219,7 @@ static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs,
 	pp_json_num(b, "step_time_s", h->result.step_time_s, SIG);
 	pp_json_num(b, "mfu", h->result.mfu, SIG_RATIO);
 	char why[1024];
-	if (pp_catalog_mfu_check(l->cat, p->gpu, l->s.training.precision, h->result.mfu, why,
+	if (pp_catalog_mfu_check(l->c.cat, p->gpu, l->c.s.training.precision, h->result.mfu, why,
 				 sizeof(why)))
 		pp_json_str(b, "plausibility_warning", why);
 	pp_json_num(b, "memory_per_gpu_bytes", h->result.memory.total_bytes, SIG);
@@ -230,7 +233,7 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
 			    const pp_cost_result *w)
 {
 	cJSON *j = pp_json_obj(NULL, NULL);
-	pp_json_str(j, "scenario", l->s.name);
+	pp_json_str(j, "scenario", l->c.s.name);
 	pp_json_num(j, "train_tokens", r->train_tokens, SIG);
 	pp_json_num(j, "deadline_s", r->deadline_s > 0 ? r->deadline_s : NAN, SIG);
 	pp_json_num(j, "budget_usd", r->budget_usd > 0 ? r->budget_usd : NAN, SIG);
@@ -239,7 +242,7 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
 	pp_json_int(j, "evaluated", r->evaluated);
 	pp_json_int(j, "feasible", r->feasible);
 	pp_json_int(j, "simulated", r->simulated);
-	pp_json_num(j, "elapsed_s", pp_plan_usec(r->elapsed_s), 15);
+	pp_json_num(j, "elapsed_s", pp_round_us(r->elapsed_s), 15);
 	if (r->answer >= 0)
 		pp_json_int(j, "answer", r->answer);
 	else
@@ -251,7 +254,7 @@ static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
 	pp_json_str(j, "recommendation", w ? w->recommendation : NULL);
 	cJSON *opts = pp_json_arr(j, "options");
 	for (int i = 0; i < r->n; i++)
-		option_json(opts, &r->opt[i], l->s.training.global_batch_size, l);
+		option_json(opts, &r->opt[i], l->c.s.training.global_batch_size, l);
 	if (w) {
 		pp_sb cj = {0};
 		pp_cost_to_json(w, &cj);
@@ -366,7 +369,8 @@ static int weigh(const pp_plan_loaded *l, const pp_size_result *r, double deadli
 	co.deadline_s = deadline_s;
 	co.budget_usd = budget_usd;
 	co.spread_draws = pp_dist_size() > 1;
-	return pp_cost_weigh(&l->s, l->cat, &co, c, n, w, err);
+	co.hwcal = &l->c.cal;
+	return pp_cost_weigh(&l->c.s, l->c.cat, &co, c, n, w, err);
 }
 
 int pp_cmd_size(int argc, char **argv)
@@ -421,8 +425,8 @@ int pp_cmd_size(int argc, char **argv)
 	int rc = pp_plan_load(&l, argv[optind], "size", NULL);
 	if (rc)
 		goto out;
-	if ((gpus && (rc = parse_ids("size", gpus, l.cat, true, &l.spec))) ||
-	    (fabrics && (rc = parse_ids("size", fabrics, l.cat, false, &l.spec))) ||
+	if ((gpus && (rc = parse_ids("size", gpus, l.c.cat, true, &l.spec))) ||
+	    (fabrics && (rc = parse_ids("size", fabrics, l.c.cat, false, &l.spec))) ||
 	    (counts && (rc = parse_counts("size", counts, &l.spec))))
 		goto out;
 	if (provider)
@@ -430,10 +434,11 @@ int pp_cmd_size(int argc, char **argv)
 	if (tier)
 		snprintf(l.spec.tier, sizeof(l.spec.tier), "%s", tier);
 	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "size: "};
-	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, pp_plan_on_progress, &pg, on_option};
+	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, pp_plan_on_progress, &pg, on_option,
+			   &l.c.cal};
 	pp_size_result r;
 	pp_err err = {0};
-	rc = pp_size_run(&l.s, l.cat, &so, &r, &err);
+	rc = pp_size_run(&l.c.s, l.c.cat, &so, &r, &err);
 	pp_plan_progress_end(&pg);
 	if (rc) {
 		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);

@@ -174,11 +174,9 @@ static int validate_serve(const char *result, const char *scenario, bool csv, bo
 	pp_err err = {0};
 	pp_scheck_bench *b = NULL;
 	size_t nb = 0;
-	pp_catalog *cat = NULL;
-	pp_scenario s;
-	pp_hw hw;
+	pp_cli_scenario l;
 	pp_serve_setup su;
-	bool have_s = false, have_su = false;
+	bool have_l = false, have_su = false;
 	pp_sb o = {0};
 	cJSON *arr = NULL;
 	pp_csvw w;
@@ -187,20 +185,10 @@ static int validate_serve(const char *result, const char *scenario, bool csv, bo
 		rc = pp_cli_fail(&err);
 		goto out;
 	}
-	if ((rc = pp_cli_catalog(&cat)))
+	have_l = true;
+	if ((rc = pp_cli_load_scenario(&l, "validate", scenario, NULL, NULL, PP_CLI_SERVING)))
 		goto out;
-	if ((rc = pp_scenario_load(&s, scenario, cat, &err))) {
-		rc = pp_cli_fail(&err);
-		goto out;
-	}
-	have_s = true;
-	if (!s.serve.present) {
-		rc = pp_cli_usage_error("validate", "%s has no \"serving\" section; expected a serving "
-					"scenario (see podplan serve --help)", scenario);
-		goto out;
-	}
-	if ((rc = pp_hw_from_catalog(&hw, cat, &s.cluster, &err)) ||
-	    (rc = pp_serve_setup_init(&su, &s, &hw, &err))) {
+	if ((rc = pp_serve_setup_init(&su, &l.s, &l.hw, &err))) {
 		rc = pp_cli_fail(&err);
 		goto out;
 	}
@@ -242,9 +230,8 @@ out:
 	pp_sb_release(&o);
 	if (have_su)
 		pp_serve_setup_release(&su);
-	if (have_s)
-		pp_scenario_release(&s);
-	pp_catalog_free(cat);
+	if (have_l)
+		pp_cli_scenario_release(&l);
 	free(b);
 	return rc;
 }
@@ -298,7 +285,7 @@ int pp_cmd_validate(int argc, char **argv)
 			seed_given = true;
 			break;
 		case 'h':
-			printf("usage: podplan validate FILE.csv [--csv]\n\n"
+			printf("usage: podplan validate FILE.csv [-c | --csv]\n\n"
 			       "Predicts each published run of FILE.csv (the layout of\n"
 			       "validation-public.csv) whose configuration is complete, and prints\n"
 			       "measured, predicted and the error per row, then the mean and max\n"

@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < PP_ARRAY_LEN(cmds); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n'podplan <command> --help' for a command's options.\n"
+	fprintf(f, "\n'podplan <command> --help' for a command's options; 'podplan --version'\n"
+		   "for podplan's version.\n"
 		   "Environment: PODPLAN_DATA (catalog dir), PODPLAN_DB (SQLite store).\n");
 }
 

@@ -1,6 +1,5 @@
 /* plancmd.c - see plancmd.h. */
 #include "cli/plancmd.h"
-#include "core/dist.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -43,27 +42,13 @@ void pp_plan_progress_end(pp_plan_prog *g)
 int pp_plan_load(pp_plan_loaded *l, const char *path, const char *cmd, const char *calib)
 {
 	pp_err err = {0};
-	int rc = pp_cli_catalog(&l->cat);
+	int rc = pp_cli_load_scenario(&l->c, cmd, path, calib, NULL, PP_CLI_UNCHECKED);
 	if (rc)
 		return rc;
-	if ((rc = pp_scenario_load_unchecked(&l->s, path, l->cat, &err)))
-		return pp_cli_fail(&err);
-	l->have_s = true;
-	if ((rc = pp_hw_from_catalog(&l->hw, l->cat, &l->s.cluster, &err)) ||
-	    (rc = pp_size_spec_parse(&l->s, l->cat, &l->spec, &err)))
-		return pp_cli_fail(&err);
-	if (calib || l->s.calib_profile[0]) {
-		if (!strcmp(cmd, "size")) {
-			if (pp_dist_rank() == 0)
-				fprintf(stderr, "podplan size: the calibration profile describes one "
-						"cluster; every option is sized with catalog parameters\n");
-		} else if ((rc = pp_cli_calibrate(&l->hw, &l->s, cmd, calib))) {
-			return rc;
-		}
-	}
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(l->s.doc.root, "training");
+	l->spec = l->c.s.search;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(l->c.s.doc.root, "training");
 	if (!cJSON_GetObjectItemCaseSensitive(t, "global_batch_size")) {
-		pp_jdoc_errf(&l->s.doc, &err, "training", "has no global_batch_size; expected one "
+		pp_jdoc_errf(&l->c.s.doc, &err, "training", "has no global_batch_size; expected one "
 			     "(the search keeps the global batch fixed and splits it)");
 		return pp_cli_fail(&err);
 	}
@@ -72,9 +57,7 @@ int pp_plan_load(pp_plan_loaded *l, const char *path, const char *cmd, const cha
 
 void pp_plan_unload(pp_plan_loaded *l)
 {
-	if (l->have_s)
-		pp_scenario_release(&l->s);
-	pp_catalog_free(l->cat);
+	pp_cli_scenario_release(&l->c);
 }
 
 const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n)
@@ -110,9 +93,4 @@ void pp_plan_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count)
 	pp_json_int(o, "micro_batch_size", l->micro_batch_size);
 	pp_json_str(o, "recompute", pp_recompute_names[l->recompute]);
 	pp_json_int(o, "num_microbatches", mbs_count);
-}
-
-double pp_plan_usec(double s)
-{
-	return isfinite(s) ? round(s * 1e6) / 1e6 : s;
 }

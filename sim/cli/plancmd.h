@@ -32,18 +32,14 @@ void pp_plan_on_progress(const pp_search_progress *p, void *ctx);
 void pp_plan_progress_end(pp_plan_prog *g);
 
 typedef struct pp_plan_loaded {
-	pp_catalog *cat;
-	pp_scenario s;
-	bool have_s;
-	pp_hw hw;
+	pp_cli_scenario c;
 	pp_size_spec spec;
 } pp_plan_loaded;
 
-/* Load the catalogs, the scenario (unchecked: the search fills what it
- * leaves out), its hardware, its sizing spec and, for search, its
- * calibration profile (calib, or the scenario's); the scenario must give
- * training.global_batch_size. Prints its own error; returns the exit
- * status. cmd: "search" or "size". */
+/* pp_cli_load_scenario (unchecked: the search fills what it leaves out;
+ * the calibration profile calib, or the scenario's), then its sizing spec;
+ * the scenario must give training.global_batch_size. Prints its own
+ * error; returns the exit status. cmd: "search" or "size". */
 int pp_plan_load(pp_plan_loaded *l, const char *path, const char *cmd, const char *calib);
 void pp_plan_unload(pp_plan_loaded *l);
 
@@ -52,7 +48,5 @@ const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n);
 /* The layout's keys (as the scenario's parallel and training sections
  * name them) added to the object o; mbs_count is its micro-batch count. */
 void pp_plan_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count);
-/* Seconds rounded to microseconds, for the clock-dependent elapsed_s. */
-double pp_plan_usec(double s);
 
 #endif

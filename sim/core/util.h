@@ -99,19 +99,6 @@ char *pp_path_join(const char *dir, const char *name);
 double pp_now_s(void);
 double pp_mono_s(void);
 
-/* Format seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days". */
-const char *pp_fmt_duration(double s, char *buf, size_t n);
-/* Format unix seconds t as UTC with strftime's fmt; "-" when t is not a
- * time of the years 1970..9999 (not finite, negative, huge). */
-const char *pp_fmt_utc(double t, const char *fmt, char *buf, size_t n);
-/* Format a byte count with binary prefixes: "79.1 GiB". */
-const char *pp_fmt_bytes(double b, char *buf, size_t n);
-/* Format dollars: "$1.23M", "$412k", "$88". */
-const char *pp_fmt_usd(double usd, char *buf, size_t n);
-
-/* Format a token count: "2T", "15.6B", "3.2M", "512"; "-" when not finite. */
-const char *pp_fmt_tokens(double t, char *buf, size_t n);
-
 /* FNV-1a 64-bit hash of bytes, printed as 16 hex digits into buf[17]. */
 void pp_hash_hex(const void *data, size_t n, char buf[17]);
 

@@ -412,6 +412,8 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	if ((rc = cost_ctx_open(&c, s, cat, opts->tco_path, out, err)))
 		goto out;
 	c.opts = opts;
+	if ((rc = cost_ctx_calibration(&c, opts->hwcal)))
+		goto out;
 	snprintf(out->scenario, sizeof(out->scenario), "%s", s->name);
 	snprintf(out->question, sizeof(out->question), "%s", s->description);
 	pp_scenario_plausibility(s, &out->warnings, &out->nwarnings);
@@ -433,6 +435,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 		    (rc = c.rc))
 			goto out;
 	}
+	cost_step_sigmas(&c, oi, n);
 	for (int i = 0; i < n; i++)
 		oi[i].group = cost_group_of(oi, n, i);
 	run_horizon(&c, oi, n);

@@ -312,7 +312,7 @@ typedef struct pp_cost_opts {
 	unsigned long seed;
 	bool draws_given;            /* else costs.uncertainty.draws, else tco.json's default */
 	int draws;                   /* 0 = no Monte Carlo */
-	const char *tco_path;        /* NULL = pp_data_dir()/tco.json */
+	const char *tco_path;        /* NULL = the catalog's tco.json */
 	/* a target (podplan size): > 0 and only options whose time to result
 	 * (lead time + one run) is within deadline_s can be recommended, the
 	 * cheapest of them; or, with budget_usd, the fastest whose full cost is
@@ -333,6 +333,13 @@ typedef struct pp_cost_opts {
 	 * the serial run's) and the blocks are gathered; the result is the
 	 * serial one, byte for byte. False: this rank prices alone. */
 	bool spread_draws;
+	/* the calibration profile named (calib/hwres.h): each option's
+	 * hardware is resolved with it, so it applies to the options on the
+	 * hardware it measured, whose step time then carries the calibrated
+	 * uncertainty; NULL: the one the scenario names, from its db or the
+	 * default store (the run fails as the commands do when it is not
+	 * there) */
+	const struct pp_hwcal *hwcal;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section
@@ -368,39 +375,6 @@ typedef struct pp_cost_candidate {
 #define PP_COST_MAX_CANDIDATES 24
 int pp_cost_weigh(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,
 		  const pp_cost_candidate *cand, int n, pp_cost_result *out, pp_err *err);
-
-/* The result as JSON (what `podplan cost --json` prints): {"scenario",
- * "seed", "draws", "work", "horizon_months", "options": [{"name", "kind",
- * "usd_total", "usd_per_million_tokens", "time_to_train_s", "p10_usd",
- * "p50_usd", "p90_usd", ...}], "recommendation", "recommended", "tornado",
- * "sources", "warnings", ...}. NAN prints as null. Appends to out. */
-void pp_cost_to_json(const pp_cost_result *r, pp_sb *out);
-/* One CSV row per option (RFC 4180, header first); columns are stable
- * (new ones go at the end): see PP_COST_CSV_HEADER. Appends to out. */
-#define PP_COST_CSV_HEADER                                                                      \
-	"scenario,seed,draws,option,kind,provider,tier,gpu,num_gpus,method,feasible,usd_total,"    \
-	"usd_amortized,usd_marginal,usd_per_run,usd_per_million_tokens,"                          \
-	"usd_per_million_tokens_marginal,usd_per_gpu_hour_used,time_to_train_s,gpu_hours_used,"   \
-	"goodput,tokens_per_s,p10_usd,p50_usd,p90_usd,p_cheapest,gpu_time_usd,idle_commitment_usd," \
-	"servers_usd,network_usd,storage_usd,facility_usd,support_usd,staff_usd,api_usd,npv_usd,"  \
-	"irr,payback_months,crossover_month,breakeven_utilization,recommended,replicas,"            \
-	"gpus_priced,capex_usd,lead_time_s,obtainable,payment,risk,usd_per_million_input_tokens," \
-	"usd_per_million_output_tokens,serving_max_rate_rps,serving_replicas"
-void pp_cost_to_csv(const pp_cost_result *r, pp_sb *out);
-/* The readable table and recommendation `podplan cost` prints. */
-void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
-
-/* A P10-P90 range of dollars in one unit, the larger end's ("$9.2k -
- * $13.2k", "$1.65M - $2.37M"), with sep between the ends (" - " in tables,
- * "-" in sentences); "-" when either end is not finite. Returns buf. */
-const char *pp_cost_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
-/* An inference work's SLO in one phrase ("p99 TTFT <= 450 ms, TPOT <= 40
- * ms", "no SLO"). Returns buf. */
-const char *pp_cost_fmt_slo(const pp_cost_inference *f, char *buf, size_t n);
-/* The GPUs an option pays for, as tables show them: "1024 x h100-sxm", "3 x
- * 8 x h100-sxm" (three copies of an 8-GPU cluster: gpus_priced 24),
- * "(hosted)" for an API. Returns buf. */
-const char *pp_cost_gpus_text(const pp_cost_option *o, char *buf, size_t n);
 
 /* Histogram of an option's samples over [lo, hi) in nbins equal bins
  * (counts[nbins], caller-owned); lo/hi = the P1/P99 of the samples when

@@ -5,6 +5,7 @@
  * the result's sources with its date; warnings; failing on bad data.
  */
 #include "cost/costdata.h"
+#include "calib/hwres.h"
 #include "core/warn.h"
 #include "engine/workload.h"
 
@@ -84,7 +85,7 @@ void cost_add_source(ctx *c, const char *item, double value, const char *unit, c
 	const char *title = src ? src : "";
 	const char *url = "";
 	const pp_jdoc *models = pp_catalog_doc(c->cat, "models");
-	const cJSON *doc = !strcmp(kind, "tco")      ? c->tco.root
+	const cJSON *doc = !strcmp(kind, "tco")      ? c->tco->root
 			   : !strcmp(kind, "models") ? (models ? models->root : NULL)
 						     : c->prices;
 	const cJSON *so = src ? cost_jpath(cost_jpath(doc, "sources"), src) : NULL;
@@ -119,10 +120,10 @@ void cost_source_finetune(ctx *c, int method)
 
 double cost_tco(ctx *c, const char *path, const char *unit)
 {
-	const cJSON *f = cost_jpath(c->tco.root, path);
+	const cJSON *f = cost_jpath(c->tco->root, path);
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "value");
 	if (!cJSON_IsNumber(v)) {
-		cost_fail_data(c, "%s: missing figure %s.value (a number)", c->tco.path, path);
+		cost_fail_data(c, "%s: missing figure %s.value (a number)", c->tco->path, path);
 		return NAN;
 	}
 	const cJSON *src = cJSON_GetObjectItemCaseSensitive(f, "source");
@@ -190,7 +191,7 @@ static int load_assumptions(ctx *c)
 	const pp_costspec *cs = c->cs;
 	/* as_of */
 	const char *asof = cs->as_of[0] ? cs->as_of : NULL;
-	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(c->tco.root, "as_of");
+	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(c->tco->root, "as_of");
 	if (!asof)
 		asof = cJSON_IsString(ta) ? ta->valuestring : "2026-11-30";
 	snprintf(c->r->as_of, sizeof(c->r->as_of), "%.10s", asof);
@@ -282,12 +283,10 @@ static int load_assumptions(ctx *c)
 			cost_pick(cs->peak_to_average,
 				  cost_tco(c, "inference.peak_to_average", "ratio"));
 	/* uncertainty */
-	bool calibrated = c->s->calib_profile[0] != 0;
-	c->step_sigma = cost_pick(cs->step_time_sigma,
-				  cost_tco(c,
-					   calibrated ? "uncertainty.step_time_sigma_calibrated"
-						      : "uncertainty.step_time_sigma",
-					   "sigma"));
+	c->step_sigma = c->step_sigma_calibrated = NAN;
+	if (!(c->hwcal && c->hwcal->on)) /* else cost_step_sigmas, once the options are known */
+		c->step_sigma = cost_pick(cs->step_time_sigma,
+					  cost_tco(c, "uncertainty.step_time_sigma", "sigma"));
 	c->price_sigma =
 		cost_pick(cs->price_sigma, cost_tco(c, "uncertainty.price_sigma", "sigma"));
 	c->price_sigma_estimate =
@@ -335,21 +334,39 @@ int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const cha
 	if (!pd || !pd->root)
 		return pp_errf(err, PP_EIO, "the prices catalog is not loaded");
 	c->prices = pd->root;
-	char *tpath = tco_path ? pp_xstrdup(tco_path) : pp_path_join(pp_data_dir(), "tco.json");
-	int rc = pp_jdoc_load(&c->tco, tpath, err);
-	free(tpath);
-	if (rc) {
-		if (err)
-			err->code = PP_EIO; /* keep the loader's message */
-		return PP_EIO;
+	/* the catalog's tco.json, read with it; another file only when asked */
+	c->tco = pp_catalog_doc(cat, "tco");
+	if (tco_path) {
+		if (pp_jdoc_load(&c->tco_own, tco_path, err)) {
+			if (err)
+				err->code = PP_EIO; /* keep the loader's message */
+			return PP_EIO;
+		}
+		c->tco = &c->tco_own;
 	}
-	c->sku_map = cost_jpath(c->tco.root, "gpu_price_skus");
+	if (!c->tco || !c->tco->root)
+		return pp_errf(err, PP_EIO, "the tco catalog is not loaded");
+	c->sku_map = cost_jpath(c->tco->root, "gpu_price_skus");
 	return 0;
+}
+
+int cost_ctx_calibration(ctx *c, const pp_hwcal *given)
+{
+	if (given || !c->s->calib_profile[0]) {
+		c->hwcal = given;
+		return 0;
+	}
+	c->own_hwcal = pp_xmalloc(sizeof(*c->own_hwcal));
+	c->hwcal = c->own_hwcal;
+	return pp_hwcal_init(c->own_hwcal, c->s, NULL, NULL, NULL, c->err);
 }
 
 void cost_ctx_close(ctx *c)
 {
-	pp_jdoc_release(&c->tco);
+	free(c->own_hwcal);
+	c->own_hwcal = NULL;
+	c->hwcal = NULL;
+	pp_jdoc_release(&c->tco_own);
 	free(c->serve_memo);
 	c->serve_memo = NULL;
 	c->nserve_memo = 0;

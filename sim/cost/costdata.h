@@ -50,7 +50,8 @@ typedef struct ctx {
 	const pp_catalog *cat;         /* the catalogs (not owned) */
 	const pp_costspec *cs;         /* &s->costs */
 	pp_cost_result *r;             /* the caller's result, filled as the run goes */
-	pp_jdoc tco;                   /* tco.json, owned: released by cost_ctx_close() */
+	const pp_jdoc *tco;            /* tco.json: the catalog's, or tco_own */
+	pp_jdoc tco_own;               /* a tco_path's, owned: released by cost_ctx_close() */
 	const cJSON *prices;           /* prices.json's root, inside cat */
 	const cJSON *sku_map;          /* tco.json's gpu_price_skus: GPU id -> prices.json SKU */
 	int rc;                        /* first error of cost_fail_data(), else 0 */
@@ -120,8 +121,14 @@ typedef struct ctx {
 	struct cost_engine_memo *engine_memo; /* training steps predicted, one per scenario
 						 (costopt.c: run_engine) */
 	int nengine_memo;
+	/* the calibration profile named: opts->hwcal, else own_hwcal (owned,
+	 * loaded by cost_ctx_resolve for a scenario that names one) */
+	const struct pp_hwcal *hwcal;
+	struct pp_hwcal *own_hwcal;
 	/* uncertainty */
-	double step_sigma;             /* predicted step time */
+	double step_sigma;             /* predicted step time, catalog hardware */
+	double step_sigma_calibrated;  /* and on hardware the profile applies to (NAN until an
+					  option is: cost_calibrated_sigma) */
 	double price_sigma;            /* a quoted price */
 	double price_sigma_estimate;   /* a price marked estimate (>= price_sigma) */
 	double capex_sigma_min;        /* floor of an owned option's capex sigma */
@@ -130,14 +137,18 @@ typedef struct ctx {
 	int as_of_year, as_of_month;   /* r->as_of: prices are aged against it */
 } ctx;
 
-/* Start c's run of s: the prices catalog of cat and tco.json (tco_path,
- * NULL = pp_data_dir()/tco.json), results into r. PP_EIO when either
+/* Start c's run of s: the prices and tco catalogs of cat (tco_path, when
+ * not NULL, a tco.json read instead), results into r. PP_EIO when either
  * cannot be read. cost_ctx_close() releases what it holds, whether or not
  * this failed. */
 int cost_ctx_open(ctx *c, const pp_scenario *s, const pp_catalog *cat, const char *tco_path,
 		  pp_cost_result *r, pp_err *err);
 void cost_ctx_close(ctx *c);
 
+/* The calibration profile of c's run: given (opts->hwcal), else the one
+ * c->s names, loaded (pp_hwcal_init; its errors), else none. Before
+ * cost_ctx_resolve. */
+int cost_ctx_calibration(ctx *c, const struct pp_hwcal *given);
 /* The work and every assumption of c's run (c->s, c->cs, c->tco and
  * c->prices set). PP_EINPUT for a work that cannot be priced or a missing
  * figure. */

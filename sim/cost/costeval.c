@@ -415,7 +415,7 @@ void cost_evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodput,
 int cost_group_of(const oin *oi, int n, int i)
 {
 	for (int j = 0; j < i && j < n; j++)
-		if (oi[j].gpu && oi[j].gpu == oi[i].gpu)
+		if (oi[j].gpu && oi[j].gpu == oi[i].gpu && oi[j].calibrated == oi[i].calibrated)
 			return oi[j].group;
 	return i;
 }
@@ -477,11 +477,15 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 			abort();
 		return;
 	}
-	double stepf[MAX_GROUPS], capexf[MAX_GROUPS], capsig[MAX_GROUPS];
-	for (int g = 0; g < MAX_GROUPS; g++)
+	double stepf[MAX_GROUPS], capexf[MAX_GROUPS], capsig[MAX_GROUPS], stepsig[MAX_GROUPS];
+	for (int g = 0; g < MAX_GROUPS; g++) {
 		capsig[g] = 0;
-	for (int i = 0; i < n; i++)
+		stepsig[g] = c->step_sigma;
+	}
+	for (int i = 0; i < n; i++) {
 		capsig[oi[i].group] = fmax(capsig[oi[i].group], oi[i].capex_sigma);
+		stepsig[oi[i].group] = cost_step_sigma_of(c, &oi[i]); /* one per group */
+	}
 	int *wins = pp_xcalloc((size_t)n, sizeof(int));
 	/* options with the same goodput inputs (a cluster rented and built,
 	 * from several providers) share one goodput per draw: gsame[i], the
@@ -526,7 +530,7 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
 		dr.electricity = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
-			stepf[g] = lognormal(mc, c->step_sigma, mine);
+			stepf[g] = lognormal(mc, stepsig[g], mine);
 			capexf[g] = lognormal(mc, capsig[g], mine);
 		}
 		int best = -1;
@@ -635,8 +639,8 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 	if (rec < 0)
 		return;
 	double q10 = 0.10, q90 = 0.90;
-	double s10 = pp_mc_lognormal_q(c->step_sigma, q10),
-	       s90 = pp_mc_lognormal_q(c->step_sigma, q90);
+	double sigma = cost_step_sigma_of(c, &oi[rec]);
+	double s10 = pp_mc_lognormal_q(sigma, q10), s90 = pp_mc_lognormal_q(sigma, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
 	if (c->failures_per_gpu_hour > 0 && c->goodput_on && c->work != PP_WORK_INFERENCE)

@@ -55,7 +55,7 @@ void cost_eval_prepare(ctx *c);
  * book value (finance.residual "book") or market value less haircut. */
 double cost_residual_fraction(const ctx *c, double age_years, double haircut);
 /* The Monte Carlo group of option i: the first earlier option on the same
- * GPU shares its step-time and capex draws. */
+ * GPU, calibrated alike, shares its step-time and capex draws. */
 int cost_group_of(const oin *oi, int n, int i);
 /* draws Monte Carlo draws of every option (seeded; the same draw is the
  * same inputs for every option): each option's samples, P10/P50/P90, mean

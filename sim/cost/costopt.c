@@ -5,6 +5,8 @@
  * owned option's parts come from costown.c.
  */
 #include "cost/costopt.h"
+#include "calib/hwres.h"
+#include "core/fmt.h"
 #include "cost/costown.h"
 #include "cost/costserve.h"
 
@@ -120,6 +122,7 @@ typedef struct cost_engine_memo {
 	pp_scenario x;
 	pp_result res;
 	double storage_read_Bps, storage_agg_read_Bps; /* of its hardware */
+	bool calibrated;               /* its hardware had the profile applied */
 } cost_engine_memo;
 
 /* Predict the option's step on its (modified) cluster x; fills throughput,
@@ -145,9 +148,11 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		res = m->res;
 		hw.storage_read_Bps = m->storage_read_Bps;
 		hw.storage_agg_read_Bps = m->storage_agg_read_Bps;
+		o->calibrated = m->calibrated;
 	} else {
-		if ((rc = pp_hw_from_catalog(&hw, c->cat, &x->cluster, c->err)))
+		if ((rc = pp_hw_resolve(&hw, c->cat, &x->cluster, c->hwcal, c->err)))
 			return rc;
+		o->calibrated = hw.profile[0] != 0;
 		memset(&res, 0, sizeof(res));
 		pp_predict_opts po = {0};
 		if ((rc = opts->predict(x, &hw, &po, &res, c->err))) {
@@ -163,6 +168,7 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 		n->res = res;
 		n->storage_read_Bps = hw.storage_read_Bps;
 		n->storage_agg_read_Bps = hw.storage_agg_read_Bps;
+		n->calibrated = o->calibrated;
 	}
 	take_cluster(o, &x->cluster);
 	o->mem_capacity_bytes = res.memory.capacity_bytes > 0 ? res.memory.capacity_bytes
@@ -586,4 +592,25 @@ int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts)
 		       : c->cs->utilization * ref.num_gpus * PP_HOURS_PER_MONTH;
 	c->capacity_tokens_per_month = gpu_h * per_gpu_h;
 	return 0;
+}
+
+void cost_step_sigmas(ctx *c, const oin *oi, int n)
+{
+	if (!(c->hwcal && c->hwcal->on))
+		return;
+	bool cal = false;
+	for (int i = 0; i < n; i++)
+		cal |= oi[i].calibrated;
+	/* the catalog's sigma always (every option not calibrated, an API's draws) */
+	c->step_sigma = cost_pick(c->cs->step_time_sigma,
+				  cost_tco(c, "uncertainty.step_time_sigma", "sigma"));
+	if (cal)
+		c->step_sigma_calibrated =
+			cost_pick(c->cs->step_time_sigma,
+				  cost_tco(c, "uncertainty.step_time_sigma_calibrated", "sigma"));
+}
+
+double cost_step_sigma_of(const ctx *c, const oin *o)
+{
+	return o->calibrated ? c->step_sigma_calibrated : c->step_sigma;
 }

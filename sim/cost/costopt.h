@@ -40,6 +40,9 @@ typedef struct oin {
 	const pp_gpu *gpu;             /* catalog GPU (not owned); NULL for api */
 	int num_gpus, nodes, gpus_per_node;
 	int group;                     /* Monte Carlo group: options of one GPU share draws */
+	bool calibrated;               /* its hardware has the calibration profile applied
+					  (calib/hwres.h): its step time's sigma is
+					  step_sigma_calibrated */
 	bool feasible;                 /* false: why says what stops it */
 	char why[256];
 	double tokens_per_s;           /* one replica's throughput, before goodput; inference:
@@ -89,5 +92,13 @@ void cost_label_option(const oin *o, pp_cost_option *out);
  * tokens a month of the scenario's own cluster at costs.work's utilisation
  * (or GPU-hours); 0 for other works. */
 int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts);
+
+/* The step-time sigmas of a run with a calibration profile, once its
+ * options are resolved: the catalog's where an option is not calibrated,
+ * the calibrated one where one is (listed in the sources only then). A
+ * run without a profile read step_sigma in cost_ctx_resolve. */
+void cost_step_sigmas(ctx *c, const oin *oi, int n);
+/* The step-time sigma of option o. */
+double cost_step_sigma_of(const ctx *c, const oin *o);
 
 #endif

@@ -1,8 +1,6 @@
-/*
- * costout.c - the three output formats of a pp_cost_result (text, JSON,
- * CSV), declared in cost.h; `podplan cost` and the reports print them.
- */
-#include "cost/cost.h"
+/* costout.c - see costout.h. */
+#include "cost/costout.h"
+#include "core/fmt.h"
 #include "core/csv.h"
 #include "core/jsonout.h"
 #include "core/util.h"
@@ -321,23 +319,7 @@ void pp_cost_to_csv(const pp_cost_result *r, pp_sb *sb)
 	}
 }
 
-/* ---- shared by the text, the reports and the recommendation ---- */
-
-const char *pp_cost_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n)
-{
-	if (!isfinite(lo) || !isfinite(hi)) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	/* the unit pp_fmt_usd gives the larger end, for both */
-	double big = fmax(fabs(lo), fabs(hi));
-	double div = big >= 1e9 ? 1e9 : big >= 1e6 ? 1e6 : big >= 1e4 ? 1e3 : 1;
-	const char *unit = big >= 1e9 ? "B" : big >= 1e6 ? "M" : big >= 1e4 ? "k" : "";
-	int dec = div >= 1e6 ? 2 : div == 1e3 ? 1 : big >= 100 ? 0 : 2;
-	snprintf(buf, n, "%s$%.*f%s%s%s$%.*f%s", lo < 0 ? "-" : "", dec, fabs(lo) / div, unit, sep,
-		 hi < 0 ? "-" : "", dec, fabs(hi) / div, unit);
-	return buf;
-}
+/* ---- shared by the text and the reports ---- */
 
 const char *pp_cost_gpus_text(const pp_cost_option *o, char *buf, size_t n)
 {
@@ -352,19 +334,7 @@ const char *pp_cost_gpus_text(const pp_cost_option *o, char *buf, size_t n)
 
 /* ---- text ---- */
 
-static const char *usd(double v, char *b, size_t n)
-{
-	if (!isfinite(v))
-		return snprintf(b, n, "-"), b;
-	return pp_fmt_usd(v, b, n);
-}
 
-static const char *dur(double s, char *b, size_t n)
-{
-	if (!isfinite(s))
-		return snprintf(b, n, "-"), b;
-	return pp_fmt_duration(s, b, n);
-}
 
 const char *pp_cost_fmt_slo(const pp_cost_inference *f, char *buf, size_t n)
 {
@@ -464,7 +434,7 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		bool ft = strcmp(o->method, "full") != 0 && o->kind != PP_OPT_API;
 		snprintf(gpus, sizeof(gpus), "%s%s%s", pp_cost_gpus_text(o, g, sizeof(g)), ft ? " " : "",
 			 ft ? o->method : "");
-		pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rng, sizeof(rng));
+		pp_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rng, sizeof(rng));
 		if (isfinite(o->usd_per_million_tokens))
 			snprintf(pm, sizeof(pm), "%.3g", o->usd_per_million_tokens);
 		else
@@ -474,8 +444,8 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		else
 			snprintf(win, sizeof(win), "-");
 		pp_sb_addf(sb, "%-22.22s %-6s %-24.24s %10s %10s %9s %21s %6s %6.1f%%%s\n", o->name,
-			   pp_option_kind_names[o->kind], gpus, dur(o->time_to_train_s, c, sizeof(c)),
-			   usd(o->usd_total, d, sizeof(d)), pm, rng, win,
+			   pp_option_kind_names[o->kind], gpus, pp_fmt_duration(o->time_to_train_s, c, sizeof(c)),
+			   pp_fmt_usd(o->usd_total, d, sizeof(d)), pm, rng, win,
 			   isfinite(o->goodput) ? 100 * o->goodput : 100.0,
 			   i == r->recommended ? (r->risked >= 0 ? "  <- cheapest obtainable"
 							      : "  <- cheapest")
@@ -492,9 +462,9 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		const pp_cost_option *o = &r->options[i];
 		pp_sb_addf(sb, "%-22.22s", o->name);
 		for (int k = 0; k < PP_CC_COUNT; k++)
-			pp_sb_addf(sb, " %9s", o->components[k] != 0 ? usd(o->components[k], a, sizeof(a)) : "-");
-		pp_sb_addf(sb, " %10s %10s\n", usd(o->usd_amortized, a, sizeof(a)),
-			   usd(o->usd_marginal, b, sizeof(b)));
+			pp_sb_addf(sb, " %9s", o->components[k] != 0 ? pp_fmt_usd(o->components[k], a, sizeof(a)) : "-");
+		pp_sb_addf(sb, " %10s %10s\n", pp_fmt_usd(o->usd_amortized, a, sizeof(a)),
+			   pp_fmt_usd(o->usd_marginal, b, sizeof(b)));
 	}
 	bool any = false;
 	for (int i = 0; i < r->noptions; i++) {
@@ -506,9 +476,9 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		any = true;
 		pp_sb_addf(sb, "  %s vs %s: capex %s, residual %s, NPV of building %s at %.0f%%/year, %s per "
 			   "used GPU-hour at %.0f%% utilisation\n", r->options[i].name, f->versus,
-			   usd(f->capex_usd, a, sizeof(a)), usd(f->residual_usd, b, sizeof(b)),
-			   usd(f->npv_usd, c, sizeof(c)), 100 * f->discount_rate,
-			   usd(f->usd_per_gpu_hour_used, d, sizeof(d)), 100 * f->utilization);
+			   pp_fmt_usd(f->capex_usd, a, sizeof(a)), pp_fmt_usd(f->residual_usd, b, sizeof(b)),
+			   pp_fmt_usd(f->npv_usd, c, sizeof(c)), 100 * f->discount_rate,
+			   pp_fmt_usd(f->usd_per_gpu_hour_used, d, sizeof(d)), 100 * f->utilization);
 		/* the three figures that may be undefined, spelled out */
 		pp_sb_addf(sb, "    IRR %s; payback %s; crossover month %s; break-even utilisation %s\n",
 			   isfinite(f->irr) ? (snprintf(a, sizeof(a), "%.1f%%", 100 * f->irr), a) : "none",
@@ -526,10 +496,10 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		for (int i = 0; i < r->ntornado; i++) {
 			const pp_tornado_row *t = &r->tornado[i];
 			pp_sb_addf(sb, "  %-34.34s %10.4g .. %-10.4g -> %10s .. %-10s", t->driver, t->low_input,
-				   t->high_input, usd(t->low_usd, a, sizeof(a)), usd(t->high_usd, b, sizeof(b)));
+				   t->high_input, pp_fmt_usd(t->low_usd, a, sizeof(a)), pp_fmt_usd(t->high_usd, b, sizeof(b)));
 			if (isfinite(t->low_margin_usd))
-				pp_sb_addf(sb, " lead over runner-up %s .. %s", usd(t->low_margin_usd, c, sizeof(c)),
-					   usd(t->high_margin_usd, d, sizeof(d)));
+				pp_sb_addf(sb, " lead over runner-up %s .. %s", pp_fmt_usd(t->low_margin_usd, c, sizeof(c)),
+					   pp_fmt_usd(t->high_margin_usd, d, sizeof(d)));
 			pp_sb_adds(sb, "\n");
 		}
 	}

@@ -56,7 +56,7 @@ static int server_parts(ctx *c, const char *skuname, const cJSON *sku, oin *o, d
 			double *kw, double *gpus, bool *est)
 {
 	char item[160];
-	const cJSON *srv = cost_jpath(cost_jpath(c->tco.root, "servers"), o->gpu->id);
+	const cJSON *srv = cost_jpath(cost_jpath(c->tco->root, "servers"), o->gpu->id);
 	*est = false;
 	if (srv) {
 		char p2[96];
@@ -113,8 +113,8 @@ static int owned_network(ctx *c, const pp_cluster *cl, oin *o)
 	netplan np;
 	plan_network(o->nodes * cl->nics_per_node, fab->switch_ports, cl->oversubscription, &np);
 	snprintf(p2, sizeof(p2), "network.%s", fab->id);
-	if (!cost_jpath(c->tco.root, p2))
-		return cost_fail_data(c, "%s: no network prices for fabric \"%s\"", c->tco.path,
+	if (!cost_jpath(c->tco->root, p2))
+		return cost_fail_data(c, "%s: no network prices for fabric \"%s\"", c->tco->path,
 				      fab->id);
 	snprintf(p2, sizeof(p2), "network.%s.switch_usd", fab->id);
 	double sw = cost_tco(c, p2, "usd");
@@ -162,10 +162,10 @@ bool cost_can_own(ctx *c, const pp_gpu *g, const pp_fabric *inter, bool multinod
 	char p2[96];
 	if (multinode) {
 		snprintf(p2, sizeof(p2), "network.%s", inter->id);
-		if (!cost_jpath(c->tco.root, p2))
+		if (!cost_jpath(c->tco->root, p2))
 			return false;
 	}
-	if (cost_jpath(cost_jpath(c->tco.root, "servers"), g->id))
+	if (cost_jpath(cost_jpath(c->tco->root, "servers"), g->id))
 		return true;
 	const char *skuname = NULL;
 	const cJSON *sku = cost_sku_of(c, g, &skuname);

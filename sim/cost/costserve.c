@@ -6,6 +6,7 @@
  * of each option.
  */
 #include "cost/costserve.h"
+#include "calib/hwres.h"
 #include "input/hw.h"
 #include "input/servespec.h"
 #include "serve/requests.h"
@@ -229,7 +230,7 @@ static int setup_replica(ctx *c, const pp_scenario *x, pp_scenario *y, pp_hw *hw
 	}
 	if (rc)
 		return pp_errf(c->err, rc, "%s", e.msg);
-	if ((rc = pp_hw_from_catalog(hw, c->cat, &y->cluster, c->err)))
+	if ((rc = pp_hw_resolve(hw, c->cat, &y->cluster, c->hwcal, c->err)))
 		goto fail;
 	rc = pp_serve_setup_init(su, y, hw, &e);
 	if (rc == PP_EINPUT) {

@@ -1,12 +1,7 @@
 /* costtext.c - the recommendation and the description of the work, in words (costtext.h). */
 #include "cost/costtext.h"
+#include "core/fmt.h"
 
-static const char *fmt_time(double s, char *buf, size_t n)
-{
-	if (!isfinite(s))
-		return snprintf(buf, n, "n/a"), buf;
-	return pp_fmt_duration(s, buf, n);
-}
 
 void cost_recommend(ctx *c, int rec, int ru)
 {
@@ -18,7 +13,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 		snprintf(target, sizeof(target), " within the %.3g-day deadline", r->deadline_s / 86400);
 	else if (r->deadline_s > 0)
 		snprintf(target, sizeof(target), " within the %s deadline",
-			 fmt_time(r->deadline_s, t, sizeof(t)));
+			 pp_fmt_duration(r->deadline_s, t, sizeof(t)));
 	else if (r->budget_usd > 0)
 		snprintf(target, sizeof(target), " within the %s budget",
 			 pp_fmt_usd(r->budget_usd, a, sizeof(a)));
@@ -37,7 +32,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 			if (fast >= 0)
 				pp_sb_addf(&sb, " The fastest, %s, takes %s (lead time included) for %s.",
 					   r->options[fast].name,
-					   fmt_time(r->options[fast].time_to_train_s +
+					   pp_fmt_duration(r->options[fast].time_to_train_s +
 							    r->options[fast].lead_time_s, t, sizeof(t)),
 					   pp_fmt_usd(r->options[fast].usd_total, a, sizeof(a)));
 			goto out;
@@ -57,19 +52,19 @@ void cost_recommend(ctx *c, int rec, int ru)
 		pp_sb_addf(&sb, ", $%.3g per 1M tokens", o->usd_per_million_tokens);
 	if (r->draws > 0)
 		pp_sb_addf(&sb, " (P10-P90 %s)",
-			   pp_cost_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
+			   pp_fmt_usd_range(o->p10_usd, o->p90_usd, "-", rg, sizeof(rg)));
 	if (isfinite(o->time_to_train_s))
 	{
 		char tk[32];
 		if (c->work == PP_WORK_RECURRING)
-			pp_sb_addf(&sb, "; one job takes %s", fmt_time(o->time_to_train_s, t, sizeof(t)));
+			pp_sb_addf(&sb, "; one job takes %s", pp_fmt_duration(o->time_to_train_s, t, sizeof(t)));
 		else
 			pp_sb_addf(&sb, "; one %s-token run takes %s",
 				   pp_fmt_tokens(c->train_tokens, tk, sizeof(tk)),
-				   fmt_time(o->time_to_train_s, t, sizeof(t)));
+				   pp_fmt_duration(o->time_to_train_s, t, sizeof(t)));
 	}
 	if (o->lead_time_s > 0)
-		pp_sb_addf(&sb, " after a %s lead time", fmt_time(o->lead_time_s, t, sizeof(t)));
+		pp_sb_addf(&sb, " after a %s lead time", pp_fmt_duration(o->lead_time_s, t, sizeof(t)));
 	pp_sb_adds(&sb, ".");
 	if (!o->obtainable)
 		pp_sb_addf(&sb, " Caution: no option can be counted on; this one %s.", o->risk);
@@ -80,7 +75,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 			   pp_fmt_usd(k->usd_total, a, sizeof(a)));
 		if (r->draws > 0)
 			pp_sb_addf(&sb, " (P10-P90 %s)",
-				   pp_cost_fmt_usd_range(k->p10_usd, k->p90_usd, "-", rg, sizeof(rg)));
+				   pp_fmt_usd_range(k->p10_usd, k->p90_usd, "-", rg, sizeof(rg)));
 		pp_sb_addf(&sb, ", %s (%.0f%%) less, but it %s.", pp_fmt_usd(d, b, sizeof(b)),
 			   o->usd_total > 0 ? 100.0 * d / o->usd_total : 0, k->risk);
 	}
@@ -146,7 +141,7 @@ void cost_recommend(ctx *c, int rec, int ru)
 	if (fast >= 0 && fast != rec && isfinite(o->time_to_train_s)) {
 		const pp_cost_option *f = &r->options[fast];
 		pp_sb_addf(&sb, " Fastest is %s (%s), for %s more.", f->name,
-			   fmt_time(f->time_to_train_s + f->lead_time_s, t, sizeof(t)),
+			   pp_fmt_duration(f->time_to_train_s + f->lead_time_s, t, sizeof(t)),
 			   pp_fmt_usd(f->usd_total - o->usd_total, x, sizeof(x)));
 	}
 out:

@@ -48,7 +48,7 @@ void pp_breakdown_values(const pp_breakdown *b, double out[PP_BD_COUNT]);
 /* The fields of b summed by group. */
 void pp_breakdown_groups(const pp_breakdown *b, double out[PP_BD_GROUPS]);
 /* The label of field k for a step whose pipeline sends block (a pipeline
- * without overlap_p2p_comm, schedule.h): its stall is booked with the
+ * without overlap_p2p_comm, evgraph.h): its stall is booked with the
  * sends, and the send/recv row says so. Otherwise the table's label. */
 const char *pp_breakdown_label(int k, bool blocking_p2p);
 /* The longest label's length, for aligning a column of labels. */

@@ -1,5 +1,6 @@
 /* des.c - see des.h. */
 #include "engine/des.h"
+#include "core/heap.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -13,8 +14,7 @@ typedef struct res {
 	int *tasks;        /* in-order: tasks in program order */
 	int ntasks, cap;
 	int head;
-	int *fifo;         /* FIFO: heap of released task ids, by (release, id) */
-	int nfifo, capfifo;
+	pp_heap fifo;      /* FIFO: released task ids (int), by (release, id) */
 } res;
 
 typedef struct ev {
@@ -34,28 +34,43 @@ struct pp_des {
 	int *epred, *esucc; /* edges */
 	int nedge, capedge;
 	int *off, *adj;     /* CSR of successors, built by run */
-	ev *heap;
-	int nheap, capheap;
+	pp_heap ev;         /* completion events (ev), by (time, task) */
 	int64_t events;
 };
 
+static bool ev_less(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	const ev *x = a, *y = b;
+	return x->t < y->t || (x->t == y->t && x->task < y->task);
+}
+
+static bool fifo_less(const void *a, const void *b, void *ctx)
+{
+	const pp_des *d = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+	return d->rel[x] < d->rel[y] || (d->rel[x] == d->rel[y] && x < y);
+}
+
 pp_des *pp_des_new(void)
 {
-	return pp_xcalloc(1, sizeof(pp_des));
+	pp_des *d = pp_xcalloc(1, sizeof(pp_des));
+	pp_heap_init(&d->ev, sizeof(ev));
+	return d;
 }
 
 void pp_des_clear(pp_des *d)
 {
 	for (int i = 0; i < d->nres; i++) {
 		d->res[i].ntasks = 0;
-		d->res[i].nfifo = 0;
+		pp_heap_clear(&d->res[i].fifo);
 		d->res[i].head = 0;
 		d->res[i].busy = false;
 	}
 	d->nres = 0;
 	d->ntask = 0;
 	d->nedge = 0;
-	d->nheap = 0;
+	pp_heap_clear(&d->ev);
 	d->events = 0;
 }
 
@@ -65,7 +80,7 @@ void pp_des_free(pp_des *d)
 		return;
 	for (int i = 0; i < d->capres; i++) {
 		free(d->res[i].tasks);
-		free(d->res[i].fifo);
+		pp_heap_release(&d->res[i].fifo);
 	}
 	free(d->res);
 	free(d->task_res);
@@ -81,7 +96,7 @@ void pp_des_free(pp_des *d)
 	free(d->esucc);
 	free(d->off);
 	free(d->adj);
-	free(d->heap);
+	pp_heap_release(&d->ev);
 	free(d);
 }
 
@@ -97,7 +112,10 @@ int pp_des_resource(pp_des *d, const char *name, int rank, bool in_order)
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->rank = rank;
 	r->in_order = in_order;
-	r->ntasks = r->nfifo = r->head = 0;
+	r->ntasks = r->head = 0;
+	if (!r->fifo.size) /* a new slot (zeroed); a reused one keeps its array */
+		pp_heap_init(&r->fifo, sizeof(int));
+	pp_heap_clear(&r->fifo);
 	r->busy = false;
 	return d->nres++;
 }
@@ -153,101 +171,13 @@ void pp_des_dep(pp_des *d, int task, int pred)
 	d->npred[task]++;
 }
 
-/* ---- heaps ---- */
-
-static bool ev_less(ev a, ev b)
-{
-	return a.t < b.t || (a.t == b.t && a.task < b.task);
-}
-
-static void ev_push(pp_des *d, int64_t t, int task)
-{
-	if (d->nheap == d->capheap) {
-		d->capheap = d->capheap ? d->capheap * 2 : 256;
-		GROW(d->heap, d->capheap, 0);
-	}
-	int i = d->nheap++;
-	ev e = {t, task};
-	while (i > 0) {
-		int p = (i - 1) / 2;
-		if (!ev_less(e, d->heap[p]))
-			break;
-		d->heap[i] = d->heap[p];
-		i = p;
-	}
-	d->heap[i] = e;
-}
-
-static ev ev_pop(pp_des *d)
-{
-	ev top = d->heap[0];
-	ev last = d->heap[--d->nheap];
-	int i = 0, n = d->nheap;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && ev_less(d->heap[c + 1], d->heap[c]))
-			c++;
-		if (!ev_less(d->heap[c], last))
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (n)
-		d->heap[i] = last;
-	return top;
-}
-
-static bool fifo_less(const pp_des *d, int a, int b)
-{
-	return d->rel[a] < d->rel[b] || (d->rel[a] == d->rel[b] && a < b);
-}
-
-static void fifo_push(pp_des *d, res *r, int t)
-{
-	if (r->nfifo == r->capfifo) {
-		r->capfifo = r->capfifo ? r->capfifo * 2 : 64;
-		GROW(r->fifo, r->capfifo, 0);
-	}
-	int i = r->nfifo++;
-	while (i > 0) {
-		int p = (i - 1) / 2;
-		if (!fifo_less(d, t, r->fifo[p]))
-			break;
-		r->fifo[i] = r->fifo[p];
-		i = p;
-	}
-	r->fifo[i] = t;
-}
-
-static int fifo_pop(pp_des *d, res *r)
-{
-	int top = r->fifo[0];
-	int last = r->fifo[--r->nfifo];
-	int i = 0, n = r->nfifo;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && fifo_less(d, r->fifo[c + 1], r->fifo[c]))
-			c++;
-		if (!fifo_less(d, r->fifo[c], last))
-			break;
-		r->fifo[i] = r->fifo[c];
-		i = c;
-	}
-	if (n)
-		r->fifo[i] = last;
-	return top;
-}
-
 static void start_task(pp_des *d, res *r, int t, int64_t now)
 {
 	r->busy = true;
 	d->start[t] = now;
 	d->end[t] = now + d->dur[t];
-	ev_push(d, d->end[t], t);
+	ev e = {d->end[t], t};
+	pp_heap_push(&d->ev, &e, sizeof(e), ev_less, NULL);
 }
 
 static void try_start(pp_des *d, int ri, int64_t now)
@@ -258,8 +188,10 @@ static void try_start(pp_des *d, int ri, int64_t now)
 	if (r->in_order) {
 		if (r->head < r->ntasks && d->released[r->tasks[r->head]])
 			start_task(d, r, r->tasks[r->head], now);
-	} else if (r->nfifo) {
-		start_task(d, r, fifo_pop(d, r), now);
+	} else if (pp_heap_len(&r->fifo)) {
+		int t;
+		pp_heap_pop(&r->fifo, &t, sizeof(t), fifo_less, d);
+		start_task(d, r, t, now);
 	}
 }
 
@@ -269,7 +201,7 @@ static void release(pp_des *d, int t, int64_t now)
 	d->rel[t] = now;
 	res *r = &d->res[d->task_res[t]];
 	if (!r->in_order)
-		fifo_push(d, r, t);
+		pp_heap_push(&r->fifo, &t, sizeof(t), fifo_less, d);
 	try_start(d, d->task_res[t], now);
 }
 
@@ -296,10 +228,10 @@ int pp_des_run(pp_des *d, pp_err *err)
 	}
 	for (int i = 0; i < d->nres; i++) {
 		d->res[i].head = 0;
-		d->res[i].nfifo = 0;
+		pp_heap_clear(&d->res[i].fifo);
 		d->res[i].busy = false;
 	}
-	d->nheap = 0;
+	pp_heap_clear(&d->ev);
 	d->events = 0;
 	for (int t = 0; t < n; t++)
 		if (d->npred[t] == 0)
@@ -308,8 +240,9 @@ int pp_des_run(pp_des *d, pp_err *err)
 	/* npred is consumed; keep a copy to allow re-running */
 	int *left = pp_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
 	memcpy(left, d->npred, sizeof(int) * (size_t)n);
-	while (d->nheap) {
-		ev e = ev_pop(d);
+	while (pp_heap_len(&d->ev)) {
+		ev e;
+		pp_heap_pop(&d->ev, &e, sizeof(e), ev_less, NULL);
 		int t = e.task;
 		d->events++;
 		d->done[t] = true;

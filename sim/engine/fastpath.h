@@ -5,20 +5,23 @@
  * step time that costs O(stages).
  *
  * Exactness. pp_fp_step_ns() returns the int64 nanoseconds that
- * pp_schedule_build() + pp_des_run() give for the full step (no ablation):
- * the same tasks with the same rounded durations, walked per pipeline unit
- * in closed form. Every resource of the step graph is either an in-order
- * stream (a task starts at max(the previous task's end, its predecessors'
- * ends)) or a FIFO link with exactly one producing stage whose releases are
+ * pp_evgraph_build() + pp_des_run() give for the full step (no ablation):
+ * the program's tasks (program.h, issued by the same code for both
+ * backends) with the same rounded durations (stepcost.h), each task's end
+ * computed as it is issued. Every resource of the step graph is either an
+ * in-order stream (a task starts at max(the previous task's end, its
+ * predecessors' ends)) or a FIFO link with exactly one producing stage whose releases are
  * strictly increasing in that stage's program order (so the link serves in
  * program order); with no choice left to an event queue, the recurrence
  * and the simulation agree to the nanosecond. tests/test_search.c checks
  * it on every candidate of several search spaces (1F1B, GPipe,
  * interleaved; ZeRO 0-3; each overlap flag off; uneven stages; tied and
- * untied embeddings; context parallelism). It re-implements the task
- * structure of schedule.c, so a change there must be mirrored here: the
- * test fails until it is, and pp_search_run() also compares its winners
- * with pp_predict() and falls back to the event simulation on a mismatch.
+ * untied embeddings; context parallelism). Nothing of the task structure
+ * is restated here: a change to the program reaches both backends. What
+ * the fast path adds is the assumption above (every link served in its
+ * one sender's order), which the test checks; pp_search_run() also
+ * compares its winners with pp_predict() and falls back to the event
+ * simulation on a mismatch.
  *
  * Lower bound. pp_fp_bound_ns() <= pp_fp_step_ns() for every layout:
  *  - each stage's compute stream runs its tasks one after another and cannot
@@ -37,6 +40,10 @@
  * It ignores what only delays (link queueing, steady-state waits), which is
  * what makes it a bound; the search simulates a layout only while its bound
  * can still beat the current k-th best (tests check bound <= exact).
+ *
+ * Files: fpcache.c (the workload cache and the quick bounds kept),
+ * fastpath.c (the closed-form backend of program.h), fpbound.c (the
+ * lower bounds).
  */
 #ifndef PP_FASTPATH_H
 #define PP_FASTPATH_H

@@ -1,6 +1,6 @@
 /* forward.c - see forward.h. */
 #include "engine/forward.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/opsint.h"
 #include "core/util.h"
 

@@ -1,7 +1,7 @@
 /* memeager.c - see memeager.h. */
 #include "engine/memeager.h"
 
-#include "engine/memory.h"
+#include "engine/stages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,7 +117,7 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 		layer_params += n[k] * w->lk[k].params;
 	}
 	double one_layer = layers > 0 ? layer_params / layers : 0;
-	double inflight = pp_inflight_chunks(s, st) * layers / p->vpp;
+	double inflight = pp_stage_inflight_chunks(s, st) * layers / p->vpp;
 	double stream = amp ? 4.0 : e; /* the residual stream's bytes per element */
 	double kept = layer_kept(s, e) * T;
 	double act = inflight * (full ? stream * h * T : kept);

@@ -5,108 +5,6 @@
 
 #include <string.h>
 
-void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
-{
-	const pp_parallel *p = &s->parallel;
-	for (int k = 0; k < PP_LAYER_KINDS; k++)
-		n[k] = 0;
-	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
-	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers) {
-		/* pp_stage_layers' even split summed over the stage's chunks
-		 * c P + st: L / nv each, and one more for those below L mod nv */
-		int nv = p->pp * p->vpp, rem = s->model.num_layers % nv;
-		int more = st < rem ? (rem - 1 - st) / p->pp + 1 : 0;
-		n[0] = (double)p->vpp * (s->model.num_layers / nv) + (more < p->vpp ? more : p->vpp);
-		return;
-	}
-	for (int c = 0; c < p->vpp; c++) {
-		int vs = c * p->pp + st, L = pp_stage_layers(s, vs);
-		if (dense) {
-			n[0] += L;
-			continue;
-		}
-		int first = pp_stage_first_layer(s, vs);
-		for (int l = 0; l < L; l++)
-			n[pp_model_layer_kind(&s->model, first + l)]++;
-	}
-}
-
-enum { HELD, TRAINED, TRAINED_EXPERT };
-
-/* Stage st's parameters (which) from its layers by kind n (pp_stage_kinds). */
-static double stage_sum_of(const pp_scenario *s, const pp_workload *w, int st,
-			   const double n[PP_LAYER_KINDS], int which)
-{
-	const pp_parallel *p = &s->parallel;
-	double params = 0;
-	for (int k = 0; k < PP_LAYER_KINDS; k++) {
-		const pp_layer_cost *lc = &w->lk[k];
-		double per = which == HELD ? lc->params : which == TRAINED ? lc->trainable
-							       : lc->trainable_expert;
-		if (n[k] > 0)
-			params += n[k] * per;
-	}
-	if (which == TRAINED_EXPERT)
-		return params;
-	if (st == 0)
-		params += which == HELD ? w->params_embed : w->trainable_embed;
-	if (st == p->pp - 1)
-		params += which == HELD ? w->params_head : w->trainable_head;
-	return params;
-}
-
-static double stage_sum(const pp_scenario *s, const pp_workload *w, int st, int which)
-{
-	double n[PP_LAYER_KINDS];
-	pp_stage_kinds(s, st, n);
-	return stage_sum_of(s, w, st, n, which);
-}
-
-double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st)
-{
-	return stage_sum(s, w, st, HELD);
-}
-
-double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st)
-{
-	return stage_sum(s, w, st, TRAINED);
-}
-
-double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st)
-{
-	return stage_sum(s, w, st, TRAINED_EXPERT);
-}
-
-int pp_stage_layers(const pp_scenario *s, int vs)
-{
-	const pp_parallel *p = &s->parallel;
-	int L = s->model.num_layers;
-	if (p->layout_len > 0) /* Megatron-Core's pipeline_model_parallel_layout */
-		return vs < p->layout_len ? p->layout_layers[vs] : 0;
-	if (p->first_stage_layers || p->last_stage_layers) {
-		/* Megatron-Core's uneven first and last stages (checked to divide
-		 * evenly by the scenario loader) */
-		int st = vs % p->pp;
-		int ends = (p->first_stage_layers > 0) + (p->last_stage_layers > 0);
-		int mid = p->pp - ends;
-		int rest = L - p->first_stage_layers - p->last_stage_layers;
-		int n = st == 0 && p->first_stage_layers ? p->first_stage_layers
-			: st == p->pp - 1 && p->last_stage_layers ? p->last_stage_layers
-			: rest / (mid > 0 ? mid : 1);
-		return n / p->vpp;
-	}
-	int nv = p->pp * p->vpp;
-	return L / nv + (vs < L % nv ? 1 : 0);
-}
-
-int pp_stage_first_layer(const pp_scenario *s, int vs)
-{
-	int first = 0;
-	for (int v = 0; v < vs; v++)
-		first += pp_stage_layers(s, v);
-	return first;
-}
-
 /* The routed experts' activations of an MoE layer kept for the backward on
  * the busiest expert-parallel rank: the permuted token copies (fc1's input),
  * fc1's output (the activation's input) and the activation's output (fc2's
@@ -194,29 +92,6 @@ double pp_layer_activation_bytes_kind(const pp_scenario *s, int kind)
 	return act_bytes_kind(&s->model, &s->parallel, &s->training, s->training.recompute, kind);
 }
 
-double pp_inflight_chunks(const pp_scenario *s, int stage)
-{
-	const pp_parallel *p = &s->parallel;
-	double m = (double)s->training.num_microbatches;
-	double n;
-	switch (p->schedule) {
-	case PP_SCHED_GPIPE:
-		n = m;
-		break;
-	case PP_SCHED_INTERLEAVED:
-		n = (double)(p->pp - stage - 1) * 2 + (double)(p->vpp - 1) * p->pp + 1;
-		if (n > m * p->vpp)
-			n = m * p->vpp;
-		break;
-	default:
-		n = p->pp - stage;
-		if (n > m)
-			n = m;
-		break;
-	}
-	return n;
-}
-
 void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 			pp_memory *out)
 {
@@ -263,7 +138,7 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	/* a stage between the first and the last whose layers (by kind) an
 	 * earlier such stage has too needs no more than it: everything but the
 	 * activations is the same, and those grow with the chunks in flight,
-	 * which never grow with the stage (pp_inflight_chunks); so it cannot
+	 * which never grow with the stage (pp_stage_inflight_chunks); so it cannot
 	 * be the worst (a tie keeps the earlier stage) and is passed over */
 	enum { SEEN = 4 };
 	double seen[SEEN][PP_LAYER_KINDS];
@@ -290,10 +165,9 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 			if (nseen < SEEN)
 				memcpy(seen[nseen++], n, sizeof(n));
 		}
-		double params = stage_sum_of(s, w, st, n, HELD);
-		double trained = stage_sum_of(s, w, st, n, TRAINED);
-		double tex = stage_sum_of(s, w, st, n, TRAINED_EXPERT);
-		double chunks = pp_inflight_chunks(s, st);
+		pp_stage_count sc = pp_stage_count_of(s, w, st, n);
+		double params = sc.held, trained = sc.trained, tex = sc.trained_expert;
+		double chunks = pp_stage_inflight_chunks(s, st);
 		double act = 0, full = 0;
 		for (int k = 0; k < PP_LAYER_KINDS; k++) {
 			if (n[k] <= 0)

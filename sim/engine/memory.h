@@ -11,9 +11,7 @@
  * so for a GPT layer without recompute: s b h (10 + 24/t + 5as/ht) bytes,
  * with SP: s b h/t (34 + 5as/h); selective: the core term dropped; full:
  * 2 s b h (/t with SP) per layer plus one layer's worth during its backward.
- * In-flight micro-batches: GPipe m; 1F1B min(p - s, m); interleaved
- * (p - s - 1) x 2 + (v - 1) p + 1 model chunks (Megatron's warm-up), which
- * for the first stage is L (1 + (p-1)/(p v)) layers (Korthikanti eq. 5).
+ * In-flight micro-batches per stage: pp_stage_inflight_chunks (stages.h).
  *
  * Weights/gradients/optimizer (bytes per parameter): Megatron mixed
  * precision 2 + 4 + 12 (fp32 main grads, master, Adam m and v), its
@@ -25,6 +23,7 @@
 #define PP_MEMORY_H
 
 #include "engine/predict.h"
+#include "engine/stages.h"   /* the partition a stage's memory is of */
 #include "engine/workload.h"
 
 /* Activation bytes of one transformer layer for one micro-batch on one GPU
@@ -33,29 +32,6 @@ double pp_layer_activation_bytes(const pp_scenario *s);
 /* The same for a layer of kind (PP_LK_*): an MoE layer keeps its experts'
  * token rows instead of the dense MLP's. */
 double pp_layer_activation_bytes_kind(const pp_scenario *s, int kind);
-
-/* Layers held by virtual stage vs (0 .. pp*vpp-1): the even split (the
- * remainder to the first virtual stages), or Megatron-Core's
- * decoder_first/last_pipeline_num_layers. */
-int pp_stage_layers(const pp_scenario *s, int vs);
-/* The model's index of virtual stage vs's first layer (virtual stages
- * hold consecutive layers in vs order). */
-int pp_stage_first_layer(const pp_scenario *s, int vs);
-
-/* Parameters pipeline stage st holds per GPU (after the TP split, before
- * ZeRO sharding): its layers over every chunk, the embedding on stage 0,
- * the head on the last. */
-double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
-/* Of those, the ones trained (all, or the adapters under fine-tuning),
- * and of those the routed experts'. */
-double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
-double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st);
-/* Stage st's layers of each kind (PP_LK_*), over its chunks. */
-void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS]);
-
-/* Micro-batches (model chunks, when interleaved) whose activations stage
- * `stage` holds at its peak. */
-double pp_inflight_chunks(const pp_scenario *s, int stage);
 
 /* Fill *out for the worst stage (and out->worst_stage). */
 void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload *w,

@@ -2,7 +2,7 @@
 #include "engine/predict.h"
 #include "engine/fastpath.h"
 #include "engine/memory.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "engine/stepcost.h"
 #include "engine/trace.h"
 #include "input/limits.h"
@@ -45,7 +45,7 @@ static int run(sim *m, const pp_scenario *s, const pp_hw *hw, const pp_workload 
 			       (long long)s->training.num_microbatches, PP_LIMIT_EVENT_TASKS);
 	if (!m->d)
 		m->d = pp_des_new();
-	pp_schedule_build(m->d, s, hw, w, &o, busy);
+	pp_evgraph_build(m->d, s, hw, w, &o, busy);
 	int rc = pp_des_run(m->d, err);
 	if (!rc) {
 		*makespan = pp_des_makespan(m->d);

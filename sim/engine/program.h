@@ -1,7 +1,7 @@
 /*
  * program.h - the tasks of one training step, in the order each pipeline
  * stage issues them, written once and run by two backends: the event graph
- * (schedule.c builds a des.h graph from them) and the closed-form fast path
+ * (evgraph.c builds a des.h graph from them) and the closed-form fast path
  * (fastpath.c computes each task's end as it is issued).
  *
  * One simulated GPU per pipeline stage (its tensor-, context- and
@@ -29,11 +29,16 @@
  * issued can still be issued by a backend that takes dependencies later
  * (sink.dep); the fast path instead issues a unit only when
  * pp_program_ready() says its input is there.
+ *
+ * Files (sharing the private programint.h): pipeorder.c (the order of a
+ * stage's units), program.c (issuing), progbound.c (lower bounds from the
+ * program's structure), progsteady.c (the steady state).
  */
 #ifndef PP_PROGRAM_H
 #define PP_PROGRAM_H
 
 #include "engine/des.h"
+#include "engine/pipeorder.h"
 #include "engine/stepcost.h"
 
 /* Task categories (pp_des_tag.cat). */
@@ -89,17 +94,7 @@ typedef struct pp_stage_busy {
 	int64_t last_task;
 } pp_stage_busy;
 
-/* The order of (forward?, chunk, micro-batch) units a stage runs; returns
- * the count (2 x micro-batches x chunks). out must hold that many. */
-typedef struct pp_unit {
-	bool fwd;
-	int chunk;
-	int mb;
-} pp_unit;
-int pp_schedule_order(const pp_scenario *s, int stage, pp_unit *out);
-/* The same one unit at a time, in O(1) memory: the count, and unit i. */
-int pp_schedule_count(const pp_scenario *s);
-pp_unit pp_schedule_unit(const pp_scenario *s, int stage, int i);
+/* The order of each stage's units: pipeorder.h. */
 
 typedef struct pp_program pp_program;
 

@@ -1,7 +1,7 @@
 /* stepcost.c - see stepcost.h. */
 #include "engine/stepcost.h"
 #include "engine/compute.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -176,6 +176,39 @@ int pp_stepcost_kind(const pp_stepcost *c, int vs, int l)
 	return c->one_kind ? 0 : pp_model_layer_kind(c->model, c->first[vs] + l);
 }
 
+static int64_t nonneg(int64_t t)
+{
+	return t > 0 ? t : 0;
+}
+
+int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = pp_stepcost_layers_ns(c, vs, fwd);
+	if (vs == 0)
+		t += fwd ? u->f_embed : u->b_embed;
+	if (vs == c->NV - 1)
+		t += fwd ? u->f_head : u->b_head;
+	return t;
+}
+
+int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	const pp_task_ns *u = &c->unit;
+	int64_t t = nonneg(pp_stepcost_layers_ns(c, vs, fwd));
+	if (vs == 0)
+		t += nonneg(fwd ? u->f_embed : u->b_embed);
+	if (vs == c->NV - 1)
+		t += nonneg(fwd ? u->f_head : u->b_head);
+	return t;
+}
+
+double pp_stepcost_trained(const pp_stepcost *c, int st, double *expert)
+{
+	*expert = pp_stage_trainable_expert(c->s, c->w, st);
+	return pp_stage_trainable(c->s, c->w, st);
+}
+
 pp_mem_cost pp_stepcost_optimizer(const pp_stepcost *c, int st)
 {
 	double params = pp_stage_trainable(c->s, c->w, st);
@@ -239,6 +272,10 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->V = p->vpp;
 	c->M = (int)s->training.num_microbatches;
 	c->NV = c->P * c->V;
+	c->pipe = pp_pipe_of(s);
+	c->overlap_grad_reduce = s->training.overlap_grad_reduce;
+	c->overlap_param_gather = s->training.overlap_param_gather;
+	c->overlap_p2p_comm = s->training.overlap_p2p_comm;
 	c->layers = pp_xmalloc(sizeof(int) * (size_t)c->NV);
 	c->first = pp_xmalloc(sizeof(int) * (size_t)c->NV);
 	c->kinds = pp_xcalloc((size_t)c->NV, sizeof(*c->kinds));

@@ -15,15 +15,16 @@
  * Each comes with its payload (the bytes moved, the collective, the group)
  * so that nothing downstream inverts a duration into a size.
  *
- * The event graph (schedule.c), the closed-form fast path and its lower
- * bound (fastpath.c) read their durations from here; the task structure
- * they share is program.h; the replay plan reads the payloads off the
- * event tags (des.h). Sizes follow nccl-tests (collective.h).
+ * The event graph (evgraph.c), the closed-form fast path (fastpath.c) and
+ * its lower bounds (fpbound.c) read their durations from here; the task
+ * structure they share is program.h; the replay plan reads the payloads
+ * off the event tags (des.h). Sizes follow nccl-tests (collective.h).
  */
 #ifndef PP_STEPCOST_H
 #define PP_STEPCOST_H
 
 #include "engine/collective.h"
+#include "engine/pipeorder.h"
 #include "engine/workload.h"
 #include "input/hw.h"
 #include "input/scenario.h"
@@ -112,6 +113,9 @@ typedef struct pp_stepcost {
 	const pp_workload *w;
 	pp_sched_opts ab;        /* the ablations applied */
 	int P, V, M, NV;         /* stages, chunks per stage, micro-batches, virtual stages */
+	pp_pipe pipe;            /* the pipeline's shape (the order of each stage's units) */
+	/* the framework's overlaps the step's structure reads (training.overlap_*) */
+	bool overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm;
 	int *layers;             /* [NV]: layers of each virtual stage */
 	int *first;              /* [NV]: the model's index of its first layer */
 	int (*kinds)[PP_LAYER_KINDS]; /* [NV]: its layers of each kind */
@@ -151,6 +155,28 @@ pp_comm_cost pp_stepcost_reduce_expert(const pp_stepcost *c, double params);
 
 /* The kind (PP_LK_*) of layer l of virtual stage vs. */
 int pp_stepcost_kind(const pp_stepcost *c, int vs, int l);
+
+/* The compute-stream time (ns) of virtual stage vs's layers for one
+ * micro-batch, forward or backward (fwd): per layer kind, its layers
+ * times that kind's task (unit). Inline: the program issues one a unit. */
+static inline int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool fwd)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
+	return t;
+}
+/* One unit's compute-stream time (ns): its layers, and the embedding's
+ * (vs 0) and the head's (the last virtual stage) tasks where it has them. */
+int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
+/* The least a unit puts on its stage's compute stream whatever the
+ * backend: the same three terms, each at least 0 ns (the event graph and
+ * the fast path run a negative duration as 0 ns). For lower bounds. */
+int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd);
+
+/* Stage st's trained parameters per GPU (pp_stage_trainable) and, in
+ * *expert, of those the routed experts' (pp_stage_trainable_expert). */
+double pp_stepcost_trained(const pp_stepcost *c, int st, double *expert);
 
 /* The optimizer step of stage st: the (ZeRO-sharded) parameters' optimizer
  * traffic as the stack's optimizer runs it plus the gradient-norm and

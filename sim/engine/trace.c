@@ -1,6 +1,6 @@
 /* trace.c - see trace.h. */
 #include "engine/trace.h"
-#include "engine/schedule.h"
+#include "engine/evgraph.h"
 #include "core/jsonout.h"
 #include "core/util.h"
 

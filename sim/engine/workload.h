@@ -17,6 +17,7 @@
 #define PP_WORKLOAD_H
 
 #include "engine/collective.h"
+#include "engine/modelsize.h"
 #include "input/hw.h"
 #include "input/scenario.h"
 
@@ -139,33 +140,12 @@ bool pp_workload_reads_network(const pp_scenario *s);
  * all of it); the only figure of the GPU count the op list reads. */
 int pp_workload_node_gpus(const pp_scenario *s);
 
-/* Model parameter count (embeddings once when tied, learned positions for
- * GPT-style models). */
-double pp_model_params(const pp_model *m);
-
-/* LoRA adapter parameters of the whole model at rank r on every linear
- * layer of every block (q, k, v, o and the MLP's), Hu et al. 2021. */
-double pp_lora_params(const pp_model *m, double rank);
-
-/* Parameters of one transformer layer (whole, before TP split): a dense
- * layer; of a kind (PP_LK_*); of a kind's top-k experts only (per token). */
-double pp_layer_params(const pp_model *m);
-double pp_layer_params_kind(const pp_model *m, int kind);
-double pp_layer_params_active(const pp_model *m, int kind);
-/* Whole-model parameters per token: the MoE layers' top-k experts and
- * shared experts, every dense and attention weight, the embeddings. */
-double pp_model_params_active(const pp_model *m);
-
 /* FLOPs of one micro-batch on this GPU summed over the model's layers of
  * every kind: executed, or in the MFU convention (PP_FL_MODEL); of the
  * forward and backward (PP_FL_PASSES), of the recomputation
  * (PP_FL_RECOMPUTE), or both. */
 enum { PP_FL_MODEL = 1, PP_FL_PASSES = 2, PP_FL_RECOMPUTE = 4 };
 double pp_workload_layer_flops(const pp_workload *w, int which);
-
-/* Narayanan et al. SC'21 eq. 3 model FLOPs per iteration (no recompute):
- * 72 B s l h^2 (1 + s/6h + V/12lh) with B the global batch. */
-double pp_flops_narayanan(const pp_model *m, double global_batch, bool recompute_full);
 
 /* Which stage boundaries are inside a node (same_node[s] for s -> s+1). */
 bool pp_stage_link_same_node(const pp_scenario *s, int stage);

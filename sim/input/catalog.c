@@ -19,9 +19,9 @@ double pp_dtype_bytes(pp_dtype dt)
 }
 
 enum { DOC_GPUS, DOC_FABRICS, DOC_STORAGE, DOC_MODELS, DOC_PRICES, DOC_KERNELS, DOC_FRAMEWORKS,
-       DOC_PLAUSIBILITY, DOC_COUNT };
+       DOC_PLAUSIBILITY, DOC_TCO, DOC_COUNT };
 static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices",
-						 "kernels", "frameworks", "plausibility"};
+						 "kernels", "frameworks", "plausibility", "tco"};
 
 struct pp_catalog {
 	char *dir;

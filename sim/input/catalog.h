@@ -292,9 +292,9 @@ int pp_catalog_mfu_check(const pp_catalog *c, const pp_gpu *gpu, pp_dtype dt, do
 const pp_kernel_params *pp_catalog_kernels(const pp_catalog *c, const char *arch);
 
 /* The parsed documents, for printing with sources (--json) and for the
- * prices, which the cost module reads itself. Kinds: "gpus", "fabrics",
- * "storage", "models", "prices", "kernels", "frameworks", "plausibility".
- * NULL for an unknown kind. */
+ * prices and cost figures, which input/prices.h and the cost module read
+ * themselves. Kinds: "gpus", "fabrics", "storage", "models", "prices",
+ * "kernels", "frameworks", "plausibility", "tco". NULL for an unknown kind. */
 const pp_jdoc *pp_catalog_doc(const pp_catalog *c, const char *kind);
 
 /* Ids of every entry of a kind, for did-you-mean. Static within c. */

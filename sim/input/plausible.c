@@ -1,4 +1,5 @@
 #include "input/plausible.h"
+#include "core/fmt.h"
 #include "core/util.h"
 #include "core/warn.h"
 

@@ -14,6 +14,12 @@ static const cJSON *sku_obj(const pp_catalog *cat, const char *sku)
 						sku);
 }
 
+const cJSON *pp_price_sku_map(const pp_catalog *cat)
+{
+	const pp_jdoc *td = pp_catalog_doc(cat, "tco");
+	return td ? cJSON_GetObjectItemCaseSensitive(td->root, "gpu_price_skus") : NULL;
+}
+
 const char *pp_price_sku(const cJSON *sku_map, const pp_gpu *g)
 {
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(sku_map, g->id);

@@ -4,7 +4,8 @@
  * of its provider and hosted API keys the scenario loader checks names
  * against. The rent price serves `podplan cost` (rent and rented tier4
  * options), `podplan size` and `podplan search` (both through
- * pp_size_price(), sim/plan/size.h).
+ * pp_size_price(), input/sizespec.h). prices.json and tco.json are read
+ * once, with the catalog (catalog.h pp_catalog_doc).
  *
  * A catalog GPU id (gpus.json) maps to a prices.json SKU through tco.json's
  * gpu_price_skus; a SKU lists providers, each with the tiers it prices
@@ -31,6 +32,11 @@ typedef struct pp_price {
 	const char *date;      /* as the file gives it; NULL: undated */
 	bool estimate;
 } pp_price;
+
+/* tco.json's gpu_price_skus object (catalog GPU id -> prices.json SKU)
+ * of cat's copy of tco.json, read once with the catalog; NULL when it has
+ * none. Valid while cat is. */
+const cJSON *pp_price_sku_map(const pp_catalog *cat);
 
 /* The prices.json SKU of catalog GPU g through sku_map, tco.json's
  * gpu_price_skus object; NULL when it has no entry. */

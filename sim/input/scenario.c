@@ -1081,9 +1081,12 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 	if ((rc = pp_jget_obj(d, d->root, "", "costs", false, &costs, err)) ||
 	    (rc = pp_costspec_parse(&s->costs, d, costs, "costs", cat, err)))
 		return rc;
-	if ((rc = finish(s, check_layout, err)))
+	if ((rc = finish(s, check_layout, err)) || (rc = pp_scenario_check_limits(s, err)))
 		return rc;
-	return pp_scenario_check_limits(s, err);
+	const cJSON *search;
+	if ((rc = pp_jget_obj(d, d->root, "", "search", false, &search, err)))
+		return rc;
+	return pp_size_spec_parse(&s->search, d, search, "search", cat, err);
 }
 
 /* On failure, nothing stays allocated (s is zeroed: releasing it is

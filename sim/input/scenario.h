@@ -19,6 +19,7 @@
 #include "input/costspec.h"
 #include "input/framework.h"
 #include "input/servespec.h"
+#include "input/sizespec.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
 
@@ -137,6 +138,7 @@ typedef struct pp_scenario {
 	char calib_profile[128];
 	pp_costspec costs;
 	pp_servespec serve;           /* "serving", "workload", "slo" (serve.present) */
+	pp_size_spec search;          /* "search" (all zeros when absent) */
 	pp_jdoc doc;                  /* kept for error positions */
 } pp_scenario;
 

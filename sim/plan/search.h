@@ -1,10 +1,10 @@
 /*
  * search.h - the best parallel layout for a scenario's model, batch and
- * cluster: enumerate tensor, pipeline, data and context parallel sizes,
- * ZeRO stage, micro-batch size, interleaving, sequence parallelism and
- * recompute (the keys the scenario's `parallel` and `training` sections
- * left out; given keys stay fixed), drop what does not fit in memory, and
- * return the k fastest with their full predictions.
+ * cluster: walk the layouts of plan/space.h (tensor, pipeline, data and
+ * context parallel sizes, ZeRO stage, micro-batch size, interleaving,
+ * sequence parallelism and recompute: the keys the scenario's `parallel`
+ * and `training` sections left out; given keys stay fixed), drop what does
+ * not fit in memory, and return the k fastest with their full predictions.
  *
  * The answer is the one a full evaluation gives: the k layouts with the
  * smallest simulated step time (ties: the earlier in enumeration order),
@@ -34,9 +34,10 @@
  * far (pp_fp_step_within_ns): that layout cannot enter the top k.
  * Workloads are built once per (TP, CP, micro-batch, SP, recompute,
  * pipelined) and reused. The top k are then run through pp_predict() for
- * their breakdowns; if its step time ever differed from the fast path's
- * (a schedule change not mirrored in fastpath.c), the search repeats with
- * the event simulation and says so (result.fell_back).
+ * their breakdowns. The fast path runs the same issued program as the
+ * event simulation (engine/program.h), so their step times agree; should
+ * they ever differ (a bug), the search repeats with the event simulation
+ * and says so (result.fell_back).
  *
  * Distributed (sim/core/dist.h): under mpirun the ranks share the work by
  * self-scheduling, with no rounds and no rank serving the others: every
@@ -52,12 +53,6 @@
  * what a serial run returns. `simulated` counts the layouts whose bound is
  * not above the final k-th best, which is what a serial run simulates;
  * the simulations actually run (sims_run) may be more under MPI.
- *
- * Equivalent layouts are enumerated once: ZeRO stages 1-3 only when
- * data x context parallelism > 1 (otherwise they equal ZeRO-0), SP only
- * with TP > 1, and, with flash attention, selective recompute is left out
- * when recompute is searched (flash attention keeps no attention scores,
- * so selective recompute equals none in time and memory).
  */
 #ifndef PP_SEARCH_H
 #define PP_SEARCH_H
@@ -65,19 +60,9 @@
 #include "input/hw.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
+#include "plan/space.h"
 #include <stdbool.h>
 #include <stdint.h>
-
-/* One candidate layout. */
-typedef struct pp_layout {
-	int tp, pp, dp, cp, vpp;
-	int zero_stage;
-	bool sp;
-	pp_schedule schedule;
-	pp_recompute recompute;
-	int64_t micro_batch_size;
-	int ep;                    /* expert_model_parallel_size (1: dense, or not split) */
-} pp_layout;
 
 typedef struct pp_search_hit {
 	pp_layout layout;
@@ -149,18 +134,5 @@ typedef struct pp_search_result {
 int pp_search_run(const pp_scenario *s, const pp_hw *hw, const pp_search_opts *o,
 		  pp_search_result *out, pp_err *err);
 void pp_search_result_release(pp_search_result *r);
-
-/* The candidates of s's space in enumeration order (*out heap-allocated,
- * caller frees) and, in space[n], the space in words. PP_EINPUT when the
- * space is empty. (pp_search_run streams the same enumeration.) */
-int pp_search_enumerate(const pp_scenario *s, pp_layout **out, size_t *n, char *space,
-			size_t nspace, pp_err *err);
-
-/* Set s's layout keys (parallel sizes, ZeRO, SP, schedule, micro-batch,
- * recompute) to l and derive the micro-batch count. */
-void pp_layout_apply(pp_scenario *s, const pp_layout *l);
-
-/* "TP 8 x PP 16 x DP 40 x CP 1, v 1, mbs 1, ZeRO-1, SP, selective" */
-const char *pp_layout_str(const pp_layout *l, char *buf, size_t n);
 
 #endif

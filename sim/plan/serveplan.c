@@ -1,5 +1,6 @@
 /* serveplan.c - see serveplan.h. */
 #include "plan/serveplan.h"
+#include "core/fmt.h"
 #include "input/prices.h"
 #include "serve/requests.h"
 #include "serve/servesim.h"
@@ -491,7 +492,8 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 		}
 		pp_serve_cand cd;
 		int verdict;
-		if ((rc = pp_serve_cand_init(&cd, s, cat, &L->l, &verdict, L->why, sizeof(L->why), err))) {
+		if ((rc = pp_serve_cand_init(&cd, s, cat, o->hwcal, &L->l, &verdict, L->why,
+					      sizeof(L->why), err))) {
 			pp_serve_cand_release(&cd);
 			goto out;
 		}

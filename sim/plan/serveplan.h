@@ -141,6 +141,8 @@ typedef struct pp_splan_opts {
 	void (*progress)(const pp_splan_progress *p, void *ctx);
 	void *progress_ctx;
 	bool disagg;                  /* also disaggregated prefill/decode layouts (above) */
+	const pp_hwcal *hwcal;        /* the calibration named (NULL: none): each candidate's
+					 hardware is resolved with it (calib/hwres.h) */
 } pp_splan_opts;
 
 typedef struct pp_splan_result {

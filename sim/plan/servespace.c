@@ -217,6 +217,7 @@ void pp_serve_cand_release(pp_serve_cand *c)
 }
 
 int pp_serve_cand_init(pp_serve_cand *c, const pp_scenario *s, const pp_catalog *cat,
+		       const pp_hwcal *hwcal,
 		       const pp_serve_layout *l, int *verdict, char *why, size_t n, pp_err *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -247,7 +248,7 @@ int pp_serve_cand_init(pp_serve_cand *c, const pp_scenario *s, const pp_catalog 
 		return rc;
 	}
 	c->have_s = true;
-	if ((rc = pp_hw_from_catalog(&c->hw, cat, &c->s.cluster, err)))
+	if ((rc = pp_hw_resolve(&c->hw, cat, &c->s.cluster, hwcal, err)))
 		return rc;
 	rc = pp_serve_setup_init(&c->su, &c->s, &c->hw, &e);
 	c->su.pct_only = true; /* the planner reads each run's SLO percentiles alone */

@@ -16,6 +16,7 @@
 #ifndef PP_SERVESPACE_H
 #define PP_SERVESPACE_H
 
+#include "calib/hwres.h"
 #include "input/catalog.h"
 #include "input/hw.h"
 #include "input/scenario.h"
@@ -90,8 +91,10 @@ enum { PP_CAND_OK, PP_CAND_INVALID, PP_CAND_NO_FIT };
  * PP_CAND_INVALID (the loader refuses it) / PP_CAND_NO_FIT (one request
  * of max_model_len does not fit the KV cache) with why[n] (the message,
  * without the generated text's position); these return 0. Any other
- * failure is returned. Release c in every case. */
+ * failure is returned. Release c in every case. Its hardware is
+ * resolved with hwcal (calib/hwres.h; NULL: the catalog's). */
 int pp_serve_cand_init(pp_serve_cand *c, const pp_scenario *s, const pp_catalog *cat,
+		       const pp_hwcal *hwcal,
 		       const pp_serve_layout *l, int *verdict, char *why, size_t n, pp_err *err);
 void pp_serve_cand_release(pp_serve_cand *c);
 

@@ -24,15 +24,9 @@
  * and node) share the layouts that fit (pp_search_fit): the space is
  * enumerated and each layout's memory estimated once for all of them.
  *
- * The scenario's optional "search" object (all keys optional):
- *   "search": {
- *     "top": 5,                                  layouts `podplan search` prints
- *     "gpus": ["a100-80gb", "h100-sxm"],         SKUs (catalog ids) for `size`
- *     "num_gpus": [1024, 2048, 4096],            GPU counts for `size`
- *     "fabrics": ["ib-hdr", "ib-ndr"],           inter-node fabrics for `size`
- *     "provider": "lambda_8x", "tier": "on_demand",
- *     "usd_per_gpu_hour": {"h100-sxm": 2.49}     price overrides per SKU
- *   }
+ * The scenario's "search" section (input/sizespec.h, s->search) may name
+ * the SKUs, GPU counts and inter-node fabrics to weigh, the provider and
+ * tier to price at, and prices of its own.
  * Defaults: every catalog SKU with a price that supports the training
  * precision; the scenario's GPU count x {1/4, 1/2, 1, 2, 4} rounded to whole
  * nodes; the scenario's inter-node fabric.
@@ -40,35 +34,10 @@
 #ifndef PP_SIZE_H
 #define PP_SIZE_H
 
+#include "calib/hwres.h"
 #include "input/catalog.h"
+#include "input/sizespec.h"
 #include "plan/search.h"
-
-#define PP_SIZE_MAX_LIST 32
-
-typedef struct pp_size_spec {
-	int top;                              /* 0 = not given */
-	int ngpus, ncounts, nfabrics;
-	const pp_gpu *gpus[PP_SIZE_MAX_LIST];
-	int counts[PP_SIZE_MAX_LIST];
-	const pp_fabric *fabrics[PP_SIZE_MAX_LIST];
-	char provider[64], tier[32];          /* "" = cheapest provider / on_demand */
-	int nprices;
-	const pp_gpu *price_gpu[PP_SIZE_MAX_LIST];
-	double price_usd[PP_SIZE_MAX_LIST];
-} pp_size_spec;
-
-/* Read s's "search" object (absent: all defaults, zeros). PP_EINPUT with
- * file:line:col and the JSON path for bad values or unknown keys. */
-int pp_size_spec_parse(const pp_scenario *s, const pp_catalog *cat, pp_size_spec *spec,
-		       pp_err *err);
-
-/* $/GPU-hour for SKU g: the spec's search.usd_per_gpu_hour, else
- * pp_price_lookup() at the spec's provider and tier; with where it came
- * from in what[n] ("lambda_8x on_demand, lambda_2026, 2026-09-20").
- * PP_ENOTFOUND when the catalog has no such price; `podplan search` prices
- * its layouts with it too. */
-int pp_size_price(const pp_catalog *cat, const pp_size_spec *spec, const pp_gpu *g, double *usd,
-		  char *what, size_t n, pp_err *err);
 
 typedef enum pp_size_status {
 	PP_SIZE_SEARCHED,     /* searched: best layout below */
@@ -103,6 +72,8 @@ typedef struct pp_size_opts {
 	pp_search_progress_fn progress;   /* of each option's search */
 	void *progress_ctx;
 	void (*on_option)(int i, int n, const pp_size_option *o, void *ctx); /* before each search */
+	const pp_hwcal *hwcal;       /* the calibration named (NULL: none): each option's
+					hardware is resolved with it (calib/hwres.h) */
 } pp_size_opts;
 
 typedef struct pp_size_result {
@@ -120,7 +91,7 @@ typedef struct pp_size_result {
 /* Size s: needs training.train_tokens (PP_EINPUT otherwise). Every rank of
  * an MPI job must call it alike; all get the same result. Under MPI each
  * option's search runs on one rank, the options handed out in order by a
- * shared counter (size.c: search_scheduled), and the serial run's
+ * shared counter (sizequeue.c), and the serial run's
  * decisions are made again on all the results. */
 int pp_size_run(const pp_scenario *s, const pp_catalog *cat, const pp_size_opts *o,
 		pp_size_result *out, pp_err *err);

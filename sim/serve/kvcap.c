@@ -1,6 +1,6 @@
 /* kvcap.c - see kvcap.h. */
 #include "serve/kvcap.h"
-#include "engine/memory.h"
+#include "engine/stages.h"
 #include "engine/workload.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* serveout.c - see serveout.h. */
 #include "serve/serveout.h"
+#include "core/fmt.h"
 #include "core/jsonout.h"
 
 #include <math.h>

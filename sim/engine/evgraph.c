@@ -1,5 +1,5 @@
-/* schedule.c - see schedule.h. */
-#include "engine/schedule.h"
+/* evgraph.c - see evgraph.h. */
+#include "engine/evgraph.h"
 
 /* The program's backend: a handle is a task id of the graph. */
 static int des_resource(void *ctx, const char *name, int rank, bool in_order)
@@ -22,7 +22,7 @@ static void des_dep(void *ctx, int64_t task, int64_t pred)
 	pp_des_dep(ctx, (int)task, (int)pred);
 }
 
-void pp_schedule_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
+void pp_evgraph_build(pp_des *d, const pp_scenario *s, const pp_hw *hw, const pp_workload *w,
 		       const pp_sched_opts *o, pp_stage_busy *busy)
 {
 	pp_des_clear(d);

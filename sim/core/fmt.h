@@ -1,0 +1,39 @@
+/*
+ * fmt.h - numbers in words for people: durations, dates, bytes, dollars,
+ * token counts, percentages. Every formatter writes into the caller's buf
+ * (n bytes, always terminated) and returns buf; every one prints "-" for a
+ * value that is not finite, so no caller guards a NAN itself.
+ */
+#ifndef PP_FMT_H
+#define PP_FMT_H
+
+#include <stddef.h>
+
+/* Seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days"; "-" when negative. */
+const char *pp_fmt_duration(double s, char *buf, size_t n);
+/* As pp_fmt_duration below 60 days, in months (of 365.25/12 days) from
+ * there: "3.7 months" (finance reads long spans in months). */
+const char *pp_fmt_span(double s, char *buf, size_t n);
+/* Unix seconds t as UTC with strftime's fmt; "-" when t is not a time of
+ * the years 1970..9999 (not finite, negative, huge). */
+const char *pp_fmt_utc(double t, const char *fmt, char *buf, size_t n);
+/* A byte count with binary prefixes: "79.1 GiB". */
+const char *pp_fmt_bytes(double b, char *buf, size_t n);
+/* Dollars: "$1.23B", "$1.23M", "$412.0k", "$880", "$8.80". */
+const char *pp_fmt_usd(double usd, char *buf, size_t n);
+/* Two amounts in the unit pp_fmt_usd gives the larger one, joined by sep:
+ * "$0.91M - $2.03M"; "-" when either is not finite. */
+const char *pp_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
+/* A unit price to three significant digits: "$0.123", "$15.6". */
+const char *pp_fmt_unit_price(double usd, char *buf, size_t n);
+/* A token count: "2T", "15.6B", "3.2M", "512". */
+const char *pp_fmt_tokens(double t, char *buf, size_t n);
+/* A whole number with thousands separators: "-1,234,567". */
+const char *pp_fmt_count(double v, char *buf, size_t n);
+/* Seconds rounded to the microsecond (a clock-dependent figure, such as
+ * an elapsed time, in JSON); not finite: unchanged. */
+double pp_round_us(double s);
+/* A share as a percentage with dec decimals: 0.1234, 1 -> "12.3%". */
+const char *pp_fmt_pct(double share, int dec, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * programint.h - the program family's private header (as SQLite's
+ * vdbeInt.h is the VDBE's): included by its .c files only, never from
+ * outside sim/engine/'s program family. program.h is the contract.
+ *
+ *   pipeorder.c   the order of a stage's units (pipeorder.h) and its cursor
+ *   program.c     issuing: the tasks of each unit, and what follows the last
+ *   progbound.c   lower bounds on the step's end from the program's structure
+ *   progsteady.c  the steady state: marks, the period check, the skip
+ *
+ * The family reads the step through its costs (pp_stepcost: durations,
+ * payloads, the pipeline's shape, the framework's overlaps), never the
+ * scenario itself.
+ *
+ * Units: durations and handles in int64 nanoseconds (a handle is a task id
+ * for the event graph, a task's end for the fast path; -1: no task),
+ * parameter counts in parameters.
+ */
+#ifndef PP_PROGRAMINT_H
+#define PP_PROGRAMINT_H
+
+#include "engine/program.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- pipeorder.c ---- */
+
+/* The phases of a stage's 1F1B or interleaved schedule: units [0, warm)
+ * are the warm-up forwards, [warm, *end) alternate a forward and a
+ * backward (the steady part), [*end, 2 x forwards) are the cool-down
+ * backwards. Returns warm. */
+int pp_pipe_phases(const pp_pipe *pl, int stage, int *end);
+/* Unit i of a stage whose phases are warm and end (pp_pipe_phases). */
+pp_unit pp_pipe_unit_at(const pp_pipe *pl, int warm, int end, int i);
+
+/* A stage's schedule read in order without pp_pipe_unit_at's divisions: unit i is
+ * the forward or the backward that pp_pipe_unit_at's phases say, and a forward
+ * (backward) is the next of its direction, k = the forwards (backwards)
+ * before it; k = (g v + c) P + r is kept digit by digit (r, c, g), which
+ * gives pp_pipe_unit_at's chunk c (backward: v - 1 - c) and micro-batch g P + r.
+ * 1F1B (v = 1, P = INT_MAX: the micro-batch is k) and GPipe (forwards,
+ * then the backwards of micro-batches m - 1 down to 0) are the same digits. */
+typedef struct cursor {
+	int i;
+	int r[2], c[2], g[2];      /* [0] backwards, [1] forwards */
+} cursor;
+
+typedef struct cursor_shape {
+	int warm, end, m, P, v;
+	bool gpipe;
+} cursor_shape;
+
+/* A stage's cursor shape (its phases, micro-batches, and the digits' bases). */
+cursor_shape pp_pipe_cursor_shape_of(const pp_pipe *pl, int stage);
+/* The cursor at unit i: the forwards and backwards before it by phase. */
+cursor pp_pipe_cursor_at(const cursor_shape *h, int i);
+
+/* The unit at cursor u (inline: the walk reads one per unit). */
+static inline pp_unit pp_pipe_cursor_unit(const cursor_shape *h, const cursor *u)
+{
+	int i = u->i;
+	bool fwd = h->gpipe ? i < h->m : i < h->warm || (i < h->end && ((i - h->warm) & 1) == 0);
+	int d = fwd;
+	int mb = u->g[d] * (h->P == INT_MAX ? 0 : h->P) + u->r[d];
+	if (h->gpipe && !fwd)
+		mb = h->m - 1 - mb;
+	return (pp_unit){fwd, fwd ? u->c[1] : h->v - 1 - u->c[0], mb};
+}
+
+/* Past unit u (the cursor's), to the next. */
+static inline void pp_pipe_cursor_step(const cursor_shape *h, cursor *c, bool fwd)
+{
+	int d = fwd;
+	c->i++;
+	if (++c->r[d] == h->P) {
+		c->r[d] = 0;
+		if (++c->c[d] == h->v) {
+			c->c[d] = 0;
+			c->g[d]++;
+		}
+	}
+}
+
+/* The units of chunk j among the first k of a direction, k's digits
+ * (cursor): whole groups of v x P, then the chunks before its own. */
+static inline int64_t pp_pipe_chunk_units(const cursor_shape *h, const cursor *u, int d, int j)
+{
+	if (h->P == INT_MAX)
+		return j == 0 ? u->r[d] : 0;
+	int64_t n = (int64_t)u->g[d] * h->P;
+	return n + (j < u->c[d] ? h->P : j == u->c[d] ? u->r[d] : 0);
+}
+
+/* ---- the program's state (program.c) ---- */
+
+/* One stage's issue state. */
+typedef struct pstage {
+	int n, next;               /* units of the stage (pp_schedule_unit), the next to issue */
+	int warm, end;             /* its phases (pp_pipe_phases) */
+	cursor_shape shape;        /* the same, for its cursor */
+	cursor cur;                /* at unit `next` */
+	cursor fin;                /* at unit n: every forward and backward */
+	int64_t *unit_ns;          /* [2 V]: a unit's compute-stream time at least, by chunk,
+				    * backward then forward (progbound.c) */
+	pp_unit last_unit;         /* unit n - 1 */
+	pp_unit nextu;             /* unit `next` */
+	int comp, dp;              /* its compute and data-parallel streams */
+	int *last_b_of_chunk;      /* [V]: the unit whose backward reduces that chunk's gradients */
+	bool *first_use;           /* [V]: no forward of the chunk issued yet */
+	int64_t *gather_of;        /* [V * (maxl + 1)]: distributed optimizer's gather of a layer */
+	int64_t *gather_e_of;      /* ... of its routed experts (over expert DP); NULL: dense */
+	int maxl;
+	/* ZeRO-3: the two previous compute tasks (prefetch depth 1), the
+	 * backward task whose reduce-scatter is still to issue, and its part */
+	int64_t prev0, prev1, pend_rs;
+	int pend_part, pend_kind;
+	int64_t last;              /* the last unit's last compute-stream task (or its send) */
+	int64_t last_dp;           /* the DP task the optimizer waits for */
+	int64_t opt;
+	double compute_s, tp_s, ep_s, opt_s;
+	double cp_s; /* of tp_s, context-parallel */
+} pstage;
+
+struct pp_program {
+	const pp_stepcost *c;
+	pp_sink k;
+	int P, V, M, NV;
+	bool blocking;             /* sends on the compute stream (no overlap_p2p_comm) */
+	pstage *st;
+	int64_t *arr_f, *arr_b;    /* [NV * M]: the task bringing a unit its input; -1 not yet */
+	int64_t *wait_f, *wait_b;  /* [NV * M]: a consumer issued before that task */
+	int *link_f, *link_b;      /* [P]: boundary st -> st+1 and back */
+	int embed_res;
+	int64_t coalesced;         /* layer tasks issued as part of another */
+	int *cons_f, *cons_b;      /* [NV]: forward / backward units of each virtual stage issued */
+	int first_left;            /* (stage, chunk)s whose first forward is still to come */
+	struct marks *marks;       /* the steady-state check's records (pp_program_mark) */
+};
+
+/* The busy time a unit of virtual stage vs adds to stage S's accounting,
+ * in the order its tasks run (progbusy.c; program.c books each unit it
+ * issues, progsteady.c the units it moves over). */
+void pp_prog_unit_busy(pstage *S, const pp_stepcost *c, int vs, bool fwd);
+
+/* ---- progsteady.c ---- */
+
+/* Free the steady-state check's records (NULL: nothing). */
+void pp_prog_marks_free(struct marks *r);
+
+#endif

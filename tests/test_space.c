@@ -1,0 +1,231 @@
+/*
+ * test_space.c - the training layouts search and size walk (plan/space.h),
+ * counted by hand on small spaces of gpt-1.7b (24 layers, 24 heads) on 8
+ * GPUs with a global batch of 16: the keys left free, the equivalences
+ * left out, the interleaving depths, the order, the streamed walk against
+ * the list, a layout set into a scenario, a layout in words, and the
+ * nearest batches named when no layout fits the given keys.
+ */
+#include "harness.h"
+#include "plan/space.h"
+#include "testutil.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BASE "{\"name\": \"sp\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"cluster\": {\"gpu\": " \
+	     "\"h100-sxm\", \"num_gpus\": %d}, "
+
+static int load(pp_scenario *s, const char *json)
+{
+	pp_hw hw;
+	return tu_scenario_unchecked(json, s, &hw);
+}
+
+/* TP, CP, PP, micro-batch and recompute given on 8 GPUs: DP 8 is left,
+ * and ZeRO 0-3 (DP > 1); one SP value (TP 1), one depth (PP 1), one EP
+ * (dense): 4 layouts in ZeRO order. Recompute searched: none and full
+ * with flash attention (selective keeps what none keeps), all three
+ * without: 8 and 12. */
+static void dp_only(void)
+{
+	char json[1024];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16, "
+		 "\"micro_batch_size\": 1, \"recompute\": \"none\"}, \"parallel\": "
+		 "{\"tensor_model_parallel_size\": 1, \"pipeline_model_parallel_size\": 1, "
+		 "\"context_parallel_size\": 1}}", 8);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout *l = NULL;
+	size_t n = 0;
+	char space[640];
+	pp_err err = {0};
+	CHECK(pp_space_enumerate(&s, &l, &n, space, sizeof(space), &err) == 0);
+	CHECK(n == 4);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		CHECK(l[i].tp == 1 && l[i].pp == 1 && l[i].cp == 1 && l[i].dp == 8);
+		CHECK(l[i].zero_stage == (int)i);
+		CHECK(!l[i].sp && l[i].vpp == 1 && l[i].ep == 1 && l[i].micro_batch_size == 1);
+		CHECK(l[i].recompute == PP_RC_NONE);
+	}
+	CHECK_CONTAINS(space, "TP 1 (given), PP 1 (given), DP 8, CP 1 (given)");
+	CHECK_CONTAINS(space, "ZeRO {0,1,2,3}");
+	CHECK_CONTAINS(space, "recompute none (given)");
+	free(l);
+	pp_scenario_release(&s);
+
+	for (int flash = 1; flash >= 0; flash--) {
+		snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16, "
+			 "\"micro_batch_size\": 1, \"use_flash_attn\": %s}, \"parallel\": "
+			 "{\"tensor_model_parallel_size\": 1, \"pipeline_model_parallel_size\": 1, "
+			 "\"context_parallel_size\": 1}}", 8, flash ? "true" : "false");
+		if (load(&s, json)) {
+			CHECK(0);
+			return;
+		}
+		CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == 0);
+		CHECK(n == (flash ? 8u : 12u));
+		int sel = 0;
+		for (size_t i = 0; i < n; i++)
+			sel += l[i].recompute == PP_RC_SELECTIVE;
+		CHECK(sel == (flash ? 0 : 4));
+		free(l);
+		pp_scenario_release(&s);
+	}
+}
+
+/* TP 2, micro-batch 1, ZeRO-1 and SP off given: PP 1, 2, 4 (DP 4, 2, 1).
+ * Depths: PP 1 none; PP 2 (8 micro-batches, a multiple of 2) 1 and every
+ * v with 24 % (2 v) == 0: 2, 3, 4, 6, 12; PP 4 (16 micro-batches) 1 and
+ * v | 6: 2, 3, 6. 1 + 6 + 4 = 11 layouts, PP ascending, depths
+ * ascending, interleaved exactly when the depth is above 1. */
+static void interleaving(void)
+{
+	char json[1024];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16, "
+		 "\"micro_batch_size\": 1, \"recompute\": \"none\"}, \"parallel\": "
+		 "{\"tensor_model_parallel_size\": 2, \"context_parallel_size\": 1, "
+		 "\"zero_stage\": 1, \"sequence_parallel\": false}}", 8);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout *l = NULL;
+	size_t n = 0;
+	pp_err err = {0};
+	CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == 0);
+	static const int pp[] = {1, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4};
+	static const int vpp[] = {1, 1, 2, 3, 4, 6, 12, 1, 2, 3, 6};
+	CHECK(n == PP_ARRAY_LEN(pp));
+	for (size_t i = 0; i < n && i < PP_ARRAY_LEN(pp); i++) {
+		CHECK(l[i].pp == pp[i] && l[i].vpp == vpp[i]);
+		CHECK(l[i].dp == 8 / (2 * pp[i]));
+		CHECK((l[i].schedule == PP_SCHED_INTERLEAVED) == (vpp[i] > 1));
+		CHECK(l[i].zero_stage == 1 && !l[i].sp);
+	}
+	free(l);
+	pp_scenario_release(&s);
+}
+
+typedef struct seen {
+	pp_layout *l;
+	uint32_t *idx;
+	size_t n, cap;
+} seen;
+
+static void keep(void *ctx, const pp_layout *l, uint32_t idx)
+{
+	seen *k = ctx;
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 64;
+		k->l = pp_xrealloc(k->l, k->cap * sizeof(*k->l));
+		k->idx = pp_xrealloc(k->idx, k->cap * sizeof(*k->idx));
+	}
+	k->l[k->n] = *l;
+	k->idx[k->n++] = idx;
+}
+
+/* The streamed walk gives the list's layouts, in its order, numbered 0..n-1,
+ * on a space with every key free. */
+static void walk_is_the_list(void)
+{
+	char json[512];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16}}", 8);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout *l = NULL;
+	size_t n = 0, nw = 0;
+	char a[640], b[640];
+	pp_err err = {0};
+	CHECK(pp_space_enumerate(&s, &l, &n, a, sizeof(a), &err) == 0);
+	seen k = {0};
+	CHECK(pp_space_walk(&s, keep, &k, &nw, b, sizeof(b), &err) == 0);
+	CHECK(n > 100 && nw == n && k.n == n);
+	CHECK(!strcmp(a, b));
+	bool same = true;
+	for (size_t i = 0; i < n && i < k.n; i++)
+		same &= k.idx[i] == i && !memcmp(&k.l[i], &l[i], sizeof(pp_layout));
+	CHECK(same);
+	free(k.l);
+	free(k.idx);
+	free(l);
+	pp_scenario_release(&s);
+}
+
+/* A layout into a scenario: its keys, and the micro-batch count derived,
+ * 16 / (2 x 2) = 4; EP 0 reads as 1. */
+static void apply(void)
+{
+	char json[512];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16}}", 8);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout l = {2, 2, 2, 1, 2, 3, true, PP_SCHED_INTERLEAVED, PP_RC_FULL, 2, 0};
+	pp_layout_apply(&s, &l);
+	CHECK(s.parallel.tp == 2 && s.parallel.pp == 2 && s.parallel.dp == 2 && s.parallel.cp == 1);
+	CHECK(s.parallel.vpp == 2 && s.parallel.zero_stage == 3 && s.parallel.sequence_parallel);
+	CHECK(s.parallel.schedule == PP_SCHED_INTERLEAVED && s.parallel.ep == 1);
+	CHECK(s.training.micro_batch_size == 2 && s.training.recompute == PP_RC_FULL);
+	CHECK(s.training.num_microbatches == 4);
+	pp_scenario_release(&s);
+}
+
+static void in_words(void)
+{
+	char buf[256];
+	pp_layout a = {8, 16, 40, 1, 2, 1, true, PP_SCHED_INTERLEAVED, PP_RC_SELECTIVE, 1, 1};
+	CHECK(!strcmp(pp_layout_str(&a, buf, sizeof(buf)),
+		      "TP 8 x PP 16 x DP 40 x CP 1, interleaved x2, micro-batch 1, ZeRO-1, SP, "
+		      "recompute selective"));
+	pp_layout b = {1, 1, 8, 1, 1, 0, false, PP_SCHED_1F1B, PP_RC_NONE, 4, 4};
+	CHECK(!strcmp(pp_layout_str(&b, buf, sizeof(buf)),
+		      "TP 1 x PP 1 x DP 8 x CP 1, no pipeline, micro-batch 4, ZeRO-0, recompute "
+		      "none, EP 4"));
+	pp_layout c = {1, 4, 2, 1, 1, 0, false, PP_SCHED_GPIPE, PP_RC_FULL, 1, 1};
+	CHECK_CONTAINS(pp_layout_str(&c, buf, sizeof(buf)), "PP 4 x DP 2 x CP 1, GPipe,");
+}
+
+/* A batch of 100 on 64 GPUs with TP, PP and CP fixed at 1: DP 64 does not
+ * divide it; the nearest batches it does are 64 and 128. */
+static void nearest_batches(void)
+{
+	char json[1024];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 100, "
+		 "\"micro_batch_size\": 1}, \"parallel\": {\"tensor_model_parallel_size\": 1, "
+		 "\"pipeline_model_parallel_size\": 1, \"context_parallel_size\": 1}}", 64);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return;
+	}
+	pp_layout *l = NULL;
+	size_t n = 0;
+	pp_err err = {0};
+	CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "no layout of 64 GPUs fits the given keys");
+	CHECK_CONTAINS(err.msg, "are 64 and 128");
+	pp_scenario_release(&s);
+}
+
+int main(void)
+{
+	RUN(dp_only);
+	RUN(interleaving);
+	RUN(walk_is_the_list);
+	RUN(apply);
+	RUN(in_words);
+	RUN(nearest_batches);
+	return pp_t_done("test_space");
+}
