@@ -9,6 +9,7 @@
  */
 #include "fuzzutil.h"
 #include "cost/cost.h"
+#include "cost/costout.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
 #include "core/util.h"
