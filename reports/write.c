@@ -283,6 +283,21 @@ int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_
 	pp_report_html(r, &files[n++].body);
 	if ((rc = pp_mkdirs(dir, err)))
 		goto out;
+	/* a name the report writes that DIR holds as anything but a file or a
+	 * link (a folder, a FIFO) could not be replaced: refused before
+	 * anything is written, so DIR stays as it was */
+	for (int i = pdf_cmd ? -1 : 0; i < n; i++) {
+		const char *name = i < 0 ? "report.pdf" : files[i].name;
+		char *to = pp_path_join(dir, name);
+		struct stat ts;
+		if (lstat(to, &ts) == 0 && !S_ISREG(ts.st_mode) && !S_ISLNK(ts.st_mode))
+			rc = pp_errf(err, PP_EIO, "%s: is %s, expected a file the report may replace (or "
+				     "none); nothing was written", to,
+				     S_ISDIR(ts.st_mode) ? "a folder" : "not a regular file");
+		free(to);
+		if (rc)
+			goto out;
+	}
 	plan_target(&t, dir, files, n, pdf_cmd != NULL);
 	if (t.swap && !(stage = pp_staging_dir(t.parent, t.prefix, NULL)))
 		t.swap = false; /* the parent cannot be written: stage inside DIR */

@@ -825,10 +825,19 @@ static void bad_input(void)
 	CHECK(pp_t_sh(cmd, &out) == 2);
 	CHECK_CONTAINS(out, "trace.csv:3: input_len");
 	free(out);
-	/* a good trace replays */
+	/* arrivals that go backwards: refused, naming the row */
 	snprintf(path, sizeof(path), "%s/trace.csv", d);
 	f = fopen(path, "w");
 	fputs("arrival_s,input_len,output_len\n0,100,10\n0.5,200,20\n0.25,50,5\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s serve %s/trace.json", pp_t_bin(), d);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "trace.csv:4: arrival_s");
+	free(out);
+	/* a good trace replays */
+	snprintf(path, sizeof(path), "%s/trace.csv", d);
+	f = fopen(path, "w");
+	fputs("arrival_s,input_len,output_len\n0,100,10\n0.25,50,5\n0.5,200,20\n", f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "%s serve %s/trace.json --json", pp_t_bin(), d);
 	CHECK(pp_t_sh(cmd, &out) == 0);

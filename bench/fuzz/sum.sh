@@ -8,6 +8,12 @@
 # same table from the targets' logs (build/fuzz/fuzz_T build/fuzz/corpus/T
 # with calibrate/device_fuzz.sh's flags and -max_total_time=N, under
 # nice -n 19, one CPU a target).
+# local-2026-12-07a: the six serving/validation/cost/report targets (serve,
+# servecheck, servesearch, costserve, hfmoe, report), 1800 s each, all six
+# at once under nice -n 10 on the 2-core build machine beside other work
+# (load average 20-33), from their seed corpora; servesearch's one finding
+# is a libFuzzer timeout (36 s wall on the loaded machine) whose input
+# reruns in 1.8 s of CPU under ASan: a slow unit, not a hang.
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }

@@ -17,8 +17,10 @@
 #include <stdbool.h>
 
 /* The largest log read (a sweep of every program at every size on 4096
- * ranks is a few MB). */
-#define PP_NCCL_MAX_BYTES ((size_t)256 << 20)
+ * ranks is a few MB, its NCCL_DEBUG=INFO chatter included) and its most
+ * result rows: a 100 MB log took 45 s to store while holding the store's
+ * write lock, and other writers failed with "database is locked". */
+#define PP_NCCL_MAX_BYTES ((size_t)16 << 20)
 
 /* Read path and store it as one calibration run (source "nccl-tests",
  * status "complete"), all rows in one transaction. *run_id gets the run,

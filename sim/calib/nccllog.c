@@ -342,7 +342,7 @@ int pp_nccl_log_parse(const char *name, const char *text, const pp_ncclimport_op
 		      pp_nccl_log *out, pp_err *err)
 {
 	int rc = 0, lineno = 0, pend_op_line = 0;
-	size_t cap = 0;
+	size_t cap = 0, total_rows = 0;
 	char label[1024] = "", prev[1024] = "", pend_op[32] = "", pend_ver[32] = "";
 	layout L = {0};
 	rankset *rs = pp_xcalloc(1, sizeof(*rs));
@@ -442,6 +442,12 @@ int pp_nccl_log_parse(const char *name, const char *text, const pp_ncclimport_op
 		if (!s || !L.valid) {
 			rc = pp_errf(err, PP_EINPUT, "%s:%d: a result row before any column header "
 				     "('#  size  count  type ...')", name, lineno);
+			break;
+		}
+		if (++total_rows > PP_NCCL_MAX_ROWS) {
+			rc = pp_errf(err, PP_EINPUT, "%s:%d: found more than %d result rows; expected at "
+				     "most %d (every collective at every size on thousands of ranks is a "
+				     "few thousand)", name, lineno, PP_NCCL_MAX_ROWS, PP_NCCL_MAX_ROWS);
 			break;
 		}
 		if (s->nrows == cap) {

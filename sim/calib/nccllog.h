@@ -27,6 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most result rows one log may hold (calib/ncclimport.h: its size
+ * limit and why): past it the parse stops with PP_EINPUT. */
+#define PP_NCCL_MAX_ROWS 100000
+
 typedef struct pp_nccl_row {
 	int line;
 	int64_t size_bytes, count;

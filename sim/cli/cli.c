@@ -4,6 +4,7 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,21 @@ int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out)
 	if (pp_cli_parse_ulong(s, 4294967295UL, out))
 		return pp_cli_usage_error(cmd, "--seed: found \"%s\", expected an integer "
 					  "0..4294967295", s);
+	return 0;
+}
+
+int pp_cli_parse_num(const char *cmd, const char *opt, const char *s, double min, double max,
+		     bool inf_ok, const char *what, double *out)
+{
+	double v;
+	if (inf_ok && !strcmp(s, "inf")) {
+		*out = INFINITY;
+		return 0;
+	}
+	if (pp_parse_decimal(s, &v) || !(v >= min && v <= max))
+		return pp_cli_usage_error(cmd, "%s: found \"%s\", expected %s from %g to %g%s", opt, s,
+					  what, min, max, inf_ok ? " or inf" : "");
+	*out = v;
 	return 0;
 }
 

@@ -26,6 +26,12 @@ int pp_cli_parse_ulong(const char *s, unsigned long max, unsigned long *out);
 /* --seed's value for command cmd: 0, or the usage error's status (2) with
  * the message printed. */
 int pp_cli_parse_seed(const char *cmd, const char *s, unsigned long *out);
+/* A number option of command cmd (opt: "--rate"): a plain decimal
+ * (pp_parse_decimal) in [min, max], the bounds of the scenario key it
+ * overrides, or exactly "inf" when inf_ok; what names the unit in the
+ * message. 0, or the usage error's status (2) with the message printed. */
+int pp_cli_parse_num(const char *cmd, const char *opt, const char *s, double min, double max,
+		     bool inf_ok, const char *what, double *out);
 
 /* What a command on one scenario file starts from (pp_cli_load_scenario). */
 typedef struct pp_cli_scenario {

@@ -109,15 +109,12 @@ int pp_cmd_serve(int argc, char **argv)
 				return 2; /* the usage error, printed */
 			seed_given = true;
 			break;
-		case 'r': {
-			char *end;
-			rate = !strcmp(optarg, "inf") ? INFINITY : strtod(optarg, &end);
-			if (!isinf(rate) && (*end || end == optarg || !(rate > 0) || rate > 1e9))
-				return pp_cli_usage_error("serve", "--rate: found \"%s\", expected requests "
-							  "per second > 0 or inf", optarg);
+		case 'r':
+			if (pp_cli_parse_num("serve", "--rate", optarg, PP_SERVE_RATE_MIN, PP_SERVE_RATE_MAX,
+					     true, "requests per second (workload.request_rate)", &rate))
+				return 2; /* the usage error, printed */
 			rate_given = true;
 			break;
-		}
 		default:
 			return pp_cli_usage_error("serve", "unknown option");
 		}
@@ -147,7 +144,8 @@ int pp_cmd_serve(int argc, char **argv)
 	if (maxrate)
 		rc = pp_serve_max_rate(&su, sd, 0.01, &mr.rate, &r, &mr.runs, &err);
 	else
-		rc = pp_serve_run(&su, rate_given ? rate : su.sv.request_rate, sd, &r, &err);
+		rc = pp_serve_run(&su, rate_given ? rate : su.sv.trace ? 1.0 /* as recorded */
+										   : su.sv.request_rate, sd, &r, &err);
 	if (pg.shown)
 		fprintf(stderr, "\r%60s\r", "");
 	if (rc) {

@@ -91,10 +91,10 @@ int pp_cmd_serve_search(int argc, char **argv)
 		case 'S':
 			break;
 		case 'r':
-			rate = !strcmp(optarg, "inf") ? INFINITY : strtod(optarg, &end);
-			if (!isinf(rate) && (*end || end == optarg || !(rate > 0) || rate > 1e9))
-				return pp_cli_usage_error("serve", "--rate: found \"%s\", expected requests "
-							  "per second > 0", optarg);
+			if (pp_cli_parse_num("serve", "--rate", optarg, PP_SERVE_RATE_MIN,
+					     PP_SERVE_RATE_MAX, true, "requests per second "
+					     "(workload.request_rate)", &rate))
+				return 2; /* the usage error, printed */
 			break;
 		case 's':
 			if (pp_cli_parse_seed("serve", optarg, &seed))

@@ -389,19 +389,16 @@ int pp_cmd_size(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:b:jcvh", opts, NULL)) != -1) {
-		char *end;
 		switch (c) {
 		case 'd':
-			deadline_days = strtod(optarg, &end);
-			if (*end || !(deadline_days > 0) || deadline_days > 1e5)
-				return pp_cli_usage_error("size", "--deadline: found \"%s\", expected a "
-							  "number of days above 0", optarg);
+			if (pp_cli_parse_num("size", "--deadline", optarg, 1e-6, 1e5, false, "days",
+					     &deadline_days))
+				return 2; /* the usage error, printed */
 			break;
 		case 'b':
-			budget = strtod(optarg, &end);
-			if (*end || !(budget > 0) || budget > 1e13)
-				return pp_cli_usage_error("size", "--budget: found \"%s\", expected "
-							  "dollars above 0", optarg);
+			if (pp_cli_parse_num("size", "--budget", optarg, 0.01, 1e13, false, "US dollars",
+					     &budget))
+				return 2; /* the usage error, printed */
 			break;
 		case 'g': gpus = optarg; break;
 		case 'n': counts = optarg; break;

@@ -87,10 +87,12 @@ out:
  * bench serve result file beside the scenario's prediction at its traffic. */
 static void serve_text(const pp_scheck_bench *b, const pp_scheck_result *r, pp_sb *o)
 {
+	size_t from = o->len;
 	pp_sb_addf(o, "%s", b->where);
 	if (b->label[0] || b->model_id[0] || b->date[0])
 		pp_sb_addf(o, " (%s%s%s%s%s)", b->label, b->label[0] && b->model_id[0] ? ", " : "",
 			   b->model_id, b->date[0] ? ", " : "", b->date);
+	pp_sb_tty_from(o, from); /* the file's names: no escape sequence reaches the terminal */
 	pp_sb_addf(o, "\n  traffic: %lld prompts, request rate ", (long long)r->num_prompts);
 	if (isinf(r->request_rate))
 		pp_sb_adds(o, "inf");

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JDOC_MAX_BYTES (16u * 1024u * 1024u)
 
 static void offset_to_linecol(const char *text, size_t off, int *line, int *col)
 {
@@ -104,7 +103,7 @@ int pp_jdoc_load(pp_jdoc *d, const char *path, pp_err *err)
 	char *text = NULL;
 	size_t len = 0;
 	memset(d, 0, sizeof(*d));
-	int rc = pp_read_file(path, JDOC_MAX_BYTES, &text, &len, err);
+	int rc = pp_read_file(path, PP_JDOC_MAX_BYTES, &text, &len, err);
 	if (rc)
 		return rc;
 	rc = pp_jdoc_parse(d, path, text, len, err);
@@ -383,7 +382,9 @@ int pp_jget_int(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 	double x = v->valuedouble;
 	if (!isfinite(x) || x != floor(x))
 		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer", x);
-	if (x < (double)min || x > (double)max)
+	/* (double)INT64_MAX rounds up to 2^63: compare in int64 once the value
+	 * is known to convert (C11 6.3.1.4: out of range is undefined) */
+	if (!(x >= -0x1p63 && x < 0x1p63) || (int64_t)x < min || (int64_t)x > max)
 		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer in [%lld, %lld]", x,
 				    (long long)min, (long long)max);
 	*out = (int64_t)x;
@@ -430,6 +431,9 @@ int pp_jget_str(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 	if (pp_has_control_text(v->valuestring))
 		return pp_jdoc_errf(d, err, path, "found %s with a control character, expected "
 				    "printable text", pp_jdoc_describe(v, what, sizeof(what)));
+	if (!pp_utf8_valid(v->valuestring))
+		return pp_jdoc_errf(d, err, path, "found a string that is not valid UTF-8, expected "
+				    "UTF-8 text (RFC 8259 sec. 8.1)");
 	memcpy(out, v->valuestring, len + 1);
 	return 0;
 }

@@ -25,6 +25,9 @@ typedef struct pp_jdoc {
 	cJSON *root;
 } pp_jdoc;
 
+/* The largest JSON file podplan reads (bytes). */
+#define PP_JDOC_MAX_BYTES (16u * 1024u * 1024u)
+
 /* Read and parse path. Errors: missing/unreadable file, empty file, binary
  * data, JSON syntax (with line:col), a root that is not an object. */
 int pp_jdoc_load(pp_jdoc *d, const char *path, pp_err *err);

@@ -232,12 +232,26 @@ int pp_store_open(pp_store **out, const char *path, pp_err *err)
 		if ((rc = pp_mkdirs(dir, err)))
 			goto out;
 	}
+	struct stat st;
+	if (stat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		rc = pp_errf(err, PP_EINPUT, "%s: is not a regular file, expected a podplan store (a "
+			     "SQLite file) or none", s->path);
+		goto out;
+	}
 	if ((rc = open_db(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err)))
 		goto out;
 	/* what the file is, before anything is written to it: another
 	 * program's database keeps its journal mode and gets no table */
-	if ((rc = classify(s, &kind, &sqlite_rc, err)))
+	if ((rc = classify(s, &kind, &sqlite_rc, err))) {
+		int e = sqlite_rc & 0xff;
+		if (e == SQLITE_READONLY || e == SQLITE_CANTOPEN || e == SQLITE_PERM)
+			/* opened to write: say so, not "cannot read" */
+			rc = pp_errf(err, PP_EDB, "%s: cannot write the database (%s): expected a store "
+				     "this user may write (the file and its folder, for SQLite's -wal "
+				     "and -shm files), or pass another --db", s->path,
+				     sqlite3_errmsg(s->db));
 		goto out;
+	}
 	if ((rc = pp_store_exec(s, "PRAGMA foreign_keys = ON", err)) ||
 	    (rc = pp_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
 	    (rc = pp_store_exec(s, "PRAGMA synchronous = NORMAL", err)))
@@ -326,6 +340,12 @@ int pp_store_open_ro(pp_store **out, const char *path, pp_err *err)
 	pp_store *s = store_new(path);
 	char *uri = NULL;
 	struct stat st;
+	if (stat(s->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a FIFO would block the header's read forever */
+		rc = pp_errf(err, PP_EINPUT, "%s: is not a regular file, expected a podplan store (a "
+			     "SQLite file) or none", s->path);
+		goto out;
+	}
 	if (stat(s->path, &st) != 0) {
 		if (errno != ENOENT) {
 			rc = pp_errf(err, PP_EDB, "%s: %s", s->path, strerror(errno));

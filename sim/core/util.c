@@ -516,3 +516,68 @@ void pp_hash_hex(const void *data, size_t n, char buf[17])
 	}
 	snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
+
+int pp_parse_decimal(const char *s, double *out)
+{
+	const char *p = s;
+	if (*p == '+' || *p == '-')
+		p++;
+	size_t digits = 0;
+	while (*p >= '0' && *p <= '9')
+		p++, digits++;
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++, digits++;
+	}
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return -1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p)
+		return -1;
+	char *end;
+	double v = strtod(s, &end);
+	if (end != p || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool pp_utf8_valid(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		unsigned c = *s;
+		int n;
+		unsigned min, cp;
+		if (c < 0x80) {
+			s++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1, min = 0x80, cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2, min = 0x800, cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3, min = 0x10000, cp = c & 0x07;
+		} else {
+			return false;
+		}
+		for (int i = 1; i <= n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		s += n + 1;
+	}
+	return true;
+}

@@ -45,6 +45,13 @@ void pp_sb_tty_from(pp_sb *sb, size_t from);
 bool pp_has_control(const char *s);
 /* The same, TAB allowed (white space inside a line of text). */
 bool pp_has_control_text(const char *s);
+/* True when s is well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+bool pp_utf8_valid(const char *s);
+/* A decimal number as a person writes it: [+-]digits[.digits][(e|E)[+-]digits]
+ * and nothing else (no white space, hexadecimal, inf or nan, which strtod
+ * takes), finite as a double. 0, or -1 with *out untouched. */
+int pp_parse_decimal(const char *s, double *out);
 /* Take ownership of the buffer (never NULL); sb becomes empty. */
 char *pp_sb_detach(pp_sb *sb);
 

@@ -15,10 +15,16 @@
 #include "core/warn.h"
 #include "input/plausible.h"
 
+#include <limits.h>
+
 const char *const pp_option_kind_names[PP_OPT_KIND_COUNT] = {"rent", "build", "api", "tier4"};
 const char *const pp_cost_comp_names[PP_CC_COUNT] = {"gpu_time", "idle_commitment", "servers",
 						     "network", "storage", "facility", "support",
 						     "staff", "api"};
+
+/* The most GPUs an option may need (copies of its cluster x its GPUs):
+ * past it, a volume is not a deployment anyone can price. */
+#define PP_COST_MAX_GPUS 1e7
 
 static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option *out)
 {
@@ -42,7 +48,8 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	out->lead_time_s = o->owned ? o->lead_time_months * PP_SECONDS_PER_MONTH : 0;
 	out->gpu_hours_used = cluster ? e->gpu_hours : NAN;
 	out->replicas = e->replicas;
-	out->gpus_priced = cluster ? (int)lround(o->num_gpus * e->replicas) : 0;
+	double gpus = o->num_gpus * e->replicas;
+	out->gpus_priced = cluster ? (gpus < INT_MAX ? (int)lround(gpus) : INT_MAX) : 0;
 	out->contract_usd = e->contract_usd;
 	out->capex_usd = e->capex_usd;
 	out->net_switches = o->net_switches;
@@ -242,6 +249,20 @@ static void price_base_case(ctx *c, oin *oi, int n)
 		o->cum_usd = pp_xcalloc((size_t)e.nmonths + 1, sizeof(double));
 		cost_evaluate(c, &oi[i], &cost_base_draw, true, &e, o->cum_usd, e.nmonths + 1);
 		fill_option(c, &oi[i], &e, o);
+		if (o->feasible && oi[i].num_gpus * e.replicas > PP_COST_MAX_GPUS) {
+			/* more copies than any fleet holds: not a price to print */
+			o->feasible = false;
+			snprintf(o->infeasible_why, sizeof(o->infeasible_why), "it needs %.3g copies of its "
+				 "cluster (%.3g GPUs) to keep up with the volume, more than the %.0e GPUs "
+				 "podplan prices", e.replicas, oi[i].num_gpus * e.replicas,
+				 (double)PP_COST_MAX_GPUS);
+		}
+		if (o->feasible && e.nmonths > PP_COST_MAX_MONTHS) {
+			o->feasible = false;
+			snprintf(o->infeasible_why, sizeof(o->infeasible_why), "its work takes more than "
+				 "%d months (%.3g), past the longest schedule podplan prices",
+				 PP_COST_MAX_MONTHS, e.window_months);
+		}
 		cost_label_option(&oi[i], o);
 		obtainability(c, &oi[i], o);
 		o->meets_target = within_target(out, o);
@@ -422,6 +443,19 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	cost_describe_work(&c);
 	cost_serve_describe(&c, oi, n);
 	price_base_case(&c, oi, n);
+	{ /* the draws walk every option's months again: bounded first */
+		double months = 0;
+		for (int i = 0; i < n; i++)
+			months += out->options[i].nmonths;
+		if (months * out->draws > PP_COST_LIMIT_MONTH_DRAWS) {
+			rc = pp_errf(err, PP_EINPUT, "%s: costs: found %d options' schedules of %.0f "
+				     "months in all x %d draws (uncertainty.draws) = %.3g month "
+				     "evaluations, above the limit of %.3g; expected fewer draws, a "
+				     "shorter horizon_months or less work", s->doc.path, n, months,
+				     out->draws, months * out->draws, PP_COST_LIMIT_MONTH_DRAWS);
+			goto out;
+		}
+	}
 	rank_options(out);
 	build_vs_rent(&c, oi, n);
 	double tm = pp_mono_s();

@@ -28,6 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest cash schedule an option may need (1000 years, months): an
+ * option whose work outlasts it cannot do the work; and the most month
+ * evaluations (the options' months x the uncertainty draws) one `cost`
+ * makes, checked before the draws (about 17 million a second measured on
+ * the build machine: 1e8 is about 6 s). */
+#define PP_COST_MAX_MONTHS 12000
+#define PP_COST_LIMIT_MONTH_DRAWS 1e8
+
 /*
  * Everything resolved once per run. Units are in the names (README,
  * "Costs"): _usd US dollars, _s seconds, _months months of

@@ -189,9 +189,10 @@ static void schedule_of(const ctx *c, const oin *o, const draw *d, ev *e, sched 
 	s->lead_months = lead;
 	s->work_end_months = work_end;
 	s->window_months = e->window_months = win;
-	int nm = (int)ceil(win - 1e-9);
-	if (nm < 1)
-		nm = 1;
+	double nmd = ceil(win - 1e-9);
+	/* past the longest schedule (price_base_case: cannot do the work) the
+	 * months are not walked, and never past an int */
+	int nm = nmd < 1 ? 1 : nmd > PP_COST_MAX_MONTHS ? PP_COST_MAX_MONTHS + 1 : (int)nmd;
 	s->nmonths = e->nmonths = nm;
 	s->gpus = o->num_gpus;
 	s->nodes_all = o->nodes * s->replicas;
@@ -354,7 +355,7 @@ static void evaluate(const ctx *c, const oin *o, const draw *d, bool with_goodpu
 	commit k = {0};
 	if (s.reserved) {
 		commitments(o, &s, win, &k);
-		e->nmonths = (int)fmax(nm, ceil(k.months - 1e-9));
+		e->nmonths = (int)fmin(fmax(nm, ceil(k.months - 1e-9)), PP_COST_MAX_MONTHS + 1);
 	}
 	double running = e->capex_usd = o->owned ? s.hw_capex_usd + s.integration_usd : 0;
 	if (cum && cum_n > 0)

@@ -9,7 +9,11 @@
 #include "calib/hwres.h"
 #include "input/hw.h"
 #include "input/servespec.h"
+#include "serve/requests.h"
 #include "serve/servesim.h"
+
+#include <limits.h>
+#include <math.h>
 
 /* How much longer the prompts (then the outputs) are for their marginal
  * replica time: 50% (a step well above the max-rate search's 1%
@@ -239,6 +243,12 @@ static void describe_slo(const pp_servespec *sv, const pp_serve_result *r, char 
 		 r->e2el.pct * 1e3);
 }
 
+/* The simulations one option's sizing may run: capacity_of (the offline
+ * run, pp_serve_max_rate's three and its bisection to 1% over a factor of
+ * 150, about 8, and the run at the cap) and marginal_s's two searches of
+ * the same kind. */
+#define COST_SERVE_RUNS 40
+
 /* Simulate the replica of option cluster x into m. */
 static int measure(ctx *c, const pp_scenario *x, cost_serve_memo *m)
 {
@@ -275,6 +285,10 @@ static int measure(ctx *c, const pp_scenario *x, cost_serve_memo *m)
 	}
 	uint64_t seed = sp->seed;
 	capacity k0;
+	/* the sizing below runs up to COST_SERVE_RUNS simulations: bounded
+	 * before the first (requests.h) */
+	if ((rc = pp_serve_check_work(sp, sp->dp, COST_SERVE_RUNS, c->err)))
+		goto out;
 	if ((rc = capacity_of(&su, &u, seed, &k0, &sv->runs, c->err)))
 		goto out;
 	m->mean_in = k0.mean_in;
@@ -463,7 +477,8 @@ void cost_serve_split(const ctx *c, const oin *o, double usd_total, pp_cost_opti
 		double teq = wi + wo; /* sizing tokens a month */
 		sv->peak_rps = mix > 0 ? teq / mix / PP_SECONDS_PER_MONTH * c->inference_peak_to_average
 				       : NAN;
-		sv->replicas_needed = (int)fmax(1, ceil(sv->peak_rps / sv->max_rate_rps - 1e-9));
+		double need = fmax(1, ceil(sv->peak_rps / sv->max_rate_rps - 1e-9));
+		sv->replicas_needed = need < INT_MAX ? (int)need : INT_MAX; /* cost.c refuses past PP_COST_MAX_GPUS */
 	}
 }
 

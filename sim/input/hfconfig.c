@@ -2,6 +2,7 @@
 #include "input/hfconfig.h"
 #include "core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,10 @@ static const char *const k_common[] = {
 /* Dense decoders (llama, mistral, qwen2, qwen3, ...). */
 static const char *const k_dense[] = {"head_dim", "sliding_window", "use_sliding_window",
 				      "max_window_layers", "layer_types"};
+
+/* The largest magnitude of a number in a config (a key read or not):
+ * rope_theta, the largest podplan knows of, is 1e6 to 1e8. */
+#define HF_MAX_NUMBER 1e12
 
 static const char *const k_mixtral[] = {
 	"num_local_experts", "num_experts_per_tok", "head_dim", "sliding_window",
@@ -98,6 +103,11 @@ static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 		/* "_name_or_path", "_comment", "//": bookkeeping and comments */
 		if (!k || k[0] == '_' || !strncmp(k, "//", 2))
 			continue;
+		/* a key left unread still holds a number a config can hold (the
+		 * ones read are checked against their own ranges) */
+		if (cJSON_IsNumber(c) && !(fabs(c->valuedouble) <= HF_MAX_NUMBER))
+			return pp_jdoc_errf(hf, err, k, "found %g, expected a finite number of "
+					    "magnitude at most %g", c->valuedouble, HF_MAX_NUMBER);
 		if (in(k, k_common, PP_ARRAY_LEN(k_common)) || in(k, fk, nf))
 			continue;
 		if (f == F_DENSE && in(k, k_experts, PP_ARRAY_LEN(k_experts)))
@@ -140,7 +150,14 @@ static int get_int(const pp_jdoc *hf, const char *key, bool req, bool nullable, 
  * (i % N == 0), else the 0/1 list. */
 static int set_layers(const pp_jdoc *hf, pp_model *m, const bool *moe, pp_err *err)
 {
-	int L = m->num_layers, n = L;
+	int L = m->num_layers, n = L, any = 0;
+	for (int i = 0; i < L; i++)
+		any += moe[i];
+	if (!any) { /* no layer has experts (first_k_dense_replace >= layers): a dense model */
+		m->num_experts = m->moe_router_topk = m->moe_ffn_hidden_size = 0;
+		m->moe_shared_expert_intermediate_size = m->moe_layer_freq = m->moe_list_len = 0;
+		return 0;
+	}
 	if (moe[0])
 		for (n = 1; n < L && !moe[n]; n++)
 			;
@@ -280,6 +297,26 @@ static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *
 			  err)) ||
 	    (rc = get_int(hf, "moe_layer_freq", false, false, 1, MAX_DIM, &freq, NULL, err)))
 		return rc;
+	/* group-limited routing (DeepSeek-V2 sec. 2.1.3, V3 sec. 2.1.2:
+	 * the top-k chosen within the topk_group best of n_group expert
+	 * groups, to bound the devices or nodes a token reaches): the same
+	 * tokens per expert on average, so the compute is unchanged and is
+	 * not modelled beyond these checks that the routing can exist */
+	int ngroup = 0, topkg = 0;
+	bool has_ng = false, has_tg = false;
+	if ((rc = get_int(hf, "n_group", false, true, 1, 1000000, &ngroup, &has_ng, err)) ||
+	    (rc = get_int(hf, "topk_group", false, true, 1, 1000000, &topkg, &has_tg, err)))
+		return rc;
+	if (has_ng && m->num_experts % ngroup)
+		return pp_jdoc_errf(hf, err, "n_group", "found %d groups of %d routed experts; expected "
+				    "a divisor of n_routed_experts", ngroup, m->num_experts);
+	if (has_tg && topkg > (has_ng ? ngroup : 1))
+		return pp_jdoc_errf(hf, err, "topk_group", "found %d of %d groups; expected at most "
+				    "n_group", topkg, has_ng ? ngroup : 1);
+	if (has_ng && has_tg && m->moe_router_topk > (int64_t)topkg * (m->num_experts / ngroup))
+		return pp_jdoc_errf(hf, err, "num_experts_per_tok", "found %d experts a token from "
+				    "topk_group %d groups of %d; expected at most %d", m->moe_router_topk,
+				    topkg, m->num_experts / ngroup, topkg * (m->num_experts / ngroup));
 	m->moe_shared_expert_intermediate_size = nshared * m->moe_ffn_hidden_size;
 	int L = m->num_layers;
 	bool *moe = pp_xcalloc((size_t)L, sizeof(bool));

@@ -34,6 +34,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* workload.request_rate's bounds (requests/s), for the key and the
+ * options that override it */
+#define PP_SERVE_RATE_MIN 1e-9
+#define PP_SERVE_RATE_MAX 1e9
+
 struct pp_cluster;
 
 typedef enum pp_serve_engine { PP_ENG_VLLM, PP_ENG_SGLANG, PP_ENG_TRTLLM, PP_ENG_COUNT } pp_serve_engine;

@@ -81,7 +81,9 @@ static int load_trace(pp_servespec *sv, const pp_jdoc *d, const char *file, pp_e
 	snprintf(sv->trace_path, sizeof(sv->trace_path), "%s", resolved);
 	pp_csv c = {0};
 	pp_err sub = {0};
-	int rc = pp_csv_load(&c, resolved, &sub);
+	/* the one rule for files (a regular file, size-bounded) and a row
+	 * limit found before the rows beyond are stored */
+	int rc = pp_csv_load_max(&c, resolved, PP_TRACE_MAX_BYTES, PP_TRACE_MAX_ROWS + 1, &sub);
 	if (rc)
 		return pp_jdoc_errf(d, err, "workload.trace", "cannot use \"%s\": %s; expected a "
 				    "readable CSV arrival_s,input_len,output_len", file, sub.msg);
@@ -99,14 +101,13 @@ static int load_trace(pp_servespec *sv, const pp_jdoc *d, const char *file, pp_e
 		static const char *const names[3] = {"arrival_s", "input_len", "output_len"};
 		double x[3];
 		for (int j = 0; j < 3; j++) {
-			char *end;
-			x[j] = strtod(f[j], &end);
-			bool bad = end == f[j] || *end || !isfinite(x[j]) || x[j] < (j ? 1 : 0) ||
-				   (j && (x[j] != floor(x[j]) || x[j] > MAX_LEN));
+			bool bad = pp_parse_decimal(f[j], &x[j]) || x[j] < (j ? 1 : 0) ||
+				   (j ? x[j] != floor(x[j]) || x[j] > MAX_LEN : x[j] > PP_TRACE_MAX_ARRIVAL_S);
 			if (bad) {
 				rc = pp_errf(err, PP_EINPUT, "%s:%d: %s: found \"%s\", expected %s",
 					     resolved, i + 1, names[j], f[j],
-					     j ? "a whole number of tokens >= 1" : "seconds >= 0");
+					     j ? "a whole number of tokens from 1 to 100000000"
+					       : "seconds from 0 to 1e9 (a decimal number)");
 				goto out;
 			}
 		}
@@ -116,20 +117,16 @@ static int load_trace(pp_servespec *sv, const pp_jdoc *d, const char *file, pp_e
 				     (long long)sv->max_model_len);
 			goto out;
 		}
+		if (sv->ntrace > 0 && x[0] < sv->trace[sv->ntrace - 1].arrival_s) {
+			rc = pp_errf(err, PP_EINPUT, "%s:%d: arrival_s: found %s, before the row above's "
+				     "%.17g; expected the rows in time order (a trace as it was recorded)",
+				     resolved, i + 1, f[0], sv->trace[sv->ntrace - 1].arrival_s);
+			goto out;
+		}
 		sv->trace[sv->ntrace].arrival_s = x[0];
 		sv->trace[sv->ntrace].input_len = (int64_t)x[1];
 		sv->trace[sv->ntrace].output_len = (int64_t)x[2];
 		sv->ntrace++;
-	}
-	/* arrivals in time order (stable: insertion sort keeps equal times in file order) */
-	for (size_t i = 1; i < sv->ntrace; i++) {
-		pp_trace_row r = sv->trace[i];
-		size_t j = i;
-		while (j > 0 && sv->trace[j - 1].arrival_s > r.arrival_s) {
-			sv->trace[j] = sv->trace[j - 1];
-			j--;
-		}
-		sv->trace[j] = r;
 	}
 	sv->num_prompts = (int64_t)sv->ntrace;
 out:
@@ -210,7 +207,7 @@ int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_e
 			return pp_jdoc_errf(d, err, "workload.request_rate", "found the string \"%s\", "
 					    "expected requests per second or \"inf\"", rate->valuestring);
 	} else if (rate) {
-		if ((rc = pp_jget_num(d, wl, P, "request_rate", true, 1e-9, 1e9, &sv->request_rate, NULL,
+		if ((rc = pp_jget_num(d, wl, P, "request_rate", true, PP_SERVE_RATE_MIN, PP_SERVE_RATE_MAX, &sv->request_rate, NULL,
 				      err)))
 			return rc;
 		sv->given |= PP_SG_RATE;
@@ -259,6 +256,27 @@ check:
 				    "found prefix %lld + input %.0f + output %.0f tokens; expected at most "
 				    "serving.max_model_len = %lld", (long long)sv->prefix_len,
 				    sv->input.mean, sv->output.mean, (long long)sv->max_model_len);
+	/* ... and so does it with the longest a uniform range draws (vllm
+	 * bench serve's random dataset: up to ceil(L (1 + range_ratio))),
+	 * rather than the prompt being cut to fit */
+	if (sv->input.kind <= PP_LEN_UNIFORM && sv->output.kind <= PP_LEN_UNIFORM &&
+	    (sv->input.kind == PP_LEN_UNIFORM || sv->output.kind == PP_LEN_UNIFORM)) {
+		double hi[2];
+		const pp_lendist *L[2] = {&sv->input, &sv->output};
+		for (int k = 0; k < 2; k++) {
+			hi[k] = L[k]->kind == PP_LEN_UNIFORM ? ceil(L[k]->mean * (1.0 + L[k]->range_ratio))
+							     : L[k]->mean;
+			if (hi[k] > (double)L[k]->max)
+				hi[k] = (double)L[k]->max;
+		}
+		if ((double)sv->prefix_len + hi[0] + hi[1] > (double)sv->max_model_len)
+			return pp_jdoc_errf(d, err, "workload.range_ratio", "draws requests of up to prefix "
+					    "%lld + input %.0f + output %.0f tokens; expected at most "
+					    "serving.max_model_len = %lld (vLLM refuses a longer request: a "
+					    "smaller range_ratio or shorter lengths)",
+					    (long long)sv->prefix_len, hi[0], hi[1],
+					    (long long)sv->max_model_len);
+	}
 	if (sv->prefix_len >= sv->max_model_len)
 		return pp_jdoc_errf(d, err, "workload.prefix_len", "found %lld, expected fewer than "
 				    "serving.max_model_len = %lld tokens", (long long)sv->prefix_len,

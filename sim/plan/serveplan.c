@@ -53,6 +53,11 @@ static void progress(ctx *c)
 
 /* Run layout L (set up in cd) at dp replicas; returns the option's index
  * or a negative error. */
+/* What a run must complete of the offered rate to be taken as keeping up
+ * with it without a capacity run: a sustained finite run completes
+ * offered x span / (span + drain), about 0.95 for 200 requests at 10/s. */
+#define SPLAN_SUSTAINED 0.9
+
 static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 {
 	pp_splan_result *r = c->r;
@@ -83,6 +88,25 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 				   : NAN;
 	op->slo_met = x.slo_met;
 	op->headroom = headroom(&su.sv, &x);
+	op->capacity_rps = NAN;
+	if (x.slo_met && isfinite(r->offered_rps) &&
+	    x.request_throughput < SPLAN_SUSTAINED * r->offered_rps) {
+		/* a finite run ends: below the offered rate it may be a burst the
+		 * deployment drained, not a rate it keeps up with. It sustains the
+		 * rate only when it completes at least that much with every
+		 * request sent at once (its capacity on these requests); else its
+		 * SLO verdict and its price at the offered rate do not hold */
+		pp_serve_result cap;
+		if ((rc = pp_serve_run(&su, INFINITY, c->o->seed, &cap, err)))
+			return rc;
+		r->sims++;
+		if (cap.request_throughput < r->offered_rps) {
+			op->slo_met = false;
+			op->capacity_rps = cap.request_throughput;
+			op->headroom = cap.request_throughput / r->offered_rps - 1;
+		}
+		pp_serve_result_release(&cap);
+	}
 	op->ttft_s = x.ttft.pct;
 	op->tpot_s = x.tpot.pct;
 	op->itl_s = x.itl.pct;
@@ -129,6 +153,19 @@ static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
 		if (k == 0) {
 			L->alone_ttft_s = x.ttft.pct;
 			L->alone_e2el_s = x.e2el.pct;
+			/* Little's law: keeping up with the rate holds at least rate x
+			 * latency requests in flight; past the workload's requests, its
+			 * run is a burst drained, and says nothing of the rate */
+			double inflight = c->r->offered_rps * x.e2el.pct;
+			if (isfinite(c->r->offered_rps) && inflight > (double)c->r->requests) {
+				snprintf(L->why, sizeof(L->why), "at %.4g req/s the shortest request alone "
+					 "(%s end to end) needs %.3g requests in flight, more than the "
+					 "workload's %lld: its run would be a burst, not that rate kept up "
+					 "(more workload.num_prompts or a lower rate)", c->r->offered_rps,
+					 pp_fmt_duration(x.e2el.pct, b1, sizeof(b1)), inflight,
+					 (long long)c->r->requests);
+				return 1;
+			}
 			if (c->screen_ttft && sv->slo_ttft_s && x.ttft.pct > sv->slo_ttft_s) {
 				snprintf(L->why, sizeof(L->why), "the shortest request alone (%lld tokens "
 					 "in) has a TTFT of %s, over the SLO's %s", (long long)c->min_prompt,

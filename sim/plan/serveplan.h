@@ -99,6 +99,9 @@ typedef struct pp_splan_option {
 	double usd_per_hour;          /* NAN without a price */
 	bool slo_met;
 	double headroom;              /* min over the SLO's bounds of 1 - measured / bound */
+	double capacity_rps;          /* NAN; else the run met the bounds but not the rate: what
+					 it completes with every request at once, below the
+					 offered rate (slo_met false) */
 	double ttft_s, tpot_s, itl_s, e2el_s;
 	double mean_transfer_s, transfer_ttft_share; /* disaggregated: the KV transfers */
 	double request_throughput, output_throughput;  /* as vllm bench serve reports them */

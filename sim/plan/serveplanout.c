@@ -50,6 +50,20 @@ static const char *ms(double s, char *buf, size_t n)
 	return buf;
 }
 
+/* Why option q misses: its tightest bound over the SLO, or (its bounds met
+ * by a run that did not keep up) the rate it completes. */
+static void miss_words(const pp_splan_option *q, const bounds *bq, int kq, double offered,
+		       pp_sb *w)
+{
+	char b1[32], b2[32];
+	if (isfinite(q->capacity_rps))
+		pp_sb_addf(w, "it completes %.4g req/s with every request sent at once, below the "
+			      "%.4g offered (its run drained a backlog).", q->capacity_rps, offered);
+	else
+		pp_sb_addf(w, "%s %s over %s.", bq->name[kq], ms(bq->v[kq], b1, sizeof(b1)),
+			   ms(bq->bound[kq], b2, sizeof(b2)));
+}
+
 static double usd_per_million_output(const pp_splan_result *r, const pp_splan_option *o)
 {
 	double tps = r->offered_rps * r->mean_output_tokens;
@@ -94,7 +108,7 @@ static void explain_disagg(const pp_scenario *s, const pp_splan_result *r, pp_sb
 		any += r->layouts[i].l.disagg;
 	if (!any)
 		return;
-	char lb[224], b1[32], b2[32];
+	char lb[224], b1[32];
 	int o = best_other(r, !pd);
 	if (pd) {
 		pp_sb_addf(w, " Disaggregated wins: its decode iterations never carry a prefill chunk "
@@ -116,9 +130,9 @@ static void explain_disagg(const pp_scenario *s, const pp_splan_result *r, pp_sb
 			bounds bq = bounds_of(sv, q);
 			int kq = tightest(&bq);
 			layout_words(s, q, r, lb, sizeof(lb));
-			pp_sb_addf(w, " Co-located on %d GPU%s (%s) misses: %s %s over %s.", q->gpus,
-				   q->gpus == 1 ? "" : "s", lb, bq.name[kq], ms(bq.v[kq], b1, sizeof(b1)),
-				   ms(bq.bound[kq], b2, sizeof(b2)));
+			pp_sb_addf(w, " Co-located on %d GPU%s (%s) misses: ", q->gpus,
+				   q->gpus == 1 ? "" : "s", lb);
+			miss_words(q, &bq, kq, r->offered_rps, w);
 		}
 		if (o >= 0 && r->opts[o].gpus == p->gpus)
 			pp_sb_addf(w, " The best co-located option meets it on as many GPUs with less "
@@ -160,9 +174,9 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 		bounds bq = bounds_of(sv, q);
 		int kq = tightest(&bq);
 		layout_words(s, q, r, lb, sizeof(lb));
-		pp_sb_addf(w, " The closest option on fewer GPUs, %s (%d GPU%s), misses: %s %s over %s.",
-			   lb, q->gpus, q->gpus == 1 ? "" : "s", bq.name[kq], ms(bq.v[kq], b1, sizeof(b1)),
-			   ms(bq.bound[kq], b2, sizeof(b2)));
+		pp_sb_addf(w, " The closest option on fewer GPUs, %s (%d GPU%s), misses: ", lb, q->gpus,
+			   q->gpus == 1 ? "" : "s");
+		miss_words(q, &bq, kq, r->offered_rps, w);
 	} else if (p->gpus > 1) {
 		int ni = 0, nf = 0, na = 0;
 		for (int i = 0; i < r->nlayouts; i++)
@@ -328,6 +342,8 @@ static void option_json(cJSON *o, const pp_splan_result *r, const pp_splan_optio
 	pp_json_num(o, "usd_per_hour", x->usd_per_hour, SIG);
 	pp_json_bool(o, "slo_met", x->slo_met);
 	pp_json_num(o, "headroom", x->headroom, SIG);
+	if (isfinite(x->capacity_rps)) /* met the bounds, not the rate */
+		pp_json_num(o, "capacity_request_rate", x->capacity_rps, SIG);
 	pp_json_num(o, "ttft_ms", x->ttft_s * 1e3, SIG);
 	pp_json_num(o, "tpot_ms", x->tpot_s * 1e3, SIG);
 	pp_json_num(o, "itl_ms", x->itl_s * 1e3, SIG);

@@ -1,8 +1,12 @@
-/* metrics.c - see metrics.h. */
+/* metrics.c - see metrics.h and clientmeas.h. */
 #include "serve/metrics.h"
+#include "serve/clientmeas.h"
 #include "core/sortd.h"
+#include "core/util.h"
 
 #include <gsl/gsl_statistics_double.h>
+#include <assert.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -58,3 +62,145 @@ void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	}
 	out->pct = pp_serve_percentile(v, n, pct);
 }
+
+/* ---- the client's measurements (clientmeas.h) ---- */
+
+void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
+{
+	pp_sreq *q = &r[i];
+	if (q->generated == 1) {
+		q->first_s = now;
+	} else {
+		if (m->nitl == m->capitl) {
+			m->capitl = m->capitl ? 2 * m->capitl : 4096;
+			m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
+			m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+		}
+		m->itl_req[m->nitl] = i;
+		m->itl[m->nitl++] = now - q->last_s;
+	}
+	q->last_s = now;
+}
+
+void pp_serve_meas_release(pp_serve_meas *m)
+{
+	free(m->itl);
+	free(m->itl_req);
+	memset(m, 0, sizeof(*m));
+}
+
+typedef struct fin {
+	double t;
+	int i;
+} fin;
+
+static int by_last(const void *a, const void *b)
+{
+	const fin *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t ? 1 : x->i - y->i;
+}
+
+/* Which requests the statistics count: all, or without the first
+ * warmup_requests sent and the last warmup_requests to finish (the
+ * duration is then the window from the first counted send to the last
+ * counted token). */
+static bool *counted(const pp_sreq *r, size_t N, int64_t W)
+{
+	bool *in = pp_xcalloc(N + 1, sizeof(bool));
+	assert(W >= 0 && 2 * (uint64_t)W < (uint64_t)N + (N == 0)); /* pp_serve_check_work */
+	for (size_t i = 0; i < N; i++)
+		in[i] = (int64_t)i >= W; /* sent in index order */
+	if (W > 0) {
+		fin *f = pp_xcalloc(N, sizeof(fin));
+		for (size_t i = 0; i < N; i++)
+			f[i] = (fin){r[i].last_s, (int)i};
+		qsort(f, N, sizeof(fin), by_last);
+		for (int64_t k = 0; k < W; k++)
+			in[f[N - 1 - (size_t)k].i] = false;
+		free(f);
+	}
+	return in;
+}
+
+void pp_serve_finish(const pp_serve_setup *su, const pp_sreq *r, size_t N, const double *xfer_s,
+		     pp_serve_meas *m, double pct, pp_serve_result *o)
+{
+	const pp_servespec *sv = &su->sv;
+	size_t M = 0;
+	int64_t W = sv->warmup_requests;
+	bool *in = counted(r, N, W);
+	double *ttft = pp_xcalloc(N + 1, sizeof(double)), *tpot = pp_xcalloc(N + 1, sizeof(double)),
+	       *e2el = pp_xcalloc(N + 1, sizeof(double));
+	size_t ntpot = 0;
+	int64_t good = 0;
+	double t0 = INFINITY;
+	for (size_t i = 0; i < N; i++) {
+		const pp_sreq *q = &r[i];
+		o->preemptions += q->preemptions;
+		if (!in[i])
+			continue;
+		ttft[M] = q->first_s - q->send_s;
+		if (xfer_s && ttft[M] > 0)
+			o->transfer_ttft_share += xfer_s[i] / ttft[M];
+		e2el[M] = q->last_s - q->send_s;
+		double tp = q->output > 1 ? (e2el[M] - ttft[M]) / (double)(q->output - 1) : 0;
+		if (q->output > 1)
+			tpot[ntpot++] = tp;
+		o->total_input_tokens += q->prompt;
+		o->total_output_tokens += q->output;
+		if (q->last_s > o->duration_s)
+			o->duration_s = q->last_s;
+		if (q->send_s < t0)
+			t0 = q->send_s;
+		/* vllm bench serve --goodput: every given bound, TPOT 0 for one token */
+		bool ok = (!sv->slo_ttft_s || ttft[M] <= sv->slo_ttft_s) &&
+			  (!sv->slo_tpot_s || tp <= sv->slo_tpot_s) &&
+			  (!sv->slo_e2el_s || e2el[M] <= sv->slo_e2el_s);
+		good += ok;
+		M++;
+	}
+	if (W > 0 && isfinite(t0)) /* the window of the counted requests */
+		o->duration_s -= t0;
+	if (W > 0) { /* the gaps of the counted requests */
+		size_t k = 0;
+		for (size_t j = 0; j < m->nitl; j++)
+			if (in[m->itl_req[j]])
+				m->itl[k++] = m->itl[j];
+		m->nitl = k;
+	}
+	free(in);
+	o->completed = (int64_t)M;
+	if (M > 0)
+		o->transfer_ttft_share /= (double)M;
+	o->num_prompts = (int64_t)N;
+	double d = o->duration_s > 0 ? o->duration_s : 1e-12;
+	o->request_throughput = (double)M / d;
+	o->output_throughput = (double)o->total_output_tokens / d;
+	o->total_token_throughput = (double)(o->total_input_tokens + o->total_output_tokens) / d;
+	o->request_goodput = sv->slo_present ? (double)good / d : 0;
+	void (*stat)(double *, size_t, double, pp_serve_stat *) =
+		su->pct_only ? pp_serve_pct_of : pp_serve_stat_of;
+	stat(ttft, M, pct, &o->ttft);
+	stat(tpot, ntpot, pct, &o->tpot);
+	stat(e2el, M, pct, &o->e2el);
+	stat(m->itl, m->nitl, pct, &o->itl);
+	for (int k = 0; !su->pct_only && k < su->npcts && k < PP_SERVE_MAX_PCTS; k++) { /* the arrays are sorted now */
+		double p = su->pcts[k];
+		o->ttft.pcts[k] = pp_serve_percentile(ttft, M, p);
+		o->tpot.pcts[k] = pp_serve_percentile(tpot, ntpot, p);
+		o->e2el.pcts[k] = pp_serve_percentile(e2el, M, p);
+		o->itl.pcts[k] = pp_serve_percentile(m->itl, m->nitl, p);
+	}
+	o->slo_met = (!sv->slo_ttft_s || o->ttft.pct <= sv->slo_ttft_s) &&
+		     (!sv->slo_tpot_s || o->tpot.pct <= sv->slo_tpot_s) &&
+		     (!sv->slo_itl_s || o->itl.pct <= sv->slo_itl_s) &&
+		     (!sv->slo_e2el_s || o->e2el.pct <= sv->slo_e2el_s);
+	if (o->iterations) {
+		o->mean_batch_tokens /= (double)o->iterations;
+		o->mean_running /= (double)o->iterations;
+	}
+	free(ttft);
+	free(tpot);
+	free(e2el);
+}
+

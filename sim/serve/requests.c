@@ -76,3 +76,59 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 	*out = r;
 	*n = N;
 }
+
+/* A length distribution's mean as drawn: within [min, max]. */
+static double len_mean(const pp_lendist *L)
+{
+	double m = L->mean;
+	if (m < (double)L->min)
+		m = (double)L->min;
+	if (m > (double)L->max)
+		m = (double)L->max;
+	return m;
+}
+
+double pp_serve_work_tokens(const pp_servespec *sv)
+{
+	if (sv->trace) {
+		double t = 0;
+		for (size_t i = 0; i < sv->ntrace; i++)
+			t += (double)sv->trace[i].input_len + (double)sv->trace[i].output_len;
+		return t;
+	}
+	double one = (double)sv->prefix_len * sv->prefix_fraction + len_mean(&sv->input) +
+		     len_mean(&sv->output);
+	if (one > (double)sv->max_model_len)
+		one = (double)sv->max_model_len;
+	return (double)sv->num_prompts * one;
+}
+
+int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_err *err)
+{
+	double n = sv->trace ? (double)sv->ntrace : (double)sv->num_prompts;
+	const char *key = sv->trace ? "the rows of workload.trace" : "workload.num_prompts";
+	if (n > PP_SERVE_LIMIT_REQUESTS)
+		return pp_errf(err, PP_EINPUT, "serve: found %.0f requests (%s), above the limit of "
+			       "%d a simulation; expected fewer requests", n, key,
+			       PP_SERVE_LIMIT_REQUESTS);
+	if (replicas > PP_SERVE_LIMIT_REPLICAS)
+		return pp_errf(err, PP_EINPUT, "serve: found %d instances (serving.data_parallel_size), "
+			       "above the limit of %d a simulation; expected fewer", replicas,
+			       PP_SERVE_LIMIT_REPLICAS);
+	if (2 * (double)sv->warmup_requests >= n)
+		return pp_errf(err, PP_EINPUT, "serve: found workload.warmup_requests = %lld of %.0f "
+			       "requests; expected fewer than half (the first and the last that many "
+			       "are left out of the statistics)", (long long)sv->warmup_requests, n);
+	double tok = pp_serve_work_tokens(sv);
+	if (tok > PP_SERVE_LIMIT_TOKENS)
+		return pp_errf(err, PP_EINPUT, "serve: found %.0f requests x %.0f tokens a request = "
+			       "%.3g tokens (%s x (input_len + output_len)), above the limit of %.3g "
+			       "tokens a simulation; expected fewer or shorter requests", n,
+			       n > 0 ? tok / n : 0, tok, key, PP_SERVE_LIMIT_TOKENS);
+	if (tok * runs > PP_SERVE_LIMIT_WORK)
+		return pp_errf(err, PP_EINPUT, "serve: found %.3g tokens a simulation (%s x "
+			       "(input_len + output_len)) x %.0f simulations = %.3g tokens, above the "
+			       "limit of %.3g simulated tokens a command; expected fewer or shorter "
+			       "requests", tok, key, runs, tok * runs, PP_SERVE_LIMIT_WORK);
+	return 0;
+}

@@ -27,6 +27,30 @@
 void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sreq **out,
 		       size_t *n);
 
+/* The most work one simulation takes on, checked before anything is
+ * allocated for it (pp_serve_run; the searches and `cost` multiply it by
+ * their runs). Measured on this version's event simulation: about 0.4 us
+ * and 30 bytes per output token (every inter-token gap is kept for the ITL
+ * statistics) and 7 KB per replica, so the limits below hold a run to about
+ * 10 s and 1 GB on one core: */
+#define PP_SERVE_LIMIT_TOKENS 2e7     /* requests x (prefix + prompt + output) tokens */
+#define PP_SERVE_LIMIT_REQUESTS 1000000 /* requests of one run (trace rows too) */
+#define PP_SERVE_LIMIT_REPLICAS 4096  /* instances of one deployment */
+#define PP_SERVE_LIMIT_WORK 1e8       /* tokens x runs of one cost option's sizing */
+/* The span of arrivals a run may cover, in seconds: past it the clock
+ * (double seconds) resolves less than a tenth of a microsecond. */
+#define PP_SERVE_LIMIT_SPAN_S 1e9
+
+/* The tokens sv's workload sends in one run (trace: its rows; else the
+ * requests times the lengths' means, each within max_model_len). */
+double pp_serve_work_tokens(const pp_servespec *sv);
+
+/* 0, or PP_EINPUT naming the first of the limits above that replicas
+ * instances running sv's workload runs times would pass (or warm-up
+ * requests that leave none counted): the keys to change, what was found
+ * and the limit. */
+int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_err *err);
+
 /* One length draw from L (exposed for the tests). */
 int64_t pp_lendist_draw(const pp_lendist *L, void *gsl_rng);
 

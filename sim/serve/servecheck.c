@@ -15,13 +15,27 @@ static const char *const totals[] = {"request_throughput", "output_throughput",
 				     "total_token_throughput", "request_goodput", "duration",
 				     "max_concurrent_requests"};
 
-/* A percentile key's p ("p99" -> 99, "p99.9" -> 99.9); false otherwise. */
+/* A percentile key's p ("p99" -> 99, "p99.9" -> 99.9, as vllm bench serve
+ * writes them: f"p{p:g}" of --metric-percentiles); false otherwise. Only
+ * decimal digits with at most one point are read (strtod would take
+ * "p0x10" as 16 and "p 50" as 50). */
 static bool pct_of(const char *s, size_t n, double *p)
 {
 	if (n < 2 || s[0] != 'p')
 		return false;
 	char buf[16];
 	if (n - 1 >= sizeof(buf))
+		return false;
+	int digits = 0, points = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+		else if (s[i] == '.' && i > 1 && i + 1 < n)
+			points++;
+		else
+			return false;
+	}
+	if (!digits || points > 1)
 		return false;
 	memcpy(buf, s + 1, n - 1);
 	buf[n - 1] = 0;
@@ -95,7 +109,7 @@ static int read_record(const pp_jdoc *d, const char *where, pp_scheck_bench *b, 
 		b->request_rate = INFINITY;
 		b->has_rate = true;
 	} else if (rate && !cJSON_IsNull(rate)) {
-		if ((rc = pp_jget_num(d, o, "", "request_rate", true, 1e-9, 1e9, &b->request_rate, NULL,
+		if ((rc = pp_jget_num(d, o, "", "request_rate", true, PP_SERVE_RATE_MIN, PP_SERVE_RATE_MAX, &b->request_rate, NULL,
 				      err)))
 			return rc;
 		b->has_rate = true;
@@ -166,17 +180,19 @@ int pp_scheck_load(const char *path, pp_scheck_bench **out, size_t *n, pp_err *e
 		return 0;
 	}
 	pp_jdoc_release(&d);
-	/* --append-result: one object a line */
+	/* --append-result: one object a line, read under the same rule as
+	 * the whole file (a regular file within the size limit) */
 	pp_err first = *err;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rc;
 	pp_sb text = {0};
-	char buf[8192];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		pp_sb_add(&text, buf, got);
-	fclose(f);
+	{
+		pp_err rerr = {0};
+		char *buf = NULL;
+		size_t len = 0;
+		if (pp_read_file(path, PP_JDOC_MAX_BYTES, &buf, &len, &rerr))
+			return rc; /* not a regular file, too large, unreadable: the loader's error */
+		text.buf = buf;
+		text.len = text.cap = len;
+	}
 	pp_scheck_bench *recs = NULL;
 	size_t nrec = 0, cap = 0;
 	int lines = 0;
@@ -199,6 +215,12 @@ int pp_scheck_load(const char *path, pp_scheck_bench **out, size_t *n, pp_err *e
 			pp_jdoc ld;
 			if ((rc = pp_jdoc_parse(&ld, name, s, len, err))) {
 				pp_jdoc_release(&ld);
+				goto fail;
+			}
+			if (nrec == PP_SCHECK_MAX_RECORDS) {
+				rc = pp_errf(err, PP_EINPUT, "%s: found more than %d records; expected at "
+					     "most %d (each is simulated)", name, PP_SCHECK_MAX_RECORDS,
+					     PP_SCHECK_MAX_RECORDS);
 				goto fail;
 			}
 			if (nrec == cap) {
@@ -316,6 +338,12 @@ int pp_scheck_run(const pp_serve_setup *su, const pp_scheck_bench *b, uint64_t s
 				 sv->ntrace, (long long)n);
 		else
 			sv->num_prompts = n;
+		if (!sv->trace && 2 * sv->warmup_requests >= n)
+			return pp_errf(err, PP_EINPUT, "%s: %s: found %lld requests with the scenario's "
+				       "workload.warmup_requests = %lld; expected more than twice the "
+				       "warm-up requests (the first and the last that many are left out "
+				       "of the statistics)", b->where, b->has_prompts ? "num_prompts"
+				       : "completed", (long long)n, (long long)sv->warmup_requests);
 	}
 	if (b->has_burst)
 		sv->burstiness = b->burstiness;
@@ -360,8 +388,11 @@ int pp_scheck_run(const pp_serve_setup *su, const pp_scheck_bench *b, uint64_t s
 			goodput_skipped |= !strcmp(f->key, "request_goodput");
 			continue;
 		}
-		if (!(f->value > 0))
-			continue; /* nothing measured to set an error against */
+		/* nothing measured to set an error against: 0, or below the file's
+		 * resolution (a latency under a nanosecond, a rate under one
+		 * request a million years) */
+		if (!(f->value >= PP_SCHECK_MIN_MEASURED) || !isfinite(p / f->value))
+			continue;
 		pp_scheck_row *row = &out->rows[out->nrows++];
 		snprintf(row->key, sizeof(row->key), "%s", f->key);
 		row->measured = f->value;

@@ -31,6 +31,11 @@
 #include "serve/servesim.h"
 
 #define PP_SCHECK_MAX_FIGS 48
+/* records of an --append-result file: each is one simulation */
+#define PP_SCHECK_MAX_RECORDS 1000
+/* a measured figure below this (ms, requests/s, tokens/s, s) is not
+ * compared: no benchmark resolves it, and the error would overflow */
+#define PP_SCHECK_MIN_MEASURED 1e-6
 
 /* One figure of a record: its key in the result file, its value (seconds
  * or per-second units as the file has them: ms for latencies). */

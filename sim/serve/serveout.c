@@ -98,12 +98,27 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		   (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
 		   sv->chunked_prefill ? "on" : "off", sv->prefix_caching ? "on" : "off",
 		   sv->kv_cache_dtype, (long long)sv->cudagraph_max);
-	pp_sb_addf(o, "Workload   %lld prompts, input %s %.0f, output %s %.0f, request rate %s "
-		   "(burstiness %g)%s, seed %llu\n", (long long)r->num_prompts,
-		   sv->trace ? "trace" : pp_len_kind_names[sv->input.kind], sv->input.mean,
-		   sv->trace ? "trace" : pp_len_kind_names[sv->output.kind], sv->output.mean,
-		   rate_str(r->request_rate, b1, sizeof(b1)), sv->burstiness,
-		   sv->max_concurrency ? ", closed loop" : "", (unsigned long long)r->seed);
+	if (sv->trace) { /* its own lengths (means) and arrivals, at a factor on its rate */
+		double in = 0, out = 0;
+		for (size_t i = 0; i < sv->ntrace; i++) {
+			in += (double)sv->trace[i].input_len;
+			out += (double)sv->trace[i].output_len;
+		}
+		double n = sv->ntrace ? (double)sv->ntrace : 1;
+		pp_sb_addf(o, "Workload   %lld prompts from a trace, input mean %.0f, output mean %.0f, "
+			   "arrivals %s%s, seed %llu\n", (long long)r->num_prompts, in / n, out / n,
+			   isinf(r->request_rate) ? "all at once" : r->request_rate == 1 ? "as recorded" : "x",
+			   isinf(r->request_rate) || r->request_rate == 1 ? ""
+									   : rate_str(r->request_rate, b1, sizeof(b1)),
+			   (unsigned long long)r->seed);
+	} else {
+		pp_sb_addf(o, "Workload   %lld prompts, input %s %.0f, output %s %.0f, request rate %s "
+			   "(burstiness %g)%s, seed %llu\n", (long long)r->num_prompts,
+			   pp_len_kind_names[sv->input.kind], sv->input.mean,
+			   pp_len_kind_names[sv->output.kind], sv->output.mean,
+			   rate_str(r->request_rate, b1, sizeof(b1)), sv->burstiness,
+			   sv->max_concurrency ? ", closed loop" : "", (unsigned long long)r->seed);
+	}
 	if (sv->max_concurrency)
 		pp_sb_addf(o, "           max_concurrency %lld\n", (long long)sv->max_concurrency);
 	if (su->disagg)

@@ -1,5 +1,6 @@
 /* servesim.c - see servesim.h. */
 #include "serve/servesim.h"
+#include "serve/clientmeas.h"
 #include "serve/requests.h"
 #include "serve/sched.h"
 #include "engine/collective.h"
@@ -156,9 +157,7 @@ typedef struct run {
 	double *xfer_s, *pdone_s; /* per request: the transfer's time, prefill finished at */
 	ev *heap;
 	int nheap, capheap;
-	double *itl;
-	int *itl_req;           /* the request of each gap */
-	size_t nitl, capitl;
+	pp_serve_meas meas;     /* the client's inter-token gaps */
 	int *done;
 	int cin, maxin;
 	size_t rr, rr2;         /* round-robin cursors (prefill / co-located, decode) */
@@ -205,19 +204,7 @@ static ev heap_pop(run *s)
 static void emit(void *ctx, int i, double now)
 {
 	run *s = ctx;
-	pp_sreq *q = &s->r[i];
-	if (q->generated == 1) {
-		q->first_s = now;
-	} else {
-		if (s->nitl == s->capitl) {
-			s->capitl = s->capitl ? 2 * s->capitl : 4096;
-			s->itl = pp_xrealloc(s->itl, sizeof(double) * s->capitl);
-			s->itl_req = pp_xrealloc(s->itl_req, sizeof(int) * s->capitl);
-		}
-		s->itl_req[s->nitl] = i;
-		s->itl[s->nitl++] = now - q->last_s;
-	}
-	q->last_s = now;
+	pp_serve_meas_token(&s->meas, s->r, i, now);
 }
 
 /* Decode instance ri admitted remote requests: their KV transfers start
@@ -311,121 +298,6 @@ static int pick_replica(run *s, int lo, int hi, size_t *rr)
 	return best;
 }
 
-typedef struct fin {
-	double t;
-	int i;
-} fin;
-
-static int by_last(const void *a, const void *b)
-{
-	const fin *x = a, *y = b;
-	return x->t < y->t ? -1 : x->t > y->t ? 1 : x->i - y->i;
-}
-
-/* Which requests the statistics count: all, or without the first
- * warmup_requests sent and the last warmup_requests to finish (the
- * duration is then the window from the first counted send to the last
- * counted token). */
-static bool *counted(const run *s, int64_t W)
-{
-	size_t N = s->N;
-	bool *in = pp_xcalloc(N + 1, sizeof(bool));
-	for (size_t i = 0; i < N; i++)
-		in[i] = (int64_t)i >= W; /* sent in index order */
-	if (W > 0) {
-		fin *f = pp_xcalloc(N, sizeof(fin));
-		for (size_t i = 0; i < N; i++)
-			f[i] = (fin){s->r[i].last_s, (int)i};
-		qsort(f, N, sizeof(fin), by_last);
-		for (int64_t k = 0; k < W; k++)
-			in[f[N - 1 - (size_t)k].i] = false;
-		free(f);
-	}
-	return in;
-}
-
-static void finish(run *s, double pct)
-{
-	const pp_servespec *sv = &s->su->sv;
-	pp_serve_result *o = s->out;
-	size_t N = s->N, M = 0;
-	int64_t W = sv->warmup_requests;
-	bool *in = counted(s, W);
-	double *ttft = pp_xcalloc(N + 1, sizeof(double)), *tpot = pp_xcalloc(N + 1, sizeof(double)),
-	       *e2el = pp_xcalloc(N + 1, sizeof(double));
-	size_t ntpot = 0;
-	int64_t good = 0;
-	double t0 = INFINITY;
-	for (size_t i = 0; i < N; i++) {
-		const pp_sreq *q = &s->r[i];
-		o->preemptions += q->preemptions;
-		if (!in[i])
-			continue;
-		ttft[M] = q->first_s - q->send_s;
-		if (s->xfer_s && ttft[M] > 0)
-			o->transfer_ttft_share += s->xfer_s[i] / ttft[M];
-		e2el[M] = q->last_s - q->send_s;
-		double tp = q->output > 1 ? (e2el[M] - ttft[M]) / (double)(q->output - 1) : 0;
-		if (q->output > 1)
-			tpot[ntpot++] = tp;
-		o->total_input_tokens += q->prompt;
-		o->total_output_tokens += q->output;
-		if (q->last_s > o->duration_s)
-			o->duration_s = q->last_s;
-		if (q->send_s < t0)
-			t0 = q->send_s;
-		/* vllm bench serve --goodput: every given bound, TPOT 0 for one token */
-		bool ok = (!sv->slo_ttft_s || ttft[M] <= sv->slo_ttft_s) &&
-			  (!sv->slo_tpot_s || tp <= sv->slo_tpot_s) &&
-			  (!sv->slo_e2el_s || e2el[M] <= sv->slo_e2el_s);
-		good += ok;
-		M++;
-	}
-	if (W > 0 && isfinite(t0)) /* the window of the counted requests */
-		o->duration_s -= t0;
-	if (W > 0) { /* the gaps of the counted requests */
-		size_t k = 0;
-		for (size_t j = 0; j < s->nitl; j++)
-			if (in[s->itl_req[j]])
-				s->itl[k++] = s->itl[j];
-		s->nitl = k;
-	}
-	free(in);
-	o->completed = (int64_t)M;
-	if (M > 0)
-		o->transfer_ttft_share /= (double)M;
-	o->num_prompts = (int64_t)N;
-	double d = o->duration_s > 0 ? o->duration_s : 1e-12;
-	o->request_throughput = (double)M / d;
-	o->output_throughput = (double)o->total_output_tokens / d;
-	o->total_token_throughput = (double)(o->total_input_tokens + o->total_output_tokens) / d;
-	o->request_goodput = sv->slo_present ? (double)good / d : 0;
-	void (*stat)(double *, size_t, double, pp_serve_stat *) =
-		s->su->pct_only ? pp_serve_pct_of : pp_serve_stat_of;
-	stat(ttft, M, pct, &o->ttft);
-	stat(tpot, ntpot, pct, &o->tpot);
-	stat(e2el, M, pct, &o->e2el);
-	stat(s->itl, s->nitl, pct, &o->itl);
-	for (int k = 0; !s->su->pct_only && k < s->su->npcts && k < PP_SERVE_MAX_PCTS; k++) { /* the arrays are sorted now */
-		double p = s->su->pcts[k];
-		o->ttft.pcts[k] = pp_serve_percentile(ttft, M, p);
-		o->tpot.pcts[k] = pp_serve_percentile(tpot, ntpot, p);
-		o->e2el.pcts[k] = pp_serve_percentile(e2el, M, p);
-		o->itl.pcts[k] = pp_serve_percentile(s->itl, s->nitl, p);
-	}
-	o->slo_met = (!sv->slo_ttft_s || o->ttft.pct <= sv->slo_ttft_s) &&
-		     (!sv->slo_tpot_s || o->tpot.pct <= sv->slo_tpot_s) &&
-		     (!sv->slo_itl_s || o->itl.pct <= sv->slo_itl_s) &&
-		     (!sv->slo_e2el_s || o->e2el.pct <= sv->slo_e2el_s);
-	if (o->iterations) {
-		o->mean_batch_tokens /= (double)o->iterations;
-		o->mean_running /= (double)o->iterations;
-	}
-	free(ttft);
-	free(tpot);
-	free(e2el);
-}
-
 static void emit_none(void *ctx, int i, double now)
 {
 	(void)ctx, (void)i, (void)now; /* the prefill instance's token: the proxy drops it */
@@ -488,7 +360,21 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	s.su = su;
 	s.out = out;
 	s.P = sv->pp;
+	int reps = su->disagg ? su->pool[PP_POOL_PREFILL].sv.dp + su->pool[PP_POOL_DECODE].sv.dp : sv->dp;
+	int rc = pp_serve_check_work(sv, reps, 1, err);
+	if (rc)
+		return rc;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	if (s.N > 0 && s.r[s.N - 1].arrival_s > PP_SERVE_LIMIT_SPAN_S) {
+		rc = pp_errf(err, PP_EINPUT, "serve: the %zu requests' arrivals span %.3g s at request "
+			     "rate %.3g, past the limit of %.0f s (the clock is double seconds: beyond "
+			     "it latencies lose sub-microsecond resolution); expected a higher "
+			     "workload.request_rate, fewer workload.num_prompts or a trace of a "
+			     "shorter span", s.N, s.r[s.N - 1].arrival_s, request_rate,
+			     PP_SERVE_LIMIT_SPAN_S);
+		free(s.r);
+		return rc;
+	}
 	double window = su->replica.model.window;
 	int64_t maxseqs = sv->max_num_seqs;
 	if (su->disagg) {
@@ -530,7 +416,6 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
 	double now = 0;
-	int rc = 0;
 	while (ndone < s.N) {
 		double t_send = INFINITY, t_ev = s.nheap ? s.heap[0].t : INFINITY;
 		if (next < s.N && (C == 0 || s.cin < C))
@@ -631,7 +516,8 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	if (su->disagg)
 		for (size_t i = 0; i < s.N; i++)
 			out->preemptions += s.rp[i].preemptions;
-	finish(&s, sv->slo_present ? sv->slo_percentile : 99);
+	pp_serve_finish(su, s.r, s.N, s.xfer_s, &s.meas, sv->slo_present ? sv->slo_percentile : 99,
+			out);
 	if (su->disagg)
 		pool_figures(&s);
 out:
@@ -644,8 +530,7 @@ out:
 	}
 	free(s.reps);
 	free(s.heap);
-	free(s.itl);
-	free(s.itl_req);
+	pp_serve_meas_release(&s.meas);
 	free(s.done);
 	free(s.rp);
 	free(s.xfer_s);

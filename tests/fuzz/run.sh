@@ -8,7 +8,7 @@
 # is kept there as a slow unit, not counted). Exit status 1 when any target
 # found something. Run from the repository root.
 build=$1; secs=${2:-60}; shift 2
-targets=${*:-scenario catalog ncclimport csv store hfconfig}
+targets=${*:-scenario catalog ncclimport csv store hfconfig serve servecheck servesearch costserve hfmoe report}
 corp=$build/corpus; finds=$build/findings
 mkdir -p "$corp" "$finds"
 
@@ -46,6 +46,20 @@ seed_csv() {
 }
 seed_store() {
 	cp tests/fuzz/seeds/store/*.json "$1/"
+}
+# the serving targets: the committed seeds (a selector byte, a serving
+# scenario cut to a few requests, a trace after a NUL byte; result files;
+# costs sections), and every Hugging Face config of tests/data/hf/ under
+# four selectors for hfmoe
+seed_serve() { cp tests/fuzz/seeds/serve/* "$1/"; }
+seed_servecheck() { cp tests/fuzz/seeds/servecheck/* "$1/"; }
+seed_servesearch() { cp tests/fuzz/seeds/servesearch/* "$1/"; }
+seed_costserve() { cp tests/fuzz/seeds/costserve/* "$1/"; }
+seed_report() { cp tests/fuzz/seeds/report/* "$1/"; }
+seed_hfmoe() {
+	for f in tests/data/hf/*.json; do
+		for b in 0 1 2 7; do prefixed "$1" $b "$f"; done
+	done
 }
 
 status=0
