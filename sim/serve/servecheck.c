@@ -212,15 +212,15 @@ int pp_scheck_load(const char *path, pp_scheck_bench **out, size_t *n, pp_err *e
 			}
 			char name[600];
 			snprintf(name, sizeof(name), "%s, line %d", path, lines);
-			pp_jdoc ld;
-			if ((rc = pp_jdoc_parse(&ld, name, s, len, err))) {
-				pp_jdoc_release(&ld);
-				goto fail;
-			}
 			if (nrec == PP_SCHECK_MAX_RECORDS) {
 				rc = pp_errf(err, PP_EINPUT, "%s: found more than %d records; expected at "
 					     "most %d (each is simulated)", name, PP_SCHECK_MAX_RECORDS,
 					     PP_SCHECK_MAX_RECORDS);
+				goto fail;
+			}
+			pp_jdoc ld;
+			if ((rc = pp_jdoc_parse(&ld, name, s, len, err))) {
+				pp_jdoc_release(&ld);
 				goto fail;
 			}
 			if (nrec == cap) {
