@@ -1,6 +1,7 @@
 /* search.c - see search.h. */
 #include "plan/search.h"
 #include "core/dist.h"
+#include "core/heap.h"
 #include "engine/fastpath.h"
 #include "engine/memory.h"
 #include "engine/evgraph.h"
@@ -33,54 +34,13 @@ typedef struct best {
 	pp_layout l;
 } best;
 
-static bool hless(const hent *a, const hent *b)
+/* The frontier's order: the key, then the enumeration index (unique, so
+ * the order is total and core/heap.h's order of equal elements is moot). */
+static bool hless(const void *pa, const void *pb, void *ctx)
 {
+	const hent *a = pa, *b = pb;
+	(void)ctx;
 	return a->key < b->key || (a->key == b->key && a->idx < b->idx);
-}
-
-static void sift_down(hent *h, size_t n, size_t i)
-{
-	hent e = h[i];
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && hless(&h[c + 1], &h[c]))
-			c++;
-		if (!hless(&h[c], &e))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = e;
-}
-
-static void heapify(hent *h, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(h, n, i);
-}
-
-static hent heap_pop(hent *h, size_t *n)
-{
-	hent top = h[0];
-	h[0] = h[--*n];
-	if (*n)
-		sift_down(h, *n, 0);
-	return top;
-}
-
-static void heap_push(hent *h, size_t *n, hent e)
-{
-	size_t i = (*n)++;
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (!hless(&e, &h[up]))
-			break;
-		h[i] = h[up];
-		i = up;
-	}
-	h[i] = e;
 }
 
 static bool best_less(const best *a, const best *b)
@@ -336,24 +296,32 @@ static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opt
 {
 	int k = o->top_k < 1 ? 1 : o->top_k;
 	bool ex = o->exhaustive;
-	size_t nfe = wk->nfe, nq = nfe, nb = 0;
-	hent *hq = pp_xmalloc(sizeof(hent) * (nfe + 1));
-	hent *hb = pp_xmalloc(sizeof(hent) * (nfe + 1));
+	size_t nfe = wk->nfe;
+	/* hq: by quick bound, every feasible layout; hb: by full bound, those
+	 * popped from hq (each layout passes through both at most once) */
+	pp_heap hq, hb;
+	pp_heap_init(&hq, sizeof(hent));
+	pp_heap_init(&hb, sizeof(hent));
+	pp_heap_reserve(&hb, nfe);
+	hent *all = pp_xmalloc(sizeof(hent) * (nfe + 1));
 	for (size_t i = 0; i < nfe; i++)
-		hq[i] = (hent){wk->fe[i].quick, wk->fe[i].idx, (uint32_t)i};
-	heapify(hq, nq);
+		all[i] = (hent){wk->fe[i].quick, wk->fe[i].idx, (uint32_t)i};
+	pp_heap_build(&hq, all, nfe, sizeof(hent), hless, NULL);
+	free(all);
 	pp_scenario x = *s;
 	int rc = 0;
 	for (;;) {
 		int64_t thr = *ntop == k ? top[k - 1].step : INT64_MAX;
-		bool sim = nb && (!nq || hb[0].key <= hq[0].key);
-		if ((!sim && !nq) || (!ex && (sim ? hb[0].key : hq[0].key) > thr))
+		const hent *qt = pp_heap_top(&hq), *bt = pp_heap_top(&hb);
+		bool sim = bt && (!qt || bt->key <= qt->key);
+		if ((!sim && !qt) || (!ex && (sim ? bt->key : qt->key) > thr))
 			break;
-		hent e = heap_pop(sim ? hb : hq, sim ? &nb : &nq);
+		hent e;
+		pp_heap_pop(sim ? &hb : &hq, &e, sizeof(e), hless, NULL);
 		feas *c = &wk->fe[e.f];
 		if (!sim) {
 			c->bound = ex ? 0 : full_bound(hw, wk, &x, c);
-			heap_push(hb, &nb, (hent){c->bound, c->idx, e.f});
+			pp_heap_push(&hb, &(hent){c->bound, c->idx, e.f}, sizeof(hent), hless, NULL);
 			continue;
 		}
 		if (!ex && tight_bound(hw, wk, &x, c) > thr)
@@ -365,10 +333,11 @@ static int best_first(const pp_scenario *s, const pp_hw *hw, const pp_search_opt
 		}
 		top_insert(top, ntop, k, (best){step, c->bound, c->idx, 0, c->l});
 		++*sims;
-		progress(o, 1, *sims, (int64_t)nfe, *sims, (int64_t)(nq + nb), wk->t0);
+		int64_t left = (int64_t)(pp_heap_len(&hq) + pp_heap_len(&hb));
+		progress(o, 1, *sims, (int64_t)nfe, *sims, left, wk->t0);
 	}
-	free(hq);
-	free(hb);
+	pp_heap_release(&hq);
+	pp_heap_release(&hb);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
 #include "serve/requests.h"
 #include "serve/sched.h"
 #include "engine/collective.h"
+#include "core/heap.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -155,8 +156,7 @@ typedef struct run {
 	int npre;               /* disaggregated: reps[0 .. npre) prefill, the rest decode */
 	double link_bytes_per_token, total_bytes_per_token;
 	double *xfer_s, *pdone_s; /* per request: the transfer's time, prefill finished at */
-	ev *heap;
-	int nheap, capheap;
+	pp_heap heap;            /* of ev, by time */
 	pp_serve_meas meas;     /* the client's inter-token gaps */
 	int *done;
 	int cin, maxin;
@@ -164,40 +164,32 @@ typedef struct run {
 	pp_serve_result *out;
 } run;
 
+/* The event queue's order: by time alone. Events of one instant come out
+ * in core/heap.h's order of equal elements (fixed by the pushes and pops,
+ * not push order), the order this simulation's own heap gave them
+ * (tests/test_heap.c checks it), so its outputs are unchanged. */
+static bool ev_before(const void *a, const void *b, void *ctx)
+{
+	(void)ctx;
+	return ((const ev *)a)->t < ((const ev *)b)->t;
+}
+
 static void heap_push(run *s, ev e)
 {
-	if (s->nheap == s->capheap) {
-		s->capheap = s->capheap ? 2 * s->capheap : 64;
-		s->heap = pp_xrealloc(s->heap, sizeof(ev) * (size_t)s->capheap);
-	}
-	int i = s->nheap++;
-	while (i > 0) {
-		int up = (i - 1) / 2;
-		if (s->heap[up].t <= e.t)
-			break;
-		s->heap[i] = s->heap[up];
-		i = up;
-	}
-	s->heap[i] = e;
+	pp_heap_push(&s->heap, &e, sizeof(e), ev_before, NULL);
+}
+
+/* The earliest event's time; INFINITY when none. */
+static double heap_next_t(const run *s)
+{
+	const ev *e = pp_heap_top(&s->heap);
+	return e ? e->t : INFINITY;
 }
 
 static ev heap_pop(run *s)
 {
-	ev top = s->heap[0], last = s->heap[--s->nheap];
-	int i = 0;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= s->nheap)
-			break;
-		if (c + 1 < s->nheap && s->heap[c + 1].t < s->heap[c].t)
-			c++;
-		if (s->heap[c].t >= last.t)
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
-	}
-	if (s->nheap > 0)
-		s->heap[i] = last;
+	ev top;
+	pp_heap_pop(&s->heap, &top, sizeof(top), ev_before, NULL);
 	return top;
 }
 
@@ -357,6 +349,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	out->request_rate = request_rate;
 	out->seed = seed;
 	run s = {0};
+	pp_heap_init(&s.heap, sizeof(ev));
 	s.su = su;
 	s.out = out;
 	s.P = sv->pp;
@@ -417,7 +410,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
 	double now = 0;
 	while (ndone < s.N) {
-		double t_send = INFINITY, t_ev = s.nheap ? s.heap[0].t : INFINITY;
+		double t_send = INFINITY, t_ev = heap_next_t(&s);
 		if (next < s.N && (C == 0 || s.cin < C))
 			t_send = s.r[next].arrival_s > now ? s.r[next].arrival_s : now;
 		double t = t_send < t_ev ? t_send : t_ev;
@@ -440,7 +433,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 * request). */
 		bool capped = C > 0 && s.cin >= C;
 		size_t ended = ndone;
-		while (s.nheap && s.heap[0].t <= now) {
+		while (heap_next_t(&s) <= now) {
 			ev e = heap_pop(&s);
 			rep *R = &s.reps[e.rep];
 			touched[e.rep] = true;
@@ -529,7 +522,7 @@ out:
 		free(s.reps[i].n);
 	}
 	free(s.reps);
-	free(s.heap);
+	pp_heap_release(&s.heap);
 	pp_serve_meas_release(&s.meas);
 	free(s.done);
 	free(s.rp);
