@@ -313,6 +313,18 @@ static void serve_burst(void)
 	CHECK_CONTAINS(out ? out : "", "\"sustained\":\tfalse");
 	CHECK_CONTAINS(out ? out : "", "\"offered_rps\":\t1000000");
 	free(out);
+	/* a trace's offered rate is its own: 50 rows in 49 us */
+	char csv[4096] = "arrival_s,input_len,output_len\n";
+	for (int i = 0; i < 50; i++)
+		snprintf(csv + strlen(csv), sizeof(csv) - strlen(csv), "%g,128,16\n", i * 1e-6);
+	write_text("bt.csv", csv);
+	scenario("bt.json", ", \"max_num_seqs\": 64, \"max_num_batched_tokens\": 2048",
+		 "\"workload\": {\"trace\": \"bt.csv\"}, \"slo\": {\"ttft_ms\": 600000, "
+		 "\"tpot_ms\": 10000, \"percentile\": 99}");
+	CHECK(run("serve bt.json", &out) == 0);
+	CHECK_CONTAINS(out ? out : "", "Rate       NOT sustained: 1e+06 req/s offered");
+	CHECK_CONTAINS(out ? out : "", "-> not judged");
+	free(out);
 	/* a rate it keeps up with: the verdict as before, no rate lines */
 	CHECK(run("serve --rate 2 b.json", &out) == 0);
 	CHECK_CONTAINS(out ? out : "", "-> holds");
