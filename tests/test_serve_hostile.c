@@ -16,7 +16,9 @@
  *    spaces, 1e308, arrivals backwards), percentile keys read by strtod,
  *    a measured latency of 1e-320 ms, escapes in result labels;
  *  - serving tokens a month of 1e20 (the replica count overflowed);
- *  - serve --search at a rate its requests can only burst;
+ *  - serve --search at a rate its requests can only burst, and plain
+ *    serve at one (no SLO verdict on a drained backlog);
+ *  - check on a serving scenario past the work limits;
  *  - report -o DIR where DIR/index.html is a folder (DIR left as it was);
  *  - DeepSeek configs with no MoE layer, n_group not dividing the
  *    experts, unread numbers of 1e308; invalid UTF-8 in a name;
@@ -291,6 +293,66 @@ static void search_burst(void)
 	free(out);
 }
 
+/* Plain serve at a rate far past what one replica completes, with an SLO
+ * loose enough that the drained backlog met it: no verdict, the rates */
+static void serve_burst(void)
+{
+	scenario("b.json", ", \"max_num_seqs\": 64, \"max_num_batched_tokens\": 2048",
+		 "\"workload\": {\"num_prompts\": 50, \"input_len\": 128, \"output_len\": 16, "
+		 "\"request_rate\": 1e6}, \"slo\": {\"ttft_ms\": 600000, \"tpot_ms\": 10000, "
+		 "\"percentile\": 99}");
+	char *out = NULL;
+	CHECK(run("serve b.json", &out) == 0);
+	CHECK_CONTAINS(out ? out : "", "Rate       NOT sustained: 1e+06 req/s offered");
+	CHECK_CONTAINS(out ? out : "", "-> not judged (the rate was not sustained)");
+	CHECK(out && !strstr(out, "-> holds"));
+	free(out);
+	CHECK(run("serve --json b.json", &out) == 0);
+	CHECK_CONTAINS(out ? out : "", "\"verdict\":\t\"not sustained\"");
+	CHECK_CONTAINS(out ? out : "", "\"met\":\tfalse");
+	CHECK_CONTAINS(out ? out : "", "\"sustained\":\tfalse");
+	CHECK_CONTAINS(out ? out : "", "\"offered_rps\":\t1000000");
+	free(out);
+	/* a trace's offered rate is its own: 50 rows in 49 us */
+	char csv[4096] = "arrival_s,input_len,output_len\n";
+	for (int i = 0; i < 50; i++)
+		snprintf(csv + strlen(csv), sizeof(csv) - strlen(csv), "%g,128,16\n", i * 1e-6);
+	write_text("bt.csv", csv);
+	scenario("bt.json", ", \"max_num_seqs\": 64, \"max_num_batched_tokens\": 2048",
+		 "\"workload\": {\"trace\": \"bt.csv\"}, \"slo\": {\"ttft_ms\": 600000, "
+		 "\"tpot_ms\": 10000, \"percentile\": 99}");
+	CHECK(run("serve bt.json", &out) == 0);
+	CHECK_CONTAINS(out ? out : "", "Rate       NOT sustained: 1e+06 req/s offered");
+	CHECK_CONTAINS(out ? out : "", "-> not judged");
+	free(out);
+	/* a rate it keeps up with: the verdict as before, no rate lines */
+	CHECK(run("serve --rate 2 b.json", &out) == 0);
+	CHECK_CONTAINS(out ? out : "", "-> holds");
+	CHECK(out && !strstr(out, "sustained"));
+	free(out);
+	CHECK(run("serve --json --rate 2 b.json", &out) == 0);
+	CHECK(out && !strstr(out, "sustained") && !strstr(out, "\"rate\":"));
+	free(out);
+}
+
+/* check applies serve's work limits to a serving scenario */
+static void check_limits(void)
+{
+	scenario("c.json", "", "\"workload\": {\"num_prompts\": 100000000}");
+	expect("check c.json", 2, "workload.num_prompts");
+	scenario("c.json", "", "\"workload\": {\"num_prompts\": 100000, \"input_len\": 16, "
+		 "\"output_len\": 4000}");
+	expect("check c.json", 2, "above the limit of 2e+07 tokens");
+	write_text("c.json", "{\"name\": \"t\", \"model\": {\"preset\": \"llama3-8b\", "
+		   "\"seq_length\": 4096}, \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": "
+		   "8192}, \"serving\": {\"data_parallel_size\": 8192}, \"workload\": "
+		   "{\"num_prompts\": 10}}\n");
+	expect("check c.json", 2, "serving.data_parallel_size");
+	scenario("c.json", "", "\"workload\": {\"num_prompts\": 10, \"input_len\": 64, "
+		 "\"output_len\": 8}");
+	expect("check c.json", 0, "c.json: OK");
+}
+
 static void report_folder(void)
 {
 	char d[700], cmd[1600];
@@ -396,6 +458,8 @@ int main(void)
 	RUN(result_keys);
 	RUN(cost_replicas);
 	RUN(search_burst);
+	RUN(serve_burst);
+	RUN(check_limits);
 	RUN(report_folder);
 	RUN(hf_moe);
 	RUN(names_and_lengths);

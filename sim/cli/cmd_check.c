@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "input/scenario.h"
 #include "input/plausible.h"
+#include "serve/requests.h"
 #include "core/warn.h"
 #include "core/util.h"
 
@@ -32,6 +33,17 @@ int pp_cmd_check(int argc, char **argv)
 	int rc = pp_cli_load_scenario(&l, "check", argv[optind], NULL, NULL, PP_CLI_NO_HW);
 	if (rc)
 		goto out;
+	const pp_servespec *sv = &l.s.serve;
+	if (sv->present) { /* the work limits serve, validate, cost and the search apply */
+		pp_err err = {0};
+		int reps = sv->disagg.present ? sv->disagg.pool[PP_POOL_PREFILL].dp +
+							sv->disagg.pool[PP_POOL_DECODE].dp
+					      : sv->dp;
+		if ((rc = pp_serve_check_work(sv, reps, 1, &err))) {
+			rc = pp_cli_fail(&err);
+			goto out;
+		}
+	}
 	const pp_model *m = &l.s.model;
 	const pp_parallel *p = &l.s.parallel;
 	const pp_training *t = &l.s.training;

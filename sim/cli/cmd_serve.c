@@ -143,9 +143,14 @@ int pp_cmd_serve(int argc, char **argv)
 	pp_serve_search mr = {NAN, 0};
 	if (maxrate)
 		rc = pp_serve_max_rate(&su, sd, 0.01, &mr.rate, &r, &mr.runs, &err);
-	else
-		rc = pp_serve_run(&su, rate_given ? rate : su.sv.trace ? 1.0 /* as recorded */
-										   : su.sv.request_rate, sd, &r, &err);
+	else if (!(rc = pp_serve_run(&su, rate_given ? rate : su.sv.trace ? 1.0 /* as recorded */
+										   : su.sv.request_rate, sd, &r, &err))) {
+		/* a drained backlog is not the rate kept up: no SLO verdict on it */
+		if ((rc = pp_serve_check_sustained(&su, sd, &r, &err)) > 0)
+			rc = 0;
+		else if (rc < 0)
+			pp_serve_result_release(&r);
+	}
 	if (pg.shown)
 		fprintf(stderr, "\r%60s\r", "");
 	if (rc) {

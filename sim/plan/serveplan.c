@@ -53,11 +53,6 @@ static void progress(ctx *c)
 
 /* Run layout L (set up in cd) at dp replicas; returns the option's index
  * or a negative error. */
-/* What a run must complete of the offered rate to be taken as keeping up
- * with it without a capacity run: a sustained finite run completes
- * offered x span / (span + drain), about 0.95 for 200 requests at 10/s. */
-#define SPLAN_SUSTAINED 0.9
-
 static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 {
 	pp_splan_result *r = c->r;
@@ -89,23 +84,17 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 	op->slo_met = x.slo_met;
 	op->headroom = headroom(&su.sv, &x);
 	op->capacity_rps = NAN;
-	if (x.slo_met && isfinite(r->offered_rps) &&
-	    x.request_throughput < SPLAN_SUSTAINED * r->offered_rps) {
-		/* a finite run ends: below the offered rate it may be a burst the
-		 * deployment drained, not a rate it keeps up with. It sustains the
-		 * rate only when it completes at least that much with every
-		 * request sent at once (its capacity on these requests); else its
-		 * SLO verdict and its price at the offered rate do not hold */
-		pp_serve_result cap;
-		if ((rc = pp_serve_run(&su, INFINITY, c->o->seed, &cap, err)))
+	if (x.slo_met) { /* a drained burst is not the rate kept up: no verdict, no price */
+		if ((rc = pp_serve_check_sustained(&su, c->o->seed, &x, err)) < 0) {
+			pp_serve_result_release(&x);
 			return rc;
-		r->sims++;
-		if (cap.request_throughput < r->offered_rps) {
-			op->slo_met = false;
-			op->capacity_rps = cap.request_throughput;
-			op->headroom = cap.request_throughput / r->offered_rps - 1;
 		}
-		pp_serve_result_release(&cap);
+		r->sims += rc;
+		if (x.not_sustained) {
+			op->slo_met = false;
+			op->capacity_rps = x.capacity_rps;
+			op->headroom = x.capacity_rps / r->offered_rps - 1;
+		}
 	}
 	op->ttft_s = x.ttft.pct;
 	op->tpot_s = x.tpot.pct;
@@ -368,7 +357,7 @@ static int workload_facts(ctx *c, pp_err *err)
 	}
 	c->min_prompt = c->min_output = INT64_MAX;
 	c->min_output2 = 0;
-	double out = 0, first = INFINITY, last = -INFINITY;
+	double out = 0;
 	for (size_t i = 0; i < N; i++) {
 		if (q[i].prompt < c->min_prompt)
 			c->min_prompt = q[i].prompt;
@@ -377,17 +366,10 @@ static int workload_facts(ctx *c, pp_err *err)
 		if (q[i].output >= 2 && (!c->min_output2 || q[i].output < c->min_output2))
 			c->min_output2 = q[i].output;
 		out += (double)q[i].output;
-		if (q[i].arrival_s < first)
-			first = q[i].arrival_s;
-		if (q[i].arrival_s > last)
-			last = q[i].arrival_s;
 	}
 	r->requests = (int64_t)N;
 	r->mean_output_tokens = out / (double)N;
-	if (sv->trace)
-		r->offered_rps = N > 1 && last > first ? (double)(N - 1) / (last - first) : NAN;
-	else
-		r->offered_rps = r->rate;
+	r->offered_rps = pp_serve_offered_rps(sv, r->rate, q, N);
 	free(q);
 	c->screen_ttft = !(sv->prefix_caching && sv->prefix_len > 0 && sv->prefix_fraction > 0);
 	int64_t inflight = sv->max_concurrency > 0 && sv->max_concurrency < (int64_t)N

@@ -103,6 +103,20 @@ double pp_serve_work_tokens(const pp_servespec *sv)
 	return (double)sv->num_prompts * one;
 }
 
+double pp_serve_offered_rps(const pp_servespec *sv, double rate, const pp_sreq *q, size_t n)
+{
+	if (!sv->trace)
+		return rate;
+	double first = INFINITY, last = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (q[i].arrival_s < first)
+			first = q[i].arrival_s;
+		if (q[i].arrival_s > last)
+			last = q[i].arrival_s;
+	}
+	return n > 1 && last > first ? (double)(n - 1) / (last - first) : NAN;
+}
+
 int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_err *err)
 {
 	double n = sv->trace ? (double)sv->ntrace : (double)sv->num_prompts;

@@ -27,6 +27,11 @@
 void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sreq **out,
 		       size_t *n);
 
+/* The rate at which requests q[0..n) of sv's workload at rate arrive:
+ * a trace's (n - 1) / its arrivals' span (NAN when they come at once),
+ * else rate (INFINITY: all at once). */
+double pp_serve_offered_rps(const pp_servespec *sv, double rate, const pp_sreq *q, size_t n);
+
 /* The most work one simulation takes on, checked before anything is
  * allocated for it (pp_serve_run; the searches and `cost` multiply it by
  * their runs). Measured on this version's event simulation: about 0.4 us

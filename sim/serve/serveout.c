@@ -171,6 +171,13 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 	stat_block(o, "Inter-token Latency", "ITL", &r->itl, pct);
 	stat_block(o, "End-to-end Latency", "E2EL", &r->e2el, pct);
 	pp_sb_addf(o, "==================================================\n");
+	if (r->not_sustained)
+		pp_sb_addf(o, "\nRate       NOT sustained: %s req/s offered, %s req/s completed over the "
+			   "run, and %s req/s with every request sent at once (the deployment's "
+			   "capacity on these requests): the run drained a backlog, its latencies are "
+			   "not those of the offered rate kept up\n", rate_str(r->offered_rps, b1, sizeof(b1)),
+			   rate_str(r->request_throughput, b2, sizeof(b2)),
+			   rate_str(r->capacity_rps, b3, sizeof(b3)));
 	if (sv->slo_present) {
 		pp_sb_addf(o, "\nSLO at p%g: ", sv->slo_percentile);
 		const char *sep = "";
@@ -185,7 +192,8 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 					   b[i].bound * 1e3, b[i].got <= b[i].bound ? "yes" : "NO");
 				sep = "; ";
 			}
-		pp_sb_addf(o, " -> %s\n", r->slo_met ? "holds" : "does NOT hold");
+		pp_sb_addf(o, " -> %s\n", r->not_sustained ? "not judged (the rate was not sustained)"
+					   : r->slo_met ? "holds" : "does NOT hold");
 	}
 	double it = r->iterations ? (double)r->iterations : 1;
 	pp_sb_addf(o, "\nEngine     %lld iterations (%.0f%% as CUDA graphs), mean %.0f tokens and %.0f "
@@ -324,6 +332,15 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 		if (sv->slo_e2el_s)
 			pp_json_num(sl, "e2el_ms", sv->slo_e2el_s * 1e3, SIG);
 		pp_json_bool(sl, "met", r->slo_met);
+		if (r->not_sustained)
+			pp_json_str(sl, "verdict", "not sustained");
+	}
+	if (r->not_sustained) {
+		cJSON *x = pp_json_obj(j, "rate");
+		pp_json_bool(x, "sustained", false);
+		pp_json_num(x, "offered_rps", r->offered_rps, SIG);
+		pp_json_num(x, "achieved_rps", r->request_throughput, SIG);
+		pp_json_num(x, "capacity_rps", r->capacity_rps, SIG);
 	}
 	if (mr && !isnan(mr->rate)) {
 		cJSON *x = pp_json_obj(j, "max_rate");

@@ -358,6 +358,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	if (rc)
 		return rc;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	out->offered_rps = pp_serve_offered_rps(sv, request_rate, s.r, s.N);
 	if (s.N > 0 && s.r[s.N - 1].arrival_s > PP_SERVE_LIMIT_SPAN_S) {
 		rc = pp_errf(err, PP_EINPUT, "serve: the %zu requests' arrivals span %.3g s at request "
 			     "rate %.3g, past the limit of %.0f s (the clock is double seconds: beyond "
@@ -536,6 +537,26 @@ out:
 	}
 	free(touched);
 	return rc;
+}
+
+int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_result *x,
+			     pp_err *err)
+{
+	if (!isfinite(x->offered_rps) || x->request_throughput >= PP_SERVE_SUSTAINED * x->offered_rps)
+		return 0;
+	pp_serve_setup one = *su;
+	one.keep_requests = false;
+	pp_serve_result cap;
+	int rc = pp_serve_run(&one, INFINITY, seed, &cap, err);
+	if (rc)
+		return rc;
+	if (cap.request_throughput < x->offered_rps) {
+		x->not_sustained = true;
+		x->capacity_rps = cap.request_throughput;
+		x->slo_met = false;
+	}
+	pp_serve_result_release(&cap);
+	return 1;
 }
 
 void pp_serve_result_release(pp_serve_result *r)

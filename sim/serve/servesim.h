@@ -124,6 +124,11 @@ typedef struct pp_serve_result {
 	pp_serve_stat ttft, tpot, itl, e2el;  /* seconds; pct at the SLO's percentile */
 	int max_concurrent_requests;  /* at the client */
 	bool slo_met;                 /* every given bound holds at the SLO's percentile */
+	double offered_rps;           /* pp_serve_offered_rps of the run's requests */
+	/* pp_serve_check_sustained: the rate was not kept up (slo_met then
+	 * false), and the throughput with every request sent at once */
+	bool not_sustained;
+	double capacity_rps;
 	/* the engine's side */
 	int64_t iterations, preemptions, prefix_hit_tokens, graphed_iterations;
 	double mean_batch_tokens, mean_running;
@@ -155,6 +160,21 @@ void pp_serve_result_release(pp_serve_result *r);
  * trace, a factor on its rate, INFINITY meaning all at once) with seed. */
 int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 pp_serve_result *out, pp_err *err);
+
+/* What a run must complete of the offered rate to be taken as keeping
+ * up with it without a capacity run: a sustained finite run completes
+ * offered x span / (span + drain), about 0.95 for 200 requests at 10/s. */
+#define PP_SERVE_SUSTAINED 0.9
+
+/* Whether run x (of su at seed) sustained its offered rate. A finite run
+ * ends: below PP_SERVE_SUSTAINED of the offered rate it may be a burst
+ * the deployment drained, not a rate it keeps up with. It sustains the
+ * rate only when it completes at least that much with every request sent
+ * at once (its capacity on these requests); else x->not_sustained,
+ * x->capacity_rps that throughput and x->slo_met false: its SLO verdict
+ * does not hold. Returns the runs made (0 or 1) or a negative error. */
+int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_result *x,
+			     pp_err *err);
 
 /* The highest request rate at which the SLO holds, by bisection between
  * a rate that meets it and one that does not, to rel_tol of the rate,
