@@ -1,7 +1,7 @@
 /*
  * csim.c - the cluster simulation's event loop and scheduler (csim.h says
- * what is modelled and from which source; cplace.c places, cstats.c
- * measures).
+ * what is modelled and from which source; cqueue.c keeps the waiting jobs,
+ * cfs.c the file system's flows, cplace.c places, cstats.c measures).
  */
 #include "cluster/csimint.h"
 #include "core/util.h"
@@ -13,125 +13,6 @@
 #include <string.h>
 
 #define EPS_UNITS 1e-9
-
-static const pp_cjob *JX(const cs_sim *s, int j)
-{
-	return &s->jobs->v[j];
-}
-
-/* ---- pending list: by priority (high first), then submission ---- */
-
-static bool pend_before(const cs_sim *s, int a, int b)
-{
-	if (s->js[a].prio != s->js[b].prio)
-		return s->js[a].prio > s->js[b].prio;
-	double ta = JX(s, a)->submit_s, tb = JX(s, b)->submit_s;
-	return ta != tb ? ta < tb : a < b;
-}
-
-static void pend_insert(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	J->st = ST_PEND;
-	s->npend++;
-	s->pend_gpus += JX(s, j)->gpus;
-	if (s->pend_tail < 0) {
-		J->prev = J->next = -1;
-		s->pend_head = s->pend_tail = j;
-		return;
-	}
-	if (!pend_before(s, j, s->pend_tail)) { /* the common case: an arrival */
-		J->prev = s->pend_tail;
-		J->next = -1;
-		s->js[s->pend_tail].next = j;
-		s->pend_tail = j;
-		return;
-	}
-	int at = s->pend_head;
-	while (at >= 0 && !pend_before(s, j, at))
-		at = s->js[at].next;
-	/* insert before at */
-	J->next = at;
-	J->prev = s->js[at].prev;
-	if (J->prev >= 0)
-		s->js[J->prev].next = j;
-	else
-		s->pend_head = j;
-	s->js[at].prev = j;
-}
-
-static void pend_remove(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	if (J->prev >= 0)
-		s->js[J->prev].next = J->next;
-	else
-		s->pend_head = J->next;
-	if (J->next >= 0)
-		s->js[J->next].prev = J->prev;
-	else
-		s->pend_tail = J->prev;
-	J->prev = J->next = -1;
-	s->npend--;
-	s->pend_gpus -= JX(s, j)->gpus;
-}
-
-/* ---- the shared file system: processor sharing in virtual time ---- */
-
-static void fs_advance(cs_sim *s)
-{
-	if (s->nflows > 0)
-		s->fs_v += (s->now - s->fs_t) * s->spec->fs_write_Bps / s->nflows;
-	s->fs_t = s->now;
-}
-
-static void fs_reschedule(cs_sim *s)
-{
-	s->fs_gen++;
-	if (!s->nflows)
-		return;
-	double vmin = INFINITY;
-	for (int i = 0; i < s->nflows; i++)
-		if (s->flows[i].v_end < vmin)
-			vmin = s->flows[i].v_end;
-	double dt = (vmin - s->fs_v) * s->nflows / s->spec->fs_write_Bps;
-	pp_cheap_push(&s->heap, s->now + (dt > 0 ? dt : 0), EV_FLOW, -1, s->fs_gen);
-}
-
-static void fs_add(cs_sim *s, int j, double bytes, bool async_)
-{
-	fs_advance(s);
-	if (s->nflows == s->capflows) {
-		s->capflows = s->capflows ? 2 * s->capflows : 16;
-		s->flows = pp_xrealloc(s->flows, (size_t)s->capflows * sizeof(*s->flows));
-	}
-	cs_flow *f = &s->flows[s->nflows++];
-	f->job = j;
-	f->v_end = s->fs_v + bytes;
-	f->t0 = s->now;
-	f->snapshot = s->js[j].done;
-	s->js[j].flow = s->nflows - 1;
-	s->js[j].flow_async = async_;
-	fs_reschedule(s);
-}
-
-static void fs_drop(cs_sim *s, int i)
-{
-	s->js[s->flows[i].job].flow = -1;
-	s->flows[i] = s->flows[--s->nflows];
-	if (i < s->nflows)
-		s->js[s->flows[i].job].flow = i;
-}
-
-static void fs_cancel(cs_sim *s, int j)
-{
-	int i = s->js[j].flow;
-	if (i < 0)
-		return;
-	fs_advance(s);
-	fs_drop(s, i);
-	fs_reschedule(s);
-}
 
 /* ---- running jobs ---- */
 
@@ -158,7 +39,7 @@ static void push_seg(cs_sim *s, int j, double dt)
 static void start_compute(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	J->phase = PH_COMPUTE;
 	J->seg_t0 = s->now;
 	J->seg_done0 = J->done;
@@ -194,7 +75,7 @@ static void phase_time(cs_sim *s, int j)
 static int job_rate(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	if (x->scenario < 0) {
 		J->rate = 1;
 		J->work = x->work_s;
@@ -232,8 +113,8 @@ static double draw_exp(cs_sim *s, double rate)
 static int start_job(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
-	pend_remove(s, j);
+	const pp_cjob *x = cs_jx(s, j);
+	cs_pend_remove(s, j);
 	J->st = ST_RUN;
 	J->gen++;
 	run_add(s, j);
@@ -273,13 +154,13 @@ static int start_job(cs_sim *s, int j)
 static void end_attempt(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	settle_compute(s, j);
 	phase_time(s, j);
 	J->alloc_s += s->now - J->attempt_t0;
 	s->r->gpu_s_allocated += (s->now - J->attempt_t0) *
 				 (x->gpu_milli < 1000 ? x->gpu_milli / 1000.0 : J->alloc_gpus);
-	fs_cancel(s, j);
+	cs_fs_cancel(s, j);
 	cs_unplace(s, j);
 	run_remove(s, j);
 	if (J->queue_spec >= 0)
@@ -306,7 +187,7 @@ static void kill_job(cs_sim *s, int j, bool preempted)
 	if (lost > 0)
 		J->lost_s += lost / J->rate;
 	J->done = J->ckpt_done;
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	if (x->ckpt_interval_s > 0 && x->ckpt_bytes > 0)
 		J->next_ckpt_at = J->done + x->ckpt_interval_s * J->rate;
 	J->needs_restart = true;
@@ -325,7 +206,7 @@ static void kill_job(cs_sim *s, int j, bool preempted)
 			return;
 		}
 	}
-	pend_insert(s, j);
+	cs_pend_insert(s, j);
 }
 
 /* ---- checkpoints ---- */
@@ -333,7 +214,7 @@ static void kill_job(cs_sim *s, int j, bool preempted)
 static void begin_checkpoint(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	J->next_ckpt_at = J->done + x->ckpt_interval_s * J->rate;
 	J->phase_t0 = s->now;
 	if (x->async_ckpt) {
@@ -343,14 +224,14 @@ static void begin_checkpoint(cs_sim *s, int j)
 		push_seg(s, j, x->ckpt_bytes / nodes / s->spec->host_copy_Bps);
 	} else {
 		J->phase = PH_CKPT_BLOCK;
-		fs_add(s, j, x->ckpt_bytes, false);
+		cs_fs_add(s, j, x->ckpt_bytes, false);
 	}
 }
 
 static void on_seg(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	const pp_cjob *x = JX(s, j);
+	const pp_cjob *x = cs_jx(s, j);
 	switch (J->phase) {
 	case PH_RESTART:
 		phase_time(s, j);
@@ -381,7 +262,7 @@ static void on_seg(cs_sim *s, int j)
 	}
 	case PH_STAGE:
 		phase_time(s, j);
-		fs_add(s, j, x->ckpt_bytes, true);
+		cs_fs_add(s, j, x->ckpt_bytes, true);
 		start_compute(s, j);
 		break;
 	default:
@@ -391,7 +272,7 @@ static void on_seg(cs_sim *s, int j)
 
 static void on_flow(cs_sim *s)
 {
-	fs_advance(s);
+	cs_fs_advance(s);
 	for (int i = 0; i < s->nflows;) {
 		cs_flow *f = &s->flows[i];
 		if (f->v_end > s->fs_v * (1 + 1e-12) + 1e-3) {
@@ -403,7 +284,7 @@ static void on_flow(cs_sim *s)
 		J->ckpt_done = f->snapshot;
 		s->r->checkpoints++;
 		s->ckpt_write_sum += s->now - f->t0;
-		fs_drop(s, i);
+		cs_fs_drop(s, i);
 		if (J->phase == PH_CKPT_BLOCK) {
 			phase_time(s, j);
 			start_compute(s, j);
@@ -412,7 +293,7 @@ static void on_flow(cs_sim *s)
 			begin_checkpoint(s, j);
 		}
 	}
-	fs_reschedule(s);
+	cs_fs_reschedule(s);
 }
 
 /* ---- failures ---- */
@@ -449,94 +330,11 @@ static void on_node_failure(cs_sim *s)
 
 /* ---- the scheduler ---- */
 
-static bool quota_ok(const cs_sim *s, int j)
-{
-	int q = s->js[j].queue_spec;
-	if (q < 0)
-		return true;
-	const pp_cqueue *Q = &s->spec->queues[q];
-	if (Q->nominal_quota_gpus < 0)
-		return true;
-	int g = JX(s, j)->gpus;
-	int after = s->qused[q] + g;
-	if (after <= Q->nominal_quota_gpus)
-		return true;
-	if (Q->borrowing_limit_gpus >= 0 && after > Q->nominal_quota_gpus + Q->borrowing_limit_gpus)
-		return false;
-	/* borrow only what other queues leave unused of their nominal quota */
-	long lendable = 0, borrowed = 0;
-	for (int i = 0; i < s->spec->nqueues; i++) {
-		const pp_cqueue *o = &s->spec->queues[i];
-		if (o->nominal_quota_gpus < 0)
-			continue;
-		if (s->qused[i] < o->nominal_quota_gpus)
-			lendable += o->nominal_quota_gpus - s->qused[i];
-		else
-			borrowed += s->qused[i] - o->nominal_quota_gpus;
-	}
-	int over_before = s->qused[q] > Q->nominal_quota_gpus ? s->qused[q] - Q->nominal_quota_gpus : 0;
-	int delta = after - Q->nominal_quota_gpus - over_before;
-	return borrowed + delta <= lendable;
-}
-
-/* sift down in a min-heap of (end, GPUs) pairs */
-static void end_sift(double *e, int n, int i)
-{
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && e[2 * l] < e[2 * m])
-			m = l;
-		if (r < n && e[2 * r] < e[2 * m])
-			m = r;
-		if (m == i)
-			return;
-		double t0 = e[2 * i], t1 = e[2 * i + 1];
-		e[2 * i] = e[2 * m];
-		e[2 * i + 1] = e[2 * m + 1];
-		e[2 * m] = t0;
-		e[2 * m + 1] = t1;
-		i = m;
-	}
-}
-
-/* EASY backfill's reservation for blocked job j: the earliest time the
- * running jobs' expected ends free enough GPUs, and what is left over
- * then. The ends are taken from a heap (built in linear time) only as far
- * as the reservation needs: a few, usually, of hundreds running. */
-static void reserve(cs_sim *s, int j)
-{
-	int nn, k;
-	cs_shape(s, JX(s, j), &nn, &k);
-	int need = nn * k, n = s->nrunning;
-	double *e = s->resv;
-	for (int i = 0; i < n; i++) {
-		e[2 * i] = s->js[s->running[i]].est_end;
-		e[2 * i + 1] = s->js[s->running[i]].alloc_gpus;
-	}
-	for (int i = n / 2 - 1; i >= 0; i--)
-		end_sift(e, n, i);
-	int avail = s->free_gpus;
-	s->shadow_s = INFINITY;
-	s->extra_gpus = 0;
-	while (n > 0) {
-		avail += (int)e[1];
-		if (avail >= need) {
-			s->shadow_s = e[0];
-			s->extra_gpus = avail - need;
-			break;
-		}
-		n--;
-		e[0] = e[2 * n];
-		e[1] = e[2 * n + 1];
-		end_sift(e, n, 0);
-	}
-}
-
 /* preempt lower-priority jobs (run at least the exempt time) for j */
 static bool preempt_for(cs_sim *s, int j)
 {
 	int nn, k;
-	cs_shape(s, JX(s, j), &nn, &k);
+	cs_shape(s, cs_jx(s, j), &nn, &k);
 	int need = nn * k, can = s->free_gpus;
 	int *vict = pp_xmalloc((size_t)s->nrunning * sizeof(int) + 1);
 	int nv = 0;
@@ -586,7 +384,7 @@ static int schedule(cs_sim *s, int arrived)
 	bool ok;
 	if (!s->dirty && arrived >= 0) {
 		/* nothing freed since the last pass: only the new job can move */
-		if (!quota_ok(s, arrived))
+		if (!cs_quota_ok(s, arrived))
 			return 0;
 		if (!s->blocked) {
 			if ((rc = try_start(s, arrived, &ok)) || ok)
@@ -596,13 +394,13 @@ static int schedule(cs_sim *s, int arrived)
 			s->blocked = true;
 			s->blocked_job = arrived;
 			if (backfill)
-				reserve(s, arrived);
+				cs_reserve(s, arrived);
 			return 0;
 		}
 		if (!backfill || s->npend > sp->backfill_max_job_test + 1 ||
-		    pend_before(s, arrived, s->blocked_job))
+		    cs_pend_before(s, arrived, s->blocked_job))
 			return 0;
-		const pp_cjob *x = JX(s, arrived);
+		const pp_cjob *x = cs_jx(s, arrived);
 		double est = !isnan(x->limit_s) ? x->limit_s : x->work_s;
 		if (x->scenario >= 0)
 			est = INFINITY;
@@ -622,7 +420,7 @@ static int schedule(cs_sim *s, int arrived)
 	int tested = 0;
 	for (int j = s->pend_head; j >= 0;) {
 		int next = s->js[j].next;
-		if (!quota_ok(s, j)) {
+		if (!cs_quota_ok(s, j)) {
 			j = next;
 			continue;
 		}
@@ -640,12 +438,12 @@ static int schedule(cs_sim *s, int arrived)
 				s->blocked_job = j;
 				if (!backfill)
 					break;
-				reserve(s, j);
+				cs_reserve(s, j);
 			}
 		} else {
 			if (++tested > sp->backfill_max_job_test || s->free_gpus == 0)
 				break;
-			const pp_cjob *x = JX(s, j);
+			const pp_cjob *x = cs_jx(s, j);
 			int nn, k;
 			cs_shape(s, x, &nn, &k);
 			double est = !isnan(x->limit_s) ? x->limit_s : x->work_s;
@@ -670,7 +468,7 @@ static int check_jobs(const cs_sim *s)
 {
 	const pp_cspec *sp = s->spec;
 	for (int j = 0; j < s->njobs; j++) {
-		const pp_cjob *x = JX(s, j);
+		const pp_cjob *x = cs_jx(s, j);
 		int nn, k;
 		cs_shape(s, x, &nn, &k);
 		if (nn * k > sp->gpus || nn > sp->nodes)
@@ -696,7 +494,7 @@ static int run(cs_sim *s)
 	const pp_cspec *sp = s->spec;
 	for (int j = 0; j < s->njobs; j++) {
 		cs_job *J = &s->js[j];
-		const pp_cjob *x = JX(s, j);
+		const pp_cjob *x = cs_jx(s, j);
 		J->prev = J->next = J->run_pos = J->flow = -1;
 		J->start_s = J->end_s = NAN;
 		J->queue_spec = x->queue < s->jobs->nqueues ?
@@ -715,7 +513,7 @@ static int run(cs_sim *s)
 	s->fail_rate_max = sp->infra_failures_per_node_s * wmax;
 	/* arrivals are pushed one ahead: the heap stays small */
 	if (s->njobs)
-		pp_cheap_push(&s->heap, JX(s, 0)->submit_s, EV_ARRIVE, 0, 0);
+		pp_cheap_push(&s->heap, cs_jx(s, 0)->submit_s, EV_ARRIVE, 0, 0);
 	push_next_failure(s);
 	pp_cev e;
 	int step = s->njobs / 100 > 0 ? s->njobs / 100 : 1;
@@ -728,12 +526,12 @@ static int run(cs_sim *s)
 		s->r->events++;
 		switch (e.kind) {
 		case EV_ARRIVE:
-			pend_insert(s, e.who);
+			cs_pend_insert(s, e.who);
 			batch_arrivals++;
 			last_arrived = e.who;
 			s->arrived++;
 			if (e.who + 1 < s->njobs)
-				pp_cheap_push(&s->heap, JX(s, e.who + 1)->submit_s, EV_ARRIVE,
+				pp_cheap_push(&s->heap, cs_jx(s, e.who + 1)->submit_s, EV_ARRIVE,
 					      e.who + 1, 0);
 			break;
 		case EV_SEG:

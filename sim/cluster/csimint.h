@@ -111,6 +111,35 @@ typedef struct cs_sim {
 	int next_progress;
 } cs_sim;
 
+/* job j's record */
+static inline const pp_cjob *cs_jx(const cs_sim *s, int j)
+{
+	return &s->jobs->v[j];
+}
+
+/* cqueue.c */
+/* whether pending job a goes before b: priority (high first), submission */
+bool cs_pend_before(const cs_sim *s, int a, int b);
+/* job j into / out of the pending list */
+void cs_pend_insert(cs_sim *s, int j);
+void cs_pend_remove(cs_sim *s, int j);
+/* whether job j's queue may take its GPUs now (nominal quota, borrowing) */
+bool cs_quota_ok(const cs_sim *s, int j);
+/* EASY backfill's reservation for blocked job j: s->shadow_s, s->extra_gpus */
+void cs_reserve(cs_sim *s, int j);
+
+/* cfs.c */
+/* advance the file system's virtual time to s->now */
+void cs_fs_advance(cs_sim *s);
+/* the event of the next flow end (a new generation: older ones are stale) */
+void cs_fs_reschedule(cs_sim *s);
+/* job j starts writing bytes (async: staged from host RAM) */
+void cs_fs_add(cs_sim *s, int j, double bytes, bool async_);
+/* flow i is done or dropped */
+void cs_fs_drop(cs_sim *s, int i);
+/* job j's flow, if any, cancelled (the job was killed) */
+void cs_fs_cancel(cs_sim *s, int j);
+
 /* cplace.c */
 int cs_place_init(cs_sim *s);
 void cs_place_release(cs_sim *s);
