@@ -376,6 +376,13 @@ static void hf_refusals(void)
 		{"deepseek-other-family.json", "{\"model_type\": \"deepseek_v3\", " DENSE_BASE
 		 ", \"kv_lora_rank\": 128, \"qk_nope_head_dim\": 64, \"qk_rope_head_dim\": 32, "
 		 "\"v_head_dim\": 64, \"sliding_window\": 128}", "sliding_window"},
+		/* a layer index far outside int's range (a fuzz finding: it was
+		 * cast to int before its range was checked, undefined behaviour
+		 * the sanitizer pass reports) */
+		{"qwen3-moe-huge-mlp-only.json", "{\"model_type\": \"qwen3_moe\", " DENSE_BASE
+		 ", \"intermediate_size\": 2048, \"num_experts\": 4, \"num_experts_per_tok\": 2, "
+		 "\"moe_intermediate_size\": 512, \"decoder_sparse_step\": 2, "
+		 "\"mlp_only_layers\": [1.5e100]}", "mlp_only_layers[0]"},
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(bad); i++) {
 		msg = import_text(bad[i].name, bad[i].cfg, "");

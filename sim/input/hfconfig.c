@@ -238,8 +238,9 @@ static int read_qwen_moe(const pp_jdoc *hf, pp_model *m, pp_err *err)
 	int k = 0;
 	for (const cJSON *e = mlp ? mlp->child : NULL; e; e = e->next, k++) {
 		char p[64], what[96];
-		if (!cJSON_IsNumber(e) || e->valuedouble != (int)e->valuedouble || e->valuedouble < 0 ||
-		    e->valuedouble >= L) {
+		/* the range first: a number outside int's is never cast */
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0 && e->valuedouble < L) ||
+		    e->valuedouble != floor(e->valuedouble)) {
 			rc = pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "mlp_only_layers", k),
 					  "found %s; expected a layer index 0 to %d",
 					  pp_jdoc_describe(e, what, sizeof(what)), L - 1);
