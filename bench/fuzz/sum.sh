@@ -14,6 +14,14 @@
 # (load average 20-33), from their seed corpora; servesearch's one finding
 # is a libFuzzer timeout (36 s wall on the loaded machine) whose input
 # reruns in 1.8 s of CPU under ASan: a slow unit, not a hang.
+# device-2026-12-07b: the same six on the 16 CPUs of an H100 machine
+# (Intel Xeon, no GPU work), 500 s, from the seed corpora, the CPUs dealt
+# report, servecheck, hfmoe, serve (three each), servesearch, costserve
+# (two each). hfmoe's finding: a float-to-int cast of mlp_only_layers
+# before its range check (hfconfig.c, fixed, test_moe_input); servesearch's:
+# a libFuzzer timeout (36 s) on a scenario of 88,192 prompts whose search
+# the release build also takes over a minute of CPU on (the search does not
+# bound its simulated work by the prompt count: an open serving issue).
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
