@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +24,13 @@ static void offset_to_linecol(const char *text, size_t off, int *line, int *col)
 	*col = c;
 }
 
-/* True when the text ends inside a string or with objects/arrays still
- * open: a truncated file rather than a syntax error. */
-static bool unbalanced(const char *t, size_t len)
+/* How many objects and arrays are open just before byte off, strings
+ * skipped; *in_str: whether off is inside a string. */
+static long depth_at(const char *t, size_t off, bool *in_str)
 {
 	long depth = 0;
 	bool str = false;
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < off; i++) {
 		char c = t[i];
 		if (str) {
 			if (c == '\\')
@@ -44,6 +45,16 @@ static bool unbalanced(const char *t, size_t len)
 			depth--;
 		}
 	}
+	*in_str = str;
+	return depth;
+}
+
+/* True when the text ends inside a string or with objects/arrays still
+ * open: a truncated file rather than a syntax error. */
+static bool unbalanced(const char *t, size_t len)
+{
+	bool str;
+	long depth = depth_at(t, len, &str);
 	return str || depth > 0;
 }
 
@@ -70,16 +81,29 @@ int pp_jdoc_parse(pp_jdoc *d, const char *name, const char *text, size_t len, pp
 		size_t off = end && end >= d->text ? (size_t)(end - d->text) : 0;
 		int line, col;
 		offset_to_linecol(d->text, off, &line, &col);
+		bool in_str;
+		/* cJSON refuses the object or array that would open past
+		 * CJSON_NESTING_LIMIT and stops on it: only then is the
+		 * nesting the cause. */
+		if (off < len && (d->text[off] == '[' || d->text[off] == '{') &&
+		    depth_at(d->text, off, &in_str) >= CJSON_NESTING_LIMIT && !in_str)
+			return pp_errf(err, PP_EINPUT,
+				       "%s:%d:%d: found objects or arrays nested deeper than %d, "
+				       "expected at most %d levels", name, line, col,
+				       CJSON_NESTING_LIMIT, CJSON_NESTING_LIMIT);
 		if (off >= len || unbalanced(d->text, len))
 			return pp_errf(err, PP_EINPUT,
 				       "%s:%d:%d: the JSON ends too early (truncated file?), "
 				       "expected a complete JSON object", name, line, col);
 		unsigned char c = (unsigned char)d->text[off];
+		char near[16];
+		if (isprint(c))
+			snprintf(near, sizeof(near), "'%c'", (char)c);
+		else
+			snprintf(near, sizeof(near), "byte 0x%02x", c);
 		return pp_errf(err, PP_EINPUT,
-			       "%s:%d:%d: JSON syntax error near %s%c%s (or nesting deeper than %d), "
-			       "expected valid JSON", name, line, col,
-			       isprint(c) ? "'" : "byte 0x", isprint(c) ? (char)c : '?',
-			       isprint(c) ? "'" : "", CJSON_NESTING_LIMIT);
+			       "%s:%d:%d: JSON syntax error near %s, expected valid JSON",
+			       name, line, col, near);
 	}
 	/* cJSON stops at the first complete value; anything but whitespace after
 	 * it is an error too. */
