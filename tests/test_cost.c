@@ -123,6 +123,64 @@ static void test_rent_on_demand_hand(void)
 	free(js);
 }
 
+/* Two options on the same 16 GPUs at $6 and $5 a GPU-hour finish
+ * together (the fake engine: 3.6e9 tokens / 16,000 tokens/s = 225,000 s);
+ * the 8-GPU one at the fixture's $3.99 (Lambda) takes twice as long and
+ * wins at $3,990. The premium for finishing first is against the cheaper
+ * twin: 1,000 GPU-hours x $5 = $5,000, $1,010 more - not the $6 one's
+ * $2,010. Two options that finish together are no "fastest" over each
+ * other. */
+static void test_fastest_premium(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": ["
+		 "{\"name\": \"slow\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0},"
+		 "{\"name\": \"dear\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 6, \"cluster\": {\"num_gpus\": 16}},"
+		 "{\"name\": \"twin\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 5, \"cluster\": {\"num_gpus\": 16}}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.recommended == 0);
+		CHECK_NEAR(r.options[1].time_to_train_s, 225000, 1e-9);
+		CHECK_NEAR(r.options[2].time_to_train_s, 225000, 1e-9);
+		CHECK_NEAR(r.options[0].usd_total, 3990, 1e-9);
+		CHECK_NEAR(r.options[2].usd_total, 5000, 1e-9);
+		char want[128], usd[32], dur[32];
+		snprintf(want, sizeof(want), "Fastest is twin (%s), for %s more.",
+			 pp_fmt_duration(225000, dur, sizeof(dur)),
+			 pp_fmt_usd(5000 - 3990, usd, sizeof(usd)));
+		CHECK_CONTAINS(r.recommendation, want);
+		CHECK(!strstr(r.recommendation, "Fastest is dear"));
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	/* the cheapest of the two that finish first wins: no "Fastest" line */
+	free(js);
+	snprintf(costs, sizeof(costs), "{%s \"options\": ["
+		 "{\"name\": \"dear\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 6, \"cluster\": {\"num_gpus\": 16}},"
+		 "{\"name\": \"twin\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 5, \"cluster\": {\"num_gpus\": 16}}]}", quiet_run);
+	js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.recommended == 1);
+		CHECK(!strstr(r.recommendation, "Fastest"));
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
 /* A 1-year commitment for a 125-hour job: 12 months x 730.5 h x 8 GPUs x
  * $4.06 (AWS p5 1-yr, the price fixture) = $284,716.80 paid; 1,000 h x $4.06 =
  * $4,060 of it used, the rest idle. */
@@ -1164,6 +1222,7 @@ int main(void)
 	}
 	RUN(test_rent_on_demand_hand);
 	RUN(test_reserved_idle_hand);
+	RUN(test_fastest_premium);
 	RUN(test_network_bom);
 	RUN(test_build_capex_hand);
 	RUN(test_monotone_in_price);
