@@ -520,6 +520,14 @@ static void test_strict_errors(void)
 	expect_error("{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e9}, \"options\": "
 		     "[{\"name\": \"x\", \"kind\": \"build\"}]}", "costs.work", "jobs_per_month");
 	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");
+	/* a price is quoted back as it was written, not as %.17g's
+	 * -3.9900000000000002 */
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"usd_per_gpu_hour\": -3.99}]}",
+		     "costs.options[0].usd_per_gpu_hour", "found -3.99, expected a number in [0, 1000]");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0.1,"
+		     " \"lead_time_months\": 60.1}]}", "lead_time_months", "found 60.1, expected");
 }
 
 

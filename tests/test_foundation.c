@@ -165,7 +165,7 @@ static void json_syntax_messages(void)
 	 * object as a level, so n = CJSON_NESTING_LIMIT - 1 parses and one more
 	 * does not; the text is balanced, so only the depth can be the cause. */
 	char want[64];
-	snprintf(want, sizeof(want), "nested deeper than %d", CJSON_NESTING_LIMIT);
+	snprintf(want, sizeof(want), "nesting deeper than %d levels", CJSON_NESTING_LIMIT);
 	for (int n = CJSON_NESTING_LIMIT - 1; n <= CJSON_NESTING_LIMIT; n++) {
 		char *deep = nested(n);
 		int rc = pp_jdoc_parse(&d, "d.json", deep, strlen(deep), &err);

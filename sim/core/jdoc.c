@@ -1,5 +1,6 @@
 /* jdoc.c - see jdoc.h. */
 #include "core/jdoc.h"
+#include "core/fmt.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -88,8 +89,8 @@ int pp_jdoc_parse(pp_jdoc *d, const char *name, const char *text, size_t len, pp
 		if (off < len && (d->text[off] == '[' || d->text[off] == '{') &&
 		    depth_at(d->text, off, &in_str) >= CJSON_NESTING_LIMIT && !in_str)
 			return pp_errf(err, PP_EINPUT,
-				       "%s:%d:%d: found objects or arrays nested deeper than %d, "
-				       "expected at most %d levels", name, line, col,
+				       "%s:%d:%d: found nesting deeper than %d levels of objects "
+				       "and arrays, expected at most %d", name, line, col,
 				       CJSON_NESTING_LIMIT, CJSON_NESTING_LIMIT);
 		if (off >= len || unbalanced(d->text, len))
 			return pp_errf(err, PP_EINPUT,
@@ -332,7 +333,10 @@ const char *pp_jdoc_describe(const cJSON *v, char *buf, size_t n)
 		snprintf(buf, n, "the string \"%.40s%s\"", v->valuestring,
 			 strlen(v->valuestring) > 40 ? "..." : "");
 	else if (cJSON_IsNumber(v))
-		snprintf(buf, n, "the number %.17g", v->valuedouble);
+	{
+		char num[32];
+		snprintf(buf, n, "the number %s", pp_fmt_num(v->valuedouble, num, sizeof(num)));
+	}
 	else if (cJSON_IsBool(v))
 		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else if (cJSON_IsNull(v))
@@ -384,8 +388,12 @@ int pp_jget_num(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 		return pp_jdoc_errf(d, err, path, "found %s, expected a number",
 				    pp_jdoc_describe(v, what, sizeof(what)));
 	double x = v->valuedouble;
-	if (!isfinite(x) || x < min || x > max)
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected a number in [%g, %g]", x, min, max);
+	if (!isfinite(x) || x < min || x > max) {
+		char f[32], lo[32], hi[32];
+		return pp_jdoc_errf(d, err, path, "found %s, expected a number in [%s, %s]",
+				    pp_fmt_num(x, f, sizeof(f)), pp_fmt_num(min, lo, sizeof(lo)),
+				    pp_fmt_num(max, hi, sizeof(hi)));
+	}
 	*out = x;
 	return 0;
 }
@@ -404,12 +412,15 @@ int pp_jget_int(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 		return pp_jdoc_errf(d, err, path, "found %s, expected an integer",
 				    pp_jdoc_describe(v, what, sizeof(what)));
 	double x = v->valuedouble;
+	char f[32];
 	if (!isfinite(x) || x != floor(x))
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer", x);
+		return pp_jdoc_errf(d, err, path, "found %s, expected an integer",
+				    pp_fmt_num(x, f, sizeof(f)));
 	/* (double)INT64_MAX rounds up to 2^63: compare in int64 once the value
 	 * is known to convert (C11 6.3.1.4: out of range is undefined) */
 	if (!(x >= -0x1p63 && x < 0x1p63) || (int64_t)x < min || (int64_t)x > max)
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer in [%lld, %lld]", x,
+		return pp_jdoc_errf(d, err, path, "found %s, expected an integer in [%lld, %lld]",
+				    pp_fmt_num(x, f, sizeof(f)),
 				    (long long)min, (long long)max);
 	*out = (int64_t)x;
 	return 0;
