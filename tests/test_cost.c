@@ -520,6 +520,16 @@ static void test_strict_errors(void)
 	expect_error("{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e9}, \"options\": "
 		     "[{\"name\": \"x\", \"kind\": \"build\"}]}", "costs.work", "jobs_per_month");
 	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");
+	/* a tier4 option is one box of at most 8 GPUs: neither a "node" made
+	 * 16 GPUs wide (priced as two servers) nor two nodes */
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"tier4\", \"own\": true, \"cluster\": {\"gpu\": \"rtx4090\", \"num_gpus\": 16,"
+		     " \"gpus_per_node\": 16}}]}", "costs.options[0].cluster.num_gpus",
+		     "found 16 GPUs (1 node of 16), expected a tier4 option to be one node of at most 8 GPUs");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"tier4\", \"own\": false, \"provider\": \"lambda_8x\","
+		     " \"cluster\": {\"gpus_per_node\": 4}}]}", "costs.options[0]",
+		     "found 8 GPUs (2 nodes of 4)");
 	/* a price is quoted back as it was written, not as %.17g's
 	 * -3.9900000000000002 */
 	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
