@@ -364,6 +364,51 @@ static long count_rows(const char *path)
 	return n;
 }
 
+/* The docs promise only what the binary does: a resume of a killed run is
+ * named in README.md or docs/calibration.md only if podplan-calibrate's
+ * --help offers one (it does not: a rerun starts a new run). */
+static char *slurp_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	pp_sb sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		pp_sb_add(&sb, buf, n);
+	fclose(f);
+	return pp_sb_detach(&sb);
+}
+
+static void test_docs_resume_claim(void)
+{
+	const char *bin = calibrate_bin();
+	if (!bin) {
+		pp_t_skip("podplan-calibrate was not built here (no nvcc/NCCL): no --help to "
+			  "check the docs against");
+		return;
+	}
+	char cmd[1024], *help = NULL;
+	snprintf(cmd, sizeof(cmd), "%s --help", bin);
+	CHECK(pp_t_sh(cmd, &help) == 0);
+	bool offers = help && strstr(help, "--resume");
+	const char *docs[] = {"README.md", "docs/calibration.md"};
+	for (size_t i = 0; i < 2; i++) {
+		char *t = slurp_text(docs[i]);
+		CHECK(t != NULL);
+		bool claims = t && (strstr(t, "kill-and-resume") || strstr(t, "and resume") ||
+				    strstr(t, "resumes"));
+		if (claims && !offers)
+			pp_t_diag("%s promises a resume podplan-calibrate does not offer", docs[i]);
+		CHECK(!claims || offers);
+		free(t);
+	}
+	/* and the help says what a rerun does */
+	CHECK_CONTAINS(help, "no resume");
+	free(help);
+}
+
 static void test_kill_binary(void)
 {
 	const char *bin = calibrate_bin();
@@ -697,6 +742,7 @@ int main(void)
 	RUN(test_fake_decode_sustained);
 	RUN(test_kill_in_process);
 	RUN(test_kill_binary);
+	RUN(test_docs_resume_claim);
 	RUN(test_health);
 	pp_catalog_free(cat);
 	return pp_t_done("test_calib_kill");
