@@ -13,6 +13,7 @@
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "cost/finance.h"
+#include "core/jsonget.h"
 #include "harness.h"
 #include "core/util.h"
 
@@ -1151,6 +1152,63 @@ static void test_catalog_sources(void)
 	}
 }
 
+/* The live catalog's figures that drive a build-or-rent answer name
+ * where they come from: the server prices their source's address (the
+ * Epoch AI price table, which cites an archived page), the discount rate,
+ * the support share and the staff cost a source and a date (podplan's own
+ * assumption, said so); and what the sources table tags old - the 2006
+ * rule of thumb of GPUs per FTE - is in the list to check before deciding,
+ * as the assumptions are. */
+static void test_live_sources_named(void)
+{
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "PODPLAN_DATA=models %s cost "
+		 "scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json --json --draws 0",
+		 pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	cJSON *j = out ? cJSON_Parse(out) : NULL;
+	CHECK(j != NULL);
+	free(out);
+	if (!j)
+		return;
+	int servers = 0, assumed = 0;
+	const cJSON *src;
+	cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(j, "sources"))
+	{
+		const char *item = pp_json_get_str(src, "item", "");
+		const char *url = pp_json_get_str(src, "url", "");
+		const char *date = pp_json_get_str(src, "date", "");
+		const char *what = pp_json_get_str(src, "source", "");
+		if (strstr(item, "server price")) {
+			servers++;
+			if (strncmp(url, "https://", 8))
+				pp_t_diag("%s: url \"%s\"", item, url);
+			CHECK(!strncmp(url, "https://", 8));
+		}
+		if (strstr(item, "ops.finance.discount_rate") ||
+		    strstr(item, "ops.maintenance_support_pct_of_capex_per_year") ||
+		    strstr(item, "ops.staffing.loaded_cost_usd_per_fte_year")) {
+			assumed++;
+			CHECK(*what && strcmp(date, "undated"));
+			CHECK_CONTAINS(what, "assumption");
+		}
+	}
+	CHECK(servers == 2 && assumed == 3);
+	pp_sb w = {0};
+	const cJSON *wi;
+	cJSON_ArrayForEach(wi, cJSON_GetObjectItemCaseSensitive(j, "warnings"))
+	{
+		if (cJSON_IsString(wi))
+			pp_sb_addf(&w, "%s\n", wi->valuestring);
+	}
+	CHECK_CONTAINS(w.buf, "check before deciding: ");
+	CHECK_CONTAINS(w.buf, "tco.json build.staff_gpus_per_fte (2006");
+	CHECK_CONTAINS(w.buf, "podplan's own assumptions, with no published source: "
+		       "prices.json ops.finance.discount_rate");
+	pp_sb_release(&w);
+	cJSON_Delete(j);
+}
+
 static const char *const scenario_files[] = {
 	"scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json",
 	"scenarios/llama405b-16k-gpus-which-fabric-how-long-what-cost.json",
@@ -1259,6 +1317,7 @@ int main(void)
 	RUN(test_one_capex);
 	RUN(test_words);
 	RUN(test_catalog_sources);
+	RUN(test_live_sources_named);
 	RUN(test_cli_json_and_timing);
 	RUN(test_cli_csv_seed_errors);
 	pp_catalog_free(cat);

@@ -254,6 +254,8 @@ typedef struct pp_cost_source {
 	char url[256];
 	char date[40];              /* as the data file gives it */
 	bool estimate;
+	bool assumption;            /* podplan's own figure (source "podplan_assumption"),
+				     * no published one behind it */
 	double age_months;          /* at result.as_of; NAN when undated */
 } pp_cost_source;
 
