@@ -354,7 +354,9 @@ static void help(const pp_cal_opts *o)
 	       "storage, and the GPU link matrix; on request (--only decode,sustained) decode-shaped\n"
 	       "GEMMs (M = 1..512 tokens) and GEMMs back to back for seconds with the clocks, power\n"
 	       "and throttle reasons NVML reads. Each measurement is committed as it is taken: a\n"
-	       "run killed half-way keeps everything measured before. Ends with a health verdict\n"
+	       "run killed half-way keeps everything measured before, and a rerun with the same\n"
+	       "options on the same host resumes it: what it holds is not measured again (other\n"
+	       "options, e.g. a --label, start a new run). Ends with a health verdict\n"
 	       "(OK/SLOW against models/gpus.json, fabrics.json, kernels.json, storage.json with\n"
 	       "the thresholds of models/health.json).\n\n");
 	for (size_t i = 0; i < PP_ARRAY_LEN(table); i++) {

@@ -128,8 +128,58 @@ typedef struct job {
 	int64_t run;
 	bool run_open;           /* begun in the store and not yet ended */
 	char *extra;             /* the run's extra_json */
+	unsigned char *done;     /* a resumed run: the items measured before (nitems) */
 	pp_cal_sweep sw;
 } job;
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The newest run of this store that this one continues: the same source,
+ * command line (so the same plan), host, GPU and GPU count, left
+ * "running" by a writer of this host that is gone (interrupted). 0 when
+ * none. */
+static int resumable_run(pp_store *st, const pp_calib_run *want, int64_t *id, pp_err *err)
+{
+	pp_calib_run *runs = NULL;
+	size_t n = 0;
+	int rc = pp_calibdb_list_runs(st, &runs, &n, err);
+	*id = 0;
+	for (size_t i = n; i-- > 0 && !rc && !*id;) {
+		const pp_calib_run *r = &runs[i];
+		if (same_text(r->source, want->source) && same_text(r->command_line, want->command_line) &&
+		    same_text(r->host, want->host) && same_text(r->gpu_name, want->gpu_name) &&
+		    r->gpu_count == want->gpu_count &&
+		    !strcmp(pp_calibdb_effective_status(r), "interrupted"))
+			*id = r->id;
+	}
+	for (size_t i = 0; i < n; i++)
+		pp_calib_run_release(&runs[i]);
+	free(runs);
+	return rc;
+}
+
+/* Continue run id: this process becomes its writer, and the items its
+ * rows hold are marked done. */
+static int resume_run(job *j, int64_t id, size_t *ndone, pp_err *err)
+{
+	pp_calib_run upd;
+	pp_calib_meas *rows = NULL;
+	size_t n = 0;
+	int rc;
+	pp_calib_run_init(&upd);
+	upd.extra_json = j->extra;
+	if ((rc = pp_calibdb_update_run(j->st, id, &upd, err)) ||
+	    (rc = pp_calibdb_query(j->st, id, NULL, &rows, &n, err)))
+		return rc;
+	j->done = pp_xcalloc(j->nitems ? j->nitems : 1, 1);
+	*ndone = pp_cal_sweep_done(j->items, j->nitems, rows, n, j->done);
+	pp_calib_meas_free(rows, n);
+	j->run = id;
+	return 0;
+}
 
 /* The fake pod, this process's GPUs, or this rank's GPU under mpirun. */
 static int open_backend(job *j, int *argc, char ***argv, pp_err *err)
@@ -186,10 +236,22 @@ static int begin_run(job *j, pp_err *err)
 	r.mem_bytes = h->mem_bytes;
 	r.topology_json = h->topology_json;
 	r.extra_json = j->extra;
+	int64_t old = 0;
+	size_t ndone = 0;
 	if ((rc = pp_store_open(&j->st, j->a.db, err)) ||
-	    (rc = pp_calibdb_begin_run(j->st, &r, &j->run, err)))
+	    (rc = resumable_run(j->st, &r, &old, err)))
+		return rc;
+	if (old)
+		rc = resume_run(j, old, &ndone, err);
+	else
+		rc = pp_calibdb_begin_run(j->st, &r, &j->run, err);
+	if (rc)
 		return rc;
 	j->run_open = true;
+	if (old)
+		printf("# resuming run %lld (interrupted; the same options on this host): %zu of %zu "
+		       "planned items were measured before and are not measured again\n",
+		       (long long)old, ndone, j->nitems);
 	printf("# podplan-calibrate %s: run %lld in %s\n# %d x %s on %s (%d host%s), driver %s, "
 	       "CUDA %s, NCCL %s; %s mode; %zu measurements planned (about %s)\n", PP_VERSION,
 	       (long long)j->run, pp_store_path(j->st), h->ngpus, h->gpu_name, h->host, h->nhosts,
@@ -206,13 +268,23 @@ static int measure(job *j, pp_err *err)
 	pp_cal_plan_max mx;
 	int rc;
 	pp_cal_plan_maxima(j->items, j->nitems, &mx);
+	/* the root knows what a resumed run holds; every rank skips the same
+	 * items (a collective needs them all) */
+	unsigned char resumed = j->done != NULL;
+	pp_mpi_bcast(&resumed, 1, 0);
+	if (resumed) {
+		if (!j->done)
+			j->done = pp_xcalloc(j->nitems ? j->nitems : 1, 1);
+		pp_mpi_bcast(j->done, j->nitems, 0);
+	}
 	if ((rc = b->ops->prepare(b, mx.coll_send, mx.coll_recv, mx.gemm_a, mx.gemm_b, mx.gemm_d,
 				  mx.mem, err)))
 		return rc;
 	j->sw = (pp_cal_sweep){.st = j->st, .run_id = j->run, .be = b, .opts = &j->a.o, .host = &j->host,
 			       .out = b->root ? stdout : NULL,
 			       .progress = b->root && (j->a.progress == 1 ||
-						       (j->a.progress < 0 && isatty(2)))};
+						       (j->a.progress < 0 && isatty(2))),
+			       .done = j->done};
 	return pp_cal_sweep_run(&j->sw, j->items, j->nitems, err);
 }
 
@@ -279,6 +351,7 @@ static void job_release(job *j)
 	pp_store_close(j->st);
 	pp_catalog_free(j->cat);
 	free(j->items);
+	free(j->done);
 	free(j->host.topology_json);
 	free(j->extra);
 	free(j->cmdline);

@@ -469,6 +469,10 @@ int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_er
 		total += items[i].est_s;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const pp_cal_item *it = &items[i];
+		if (sw->done && sw->done[i]) {
+			done += it->est_s;
+			continue;
+		}
 		if (sw->progress && sw->be->root)
 			progress(it, i, n, done, total, pp_mono_s() - t0);
 		if (sw->be->root)
@@ -501,6 +505,64 @@ int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_er
 		fprintf(stderr, "\r\033[K");
 	sw->elapsed_s = pp_mono_s() - t0;
 	return rc;
+}
+
+static bool str_is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Whether a stored row is one of item it's. */
+static bool row_of_item(const pp_calib_meas *q, const pp_cal_item *it)
+{
+	switch (it->kind) {
+	case PP_ITEM_COLL:
+		return str_is(q->kind, "collective") && str_is(q->op, pp_coll_names[it->coll.op]) &&
+		       str_is(q->dtype, pp_cdtype_names[it->coll.dtype]) &&
+		       q->nranks == it->coll.nranks && q->bytes == (int64_t)it->coll.bytes &&
+		       q->inplace == (it->coll.inplace ? 1 : 0);
+	case PP_ITEM_GEMM:
+		return str_is(q->kind, it->gemm.decode ? "gemm_decode" : "gemm") &&
+		       str_is(q->op, it->gemm.name) && str_is(q->dtype, pp_dtype_names[it->gemm.dtype]) &&
+		       q->m == it->gemm.m && q->n == it->gemm.n && q->k == it->gemm.k;
+	case PP_ITEM_MEM:
+		return str_is(q->kind, mem_kinds[it->mem]) && str_is(q->op, mem_ops[it->mem]) &&
+		       q->bytes == (int64_t)it->mem_bytes;
+	case PP_ITEM_STORAGE:
+		return str_is(q->kind, it->storage.write ? "storage_write" : "storage_read") &&
+		       q->bytes == (int64_t)it->storage.bytes;
+	case PP_ITEM_SUSTAINED:
+		return str_is(q->kind, "gemm_sustained") &&
+		       str_is(q->dtype, pp_dtype_names[it->sustain.dtype]) && q->m == it->sustain.m &&
+		       q->n == it->sustain.n && q->k == it->sustain.k;
+	case PP_ITEM_GROUP:
+		break;
+	}
+	return false;
+}
+
+size_t pp_cal_sweep_done(const pp_cal_item *items, size_t n, const pp_calib_meas *rows,
+			 size_t nrows, unsigned char *done)
+{
+	size_t ndone = 0;
+	for (size_t i = 0; i < n; i++) {
+		done[i] = 0;
+		for (size_t r = 0; r < nrows && !done[i]; r++)
+			done[i] = row_of_item(&rows[r], &items[i]);
+	}
+	/* a group switch is needed while one of its collectives is not done */
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].kind != PP_ITEM_GROUP)
+			continue;
+		bool all = true;
+		for (size_t k = i + 1; k < n && items[k].kind != PP_ITEM_GROUP && all; k++)
+			if (items[k].kind == PP_ITEM_COLL)
+				all = done[k];
+		done[i] = all;
+	}
+	for (size_t i = 0; i < n; i++)
+		ndone += done[i] != 0;
+	return ndone;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "plan.h"
+#include "calib/calibdb.h"
 #include "core/store.h"
 #include <stdio.h>
 
@@ -24,6 +25,10 @@ typedef struct pp_cal_sweep {
 	 * know what a kill must not lose). */
 	void (*on_record)(void *ctx, int64_t row_id);
 	void *ctx;
+	/* A resumed run: done[i] nonzero for the items its stored rows hold
+	 * already (pp_cal_sweep_done), which are not measured again; NULL for
+	 * none. The same on every rank. */
+	const unsigned char *done;
 	/* what happened */
 	size_t recorded, skipped;
 	int64_t wrong;             /* elements that failed a check, summed */
@@ -34,6 +39,16 @@ typedef struct pp_cal_sweep {
  * measurement (or database write) that stopped the sweep; the rows
  * recorded before it stay in the store. */
 int pp_cal_sweep_run(pp_cal_sweep *sw, const pp_cal_item *items, size_t n, pp_err *err);
+
+/* Which of items[0..n) the rows of a run hold already: done[i] = 1 for an
+ * item with at least one stored row of its kind, name, type and shape (a
+ * collective's op, dtype, ranks, size and in-place flag; a GEMM's kind,
+ * shape name, dtype and m, n, k; a copy's kind, method and size; storage's
+ * direction and size; a sustained GEMM's dtype and shape), and for a group
+ * switch whose collectives are all done. An item killed after some of its
+ * rows were stored counts as measured. Returns how many items are done. */
+size_t pp_cal_sweep_done(const pp_cal_item *items, size_t n, const pp_calib_meas *rows,
+			 size_t nrows, unsigned char *done);
 
 /* The scope a collective of this job runs over: "net" when the ranks span
  * hosts, "nvlink" when every pair of GPUs has NVLink, else "pcie". */

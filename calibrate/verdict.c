@@ -39,7 +39,8 @@ int pp_cal_verdict_main(int argc, char **argv)
 			       "Judges a stored run again against the current catalogs and\n"
 			       "models/health.json (no GPU needed), prints the OK/SLOW table and stores\n"
 			       "it with the run. Works for imported nccl-tests logs too (their links are\n"
-			       "not recorded: the SKU's NVLink is assumed, shown as 'NVLink?').\n");
+			       "not recorded: the SKU's NVLink is assumed, shown as 'NVLink?').\n"
+			       "Exit status 1 when a check is WRONG (wrong results).\n");
 			return 0;
 		default: return pp_cal_usage_error("%s", "verdict: unknown option");
 		}
@@ -66,9 +67,11 @@ int pp_cal_verdict_main(int argc, char **argv)
 out:
 	if (rc)
 		fprintf(stderr, "podplan-calibrate: %s\n", err.msg);
+	/* wrong results: exit 1, as the sweep that found them does */
+	bool wrong = !rc && pp_calibdb_verdict_count(v.buf, "WRONG") > 0;
 	pp_sb_release(&v);
 	pp_sb_release(&t);
 	pp_store_close(st);
 	pp_catalog_free(cat);
-	return rc ? pp_exit_status(rc) : 0;
+	return rc ? pp_exit_status(rc) : wrong ? 1 : 0;
 }

@@ -364,6 +364,156 @@ static long count_rows(const char *path)
 	return n;
 }
 
+/* A measurement's identity in a run, for comparing two runs' rows. */
+static char *row_key(const pp_calib_meas *q)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s|%s|%s|%lld|%lld|%lld|%lld|%lld|%lld|%lld", q->kind,
+		 q->op ? q->op : "", q->dtype ? q->dtype : "", (long long)q->nranks,
+		 (long long)q->bytes, (long long)q->inplace, (long long)q->m, (long long)q->n,
+		 (long long)q->k, (long long)q->device);
+	return pp_xstrdup(buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The sorted keys of a run's rows (heap, n of them). */
+static char **run_keys(pp_store *st, int64_t run, size_t *n)
+{
+	pp_calib_meas *rows = NULL;
+	pp_err err = {0};
+	*n = 0;
+	if (pp_calibdb_query(st, run, NULL, &rows, n, &err))
+		return NULL;
+	char **k = pp_xcalloc(*n ? *n : 1, sizeof(*k));
+	for (size_t i = 0; i < *n; i++)
+		k[i] = row_key(&rows[i]);
+	qsort(k, *n, sizeof(*k), cmp_str);
+	pp_calib_meas_free(rows, *n);
+	return k;
+}
+
+/* A resumed run measures only what its rows lack: a third of a full quick
+ * sweep's rows stored first, the sweep over the items they do not hold
+ * ends with the full sweep's rows, each once. */
+static void test_resume_skips_stored(void)
+{
+	pp_store *st = open_db("resume.db");
+	int64_t full = 0, part = 0;
+	pp_err err = {0};
+	CHECK(st && run_fake(st, 0, &full, NULL, NULL, NULL) == 0);
+	if (!st || !full)
+		return;
+	pp_calib_meas *rows = NULL;
+	size_t nf = 0, n = 0;
+	CHECK(pp_calibdb_query(st, full, NULL, &rows, &nf, &err) == 0);
+	pp_cal_opts o;
+	pp_cal_opts_defaults(&o, true);
+	o.models = "llama3-8b";
+	pp_cal_item *items = NULL;
+	CHECK(pp_cal_plan(&o, cat, 2, &items, &n, &err) == 0);
+	size_t kept = nf / 3;
+	unsigned char *done = pp_xcalloc(n, 1);
+	size_t ndone = pp_cal_sweep_done(items, n, rows, kept, done);
+	CHECK(ndone > 0 && ndone < n);
+	/* everything of a full run is done; nothing of an empty one */
+	unsigned char *all = pp_xcalloc(n, 1);
+	CHECK(pp_cal_sweep_done(items, n, rows, nf, all) == n);
+	CHECK(pp_cal_sweep_done(items, n, rows, 0, all) == 0);
+	free(all);
+	pp_calib_run r;
+	pp_calib_run_init(&r);
+	r.source = "fake";
+	r.command_line = "test_calib_kill resume";
+	CHECK(pp_calibdb_begin_run(st, &r, &part, &err) == 0);
+	for (size_t i = 0; i < kept; i++)
+		CHECK(pp_calibdb_add(st, part, &rows[i], NULL, &err) == 0);
+	pp_cal_backend *b = NULL;
+	pp_cal_host h;
+	CHECK(pp_cal_fake_new(2, 0, &b, &err) == 0 && b->ops->describe(b, &h, &err) == 0);
+	pp_cal_sweep sw = {.st = st, .run_id = part, .be = b, .opts = &o, .host = &h, .done = done};
+	CHECK(pp_cal_sweep_run(&sw, items, n, &err) == 0);
+	CHECK(sw.recorded == nf - kept);
+	size_t na = 0, nb = 0;
+	char **ka = run_keys(st, full, &na), **kb = run_keys(st, part, &nb);
+	CHECK(ka && kb && na == nf && nb == nf);
+	for (size_t i = 0; ka && kb && i < na && i < nb; i++)
+		if (strcmp(ka[i], kb[i])) {
+			pp_t_diag("row %zu: full run %s, resumed run %s", i, ka[i], kb[i]);
+			CHECK(!strcmp(ka[i], kb[i]));
+			break;
+		}
+	for (size_t i = 0; i < na; i++)
+		free(ka[i]);
+	for (size_t i = 0; i < nb; i++)
+		free(kb[i]);
+	free(ka);
+	free(kb);
+	free(h.topology_json);
+	b->ops->close(b);
+	free(done);
+	free(items);
+	pp_calib_meas_free(rows, nf);
+	pp_store_close(st);
+}
+
+/* The binary: a sweep killed half-way, then the same command again,
+ * continues the run - one run, complete, with as many rows as a sweep
+ * that was never killed, none twice. */
+static void test_resume_binary(void)
+{
+	const char *bin = calibrate_bin();
+	if (!bin) {
+		pp_t_skip("podplan-calibrate was not built here (no nvcc/NCCL); the in-process "
+			  "resume test above covers the sweep");
+		return;
+	}
+	char path[512], whole[512], cmd[2048], *out = NULL;
+	snprintf(path, sizeof(path), "%s/resume-bin.db", pp_t_tmpdir());
+	snprintf(whole, sizeof(whole), "%s/whole-bin.db", pp_t_tmpdir());
+	unlink(path);
+	unlink(whole);
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(bin, bin, "--fake", "--quick", "--fake-delay", "0.003", "--no-progress", "--db",
+		      path, (char *)NULL);
+		_exit(127);
+	}
+	long seen = 0;
+	for (int i = 0; i < 1000 && seen < 40; i++) {
+		usleep(10000);
+		seen = count_rows(path);
+	}
+	kill(child, SIGKILL);
+	int status = 0;
+	waitpid(child, &status, 0);
+	CHECK(WIFSIGNALED(status) && seen >= 40);
+	snprintf(cmd, sizeof(cmd), "%s --fake --quick --fake-delay 0.003 --no-progress --db %s", bin,
+		 path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "# resuming run 1 (interrupted");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s --fake --quick --no-progress --db %s >/dev/null", bin, whole);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	free(out);
+	long n_resumed = count_rows(path), n_whole = count_rows(whole);
+	pp_t_diag("rows: %ld before the kill, %ld after the resume, %ld in a run never killed", seen,
+		  n_resumed, n_whole);
+	CHECK(n_whole > seen && n_resumed == n_whole);
+	snprintf(cmd, sizeof(cmd), "%s calib list --db %s", pp_t_bin(), path);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "complete");
+	CHECK(out && !strstr(out, "\n    2 "));
+	free(out);
+}
+
 static void test_kill_binary(void)
 {
 	const char *bin = calibrate_bin();
@@ -697,6 +847,8 @@ int main(void)
 	RUN(test_fake_decode_sustained);
 	RUN(test_kill_in_process);
 	RUN(test_kill_binary);
+	RUN(test_resume_skips_stored);
+	RUN(test_resume_binary);
 	RUN(test_health);
 	pp_catalog_free(cat);
 	return pp_t_done("test_calib_kill");

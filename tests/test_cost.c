@@ -13,6 +13,7 @@
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "cost/finance.h"
+#include "core/jsonget.h"
 #include "harness.h"
 #include "core/util.h"
 
@@ -117,6 +118,64 @@ static void test_rent_on_demand_hand(void)
 		CHECK_NEAR(o->usd_marginal, 3990, 1e-9);
 		CHECK(r.recommended == 0);
 		CHECK(isnan(o->p50_usd)); /* no draws */
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
+/* Two options on the same 16 GPUs at $6 and $5 a GPU-hour finish
+ * together (the fake engine: 3.6e9 tokens / 16,000 tokens/s = 225,000 s);
+ * the 8-GPU one at the fixture's $3.99 (Lambda) takes twice as long and
+ * wins at $3,990. The premium for finishing first is against the cheaper
+ * twin: 1,000 GPU-hours x $5 = $5,000, $1,010 more - not the $6 one's
+ * $2,010. Two options that finish together are no "fastest" over each
+ * other. */
+static void test_fastest_premium(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"options\": ["
+		 "{\"name\": \"slow\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0},"
+		 "{\"name\": \"dear\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 6, \"cluster\": {\"num_gpus\": 16}},"
+		 "{\"name\": \"twin\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 5, \"cluster\": {\"num_gpus\": 16}}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 0, &s, &r, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.recommended == 0);
+		CHECK_NEAR(r.options[1].time_to_train_s, 225000, 1e-9);
+		CHECK_NEAR(r.options[2].time_to_train_s, 225000, 1e-9);
+		CHECK_NEAR(r.options[0].usd_total, 3990, 1e-9);
+		CHECK_NEAR(r.options[2].usd_total, 5000, 1e-9);
+		char want[128], usd[32], dur[32];
+		snprintf(want, sizeof(want), "Fastest is twin (%s), for %s more.",
+			 pp_fmt_duration(225000, dur, sizeof(dur)),
+			 pp_fmt_usd(5000 - 3990, usd, sizeof(usd)));
+		CHECK_CONTAINS(r.recommendation, want);
+		CHECK(!strstr(r.recommendation, "Fastest is dear"));
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	/* the cheapest of the two that finish first wins: no "Fastest" line */
+	free(js);
+	snprintf(costs, sizeof(costs), "{%s \"options\": ["
+		 "{\"name\": \"dear\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 6, \"cluster\": {\"num_gpus\": 16}},"
+		 "{\"name\": \"twin\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0,"
+		 " \"usd_per_gpu_hour\": 5, \"cluster\": {\"num_gpus\": 16}}]}", quiet_run);
+	js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	rc = price(js, 0, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK(r.recommended == 1);
+		CHECK(!strstr(r.recommendation, "Fastest"));
 	}
 	pp_cost_result_release(&r);
 	pp_scenario_release(&s);
@@ -462,6 +521,24 @@ static void test_strict_errors(void)
 	expect_error("{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e9}, \"options\": "
 		     "[{\"name\": \"x\", \"kind\": \"build\"}]}", "costs.work", "jobs_per_month");
 	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");
+	/* a tier4 option is one box of at most 8 GPUs: neither a "node" made
+	 * 16 GPUs wide (priced as two servers) nor two nodes */
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"tier4\", \"own\": true, \"cluster\": {\"gpu\": \"rtx4090\", \"num_gpus\": 16,"
+		     " \"gpus_per_node\": 16}}]}", "costs.options[0].cluster.num_gpus",
+		     "found 16 GPUs (1 node of 16), expected a tier4 option to be one node of at most 8 GPUs");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"tier4\", \"own\": false, \"provider\": \"lambda_8x\","
+		     " \"cluster\": {\"gpus_per_node\": 4}}]}", "costs.options[0]",
+		     "found 8 GPUs (2 nodes of 4)");
+	/* a price is quoted back as it was written, not as %.17g's
+	 * -3.9900000000000002 */
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"usd_per_gpu_hour\": -3.99}]}",
+		     "costs.options[0].usd_per_gpu_hour", "found -3.99, expected a number in [0, 1000]");
+	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
+		     " \"kind\": \"rent\", \"provider\": \"lambda_8x\", \"staff_fte\": 0.1,"
+		     " \"lead_time_months\": 60.1}]}", "lead_time_months", "found 60.1, expected");
 }
 
 
@@ -1075,6 +1152,63 @@ static void test_catalog_sources(void)
 	}
 }
 
+/* The live catalog's figures that drive a build-or-rent answer name
+ * where they come from: the server prices their source's address (the
+ * Epoch AI price table, which cites an archived page), the discount rate,
+ * the support share and the staff cost a source and a date (podplan's own
+ * assumption, said so); and what the sources table tags old - the 2006
+ * rule of thumb of GPUs per FTE - is in the list to check before deciding,
+ * as the assumptions are. */
+static void test_live_sources_named(void)
+{
+	char cmd[1024], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "PODPLAN_DATA=models %s cost "
+		 "scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json --json --draws 0",
+		 pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	cJSON *j = out ? cJSON_Parse(out) : NULL;
+	CHECK(j != NULL);
+	free(out);
+	if (!j)
+		return;
+	int servers = 0, assumed = 0;
+	const cJSON *src;
+	cJSON_ArrayForEach(src, cJSON_GetObjectItemCaseSensitive(j, "sources"))
+	{
+		const char *item = pp_json_get_str(src, "item", "");
+		const char *url = pp_json_get_str(src, "url", "");
+		const char *date = pp_json_get_str(src, "date", "");
+		const char *what = pp_json_get_str(src, "source", "");
+		if (strstr(item, "server price")) {
+			servers++;
+			if (strncmp(url, "https://", 8))
+				pp_t_diag("%s: url \"%s\"", item, url);
+			CHECK(!strncmp(url, "https://", 8));
+		}
+		if (strstr(item, "ops.finance.discount_rate") ||
+		    strstr(item, "ops.maintenance_support_pct_of_capex_per_year") ||
+		    strstr(item, "ops.staffing.loaded_cost_usd_per_fte_year")) {
+			assumed++;
+			CHECK(*what && strcmp(date, "undated"));
+			CHECK_CONTAINS(what, "assumption");
+		}
+	}
+	CHECK(servers == 2 && assumed == 3);
+	pp_sb w = {0};
+	const cJSON *wi;
+	cJSON_ArrayForEach(wi, cJSON_GetObjectItemCaseSensitive(j, "warnings"))
+	{
+		if (cJSON_IsString(wi))
+			pp_sb_addf(&w, "%s\n", wi->valuestring);
+	}
+	CHECK_CONTAINS(w.buf, "check before deciding: ");
+	CHECK_CONTAINS(w.buf, "tco.json build.staff_gpus_per_fte (2006");
+	CHECK_CONTAINS(w.buf, "podplan's own assumptions, with no published source: "
+		       "prices.json ops.finance.discount_rate");
+	pp_sb_release(&w);
+	cJSON_Delete(j);
+}
+
 static const char *const scenario_files[] = {
 	"scenarios/llama70b-2T-tokens-rent-h100-or-build-h100-or-h200.json",
 	"scenarios/llama405b-16k-gpus-which-fabric-how-long-what-cost.json",
@@ -1164,6 +1298,7 @@ int main(void)
 	}
 	RUN(test_rent_on_demand_hand);
 	RUN(test_reserved_idle_hand);
+	RUN(test_fastest_premium);
 	RUN(test_network_bom);
 	RUN(test_build_capex_hand);
 	RUN(test_monotone_in_price);
@@ -1182,6 +1317,7 @@ int main(void)
 	RUN(test_one_capex);
 	RUN(test_words);
 	RUN(test_catalog_sources);
+	RUN(test_live_sources_named);
 	RUN(test_cli_json_and_timing);
 	RUN(test_cli_csv_seed_errors);
 	pp_catalog_free(cat);

@@ -318,6 +318,24 @@ static void ddp_70b_does_not_fit(void)
 	CHECK_CONTAINS(out, "DOES NOT FIT");
 	CHECK_CONTAINS(out, "optimizer states");
 	free(out);
+	/* with tokens to train: no time to train for a layout that cannot
+	 * start, only that it cannot */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/ddp-70b-tokens.json", pp_t_tmpdir());
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("{\"model\": {\"preset\": \"llama3-70b\"}, \"training\": {\"global_batch_size\": 8,"
+	      " \"micro_batch_size\": 1, \"train_tokens\": 1e9}, \"parallel\": {\"zero_stage\": 0},"
+	      " \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s predict %s", pp_t_bin(), path);
+	pp_t_sh(cmd, &out);
+	CHECK_CONTAINS(out, "DOES NOT FIT");
+	CHECK_CONTAINS(out, "Time to train      not runnable: this layout does not fit");
+	CHECK(!strstr(out, "steps)"));
+	free(out);
 }
 
 static void trace_json(void)

@@ -599,7 +599,7 @@ static void hostile_profiles(void)
 	CHECK(pp_profile_from_json(&p, "row", NULL, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "no parameters");
 	CHECK(load_with("points", "1e300", &err) == PP_EINPUT);
-	CHECK_CONTAINS(err.msg, "collectives[0].pieces[0].points: found 1.0000000000000001e+300, "
+	CHECK_CONTAINS(err.msg, "collectives[0].pieces[0].points: found 1e+300, "
 		       "expected an integer in [0, 100000000]");
 	CHECK(load_with("busbw_GBps", "1e-300", &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "collectives[0].pieces[0].busbw_GBps");

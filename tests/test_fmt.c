@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "core/fmt.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +74,15 @@ static void test_others(void)
 	IS(pp_fmt_pct(1, 0, b, sizeof(b)), "100%");
 	IS(pp_fmt_unit_price(0.12345, b, sizeof(b)), "$0.123");
 	IS(pp_fmt_utc(1700000000, "%Y-%m-%d %H:%M", b, sizeof(b)), "2023-11-14 22:13");
+	/* the shortest text that reads back as the double */
+	IS(pp_fmt_num(-3.99, b, sizeof(b)), "-3.99");
+	IS(pp_fmt_num(0.1 + 0.2, b, sizeof(b)), "0.30000000000000004");
+	IS(pp_fmt_num(123456789, b, sizeof(b)), "123456789");
+	IS(pp_fmt_num(1000, b, sizeof(b)), "1000");
+	IS(pp_fmt_num(1e300, b, sizeof(b)), "1e+300");
+	IS(pp_fmt_num(2.5e-7, b, sizeof(b)), "2.5e-07");
+	IS(pp_fmt_num(0, b, sizeof(b)), "0");
+	IS(pp_fmt_num(DBL_MAX, b, sizeof(b)), "1.7976931348623157e+308");
 }
 
 /* no formatter prints "nan", "inf" or a unit after one */
@@ -93,6 +103,7 @@ static void test_not_finite(void)
 		IS(pp_fmt_tokens(v, b, sizeof(b)), "-");
 		IS(pp_fmt_count(v, b, sizeof(b)), "-");
 		IS(pp_fmt_pct(v, 1, b, sizeof(b)), "-");
+		IS(pp_fmt_num(v, b, sizeof(b)), "-");
 	}
 }
 

@@ -130,6 +130,57 @@ static void json_positions(void)
 	CHECK(pp_did_you_mean("banana", cands, 2) == NULL);
 }
 
+static char *nested(int n)
+{
+	char *t = malloc(2 * (size_t)n + 8);
+	char *q = t;
+	memcpy(q, "{\"a\":", 5);
+	q += 5;
+	for (int i = 0; i < n; i++)
+		*q++ = '[';
+	for (int i = 0; i < n; i++)
+		*q++ = ']';
+	*q++ = '}';
+	*q = '\0';
+	return t;
+}
+
+/* A syntax error names what is wrong where it is; the nesting limit only
+ * when the text really nests past it (cJSON's CJSON_NESTING_LIMIT). */
+static void json_syntax_messages(void)
+{
+	pp_err err = {0};
+	pp_jdoc d;
+	const char *comma = "{\n  \"a\": [1, 2,],\n  \"b\": 1\n}\n";
+	CHECK(pp_jdoc_parse(&d, "c.json", comma, strlen(comma), &err) == PP_EINPUT);
+	pp_jdoc_release(&d);
+	CHECK_CONTAINS(err.msg, "c.json:2:");
+	CHECK_CONTAINS(err.msg, "JSON syntax error near ']'");
+	CHECK(!strstr(err.msg, "nest"));
+	const char *ctl = "{\"a\": \x7f}";
+	CHECK(pp_jdoc_parse(&d, "b.json", ctl, strlen(ctl), &err) == PP_EINPUT);
+	pp_jdoc_release(&d);
+	CHECK_CONTAINS(err.msg, "near byte 0x7f");
+	/* an object holding n arrays, one inside the other: cJSON counts the
+	 * object as a level, so n = CJSON_NESTING_LIMIT - 1 parses and one more
+	 * does not; the text is balanced, so only the depth can be the cause. */
+	char want[64];
+	snprintf(want, sizeof(want), "nesting deeper than %d levels", CJSON_NESTING_LIMIT);
+	for (int n = CJSON_NESTING_LIMIT - 1; n <= CJSON_NESTING_LIMIT; n++) {
+		char *deep = nested(n);
+		int rc = pp_jdoc_parse(&d, "d.json", deep, strlen(deep), &err);
+		pp_jdoc_release(&d);
+		free(deep);
+		if (n < CJSON_NESTING_LIMIT) {
+			CHECK(rc == 0);
+		} else {
+			CHECK(rc == PP_EINPUT);
+			CHECK_CONTAINS(err.msg, want);
+			CHECK(!strstr(err.msg, "syntax error"));
+		}
+	}
+}
+
 static void store_schema(void)
 {
 	char path[512];
@@ -462,6 +513,7 @@ int main(void)
 	RUN(catalogs_sourced);
 	RUN(catalog_cli);
 	RUN(json_positions);
+	RUN(json_syntax_messages);
 	RUN(store_schema);
 	RUN(atomic_write);
 	RUN(atomic_write_links);

@@ -247,17 +247,25 @@ static void test_errors(void)
 	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "x.log:4: a result row with 11 fields; the header above it has 13");
 	/* no device list: the ranks are unknown unless given */
-	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
-		 "0.09    0.09      0    12.00    0.09    0.09      0\n", hdr);
+	snprintf(buf, sizeof(buf), "%s     1048576        262144     float     sum      -1   116.51    "
+		 "9.00    9.00      0   116.51    9.00    9.00      0\n", hdr);
 	CHECK(parse_text(buf, NULL, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "--nranks");
 	pp_ncclimport_opts on = {.nranks = 4};
-	/* all_reduce on 4 ranks: busbw = algbw x 2 x 3/4 = 0.135, not 0.09 */
+	/* all_reduce on 4 ranks: busbw = algbw x 2 x 3/4 = 13.50, not 9.00 */
 	CHECK(parse_text(buf, &on, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "ratio fits none of them over 4 ranks");
-	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
-		 "0.09    0.14      0    12.00    0.09    0.14      0\n", hdr);
+	snprintf(buf, sizeof(buf), "%s     1048576        262144     float     sum      -1   116.51    "
+		 "9.00   13.50      0   116.51    9.00   13.50      0\n", hdr);
 	CHECK(parse_text(buf, &on, &err) == 0);
+	/* a small message's 0.09/0.09 does not tell the ratio (0.09 could be
+	 * 0.085 to 0.095): not judged, the columns say all_reduce */
+	snprintf(buf, sizeof(buf), "%s        1024           256     float     sum      -1    12.00    "
+		 "0.09    0.09      0    12.00    0.09    0.09      0\n", hdr);
+	pp_nccl_log lg;
+	CHECK(pp_nccl_log_parse("x.log", buf, &on, &lg, &err) == 0);
+	CHECK(lg.nsections == 1 && !strcmp(lg.sections[0].op, "all_reduce"));
+	pp_nccl_log_release(&lg);
 	/* nothing to import */
 	CHECK(parse_text("hello\n# nThread 1 nGpus 1\n", NULL, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "no nccl-tests result rows");

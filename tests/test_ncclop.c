@@ -104,10 +104,40 @@ static void named_mismatch(void)
 	CHECK(pp_nccl_section_identify("x.log", &s, &err) == 0);
 }
 
+/* A small message's bandwidths, printed to two decimals, do not tell the
+ * ratio: "0.02 0.02" could be all_reduce's 1.75 (0.0143 x 1.75 = 0.025)
+ * as much as broadcast's 1. Such rows are not judged; a mismatch is shown
+ * on a row that tells the ratio, with the collectives whose factor fits. */
+static void small_rows_not_judged(void)
+{
+	pp_nccl_section s;
+	pp_nccl_row rows[3];
+	pp_err err = {0};
+	section(&s, rows, "sum", -1, false, 1.75);
+	rows[0].algbw_GBps[0] = 0.02;
+	rows[0].busbw_GBps[0] = 0.02;
+	snprintf(s.op, sizeof(s.op), "all_reduce");
+	snprintf(s.op_from, sizeof(s.op_from), "log");
+	CHECK(pp_nccl_section_identify("x.log", &s, &err) == 0);
+	/* the larger rows at all_gather's 0.875, named all_reduce: the error
+	 * cites row 2 (line 11: 50 x 0.875 = 43.75), not the 0.02/0.02 row */
+	section(&s, rows, "sum", -1, false, 0.875);
+	rows[0].algbw_GBps[0] = 0.02;
+	rows[0].busbw_GBps[0] = 0.01;
+	snprintf(s.op, sizeof(s.op), "all_reduce");
+	snprintf(s.op_from, sizeof(s.op_from), "option");
+	CHECK(pp_nccl_section_identify("x.log", &s, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "x.log:11: the --op option names all_reduce");
+	CHECK_CONTAINS(err.msg, "found busbw/algbw 43.75/50.00 = 0.875");
+	CHECK_CONTAINS(err.msg, "which fits all_gather, reduce_scatter, alltoall, gather or scatter");
+	CHECK(!strstr(err.msg, "0.01/0.02"));
+}
+
 int main(void)
 {
 	RUN(factors);
 	RUN(from_columns);
+	RUN(small_rows_not_judged);
 	RUN(ambiguous);
 	RUN(named_mismatch);
 	return pp_t_done("test_ncclop");

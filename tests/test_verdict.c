@@ -132,9 +132,70 @@ static void test_cli(void)
 	free(out);
 }
 
+/* The 8-GPU log with 1,337 wrong elements in the 128 MiB out-of-place
+ * row (nccl-tests' #wrong column), written to the test's directory. */
+static bool write_wrong_log(const char *path)
+{
+	FILE *in = fopen(LOG, "rb");
+	if (!in)
+		return false;
+	pp_sb sb = {0};
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		pp_sb_add(&sb, buf, n);
+	fclose(in);
+	/* "   134217728 ... 682.28  196.72  344.26       0   674.45 ..." */
+	char *p = sb.buf ? strstr(sb.buf, "344.26       0") : NULL;
+	bool ok = p != NULL;
+	if (p)
+		memcpy(p, "344.26    1337", 14);
+	FILE *out = fopen(path, "wb");
+	ok = ok && out && fwrite(sb.buf, 1, sb.len, out) == sb.len;
+	if (out)
+		fclose(out);
+	pp_sb_release(&sb);
+	return ok;
+}
+
+/* Wrong results do not flow on: the import warns, the verdict's text and
+ * JSON count one WRONG row and no SLOW one and it exits 1, and fit refuses
+ * the run. */
+static void test_wrong_elements(void)
+{
+	char log[512], db[512], cmd[2048], *out = NULL;
+	const char *b = pp_t_bin(), *d = pp_t_tmpdir();
+	snprintf(log, sizeof(log), "%s/wrong.log", d);
+	snprintf(db, sizeof(db), "%s/w.db", d);
+	CHECK(write_wrong_log(log));
+	snprintf(cmd, sizeof(cmd), "%s calib import-nccl-tests %s --db %s", b, log, db);
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "warning: ");
+	CHECK_CONTAINS(out, "1 result of all_reduce reports wrong elements (1337 in all;");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s calib verdict 1 --db %s", b, db);
+	CHECK(pp_t_sh(cmd, &out) == 1);
+	CHECK_CONTAINS(out, "WRONG");
+	CHECK_CONTAINS(out, "1 OK, 0 SLOW, 1 WRONG");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s calib verdict 1 --json --db %s 2>/dev/null", b, db);
+	CHECK(pp_t_sh(cmd, &out) == 1);
+	CHECK_CONTAINS(out, "\"slow\":0,\"wrong\":1}");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s fit --run 1 --db %s", b, db);
+	CHECK(pp_t_sh(cmd, &out) == 2);
+	CHECK_CONTAINS(out, "fit: run 1 has 1 measurement with wrong results (1337 wrong elements");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s fit --list --db %s", b, db);
+	pp_t_sh(cmd, &out);
+	CHECK(out && !strstr(out, "run-1"));
+	free(out);
+}
+
 int main(void)
 {
 	RUN(test_judge_imported_run);
 	RUN(test_cli);
+	RUN(test_wrong_elements);
 	return pp_t_done("verdict");
 }

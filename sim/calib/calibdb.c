@@ -592,6 +592,17 @@ static void fmt_fig(char *buf, size_t n, double v, const char *unit)
 		snprintf(buf, n, "%.2f %s", v, unit);
 }
 
+int pp_calibdb_verdict_count(const char *verdict_json, const char *verdict)
+{
+	cJSON *j = verdict_json ? cJSON_Parse(verdict_json) : NULL;
+	const cJSON *rows = j ? cJSON_GetObjectItemCaseSensitive(j, "rows") : NULL;
+	int n = cJSON_IsArray(rows) ? 0 : -1;
+	for (const cJSON *r = n == 0 ? rows->child : NULL; r; r = r->next)
+		n += !strcmp(pp_json_get_str(r, "verdict", ""), verdict);
+	cJSON_Delete(j);
+	return n;
+}
+
 int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 {
 	cJSON *j = verdict_json ? cJSON_Parse(verdict_json) : NULL;
@@ -601,7 +612,7 @@ int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 		return pp_errf(err, PP_EINPUT, "not a podplan health verdict (expected an object with "
 			       "a \"rows\" array)");
 	}
-	int slow = 0, ok = 0;
+	int slow = 0, ok = 0, wrong = 0;
 	pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", "check", "scope", "measured",
 		   "expected", "ratio", "verdict", "likely cause (SLOW) / basis (OK)");
 	for (const cJSON *r = rows->child; r; r = r->next) {
@@ -617,14 +628,21 @@ int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err)
 		const char *cause = pp_json_get_str(r, "cause", "");
 		if (!strcmp(v, "SLOW"))
 			slow++;
+		else if (!strcmp(v, "WRONG"))
+			wrong++;
 		else if (!strcmp(v, "OK"))
 			ok++;
 		pp_sb_addf(out, "  %-26s %-17s %12s %12s %6s  %-7s %s\n", pp_json_get_str(r, "check", ""),
 			   pp_json_get_str(r, "scope", ""), meas, exp, ratio, v,
 			   *cause ? cause : pp_json_get_str(r, "basis", ""));
 	}
-	pp_sb_addf(out, "  %d OK, %d SLOW%s\n", ok, slow,
-		   slow ? ": see the likely causes above" : "");
+	/* a WRONG row is counted as such: the results, not the speed, failed */
+	if (wrong)
+		pp_sb_addf(out, "  %d OK, %d SLOW, %d WRONG: the machine computed wrong results; "
+			   "its timings are not calibration data\n", ok, slow, wrong);
+	else
+		pp_sb_addf(out, "  %d OK, %d SLOW%s\n", ok, slow,
+			   slow ? ": see the likely causes above" : "");
 	cJSON_Delete(j);
 	return 0;
 }

@@ -103,8 +103,14 @@ int pp_calibdb_export_json(pp_store *st, int64_t run_id, pp_sb *out, pp_err *err
  *     {"check": "all_reduce busbw", "scope": "2 GPUs", "measured": 362.1,
  *      "expected": 369.0, "unit": "GB/s", "ratio": 0.981, "verdict": "OK",
  *      "basis": "...", "cause": "..."}, ...]}
+ * The last line counts the rows: "N OK, M SLOW", and ", K WRONG" when a
+ * check found wrong results.
  * Returns PP_EINPUT when the text is not such a document. */
 int pp_calibdb_format_verdict(const char *verdict_json, pp_sb *out, pp_err *err);
+/* The number of rows of a verdict (the JSON above) whose verdict is
+ * `verdict` ("OK", "SLOW", "WRONG", "n/a"); -1 when the text is not a
+ * verdict. */
+int pp_calibdb_verdict_count(const char *verdict_json, const char *verdict);
 
 /* "interrupted" for a run left "running" by a process of this host that no
  * longer exists (extra_json's "pid" and "writer_host"), else the stored

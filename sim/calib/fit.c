@@ -194,6 +194,38 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A run with wrong results (a checked element that differed: nccl-tests'
+ * #wrong, podplan-calibrate's check) was measured on a faulty machine, so
+ * none of its timings is calibration data: PP_EINPUT naming the run, how
+ * many rows and elements, and the first row. */
+static int refuse_wrong(int64_t run, const pp_calib_meas *rows, size_t n, pp_err *err)
+{
+	int64_t wrong = 0;
+	int nrows = 0;
+	const pp_calib_meas *first = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].wrong != PP_CALIB_NULL && rows[i].wrong > 0) {
+			if (!first)
+				first = &rows[i];
+			nrows++;
+			wrong += rows[i].wrong;
+		}
+	if (!first)
+		return 0;
+	char b[32] = "";
+	if (first->bytes != PP_CALIB_NULL)
+		snprintf(b, sizeof(b), " %lld bytes", (long long)first->bytes);
+	return pp_errf(err, PP_EINPUT, "fit: run %lld has %d measurement%s with wrong results "
+		       "(%lld wrong elements; the first: %s %s%s%s, %lld wrong): the machine "
+		       "delivered wrong data (a faulty GPU, NVLink, NIC or driver), so its timings "
+		       "are not calibration data; expected runs without wrong elements (fix the "
+		       "machine and measure again, or leave the run out with --run)", (long long)run,
+		       nrows, nrows == 1 ? "" : "s", (long long)wrong, first->kind ? first->kind : "",
+		       first->op ? first->op : "", b,
+		       first->inplace == 1 ? " in-place" : first->inplace == 0 ? " out-of-place" : "",
+		       (long long)first->wrong);
+}
+
 /* Every measurement of the runs into *all (heap; pp_calib_meas_free),
  * their ids into out->runs, the first run's GPU name into out->gpu; when
  * *gpu_id is NULL, the catalog GPU of the first run whose name tells it. */
@@ -215,6 +247,10 @@ static int collect_runs(pp_store *st, const int64_t *runs, int nruns, const char
 		size_t n = 0;
 		if ((rc = pp_calibdb_query(st, runs[r], NULL, &rows, &n, err)))
 			return rc;
+		if ((rc = refuse_wrong(runs[r], rows, n, err))) {
+			pp_calib_meas_free(rows, n);
+			return rc;
+		}
 		if (n) { /* a run without measurements has rows == NULL */
 			*all = pp_xrealloc(*all, sizeof(pp_calib_meas) * (*nall + n));
 			memcpy(*all + *nall, rows, sizeof(pp_calib_meas) * n);

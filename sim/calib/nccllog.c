@@ -288,6 +288,42 @@ static int finish_section(const char *name, pp_nccl_section *s, const pp_ncclimp
 	}
 	if ((rc = pp_nccl_section_identify(name, s, err)))
 		return rc;
+	/* Wrong elements: NCCL delivered results that differ from the
+	 * expected ones (nccl-tests' check, src/common.cu). The rows are
+	 * kept as evidence, loudly: their machine is faulty. */
+	int64_t wrong = 0;
+	int nwrong = 0;
+	const pp_nccl_row *first = NULL;
+	int first_g = 0;
+	for (size_t i = 0; i < s->nrows; i++)
+		for (int g = 0; g < 2; g++)
+			if (s->rows[i].has[g] && s->rows[i].wrong[g] != PP_CALIB_NULL &&
+			    s->rows[i].wrong[g] > 0) {
+				if (!first) {
+					first = &s->rows[i];
+					first_g = g;
+				}
+				nwrong++;
+				wrong += s->rows[i].wrong[g];
+			}
+	if (first) {
+		size_t l = strlen(log->warnings);
+		snprintf(log->warnings + l, sizeof(log->warnings) - l,
+			 "%s%s:%d: %d result%s of %s report%s wrong elements (%lld in all; the first "
+			 "%lld at %lld bytes %s): NCCL delivered wrong data, a faulty GPU, NVLink, "
+			 "NIC or driver; the rows are stored, 'podplan calib verdict' judges them "
+			 "WRONG and 'podplan fit' refuses the run", l ? "; " : "", name, first->line,
+			 nwrong, nwrong == 1 ? "" : "s", s->op, nwrong == 1 ? "s" : "",
+			 (long long)wrong, (long long)first->wrong[first_g],
+			 (long long)first->size_bytes, first_g ? "in-place" : "out-of-place");
+	}
+	if (s->out_of_bounds != PP_CALIB_NULL && s->out_of_bounds > 0) {
+		size_t l = strlen(log->warnings);
+		snprintf(log->warnings + l, sizeof(log->warnings) - l,
+			 "%s%s:%d: the footer counts %lld out-of-bounds values: results outside "
+			 "nccl-tests' tolerance", l ? "; " : "", name, s->line,
+			 (long long)s->out_of_bounds);
+	}
 	/* nccl-tests' footer is the mean busbw over every printed result. */
 	if (isfinite(s->avg_busbw_GBps)) {
 		double sum = 0;

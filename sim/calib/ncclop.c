@@ -82,15 +82,27 @@ static double half_digit(double v)
 	return v < 1000 ? 0.005 : v < 10000 ? 0.05 : 0.5;
 }
 
-/* Whether every printed (algbw, busbw) pair of s fits busbw = algbw x f
- * within the printed rounding of both. The first pair that does not fit
- * goes to *bad_row, *bad_g. */
+/* Whether a printed (algbw, busbw) pair tells the ratio: each to within
+ * 0.5% by its printed rounding. A small message's "0.02 0.02" (either
+ * could be 0.015 or 0.025) fits every factor or none by rounding alone:
+ * judging it names collectives its ratio says nothing about. */
+static bool judgeable(const pp_nccl_row *r, int g)
+{
+	double a = r->algbw_GBps[g], b = r->busbw_GBps[g];
+	return r->has[g] && isfinite(a) && isfinite(b) && half_digit(a) <= 0.005 * fabs(a) &&
+	       half_digit(b) <= 0.005 * fabs(b);
+}
+
+/* Whether every judgeable (algbw, busbw) pair of s fits busbw = algbw x f
+ * within the printed rounding of both (true when none is judgeable: no
+ * evidence against). The first pair that does not fit goes to *bad_row,
+ * *bad_g. */
 static bool ratio_fits(const pp_nccl_section *s, double f, const pp_nccl_row **bad_row, int *bad_g)
 {
 	for (size_t i = 0; i < s->nrows; i++)
 		for (int g = 0; g < 2; g++) {
 			const pp_nccl_row *r = &s->rows[i];
-			if (!r->has[g] || !isfinite(r->algbw_GBps[g]) || !isfinite(r->busbw_GBps[g]))
+			if (!judgeable(r, g))
 				continue;
 			double tol = half_digit(r->busbw_GBps[g]) + f * half_digit(r->algbw_GBps[g]) + 1e-9;
 			if (fabs(r->busbw_GBps[g] - f * r->algbw_GBps[g]) > tol) {

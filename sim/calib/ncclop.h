@@ -5,7 +5,10 @@
  * A section's collective, named by --op or by the log ("# Collective test
  * starting: X_perf"), is checked against the rows' busbw/algbw ratio,
  * which nccl-tests fixes per collective (doc/PERFORMANCE.md): a mismatch
- * is an error. A section that names nothing is read from its columns
+ * is an error. Only rows whose printed bandwidths tell the ratio (each
+ * known to 0.5% through its rounding: >= 1 GB/s at two decimals) are
+ * judged; the error cites the first such row that does not fit and the
+ * collectives whose factor fits every such row. A section that names nothing is read from its columns
  * (size/count ratio, redop, root) narrowed by that ratio; when several
  * collectives fit alike (all_gather and alltoall print the same columns
  * and ratio), it is an error asking for --op.

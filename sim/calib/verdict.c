@@ -18,7 +18,8 @@ typedef struct thresholds {
 
 typedef struct judge {
 	cJSON *rows;             /* the verdict's "rows" array */
-	int slow;
+	int slow;                /* SLOW rows */
+	int wrong;               /* WRONG rows */
 	const pp_jdoc *doc;
 	const cJSON *causes;
 } judge;
@@ -425,12 +426,13 @@ int pp_verdict_judge(const pp_catalog *cat, const pp_verdict_host *host, const p
 		pp_json_str(w, "verdict", "WRONG");
 		pp_json_str(w, "basis", "every checked element must match");
 		pp_json_str(w, "cause", cause_of(&j, "wrong"));
-		j.slow++;
+		j.wrong++;
 	}
 	pp_json_int(root, "slow", j.slow);
+	pp_json_int(root, "wrong", j.wrong);
 	pp_json_print(root, false, json);
 	if (slow)
-		*slow = j.slow;
+		*slow = j.slow + j.wrong;
 out:
 	cJSON_Delete(root);
 	free(path);

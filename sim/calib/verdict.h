@@ -56,8 +56,9 @@ typedef struct pp_verdict_opts {
  * pp_calibdb_format_verdict() prints: {"format": "podplan-verdict/1",
  * "gpu", "gpu_name", "thresholds", "rows": [{"check", "scope",
  * "measured", "expected", "unit", "ratio", "ok_at_least", "verdict",
- * "basis", "cause"}], "slow"}) to json, nothing on an error; *slow (may be
- * NULL) gets the number of SLOW or WRONG rows. Errors: models/health.json
+ * "basis", "cause"}], "slow", "wrong"}: the SLOW rows, the WRONG rows) to
+ * json, nothing on an error; *slow (may be NULL) gets the number of rows
+ * that fail, SLOW or WRONG. Errors: models/health.json
  * missing or malformed (PP_EINPUT), an unknown gpu_sku or storage_id
  * (PP_EINPUT). */
 int pp_verdict_judge(const pp_catalog *cat, const pp_verdict_host *host, const pp_verdict_opts *o,

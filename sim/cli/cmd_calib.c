@@ -43,7 +43,8 @@ static void help(void)
 	       "                     podplan-calibrate uses): each check OK, SLOW, n/a or\n"
 	       "                     WRONG with measured, expected, ratio and the likely\n"
 	       "                     cause or the basis; an imported nccl-tests log has no\n"
-	       "                     link matrix, so the SKU's NVLink is assumed ('NVLink?')\n"
+	       "                     link matrix, so the SKU's NVLink is assumed ('NVLink?');\n"
+	       "                     exit status 1 when a check is WRONG (wrong results)\n"
 	       "  --gpu-sku ID       judge as this catalog GPU (default: from the GPU name)\n"
 	       "  --storage-expect ID  the storage.json tier storage rows are judged against\n"
 	       "  --json             the verdict as JSON (format podplan-verdict/1)\n"
@@ -55,7 +56,9 @@ static void help(void)
 	       "  -o, --output FILE  write the export to FILE (atomically) instead of stdout\n"
 	       "  import-nccl-tests  read nccl-tests' standard output (any *_perf program, one\n"
 	       "                     or several per file, single- or multi-node) into one run\n"
-	       "                     per LOG; nranks comes from the '# Using devices' list\n"
+	       "                     per LOG; nranks comes from the '# Using devices' list;\n"
+	       "                     rows with wrong elements (#wrong > 0) are stored with a\n"
+	       "                     warning, and 'podplan fit' refuses their run\n"
 	       "  --op NAME          the collective, when the log names none ('# Collective test\n"
 	       "                     starting: X_perf') and its columns and busbw/algbw ratio\n"
 	       "                     fit several (all_gather and alltoall print alike); the\n"
@@ -367,6 +370,13 @@ static int cmd_verdict(pp_store *st, int64_t id, const pp_verdict_opts *o, bool 
 		}
 		if (save)
 			printf("(stored with run %lld)\n", (long long)id);
+	}
+	/* wrong results fail the verdict, as they fail podplan-calibrate's
+	 * sweep (exit status 1); a SLOW row is a finding, not a failure */
+	if (pp_calibdb_verdict_count(v.buf, "WRONG") > 0) {
+		fprintf(stderr, "podplan calib: run %lld computed wrong results (the correctness "
+			"row): do not calibrate from it\n", (long long)id);
+		rc = 1;
 	}
 out:
 	pp_sb_release(&v);

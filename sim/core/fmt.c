@@ -2,6 +2,7 @@
 #include "core/fmt.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -159,4 +160,23 @@ const char *pp_fmt_pct(double share, int dec, char *buf, size_t n)
 double pp_round_us(double s)
 {
 	return isfinite(s) ? round(s * 1e6) / 1e6 : s;
+}
+
+const char *pp_fmt_num(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		return dash(buf, n);
+	/* a whole number below 1e15 in full (1000, not %.1g's "1e+03");
+	 * otherwise the fewest significant digits that read back as v: -3.99
+	 * stays "-3.99" where %.17g would print "-3.9900000000000002" */
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(buf, n, "%.0f", v == 0 ? 0.0 : v);
+		return buf;
+	}
+	for (int p = 1; p <= 17; p++) {
+		snprintf(buf, n, "%.*g", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
 }

@@ -35,5 +35,9 @@ const char *pp_fmt_count(double v, char *buf, size_t n);
 double pp_round_us(double s);
 /* A share as a percentage with dec decimals: 0.1234, 1 -> "12.3%". */
 const char *pp_fmt_pct(double share, int dec, char *buf, size_t n);
+/* A number as the shortest text that reads back as the same double
+ * ("-3.99", "1000", "1e+300", "0.1"; whole numbers below 1e15 in full): for a figure quoted back to the user, as a
+ * JSON value in a message. buf of 32 bytes holds any. */
+const char *pp_fmt_num(double v, char *buf, size_t n);
 
 #endif

@@ -1,9 +1,11 @@
 /* jdoc.c - see jdoc.h. */
 #include "core/jdoc.h"
+#include "core/fmt.h"
 #include "core/util.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,13 +25,13 @@ static void offset_to_linecol(const char *text, size_t off, int *line, int *col)
 	*col = c;
 }
 
-/* True when the text ends inside a string or with objects/arrays still
- * open: a truncated file rather than a syntax error. */
-static bool unbalanced(const char *t, size_t len)
+/* How many objects and arrays are open just before byte off, strings
+ * skipped; *in_str: whether off is inside a string. */
+static long depth_at(const char *t, size_t off, bool *in_str)
 {
 	long depth = 0;
 	bool str = false;
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < off; i++) {
 		char c = t[i];
 		if (str) {
 			if (c == '\\')
@@ -44,6 +46,16 @@ static bool unbalanced(const char *t, size_t len)
 			depth--;
 		}
 	}
+	*in_str = str;
+	return depth;
+}
+
+/* True when the text ends inside a string or with objects/arrays still
+ * open: a truncated file rather than a syntax error. */
+static bool unbalanced(const char *t, size_t len)
+{
+	bool str;
+	long depth = depth_at(t, len, &str);
 	return str || depth > 0;
 }
 
@@ -70,16 +82,29 @@ int pp_jdoc_parse(pp_jdoc *d, const char *name, const char *text, size_t len, pp
 		size_t off = end && end >= d->text ? (size_t)(end - d->text) : 0;
 		int line, col;
 		offset_to_linecol(d->text, off, &line, &col);
+		bool in_str;
+		/* cJSON refuses the object or array that would open past
+		 * CJSON_NESTING_LIMIT and stops on it: only then is the
+		 * nesting the cause. */
+		if (off < len && (d->text[off] == '[' || d->text[off] == '{') &&
+		    depth_at(d->text, off, &in_str) >= CJSON_NESTING_LIMIT && !in_str)
+			return pp_errf(err, PP_EINPUT,
+				       "%s:%d:%d: found nesting deeper than %d levels of objects "
+				       "and arrays, expected at most %d", name, line, col,
+				       CJSON_NESTING_LIMIT, CJSON_NESTING_LIMIT);
 		if (off >= len || unbalanced(d->text, len))
 			return pp_errf(err, PP_EINPUT,
 				       "%s:%d:%d: the JSON ends too early (truncated file?), "
 				       "expected a complete JSON object", name, line, col);
 		unsigned char c = (unsigned char)d->text[off];
+		char near[16];
+		if (isprint(c))
+			snprintf(near, sizeof(near), "'%c'", (char)c);
+		else
+			snprintf(near, sizeof(near), "byte 0x%02x", c);
 		return pp_errf(err, PP_EINPUT,
-			       "%s:%d:%d: JSON syntax error near %s%c%s (or nesting deeper than %d), "
-			       "expected valid JSON", name, line, col,
-			       isprint(c) ? "'" : "byte 0x", isprint(c) ? (char)c : '?',
-			       isprint(c) ? "'" : "", CJSON_NESTING_LIMIT);
+			       "%s:%d:%d: JSON syntax error near %s, expected valid JSON",
+			       name, line, col, near);
 	}
 	/* cJSON stops at the first complete value; anything but whitespace after
 	 * it is an error too. */
@@ -308,7 +333,10 @@ const char *pp_jdoc_describe(const cJSON *v, char *buf, size_t n)
 		snprintf(buf, n, "the string \"%.40s%s\"", v->valuestring,
 			 strlen(v->valuestring) > 40 ? "..." : "");
 	else if (cJSON_IsNumber(v))
-		snprintf(buf, n, "the number %.17g", v->valuedouble);
+	{
+		char num[32];
+		snprintf(buf, n, "the number %s", pp_fmt_num(v->valuedouble, num, sizeof(num)));
+	}
 	else if (cJSON_IsBool(v))
 		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else if (cJSON_IsNull(v))
@@ -360,8 +388,12 @@ int pp_jget_num(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 		return pp_jdoc_errf(d, err, path, "found %s, expected a number",
 				    pp_jdoc_describe(v, what, sizeof(what)));
 	double x = v->valuedouble;
-	if (!isfinite(x) || x < min || x > max)
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected a number in [%g, %g]", x, min, max);
+	if (!isfinite(x) || x < min || x > max) {
+		char f[32], lo[32], hi[32];
+		return pp_jdoc_errf(d, err, path, "found %s, expected a number in [%s, %s]",
+				    pp_fmt_num(x, f, sizeof(f)), pp_fmt_num(min, lo, sizeof(lo)),
+				    pp_fmt_num(max, hi, sizeof(hi)));
+	}
 	*out = x;
 	return 0;
 }
@@ -380,12 +412,15 @@ int pp_jget_int(const pp_jdoc *d, const cJSON *obj, const char *parent, const ch
 		return pp_jdoc_errf(d, err, path, "found %s, expected an integer",
 				    pp_jdoc_describe(v, what, sizeof(what)));
 	double x = v->valuedouble;
+	char f[32];
 	if (!isfinite(x) || x != floor(x))
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer", x);
+		return pp_jdoc_errf(d, err, path, "found %s, expected an integer",
+				    pp_fmt_num(x, f, sizeof(f)));
 	/* (double)INT64_MAX rounds up to 2^63: compare in int64 once the value
 	 * is known to convert (C11 6.3.1.4: out of range is undefined) */
 	if (!(x >= -0x1p63 && x < 0x1p63) || (int64_t)x < min || (int64_t)x > max)
-		return pp_jdoc_errf(d, err, path, "found %.17g, expected an integer in [%lld, %lld]", x,
+		return pp_jdoc_errf(d, err, path, "found %s, expected an integer in [%lld, %lld]",
+				    pp_fmt_num(x, f, sizeof(f)),
 				    (long long)min, (long long)max);
 	*out = (int64_t)x;
 	return 0;

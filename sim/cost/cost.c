@@ -364,16 +364,25 @@ static void build_vs_rent(ctx *c, const oin *oi, int n)
 				   &out->options[i].fin);
 }
 
-/* Stale or undated prices among the sources, one warning each. */
+/* Stale or undated prices among the sources, one warning each; then the
+ * other figures (staff per GPU, failure rates, efficiencies) older than the
+ * same limit: the sources table tags them old, so the list of what to
+ * check before deciding names them too; then podplan's own assumptions
+ * (a discount rate, a support share, a payroll), which no source backs. */
 static void warn_old_prices(ctx *c)
 {
 	pp_cost_result *out = c->r;
-	pp_sb stale = {0}, undated = {0};
-	int nstale = 0, nund = 0;
+	pp_sb stale = {0}, undated = {0}, other = {0}, assumed = {0};
+	int nstale = 0, nund = 0, nother = 0, nassumed = 0;
 	for (int i = 0; i < out->nsources; i++) {
 		const pp_cost_source *sr = &out->sources[i];
-		if (strncmp(sr->unit, "usd", 3))
+		if (sr->assumption)
+			pp_sb_addf(&assumed, "%s%s", nassumed++ ? "; " : "", sr->item);
+		if (strncmp(sr->unit, "usd", 3)) {
+			if (sr->age_months > c->stale_months)
+				pp_sb_addf(&other, "%s%s (%s)", nother++ ? "; " : "", sr->item, sr->date);
 			continue;
+		}
 		if (isnan(sr->age_months)) {
 			pp_sb_addf(&undated, "%s%s", nund++ ? "; " : "", sr->item);
 		} else if (sr->age_months > c->stale_months) {
@@ -387,8 +396,19 @@ static void warn_old_prices(ctx *c)
 	if (nund)
 		cost_warnf(c, "%d price%s undated, check before deciding: %s", nund,
 			   nund > 1 ? "s are" : " is", undated.buf);
+	if (nother)
+		cost_warnf(c, "%d other figure%s older than %.0f months at %s, check before deciding: "
+			   "%s", nother, nother > 1 ? "s are" : " is", c->stale_months, out->as_of,
+			   other.buf);
+	if (nassumed)
+		cost_warnf(c, "%d figure%s podplan's own assumption%s, with no published source: %s; "
+			   "replace %s with your own before deciding", nassumed,
+			   nassumed > 1 ? "s are" : " is", nassumed > 1 ? "s" : "", assumed.buf,
+			   nassumed > 1 ? "them" : "it");
 	pp_sb_release(&stale);
 	pp_sb_release(&undated);
+	pp_sb_release(&other);
+	pp_sb_release(&assumed);
 }
 
 int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts *opts,

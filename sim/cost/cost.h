@@ -55,6 +55,11 @@ typedef enum pp_option_kind {
 	PP_OPT_KIND_COUNT
 } pp_option_kind;
 
+/* The most GPUs of a tier4 option: one 8-GPU server (an HGX board, a
+ * workstation box), the class docs/costs.md defines; a definition, not a
+ * measured figure. */
+#define PP_TIER4_MAX_GPUS 8
+
 /* "rent", "build", "api", "tier4" */
 extern const char *const pp_option_kind_names[PP_OPT_KIND_COUNT];
 
@@ -249,6 +254,8 @@ typedef struct pp_cost_source {
 	char url[256];
 	char date[40];              /* as the data file gives it */
 	bool estimate;
+	bool assumption;            /* podplan's own figure (source "podplan_assumption"),
+				     * no published one behind it */
 	double age_months;          /* at result.as_of; NAN when undated */
 } pp_cost_source;
 

@@ -88,21 +88,40 @@ void cost_add_source(ctx *c, const char *item, double value, const char *unit, c
 	const cJSON *doc = !strcmp(kind, "tco")      ? c->tco->root
 			   : !strcmp(kind, "models") ? (models ? models->root : NULL)
 						     : c->prices;
-	const cJSON *so = src ? cost_jpath(cost_jpath(doc, "sources"), src) : NULL;
+	/* a source is a key of the file's "sources", or a key and the row it
+	 * points at: "epoch_prices_db (NVIDIA H100 SXM5 80GB, 2025-01-31, ...)" */
+	char key[64] = "";
+	const char *detail = NULL;
+	if (src) {
+		const char *sp = strstr(src, " (");
+		size_t kl = sp ? (size_t)(sp - src) : strlen(src);
+		if (kl < sizeof(key) && !memchr(src, '.', kl)) {
+			memcpy(key, src, kl);
+			key[kl] = '\0';
+			detail = sp ? sp + 1 : NULL;
+		}
+	}
+	const cJSON *so = key[0] ? cJSON_GetObjectItemCaseSensitive(cost_jpath(doc, "sources"), key)
+				 : NULL;
+	const char *what = NULL;
 	if (so) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(so, "title");
 		if (!cJSON_IsString(t))
 			t = cJSON_GetObjectItemCaseSensitive(so, "what");
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(so, "url");
 		if (cJSON_IsString(t))
-			title = t->valuestring;
+			what = t->valuestring;
 		if (cJSON_IsString(u))
 			url = u->valuestring;
 	}
-	snprintf(s->source, sizeof(s->source), "%s", title);
+	if (what && detail)
+		snprintf(s->source, sizeof(s->source), "%s %s", what, detail);
+	else
+		snprintf(s->source, sizeof(s->source), "%s", what ? what : title);
 	snprintf(s->url, sizeof(s->url), "%s", url);
 	snprintf(s->date, sizeof(s->date), "%s", date ? date : "undated");
 	s->estimate = estimate;
+	s->assumption = !strcmp(key, "podplan_assumption");
 	s->age_months = age_months(c, date);
 }
 

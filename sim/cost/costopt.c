@@ -529,10 +529,25 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 	if ((rc = apply_overrides(c, sp, &x)))
 		return rc;
 	o->owned = o->kind == PP_OPT_BUILD || (o->kind == PP_OPT_TIER4 && sp->own);
-	if (o->kind == PP_OPT_TIER4 && pp_cluster_nodes(&x.cluster) > 1)
-		return pp_jdoc_errf(d, c->err, sp->path, "option \"%s\": a tier4 option is one node; "
-				    "found %d GPUs on nodes of %d; expected at most %d GPUs", sp->name,
-				    x.cluster.num_gpus, x.cluster.gpus_per_node, x.cluster.gpus_per_node);
+	/* A tier4 option is the class of one server of at most 8 GPUs: no
+	 * fabric between nodes, no shared file system, no cluster staff. More
+	 * GPUs, or a "node" made larger than the box, would be priced as
+	 * several servers or rented instances under the tier4 name; the user
+	 * who wrote tier4 meant one box, so the scenario is refused (a
+	 * multi-node option is "rent" or "build"). */
+	if (o->kind == PP_OPT_TIER4 &&
+	    (pp_cluster_nodes(&x.cluster) > 1 || x.cluster.num_gpus > PP_TIER4_MAX_GPUS)) {
+		char path[160];
+		int nodes = pp_cluster_nodes(&x.cluster);
+		return pp_jdoc_errf(d, c->err,
+				    sp->cluster.num_gpus ? pp_jpath(path, sizeof(path), sp->path,
+								    "cluster.num_gpus") : sp->path,
+				    "option \"%s\": found %d GPUs (%d node%s of %d), expected a tier4 "
+				    "option to be one node of at most %d GPUs; use kind \"rent\" or "
+				    "\"build\" for a cluster of several nodes", sp->name,
+				    x.cluster.num_gpus, nodes, nodes == 1 ? "" : "s",
+				    x.cluster.gpus_per_node, PP_TIER4_MAX_GPUS);
+	}
 	snprintf(out->gpu, sizeof(out->gpu), "%s", x.cluster.gpu->id);
 	out->num_gpus = x.cluster.num_gpus;
 	snprintf(out->fabric, sizeof(out->fabric), "%s",

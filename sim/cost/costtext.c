@@ -3,6 +3,40 @@
 #include "core/fmt.h"
 
 
+/* Wall-clock to the end of the work: lead time plus time to train. */
+static double time_done_s(const pp_cost_option *o)
+{
+	return o->time_to_train_s + o->lead_time_s;
+}
+
+/* Equal times to train: two options on the same hardware priced apart
+ * (two providers of one GPU) predict the same seconds, up to rounding. */
+static bool same_time(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* The feasible option (not `skip`) that finishes first; among those that
+ * finish together, the cheapest: the premium for speed is measured
+ * against it, never against a dearer twin. -1 when none has a finite time. */
+static int fastest_option(const pp_cost_result *r, int skip)
+{
+	int fast = -1;
+	for (int i = 0; i < r->noptions; i++) {
+		const pp_cost_option *f = &r->options[i];
+		if (!f->feasible || i == skip || !isfinite(f->time_to_train_s))
+			continue;
+		if (fast < 0) {
+			fast = i;
+			continue;
+		}
+		double ti = time_done_s(f), tf = time_done_s(&r->options[fast]);
+		if (same_time(ti, tf) ? f->usd_total < r->options[fast].usd_total : ti < tf)
+			fast = i;
+	}
+	return fast;
+}
+
 void cost_recommend(ctx *c, int rec, int ru)
 {
 	pp_cost_result *r = c->r;
@@ -18,15 +52,10 @@ void cost_recommend(ctx *c, int rec, int ru)
 		snprintf(target, sizeof(target), " within the %s budget",
 			 pp_fmt_usd(r->budget_usd, a, sizeof(a)));
 	if (rec < 0) {
-		int fast = -1, any = 0;
-		for (int i = 0; i < r->noptions; i++) {
-			const pp_cost_option *f = &r->options[i];
-			any += f->feasible;
-			if (f->feasible && isfinite(f->time_to_train_s) &&
-			    (fast < 0 || f->time_to_train_s + f->lead_time_s <
-					     r->options[fast].time_to_train_s + r->options[fast].lead_time_s))
-				fast = i;
-		}
+		int any = 0;
+		for (int i = 0; i < r->noptions; i++)
+			any += r->options[i].feasible;
+		int fast = fastest_option(r, -1);
 		if (any && target[0]) {
 			pp_sb_addf(&sb, "No option does the work%s.", target);
 			if (fast >= 0)
@@ -131,18 +160,15 @@ void cost_recommend(ctx *c, int rec, int ru)
 		pp_sb_adds(&sb, ".");
 		break;
 	}
-	/* the fastest, when it is not the cheapest */
-	int fast = -1;
-	for (int i = 0; i < r->noptions; i++)
-		if (r->options[i].feasible && i != r->risked && isfinite(r->options[i].time_to_train_s) &&
-		    (fast < 0 || r->options[i].time_to_train_s + r->options[i].lead_time_s <
-				 r->options[fast].time_to_train_s + r->options[fast].lead_time_s))
-			fast = i;
-	if (fast >= 0 && fast != rec && isfinite(o->time_to_train_s)) {
+	/* the fastest, when the recommendation does not finish as early */
+	int fast = fastest_option(r, r->risked);
+	if (fast >= 0 && fast != rec && isfinite(o->time_to_train_s) &&
+	    !same_time(time_done_s(&r->options[fast]), time_done_s(o))) {
 		const pp_cost_option *f = &r->options[fast];
-		pp_sb_addf(&sb, " Fastest is %s (%s), for %s more.", f->name,
-			   pp_fmt_duration(f->time_to_train_s + f->lead_time_s, t, sizeof(t)),
-			   pp_fmt_usd(f->usd_total - o->usd_total, x, sizeof(x)));
+		double d = f->usd_total - o->usd_total;
+		pp_sb_addf(&sb, " Fastest is %s (%s), for %s %s.", f->name,
+			   pp_fmt_duration(time_done_s(f), t, sizeof(t)),
+			   pp_fmt_usd(fabs(d), x, sizeof(x)), d >= 0 ? "more" : "less");
 	}
 out:
 	snprintf(r->recommendation, sizeof(r->recommendation), "%s", sb.buf ? sb.buf : "");

@@ -286,7 +286,12 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	char why[1024];
 	if (pp_catalog_mfu_check(cat, c->gpu, t->precision, r->mfu, why, sizeof(why)))
 		pp_sb_addf(out, "Warning            %s\n", why);
-	if (t->train_tokens > 0)
+	/* a layout that does not fit never trains: no time for a buyer to
+	 * plan on, only the reason */
+	if (t->train_tokens > 0 && !r->memory.fits)
+		pp_sb_addf(out, "Time to train      not runnable: this layout does not fit in GPU "
+		       "memory (Memory per GPU below)\n");
+	else if (t->train_tokens > 0)
 		pp_sb_addf(out, "Time to train      %s  (%.3g tokens, %.0f steps)\n",
 		       pp_fmt_duration(r->time_to_train_s, b1, sizeof(b1)), t->train_tokens,
 		       r->steps_to_train);

@@ -1,6 +1,7 @@
 /* servework.c - see servework.h. */
 #include "input/servework.h"
 #include "core/csv.h"
+#include "core/fmt.h"
 #include "core/util.h"
 
 #include <libgen.h>
@@ -118,9 +119,11 @@ static int load_trace(pp_servespec *sv, const pp_jdoc *d, const char *file, pp_e
 			goto out;
 		}
 		if (sv->ntrace > 0 && x[0] < sv->trace[sv->ntrace - 1].arrival_s) {
+			char prev[32];
 			rc = pp_errf(err, PP_EINPUT, "%s:%d: arrival_s: found %s, before the row above's "
-				     "%.17g; expected the rows in time order (a trace as it was recorded)",
-				     resolved, i + 1, f[0], sv->trace[sv->ntrace - 1].arrival_s);
+				     "%s; expected the rows in time order (a trace as it was recorded)",
+				     resolved, i + 1, f[0],
+				     pp_fmt_num(sv->trace[sv->ntrace - 1].arrival_s, prev, sizeof(prev)));
 			goto out;
 		}
 		sv->trace[sv->ntrace].arrival_s = x[0];
