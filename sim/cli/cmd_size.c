@@ -7,6 +7,8 @@
  * as search does; rank 0 prints.
  */
 #include "cli/plancmd.h"
+#include "calib/headroom.h"
+#include "plan/answer.h"
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "core/dist.h"
@@ -99,6 +101,9 @@ static void help_size(void)
 	       "                   1/4, 1/2, 1, 2, 4 in whole nodes)\n"
 	       "  --fabrics f,g    inter-node fabrics (default search.fabrics, else the scenario's)\n"
 	       "  --provider P, --tier T  prices.json provider and tier (default: cheapest on_demand)\n"
+	       "  --memory-headroom F  share of each GPU's memory kept free (0 to 0.9); default: the\n"
+	       "                   caching allocator's reserve measured for the framework\n"
+	       "                   (sim/calib/headroom.h); no layout above capacity x (1 - F)\n"
 	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n"
 	       "  -d, -b, -j, -c, -v  short for --deadline, --budget, --json, --csv, --verbose\n\n"
 	       "Options that cannot win are not searched: a lower bound on any layout's step time\n"
@@ -135,8 +140,45 @@ static void print_weighed_text(const pp_cost_result *w)
 	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);
 }
 
+/* The interval of the fastest searched option's layout (the rows it rests
+ * on) and, above the best published MFU, its time at that figure. */
+static void evidence_text(const pp_plan_loaded *l, const pp_size_result *r)
+{
+	int best = -1;
+	for (int i = 0; i < r->n; i++)
+		if (r->opt[i].status == PP_SIZE_SEARCHED &&
+		    (best < 0 || r->opt[i].train_s < r->opt[best].train_s))
+			best = i;
+	if (best < 0)
+		return;
+	const pp_size_option *o = &r->opt[best];
+	pp_scenario x = l->c.s;
+	x.cluster.gpu = o->gpu;
+	x.cluster.num_gpus = o->num_gpus;
+	pp_answer a;
+	pp_answer_of(l->c.cat, &x, &o->best.layout, &o->best.result, &a);
+	char b1[32], b2[32];
+	printf("Uncertainty the fastest option (%d x %s): ", o->num_gpus, o->gpu->id);
+	pp_sb u = {0};
+	pp_band_text(&a.band, "", &u);
+	printf("%s\n", u.buf);
+	pp_sb_release(&u);
+	if (a.band.on)
+		printf("            its time to train %s to %s (80%%)\n",
+		       pp_fmt_duration(o->train_s * a.band.f_lo, b1, sizeof(b1)),
+		       pp_fmt_duration(o->train_s * a.band.f_hi, b2, sizeof(b2)));
+	if (a.above_best) {
+		double f = a.step_at_best_s / o->best.result.step_time_s;
+		printf("            %.1f%% MFU is above the best published for %s (%.1f%%); if it runs "
+		       "like the best published run: time to train %s, rent %s\n",
+		       100 * o->best.result.mfu, o->gpu->id, 100 * a.best_mfu,
+		       pp_fmt_duration(o->train_s * f, b1, sizeof(b1)),
+		       isfinite(o->usd) ? pp_fmt_usd(o->usd * f, b2, sizeof(b2)) : "-");
+	}
+}
+
 static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
-			    const pp_cost_result *w)
+			    const pp_cost_result *w, const pp_headroom *hr)
 {
 	const pp_scenario *s = &l->c.s;
 	char b1[32], b2[32], b3[32], b4[32], lay[200];
@@ -155,7 +197,10 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
 	printf("Options    %d: %d searched (%lld layouts evaluated, %lld simulated), %d ruled out by "
 	       "bounds\n", r->n, r->searches, (long long)r->evaluated, (long long)r->simulated,
 	       skipped);
-	printf("Answer     %s\n\n", w && w->recommendation[0] ? w->recommendation : r->why);
+	printf("Answer     %s\n", w && w->recommendation[0] ? w->recommendation : r->why);
+	printf("Memory     %s\n", hr->what);
+	evidence_text(l, r);
+	printf("\n");
 	printf("Layouts    the fastest layout of each cluster, rented (before goodput): %s\n", r->why);
 	printf("  %-2s %-28s %8s %-48s %9s %10s %9s  %s\n", "#", "option", "$/GPU-h", "best layout",
 	       "step", "train", "rent", "verdict");
@@ -382,8 +427,10 @@ int pp_cmd_size(int argc, char **argv)
 		{"fabrics", required_argument, NULL, 'f'},  {"provider", required_argument, NULL, 'P'},
 		{"tier", required_argument, NULL, 'T'},     {"json", no_argument, NULL, 'j'},
 		{"csv", no_argument, NULL, 'c'},            {"verbose", no_argument, NULL, 'v'},
+		{"memory-headroom", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0}};
 	bool json = false, csv = false, verbose = false;
+	double headroom = NAN;
 	double deadline_days = 0, budget = 0;
 	const char *gpus = NULL, *counts = NULL, *fabrics = NULL, *provider = NULL, *tier = NULL;
 	int c;
@@ -408,6 +455,14 @@ int pp_cmd_size(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': csv = true; break;
 		case 'v': verbose = true; break;
+		case 'H': {
+			char *end;
+			headroom = strtod(optarg, &end);
+			if (*end || end == optarg || !(headroom >= 0 && headroom <= 0.9))
+				return pp_cli_usage_error("size", "--memory-headroom: found \"%s\", "
+							  "expected a share from 0 to 0.9", optarg);
+			break;
+		}
 		case 'h': help_size(); return 0;
 		default: return pp_cli_usage_error("size", "unknown option");
 		}
@@ -435,8 +490,16 @@ int pp_cmd_size(int argc, char **argv)
 	if (tier)
 		snprintf(l.spec.tier, sizeof(l.spec.tier), "%s", tier);
 	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "size: "};
+	pp_headroom hr;
+	pp_err herr = {0};
+	if ((rc = isnan(headroom) ? pp_headroom_measured(l.c.cat, l.c.s.training.stack.framework, &hr,
+							 &herr)
+				  : pp_headroom_given(headroom, &hr, &herr))) {
+		rc = pp_cli_fail(&herr);
+		goto out;
+	}
 	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, pp_plan_on_progress, &pg, on_option,
-			   &l.c.cal};
+			   &l.c.cal, hr.share};
 	pp_size_result r;
 	pp_err err = {0};
 	rc = pp_size_run(&l.c.s, l.c.cat, &so, &r, &err);
@@ -462,7 +525,7 @@ int pp_cmd_size(int argc, char **argv)
 		else if (csv)
 			print_size_csv(&r, &w);
 		else
-			print_size_text(&l, &r, &w);
+			print_size_text(&l, &r, &w, &hr);
 		fflush(stdout);
 		if (verbose || pp_cli_tty())
 			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",

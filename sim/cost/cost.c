@@ -32,6 +32,8 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	snprintf(out->infeasible_why, sizeof(out->infeasible_why), "%s", o->why);
 	bool cluster = o->kind != PP_OPT_API;
 	out->step_time_s = cluster && c->work != PP_WORK_INFERENCE ? o->step_time_s : NAN;
+	if (cluster && c->work != PP_WORK_INFERENCE)
+		out->band = o->band;
 	out->tokens_per_s = cluster ? o->tokens_per_s : NAN;
 	out->mfu = cluster && c->work != PP_WORK_INFERENCE ? o->mfu : NAN;
 	if (cluster && c->work != PP_WORK_INFERENCE)

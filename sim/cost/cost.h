@@ -39,6 +39,7 @@
 #ifndef PP_COST_H
 #define PP_COST_H
 
+#include "engine/band.h"
 #include "input/catalog.h"
 #include "input/hw.h"
 #include "core/pp.h"
@@ -168,6 +169,9 @@ typedef struct pp_cost_option {
 	char infeasible_why[256];
 	/* throughput (NAN for api) */
 	double step_time_s;         /* predicted, before goodput */
+	pp_band band;               /* its 80% interval from the validated runs near the option's
+				       layout (calib/evidence.h); the Monte Carlo draws the step
+				       from it; on false for api options and inference work */
 	double tokens_per_s;        /* predicted, before goodput */
 	double mfu;
 	pp_breakdown breakdown;     /* where step_time_s goes (predict.h), with the lora/qlora

@@ -4,10 +4,12 @@
  * QLoRA as the engine predicts them), its API or rent price, storage and staff; an
  * owned option's parts come from costown.c.
  */
+#include "calib/evidence.h"
 #include "cost/costopt.h"
 #include "calib/hwres.h"
 #include "core/fmt.h"
 #include "cost/costown.h"
+#include "cost/montecarlo.h"
 #include "cost/costserve.h"
 
 const char *const pp_cost_tier_keys[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
@@ -175,6 +177,8 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 							      : x->cluster.gpu->mem_bytes;
 	o->mfu = res.mfu;
 	o->step_time_s = res.step_time_s;
+	if (c->work != PP_WORK_INFERENCE)
+		pp_evidence_band_of(c->cat, x, res.step_time_s, &o->band);
 	o->breakdown = res.breakdown;
 	o->tokens_per_s = res.tokens_per_s;
 	o->mem_bytes = res.memory.total_bytes;
@@ -613,4 +617,16 @@ void cost_step_sigmas(ctx *c, const oin *oi, int n)
 double cost_step_sigma_of(const ctx *c, const oin *o)
 {
 	return o->calibrated ? c->step_sigma_calibrated : c->step_sigma;
+}
+
+void cost_step_spread(const ctx *c, const oin *o, double *mu, double *sigma)
+{
+	if (o->band.on && o->band.f_lo > 0 && o->band.f_hi >= o->band.f_lo) {
+		double z90 = log(pp_mc_lognormal_q(1.0, 0.90)); /* the normal's 90th percentile */
+		*mu = (log(o->band.f_lo) + log(o->band.f_hi)) / 2;
+		*sigma = (log(o->band.f_hi) - log(o->band.f_lo)) / (2 * z90);
+		return;
+	}
+	*mu = 0;
+	*sigma = cost_step_sigma_of(c, o);
 }

@@ -5,6 +5,7 @@
 #include "core/jsonout.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* a step time as predict prints one: ms below a second */
 static const char *step_text(double s, char *buf, size_t n)
@@ -27,8 +28,8 @@ void pp_band_text(const pp_band *b, const char *prefix, pp_sb *out)
 		   step_text(b->lo_s, lo, sizeof(lo)), step_text(b->hi_s, hi, sizeof(hi)), 100 * (b->f_lo - 1),
 		   100 * (b->f_hi - 1));
 	if (b->near)
-		pp_sb_addf(out, "from %d validated run%s near this layout (%s): ", b->n,
-			   b->n == 1 ? "" : "s", b->method);
+		pp_sb_addf(out, "from %d validated run%s near this layout (%s)\n%*srests on: ", b->n,
+			   b->n == 1 ? "" : "s", b->method, (int)strlen(prefix), "");
 	else
 		pp_sb_addf(out, "no validated run near this layout: the band of all %d validated%s%s "
 			   "runs (%s)", b->n, b->kind[0] ? " " : "", b->kind, b->method);

@@ -31,10 +31,11 @@ typedef struct pp_band {
 	char why[160];              /* on false: why there is none */
 } pp_band;
 
-/* "80% interval 2.91-4.06 s (-9%/+27% of the prediction), from 5 validated
- * runs near this layout (t-based, 4 dof): a, b, c" and, where none is near,
- * "... no validated run near this layout: the band of all N validated
- * runs ...". One line (no newline) after prefix. */
+/* "80% interval 2.910 s to 4.060 s (-9%/+27% of the prediction), from 5
+ * validated runs near this layout (t-based, 4 degrees of freedom)", then a
+ * second line "rests on: a, b, c" under it (indented by prefix's length);
+ * where none is near, one line "... no validated run near this layout: the
+ * band of all N validated dense runs (...)". No final newline. */
 void pp_band_text(const pp_band *b, const char *prefix, pp_sb *out);
 /* The same under parent's key "interval": lo_s, hi_s, factor_lo,
  * factor_hi, near, runs (count), rows (the listed ids), method. */

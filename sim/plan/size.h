@@ -74,6 +74,7 @@ typedef struct pp_size_opts {
 	void (*on_option)(int i, int n, const pp_size_option *o, void *ctx); /* before each search */
 	const pp_hwcal *hwcal;       /* the calibration named (NULL: none): each option's
 					hardware is resolved with it (calib/hwres.h) */
+	double headroom;             /* share of each GPU's memory kept free (pp_search_opts) */
 } pp_size_opts;
 
 typedef struct pp_size_result {

@@ -47,7 +47,7 @@ int size_search_option(const pp_size_opts *o, const size_opt *oi, double steps, 
 	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
 	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
-			     true, oi->fit, oi->cache};
+			     true, oi->fit, oi->cache, o->headroom};
 	pp_search_result sr;
 	pp_err e = {0};
 	memset(res, 0, sizeof(*res));
