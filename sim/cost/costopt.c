@@ -621,7 +621,9 @@ double cost_step_sigma_of(const ctx *c, const oin *o)
 
 void cost_step_spread(const ctx *c, const oin *o, double *mu, double *sigma)
 {
-	if (o->band.on && o->band.f_lo > 0 && o->band.f_hi >= o->band.f_lo) {
+	/* costs.uncertainty.step_time_sigma, where the scenario gives one, wins */
+	if (isnan(c->cs->step_time_sigma) && o->band.on && o->band.f_lo > 0 &&
+	    o->band.f_hi >= o->band.f_lo) {
 		double z90 = log(pp_mc_lognormal_q(1.0, 0.90)); /* the normal's 90th percentile */
 		*mu = (log(o->band.f_lo) + log(o->band.f_hi)) / 2;
 		*sigma = (log(o->band.f_hi) - log(o->band.f_lo)) / (2 * z90);

@@ -105,7 +105,8 @@ double cost_step_sigma_of(const ctx *c, const oin *o);
  * from: the lognormal whose 10th and 90th percentiles are its interval's
  * (calib/evidence.h: the errors of the validated runs near its layout),
  * mu = the mean of their logs, sigma = their distance / (2 x 1.2816); where
- * it has none (api, inference), mu 0 and cost_step_sigma_of. */
+ * it has none (api, inference) or the scenario gives
+ * costs.uncertainty.step_time_sigma, mu 0 and cost_step_sigma_of. */
 void cost_step_spread(const ctx *c, const oin *o, double *mu, double *sigma);
 
 #endif
