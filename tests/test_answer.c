@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "plan/answer.h"
 #include "plan/search.h"
+#include "plan/size.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,11 +155,69 @@ static void conservative_order(void)
 	pp_scenario_release(&s);
 }
 
+/* size --conservative: every searched option's time to train is the
+ * steps x its layout's step x its interval's upper factor, and each
+ * option's layout is at least as good at that end as the one the plain
+ * size picks for it. */
+static void size_conservative(void)
+{
+	const char *json =
+		"{\"name\": \"sz\", \"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+		"{\"global_batch_size\": 64, \"train_tokens\": 2e10}, \"search\": {\"gpus\": "
+		"[\"a100-80gb\", \"h100-sxm\"], \"num_gpus\": [8, 16], \"fabrics\": [\"ib-hdr\"]}, "
+		"\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 16}}";
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario_unchecked(json, &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	const pp_catalog *cat = tu_catalog();
+	pp_err err = {0};
+	pp_size_opts o;
+	memset(&o, 0, sizeof(o));
+	o.spec = s.search;
+	o.headroom = 0.115;
+	pp_size_result plain, cons;
+	CHECK(pp_size_run(&s, cat, &o, &plain, &err) == 0);
+	o.conservative = cat;
+	CHECK(pp_size_run(&s, cat, &o, &cons, &err) == 0);
+	double steps = ceil(2e10 / (64.0 * 2048));
+	int checked = 0;
+	for (int i = 0; i < cons.n; i++) {
+		const pp_size_option *op = &cons.opt[i];
+		if (op->status != PP_SIZE_SEARCHED)
+			continue;
+		pp_scenario x = s;
+		x.cluster.gpu = op->gpu;
+		x.cluster.num_gpus = op->num_gpus;
+		pp_answer a;
+		pp_answer_of(cat, &x, &op->best.layout, &op->best.result, &a);
+		CHECK(a.band.on);
+		CHECK_NEAR(op->train_s, steps * op->best.result.step_time_s * a.band.f_hi, 1e-9);
+		for (int j = 0; j < plain.n; j++) {
+			const pp_size_option *q = &plain.opt[j];
+			if (q->status != PP_SIZE_SEARCHED || q->gpu != op->gpu || q->num_gpus != op->num_gpus)
+				continue;
+			pp_answer b;
+			pp_answer_of(cat, &x, &q->best.layout, &q->best.result, &b);
+			CHECK(pp_band_pessimistic(&a.band, op->best.result.step_time_s) <=
+			      pp_band_pessimistic(&b.band, q->best.result.step_time_s) * (1 + 1e-12));
+			checked++;
+		}
+	}
+	CHECK(checked == 4);
+	pp_size_result_release(&plain);
+	pp_size_result_release(&cons);
+	pp_scenario_release(&s);
+}
+
 int main(void)
 {
 	RUN(headroom_measured);
 	RUN(search_keeps_headroom);
 	RUN(at_best_published);
 	RUN(conservative_order);
+	RUN(size_conservative);
 	return pp_t_done("test_answer");
 }

@@ -347,6 +347,11 @@ typedef struct pp_cost_opts {
 	 * default store (the run fails as the commands do when it is not
 	 * there) */
 	const struct pp_hwcal *hwcal;
+	/* price each training option at the pessimistic end of its step's 80%
+	 * interval (step x its upper factor; `podplan size --conservative`):
+	 * the base case, and so the recommendation, is that step; the Monte
+	 * Carlo still draws the step from the whole interval */
+	bool conservative;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section

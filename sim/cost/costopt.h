@@ -52,6 +52,8 @@ typedef struct oin {
 	double w_in, w_out;
 	double step_time_s;            /* training step, before goodput (0 for inference) */
 	pp_band band;                  /* its 80% interval (calib/evidence.h; off for inference) */
+	double step_scale;             /* step_time_s over the prediction: the band's upper factor
+					  under pp_cost_opts.conservative, else 1 */
 	double mfu;                    /* model FLOPs utilisation, fraction */
 	double mem_bytes;              /* memory needed per GPU */
 	double mem_capacity_bytes;     /* memory per GPU */
