@@ -37,6 +37,13 @@ static void headroom_measured(void)
 	CHECK_CONTAINS(h.what, "none of megatron-core");
 	CHECK(pp_headroom_given(0.95, &h, &err) == PP_EINPUT);
 	CHECK(pp_headroom_given(0.2, &h, &err) == 0 && h.share == 0.2);
+	/* 80 GB with 20% kept: 64 GB usable; 70 GB is in the reserve, 60 GB
+	 * is not, 81 GB does not fit at all (another verdict) */
+	char why[512];
+	CHECK(pp_headroom_check(&h, 70e9, 80e9, why, sizeof(why)) == 1);
+	CHECK_CONTAINS(why, "80.0% left");
+	CHECK(pp_headroom_check(&h, 60e9, 80e9, why, sizeof(why)) == 0);
+	CHECK(pp_headroom_check(&h, 81e9, 80e9, why, sizeof(why)) == 0);
 }
 
 static const char *l70 =

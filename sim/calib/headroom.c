@@ -65,6 +65,18 @@ out:
 	return rc;
 }
 
+int pp_headroom_check(const pp_headroom *h, double bytes, double capacity, char *buf, size_t n)
+{
+	if (!(capacity > 0) || bytes > capacity || bytes <= capacity * (1 - h->share))
+		return 0;
+	snprintf(buf, n, "%.1f of %.1f GiB per GPU needed, more than the %.1f%% left after the "
+		 "caching allocator's reserve (%.1f%%, sim/calib/headroom.h: the median measured "
+		 "reserved over allocated): a real run may not start; more parallelism, recompute or "
+		 "a smaller micro-batch would leave room", bytes / 1073741824.0,
+		 capacity / 1073741824.0, 100 * (1 - h->share), 100 * h->share);
+	return 1;
+}
+
 int pp_headroom_given(double share, pp_headroom *h, pp_err *err)
 {
 	memset(h, 0, sizeof(*h));

@@ -32,5 +32,9 @@ int pp_headroom_measured(const pp_catalog *cat, const char *framework, pp_headro
 /* A share the user gave (--memory-headroom): h says so. PP_EINPUT outside
  * [0, 0.9]. */
 int pp_headroom_given(double share, pp_headroom *h, pp_err *err);
+/* Whether bytes per GPU are above capacity x (1 - h->share) though
+ * within capacity: then 1 and a sentence into buf ("78.7 of 80.0 GiB per
+ * GPU needed, more than the 88.5% left after ..."); else 0. */
+int pp_headroom_check(const pp_headroom *h, double bytes, double capacity, char *buf, size_t n);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "calib/evidence.h"
+#include "calib/headroom.h"
 #include "core/warn.h"
 #include "engine/predict.h"
 #include "engine/predictout.h"
@@ -87,11 +88,17 @@ int pp_cmd_predict(int argc, char **argv)
 		char **warn = NULL;
 		int nwarn = 0;
 		pp_scenario_plausibility(&l.s, &warn, &nwarn);
+		pp_headroom hr;
+		pp_err herr = {0};
 		pp_band band;
 		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
 			rc = pp_cli_fail(&err);
 		else
 			pp_evidence_band_of(l.cat, &l.s, r.step_time_s, &band);
+		char why[512];
+		if (!rc && !pp_headroom_measured(l.cat, l.s.training.stack.framework, &hr, &herr) &&
+		    pp_headroom_check(&hr, r.memory.total_bytes, r.memory.capacity_bytes, why, sizeof(why)))
+			pp_warn_addf(&warn, &nwarn, "memory: %s", why);
 		if (rc)
 			;
 		else if (json)
