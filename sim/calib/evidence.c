@@ -159,10 +159,13 @@ void pp_evidence_release(pp_evidence *ev)
 
 const pp_evidence *pp_evidence_shared(const pp_catalog *cat, pp_err *err)
 {
+	/* kept per catalog directory: a catalog freed and another loaded
+	 * at the same address from elsewhere is not mistaken for it */
 	static pp_evidence ev;
 	static const pp_catalog *of;
+	static char dir[4096];
 	static bool loaded;
-	if (loaded && of == cat)
+	if (loaded && of == cat && !strcmp(dir, pp_catalog_dir(cat)))
 		return &ev;
 	if (loaded)
 		pp_evidence_release(&ev);
@@ -170,6 +173,7 @@ const pp_evidence *pp_evidence_shared(const pp_catalog *cat, pp_err *err)
 	if (pp_evidence_load(&ev, cat, err))
 		return NULL;
 	of = cat;
+	snprintf(dir, sizeof(dir), "%s", pp_catalog_dir(cat));
 	loaded = true;
 	return &ev;
 }

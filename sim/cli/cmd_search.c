@@ -307,7 +307,8 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 
 static void help_search(void)
 {
-	printf("usage: podplan search SCENARIO.json [--top K] [--rank time|cost] [--json | --csv]\n\n"
+	printf("usage: podplan search SCENARIO.json [--top K] [--rank time|cost] [--conservative]\n"
+	       "                      [--memory-headroom F] [--json | --csv]\n\n"
 	       "Finds the fastest parallel layouts for the scenario's model, global batch and cluster.\n"
 	       "Searched: tensor, pipeline, data and context parallel sizes, ZeRO stage 0-3, micro-batch\n"
 	       "size, interleaving (virtual pipeline chunks), sequence parallelism and recompute. Keys\n"
@@ -323,8 +324,9 @@ static void help_search(void)
 	       "                  `podplan size` compares clusters by cost\n"
 	       "  --provider P, --tier T  price for $/token (prices.json; default: cheapest on_demand)\n"
 	       "  --json          {evaluated, no_fit, feasible, bounded, simulated, elapsed_s,\n"
-	       "                  candidates_per_s, best: [{layout keys, step_time_s, mfu, memory,\n"
-	       "                  breakdown, usd_per_million_tokens}], why}\n"
+	       "                  candidates_per_s, memory_headroom, memory_headroom_source,\n"
+	       "                  best: [{layout keys, step_time_s, interval, at_best_published,\n"
+	       "                  mfu, memory, breakdown, usd_per_million_tokens}], why}\n"
 	       "  --csv           one row per layout of the top K (RFC 4180, header first)\n"
 	       "  --calibration DB:PROFILE  a fitted calibration profile, as `podplan predict` uses\n"
 	       "                  it (default: the scenario's calibration section)\n"
