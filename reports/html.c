@@ -277,6 +277,13 @@ static void answer_pred(pp_sb *o, const pp_report *r)
 	char tk[32];
 	snprintf(t, sizeof(t), "%s tokens/s; bottleneck: %s", pp_fmt_count(p->tokens_per_s, tk, sizeof(tk)),
 		 p->bottleneck);
+	if (r->band.on) {
+		char lo[48], hi[48];
+		size_t at = strlen(t);
+		snprintf(t + at, sizeof(t) - at, "; 80%% interval %s to %s (%s)",
+			 pp_fmt_span(r->band.lo_s, lo, sizeof(lo)), pp_fmt_span(r->band.hi_s, hi, sizeof(hi)),
+			 r->band.near ? "validated runs near it" : "no validated run near this layout");
+	}
 	kpi(o, "Step time", pp_fmt_span(p->step_time_s, d, sizeof(d)), t);
 	snprintf(t, sizeof(t), "HFU %.1f%%, %.0f model TFLOP/s per GPU", 100 * p->hfu,
 		 p->model_tflops_per_gpu);
@@ -599,6 +606,15 @@ static void engine_pred(pp_sb *o, const pp_report *r)
 	td(o, NULL, "step time");
 	tdn(o, pp_fmt_span(p->step_time_s, a, sizeof(a)));
 	pp_sb_adds(o, "</tr>\n");
+	{
+		pp_sb t = {0};
+		pp_band_text(&r->band, "", &t);
+		pp_sb_adds(o, "<tr>");
+		td(o, NULL, "80% interval");
+		td(o, NULL, t.buf);
+		pp_sb_adds(o, "</tr>\n");
+		pp_sb_release(&t);
+	}
 	for (int k = 0; k < PP_BD_COUNT; k++) {
 		char d[96];
 		snprintf(d, sizeof(d), "%s (%.1f%%)", pp_fmt_span(parts[k], a, sizeof(a)),

@@ -195,6 +195,20 @@ static void cost_md(pp_sb *o, const pp_report *r)
 			   pp_fmt_span(g[PP_BD_OTHER], f2, sizeof(f2)),
 			   isfinite(x->mfu) ? (snprintf(mfu, sizeof(mfu), "%.1f%%", 100 * x->mfu), mfu) : "-");
 	}
+	pp_sb_adds(o, "\nStep time, 80% interval (the Monte Carlo draws each option's step from it):\n\n");
+	for (int i = 0; i < c->noptions; i++) {
+		const pp_cost_option *x = &c->options[i];
+		if (!x->band.on)
+			continue;
+		pp_sb t = {0};
+		pp_band_text(&x->band, "", &t);
+		pp_sb_adds(o, "- ");
+		md(o, x->name);
+		pp_sb_adds(o, ": ");
+		md(o, t.buf);
+		pp_sb_adds(o, "\n");
+		pp_sb_release(&t);
+	}
 	int est = 0;
 	for (int i = 0; i < c->nsources; i++)
 		est += c->sources[i].estimate;
@@ -215,6 +229,12 @@ static void pred_md(pp_sb *o, const pp_report *r)
 		pp_sb_addf(o, "| %s | %s | %.1f%% |\n", pp_breakdown_fields[k].label,
 			   pp_fmt_span(parts[k], a, sizeof(a)),
 			   p->step_time_s > 0 ? 100 * parts[k] / p->step_time_s : 0);
+	pp_sb t = {0};
+	pp_band_text(&r->band, "", &t);
+	pp_sb_adds(o, "\nUncertainty: ");
+	md(o, t.buf);
+	pp_sb_adds(o, "\n");
+	pp_sb_release(&t);
 	pp_sb_addf(o, "\n## Memory per GPU\n\n%s of %s on pipeline stage %d: %s.\n",
 		   pp_fmt_bytes(p->memory.total_bytes, a, sizeof(a)),
 		   pp_fmt_bytes(p->memory.capacity_bytes, b, sizeof(b)), p->memory.worst_stage,

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "core/fmt.h"
 #include "calib/calibdb.h"
+#include "calib/evidence.h"
 #include "calib/hwres.h"
 #include "calib/profile.h"
 #include "core/jsonget.h"
@@ -327,6 +328,7 @@ int pp_report_build(pp_report *r, const pp_scenario *s, const pp_catalog *cat,
 		if ((rc = pp_predict(s, &r->hw, &po, &r->pred, err)))
 			goto out;
 		r->have_pred = true;
+		pp_evidence_band_of(r->cat, s, r->pred.step_time_s, &r->band);
 		pp_scenario_plausibility(s, &r->warnings, &r->nwarnings);
 		char a[32], b[32];
 		if (!r->pred.memory.fits)
@@ -483,6 +485,7 @@ static void predict_record(cJSON *j, const pp_report *r)
 	const pp_result *p = &r->pred;
 	cJSON *x = pp_json_obj(j, "predict");
 	pp_json_num(x, "step_time_s", p->step_time_s, SIG);
+	pp_band_json(&r->band, x);
 	pp_json_num(x, "tokens_per_s", p->tokens_per_s, SIG);
 	pp_json_num(x, "mfu", p->mfu, SIG);
 	pp_json_num(x, "hfu", p->hfu, SIG);

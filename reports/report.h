@@ -28,6 +28,7 @@
 #include "cost/cost.h"
 #include "input/hw.h"
 #include "engine/breakdown.h"
+#include "engine/band.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
 #include "core/util.h"
@@ -49,6 +50,7 @@ typedef struct pp_report {
 	pp_hw hw;                    /* the scenario's own cluster, with parameter origins */
 	bool have_pred;              /* no costs: the scenario's own step was predicted */
 	pp_result pred;
+	pp_band band;                /* pred's 80% interval (calib/evidence.h) */
 	char calib_note[600];        /* which calibration applies, in words */
 	pp_report_verdict *verdict;
 	int nverdict;

@@ -387,6 +387,48 @@ static void test_goodput_costs(void)
 	fake_ckpt_write_s = 0;
 }
 
+/* Without a step_time_sigma in the scenario, the Monte Carlo draws the
+ * step from the option's 80% interval (calib/evidence.h): with no other
+ * spread (price sigma 0, no goodput, a run's fixed tokens) the total is
+ * proportional to the step, so its P10 and P90 are the base total x the
+ * interval's factors, and its P50 the base x their geometric mean. */
+static void test_mc_step_from_interval(void)
+{
+	char costs[1024];
+	snprintf(costs, sizeof(costs), "{%s \"uncertainty\": {\"price_sigma\": 0}, \"options\": "
+		 "[{\"name\": \"od\", \"kind\": \"rent\", \"provider\": \"lambda_8x\", "
+		 "\"staff_fte\": 0}]}", quiet_run);
+	char *js = scenario("llama2-13b", 8, "\"tensor_model_parallel_size\": 8", costs);
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	int rc = price(js, 20000, &s, &r, &err);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_option *o = &r.options[0];
+		const pp_band *b = &o->band;
+		CHECK(b->on);
+		CHECK(b->f_hi > b->f_lo);
+		pp_t_diag("interval factors %.4f - %.4f (%d runs, %s)", b->f_lo, b->f_hi, b->n,
+			  b->near ? "near" : "default band");
+		CHECK_NEAR(o->p10_usd, 3990 * b->f_lo, 0.015);
+		CHECK_NEAR(o->p90_usd, 3990 * b->f_hi, 0.015);
+		CHECK_NEAR(o->p50_usd, 3990 * sqrt(b->f_lo * b->f_hi), 0.01);
+		/* the tornado's step-time row spans the same factors */
+		bool seen = false;
+		for (int i = 0; i < r.ntornado; i++)
+			if (strstr(r.tornado[i].driver, "step-time")) {
+				seen = true;
+				CHECK_NEAR(r.tornado[i].low_input, b->f_lo, 1e-9);
+				CHECK_NEAR(r.tornado[i].high_input, b->f_hi, 1e-9);
+			}
+		CHECK(seen);
+	}
+	pp_cost_result_release(&r);
+	pp_scenario_release(&s);
+	free(js);
+}
+
 /* Monte Carlo with only a price spread: the total is GPU-hours x rate x
  * exp(N(0, s^2)), so P50 = the base and P90 = base x exp(1.2816 s). Same
  * seed, same answer. */
@@ -1304,6 +1346,7 @@ int main(void)
 	RUN(test_monotone_in_price);
 	RUN(test_goodput_costs);
 	RUN(test_mc_analytic);
+	RUN(test_mc_step_from_interval);
 	RUN(test_api);
 	RUN(test_inference_api_in_out);
 	RUN(test_inference_typed);

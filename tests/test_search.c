@@ -373,7 +373,7 @@ static void against_predict(const char *json, int k)
 	}
 	qsort(r, nr, sizeof(ref), cmp_ref);
 	for (int des = 0; des < 2; des++) {
-		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL, NULL};
+		pp_search_opts o = {k, false, des == 1, 0, NULL, NULL, false, NULL, NULL, 0};
 		pp_search_result sr;
 		CHECK(pp_search_run(&s, &hw, &o, &sr, &err) == 0);
 		CHECK(sr.evaluated == (int64_t)n);
@@ -726,7 +726,7 @@ static void size_matches_brute_force(void)
 				x.cluster.intra = pp_catalog_fabric(tu_catalog(), op->gpu->intra_node);
 			pp_hw h2;
 			CHECK(pp_hw_from_catalog(&h2, tu_catalog(), &x.cluster, &err) == 0);
-			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL, NULL};
+			pp_search_opts so = {1, false, false, 0, NULL, NULL, false, NULL, NULL, 0};
 			pp_search_result sr;
 			if (pp_search_run(&x, &h2, &so, &sr, &err) || !sr.nbest)
 				continue;
@@ -885,7 +885,7 @@ static void table1(void)
 			CHECK(0);
 			continue;
 		}
-		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL, NULL};
+		pp_search_opts o = {1, false, false, 0, NULL, NULL, false, NULL, NULL, 0};
 		pp_search_result r;
 		pp_err err = {0};
 		CHECK(pp_search_run(&s, &hw, &o, &r, &err) == 0 && r.nbest == 1);

@@ -3,6 +3,8 @@
  *                 podplan trace SCENARIO.json -o FILE
  */
 #include "cli/cli.h"
+#include "calib/evidence.h"
+#include "calib/headroom.h"
 #include "core/warn.h"
 #include "engine/predict.h"
 #include "engine/predictout.h"
@@ -44,7 +46,13 @@ static void help_predict(void)
 	       "A prediction above the best published MFU for its GPU and precision\n"
 	       "(models/plausibility.json) is warned about. The breakdown adds up to\n"
 	       "the step time on the critical pipeline stage; exposed communication is measured\n"
-	       "by re-simulating the step with that traffic free.\n");
+	       "by re-simulating the step with that traffic free.\n\n"
+	       "Uncertainty: the 80%% interval of the step a real run would measure, from\n"
+	       "podplan's errors on the validated runs nearest to this layout (same GPU\n"
+	       "architecture and dense/MoE; framework, parallelism mix and scale; the sets of\n"
+	       "models/validation, predicted now), with the runs it rests on; where none is\n"
+	       "near, the wider band of every validated run of its kind, said so\n"
+	       "(sim/calib/evidence.h; podplan validate --coverage checks it). --json: interval.\n");
 }
 
 /* engine times and sizes carry nine significant digits, ratios six */
@@ -80,12 +88,23 @@ int pp_cmd_predict(int argc, char **argv)
 		char **warn = NULL;
 		int nwarn = 0;
 		pp_scenario_plausibility(&l.s, &warn, &nwarn);
+		pp_headroom hr;
+		pp_err herr = {0};
+		pp_band band;
 		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
 			rc = pp_cli_fail(&err);
-		else if (json)
-			pp_predict_to_json(&l.s, &l.hw, &r, l.cat, warn, nwarn, &out);
 		else
-			pp_predict_to_text(&l.s, &l.hw, &r, l.cat, warn, nwarn, &out);
+			pp_evidence_band_of(l.cat, &l.s, r.step_time_s, &band);
+		char why[512];
+		if (!rc && !pp_headroom_measured(l.cat, l.s.training.stack.framework, &hr, &herr) &&
+		    pp_headroom_check(&hr, r.memory.total_bytes, r.memory.capacity_bytes, why, sizeof(why)))
+			pp_warn_addf(&warn, &nwarn, "memory: %s", why);
+		if (rc)
+			;
+		else if (json)
+			pp_predict_to_json(&l.s, &l.hw, &r, &band, l.cat, warn, nwarn, &out);
+		else
+			pp_predict_to_text(&l.s, &l.hw, &r, &band, l.cat, warn, nwarn, &out);
 		pp_warn_free(warn, nwarn);
 	}
 	fputs(out.buf ? out.buf : "", stdout);

@@ -10,6 +10,8 @@
  * per cluster option.
  */
 #include "cli/plancmd.h"
+#include "calib/headroom.h"
+#include "plan/answer.h"
 #include "core/fmt.h"
 #include "core/dist.h"
 #include "engine/breakdown.h"
@@ -104,7 +106,7 @@ static void explain(const pp_scenario *s, const pp_search_result *r, pp_sb *o)
 }
 
 static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs,
-		       const pp_plan_loaded *l)
+		       const pp_plan_loaded *l, const pp_answer *a)
 {
 	const pp_result *x = &h->result;
 	cJSON *j = pp_json_obj(arr, NULL);
@@ -115,6 +117,13 @@ static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs
 	pp_json_int(j, "rank", rank);
 	pp_plan_layout_json(j, &h->layout, gbs / (h->layout.micro_batch_size * h->layout.dp));
 	pp_json_num(j, "step_time_s", x->step_time_s, SIG);
+	pp_band_json(&a->band, j);
+	if (a->above_best) {
+		cJSON *b = pp_json_obj(j, "at_best_published");
+		pp_json_num(b, "mfu", a->best_mfu, SIG_RATIO);
+		pp_json_num(b, "step_time_s", a->step_at_best_s, SIG);
+		pp_json_str(b, "run", a->best_what);
+	}
 	pp_json_num(j, "tokens_per_s", x->tokens_per_s, SIG);
 	pp_json_num(j, "mfu", x->mfu, SIG_RATIO);
 	pp_json_num(j, "hfu", x->hfu, SIG_RATIO);
@@ -131,7 +140,8 @@ static cJSON *hit_json(cJSON *arr, const pp_search_hit *h, int rank, int64_t gbs
 }
 
 static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r, double usd,
-			      const char *price_what, const char *rank_by)
+			      const char *price_what, const char *rank_by, const pp_answer *ans,
+			      const pp_headroom *hr)
 {
 	const pp_scenario *s = &l->c.s;
 	cJSON *j = pp_json_obj(NULL, NULL);
@@ -140,6 +150,8 @@ static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r
 	pp_json_str(j, "gpu", s->cluster.gpu->id);
 	pp_json_int(j, "global_batch_size", s->training.global_batch_size);
 	pp_json_str(j, "rank_by", rank_by);
+	pp_json_num(j, "memory_headroom", hr->share, SIG_RATIO);
+	pp_json_str(j, "memory_headroom_source", hr->what);
 	pp_json_int(j, "top_k", r->nbest);
 	pp_json_str(j, "space", r->space);
 	pp_json_int(j, "evaluated", r->evaluated);
@@ -155,7 +167,7 @@ static void print_search_json(const pp_plan_loaded *l, const pp_search_result *r
 	pp_json_int(j, "candidates_per_s", llround(r->elapsed_s > 0 ? r->evaluated / r->elapsed_s : 0));
 	cJSON *best = pp_json_arr(j, "best");
 	for (int i = 0; i < r->nbest; i++)
-		hit_json(best, &r->best[i], i + 1, s->training.global_batch_size, l);
+		hit_json(best, &r->best[i], i + 1, s->training.global_batch_size, l, &ans[i]);
 	pp_sb w = {0};
 	if (r->nbest)
 		explain(s, r, &w);
@@ -209,7 +221,8 @@ static void print_search_csv(const pp_plan_loaded *l, const pp_search_result *r)
 }
 
 static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r, double usd,
-			      const char *price_what, bool by_cost)
+			      const char *price_what, const char *rank_by, const pp_answer *ans,
+			      const pp_headroom *hr)
 {
 	const pp_scenario *s = &l->c.s;
 	const pp_cluster *c = &s->cluster;
@@ -227,27 +240,54 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 	       (long long)r->simulated);
 	if (isfinite(usd))
 		printf("Price      $%.4g per GPU-hour (%s)\n", usd, price_what);
+	printf("Memory     %s\n", hr->what);
 	if (r->fell_back)
 		printf("Note       the fast path disagreed with the event simulation; every layout "
 		       "was re-simulated with the event simulation\n");
-	printf("\nTop %d by %s\n", r->nbest, by_cost ? "$ per token" : "step time");
-	printf("  %-2s %-48s %9s %10s %6s %10s %9s\n", "#", "layout", "step", "tokens/s", "MFU",
-	       "mem/GPU", "$/1M tok");
+	printf("\nTop %d by %s\n", r->nbest, rank_by);
+	printf("  %-2s %-48s %9s %19s %10s %6s %10s %9s\n", "#", "layout", "step", "80% interval",
+	       "tokens/s", "MFU", "mem/GPU", "$/1M tok");
 	for (int i = 0; i < r->nbest; i++) {
 		const pp_search_hit *h = &r->best[i];
 		const pp_result *x = &h->result;
 		char usdb[32] = "-";
 		if (isfinite(h->usd_per_million_tokens))
 			snprintf(usdb, sizeof(usdb), "$%.4g", h->usd_per_million_tokens);
-		printf("  %-2d %-48s %9s %10.0f %5.1f%% %10s %9s\n", i + 1,
+		char iv[48] = "-";
+		if (ans[i].band.on)
+			snprintf(iv, sizeof(iv), "%.3g-%.3g s%s", ans[i].band.lo_s, ans[i].band.hi_s,
+				 ans[i].band.near ? "" : "*");
+		printf("  %-2d %-48s %9s %19s %10.0f %5.1f%% %10s %9s\n", i + 1,
 		       pp_plan_short_layout(&h->layout, lay, sizeof(lay)),
-		       pp_fmt_duration(x->step_time_s, b1, sizeof(b1)), x->tokens_per_s, 100 * x->mfu,
+		       pp_fmt_duration(x->step_time_s, b1, sizeof(b1)), iv, x->tokens_per_s, 100 * x->mfu,
 		       pp_fmt_bytes(x->memory.total_bytes, b2, sizeof(b2)), usdb);
 	}
+	bool far = false;
+	for (int i = 0; i < r->nbest; i++)
+		far |= ans[i].band.on && !ans[i].band.near;
+	if (far)
+		printf("  * no validated run near this layout: the default band (podplan predict says "
+		       "which)\n");
+	pp_sb u = {0};
+	pp_band_text(&ans[0].band, "  #1's uncertainty: ", &u);
+	printf("%s\n", u.buf);
+	pp_sb_release(&u);
 	char why[1024];
 	if (r->nbest && pp_catalog_mfu_check(l->c.cat, c->gpu, s->training.precision,
 					     r->best[0].result.mfu, why, sizeof(why)))
 		printf("  Warning: #1's %s\n", why);
+	if (ans[0].above_best) {
+		const pp_result *x = &r->best[0].result;
+		double f = ans[0].step_at_best_s / x->step_time_s;
+		printf("  If it runs like the best published run (%.1f%% MFU): step %s, %.0f tokens/s",
+		       100 * ans[0].best_mfu, pp_fmt_duration(ans[0].step_at_best_s, b1, sizeof(b1)),
+		       x->tokens_per_s / f);
+		if (s->training.train_tokens > 0)
+			printf(", time to train %s", pp_fmt_duration(x->time_to_train_s * f, b2, sizeof(b2)));
+		if (isfinite(r->best[0].usd_per_million_tokens))
+			printf(", $%.4g per 1M tokens", r->best[0].usd_per_million_tokens * f);
+		printf("\n");
+	}
 	printf("\nStep-time breakdown (s, critical stage)\n");
 	printf("  %-2s", "#");
 	for (int k = 0; k < PP_BD_COUNT; k++)
@@ -267,7 +307,8 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 
 static void help_search(void)
 {
-	printf("usage: podplan search SCENARIO.json [--top K] [--rank time|cost] [--json | --csv]\n\n"
+	printf("usage: podplan search SCENARIO.json [--top K] [--rank time|cost] [--conservative]\n"
+	       "                      [--memory-headroom F] [--json | --csv]\n\n"
 	       "Finds the fastest parallel layouts for the scenario's model, global batch and cluster.\n"
 	       "Searched: tensor, pipeline, data and context parallel sizes, ZeRO stage 0-3, micro-batch\n"
 	       "size, interleaving (virtual pipeline chunks), sequence parallelism and recompute. Keys\n"
@@ -283,11 +324,18 @@ static void help_search(void)
 	       "                  `podplan size` compares clusters by cost\n"
 	       "  --provider P, --tier T  price for $/token (prices.json; default: cheapest on_demand)\n"
 	       "  --json          {evaluated, no_fit, feasible, bounded, simulated, elapsed_s,\n"
-	       "                  candidates_per_s, best: [{layout keys, step_time_s, mfu, memory,\n"
-	       "                  breakdown, usd_per_million_tokens}], why}\n"
+	       "                  candidates_per_s, memory_headroom, memory_headroom_source,\n"
+	       "                  best: [{layout keys, step_time_s, interval, at_best_published,\n"
+	       "                  mfu, memory, breakdown, usd_per_million_tokens}], why}\n"
 	       "  --csv           one row per layout of the top K (RFC 4180, header first)\n"
 	       "  --calibration DB:PROFILE  a fitted calibration profile, as `podplan predict` uses\n"
 	       "                  it (default: the scenario's calibration section)\n"
+	       "  --conservative  rank by the pessimistic end of each layout's 80%% interval (step x\n"
+	       "                  its upper factor): the search widens its top list until no layout\n"
+	       "                  left out could rank in the first K that way\n"
+	       "  --memory-headroom F  share of each GPU's memory kept free (0 to 0.9); default: the\n"
+	       "                  caching allocator's reserve measured for the framework\n"
+	       "                  (sim/calib/headroom.h). No layout above capacity x (1 - F) is kept\n"
 	       "  --exhaustive    simulate every layout that fits (slow; checks the pruning)\n"
 	       "  --verbose       timing summary on stderr even when it is not a terminal\n"
 	       "  -k, -r, -j, -c, -v  short for --top, --rank, --json, --csv, --verbose\n\n"
@@ -295,7 +343,11 @@ static void help_search(void)
 	       "bounded = fits but its step-time lower bound is above the K-th best; simulated = the\n"
 	       "rest. Distributed: `mpirun -np N podplan search ...` splits the candidates over the\n"
 	       "ranks (Open MPI, loaded at run time) and prints what the serial run prints.\n"
-	       "Progress goes to stderr when it is a terminal.\n");
+	       "Progress goes to stderr when it is a terminal.\n\n"
+	       "Each layout carries the 80%% interval of its step from podplan's errors on the\n"
+	       "validated runs nearest to it (as `podplan predict` prints it; * marks the default\n"
+	       "band where none is near); a #1 above the best published MFU of its GPU and precision\n"
+	       "(models/plausibility.json) is also costed at that MFU.\n");
 }
 
 static int get_price(pp_plan_loaded *l, double *usd, char *what, size_t n)
@@ -330,8 +382,11 @@ int pp_cmd_search(int argc, char **argv)
 		{"provider", required_argument, NULL, 'P'}, {"tier", required_argument, NULL, 'T'},
 		{"exhaustive", no_argument, NULL, 'X'},     {"verbose", no_argument, NULL, 'v'},
 		{"calibration", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0}};
+		{"conservative", no_argument, NULL, 'S'},
+		{"memory-headroom", required_argument, NULL, 'H'}, {0, 0, 0, 0}};
 	bool json = false, csv = false, exhaustive = false, verbose = false, by_cost = false;
+	bool conservative = false;
+	double headroom = NAN;
 	const char *calib = NULL;
 	long top = 0;
 	const char *provider = NULL, *tier = NULL;
@@ -362,6 +417,13 @@ int pp_cmd_search(int argc, char **argv)
 		case 'X': exhaustive = true; break;
 		case 'v': verbose = true; break;
 		case 'C': calib = optarg; break;
+		case 'S': conservative = true; break;
+		case 'H':
+			headroom = strtod(optarg, &end);
+			if (*end || end == optarg || !(headroom >= 0 && headroom <= 0.9))
+				return pp_cli_usage_error("search", "--memory-headroom: found \"%s\", "
+							  "expected a share from 0 to 0.9", optarg);
+			break;
 		case 'h': help_search(); return 0;
 		default: return pp_cli_usage_error("search", "unknown option");
 		}
@@ -370,6 +432,8 @@ int pp_cmd_search(int argc, char **argv)
 		return pp_cli_usage_error("search", "expected one scenario file");
 	if (json && csv)
 		return pp_cli_usage_error("search", "--json and --csv exclude each other");
+	if (conservative && by_cost)
+		return pp_cli_usage_error("search", "--conservative and --rank cost exclude each other");
 	pp_dist_init();
 	if (pp_dist_idle())
 		return 0;
@@ -389,17 +453,42 @@ int pp_cmd_search(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "search: "};
-	pp_search_opts so = {top ? (int)top : l.spec.top ? l.spec.top : 5, exhaustive, false, usd,
-			     pp_plan_on_progress, &pg, false, NULL, NULL};
-	pp_search_result r;
+	pp_headroom hr;
 	pp_err err = {0};
-	rc = pp_search_run(&l.c.s, &l.c.hw, &so, &r, &err);
+	if ((rc = isnan(headroom) ? pp_headroom_measured(l.c.cat, l.c.s.training.stack.framework, &hr,
+							 &err)
+				  : pp_headroom_given(headroom, &hr, &err))) {
+		rc = pp_cli_fail(&err);
+		goto out;
+	}
+	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "search: "};
+	int k = top ? (int)top : l.spec.top ? l.spec.top : 5;
+	pp_search_opts so = {conservative ? (k < 8 ? 16 : 2 * k) : k, exhaustive, false, usd,
+			     pp_plan_on_progress, &pg, false, NULL, NULL, hr.share};
+	pp_search_result r;
+	pp_answer *ans = NULL;
+	for (;;) {
+		rc = pp_search_run(&l.c.s, &l.c.hw, &so, &r, &err);
+		if (rc || !conservative)
+			break;
+		pp_answer_rank_conservative(l.c.cat, &l.c.s, &r, NULL);
+		if (pp_conservative_settled(l.c.cat, &l.c.s, &r, k) || so.top_k >= 4096)
+			break;
+		so.top_k *= 4;
+		pp_search_result_release(&r);
+	}
 	pp_plan_progress_end(&pg);
 	if (rc) {
 		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
 		goto out;
 	}
+	if (r.nbest > k)
+		r.nbest = k; /* the hits past k stay allocated until the release */
+	ans = pp_xcalloc((size_t)r.nbest + 1, sizeof(*ans));
+	for (int i = 0; i < r.nbest; i++)
+		pp_answer_of(l.c.cat, &l.c.s, &r.best[i].layout, &r.best[i].result, &ans[i]);
+	const char *rank_by = conservative ? "the pessimistic end of the 80% interval"
+			      : by_cost    ? "$ per token" : "step time";
 	if (out0) {
 		if (r.fell_back)
 			fprintf(stderr, "podplan search: warning: the fast path disagreed with the event "
@@ -409,17 +498,19 @@ int pp_cmd_search(int argc, char **argv)
 			printf("No layout of %lld fits in memory (%s).\n", (long long)r.evaluated, r.space);
 		else if (json)
 			print_search_json(&l, &r, usd, isfinite(usd) ? what : NULL,
-					  by_cost ? "usd_per_token" : "step_time");
+					  conservative ? "step_time_pessimistic"
+					  : by_cost    ? "usd_per_token" : "step_time", ans, &hr);
 		else if (csv)
 			print_search_csv(&l, &r);
 		else
-			print_search_text(&l, &r, usd, what, by_cost);
+			print_search_text(&l, &r, usd, what, rank_by, ans, &hr);
 		fflush(stdout);
 	}
 	summary("search", &r, verbose);
 	if (!r.nbest && !json && !csv)
 		rc = 1;
 	pp_search_result_release(&r);
+	free(ans);
 out:
 	pp_plan_unload(&l);
 	pp_dist_finalize();

@@ -7,6 +7,8 @@
  * as search does; rank 0 prints.
  */
 #include "cli/plancmd.h"
+#include "calib/headroom.h"
+#include "plan/answer.h"
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "core/dist.h"
@@ -99,6 +101,12 @@ static void help_size(void)
 	       "                   1/4, 1/2, 1, 2, 4 in whole nodes)\n"
 	       "  --fabrics f,g    inter-node fabrics (default search.fabrics, else the scenario's)\n"
 	       "  --provider P, --tier T  prices.json provider and tier (default: cheapest on_demand)\n"
+	       "  --memory-headroom F  share of each GPU's memory kept free (0 to 0.9); default: the\n"
+	       "                   caching allocator's reserve measured for the framework\n"
+	       "                   (sim/calib/headroom.h); no layout above capacity x (1 - F)\n"
+	       "  --conservative   each option's layout, time and cost at the pessimistic end of\n"
+	       "                   its step's 80%% interval (step x its upper factor), and the\n"
+	       "                   answer priced there\n"
 	       "  --json, --csv    machine-readable; --verbose: timing on stderr\n"
 	       "  -d, -b, -j, -c, -v  short for --deadline, --budget, --json, --csv, --verbose\n\n"
 	       "Options that cannot win are not searched: a lower bound on any layout's step time\n"
@@ -135,8 +143,67 @@ static void print_weighed_text(const pp_cost_result *w)
 	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);
 }
 
+/* One option's interval (the runs it rests on), its time to train at
+ * both ends and, above the best published MFU, its time and rent at that
+ * figure. */
+static void option_evidence(const pp_plan_loaded *l, const pp_size_option *o, const char *what,
+			    bool conservative)
+{
+	pp_scenario x = l->c.s;
+	x.cluster.gpu = o->gpu;
+	x.cluster.num_gpus = o->num_gpus;
+	pp_answer a;
+	pp_answer_of(l->c.cat, &x, &o->best.layout, &o->best.result, &a);
+	char b1[32], b2[32], pre[160];
+	snprintf(pre, sizeof(pre), "Uncertainty %s (%d x %s, %s): ", what, o->num_gpus, o->gpu->id,
+		 o->inter->id);
+	pp_sb u = {0};
+	pp_band_text(&a.band, pre, &u);
+	printf("%s\n", u.buf);
+	pp_sb_release(&u);
+	/* the time to train as predicted (size's own is the pessimistic end
+	 * under --conservative) */
+	double train_s = conservative && a.band.on ? o->train_s / a.band.f_hi : o->train_s;
+	if (a.band.on)
+		printf("            its time to train %s to %s (80%%)\n",
+		       pp_fmt_duration(train_s * a.band.f_lo, b1, sizeof(b1)),
+		       pp_fmt_duration(train_s * a.band.f_hi, b2, sizeof(b2)));
+	if (a.above_best) {
+		double f = a.step_at_best_s / o->best.result.step_time_s;
+		printf("            %.1f%% MFU is above the best published for %s (%.1f%%); if it runs "
+		       "like the best published run: time to train %s, rent %s\n",
+		       100 * o->best.result.mfu, o->gpu->id, 100 * a.best_mfu,
+		       pp_fmt_duration(train_s * f, b1, sizeof(b1)),
+		       isfinite(o->usd) ? pp_fmt_usd(o->usd * train_s / o->train_s * f, b2, sizeof(b2))
+					: "-");
+	}
+}
+
+/* The evidence of the answer's cluster (the cost engine's recommendation)
+ * and of the fastest searched option where that is another. */
+static void evidence_text(const pp_plan_loaded *l, const pp_size_result *r,
+			  const pp_cost_result *w, bool conservative)
+{
+	int best = -1, ans = -1;
+	for (int i = 0; i < r->n; i++)
+		if (r->opt[i].status == PP_SIZE_SEARCHED &&
+		    (best < 0 || r->opt[i].train_s < r->opt[best].train_s))
+			best = i;
+	const pp_cost_option *x = w && w->recommended >= 0 ? &w->options[w->recommended] : NULL;
+	for (int i = 0; x && i < r->n && ans < 0; i++) {
+		const pp_size_option *o = &r->opt[i];
+		if (o->status == PP_SIZE_SEARCHED && !strcmp(o->gpu->id, x->gpu) &&
+		    o->num_gpus == x->num_gpus && (!x->fabric[0] || !strcmp(o->inter->id, x->fabric)))
+			ans = i;
+	}
+	if (ans >= 0)
+		option_evidence(l, &r->opt[ans], "the answer", conservative);
+	if (best >= 0 && best != ans)
+		option_evidence(l, &r->opt[best], "the fastest", conservative);
+}
+
 static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
-			    const pp_cost_result *w)
+			    const pp_cost_result *w, const pp_headroom *hr, bool conservative)
 {
 	const pp_scenario *s = &l->c.s;
 	char b1[32], b2[32], b3[32], b4[32], lay[200];
@@ -155,7 +222,13 @@ static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
 	printf("Options    %d: %d searched (%lld layouts evaluated, %lld simulated), %d ruled out by "
 	       "bounds\n", r->n, r->searches, (long long)r->evaluated, (long long)r->simulated,
 	       skipped);
-	printf("Answer     %s\n\n", w && w->recommendation[0] ? w->recommendation : r->why);
+	printf("Answer     %s\n", w && w->recommendation[0] ? w->recommendation : r->why);
+	printf("Memory     %s\n", hr->what);
+	if (conservative)
+		printf("Ranked     at the pessimistic end of each layout's 80%% step-time interval "
+		       "(--conservative): times and costs below are there\n");
+	evidence_text(l, r, w, conservative);
+	printf("\n");
 	printf("Layouts    the fastest layout of each cluster, rented (before goodput): %s\n", r->why);
 	printf("  %-2s %-28s %8s %-48s %9s %10s %9s  %s\n", "#", "option", "$/GPU-h", "best layout",
 	       "step", "train", "rent", "verdict");
@@ -231,10 +304,12 @@ static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs,
 }
 
 static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
-			    const pp_cost_result *w)
+			    const pp_cost_result *w, const pp_headroom *hr)
 {
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", l->c.s.name);
+	pp_json_num(j, "memory_headroom", hr->share, SIG_RATIO);
+	pp_json_str(j, "memory_headroom_source", hr->what);
 	pp_json_num(j, "train_tokens", r->train_tokens, SIG);
 	pp_json_num(j, "deadline_s", r->deadline_s > 0 ? r->deadline_s : NAN, SIG);
 	pp_json_num(j, "budget_usd", r->budget_usd > 0 ? r->budget_usd : NAN, SIG);
@@ -334,7 +409,7 @@ static void print_size_csv(const pp_size_result *r, const pp_cost_result *wr)
 /* The searched clusters, cheapest rent first, as the cost engine's
  * candidates (at most PP_COST_MAX_CANDIDATES), weighed into *w. */
 static int weigh(const pp_plan_loaded *l, const pp_size_result *r, double deadline_s,
-		 double budget_usd, pp_cost_result *w, pp_err *err)
+		 double budget_usd, bool conservative, pp_cost_result *w, pp_err *err)
 {
 	pp_cost_candidate c[PP_COST_MAX_CANDIDATES];
 	int n = 0;
@@ -371,6 +446,7 @@ static int weigh(const pp_plan_loaded *l, const pp_size_result *r, double deadli
 	co.budget_usd = budget_usd;
 	co.spread_draws = pp_dist_size() > 1;
 	co.hwcal = &l->c.cal;
+	co.conservative = conservative;
 	return pp_cost_weigh(&l->c.s, l->c.cat, &co, c, n, w, err);
 }
 
@@ -382,8 +458,12 @@ int pp_cmd_size(int argc, char **argv)
 		{"fabrics", required_argument, NULL, 'f'},  {"provider", required_argument, NULL, 'P'},
 		{"tier", required_argument, NULL, 'T'},     {"json", no_argument, NULL, 'j'},
 		{"csv", no_argument, NULL, 'c'},            {"verbose", no_argument, NULL, 'v'},
+		{"memory-headroom", required_argument, NULL, 'H'},
+		{"conservative", no_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},           {0, 0, 0, 0}};
 	bool json = false, csv = false, verbose = false;
+	double headroom = NAN;
+	bool conservative = false;
 	double deadline_days = 0, budget = 0;
 	const char *gpus = NULL, *counts = NULL, *fabrics = NULL, *provider = NULL, *tier = NULL;
 	int c;
@@ -408,6 +488,15 @@ int pp_cmd_size(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': csv = true; break;
 		case 'v': verbose = true; break;
+		case 'S': conservative = true; break;
+		case 'H': {
+			char *end;
+			headroom = strtod(optarg, &end);
+			if (*end || end == optarg || !(headroom >= 0 && headroom <= 0.9))
+				return pp_cli_usage_error("size", "--memory-headroom: found \"%s\", "
+							  "expected a share from 0 to 0.9", optarg);
+			break;
+		}
 		case 'h': help_size(); return 0;
 		default: return pp_cli_usage_error("size", "unknown option");
 		}
@@ -435,8 +524,16 @@ int pp_cmd_size(int argc, char **argv)
 	if (tier)
 		snprintf(l.spec.tier, sizeof(l.spec.tier), "%s", tier);
 	pp_plan_prog pg = {out0 && pp_cli_tty(), 0, -1, "size: "};
+	pp_headroom hr;
+	pp_err herr = {0};
+	if ((rc = isnan(headroom) ? pp_headroom_measured(l.c.cat, l.c.s.training.stack.framework, &hr,
+							 &herr)
+				  : pp_headroom_given(headroom, &hr, &herr))) {
+		rc = pp_cli_fail(&herr);
+		goto out;
+	}
 	pp_size_opts so = {deadline_days * 86400.0, budget, l.spec, pp_plan_on_progress, &pg, on_option,
-			   &l.c.cal};
+			   &l.c.cal, hr.share, conservative ? l.c.cat : NULL};
 	pp_size_result r;
 	pp_err err = {0};
 	rc = pp_size_run(&l.c.s, l.c.cat, &so, &r, &err);
@@ -451,18 +548,18 @@ int pp_cmd_size(int argc, char **argv)
 	 * spread over them) and rank 0 prints */
 	pp_cost_result w;
 	memset(&w, 0, sizeof(w));
-	if ((rc = weigh(&l, &r, deadline_days * 86400.0, budget, &w, &err))) {
+	if ((rc = weigh(&l, &r, deadline_days * 86400.0, budget, conservative, &w, &err))) {
 		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
 		pp_size_result_release(&r);
 		goto out;
 	}
 	if (out0) {
 		if (json)
-			print_size_json(&l, &r, &w);
+			print_size_json(&l, &r, &w, &hr);
 		else if (csv)
 			print_size_csv(&r, &w);
 		else
-			print_size_text(&l, &r, &w);
+			print_size_text(&l, &r, &w, &hr, conservative);
 		fflush(stdout);
 		if (verbose || pp_cli_tty())
 			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",

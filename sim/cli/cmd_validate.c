@@ -6,6 +6,7 @@
  * The CSV's texts are printed with their control bytes as \xNN.
  */
 #include "cli/cli.h"
+#include "calib/evidence.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
 #include "core/csv.h"
@@ -236,6 +237,76 @@ out:
 	return rc;
 }
 
+/* podplan validate --coverage: the stated 80% intervals (calib/evidence.h)
+ * checked on the validation sets, each row's interval computed without
+ * it and without its model's family. */
+static void pct_or_dash(double v, char *buf, size_t n)
+{
+	if (isfinite(v))
+		snprintf(buf, n, "%.1f%%", 100 * v);
+	else
+		snprintf(buf, n, "-");
+}
+
+static int validate_coverage(bool rows)
+{
+	pp_catalog *cat;
+	int rc = pp_cli_catalog(&cat);
+	if (rc)
+		return rc;
+	pp_evidence ev;
+	pp_err err = {0};
+	if ((rc = pp_evidence_load(&ev, cat, &err))) {
+		rc = pp_cli_fail(&err);
+		pp_catalog_free(cat);
+		return rc;
+	}
+	if (rows) {
+		printf("%-12s %-48s %10s %10s %8s  %-22s %-22s\n", "set", "config", "predicted", "measured",
+		       "error", "80% interval, LOO", "leave family out");
+		for (int i = 0; i < ev.n; i++) {
+			const pp_evrow *r = &ev.rows[i];
+			char a[2][48];
+			for (int f = 0; f < 2; f++) {
+				pp_band b;
+				pp_evidence_band(&ev, &r->key, r->predicted_s, i, f ? r->family : NULL, &b);
+				bool in = b.on && r->measured_s >= b.lo_s && r->measured_s <= b.hi_s;
+				snprintf(a[f], sizeof(a[f]), "%+4.0f%%/%+4.0f%% %s%s", 100 * (b.f_lo - 1),
+					 100 * (b.f_hi - 1), in ? "in " : "OUT", b.near ? "" : " far");
+			}
+			printf("%-12s %-48s %8.3f s %8.3f s %+7.1f%%  %-22s %-22s\n", r->set,
+			       pp_tty(r->config), r->predicted_s, r->measured_s,
+			       100 * (r->predicted_s / r->measured_s - 1), a[0], a[1]);
+		}
+		printf("\n");
+	}
+	pp_evcov cv[16];
+	int n = pp_evidence_coverage(&ev, cv, 16);
+	printf("Coverage of podplan's 80%% step-time intervals on its validation sets (each row's\n"
+	       "interval computed without it: leave-one-out, LOO; and without every row of its\n"
+	       "model: leave-family-out, LFO). Half-width: half the interval as a share of the\n"
+	       "prediction, median over the rows; 'near': intervals resting on validated runs near\n"
+	       "the row (sim/calib/evidence.h), the others are the default band. Targets: coverage\n"
+	       ">= 75%% per set; median half-width <= 15%% where near runs exist.\n\n");
+	printf("%-12s %5s %13s %13s %11s %11s %13s %11s\n", "set", "rows", "LOO coverage",
+	       "LFO coverage", "LOO near", "half, near", "half, all", "LFO near");
+	for (int i = 0; i < n; i++) {
+		const pp_evcov *c = &cv[i];
+		char h1[16], h2[16];
+		pct_or_dash(c->loo_med_hw_near, h1, sizeof(h1));
+		pct_or_dash(c->loo_med_hw, h2, sizeof(h2));
+		printf("%-12s %5d %5d (%3.0f%%) %5d (%3.0f%%) %11d %11s %13s %11d\n", c->set, c->n,
+		       c->loo_in, c->n ? 100.0 * c->loo_in / c->n : 0, c->lofo_in,
+		       c->n ? 100.0 * c->lofo_in / c->n : 0, c->loo_near, h1, h2, c->lofo_near);
+	}
+	if (ev.skipped)
+		printf("\n%d rows skipped (their scenario did not predict); the first: %s\n", ev.skipped,
+		       pp_tty(ev.skipped_why));
+	pp_evidence_release(&ev);
+	pp_catalog_free(cat);
+	return 0;
+}
+
 /* One row per predicted published figure (RFC 4180, the one writer). */
 static void print_csv(const pp_valset *v)
 {
@@ -266,8 +337,10 @@ int pp_cmd_validate(int argc, char **argv)
 		{"csv", no_argument, NULL, 'c'}, {"replay", no_argument, NULL, 'r'},
 		{"repredict", no_argument, NULL, 'p'}, {"serve", no_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'}, {"seed", required_argument, NULL, 'e'},
+		{"coverage", no_argument, NULL, 'V'}, {"rows", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
 	bool csv = false, replay = false, repredict = false, serve = false, json = false;
+	bool coverage = false, rows = false;
 	bool seed_given = false;
 	unsigned long seed = 0;
 	int c;
@@ -279,6 +352,8 @@ int pp_cmd_validate(int argc, char **argv)
 		case 'p': repredict = true; break;
 		case 's': serve = true; break;
 		case 'j': json = true; break;
+		case 'V': coverage = true; break;
+		case 'R': rows = true; break;
 		case 'e':
 			if (pp_cli_parse_seed("validate", optarg, &seed))
 				return 2; /* the usage error, printed */
@@ -308,11 +383,26 @@ int pp_cmd_validate(int argc, char **argv)
 			       "throughput, duration, max_concurrent_requests, request_goodput with the\n"
 			       "scenario's slo, and mean/median/std/pNN of ttft, tpot, itl and e2el in ms) is\n"
 			       "printed measured, predicted and the error, with the mean |error| of the\n"
-			       "throughputs and of the latencies, and the mean lengths of both sides.\n");
+			       "throughputs and of the latencies, and the mean lengths of both sides.\n\n"
+			       "podplan validate --coverage [--rows]\n"
+			       "The 80%% step-time intervals predict, search, size, cost and the report state\n"
+			       "(sim/calib/evidence.h), checked on the repository's validation sets\n"
+			       "(models/validation/*-published.csv and the framework set): every row predicted\n"
+			       "now, its interval computed without it (leave-one-out) and without its model's\n"
+			       "rows (leave-family-out); per set the share of measured steps inside and the\n"
+			       "median half-width. --rows lists every row's interval first.\n");
 			return 0;
 		default: return pp_cli_usage_error("validate", "unknown option");
 		}
 	}
+	if (coverage) {
+		if (serve || replay || repredict || csv || json || seed_given || optind != argc)
+			return pp_cli_usage_error("validate", "--coverage takes no file and no other option "
+						  "but --rows");
+		return validate_coverage(rows);
+	}
+	if (rows)
+		return pp_cli_usage_error("validate", "--rows goes with --coverage");
 	if (serve) {
 		if (replay || repredict)
 			return pp_cli_usage_error("validate", "--serve and --replay: expected one of them");

@@ -6,6 +6,7 @@
  *
  * Output formats (JSON, CSV, text) are in costout.c.
  */
+#include "calib/headroom.h"
 #include "cost/costdata.h"
 #include "cost/costeval.h"
 #include "cost/costopt.h"
@@ -32,6 +33,8 @@ static void fill_option(const ctx *c, const oin *o, const ev *e, pp_cost_option 
 	snprintf(out->infeasible_why, sizeof(out->infeasible_why), "%s", o->why);
 	bool cluster = o->kind != PP_OPT_API;
 	out->step_time_s = cluster && c->work != PP_WORK_INFERENCE ? o->step_time_s : NAN;
+	if (cluster && c->work != PP_WORK_INFERENCE)
+		out->band = o->band;
 	out->tokens_per_s = cluster ? o->tokens_per_s : NAN;
 	out->mfu = cluster && c->work != PP_WORK_INFERENCE ? o->mfu : NAN;
 	if (cluster && c->work != PP_WORK_INFERENCE)
@@ -456,6 +459,34 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 			goto out;
 	}
 	cost_step_sigmas(&c, oi, n);
+	/* a cluster option that fits only into the caching allocator's
+	 * reserve: said, the option kept (its layout is the scenario's) */
+	pp_headroom hr;
+	pp_err herr = {0};
+	if (c.work != PP_WORK_INFERENCE &&
+	    !pp_headroom_measured(cat, s->training.stack.framework, &hr, &herr)) {
+		/* one warning per figure, naming every option it applies to */
+		bool *said = pp_xcalloc((size_t)n + 1, sizeof(bool));
+		for (int i = 0; i < n; i++) {
+			char why[512], other[512];
+			if (said[i] || oi[i].kind == PP_OPT_API || !oi[i].feasible ||
+			    !pp_headroom_check(&hr, oi[i].mem_bytes, oi[i].mem_capacity_bytes, why,
+					       sizeof(why)))
+				continue;
+			pp_sb names = {0};
+			int k = 0;
+			for (int j = i; j < n; j++)
+				if (!said[j] && oi[j].kind != PP_OPT_API && oi[j].feasible &&
+				    pp_headroom_check(&hr, oi[j].mem_bytes, oi[j].mem_capacity_bytes,
+						      other, sizeof(other)) && !strcmp(other, why)) {
+					said[j] = true;
+					pp_sb_addf(&names, "%s\"%s\"", k++ ? ", " : "", out->options[j].name);
+				}
+			cost_warnf(&c, "option%s %s: %s", k > 1 ? "s" : "", names.buf ? names.buf : "", why);
+			pp_sb_release(&names);
+		}
+		free(said);
+	}
 	for (int i = 0; i < n; i++)
 		oi[i].group = cost_group_of(oi, n, i);
 	run_horizon(&c, oi, n);

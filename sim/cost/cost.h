@@ -39,6 +39,7 @@
 #ifndef PP_COST_H
 #define PP_COST_H
 
+#include "engine/band.h"
 #include "input/catalog.h"
 #include "input/hw.h"
 #include "core/pp.h"
@@ -173,6 +174,9 @@ typedef struct pp_cost_option {
 	char infeasible_why[256];
 	/* throughput (NAN for api) */
 	double step_time_s;         /* predicted, before goodput */
+	pp_band band;               /* its 80% interval from the validated runs near the option's
+				       layout (calib/evidence.h); the Monte Carlo draws the step
+				       from it; on false for api options and inference work */
 	double tokens_per_s;        /* predicted, before goodput */
 	double mfu;
 	pp_breakdown breakdown;     /* where step_time_s goes (predict.h), with the lora/qlora
@@ -350,6 +354,11 @@ typedef struct pp_cost_opts {
 	 * default store (the run fails as the commands do when it is not
 	 * there) */
 	const struct pp_hwcal *hwcal;
+	/* price each training option at the pessimistic end of its step's 80%
+	 * interval (step x its upper factor; `podplan size --conservative`):
+	 * the base case, and so the recommendation, is that step; the Monte
+	 * Carlo still draws the step from the whole interval */
+	bool conservative;
 } pp_cost_opts;
 
 /* Price every option of s->costs. Errors: PP_EINPUT for a costs section

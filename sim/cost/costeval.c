@@ -478,13 +478,16 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		return;
 	}
 	double stepf[MAX_GROUPS], capexf[MAX_GROUPS], capsig[MAX_GROUPS], stepsig[MAX_GROUPS];
+	double stepmu[MAX_GROUPS];
 	for (int g = 0; g < MAX_GROUPS; g++) {
 		capsig[g] = 0;
 		stepsig[g] = c->step_sigma;
+		stepmu[g] = 0;
 	}
 	for (int i = 0; i < n; i++) {
 		capsig[oi[i].group] = fmax(capsig[oi[i].group], oi[i].capex_sigma);
-		stepsig[oi[i].group] = cost_step_sigma_of(c, &oi[i]); /* one per group */
+		/* one per group */
+		cost_step_spread(c, &oi[i], &stepmu[oi[i].group], &stepsig[oi[i].group]);
 	}
 	int *wins = pp_xcalloc((size_t)n, sizeof(int));
 	/* options with the same goodput inputs (a cluster rented and built,
@@ -530,7 +533,7 @@ void cost_monte_carlo(ctx *c, oin *oi, int n, unsigned long seed, int draws)
 		dr.demand = pp_mc_triangular(mc, c->demand_lo_factor, 1.0, c->demand_hi_factor);
 		dr.electricity = pp_mc_triangular(mc, kwh_lo, 1.0, kwh_hi);
 		for (int g = 0; g < n; g++) {
-			stepf[g] = lognormal(mc, stepsig[g], mine);
+			stepf[g] = exp(stepmu[g]) * lognormal(mc, stepsig[g], mine);
 			capexf[g] = lognormal(mc, capsig[g], mine);
 		}
 		int best = -1;
@@ -639,8 +642,9 @@ void cost_tornado(ctx *c, oin *oi, int rec, int ru)
 	if (rec < 0)
 		return;
 	double q10 = 0.10, q90 = 0.90;
-	double sigma = cost_step_sigma_of(c, &oi[rec]);
-	double s10 = pp_mc_lognormal_q(sigma, q10), s90 = pp_mc_lognormal_q(sigma, q90);
+	double mu, sigma;
+	cost_step_spread(c, &oi[rec], &mu, &sigma);
+	double s10 = exp(mu) * pp_mc_lognormal_q(sigma, q10), s90 = exp(mu) * pp_mc_lognormal_q(sigma, q90);
 	tornado_row(c, oi, rec, ru, DRV_STEP, -1, "step-time prediction error", "factor", 1, s10, s90,
 		    s10, s90);
 	if (c->failures_per_gpu_hour > 0 && c->goodput_on && c->work != PP_WORK_INFERENCE)

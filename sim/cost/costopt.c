@@ -4,10 +4,13 @@
  * QLoRA as the engine predicts them), its API or rent price, storage and staff; an
  * owned option's parts come from costown.c.
  */
+#include "calib/evidence.h"
 #include "cost/costopt.h"
 #include "calib/hwres.h"
 #include "core/fmt.h"
 #include "cost/costown.h"
+#include "engine/breakdown.h"
+#include "cost/montecarlo.h"
 #include "cost/costserve.h"
 
 const char *const pp_cost_tier_keys[] = {"on_demand", "reserved_1y", "reserved_3y", "spot",
@@ -175,8 +178,20 @@ static int run_engine(ctx *c, const pp_cost_opts *opts, const pp_costspec_option
 							      : x->cluster.gpu->mem_bytes;
 	o->mfu = res.mfu;
 	o->step_time_s = res.step_time_s;
+	if (c->work != PP_WORK_INFERENCE)
+		pp_evidence_band_of(c->cat, x, res.step_time_s, &o->band);
 	o->breakdown = res.breakdown;
 	o->tokens_per_s = res.tokens_per_s;
+	o->step_scale = 1;
+	if (opts->conservative && o->band.on) {
+		/* the pessimistic end: the step and its parts longer, the
+		 * throughput lower, by the same factor */
+		o->step_scale = o->band.f_hi;
+		o->step_time_s *= o->step_scale;
+		o->tokens_per_s /= o->step_scale;
+		for (int k = 0; k < PP_BD_COUNT; k++)
+			*(double *)((char *)&o->breakdown + pp_breakdown_fields[k].offset) *= o->step_scale;
+	}
 	o->mem_bytes = res.memory.total_bytes;
 	o->checkpoint_bytes = res.checkpoint_bytes;
 	o->checkpoint_write_s = res.checkpoint_write_s;
@@ -628,4 +643,19 @@ void cost_step_sigmas(ctx *c, const oin *oi, int n)
 double cost_step_sigma_of(const ctx *c, const oin *o)
 {
 	return o->calibrated ? c->step_sigma_calibrated : c->step_sigma;
+}
+
+void cost_step_spread(const ctx *c, const oin *o, double *mu, double *sigma)
+{
+	/* costs.uncertainty.step_time_sigma, where the scenario gives one, wins */
+	if (isnan(c->cs->step_time_sigma) && o->band.on && o->band.f_lo > 0 &&
+	    o->band.f_hi >= o->band.f_lo) {
+		double z90 = log(pp_mc_lognormal_q(1.0, 0.90)); /* the normal's 90th percentile */
+		/* around the prediction, whatever step the base case took */
+		*mu = (log(o->band.f_lo) + log(o->band.f_hi)) / 2 - log(o->step_scale > 0 ? o->step_scale : 1);
+		*sigma = (log(o->band.f_hi) - log(o->band.f_lo)) / (2 * z90);
+		return;
+	}
+	*mu = 0;
+	*sigma = cost_step_sigma_of(c, o);
 }

@@ -51,6 +51,9 @@ typedef struct oin {
 	 * output tokens (costserve.h; 1 and 1 with a typed-in throughput) */
 	double w_in, w_out;
 	double step_time_s;            /* training step, before goodput (0 for inference) */
+	pp_band band;                  /* its 80% interval (calib/evidence.h; off for inference) */
+	double step_scale;             /* step_time_s over the prediction: the band's upper factor
+					  under pp_cost_opts.conservative, else 1 */
 	double mfu;                    /* model FLOPs utilisation, fraction */
 	double mem_bytes;              /* memory needed per GPU */
 	double mem_capacity_bytes;     /* memory per GPU */
@@ -100,5 +103,12 @@ int cost_capacity_tokens(ctx *c, const pp_cost_opts *opts);
 void cost_step_sigmas(ctx *c, const oin *oi, int n);
 /* The step-time sigma of option o. */
 double cost_step_sigma_of(const ctx *c, const oin *o);
+/* The distribution the Monte Carlo draws an option's step-time factor
+ * from: the lognormal whose 10th and 90th percentiles are its interval's
+ * (calib/evidence.h: the errors of the validated runs near its layout),
+ * mu = the mean of their logs, sigma = their distance / (2 x 1.2816); where
+ * it has none (api, inference) or the scenario gives
+ * costs.uncertainty.step_time_sigma, mu 0 and cost_step_sigma_of. */
+void cost_step_spread(const ctx *c, const oin *o, double *mu, double *sigma);
 
 #endif

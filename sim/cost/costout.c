@@ -164,6 +164,8 @@ static void option_json(cJSON *arr, const pp_cost_option *o)
 	num(j, "time_to_train_s", o->time_to_train_s);
 	num(j, "lead_time_s", o->lead_time_s);
 	num(j, "step_time_s", o->step_time_s);
+	if (o->band.on)
+		pp_band_json(&o->band, j);
 	num(j, "tokens_per_s", o->tokens_per_s);
 	num(j, "tokens_per_s_effective", o->tokens_per_s_effective);
 	num(j, "mfu", o->mfu);
@@ -452,6 +454,31 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 							      : "  <- cheapest")
 			   : i == r->risked ? "  (cheaper, may not be obtainable)"
 			   : o->feasible ? "" : "  (cannot)");
+	}
+	bool banded = false;
+	for (int i = 0; i < r->noptions; i++)
+		banded |= r->options[i].band.on;
+	if (banded) {
+		pp_sb_adds(sb, "\nStep time, 80% interval (the Monte Carlo draws each option's step from "
+			   "it):\n");
+		const pp_band *last = NULL;
+		for (int i = 0; i < r->noptions; i++) {
+			const pp_cost_option *o = &r->options[i];
+			if (!o->band.on)
+				continue;
+			if (last && last->near == o->band.near && last->n == o->band.n &&
+			    last->f_lo == o->band.f_lo && last->f_hi == o->band.f_hi) {
+				pp_sb_addf(sb, "  %-20.20s %s to %s, the same runs as above\n", o->name,
+					   pp_fmt_duration(o->band.lo_s, a, sizeof(a)),
+					   pp_fmt_duration(o->band.hi_s, b, sizeof(b)));
+				continue;
+			}
+			char pre[64];
+			snprintf(pre, sizeof(pre), "  %-20.20s ", o->name);
+			pp_band_text(&o->band, pre, sb);
+			pp_sb_adds(sb, "\n");
+			last = &o->band;
+		}
 	}
 	serving_text(r, sb);
 	pp_sb_adds(sb, "\nFull cost by component (the stack), amortized and marginal views:\n");

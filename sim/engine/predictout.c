@@ -111,12 +111,14 @@ static void stack_json(cJSON *j, const pp_scenario *s)
 }
 
 void pp_predict_to_json(const pp_scenario *s, const pp_hw *hw, const pp_result *r,
-			const pp_catalog *cat, char *const *warn, int nwarn, pp_sb *out)
+			const pp_band *band, const pp_catalog *cat, char *const *warn, int nwarn,
+			pp_sb *out)
 {
 	const pp_memory *m = &r->memory;
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", s->name);
 	pp_json_num(j, "step_time_s", r->step_time_s, SIG);
+	pp_band_json(band, j);
 	pp_json_num(j, "tokens_per_step", r->tokens_per_step, SIG);
 	pp_json_num(j, "tokens_per_s", r->tokens_per_s, SIG);
 	pp_json_num(j, "mfu", r->mfu, SIG_RATIO);
@@ -223,7 +225,8 @@ static void mrow(pp_sb *out, const char *what, double bytes, double total)
 }
 
 void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *r,
-			const pp_catalog *cat, char *const *warn, int nwarn, pp_sb *out)
+			const pp_band *band, const pp_catalog *cat, char *const *warn, int nwarn,
+			pp_sb *out)
 {
 	const pp_model *m = &s->model;
 	const pp_parallel *p = &s->parallel;
@@ -274,6 +277,10 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       ? ", op-level selective recompute"
 		       : "");
 	pp_sb_addf(out, "Step time          %s\n", pp_fmt_duration(r->step_time_s, b1, sizeof(b1)));
+	if (band) {
+		pp_band_text(band, "Uncertainty        ", out);
+		pp_sb_adds(out, "\n");
+	}
 	pp_sb_addf(out, "Throughput         %.0f tokens/s (%.0f per GPU)\n", r->tokens_per_s,
 	       r->tokens_per_s / c->num_gpus);
 	pp_sb_addf(out, "MFU / HFU          %.1f%% / %.1f%%  (%.0f model TFLOP/s per GPU, peak %.0f; Megatron's "

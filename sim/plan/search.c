@@ -178,9 +178,11 @@ static void visit(void *ctx, const pp_layout *l, uint32_t idx)
 		pp_fp_workload(k->cache, &k->x, k->hw, &w);
 		pp_memory mem;
 		pp_memory_estimate(&k->x, k->hw, &w, &mem);
-		if (!mem.fits) {
+		/* the headroom kept free for the caching allocator (search.h) */
+		double usable = mem.capacity_bytes * (1 - k->o->headroom);
+		if (!(mem.total_bytes <= usable)) {
 			k->nofit++;
-			if (mem.total_bytes > mem.capacity_bytes * (1 + MISS_MARGIN))
+			if (mem.total_bytes > usable * (1 + MISS_MARGIN))
 				miss_add(k, key);
 		} else {
 			if (k->nfe == k->cap) {

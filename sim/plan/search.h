@@ -4,7 +4,8 @@
  * context parallel sizes, ZeRO stage, micro-batch size, interleaving,
  * sequence parallelism and recompute: the keys the scenario's `parallel`
  * and `training` sections left out; given keys stay fixed), drop what does
- * not fit in memory, and return the k fastest with their full predictions.
+ * not fit in memory (capacity less the headroom of pp_search_opts), and
+ * return the k fastest with their full predictions.
  *
  * The answer is the one a full evaluation gives: the k layouts with the
  * smallest simulated step time (ties: the earlier in enumeration order),
@@ -109,6 +110,9 @@ typedef struct pp_search_opts {
 	struct pp_fp_cache *cache; /* NULL, or a workload cache kept over searches of clusters
 				      that differ only in GPU count and inter-node network
 				      (fastpath.h; podplan size's options of one SKU) */
+	double headroom;           /* share of each GPU's memory kept free (calib/headroom.h: the
+				      caching allocator's reserve): a layout fits when its bytes
+				      per GPU are at most capacity x (1 - headroom); 0: all of it */
 } pp_search_opts;
 
 typedef struct pp_search_result {

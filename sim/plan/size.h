@@ -74,6 +74,12 @@ typedef struct pp_size_opts {
 	void (*on_option)(int i, int n, const pp_size_option *o, void *ctx); /* before each search */
 	const pp_hwcal *hwcal;       /* the calibration named (NULL: none): each option's
 					hardware is resolved with it (calib/hwres.h) */
+	double headroom;             /* share of each GPU's memory kept free (pp_search_opts) */
+	/* non-NULL (the catalog, whose validation sets give each layout's 80%
+	 * interval, plan/answer.h): each option's layout is the best at the
+	 * pessimistic end of its interval, and its time and cost are taken
+	 * there (--conservative); NULL: by step time */
+	const pp_catalog *conservative;
 } pp_size_opts;
 
 typedef struct pp_size_result {

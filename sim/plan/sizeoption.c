@@ -1,5 +1,6 @@
 /* sizeoption.c - one option of a sizing run (sizeopt.h): whether it is
  * searched, its layout search, and its record. */
+#include "plan/answer.h"
 #include "plan/sizeopt.h"
 #include "input/prices.h"
 
@@ -46,12 +47,30 @@ int size_search_option(const pp_size_opts *o, const size_opt *oi, double steps, 
 {
 	const pp_size_option *op = &oi->o;
 	bool budget = o->budget_usd > 0, deadline = o->deadline_s > 0;
-	pp_search_opts so = {1, false, false, op->usd_per_gpu_hour, o->progress, o->progress_ctx,
-			     true, oi->fit, oi->cache};
+	pp_search_opts so = {o->conservative ? 16 : 1, false, false, op->usd_per_gpu_hour, o->progress,
+			     o->progress_ctx, true, oi->fit, oi->cache, o->headroom};
 	pp_search_result sr;
 	pp_err e = {0};
 	memset(res, 0, sizeof(*res));
-	int rc = pp_search_run(&oi->x, &oi->hw, &so, &sr, &e);
+	int rc;
+	for (;;) {
+		rc = pp_search_run(&oi->x, &oi->hw, &so, &sr, &e);
+		if (rc || !o->conservative)
+			break;
+		/* the best at the pessimistic end: widened until no layout left
+		 * out could beat it there (search's --conservative) */
+		pp_answer_rank_conservative(o->conservative, &oi->x, &sr, NULL);
+		if (pp_conservative_settled(o->conservative, &oi->x, &sr, 1) || so.top_k >= 4096)
+			break;
+		so.top_k *= 4;
+		pp_search_result_release(&sr);
+	}
+	double scale = 1; /* the train time's factor: the interval's upper one, conservative */
+	if (!rc && sr.nbest && o->conservative) {
+		pp_answer a;
+		pp_answer_of(o->conservative, &oi->x, &sr.best[0].layout, &sr.best[0].result, &a);
+		scale = a.band.on ? a.band.f_hi : 1;
+	}
 	if (rc == PP_EINPUT) {
 		res->status = PP_SIZE_NO_LAYOUT;
 		snprintf(res->why, sizeof(res->why), "no valid layout");
@@ -69,7 +88,7 @@ int size_search_option(const pp_size_opts *o, const size_opt *oi, double steps, 
 	} else {
 		res->status = PP_SIZE_SEARCHED;
 		res->best = sr.best[0];
-		res->train_s = steps * res->best.result.step_time_s;
+		res->train_s = steps * res->best.result.step_time_s * scale;
 		res->usd = pp_price_rent_usd(op->usd_per_gpu_hour, op->num_gpus, res->train_s);
 		res->meets = deadline ? res->train_s <= o->deadline_s
 			     : budget ? res->usd <= o->budget_usd
