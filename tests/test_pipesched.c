@@ -8,15 +8,15 @@
  *    synthetic unit costs (a layer's forward F, its input gradient I, its
  *    weight gradient W; no transfers), at F = I = W and at F = I = 2 W,
  *    equals the published formulas: 1F1B (p - 1)(F + B), ZB-H1
- *    (p - 1)(F + B - W) (zero-bubble README / ICLR 2024 paper, B the input
- *    gradient), ZB-V (p - 1)(F + B - 2 W) in chunk units, DualPipeV
+ *    (p - 1)(F + B - W), ZB-H2 (p - 1)(F + B - 2 W) (zero-bubble README /
+ *    ICLR 2024 paper, B the input gradient), ZB-V (p - 1)(F + B - 2 W) in chunk units, DualPipeV
  *    (PP/2 - 1)(F&B + B - 3 W) (deepseek-ai/DualPipe README, B the full
  *    backward, F&B an overlapped pair, run here as F then B). The bubble
  *    of a rank is its idle time from its first action's start to its last
  *    action's end (the zero-bubble paper's parallelogram); the formulas are
  *    the worst rank's, rank 0's;
  *  - the activations a rank holds at its peak, in chunks, against the
- *    README tables' multiples: 1F1B p, ZB-H1 p (1x), ZB-V 2 p half-size
+ *    README tables' multiples: 1F1B p, ZB-H1 p (1x), ZB-H2 2 p - 1, ZB-V 2 p half-size
  *    chunks (1x), DualPipeV PP + 1 chunks (PP = 2 p stages);
  *  - the weight-gradient share W comes from the op list's *.wgrad GEMMs;
  *  - the fast path (the search's closed form) equals the event simulation
@@ -36,7 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const pp_schedule listed[] = {PP_SCHED_ZBH1, PP_SCHED_ZBV, PP_SCHED_DUALPIPEV};
+static const pp_schedule listed[] = {PP_SCHED_ZBH1, PP_SCHED_ZBH2, PP_SCHED_ZBV,
+				      PP_SCHED_DUALPIPEV};
 
 static void lists_complete(void)
 {
@@ -164,8 +165,8 @@ static void bubble_formulas(void)
 	int cases = 0, bad = 0, unequal = 0;
 	for (int P = 2; P <= 8; P *= 2)
 		for (int ri = 0; ri < 2; ri++)
-			for (int k = 0; k < 4; k++) {
-				const char *names[4] = {"1f1b", "zb-h1", "zbv", "dualpipev"};
+			for (int k = 0; k < 5; k++) {
+				const char *names[5] = {"1f1b", "zb-h1", "zbv", "dualpipev", "zb-h2"};
 				pp_scenario s;
 				pp_hw hw;
 				int m = 4 * P;
@@ -182,7 +183,7 @@ static void bubble_formulas(void)
 				int64_t F = lc * pp_ns(f), I = lc * pp_ns(i), W = lc * pp_ns(wg), B = I + W;
 				int64_t want = k == 0   ? (P - 1) * (F + B)
 					       : k == 1 ? (P - 1) * (F + I - W)
-					       : k == 2 ? (P - 1) * (F + I - 2 * W)
+					       : k == 2 || k == 4 ? (P - 1) * (F + I - 2 * W)
 							: (P - 1) * ((F + B) + B - 3 * W);
 				bool same;
 				int64_t got = des_bubble(&s, &hw, &w, &same);
@@ -199,7 +200,7 @@ static void bubble_formulas(void)
 			}
 	pp_t_diag("%d schedules x ratios x pipelines: %d bubbles off the formula, %d fast paths "
 		  "unequal", cases, bad, unequal);
-	CHECK(cases == 24);
+	CHECK(cases == 30);
 	CHECK(bad == 0);
 	CHECK(unequal == 0);
 }
@@ -212,10 +213,12 @@ static void activation_multiples(void)
 	for (int P = 2; P <= 16; P *= 2) {
 		int m = 4 * P;
 		pp_pipe a = {P, 1, PP_SCHED_1F1B, m}, h1 = {P, 1, PP_SCHED_ZBH1, m};
+		pp_pipe h2 = {P, 1, PP_SCHED_ZBH2, m};
 		pp_pipe v = {P, 2, PP_SCHED_ZBV, m}, d = {P, 2, PP_SCHED_DUALPIPEV, m};
 		int base = pp_pipe_peak_inflight(&a, 0);
 		bad += base != P;                               /* 1F1B: p */
 		bad += pp_pipe_peak_inflight(&h1, 0) != base;   /* ZB-H1: 1x */
+		bad += pp_pipe_peak_inflight(&h2, 0) != 2 * P - 1; /* ZB-H2: 2p - 1 */
 		for (int st = 0; st < P; st++) {
 			/* ZB-V: 1x, in chunks of half a stage */
 			bad += pp_pipe_peak_inflight(&v, st) != 2 * base;
@@ -337,7 +340,7 @@ static void fast_equals_des(void)
 				}
 	pp_t_diag("%d steps: %d fast paths unequal to the event simulation, %d bounds above it, "
 		  "%d walks against a limit wrong", cases, bad, badb, badl);
-	CHECK(cases == 48);
+	CHECK(cases == 64);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
 	CHECK(badl == 0);

@@ -1,12 +1,15 @@
 /* pipelist.c - see pipeorder.h: the schedules written as per-rank action
  * lists.
  *
- * ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024, and
- * sail-sg/zero-bubble-pipeline-parallelism): 1F1B's order of forwards and
- * input gradients (B), rank r (of p) running its weight gradients (W)
- * r behind: after each B from its (r + 1)-th on, the oldest W still to
- * run; the r left over at the end. Its warm-up holds 1F1B's p - r
- * micro-batches; its bubble is (p - 1)(F + B - W).
+ * ZB-H1 and ZB-H2 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR
+ * 2024, and sail-sg/zero-bubble-pipeline-parallelism): 1F1B's order of
+ * forwards and input gradients (B) after a warm-up of w forwards, rank r
+ * (of p) running its weight gradients (W) d behind: after each B from its
+ * (d + 1)-th on, the oldest W still to run; the d left over at the end.
+ * ZB-H1: w = p - 1 - r (1F1B's, p micro-batches held), d = r; bubble
+ * (p - 1)(F + B - W). ZB-H2: w = 2 (p - 1 - r) (2 p - 1 held on rank 0),
+ * d = 2 r, the tail's W moved so that the ranks' spans form the paper's
+ * parallelogram; bubble (p - 1)(F + B - 2 W) from 2 p - 1 micro-batches.
  *
  * ZB-V and DualPipeV: PyTorch's ScheduleZBVZeroBubble and
  * ScheduleDualPipeV (torch/distributed/pipelining/schedules.py,
@@ -21,8 +24,8 @@
 
 bool pp_pipe_listed(const pp_pipe *pl)
 {
-	return pl->schedule == PP_SCHED_ZBH1 || pl->schedule == PP_SCHED_ZBV ||
-	       pl->schedule == PP_SCHED_DUALPIPEV;
+	return pl->schedule == PP_SCHED_ZBH1 || pl->schedule == PP_SCHED_ZBH2 ||
+	       pl->schedule == PP_SCHED_ZBV || pl->schedule == PP_SCHED_DUALPIPEV;
 }
 
 int pp_pipe_vs(const pp_pipe *pl, int st, int chunk)
@@ -60,16 +63,18 @@ static void put(out *o, bool fwd, int chunk, int mb, int act, bool pair)
 	o->n++;
 }
 
-static void zbh1(out *o, int p, int r)
+static void zbh(out *o, int warm, int d)
 {
-	int m = o->m, warm = p - 1 - r < m ? p - 1 - r : m, w = 0;
+	int m = o->m, w = 0;
+	if (warm > m)
+		warm = m;
 	for (int j = 0; j < warm; j++)
 		put(o, true, 0, j, PP_ACT_WHOLE, false);
 	for (int j = 0; j < m; j++) {
 		if (warm + j < m)
 			put(o, true, 0, warm + j, PP_ACT_WHOLE, false);
 		put(o, false, 0, j, PP_ACT_I, false);
-		if (j >= r)
+		if (j >= d)
 			put(o, false, 0, w++, PP_ACT_W, false);
 	}
 	while (w < m)
@@ -209,7 +214,10 @@ int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *u)
 	out o = {u, 0, pl->m};
 	switch (pl->schedule) {
 	case PP_SCHED_ZBH1:
-		zbh1(&o, pl->pp, st);
+		zbh(&o, pl->pp - 1 - st, st);
+		break;
+	case PP_SCHED_ZBH2:
+		zbh(&o, 2 * (pl->pp - 1 - st), 2 * st);
 		break;
 	case PP_SCHED_ZBV:
 		zbv(&o, pl->pp, st);

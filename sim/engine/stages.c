@@ -125,6 +125,7 @@ double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
 			n = m * p->vpp;
 		break;
 	case PP_SCHED_ZBH1:
+	case PP_SCHED_ZBH2:
 	case PP_SCHED_ZBV:
 	case PP_SCHED_DUALPIPEV: {
 		/* the listed order's peak (pipelist.c) */

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 const char *const pp_schedule_names[PP_SCHED_COUNT] = {"1f1b", "gpipe", "interleaved",
-						       "zb-h1", "zbv", "dualpipev"};
+						       "zb-h1", "zbv", "dualpipev", "zb-h2"};
 
 int pp_schedule_lookup(const char *name)
 {
@@ -22,6 +22,8 @@ int pp_schedule_lookup(const char *name)
 		{"ScheduleDualPipeV", PP_SCHED_DUALPIPEV},
 		{"ZB1P", PP_SCHED_ZBH1},
 		{"zbh1", PP_SCHED_ZBH1},
+		{"ZB2P", PP_SCHED_ZBH2},
+		{"zbh2", PP_SCHED_ZBH2},
 		{"zb-v", PP_SCHED_ZBV},
 	};
 	for (int i = 0; i < PP_SCHED_COUNT; i++)
@@ -47,6 +49,8 @@ const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 		snprintf(buf, n, "interleaved 1F1B, %d virtual stages", p->vpp);
 	else if (p->schedule == PP_SCHED_ZBH1)
 		snprintf(buf, n, "ZB-H1");
+	else if (p->schedule == PP_SCHED_ZBH2)
+		snprintf(buf, n, "ZB-H2");
 	else if (p->schedule == PP_SCHED_ZBV)
 		snprintf(buf, n, "ZB-V, 2 stages a rank in a V");
 	else if (p->schedule == PP_SCHED_DUALPIPEV)

@@ -25,7 +25,7 @@ typedef struct pp_cluster pp_cluster;
 
 /* The pipeline schedules (engine/pipelist.h writes the last three as
  * per-rank action lists): 1F1B, GPipe, Megatron's interleaved 1F1B, the
- * zero-bubble ZB-H1 (sail-sg/zero-bubble-pipeline-parallelism), ZB-V
+ * zero-bubble ZB-H1 and ZB-H2 (sail-sg/zero-bubble-pipeline-parallelism), ZB-V
  * (PyTorch's ScheduleZBVZeroBubble) and DualPipeV (PyTorch's
  * ScheduleDualPipeV, deepseek-ai/DualPipe dualpipev.py). */
 typedef enum pp_schedule {
@@ -34,14 +34,15 @@ typedef enum pp_schedule {
 	PP_SCHED_INTERLEAVED,
 	PP_SCHED_ZBH1,
 	PP_SCHED_ZBV,
-	PP_SCHED_DUALPIPEV
+	PP_SCHED_DUALPIPEV,
+	PP_SCHED_ZBH2
 } pp_schedule;
-#define PP_SCHED_COUNT 6
+#define PP_SCHED_COUNT 7
 extern const char *const pp_schedule_names[PP_SCHED_COUNT];
 /* The schedule a name gives: ours (pp_schedule_names), PyTorch's
  * torch.distributed.pipelining class names (Schedule1F1B, ScheduleGPipe,
  * ScheduleInterleaved1F1B, ScheduleZBVZeroBubble, ScheduleDualPipeV) or
- * the zero-bubble fork's (ZB1P); -1 for none. Case-insensitive. */
+ * the zero-bubble fork's (ZB1P, ZB2P); -1 for none. Case-insensitive. */
 int pp_schedule_lookup(const char *name);
 /* Whether the schedule holds two chunks per rank in a V (stage r and
  * 2 x pp - 1 - r): ZB-V and DualPipeV. */

@@ -226,7 +226,7 @@ int pp_scen_parse_parallel(pp_scenario *s, pp_err *err)
 		int e = pp_schedule_lookup(name);
 		if (e < 0)
 			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\"; expected "
-					    "one of 1f1b, gpipe, interleaved, zb-h1, zbv, dualpipev or "
+					    "one of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, dualpipev or "
 					    "PyTorch's Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, "
 					    "ScheduleZBVZeroBubble, ScheduleDualPipeV", name);
 		pa->schedule = (pp_schedule)e;
