@@ -19,6 +19,10 @@
  *    README tables' multiples: 1F1B p, ZB-H1 p (1x), ZB-H2 2 p - 1, ZB-V 2 p half-size
  *    chunks (1x), DualPipeV PP + 1 chunks (PP = 2 p stages);
  *  - the weight-gradient share W comes from the op list's *.wgrad GEMMs;
+ *  - the timeline read off the event simulation (timeline.h, predict
+ *    --schedule) runs each rank's actions in its list's order, one after
+ *    the other; the names PyTorch and the zero-bubble fork give select the
+ *    same schedules;
  *  - the fast path (the search's closed form) equals the event simulation
  *    to the nanosecond on real workloads with every listed schedule, and
  *    its bounds stay below it.
@@ -28,6 +32,7 @@
 #include "engine/pipeorder.h"
 #include "engine/stages.h"
 #include "engine/stepcost.h"
+#include "engine/timeline.h"
 #include "harness.h"
 #include "testutil.h"
 #include "core/util.h"
@@ -346,12 +351,68 @@ static void fast_equals_des(void)
 	CHECK(badl == 0);
 }
 
+/* Each rank's actions in the event simulation run in its list's order,
+ * back to back or later, never overlapping. */
+static void timeline_order(void)
+{
+	int bad = 0, ranks = 0;
+	for (size_t k = 0; k < PP_ARRAY_LEN(listed); k++) {
+		pp_scenario s;
+		pp_hw hw;
+		if (scenario(&s, &hw, pp_schedule_names[listed[k]], 4, 16)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		pp_des *d = pp_des_new();
+		pp_sched_opts o = {false, false, false};
+		pp_evgraph_build(d, &s, &hw, &w, &o, NULL);
+		pp_err err = {0};
+		CHECK(pp_des_run(d, &err) == 0);
+		pp_action_span *a;
+		int n = pp_timeline_of(d, &a), i = 0;
+		pp_pipe pl = pp_pipe_of(&s);
+		pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(&pl));
+		for (int r = 0; r < 4; r++) {
+			int m = pp_pipe_list(&pl, r, u);
+			for (int j = 0; j < m; j++, i++) {
+				bool ok = i < n && a[i].rank == r && a[i].u.fwd == u[j].fwd &&
+					  a[i].u.chunk == u[j].chunk && a[i].u.mb == u[j].mb &&
+					  a[i].u.act == u[j].act && a[i].u.pair == u[j].pair &&
+					  (j == 0 || a[i].start_ns >= a[i - 1].end_ns);
+				bad += !ok;
+			}
+			ranks++;
+		}
+		bad += i != n;
+		free(u);
+		free(a);
+		pp_des_free(d);
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+	pp_t_diag("%d ranks' timelines: %d actions out of their list's order", ranks, bad);
+	CHECK(ranks == 16);
+	CHECK(bad == 0);
+	/* PyTorch's and the zero-bubble fork's names */
+	CHECK(pp_schedule_lookup("ScheduleZBVZeroBubble") == PP_SCHED_ZBV);
+	CHECK(pp_schedule_lookup("ScheduleDualPipeV") == PP_SCHED_DUALPIPEV);
+	CHECK(pp_schedule_lookup("Schedule1F1B") == PP_SCHED_1F1B);
+	CHECK(pp_schedule_lookup("ScheduleGPipe") == PP_SCHED_GPIPE);
+	CHECK(pp_schedule_lookup("ScheduleInterleaved1F1B") == PP_SCHED_INTERLEAVED);
+	CHECK(pp_schedule_lookup("ZB1P") == PP_SCHED_ZBH1);
+	CHECK(pp_schedule_lookup("zb2p") == PP_SCHED_ZBH2);
+	CHECK(pp_schedule_lookup("ScheduleLoopedBFS") < 0);
+}
+
 int main(void)
 {
 	RUN(lists_complete);
 	RUN(bubble_formulas);
 	RUN(activation_multiples);
 	RUN(wgrad_share);
+	RUN(timeline_order);
 	RUN(fast_equals_des);
 	return pp_t_done("test_pipesched");
 }

@@ -26,6 +26,14 @@ static pp_des_tag tag(int cat, int chunk, int layer, int mb)
 	return t;
 }
 
+/* A forward or backward task of unit u: its action and pair bit too. */
+static pp_des_tag utag(int cat, pp_unit u, int layer)
+{
+	pp_des_tag t = tag(cat, u.chunk, layer, u.mb);
+	t.act = (uint8_t)(u.act | (u.pair ? PP_TAG_PAIR : 0));
+	return t;
+}
+
 static pp_des_tag comm_tag(int cat, int chunk, int layer, int mb, const pp_comm_cost *cc, int group)
 {
 	pp_des_tag t = tag(cat, chunk, layer, mb);
@@ -491,7 +499,7 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	int64_t pk = u.pair ? pair_key(p, st, S->next - 1) : -1;
 	int64_t pin = pk >= 0 ? p->arr_b[pk] : -1;
 	if (vs == 0) {
-		h = compute_task(p, S, c->unit.f_embed, tag(PP_CAT_FWD, u.chunk, PP_LAYER_EMBED, u.mb),
+		h = compute_task(p, S, c->unit.f_embed, utag(PP_CAT_FWD, u, PP_LAYER_EMBED),
 				 PP_PART_EMBED, 0, false, pin, -1, -1);
 		pair_wait(p, pk, h);
 		pk = -1;
@@ -502,7 +510,7 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		/* the unit's layers back to back: one task */
 		int64_t in = vs > 0 ? p->arr_f[key] : -1;
 		h = issue(p, S->comp, pp_stepcost_layers_ns(c, vs, true),
-			  tag(PP_CAT_FWD, u.chunk, 0, u.mb), in, pin, -1);
+			  utag(PP_CAT_FWD, u, 0), in, pin, -1);
 		pair_wait(p, pk, h);
 		pk = -1;
 		pin = -1;
@@ -518,7 +526,7 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		/* a pair is never a chunk's first forward (DualPipeV runs
 		 * those alone, in its first two steps): no gathers then */
 		assert(pin < 0 || (g < 0 && ge < 0));
-		h = compute_task(p, S, c->unit.f_layer[kind], tag(PP_CAT_FWD, u.chunk, l, u.mb),
+		h = compute_task(p, S, c->unit.f_layer[kind], utag(PP_CAT_FWD, u, l),
 				 PP_PART_LAYER, kind, false, in, g >= 0 ? g : l == 0 ? pin : -1, ge);
 		if (l == 0) {
 			pair_wait(p, pk, h);
@@ -533,7 +541,7 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 		p->first_left--;
 	}
 	if (vs == p->NV - 1)
-		h = compute_task(p, S, c->unit.f_head, tag(PP_CAT_FWD, u.chunk, PP_LAYER_HEAD, u.mb),
+		h = compute_task(p, S, c->unit.f_head, utag(PP_CAT_FWD, u, PP_LAYER_HEAD),
 				 PP_PART_HEAD, 0, false, -1, -1, -1);
 	if (!p->k.no_busy)
 		pp_prog_unit_busy(S, c, vs, true);
@@ -589,7 +597,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	buckets acc = {0, 0};
 	int64_t h = -1;
 	if (vs == p->NV - 1 && !wpart) {
-		h = compute_task(p, S, c->unit.b_head, tag(PP_CAT_BWD, u.chunk, PP_LAYER_HEAD, u.mb),
+		h = compute_task(p, S, c->unit.b_head, utag(PP_CAT_BWD, u, PP_LAYER_HEAD),
 				 PP_PART_HEAD, 0, true, -1, -1, -1);
 	}
 	if (vs == p->NV - 1 && reduce_here)
@@ -597,7 +605,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	if (p->k.coalesce && !c->zero3 && !reduce_here && L > 0) {
 		/* the unit's layers back to back: one task */
 		h = issue(p, S->comp, pp_stepcost_bwd_layers_ns(c, vs, u.act),
-			  tag(PP_CAT_BWD, u.chunk, 0, u.mb), input ? p->arr_b[key] : -1, -1, -1);
+			  utag(PP_CAT_BWD, u, 0), input ? p->arr_b[key] : -1, -1, -1);
 		p->coalesced += L - 1;
 		L = 0;
 	}
@@ -606,7 +614,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		const pp_layer_cost *lc = &w->lk[kind];
 		bool first = l == L - 1 && input;
 		h = compute_task(p, S, pp_stepcost_bwd_layer_ns(c, kind, u.act),
-				 tag(PP_CAT_BWD, u.chunk, l, u.mb), PP_PART_LAYER, kind, true,
+				 utag(PP_CAT_BWD, u, l), PP_PART_LAYER, kind, true,
 				 first ? p->arr_b[key] : -1, -1, -1);
 		if (first)
 			await_input(p, p->arr_b, p->wait_b, key, h);
@@ -615,7 +623,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 				   h, overlap);
 	}
 	if (vs == 0 && !wpart) {
-		h = compute_task(p, S, c->unit.b_embed, tag(PP_CAT_BWD, u.chunk, PP_LAYER_EMBED, u.mb),
+		h = compute_task(p, S, c->unit.b_embed, utag(PP_CAT_BWD, u, PP_LAYER_EMBED),
 				 PP_PART_EMBED, 0, true, -1, -1, -1);
 	}
 	if (vs == 0 && reduce_here)
