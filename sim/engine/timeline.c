@@ -53,6 +53,21 @@ void pp_timeline_text(const pp_des *d, const char *title, pp_sb *out)
 	pp_sb_adds(out, "  each rank's actions as run: F forward, B full backward, I input gradient, "
 			"W weight gradient,\n  <micro-batch>c<chunk>, & an overlapped pair's forward; "
 			"start-end in ms\n");
+	/* the busiest rank: every other rank's pace is its pace, so a rank
+	 * with less work idles at least the difference, waiting on it */
+	int64_t most = 0;
+	int slow = 0;
+	for (int i = 0; i < n;) {
+		int r = a[i].rank, j = i;
+		int64_t busy = 0;
+		for (; j < n && a[j].rank == r; j++)
+			busy += a[j].end_ns - a[j].start_ns;
+		if (busy > most) {
+			most = busy;
+			slow = r;
+		}
+		i = j;
+	}
 	for (int i = 0; i < n;) {
 		int r = a[i].rank, j = i;
 		int64_t busy = 0, first = a[i].start_ns, last = a[i].end_ns;
@@ -61,9 +76,11 @@ void pp_timeline_text(const pp_des *d, const char *title, pp_sb *out)
 			first = a[j].start_ns < first ? a[j].start_ns : first;
 			last = a[j].end_ns > last ? a[j].end_ns : last;
 		}
+		int64_t idle = last - first - busy, wait = most - busy;
+		wait = wait < idle ? wait : idle;
 		pp_sb_addf(out, "rank %d: %d actions, busy %.3f ms, idle %.3f ms between its first "
-				"and last (its bubble)\n",
-			   r, j - i, busy / 1e6, (last - first - busy) / 1e6);
+				"and last: %.3f ms the schedule's bubble, %.3f ms waiting on busier rank %d\n",
+			   r, j - i, busy / 1e6, idle / 1e6, (idle - wait) / 1e6, wait / 1e6, slow);
 		for (int k = i; k < j; k++) {
 			pp_unit u = a[k].u;
 			pp_sb_addf(out, "  %s%dc%d%s %.3f-%.3f",

@@ -24,7 +24,10 @@ typedef struct pp_action_span {
 int pp_timeline_of(const pp_des *d, pp_action_span **out);
 
 /* The same as text into out: per rank its busy time, its idle time
- * between its first and its last action (its bubble), then each action as
+ * between its first and its last action, split into the schedule's bubble
+ * and the time it waits on the busiest rank (at least the work that rank
+ * has more: it sets every rank's pace; so a user tells an imbalanced
+ * layout from the schedule's own bubble), then each action as
  * F<mb>c<chunk> (B, I, W; "&" after an overlapped pair's forward) with its
  * start and end in milliseconds. title names the schedule. */
 void pp_timeline_text(const pp_des *d, const char *title, pp_sb *out);
