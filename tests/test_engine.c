@@ -346,7 +346,7 @@ static void trace_json(void)
 			  "{\"global_batch_size\": 8}, \"parallel\": {\"pipeline_model_parallel_size\": 4},"
 			  " \"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 4}}", &s, &hw) == 0);
 	pp_trace *tr = pp_trace_new();
-	pp_predict_opts o = {tr};
+	pp_predict_opts o = {tr, NULL};
 	pp_result r;
 	pp_err err = {0};
 	CHECK(pp_predict(&s, &hw, &o, &r, &err) == 0);

@@ -160,7 +160,7 @@ static void largest_allowed_answers(void)
 	/* the event simulation (a trace) holds every task: refused past its
 	 * own limit, naming it */
 	pp_trace *tr = pp_trace_new();
-	pp_predict_opts po = {tr};
+	pp_predict_opts po = {tr, NULL};
 	CHECK(pp_predict(&s, &hw, &po, &r, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "expected at most 524288 for the event simulation");
 	pp_trace_free(tr);

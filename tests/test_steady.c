@@ -270,7 +270,7 @@ static void predict_equal(void)
 		pp_result a, b;
 		pp_err err = {0};
 		pp_trace *tr = pp_trace_new();
-		pp_predict_opts o = {tr};
+		pp_predict_opts o = {tr, NULL};
 		CHECK(pp_predict(&s, &hw, NULL, &a, &err) == 0);
 		CHECK(pp_predict(&s, &hw, &o, &b, &err) == 0);
 		CHECK(st.skipped > 0);

@@ -18,12 +18,17 @@
 
 static void help_predict(void)
 {
-	printf("usage: podplan predict SCENARIO.json [--json] [--ops] [--calibration DB:PROFILE[@VERSION]]\n\n"
+	printf("usage: podplan predict SCENARIO.json [--json] [--ops] [--schedule] [--calibration DB:PROFILE[@VERSION]]\n\n"
 	       "Simulates one training step of the scenario (discrete-event, one simulated GPU per\n"
 	       "pipeline stage) and prints step time, throughput, MFU/HFU, time to train, the\n"
 	       "step-time breakdown, memory per GPU with a fits/does-not-fit verdict, and where\n"
 	       "each hardware parameter came from (catalog or calibration).\n\n"
 	       "  --ops     the op list of one micro-batch: shapes, FLOPs, bytes, time per op\n"
+	       "  --schedule\n"
+	       "            after the prediction, each pipeline rank's actions as the event\n"
+	       "            simulation ran them (F forward, B full backward, I input gradient,\n"
+	       "            W weight gradient, & an overlapped pair), with start and end, and\n"
+	       "            each rank's idle time between its first and last action\n"
 	       "  --calibration DB:PROFILE[@VERSION]\n"
 	       "            use a fitted calibration profile (podplan fit) instead of the catalog's\n"
 	       "            defaults where it has parameters; the scenario's \"calibration\" section\n"
@@ -60,9 +65,10 @@ int pp_cmd_predict(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'}, {"ops", no_argument, NULL, 'O'},
+		{"schedule", no_argument, NULL, 'S'},
 		{"calibration", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0}};
-	bool json = false, ops = false;
+	bool json = false, ops = false, sched = false;
 	const char *calib = NULL;
 	int c;
 	optind = 1;
@@ -70,6 +76,7 @@ int pp_cmd_predict(int argc, char **argv)
 		switch (c) {
 		case 'j': json = true; break;
 		case 'O': ops = true; break;
+		case 'S': sched = true; break;
 		case 'C': calib = optarg; break;
 		case 'h': help_predict(); return 0;
 		default: return pp_cli_usage_error("predict", "unknown option");
@@ -77,6 +84,8 @@ int pp_cmd_predict(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return pp_cli_usage_error("predict", "expected one scenario file");
+	if (sched && (json || ops))
+		return pp_cli_usage_error("predict", "--schedule prints text: not with --json or --ops");
 	pp_cli_scenario l;
 	int rc = pp_cli_load_scenario(&l, "predict", argv[optind], calib, NULL, 0);
 	pp_sb out = {0};
@@ -87,11 +96,13 @@ int pp_cmd_predict(int argc, char **argv)
 		pp_err err = {0};
 		char **warn = NULL;
 		int nwarn = 0;
+		pp_sb timeline = {0};
+		pp_predict_opts po = {NULL, sched ? &timeline : NULL};
 		pp_scenario_plausibility(&l.s, &warn, &nwarn);
 		pp_headroom hr;
 		pp_err herr = {0};
 		pp_band band;
-		if ((rc = pp_predict(&l.s, &l.hw, NULL, &r, &err)))
+		if ((rc = pp_predict(&l.s, &l.hw, &po, &r, &err)))
 			rc = pp_cli_fail(&err);
 		else
 			pp_evidence_band_of(l.cat, &l.s, r.step_time_s, &band);
@@ -105,6 +116,9 @@ int pp_cmd_predict(int argc, char **argv)
 			pp_predict_to_json(&l.s, &l.hw, &r, &band, l.cat, warn, nwarn, &out);
 		else
 			pp_predict_to_text(&l.s, &l.hw, &r, &band, l.cat, warn, nwarn, &out);
+		if (!rc && sched)
+			pp_sb_adds(&out, timeline.buf ? timeline.buf : "");
+		pp_sb_release(&timeline);
 		pp_warn_free(warn, nwarn);
 	}
 	fputs(out.buf ? out.buf : "", stdout);
@@ -150,7 +164,7 @@ int pp_cmd_trace(int argc, char **argv)
 		pp_result r;
 		pp_err err = {0};
 		pp_trace *tr = pp_trace_new();
-		pp_predict_opts po = {tr};
+		pp_predict_opts po = {tr, NULL};
 		if ((rc = pp_predict(&l.s, &l.hw, &po, &r, &err)) ||
 		    (rc = pp_trace_write(tr, outp, &err)))
 			rc = pp_cli_fail(&err);

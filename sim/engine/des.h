@@ -34,8 +34,14 @@ typedef struct pp_des_tag {
 	uint8_t group;      /* who takes part */
 	uint8_t elem_bytes; /* element size of a communication task */
 	uint8_t lkind;      /* a layer task's layer kind */
+	/* a forward or backward task's action (pipeorder.h): PP_ACT_WHOLE,
+	 * PP_ACT_I or PP_ACT_W, plus PP_TAG_PAIR for an overlapped pair's
+	 * forward */
+	uint8_t act;
 	double bytes;       /* its payload: collective size, transfer, memory traffic */
 } pp_des_tag;
+
+#define PP_TAG_PAIR 4
 
 pp_des *pp_des_new(void);
 void pp_des_free(pp_des *d);

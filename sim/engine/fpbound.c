@@ -104,13 +104,26 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	double seen[SEEN][PP_LAYER_KINDS];
 	int64_t seen_opt[SEEN];
 	int nseen = 0;
+	bool vshape = pp_schedule_vshape(f.pipe.schedule), listed = pp_pipe_listed(&f.pipe);
 	for (int st = 0; st < P; st++) {
 		int64_t b = 0, dpz = 0;
 		for (int k = 0; k < V; k++) {
-			int vs = k * P + st;
+			int vs = pp_pipe_vs(&f.pipe, st, k);
 			int64_t L = f.layers[vs];
 			b += M * (pp_stepcost_layers_ns(&f, vs, true) + pp_stepcost_layers_ns(&f, vs, false));
 			dpz += M * L * ((f.z3_bwd_gather ? 2 : 1) * ag_l + rs_l);
+			if (vshape) {
+				/* in a V the sends go either way, none at the turn */
+				for (int d = -1; d <= 1; d += 2) {
+					int to = vs + d;
+					if (!blocking || to < 0 || to >= NV)
+						continue;
+					int ts = pp_pipe_stage_of(&f.pipe, to);
+					if (ts != st)
+						b += M * f.p2p_ns[ts < st ? ts : st];
+				}
+				continue;
+			}
 			if (blocking && vs < NV - 1)
 				b += M * f.p2p_ns[st];
 			if (blocking && vs > 0)
@@ -120,7 +133,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 			b += M * (u->f_embed + u->b_embed);
 			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_e + rs_e);
 		}
-		if (st == P - 1) {
+		if (st == pp_stage_head(s)) {
 			b += M * (u->f_head + u->b_head);
 			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_h + rs_h);
 		}
@@ -166,7 +179,7 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		E[st] = head[st] + busy[st] - tailsend[st];
 		if (tripped)
 			E[st] = max64(E[st], trips[st]);
-		if (st < P - 1) {
+		if (st < P - 1 && !listed) {
 			int64_t B0 = pp_stepcost_unit_ns(&f, st, false);
 			E[st] = max64(E[st], E[st + 1] + f.p2p_ns[st] + B0);
 		}
@@ -175,7 +188,10 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	int64_t cache_l = -1, cache_tail = 0, cache_e = 0;
 	for (int st = 0; st < P; st++) {
 		dpend[st] = -1;
-		if (f.zero3) {
+		if (listed) {
+			/* a listed schedule's last units need not complete
+			 * chunk 0's gradients: its streams alone */
+		} else if (f.zero3) {
 			dpend[st] = E[st] + (st == 0 ? rs_e : rs_l);
 		} else if (tight && w->dp.n > 1 && f.overlap_grad_reduce && !blocking) {
 			dpend[st] = dp_stream_end(&f, st, head[st], busy[st], E[st], gath[st]);
@@ -235,7 +251,7 @@ int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
 			b += (int64_t)n[k] * (u.f_layer[k] + u.b_layer[k]);
 		if (st == 0)
 			b += u.f_embed + u.b_embed;
-		if (st == p->pp - 1)
+		if (st == pp_stage_head(s))
 			b += u.f_head + u.b_head;
 		lb = max64(lb, M * b);
 	}

@@ -246,8 +246,9 @@ static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 
 int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
 {
-	qentry q = {c->qgen, key_of(s, hw), s->parallel.pp, s->parallel.vpp, s->training.num_microbatches,
-		    0};
+	/* a V (ZB-V, DualPipeV) places the chunks otherwise than interleaving */
+	int vkey = s->parallel.vpp + (pp_schedule_vshape(s->parallel.schedule) ? 1 << 20 : 0);
+	qentry q = {c->qgen, key_of(s, hw), s->parallel.pp, vkey, s->training.num_microbatches, 0};
 	if (!c->qtab) {
 		c->qcap = 1024;
 		c->qtab = pp_xcalloc(c->qcap, sizeof(qentry));

@@ -93,7 +93,7 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
 	bool amp = pp_autocast_fp32(s), full = tr->recompute == PP_RC_FULL;
 	bool fsdp2 = p->zero_stage == 3 && sk->fsdp2_copies;
-	bool last = st == p->pp - 1;
+	bool last = st == pp_stage_head(s);
 	double e = w->act_bytes, d = (double)p->dp * p->cp;
 	double T = (double)tr->micro_batch_size * m->seq_length, h = m->hidden_size;
 	double TV = T * m->vocab_size;

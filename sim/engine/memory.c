@@ -185,7 +185,7 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		if (st == 0) /* embedding output and its dropout mask per micro-batch in flight */
 			act += chunks / p->vpp * sq * b * m->hidden_size * (e + 1.0) / (sp ? p->tp : 1);
 		double temp = hw->reserved_bytes;
-		if (st == p->pp - 1) /* the cross-entropy chain's logits at its peak (frameworks.json) */
+		if (st == pp_stage_head(s)) /* the cross-entropy chain's logits at its peak (frameworks.json) */
 			temp += tr->stack.ce.peak_bytes * sq * b * m->vocab_size / p->tp;
 		if (p->zero_stage == 3 && !tr->stack.reshard_after_forward)
 			/* no reshard after the forward: every layer's gathered 16-bit

@@ -3,7 +3,10 @@
 #include "engine/pipeorder.h"
 #include "engine/programint.h"
 
+#include "core/util.h"
+
 #include <limits.h>
+#include <stdlib.h>
 
 pp_pipe pp_pipe_of(const pp_scenario *s)
 {
@@ -13,6 +16,14 @@ pp_pipe pp_pipe_of(const pp_scenario *s)
 
 int pp_schedule_count(const pp_pipe *pl)
 {
+	if (pp_pipe_listed(pl)) {
+		int most = 0;
+		for (int st = 0; st < pl->pp; st++) {
+			int n = pp_pipe_list(pl, st, NULL);
+			most = n > most ? n : most;
+		}
+		return most;
+	}
 	return 2 * pl->m * pl->vpp;
 }
 
@@ -43,16 +54,18 @@ pp_unit pp_pipe_unit_at(const pp_pipe *p, int warm, int end, int i)
 {
 	int m = p->m;
 	if (p->schedule == PP_SCHED_GPIPE) /* every forward, then every backward in reverse */
-		return i < m ? (pp_unit){true, 0, i} : (pp_unit){false, 0, 2 * m - 1 - i};
+		return i < m ? (pp_unit){true, 0, i, PP_ACT_WHOLE, false}
+			     : (pp_unit){false, 0, 2 * m - 1 - i, PP_ACT_WHOLE, false};
 	if (p->schedule == PP_SCHED_1F1B || p->vpp == 1) {
 		/* warm-up forwards, one forward one backward, cool-down backwards */
 		if (i < warm)
-			return (pp_unit){true, 0, i};
+			return (pp_unit){true, 0, i, PP_ACT_WHOLE, false};
 		if (i < end) {
 			int j = i - warm;
-			return j % 2 == 0 ? (pp_unit){true, 0, warm + j / 2} : (pp_unit){false, 0, j / 2};
+			return j % 2 == 0 ? (pp_unit){true, 0, warm + j / 2, PP_ACT_WHOLE, false}
+					  : (pp_unit){false, 0, j / 2, PP_ACT_WHOLE, false};
 		}
-		return (pp_unit){false, 0, i - warm - (m - warm)};
+		return (pp_unit){false, 0, i - warm - (m - warm), PP_ACT_WHOLE, false};
 	}
 	/* Megatron-LM interleaved 1F1B (forward_backward_pipelining_with_interleaving) */
 	int P = p->pp, v = p->vpp, total = m * v;
@@ -73,11 +86,18 @@ pp_unit pp_pipe_unit_at(const pp_pipe *p, int warm, int end, int i)
 		k = i - warm - rest;
 	}
 	int q = k / P, r = k % P, c = q % v;
-	return (pp_unit){fwd, fwd ? c : v - 1 - c, (q / v) * P + r};
+	return (pp_unit){fwd, fwd ? c : v - 1 - c, (q / v) * P + r, PP_ACT_WHOLE, false};
 }
 
 pp_unit pp_schedule_unit(const pp_pipe *pl, int stage, int i)
 {
+	if (pp_pipe_listed(pl)) {
+		pp_unit *l = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(pl));
+		int n = pp_pipe_list(pl, stage, l);
+		pp_unit u = i < n ? l[i] : (pp_unit){false, 0, 0, 0, false};
+		free(l);
+		return u;
+	}
 	int end, warm = pp_pipe_phases(pl, stage, &end);
 	return pp_pipe_unit_at(pl, warm, end, i);
 }
@@ -128,6 +148,8 @@ cursor pp_pipe_cursor_at(const cursor_shape *h, int i)
 
 int pp_schedule_order(const pp_pipe *pl, int stage, pp_unit *out)
 {
+	if (pp_pipe_listed(pl))
+		return pp_pipe_list(pl, stage, out);
 	int n = pp_schedule_count(pl);
 	cursor_shape h = pp_pipe_cursor_shape_of(pl, stage);
 	cursor c = pp_pipe_cursor_at(&h, 0);
@@ -136,4 +158,22 @@ int pp_schedule_order(const pp_pipe *pl, int stage, pp_unit *out)
 		pp_pipe_cursor_step(&h, &c, out[i].fwd);
 	}
 	return n;
+}
+
+int pp_pipe_peak_inflight(const pp_pipe *pl, int st)
+{
+	int n = pp_pipe_listed(pl) ? pp_pipe_list(pl, st, NULL) : pp_schedule_count(pl);
+	pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)(n > 0 ? n : 1));
+	if (pp_pipe_listed(pl))
+		pp_pipe_list(pl, st, u);
+	else
+		pp_schedule_order(pl, st, u);
+	int held = 0, peak = 0;
+	for (int i = 0; i < n; i++) {
+		held += u[i].fwd ? 1 : u[i].act != PP_ACT_W ? -1 : 0;
+		if (held > peak)
+			peak = held;
+	}
+	free(u);
+	return peak;
 }

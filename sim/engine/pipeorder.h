@@ -13,6 +13,7 @@
 #include "input/scenario.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* What the order of a stage's units reads: the pipeline's shape. */
 typedef struct pp_pipe {
@@ -26,14 +27,53 @@ pp_pipe pp_pipe_of(const pp_scenario *s);
 
 /* The order of (forward?, chunk, micro-batch) units a stage runs; returns
  * the count (2 x micro-batches x chunks). out must hold that many. */
+/* act: the whole pass (a forward, or a full backward), or of a backward
+ * split as the zero-bubble schedules split it, its input-gradient part
+ * (PP_ACT_I, PyTorch's BACKWARD_INPUT) or its weight-gradient part
+ * (PP_ACT_W, BACKWARD_WEIGHT). pair: a forward that runs overlapped with
+ * the backward after it (PyTorch's OVERLAP_F_B; the engine issues the two
+ * back to back on the compute stream). */
+enum { PP_ACT_WHOLE = 0, PP_ACT_I = 1, PP_ACT_W = 2 };
 typedef struct pp_unit {
 	bool fwd;
 	int chunk;
 	int mb;
+	uint8_t act;
+	bool pair;
 } pp_unit;
 int pp_schedule_order(const pp_pipe *pl, int stage, pp_unit *out);
-/* The same one unit at a time, in O(1) memory: the count, and unit i. */
+/* The same one unit at a time, in O(1) memory: the count, and unit i.
+ * For a listed schedule (pp_pipe_listed) the count is the most units any
+ * stage runs (pp_pipe_list gives each stage's) and unit i costs O(units). */
 int pp_schedule_count(const pp_pipe *pl);
 pp_unit pp_schedule_unit(const pp_pipe *pl, int stage, int i);
+
+/* ---- the schedules written as per-rank action lists (pipelist.c) ----
+ * ZB-H1, ZB-V and DualPipeV: each rank's list of actions (forward, input
+ * gradient, weight gradient, full backward, a forward overlapped with a
+ * backward), as PyTorch's torch.distributed.pipelining builds them
+ * (_Action lists); the sends and receives follow from the placement
+ * (pp_pipe_vs): each action whose output another rank reads sends it
+ * after it, and the reader waits for it. */
+
+/* Whether the schedule is such a list (not 1F1B, GPipe, interleaved). */
+bool pp_pipe_listed(const pp_pipe *pl);
+/* The virtual stage (the model's order of chunks) of chunk `chunk` on
+ * stage st: chunk x pp + st, or in a V (ZB-V, DualPipeV) st for chunk 0
+ * and 2 pp - 1 - st for chunk 1. */
+int pp_pipe_vs(const pp_pipe *pl, int st, int chunk);
+/* The stage that holds virtual stage vs. */
+int pp_pipe_stage_of(const pp_pipe *pl, int vs);
+/* Stage st's actions of a listed schedule into out (NULL: count only;
+ * else at least pp_pipe_list_cap entries); returns the count. */
+int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *out);
+int pp_pipe_list_cap(const pp_pipe *pl);
+/* The most chunk activations stage st holds at once in its order: the
+ * forwards run less the backwards (full or input-gradient) that freed
+ * theirs, at its peak. Any schedule. */
+int pp_pipe_peak_inflight(const pp_pipe *pl, int st);
+/* The action's name as PyTorch's _Action prints it: "F", "I", "W", "B"
+ * (full backward). */
+const char *pp_unit_name(pp_unit u);
 
 #endif

@@ -3,6 +3,7 @@
 #include "engine/fastpath.h"
 #include "engine/memory.h"
 #include "engine/evgraph.h"
+#include "engine/timeline.h"
 #include "engine/stepcost.h"
 #include "engine/trace.h"
 #include "input/limits.h"
@@ -103,7 +104,7 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 		return pp_errf(err, PP_EINPUT, "%s: the layout gives no micro-batches", s->name);
 	pp_workload w;
 	pp_workload_build(&w, s, hw);
-	sim m = {!(opts && opts->trace), NULL, 0};
+	sim m = {!(opts && (opts->trace || opts->timeline)), NULL, 0};
 	pp_stage_busy *busy = pp_xcalloc((size_t)p->pp, sizeof(pp_stage_busy));
 	int64_t t_full, t_nodata, t_nodp, t_nop2p;
 	pp_sched_opts o = {false, false, false};
@@ -112,6 +113,11 @@ int pp_predict(const pp_scenario *s, const pp_hw *hw, const pp_predict_opts *opt
 	out->events = m.tasks;
 	if (opts && opts->trace)
 		pp_trace_capture(opts->trace, m.d, s->name);
+	if (opts && opts->timeline) {
+		char title[96];
+		pp_parallel_schedule_text(&s->parallel, title, sizeof(title));
+		pp_timeline_text(m.d, title[0] ? title : "one stage", opts->timeline);
+	}
 	/* The ablations, each run again unless its answer is exact without:
 	 * the data read has a stream of its own and nothing waits for it, so
 	 * the step without it is the step when the read ends earlier; a step

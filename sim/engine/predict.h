@@ -12,6 +12,7 @@
 #include "input/hw.h"
 #include "input/scenario.h"
 #include "engine/workload.h"
+#include "core/util.h"
 #include <stdbool.h>
 
 /* Where the step's time went, on the critical path of the slowest rank:
@@ -86,6 +87,9 @@ typedef struct pp_trace pp_trace;
 
 typedef struct pp_predict_opts {
 	pp_trace *trace;                  /* when non-NULL, every task is recorded */
+	/* when non-NULL, the per-rank action timeline (timeline.h) is written
+	 * to it; both run the event simulation */
+	pp_sb *timeline;
 } pp_predict_opts;
 
 /* Simulate one step. Returns PP_EINPUT for a layout the engine cannot

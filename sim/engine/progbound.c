@@ -14,7 +14,8 @@ static int64_t nonneg(int64_t t)
 int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
 {
 	int P = c->P, M = c->M;
-	if (c->V != 1 || P < 2 || M < P || c->pipe.schedule == PP_SCHED_GPIPE)
+	if (c->V != 1 || P < 2 || M < P || c->pipe.schedule == PP_SCHED_GPIPE ||
+	    pp_pipe_listed(&c->pipe))
 		return -1;
 	/* r[e]: from the end of F(k) on stage 0 to the end of B(k - warm(e))
 	 * there, through stages 0..e: the forward's sends and units up to e,
@@ -69,6 +70,8 @@ int64_t pp_program_round_trips_ns(const pp_stepcost *c, int64_t *e_last)
 static int64_t left_ns(const pp_program *p, int st)
 {
 	const pstage *S = &p->st[st];
+	if (S->left_min)
+		return S->left_min[S->next];
 	const cursor_shape *h = &S->shape;
 	int64_t t = 0;
 	for (int j = 0; j < h->v; j++) {
@@ -98,6 +101,10 @@ int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free)
 	 * forwards (or backwards) in order, one send a unit, and the last
 	 * arrives for the receiver's last forward (or last unit) */
 	bool links = p->V == 1 && p->P > 1 && !p->blocking;
+	/* a listed schedule: its streams alone (the chains below read
+	 * 1F1B's and the interleaved schedule's last units) */
+	bool listed = pp_pipe_listed(&c->pipe);
+	links &= !listed;
 	int64_t lb = 0, e_next = -1;
 	for (int st = p->P - 1; st >= 0; st--) {
 		pstage *S = &p->st[st];
@@ -109,7 +116,7 @@ int64_t pp_program_end_bound_ns(pp_program *p, const int64_t *res_free)
 		 * next stage's same backward when that is the next stage's last
 		 * unit (still to come): its send, then this unit's tasks */
 		const pstage *N = st + 1 < p->P ? &p->st[st + 1] : NULL;
-		if (left && e_next >= 0 && !S->last_unit.fwd && S->last_unit.chunk == 0 &&
+		if (!listed && left && e_next >= 0 && !S->last_unit.fwd && S->last_unit.chunk == 0 &&
 		    !N->last_unit.fwd && N->last_unit.chunk == 0 && N->last_unit.mb == S->last_unit.mb) {
 			int64_t via = e_next + nonneg(c->p2p_ns[st]) + S->unit_ns[0];
 			if (via > e)

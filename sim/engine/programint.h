@@ -66,7 +66,7 @@ static inline pp_unit pp_pipe_cursor_unit(const cursor_shape *h, const cursor *u
 	int mb = u->g[d] * (h->P == INT_MAX ? 0 : h->P) + u->r[d];
 	if (h->gpipe && !fwd)
 		mb = h->m - 1 - mb;
-	return (pp_unit){fwd, fwd ? u->c[1] : h->v - 1 - u->c[0], mb};
+	return (pp_unit){fwd, fwd ? u->c[1] : h->v - 1 - u->c[0], mb, PP_ACT_WHOLE, false};
 }
 
 /* Past unit u (the cursor's), to the next. */
@@ -104,6 +104,9 @@ typedef struct pstage {
 	cursor fin;                /* at unit n: every forward and backward */
 	int64_t *unit_ns;          /* [2 V]: a unit's compute-stream time at least, by chunk,
 				    * backward then forward (progbound.c) */
+	pp_unit *acts;             /* a listed schedule's actions (pp_pipe_list); NULL: the cursor */
+	int64_t *left_min;         /* listed: [n + 1], the least compute-stream time of
+				    * units i .. n - 1 (progbound.c) */
 	pp_unit last_unit;         /* unit n - 1 */
 	pp_unit nextu;             /* unit `next` */
 	int comp, dp;              /* its compute and data-parallel streams */
@@ -131,6 +134,10 @@ struct pp_program {
 	pstage *st;
 	int64_t *arr_f, *arr_b;    /* [NV * M]: the task bringing a unit its input; -1 not yet */
 	int64_t *wait_f, *wait_b;  /* [NV * M]: a consumer issued before that task */
+	/* [NV * M] (listed schedules with a backend that takes dependencies
+	 * later): an overlapped pair's forward issued before the gradient its
+	 * backward reads, which it waits for too */
+	int64_t *wait_pair;
 	int *link_f, *link_b;      /* [P]: boundary st -> st+1 and back */
 	int embed_res;
 	int64_t coalesced;         /* layer tasks issued as part of another */

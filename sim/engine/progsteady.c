@@ -13,7 +13,7 @@
 static bool period_of(const pp_program *p, int *T, int *S)
 {
 	const pp_pipe *par = &p->c->pipe;
-	if (par->schedule == PP_SCHED_GPIPE)
+	if (par->schedule == PP_SCHED_GPIPE || pp_pipe_listed(par))
 		return false;
 	if (par->schedule == PP_SCHED_1F1B || par->vpp == 1) {
 		*T = 2;  /* one forward, one backward */

@@ -1,5 +1,6 @@
 /* stages.c - see stages.h. */
 #include "engine/stages.h"
+#include "engine/pipeorder.h"
 
 int pp_stage_layers(const pp_scenario *s, int vs)
 {
@@ -37,7 +38,9 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		n[k] = 0;
 	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
-	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers) {
+	pp_pipe pl = pp_pipe_of(s);
+	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers &&
+	    !pp_schedule_vshape(p->schedule)) {
 		/* pp_stage_layers' even split summed over the stage's chunks
 		 * c P + st: L / nv each, and one more for those below L mod nv */
 		int nv = p->pp * p->vpp, rem = s->model.num_layers % nv;
@@ -46,7 +49,7 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 		return;
 	}
 	for (int c = 0; c < p->vpp; c++) {
-		int vs = c * p->pp + st, L = pp_stage_layers(s, vs);
+		int vs = pp_pipe_vs(&pl, st, c), L = pp_stage_layers(s, vs);
 		if (dense) {
 			n[0] += L;
 			continue;
@@ -73,7 +76,7 @@ pp_stage_count pp_stage_count_of(const pp_scenario *s, const pp_workload *w, int
 		c.held += w->params_embed;
 		c.trained += w->trainable_embed;
 	}
-	if (st == s->parallel.pp - 1) {
+	if (st == pp_stage_head(s)) {
 		c.held += w->params_head;
 		c.trained += w->trainable_head;
 	}
@@ -102,6 +105,11 @@ double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int
 	return stage_count(s, w, st).trained_expert;
 }
 
+int pp_stage_head(const pp_scenario *s)
+{
+	return pp_schedule_vshape(s->parallel.schedule) ? 0 : s->parallel.pp - 1;
+}
+
 double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
 {
 	const pp_parallel *p = &s->parallel;
@@ -116,6 +124,15 @@ double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
 		if (n > m * p->vpp)
 			n = m * p->vpp;
 		break;
+	case PP_SCHED_ZBH1:
+	case PP_SCHED_ZBH2:
+	case PP_SCHED_ZBV:
+	case PP_SCHED_DUALPIPEV: {
+		/* the listed order's peak (pipelist.c) */
+		pp_pipe pl = pp_pipe_of(s);
+		n = pp_pipe_peak_inflight(&pl, stage);
+		break;
+	}
 	default:
 		n = p->pp - stage;
 		if (n > m)

@@ -51,6 +51,9 @@ double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st);
 
+/* The stage that holds the output layer (the head, the loss): the last,
+ * or in a V (ZB-V, DualPipeV) the first, where the V turns back. */
+int pp_stage_head(const pp_scenario *s);
 /* Micro-batches (model chunks, when interleaved) whose activations stage
  * `stage` holds at its peak (see above). */
 double pp_stage_inflight_chunks(const pp_scenario *s, int stage);

@@ -69,6 +69,11 @@ static pp_task_ns task_durations(const pp_workload *w, double k, double phi)
 		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd, phi * l->ep_pair_save_fwd_s));
 		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd, phi * l->ep_pair_save_bwd_s) +
 					  pass_s(&lc->recompute, 0)));
+		t.w_layer[i] = pp_ns(k * lc->bwd.wgrad_s);
+		if (t.w_layer[i] > t.b_layer[i])
+			t.w_layer[i] = t.b_layer[i];
+		if (t.w_layer[i] < 0)
+			t.w_layer[i] = 0;
 	}
 	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd, 0));
 	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd, 0));
@@ -200,6 +205,21 @@ int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd)
 		t += nonneg(fwd ? u->f_embed : u->b_embed);
 	if (vs == c->NV - 1)
 		t += nonneg(fwd ? u->f_head : u->b_head);
+	return t;
+}
+
+int64_t pp_stepcost_act_min_ns(const pp_stepcost *c, int vs, pp_unit u)
+{
+	if (u.fwd || u.act == PP_ACT_WHOLE)
+		return pp_stepcost_unit_min_ns(c, vs, u.fwd);
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		if (c->kinds[vs][k])
+			t += (int64_t)c->kinds[vs][k] * nonneg(pp_stepcost_bwd_layer_ns(c, k, u.act));
+	if (u.act == PP_ACT_I && vs == 0)
+		t += nonneg(c->unit.b_embed);
+	if (u.act == PP_ACT_I && vs == c->NV - 1)
+		t += nonneg(c->unit.b_head);
 	return t;
 }
 
@@ -338,7 +358,9 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	 * last stage, in fp32 */
 	c->embed_ar.ns = -1;
 	c->embed_ar.slow_ns = -1;
-	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0) {
+	/* (in a V the first stage holds both: nothing to reduce) */
+	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0 &&
+	    !pp_schedule_vshape(c->pipe.schedule)) {
 		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
 		c->embed_group = g;
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;

@@ -50,6 +50,10 @@ typedef struct pp_sched_opts {
  * all stretched by k (pp_pipeline_stretch, or 1). */
 typedef struct pp_task_ns {
 	int64_t f_layer[PP_LAYER_KINDS], b_layer[PP_LAYER_KINDS]; /* by layer kind (PP_LK_*) */
+	/* of b_layer, the weight-gradient GEMMs' share: a zero-bubble
+	 * schedule's W pass of a layer (its input-gradient pass, B or I, is
+	 * b_layer less it) */
+	int64_t w_layer[PP_LAYER_KINDS];
 	int64_t f_embed, b_embed, f_head, b_head;
 } pp_task_ns;
 /* pp_task_durations gives the steady state of the combined 1F1B schedule
@@ -166,6 +170,21 @@ static inline int64_t pp_stepcost_layers_ns(const pp_stepcost *c, int vs, bool f
 		t += (int64_t)c->kinds[vs][k] * (fwd ? c->unit.f_layer[k] : c->unit.b_layer[k]);
 	return t;
 }
+/* One backward task of a layer of kind k as action act (PP_ACT_*): the
+ * whole backward, its input-gradient part, or its weight-gradient part. */
+static inline int64_t pp_stepcost_bwd_layer_ns(const pp_stepcost *c, int k, int act)
+{
+	return act == PP_ACT_W ? c->unit.w_layer[k]
+	       : act == PP_ACT_I ? c->unit.b_layer[k] - c->unit.w_layer[k] : c->unit.b_layer[k];
+}
+/* Virtual stage vs's layers for one micro-batch's backward action act. */
+static inline int64_t pp_stepcost_bwd_layers_ns(const pp_stepcost *c, int vs, int act)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		t += (int64_t)c->kinds[vs][k] * pp_stepcost_bwd_layer_ns(c, k, act);
+	return t;
+}
 /* One unit's compute-stream time (ns): its layers, and the embedding's
  * (vs 0) and the head's (the last virtual stage) tasks where it has them. */
 int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
@@ -173,6 +192,10 @@ int64_t pp_stepcost_unit_ns(const pp_stepcost *c, int vs, bool fwd);
  * backend: the same three terms, each at least 0 ns (the event graph and
  * the fast path run a negative duration as 0 ns). For lower bounds. */
 int64_t pp_stepcost_unit_min_ns(const pp_stepcost *c, int vs, bool fwd);
+/* The same for an action u (pp_unit: a split backward's input- or
+ * weight-gradient part; the embedding's and the head's backward run whole
+ * in the input-gradient part). */
+int64_t pp_stepcost_act_min_ns(const pp_stepcost *c, int vs, pp_unit u);
 
 /* Stage st's trained parameters per GPU (pp_stage_trainable) and, in
  * *expert, of those the routed experts' (pp_stage_trainable_expert). */

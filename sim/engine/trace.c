@@ -35,7 +35,10 @@ static void task_name(char *buf, size_t n, pp_des_tag g)
 	else if (g.layer >= 0)
 		snprintf(layer, sizeof(layer), " L%d", g.layer);
 	if (g.cat == PP_CAT_FWD || g.cat == PP_CAT_BWD)
-		snprintf(buf, n, "%c%d%s c%d", g.cat == PP_CAT_FWD ? 'F' : 'B', g.mb, layer, g.chunk);
+		snprintf(buf, n, "%c%d%s c%d", g.cat == PP_CAT_FWD ? 'F'
+						: (g.act & 3) == PP_ACT_I ? 'I'
+						: (g.act & 3) == PP_ACT_W ? 'W' : 'B',
+			 g.mb, layer, g.chunk);
 	else if (g.mb >= 0)
 		snprintf(buf, n, "%s mb%d", what, g.mb);
 	else

@@ -59,6 +59,8 @@ typedef struct pp_op {
 /* Per-pass cost of one part (a layer, the embedding, the head). */
 typedef struct pp_pass_cost {
 	double compute_s;   /* kernels on the compute stream */
+	double wgrad_s;     /* of compute_s, the weight-gradient GEMMs (the ops named
+			     * *.wgrad): what a zero-bubble schedule's W pass runs */
 	double comm_s;      /* exposed TP/CP collectives on the compute stream */
 	double cp_comm_s;   /* of comm_s, the context-parallel exchange */
 	double ep_comm_s;   /* exposed expert-parallel collectives on the compute stream */

@@ -4,7 +4,41 @@
 
 #include <stdio.h>
 
-const char *const pp_schedule_names[3] = {"1f1b", "gpipe", "interleaved"};
+#include <strings.h>
+
+const char *const pp_schedule_names[PP_SCHED_COUNT] = {"1f1b", "gpipe", "interleaved",
+						       "zb-h1", "zbv", "dualpipev", "zb-h2"};
+
+int pp_schedule_lookup(const char *name)
+{
+	static const struct {
+		const char *name;
+		pp_schedule s;
+	} alias[] = {
+		{"Schedule1F1B", PP_SCHED_1F1B},
+		{"ScheduleGPipe", PP_SCHED_GPIPE},
+		{"ScheduleInterleaved1F1B", PP_SCHED_INTERLEAVED},
+		{"ScheduleZBVZeroBubble", PP_SCHED_ZBV},
+		{"ScheduleDualPipeV", PP_SCHED_DUALPIPEV},
+		{"ZB1P", PP_SCHED_ZBH1},
+		{"zbh1", PP_SCHED_ZBH1},
+		{"ZB2P", PP_SCHED_ZBH2},
+		{"zbh2", PP_SCHED_ZBH2},
+		{"zb-v", PP_SCHED_ZBV},
+	};
+	for (int i = 0; i < PP_SCHED_COUNT; i++)
+		if (!strcasecmp(name, pp_schedule_names[i]))
+			return i;
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (!strcasecmp(name, alias[i].name))
+			return (int)alias[i].s;
+	return -1;
+}
+
+bool pp_schedule_vshape(pp_schedule s)
+{
+	return s == PP_SCHED_ZBV || s == PP_SCHED_DUALPIPEV;
+}
 const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 {
 	if (p->pp <= 1)
@@ -13,6 +47,14 @@ const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 		snprintf(buf, n, "GPipe");
 	else if (p->schedule == PP_SCHED_INTERLEAVED)
 		snprintf(buf, n, "interleaved 1F1B, %d virtual stages", p->vpp);
+	else if (p->schedule == PP_SCHED_ZBH1)
+		snprintf(buf, n, "ZB-H1");
+	else if (p->schedule == PP_SCHED_ZBH2)
+		snprintf(buf, n, "ZB-H2");
+	else if (p->schedule == PP_SCHED_ZBV)
+		snprintf(buf, n, "ZB-V, 2 stages a rank in a V");
+	else if (p->schedule == PP_SCHED_DUALPIPEV)
+		snprintf(buf, n, "DualPipeV, 2 stages a rank in a V");
 	else
 		snprintf(buf, n, "1F1B");
 	return buf;
@@ -223,7 +265,16 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 		     (long long)t->global_batch_size, (long long)t->micro_batch_size, p->dp,
 		     (long long)per);
 	int64_t mb = t->global_batch_size / per;
-	if (p->vpp > 1 && mb % p->pp)
+	if (p->schedule >= PP_SCHED_ZBH1 && p->zero_stage == 3 && p->dp > 1)
+		FAIL("parallel.zero_stage", "found 3 with pipeline_schedule \"%s\"; expected 0-2 (the "
+		     "zero-bubble and DualPipe schedules run with Megatron's distributed optimizer, "
+		     "ZeRO-1)", pp_schedule_names[p->schedule]);
+	if (p->schedule == PP_SCHED_DUALPIPEV && mb < 2 * p->pp)
+		FAIL("parallel.pipeline_schedule", "found \"dualpipev\" with %lld micro-batches on %d "
+		     "ranks; expected at least 2 x pipeline_model_parallel_size = %d (PyTorch's "
+		     "ScheduleDualPipeV: as many micro-batches as stages)", (long long)mb, p->pp,
+		     2 * p->pp);
+	if (p->vpp > 1 && !pp_schedule_vshape(p->schedule) && mb % p->pp)
 		FAIL(VPP, "interleaving needs the number of micro-batches (%lld) to be a multiple of "
 		     "pipeline_model_parallel_size %d (Megatron-LM requires it)", (long long)mb, p->pp);
 	if (p->schedule == PP_SCHED_INTERLEAVED && p->vpp < 2)

@@ -23,8 +23,30 @@ typedef struct pp_cluster pp_cluster;
  * are limits.h's). */
 #define PP_LAYOUT_SIZE_MAX 4194304
 
-typedef enum pp_schedule { PP_SCHED_1F1B, PP_SCHED_GPIPE, PP_SCHED_INTERLEAVED } pp_schedule;
-extern const char *const pp_schedule_names[3];
+/* The pipeline schedules (engine/pipelist.h writes the last three as
+ * per-rank action lists): 1F1B, GPipe, Megatron's interleaved 1F1B, the
+ * zero-bubble ZB-H1 and ZB-H2 (sail-sg/zero-bubble-pipeline-parallelism), ZB-V
+ * (PyTorch's ScheduleZBVZeroBubble) and DualPipeV (PyTorch's
+ * ScheduleDualPipeV, deepseek-ai/DualPipe dualpipev.py). */
+typedef enum pp_schedule {
+	PP_SCHED_1F1B,
+	PP_SCHED_GPIPE,
+	PP_SCHED_INTERLEAVED,
+	PP_SCHED_ZBH1,
+	PP_SCHED_ZBV,
+	PP_SCHED_DUALPIPEV,
+	PP_SCHED_ZBH2
+} pp_schedule;
+#define PP_SCHED_COUNT 7
+extern const char *const pp_schedule_names[PP_SCHED_COUNT];
+/* The schedule a name gives: ours (pp_schedule_names), PyTorch's
+ * torch.distributed.pipelining class names (Schedule1F1B, ScheduleGPipe,
+ * ScheduleInterleaved1F1B, ScheduleZBVZeroBubble, ScheduleDualPipeV) or
+ * the zero-bubble fork's (ZB1P, ZB2P); -1 for none. Case-insensitive. */
+int pp_schedule_lookup(const char *name);
+/* Whether the schedule holds two chunks per rank in a V (stage r and
+ * 2 x pp - 1 - r): ZB-V and DualPipeV. */
+bool pp_schedule_vshape(pp_schedule s);
 
 #define PP_LAYOUT_MAX 1024
 

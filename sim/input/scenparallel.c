@@ -218,16 +218,36 @@ int pp_scen_parse_parallel(pp_scenario *s, pp_err *err)
 		pa->zero_stage = (int)z;
 		s->given |= PP_GIVEN_ZERO;
 	}
-	int e = 0;
-	if ((rc = pp_jget_enum(d, p, "parallel", "pipeline_schedule", false, pp_schedule_names, 3, &e,
-			       &present, err)))
+	char name[48];
+	if ((rc = pp_jget_str(d, p, "parallel", "pipeline_schedule", false, name, sizeof(name),
+			      &present, err)))
 		return rc;
 	if (present) {
+		int e = pp_schedule_lookup(name);
+		if (e < 0)
+			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\"; expected "
+					    "one of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, dualpipev or "
+					    "PyTorch's Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, "
+					    "ScheduleZBVZeroBubble, ScheduleDualPipeV", name);
 		pa->schedule = (pp_schedule)e;
 		s->given |= PP_GIVEN_SCHEDULE;
 	}
 	if (pa->vpp > 1 && !(s->given & PP_GIVEN_SCHEDULE))
 		pa->schedule = PP_SCHED_INTERLEAVED;
+	if (pp_schedule_vshape(pa->schedule)) {
+		/* two stages a rank, in a V (PyTorch: exactly two stages per rank) */
+		if (pa->vpp > 2)
+			return pp_jdoc_errf(d, err, "parallel.virtual_pipeline_model_parallel_size",
+					    "found %d with pipeline_schedule \"%s\"; expected 2 (or left "
+					    "out): the schedule holds two stages a rank", pa->vpp,
+					    pp_schedule_names[pa->schedule]);
+		if (pa->layout_len > 0 || pa->first_stage_layers || pa->last_stage_layers)
+			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with an "
+					    "uneven layout; expected the even split (a V-shaped "
+					    "layout is not read yet)", pp_schedule_names[pa->schedule]);
+		pa->vpp = 2;
+		return 0;
+	}
 	if (pa->vpp > 1 && pa->schedule != PP_SCHED_INTERLEAVED)
 		return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with "
 				    "virtual_pipeline_model_parallel_size %d; expected \"interleaved\"",

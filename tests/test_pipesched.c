@@ -1,0 +1,418 @@
+/*
+ * test_pipesched.c - the pipeline schedules written as per-rank action
+ * lists (engine/pipeorder.h, pipelist.c) and run by the real engine:
+ *  - every list runs each micro-batch's forward once per chunk, its
+ *    backward once (whole, or as an input-gradient part before a
+ *    weight-gradient part), the forward before the backward;
+ *  - the bubble of the schedules as the event simulation runs them, with
+ *    synthetic unit costs (a layer's forward F, its input gradient I, its
+ *    weight gradient W; no transfers), at F = I = W and at F = I = 2 W,
+ *    equals the published formulas: 1F1B (p - 1)(F + B), ZB-H1
+ *    (p - 1)(F + B - W), ZB-H2 (p - 1)(F + B - 2 W) (zero-bubble README /
+ *    ICLR 2024 paper, B the input gradient), ZB-V (p - 1)(F + B - 2 W) in chunk units, DualPipeV
+ *    (PP/2 - 1)(F&B + B - 3 W) (deepseek-ai/DualPipe README, B the full
+ *    backward, F&B an overlapped pair, run here as F then B). The bubble
+ *    of a rank is its idle time from its first action's start to its last
+ *    action's end (the zero-bubble paper's parallelogram); the formulas are
+ *    the worst rank's, rank 0's;
+ *  - the activations a rank holds at its peak, in chunks, against the
+ *    README tables' multiples: 1F1B p, ZB-H1 p (1x), ZB-H2 2 p - 1, ZB-V 2 p half-size
+ *    chunks (1x), DualPipeV PP + 1 chunks (PP = 2 p stages);
+ *  - the weight-gradient share W comes from the op list's *.wgrad GEMMs;
+ *  - the timeline read off the event simulation (timeline.h, predict
+ *    --schedule) runs each rank's actions in its list's order, one after
+ *    the other; the names PyTorch and the zero-bubble fork give select the
+ *    same schedules;
+ *  - the fast path (the search's closed form) equals the event simulation
+ *    to the nanosecond on real workloads with every listed schedule, and
+ *    its bounds stay below it.
+ */
+#include "engine/evgraph.h"
+#include "engine/fastpath.h"
+#include "engine/pipeorder.h"
+#include "engine/stages.h"
+#include "engine/stepcost.h"
+#include "engine/timeline.h"
+#include "harness.h"
+#include "testutil.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const pp_schedule listed[] = {PP_SCHED_ZBH1, PP_SCHED_ZBH2, PP_SCHED_ZBV,
+				      PP_SCHED_DUALPIPEV};
+
+static void lists_complete(void)
+{
+	int cases = 0, bad = 0;
+	for (size_t k = 0; k < PP_ARRAY_LEN(listed); k++)
+		for (int P = 1; P <= 8; P++)
+			for (int m = 1; m <= 40; m++) {
+				pp_pipe pl = {P, pp_schedule_vshape(listed[k]) ? 2 : 1, listed[k], m};
+				if (listed[k] == PP_SCHED_DUALPIPEV && m < 2 * P)
+					continue;
+				int V = pl.vpp;
+				pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(&pl));
+				/* per (chunk, mb): 1 forward, 2 backward whole, 4 input, 8 weight */
+				int *seen = pp_xcalloc((size_t)(V * m), sizeof(int));
+				for (int st = 0; st < P; st++) {
+					memset(seen, 0, sizeof(int) * (size_t)(V * m));
+					int n = pp_pipe_list(&pl, st, u);
+					for (int i = 0; i < n; i++) {
+						int *x = &seen[u[i].chunk * m + u[i].mb];
+						int bit = u[i].fwd ? 1 : u[i].act == PP_ACT_I ? 4 : u[i].act == PP_ACT_W ? 8 : 2;
+						/* each once; a backward after its forward, W after I */
+						bad += (*x & bit) || (!u[i].fwd && !(*x & 1)) ||
+						       (bit == 8 && !(*x & 4)) || (bit == 2 && (*x & 4));
+						*x |= bit;
+					}
+					for (int j = 0; j < V * m; j++)
+						bad += seen[j] != 3 && seen[j] != 13;
+					cases++;
+				}
+				free(seen);
+				free(u);
+			}
+	pp_t_diag("%d stage lists: %d actions missing, repeated or out of order", cases, bad);
+	CHECK(cases > 500);
+	CHECK(bad == 0);
+}
+
+/* A dense model cut into 2 x P layers on P GPUs (one pipeline, no data
+ * parallelism), untied embeddings, m micro-batches. */
+static int scenario(pp_scenario *s, pp_hw *hw, const char *sched, int P, int m)
+{
+	char js[1024];
+	snprintf(js, sizeof(js),
+		 "{\"name\": \"pipe\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": %d}, "
+		 "\"training\": {\"global_batch_size\": %d, \"micro_batch_size\": 1, "
+		 "\"use_flash_attn\": true, \"recompute\": \"none\"}, "
+		 "\"parallel\": {\"tensor_model_parallel_size\": 1, "
+		 "\"pipeline_model_parallel_size\": %d, \"pipeline_schedule\": \"%s\"}, "
+		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d}}",
+		 2 * P, m, P, sched, P);
+	int rc = tu_scenario_unchecked(js, s, hw);
+	s->model.tied_embeddings = false;
+	return rc;
+}
+
+/* Every layer: forward f, backward i + w of which the weight gradients w
+ * (seconds); the embedding and the head cost nothing. */
+static void synthetic(pp_workload *w, double f, double i, double wg)
+{
+	for (int k = 0; k < PP_LAYER_KINDS; k++) {
+		if (!w->lk[k].count)
+			continue;
+		memset(&w->lk[k].cost, 0, sizeof(w->lk[k].cost));
+		w->lk[k].cost.fwd.compute_s = f;
+		w->lk[k].cost.bwd.compute_s = i + wg;
+		w->lk[k].cost.bwd.wgrad_s = wg;
+	}
+	memset(&w->embed, 0, sizeof(w->embed));
+	memset(&w->head, 0, sizeof(w->head));
+}
+
+/* The event simulation's worst rank bubble (ns): per rank, from its first
+ * forward or backward task's start to its last one's end, less their
+ * durations; and the fast path's step against the event simulation's. */
+static int64_t des_bubble(const pp_scenario *s, const pp_hw *hw, const pp_workload *w, bool *same)
+{
+	pp_des *d = pp_des_new();
+	pp_sched_opts o = {true, true, true};
+	int P = s->parallel.pp;
+	pp_stage_busy *bd = pp_xcalloc((size_t)P, sizeof(pp_stage_busy));
+	pp_stage_busy *bf = pp_xcalloc((size_t)P, sizeof(pp_stage_busy));
+	pp_evgraph_build(d, s, hw, w, &o, bd);
+	pp_err err = {0};
+	int64_t worst = -1;
+	*same = false;
+	if (!pp_des_run(d, &err)) {
+		int64_t *first = pp_xmalloc(sizeof(int64_t) * 3 * (size_t)P), *last = first + P,
+			*work = last + P;
+		for (int r = 0; r < P; r++) {
+			first[r] = INT64_MAX;
+			last[r] = work[r] = 0;
+		}
+		for (int t = 0; t < pp_des_ntasks(d); t++) {
+			pp_des_tag g = pp_des_task_tag(d, t);
+			if (g.cat != PP_CAT_FWD && g.cat != PP_CAT_BWD)
+				continue;
+			int r = pp_des_resource_rank(d, pp_des_task_resource(d, t));
+			if (pp_des_start(d, t) < first[r])
+				first[r] = pp_des_start(d, t);
+			if (pp_des_end(d, t) > last[r])
+				last[r] = pp_des_end(d, t);
+			work[r] += pp_des_dur(d, t);
+		}
+		for (int r = 0; r < P; r++)
+			if (last[r] - first[r] - work[r] > worst)
+				worst = last[r] - first[r] - work[r];
+		free(first);
+		int64_t tasks = 0;
+		int64_t tf = pp_fp_run(s, hw, w, &o, bf, &tasks);
+		*same = tf == pp_des_makespan(d) && tasks == pp_des_events(d);
+		for (int r = 0; r < P; r++)
+			*same &= bf[r].compute_s == bd[r].compute_s &&
+				 bf[r].last_task == pp_des_end(d, (int)bd[r].last_task);
+	}
+	free(bd);
+	free(bf);
+	pp_des_free(d);
+	return worst;
+}
+
+static void bubble_formulas(void)
+{
+	/* per layer, in ms: F = I = W, then F = I = 2 W */
+	const double ratio[2][3] = {{1, 1, 1}, {2, 2, 1}};
+	int cases = 0, bad = 0, unequal = 0;
+	for (int P = 2; P <= 8; P *= 2)
+		for (int ri = 0; ri < 2; ri++)
+			for (int k = 0; k < 5; k++) {
+				const char *names[5] = {"1f1b", "zb-h1", "zbv", "dualpipev", "zb-h2"};
+				pp_scenario s;
+				pp_hw hw;
+				int m = 4 * P;
+				if (scenario(&s, &hw, names[k], P, m)) {
+					CHECK(0);
+					continue;
+				}
+				pp_workload w;
+				pp_workload_build(&w, &s, &hw);
+				double f = ratio[ri][0] * 1e-3, i = ratio[ri][1] * 1e-3, wg = ratio[ri][2] * 1e-3;
+				synthetic(&w, f, i, wg);
+				/* a chunk's passes: two layers a stage (one a chunk in a V) */
+				int lc = pp_schedule_vshape(s.parallel.schedule) ? 1 : 2;
+				int64_t F = lc * pp_ns(f), I = lc * pp_ns(i), W = lc * pp_ns(wg), B = I + W;
+				int64_t want = k == 0   ? (P - 1) * (F + B)
+					       : k == 1 ? (P - 1) * (F + I - W)
+					       : k == 2 || k == 4 ? (P - 1) * (F + I - 2 * W)
+							: (P - 1) * ((F + B) + B - 3 * W);
+				bool same;
+				int64_t got = des_bubble(&s, &hw, &w, &same);
+				if (got != want || !same)
+					pp_t_diag("%s, %d ranks, F:I:W = %g:%g:%g: bubble %lld ns, the formula %lld; "
+						  "fast path %s", names[k], P, ratio[ri][0], ratio[ri][1],
+						  ratio[ri][2], (long long)got, (long long)want,
+						  same ? "equal" : "NOT equal");
+				bad += got != want;
+				unequal += !same;
+				cases++;
+				pp_workload_release(&w);
+				pp_scenario_release(&s);
+			}
+	pp_t_diag("%d schedules x ratios x pipelines: %d bubbles off the formula, %d fast paths "
+		  "unequal", cases, bad, unequal);
+	CHECK(cases == 30);
+	CHECK(bad == 0);
+	CHECK(unequal == 0);
+}
+
+/* Activation memory per rank, in micro-batches of a 1F1B stage's layers,
+ * as the README tables give it. */
+static void activation_multiples(void)
+{
+	int bad = 0;
+	for (int P = 2; P <= 16; P *= 2) {
+		int m = 4 * P;
+		pp_pipe a = {P, 1, PP_SCHED_1F1B, m}, h1 = {P, 1, PP_SCHED_ZBH1, m};
+		pp_pipe h2 = {P, 1, PP_SCHED_ZBH2, m};
+		pp_pipe v = {P, 2, PP_SCHED_ZBV, m}, d = {P, 2, PP_SCHED_DUALPIPEV, m};
+		int base = pp_pipe_peak_inflight(&a, 0);
+		bad += base != P;                               /* 1F1B: p */
+		bad += pp_pipe_peak_inflight(&h1, 0) != base;   /* ZB-H1: 1x */
+		bad += pp_pipe_peak_inflight(&h2, 0) != 2 * P - 1; /* ZB-H2: 2p - 1 */
+		for (int st = 0; st < P; st++) {
+			/* ZB-V: 1x, in chunks of half a stage */
+			bad += pp_pipe_peak_inflight(&v, st) != 2 * base;
+			/* DualPipeV: PP + 1 chunks, PP = 2 p stages of a chunk each */
+			bad += pp_pipe_peak_inflight(&d, st) != 2 * P + 1;
+		}
+		if (bad)
+			pp_t_diag("%d ranks: 1F1B %d, ZB-H1 %d, ZB-V %d, DualPipeV %d", P, base,
+				  pp_pipe_peak_inflight(&h1, 0), pp_pipe_peak_inflight(&v, 0),
+				  pp_pipe_peak_inflight(&d, 0));
+	}
+	CHECK(bad == 0);
+	/* the memory model reads the same peak */
+	pp_scenario s;
+	pp_hw hw;
+	if (scenario(&s, &hw, "zbv", 4, 16) == 0) {
+		CHECK(pp_stage_inflight_chunks(&s, 0) == 8);
+		pp_scenario_release(&s);
+	}
+}
+
+/* W is the weight-gradient GEMMs' share of the backward: positive, below
+ * the whole backward, and about half of a dense layer's GEMM time (dgrad
+ * and wgrad have the same FLOPs). */
+static void wgrad_share(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (scenario(&s, &hw, "zb-h1", 2, 8)) {
+		CHECK(0);
+		return;
+	}
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	const pp_pass_cost *b = &w.lk[0].cost.bwd;
+	pp_t_diag("dense layer backward %.3f ms, of it weight gradients %.3f ms", b->compute_s * 1e3,
+		  b->wgrad_s * 1e3);
+	CHECK(b->wgrad_s > 0.2 * b->compute_s);
+	CHECK(b->wgrad_s < 0.6 * b->compute_s);
+	pp_workload_release(&w);
+	pp_scenario_release(&s);
+}
+
+/* The fast path equals the event simulation on real workloads (data
+ * parallelism with the distributed optimizer, blocking sends, uneven
+ * layers), and its bounds stay at or below it. */
+static void fast_equals_des(void)
+{
+	const char *extra[] = {
+		"\"data_parallel_size\": 2, \"zero_stage\": 1",
+		"\"data_parallel_size\": 2",
+	};
+	int cases = 0, bad = 0, badb = 0, badl = 0;
+	for (size_t k = 0; k < PP_ARRAY_LEN(listed); k++)
+		for (int P = 1; P <= 4; P++)
+			for (size_t e = 0; e < PP_ARRAY_LEN(extra); e++)
+				for (int blocking = 0; blocking < 2; blocking++) {
+					char js[1200];
+					snprintf(js, sizeof(js),
+						 "{\"name\": \"pipe\", \"model\": {\"preset\": \"gpt-1.7b\", "
+						 "\"num_layers\": 13}, \"training\": {\"global_batch_size\": 48, "
+						 "\"micro_batch_size\": 1, \"use_flash_attn\": true, "
+						 "\"overlap_p2p_comm\": %s}, "
+						 "\"parallel\": {\"tensor_model_parallel_size\": 1, "
+						 "\"pipeline_model_parallel_size\": %d, %s, "
+						 "\"pipeline_schedule\": \"%s\"}, "
+						 "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": %d, "
+						 "\"gpus_per_node\": 2, \"intra_node\": \"nvlink3\", "
+						 "\"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 1}}}",
+						 blocking ? "false" : "true", P, extra[e],
+						 pp_schedule_names[listed[k]], 2 * P);
+					pp_scenario s;
+					pp_hw hw;
+					if (tu_scenario_unchecked(js, &s, &hw)) {
+						CHECK(0);
+						continue;
+					}
+					pp_workload w;
+					pp_workload_build(&w, &s, &hw);
+					pp_des *d = pp_des_new();
+					pp_stage_busy *bd = pp_xcalloc((size_t)P, sizeof(pp_stage_busy));
+					pp_stage_busy *bf = pp_xcalloc((size_t)P, sizeof(pp_stage_busy));
+					pp_sched_opts o = {false, false, false};
+					pp_evgraph_build(d, &s, &hw, &w, &o, bd);
+					pp_err err = {0};
+					int64_t td = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
+					int64_t tasks = 0;
+					int64_t tf = pp_fp_run(&s, &hw, &w, &o, bf, &tasks);
+					bool ok = td > 0 && tf == td && tasks == pp_des_events(d);
+					for (int r = 0; r < P; r++)
+						ok &= bf[r].compute_s == bd[r].compute_s &&
+						      bf[r].opt_s == bd[r].opt_s &&
+						      bf[r].last_task == pp_des_end(d, (int)bd[r].last_task);
+					if (!ok && bad < 5)
+						pp_t_diag("%s, %d stages, %s, %s sends: fast %lld, event "
+							  "simulation %lld", pp_schedule_names[listed[k]], P,
+							  extra[e], blocking ? "blocking" : "overlapped",
+							  (long long)tf, (long long)td);
+					bad += !ok;
+					int64_t b = pp_fp_bound_ns(&s, &hw, &w),
+						bt = pp_fp_bound_tight_ns(&s, &hw, &w),
+						bq = pp_fp_bound_quick_ns(&s, &hw, &w);
+					if (b > bt || bt > td || bq > td)
+						pp_t_diag("%s, %d stages, %s, %s sends: bounds %lld, tight %lld, "
+							  "quick %lld above %lld", pp_schedule_names[listed[k]], P,
+							  extra[e], blocking ? "blocking" : "overlapped",
+							  (long long)b, (long long)bt, (long long)bq, (long long)td);
+					badb += b > bt || bt > td || bq > td;
+					int64_t lims[3] = {td, td - 1, td / 2};
+					for (int j = 0; j < 3; j++)
+						badl += pp_fp_step_within_ns(&s, &hw, &w, lims[j]) !=
+							(td <= lims[j] ? td : INT64_MAX);
+					cases++;
+					free(bd);
+					free(bf);
+					pp_des_free(d);
+					pp_workload_release(&w);
+					pp_scenario_release(&s);
+				}
+	pp_t_diag("%d steps: %d fast paths unequal to the event simulation, %d bounds above it, "
+		  "%d walks against a limit wrong", cases, bad, badb, badl);
+	CHECK(cases == 64);
+	CHECK(bad == 0);
+	CHECK(badb == 0);
+	CHECK(badl == 0);
+}
+
+/* Each rank's actions in the event simulation run in its list's order,
+ * back to back or later, never overlapping. */
+static void timeline_order(void)
+{
+	int bad = 0, ranks = 0;
+	for (size_t k = 0; k < PP_ARRAY_LEN(listed); k++) {
+		pp_scenario s;
+		pp_hw hw;
+		if (scenario(&s, &hw, pp_schedule_names[listed[k]], 4, 16)) {
+			CHECK(0);
+			continue;
+		}
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		pp_des *d = pp_des_new();
+		pp_sched_opts o = {false, false, false};
+		pp_evgraph_build(d, &s, &hw, &w, &o, NULL);
+		pp_err err = {0};
+		CHECK(pp_des_run(d, &err) == 0);
+		pp_action_span *a;
+		int n = pp_timeline_of(d, &a), i = 0;
+		pp_pipe pl = pp_pipe_of(&s);
+		pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(&pl));
+		for (int r = 0; r < 4; r++) {
+			int m = pp_pipe_list(&pl, r, u);
+			for (int j = 0; j < m; j++, i++) {
+				bool ok = i < n && a[i].rank == r && a[i].u.fwd == u[j].fwd &&
+					  a[i].u.chunk == u[j].chunk && a[i].u.mb == u[j].mb &&
+					  a[i].u.act == u[j].act && a[i].u.pair == u[j].pair &&
+					  (j == 0 || a[i].start_ns >= a[i - 1].end_ns);
+				bad += !ok;
+			}
+			ranks++;
+		}
+		bad += i != n;
+		free(u);
+		free(a);
+		pp_des_free(d);
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+	pp_t_diag("%d ranks' timelines: %d actions out of their list's order", ranks, bad);
+	CHECK(ranks == 16);
+	CHECK(bad == 0);
+	/* PyTorch's and the zero-bubble fork's names */
+	CHECK(pp_schedule_lookup("ScheduleZBVZeroBubble") == PP_SCHED_ZBV);
+	CHECK(pp_schedule_lookup("ScheduleDualPipeV") == PP_SCHED_DUALPIPEV);
+	CHECK(pp_schedule_lookup("Schedule1F1B") == PP_SCHED_1F1B);
+	CHECK(pp_schedule_lookup("ScheduleGPipe") == PP_SCHED_GPIPE);
+	CHECK(pp_schedule_lookup("ScheduleInterleaved1F1B") == PP_SCHED_INTERLEAVED);
+	CHECK(pp_schedule_lookup("ZB1P") == PP_SCHED_ZBH1);
+	CHECK(pp_schedule_lookup("zb2p") == PP_SCHED_ZBH2);
+	CHECK(pp_schedule_lookup("ScheduleLoopedBFS") < 0);
+}
+
+int main(void)
+{
+	RUN(lists_complete);
+	RUN(bubble_formulas);
+	RUN(activation_multiples);
+	RUN(wgrad_share);
+	RUN(timeline_order);
+	RUN(fast_equals_des);
+	return pp_t_done("test_pipesched");
+}
