@@ -126,10 +126,22 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		if ((rc = pp_jget_obj(d, e, p, "node", true, &node, err)))
 			return rc;
 		pp_jpath(q, sizeof(q), p, "node");
+		int64_t dom = 0;
+		bool has_dom = false;
 		if ((rc = pp_cat_int(d, node, q, "gpus_per_node", 1, 1024, &g->gpus_per_node, err)) ||
+		    (rc = pp_jget_int(d, node, q, "nvlink_domain_size", false, 1, 1024, &dom, &has_dom,
+				      err)) ||
 		    (rc = pp_jget_str(d, node, q, "intra_node", true, g->intra_node, sizeof(g->intra_node),
 				      NULL, err)))
 			return rc;
+		g->nvlink_domain_size = has_dom ? (int)dom : g->gpus_per_node;
+		if (g->nvlink_domain_size % g->gpus_per_node) {
+			char r[200];
+			return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "nvlink_domain_size"),
+					    "found %d with gpus_per_node %d; expected a multiple of "
+					    "gpus_per_node (a domain is whole nodes)",
+					    g->nvlink_domain_size, g->gpus_per_node);
+		}
 		c->ngpus++;
 	}
 	return 0;

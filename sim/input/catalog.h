@@ -56,7 +56,11 @@ typedef struct pp_gpu {
 	 * frameworks whose tensor_clock is "sustained" (frameworks.json) */
 	double sustained_gemm[PP_DT_COUNT];
 	pp_prov sustained_gemm_prov;
-	int gpus_per_node;
+	int gpus_per_node;                /* GPUs in one node: the box with its CPUs, NICs and disks */
+	/* GPUs the SKU's NVLink switches join, at most: gpus_per_node for an
+	 * 8-GPU HGX board, 72 across 18 compute trays for an NVL72 rack
+	 * (gpus.json node.nvlink_domain_size; gpus_per_node when absent) */
+	int nvlink_domain_size;
 	char intra_node[16];              /* default intra-node fabric id */
 } pp_gpu;
 

@@ -18,7 +18,8 @@ static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "h
 					 "vocab_size", "seq_length", "swiglu",
 					 "untie_embeddings_and_output_weights", "mtp_num_layers",
 					 PP_MODEL_ARCH_KEYS};
-static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
+static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node",
+					   "nvlink_domain_size", "intra_node",
 					   "inter_node", "storage"};
 static const char *const inter_keys[] = {"fabric", "nics_per_node", "oversubscription", "topology"};
 static const char *const storage_keys[] = {"type", "read_gbytes_per_s_per_node",
@@ -30,6 +31,34 @@ int pp_cluster_nodes(const pp_cluster *c)
 	if (c->num_gpus <= c->gpus_per_node)
 		return 1;
 	return (c->num_gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+}
+
+int pp_cluster_domain_gpus(const pp_cluster *c)
+{
+	int node = c->gpus_per_node;
+	if (c->nvlink_domain_size > 0)
+		return c->nvlink_domain_size;
+	if (!c->gpu || !c->intra || c->intra->kind != PP_FAB_NVLINK)
+		return node;
+	int rack = c->gpu->nvlink_domain_size;
+	return rack > node && rack % node == 0 ? rack : node;
+}
+
+int pp_cluster_domains(const pp_cluster *c)
+{
+	int d = pp_cluster_domain_gpus(c);
+	return c->num_gpus <= d ? 1 : (c->num_gpus + d - 1) / d;
+}
+
+const char *pp_cluster_domain_text(const pp_cluster *c, char *buf, size_t n)
+{
+	int d = pp_cluster_domain_gpus(c);
+	if (d == c->gpus_per_node)
+		snprintf(buf, n, "%s", "");
+	else
+		snprintf(buf, n, ", NVLink domains of %d GPUs (%d domain%s)", d,
+			 pp_cluster_domains(c), pp_cluster_domains(c) == 1 ? "" : "s");
+	return buf;
 }
 
 /* ---- model ---- */
@@ -225,6 +254,10 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		return rc;
 	if (present)
 		cl->gpus_per_node = (int)v;
+	if ((rc = pp_jget_int(d, c, "cluster", "nvlink_domain_size", false, 1, 1024, &v, &present,
+			      err)))
+		return rc;
+	cl->nvlink_domain_size = present ? (int)v : 0;
 	char intra[32];
 	snprintf(intra, sizeof(intra), "%s", cl->gpu->intra_node);
 	if ((rc = pp_jget_str(d, c, "cluster", "intra_node", false, intra, sizeof(intra), NULL, err)) ||
@@ -248,7 +281,7 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 					 PP_ARRAY_LEN(inter_keys), err)) ||
 		    (rc = pp_jget_str(d, in, "cluster.inter_node", "fabric", false, inter, sizeof(inter),
 				      NULL, err)) ||
-		    (rc = pp_jget_int(d, in, "cluster.inter_node", "nics_per_node", false, 1, 64, &v,
+		    (rc = pp_jget_int(d, in, "cluster.inter_node", "nics_per_node", false, 1, 1024, &v,
 				      &present, err)))
 			return rc;
 		if (present)

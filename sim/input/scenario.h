@@ -88,8 +88,11 @@ enum {
 typedef struct pp_cluster {
 	const pp_gpu *gpu;
 	int num_gpus;
-	int gpus_per_node;
-	const pp_fabric *intra;       /* inside a node */
+	int gpus_per_node;            /* GPUs per node (CPU sockets, NICs, local disks) */
+	/* GPUs one NVLink domain joins (cluster.nvlink_domain_size), whole
+	 * nodes; 0: derived (pp_cluster_domain_gpus) */
+	int nvlink_domain_size;
+	const pp_fabric *intra;       /* inside an NVLink domain (a node's PCIe where none) */
 	const pp_fabric *inter;       /* between nodes (NIC fabric) */
 	int nics_per_node;
 	double oversubscription;      /* >= 1; 1 = full bisection */
@@ -135,5 +138,16 @@ int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *te
 
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
+/* GPUs one scale-up domain joins over the intra fabric: the cluster's
+ * nvlink_domain_size when given; else, on NVLink, the SKU's rack-scale
+ * domain (72 on GB200 NVL72) when it is whole nodes of this size, else one
+ * node. Collectives and placement treat a domain as podplan's old "node":
+ * inside it the intra fabric, between domains the NICs of its nodes. */
+int pp_cluster_domain_gpus(const pp_cluster *c);
+/* The number of domains (1 when the cluster fits in one). */
+int pp_cluster_domains(const pp_cluster *c);
+/* ", NVLink domains of D GPUs (K domains)" where a domain spans several
+ * nodes, else "": for the cluster lines of check, predict, search, report. */
+const char *pp_cluster_domain_text(const pp_cluster *c, char *buf, size_t n);
 
 #endif

@@ -126,6 +126,8 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 				cl->gpu = g;
 				cl->num_gpus = counts[b];
 				cl->gpus_per_node = G;
+				if (!same) /* the SKU's own domain */
+					cl->nvlink_domain_size = 0;
 				cl->nics_per_node = op->nics_per_node;
 				cl->inter = fabs[c];
 				if (!same) {
