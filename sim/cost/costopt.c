@@ -480,6 +480,8 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	if (!isnan(sp->usd_per_gpu_hour)) {
 		rate = sp->usd_per_gpu_hour;
 		est = false;
+		if (!sp->provider[0]) /* the option's own price, from no provider of the catalog */
+			snprintf(out->provider, sizeof(out->provider), "scenario price");
 		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, out->provider,
 			 tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",

@@ -98,6 +98,11 @@ static int server_parts(ctx *c, const pp_costspec_option *sp, const char *skunam
 	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sku, "server");
 	if (!cJSON_IsObject(sv) && !isnan(sp->server_usd))
 		return option_server(c, sp, o, price, kw, gpus, est);
+	if (!cJSON_IsObject(sv))
+		return pp_jdoc_errf(&c->s->doc, c->err, sp->path, "option \"%s\": no public price to "
+				    "build with %s (prices.json skus.%s has no server); expected "
+				    "\"server_usd\" on the option (one node of %d GPUs)", sp->name,
+				    o->gpu->id, skuname, o->gpus_per_node);
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(sv, "price_usd");
 	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(sv, "max_power_kw");
 	const cJSON *gv = cJSON_GetObjectItemCaseSensitive(sv, "gpus");
