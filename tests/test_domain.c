@@ -70,6 +70,17 @@ static void gb200_shape(void)
 	CHECK_NEAR(pp_coll_busbw(&hw, tp), hw.intra_Bps, 1e-12);
 	pp_scenario_release(&s);
 
+	/* left to podplan, the largest whole-tray part of a rack that tiles
+	 * the cluster: 256 = 4 x 64 (NVIDIA's Megatron-Bridge GB200 runs),
+	 * 108 = 3 x 36, 144 = 2 x 72; 40 fits in one rack */
+	const int want[][2] = {{256, 64}, {108, 36}, {144, 72}, {40, 72}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		job(js, sizeof(js), "gb200", want[i][0], 4, "");
+		CHECK(tu_scenario(js, &s, NULL) == 0);
+		CHECK(pp_cluster_domain_gpus(&s.cluster) == want[i][1]);
+		pp_scenario_release(&s);
+	}
+
 	/* an HGX B200 board: node and domain are the same 8 GPUs */
 	job(js, sizeof(js), "b200", 64, 8, "");
 	CHECK(tu_scenario(js, &s, &hw) == 0);
@@ -133,8 +144,8 @@ static void shapes_and_refusals(void)
 	CHECK(parse_err(js, msg, sizeof(msg)) != 0);
 	pp_t_contains(msg, "only NVLink switches join GPUs across nodes", __FILE__, __LINE__);
 
-	/* 108 GPUs: one and a half racks */
-	job(js, sizeof(js), "gb200", 108, 4, "");
+	/* 108 GPUs in racks of 72 given: one and a half racks */
+	job(js, sizeof(js), "gb200", 108, 4, "\"nvlink_domain_size\": 72");
 	CHECK(parse_err(js, msg, sizeof(msg)) != 0);
 	pp_t_contains(msg, "NVLink domains of 72", __FILE__, __LINE__);
 }

@@ -41,7 +41,14 @@ int pp_cluster_domain_gpus(const pp_cluster *c)
 	if (!c->gpu || !c->intra || c->intra->kind != PP_FAB_NVLINK)
 		return node;
 	int rack = c->gpu->nvlink_domain_size;
-	return rack > node && rack % node == 0 ? rack : node;
+	if (rack <= node || rack % node)
+		return node;
+	/* the largest whole-node part of a rack that tiles the cluster: a
+	 * job of 256 GB200 GPUs runs in domains of 64, as NVIDIA's do */
+	for (int d = rack; d > node; d -= node)
+		if (c->num_gpus <= d || c->num_gpus % d == 0)
+			return d;
+	return node;
 }
 
 int pp_cluster_domains(const pp_cluster *c)

@@ -139,9 +139,9 @@ int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *te
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
 /* GPUs one scale-up domain joins over the intra fabric: the cluster's
- * nvlink_domain_size when given; else, on NVLink, the SKU's rack-scale
- * domain (72 on GB200 NVL72) when it is whole nodes of this size, else one
- * node. Collectives and placement treat a domain as podplan's old "node":
+ * nvlink_domain_size when given; else, on NVLink, the largest part of the
+ * SKU's rack-scale domain (72 on GB200 NVL72) that is whole nodes of this
+ * size and tiles num_gpus (64 for 256 GPUs), else one node. Collectives and placement treat a domain as podplan's old "node":
  * inside it the intra fabric, between domains the NICs of its nodes. */
 int pp_cluster_domain_gpus(const pp_cluster *c);
 /* The number of domains (1 when the cluster fits in one). */

@@ -83,10 +83,8 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 		int G = same ? s->cluster.gpus_per_node : g->gpus_per_node;
 		if (G < 1)
 			G = 8;
-		/* counts in whole NVLink domains (racks of 72 on GB200 NVL72) */
-		int R = same ? pp_cluster_domain_gpus(&s->cluster) : g->nvlink_domain_size;
-		if (R < G)
-			R = G;
+		/* counts in whole NVLink domains where the scenario fixes them */
+		int R = same && s->cluster.nvlink_domain_size > G ? s->cluster.nvlink_domain_size : G;
 		int counts[PP_SIZE_MAX_LIST + 8], nc = 0;
 		if (spec->ncounts) {
 			for (int i = 0; i < spec->ncounts; i++)
