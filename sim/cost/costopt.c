@@ -56,7 +56,7 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 		cl->storage_read_Bps = o->storage->read_Bps_per_node;
 		cl->storage_write_Bps = o->storage->write_Bps_per_node;
 	}
-	if (cl->intra->kind == PP_FAB_NVLINK && !cl->gpu->nvlink_gen) {
+	if (!pp_gpu_fabric_ok(cl->gpu, cl->intra)) {
 		const pp_fabric *f = pp_catalog_fabric(c->cat, cl->gpu->intra_node);
 		if (f)
 			cl->intra = f;

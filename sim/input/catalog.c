@@ -147,9 +147,11 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 	return 0;
 }
 
+const char *const pp_fabric_kind_names[PP_FAB_KIND_COUNT] = {
+	"nvlink", "pcie", "infiniband", "roce", "ethernet", "infinity-fabric"};
+
 static int load_fabrics(pp_catalog *c, pp_err *err)
 {
-	static const char *const kinds[] = {"nvlink", "pcie", "infiniband", "roce", "ethernet"};
 	static const char *const scopes[] = {"intra_node", "inter_node"};
 	const pp_jdoc *d = &c->docs[DOC_FABRICS];
 	int rc;
@@ -166,7 +168,8 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 		double lat_us = 0;
 		if ((rc = pp_jget_str(d, e, p, "id", true, f->id, sizeof(f->id), NULL, err)) ||
 		    (rc = pp_jget_str(d, e, p, "name", true, f->name, sizeof(f->name), NULL, err)) ||
-		    (rc = pp_jget_enum(d, e, p, "kind", true, kinds, 5, &kind, NULL, err)) ||
+		    (rc = pp_jget_enum(d, e, p, "kind", true, pp_fabric_kind_names, PP_FAB_KIND_COUNT, &kind, NULL,
+				       err)) ||
 		    (rc = pp_jget_enum(d, e, p, "scope", true, scopes, 2, &scope, NULL, err)) ||
 		    (rc = pp_cat_fig(d, e, p, "port_unidir_gbytes_per_s", true, false, PP_GB, &f->port_Bps,
 				   &f->bw_prov, err)) ||
@@ -509,6 +512,15 @@ const pp_fabric *pp_catalog_fabric(const pp_catalog *c, const char *id)
 		if (!strcmp(c->fabrics[i].id, id))
 			return &c->fabrics[i];
 	return NULL;
+}
+
+bool pp_gpu_fabric_ok(const pp_gpu *g, const pp_fabric *f)
+{
+	if (f->kind == PP_FAB_NVLINK)
+		return g->nvlink_gen > 0;
+	if (f->kind == PP_FAB_XGMI)
+		return !strcmp(g->intra_node, f->id);
+	return true;
 }
 
 const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id)

@@ -270,9 +270,11 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	if ((rc = pp_jget_str(d, c, "cluster", "intra_node", false, intra, sizeof(intra), NULL, err)) ||
 	    (rc = lookup_fabric(d, cat, "cluster.intra_node", intra, true, &cl->intra, err)))
 		return rc;
-	if (cl->intra->kind == PP_FAB_NVLINK && !cl->gpu->nvlink_gen)
-		return pp_jdoc_errf(d, err, "cluster.intra_node", "found \"%s\", but %s has no NVLink; "
-				    "expected a PCIe fabric", intra, cl->gpu->id);
+	if (!pp_gpu_fabric_ok(cl->gpu, cl->intra))
+		return pp_jdoc_errf(d, err, "cluster.intra_node", "found \"%s\", but %s has no %s; "
+				    "expected \"%s\" or a PCIe fabric", intra, cl->gpu->id,
+				    cl->intra->kind == PP_FAB_NVLINK ? "NVLink" : "such Infinity Fabric",
+				    cl->gpu->intra_node);
 	/* Inter-node fabric: defaults are one 400G NDR NIC per GPU, non-blocking. */
 	char inter[32] = "ib-ndr";
 	cl->nics_per_node = cl->gpus_per_node;
