@@ -98,24 +98,11 @@ bool cs_quota_ok(const cs_sim *s, int j)
 	return borrowed + delta <= lendable;
 }
 
-/* sift down in a min-heap of (end, GPUs) pairs */
-static void end_sift(double *e, int n, int i)
+/* Earlier end first; equal ends in the heap's fixed order (core/heap.h). */
+static bool end_less(const void *a, const void *b, void *ctx)
 {
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && e[2 * l] < e[2 * m])
-			m = l;
-		if (r < n && e[2 * r] < e[2 * m])
-			m = r;
-		if (m == i)
-			return;
-		double t0 = e[2 * i], t1 = e[2 * i + 1];
-		e[2 * i] = e[2 * m];
-		e[2 * i + 1] = e[2 * m + 1];
-		e[2 * m] = t0;
-		e[2 * m + 1] = t1;
-		i = m;
-	}
+	(void)ctx;
+	return ((const cs_end *)a)->end_s < ((const cs_end *)b)->end_s;
 }
 
 /* EASY backfill's reservation for blocked job j: the earliest time the
@@ -126,27 +113,23 @@ void cs_reserve(cs_sim *s, int j)
 {
 	int nn, k;
 	cs_shape(s, cs_jx(s, j), &nn, &k);
-	int need = nn * k, n = s->nrunning;
-	double *e = s->resv;
-	for (int i = 0; i < n; i++) {
-		e[2 * i] = s->js[s->running[i]].est_end;
-		e[2 * i + 1] = s->js[s->running[i]].alloc_gpus;
-	}
-	for (int i = n / 2 - 1; i >= 0; i--)
-		end_sift(e, n, i);
+	int need = nn * k;
+	pp_heap *h = &s->resv;
+	cs_end *e = s->resv_items;
+	for (int i = 0; i < s->nrunning; i++)
+		e[i] = (cs_end){s->js[s->running[i]].est_end, s->js[s->running[i]].alloc_gpus};
+	pp_heap_build(h, e, (size_t)s->nrunning, sizeof(cs_end), end_less, NULL);
 	int avail = s->free_gpus;
 	s->shadow_s = INFINITY;
 	s->extra_gpus = 0;
-	while (n > 0) {
-		avail += (int)e[1];
+	while (pp_heap_len(h) > 0) {
+		cs_end x;
+		pp_heap_pop(h, &x, sizeof(x), end_less, NULL);
+		avail += x.gpus;
 		if (avail >= need) {
-			s->shadow_s = e[0];
+			s->shadow_s = x.end_s;
 			s->extra_gpus = avail - need;
 			break;
 		}
-		n--;
-		e[0] = e[2 * n];
-		e[1] = e[2 * n + 1];
-		end_sift(e, n, 0);
 	}
 }

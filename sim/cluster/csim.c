@@ -607,7 +607,9 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	double t0 = pp_mono_s();
 	s.js = pp_xcalloc((size_t)s.njobs + 1, sizeof(*s.js));
 	s.running = pp_xmalloc(((size_t)s.njobs + 1) * sizeof(int));
-	s.resv = pp_xmalloc(((size_t)s.njobs + 1) * 2 * sizeof(double));
+	s.resv_items = pp_xmalloc(((size_t)s.njobs + 1) * sizeof(cs_end));
+	pp_heap_init(&s.resv, sizeof(cs_end));
+	pp_heap_reserve(&s.resv, (size_t)s.njobs + 1);
 	s.qused = pp_xcalloc((size_t)spec->nqueues + 1, sizeof(int));
 	s.rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(s.rng, spec->seed);
@@ -624,7 +626,8 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 		cs_place_release(&s);
 	free(s.js);
 	free(s.running);
-	free(s.resv);
+	free(s.resv_items);
+	pp_heap_release(&s.resv);
 	free(s.qused);
 	free(s.flows);
 	gsl_rng_free(s.rng);

@@ -61,6 +61,12 @@ typedef struct cs_flow {
 	double snapshot;         /* the job's done units it commits */
 } cs_flow;
 
+/* A running job's expected end and the GPUs it frees then (cs_reserve). */
+typedef struct cs_end {
+	double end_s;
+	int gpus;
+} cs_end;
+
 typedef struct cs_sim {
 	const pp_cspec *spec;
 	const pp_cjobs *jobs;
@@ -86,7 +92,8 @@ typedef struct cs_sim {
 	double pend_gpus;
 	int *running;
 	int nrunning;
-	double *resv;            /* reserve()'s scratch: 2 doubles a job */
+	pp_heap resv;            /* cs_reserve()'s heap of running jobs' ends (cs_end) */
+	cs_end *resv_items;      /* and its input: one a job */
 	/* scheduler */
 	bool blocked;            /* a job is blocked since the last full pass */
 	int blocked_job;

@@ -404,7 +404,7 @@ int pp_cost_run(const pp_scenario *s, const pp_catalog *cat, const pp_cost_opts 
 	if (!s->costs.present)
 		return pp_errf(err, PP_EINPUT,
 			       "%s: no \"costs\" section; expected one with \"work\" and "
-			       "\"options\" (README, \"Costs: rent vs build vs lower tier\")",
+			       "\"options\" (docs/costs.md, \"The `costs` section, key by key\")",
 			       s->doc.path);
 	ctx c;
 	oin *oi = NULL;

@@ -117,7 +117,7 @@ static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 					    "mixture of experts is never read as a dense model)", mt);
 		return pp_jdoc_errf(hf, err, k, "found a key podplan does not model in a config of "
 				    "model_type \"%s\"; expected only keys it reads or knows to leave "
-				    "a training step unchanged (README.md, \"Hugging Face "
+				    "a training step unchanged (docs/scenario.md, \"Hugging Face "
 				    "config.json\"): a key that may change the architecture is refused, "
 				    "never ignored", mt);
 	}
