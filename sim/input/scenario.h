@@ -21,6 +21,7 @@
 #include "input/layout.h"
 #include "input/servespec.h"
 #include "input/sizespec.h"
+#include "input/topology.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
 
@@ -138,16 +139,6 @@ int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *te
 
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
-/* GPUs one scale-up domain joins over the intra fabric: the cluster's
- * nvlink_domain_size when given; else, on NVLink, the largest part of the
- * SKU's rack-scale domain (72 on GB200 NVL72) that is whole nodes of this
- * size and tiles num_gpus (64 for 256 GPUs), else one node. Collectives and placement treat a domain as podplan's old "node":
- * inside it the intra fabric, between domains the NICs of its nodes. */
-int pp_cluster_domain_gpus(const pp_cluster *c);
-/* The number of domains (1 when the cluster fits in one). */
-int pp_cluster_domains(const pp_cluster *c);
-/* ", NVLink domains of D GPUs (K domains)" where a domain spans several
- * nodes, else "": for the cluster lines of check, predict, search, report. */
-const char *pp_cluster_domain_text(const pp_cluster *c, char *buf, size_t n);
+
 
 #endif

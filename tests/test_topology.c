@@ -1,5 +1,5 @@
 /*
- * test_domain.c - the NVLink domain as its own level (input/scenario.h
+ * test_topology.c - the NVLink domain as its own level (input/topology.h
  * pp_cluster_domain_gpus, engine/collective.h): a cluster has nodes (CPUs,
  * NICs, disks) and NVLink domains (8 GPUs on an HGX board, 72 across the
  * 18 four-GPU compute trays of a GB200 NVL72 rack). Placement puts groups
@@ -156,5 +156,5 @@ int main(void)
 	RUN(part_rack_same_as_old_node);
 	RUN(bigger_domain_never_slower);
 	RUN(shapes_and_refusals);
-	return pp_t_done("test_domain");
+	return pp_t_done("test_topology");
 }
