@@ -81,10 +81,15 @@ static void gb200_shape(void)
 		pp_scenario_release(&s);
 	}
 
-	/* an HGX B200 board: node and domain are the same 8 GPUs */
+	/* an HGX B200 board: node and domain are the same 8 GPUs; cut into
+	 * nodes of 4, its switches do not join two of them */
 	job(js, sizeof(js), "b200", 64, 8, "");
 	CHECK(tu_scenario(js, &s, &hw) == 0);
 	CHECK(pp_cluster_domain_gpus(&s.cluster) == 8 && pp_cluster_nodes(&s.cluster) == 8);
+	pp_scenario_release(&s);
+	job(js, sizeof(js), "h100-sxm", 64, 4, "\"gpus_per_node\": 4");
+	CHECK(tu_scenario(js, &s, &hw) == 0);
+	CHECK(pp_cluster_domain_gpus(&s.cluster) == 4 && pp_cluster_nodes(&s.cluster) == 16);
 	pp_scenario_release(&s);
 }
 

@@ -11,8 +11,10 @@ int pp_cluster_domain_gpus(const pp_cluster *c)
 		return c->nvlink_domain_size;
 	if (!c->gpu || !c->intra || c->intra->kind != PP_FAB_NVLINK)
 		return node;
+	/* only a rack-scale SKU's switches reach past its node: an 8-GPU HGX
+	 * board cut into nodes of 4 is two domains of 4 */
 	int rack = c->gpu->nvlink_domain_size;
-	if (rack <= node || rack % node)
+	if (rack <= c->gpu->gpus_per_node || rack <= node || rack % node)
 		return node;
 	/* the largest whole-node part of a rack that tiles the cluster: a
 	 * job of 256 GB200 GPUs runs in domains of 64, as NVIDIA's do */

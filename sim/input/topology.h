@@ -14,9 +14,9 @@
 typedef struct pp_cluster pp_cluster; /* input/scenario.h */
 
 /* GPUs one scale-up domain joins over the intra fabric: the cluster's
- * nvlink_domain_size when given; else, on NVLink, the largest part of the
- * SKU's rack-scale domain (72 on GB200 NVL72) that is whole nodes of this
- * size and tiles num_gpus (64 for 256 GPUs), else one node. Inside a
+ * nvlink_domain_size when given; else, on NVLink and a rack-scale SKU, the
+ * largest part of its domain (72 on GB200 NVL72) that is whole nodes of
+ * this size and tiles num_gpus (64 for 256 GPUs); else one node. Inside a
  * domain collectives run on the intra fabric, between domains on the NICs
  * of its nodes. */
 int pp_cluster_domain_gpus(const pp_cluster *c);
