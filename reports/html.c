@@ -655,18 +655,19 @@ static void model_layout(pp_sb *o, const pp_report *r)
 	const pp_parallel *p = &s->parallel;
 	const pp_training *t = &s->training;
 	const pp_cluster *c = &s->cluster;
-	char line[900];
+	char line[1000], dom[96];
+	pp_cluster_domain_text(c, dom, sizeof(dom));
 	pp_sb_adds(o, "<h3>The scenario's model, layout and cluster</h3><p class=\"note\">");
 	snprintf(line, sizeof(line), "Model %s (%s): %d layers, hidden %d, %d heads, sequence %d. "
 		 "Layout TP %d x PP %d x DP %d x CP %d%s, ZeRO-%d, global batch %lld of micro-batch "
-		 "%lld, %s, recompute %s. Cluster %d x %s in %d nodes of %d, %s inside nodes, %d x %s "
+		 "%lld, %s, recompute %s. Cluster %d x %s in %d nodes of %d%s, %s inside %s, %d x %s "
 		 "per node, storage %s.", s->model.name, s->model_origin, s->model.num_layers,
 		 s->model.hidden_size, s->model.num_attention_heads, s->model.seq_length, p->tp, p->pp,
 		 p->dp, p->cp, p->vpp > 1 ? " (interleaved)" : "", p->zero_stage,
 		 (long long)t->global_batch_size, (long long)t->micro_batch_size,
 		 pp_dtype_names[t->precision], pp_recompute_names[t->recompute], c->num_gpus,
-		 c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->name, c->nics_per_node,
-		 c->inter->name, c->storage->name);
+		 c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, dom, c->intra->name,
+		 dom[0] ? "domains" : "nodes", c->nics_per_node, c->inter->name, c->storage->name);
 	esc(o, line);
 	if (r->have_cost)
 		pp_sb_adds(o, " Options change the cluster or layout where the scenario's \"costs\" "

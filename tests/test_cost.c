@@ -559,7 +559,7 @@ static void test_strict_errors(void)
 		     "costs.options[0].tier", "no reserved_1y price");
 	expect_error("{\"work\": {\"type\": \"run\", \"train_tokens\": 1e9}, \"options\": [{\"name\": \"x\","
 		     " \"kind\": \"build\", \"cluster\": {\"gpu\": \"h100-pcie\"}}]}",
-		     "costs.options[0]", "no prices for GPU");
+		     "costs.options[0]", "no public price for GPU");
 	expect_error("{\"work\": {\"type\": \"recurring\", \"tokens_per_job\": 1e9}, \"options\": "
 		     "[{\"name\": \"x\", \"kind\": \"build\"}]}", "costs.work", "jobs_per_month");
 	expect_error("{\"work\": {\"type\": \"run\"}}", "costs", "options");

@@ -664,7 +664,7 @@ static void skus(void)
 	CHECK_NEAR(gb->peak_flops[PP_DT_FP8], 5e15, 1e-9);
 	CHECK_NEAR(gb->nvlink_Bps * 2, 1.8e12, 1e-9);
 	CHECK_NEAR(gb->mem_Bps, 8e12, 1e-9);
-	CHECK(gb->gpus_per_node == 72);
+	CHECK(gb->gpus_per_node == 4 && gb->nvlink_domain_size == 72);
 
 	/* the resolved NVLink busbw against what DeepSeek measures on H800:
 	 * "NVLink 160 GB/s" (V3 report), DeepEP's "~160 GB/s maximum" */
@@ -676,11 +676,12 @@ static void skus(void)
 	CHECK_NEAR(hw.intra_Bps, 160e9, 0.02);
 	CHECK(hw.intra_ncurve == 0); /* not the H100 all_reduce curve */
 	pp_scenario_release(&s);
-	/* GB200: one 72-GPU NVLink domain is one podplan node */
+	/* GB200: trays of 4 GPUs (the node's NICs), 72-GPU NVLink domains */
 	CHECK(tu_scenario("{\"model\": {\"preset\": \"qwen3-235b-a22b\"}, \"parallel\": "
 			  "{\"pipeline_model_parallel_size\": 2, \"expert_model_parallel_size\": 4}, "
 			  "\"cluster\": {\"gpu\": \"gb200\", \"num_gpus\": 144}}", &s, &hw) == 0);
-	CHECK(pp_cluster_nodes(&s.cluster) == 2 && hw.gpus_per_node == 72);
+	CHECK(pp_cluster_nodes(&s.cluster) == 36 && pp_cluster_domains(&s.cluster) == 2 &&
+	      hw.gpus_per_node == 4);
 	pp_scenario_release(&s);
 }
 

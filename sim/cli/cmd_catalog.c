@@ -83,14 +83,13 @@ static void print_gpus(const pp_catalog *cat)
 
 static void print_fabrics(const pp_catalog *cat)
 {
-	static const char *const kn[] = {"nvlink", "pcie", "infiniband", "roce", "ethernet"};
 	printf("Fabrics (%zu)\n", pp_catalog_nfabrics(cat));
 	printf("  %-10s %-36s %-10s %-6s %10s %6s %9s %6s\n", "id", "name", "kind", "scope",
 	       "GB/s/dir", "eff", "latency", "radix");
 	for (size_t i = 0; i < pp_catalog_nfabrics(cat); i++) {
 		const pp_fabric *f = pp_catalog_fabric_at(cat, i);
 		printf("  %-10s %-36.36s %-10s %-6s %10.2f %6.2f %7.2fus %6d\n", f->id, f->name,
-		       kn[f->kind], f->intra_node ? "intra" : "inter", f->port_Bps / PP_GB,
+		       pp_fabric_kind_names[f->kind], f->intra_node ? "intra" : "inter", f->port_Bps / PP_GB,
 		       f->efficiency, f->latency_s * 1e6, f->switch_ports);
 	}
 }

@@ -63,10 +63,11 @@ int pp_cmd_check(int argc, char **argv)
 	printf("  parallel   TP %d, PP %d%s%s%s, DP %d, CP %d, SP %s, ZeRO %d\n", p->tp, p->pp,
 	       sched[0] ? " (" : "", sched, sched[0] ? ")" : "", p->dp, p->cp,
 	       p->sequence_parallel ? "on" : "off", p->zero_stage);
-	printf("  cluster    %d x %s, %d per node (%d nodes), intra %s, inter %s x %d NICs/node, "
+	char dom[96];
+	printf("  cluster    %d x %s, %d per node (%d nodes)%s, intra %s, inter %s x %d NICs/node, "
 	       "oversubscription %.2g:1, storage %s\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node,
-	       pp_cluster_nodes(cl), cl->intra->id, cl->inter->id, cl->nics_per_node,
-	       cl->oversubscription, cl->storage->id);
+	       pp_cluster_nodes(cl), pp_cluster_domain_text(cl, dom, sizeof(dom)), cl->intra->id,
+	       cl->inter->id, cl->nics_per_node, cl->oversubscription, cl->storage->id);
 	char **warn = NULL;
 	int nwarn = 0;
 	if (pp_scenario_plausibility(&l.s, &warn, &nwarn)) {

@@ -227,10 +227,12 @@ static void print_search_text(const pp_plan_loaded *l, const pp_search_result *r
 	const pp_scenario *s = &l->c.s;
 	const pp_cluster *c = &s->cluster;
 	char b1[32], b2[32], lay[200];
-	printf("Search     %s: %s, %d layers, hidden %d; %d x %s (%d nodes of %d, %s, %d x %s per "
+	char dom[96];
+	printf("Search     %s: %s, %d layers, hidden %d; %d x %s (%d nodes of %d%s, %s, %d x %s per "
 	       "node); global batch %lld x %d tokens, %s\n",
 	       s->name, s->model.name, s->model.num_layers, s->model.hidden_size, c->num_gpus,
-	       c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->id, c->nics_per_node,
+	       c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node,
+	       pp_cluster_domain_text(c, dom, sizeof(dom)), c->intra->id, c->nics_per_node,
 	       c->inter->id, (long long)s->training.global_batch_size, s->model.seq_length,
 	       pp_dtype_names[s->training.precision]);
 	printf("Space      %s\n", r->space);

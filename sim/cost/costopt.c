@@ -27,6 +27,7 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 	if (o->gpu && o->gpu != cl->gpu) {
 		cl->gpu = o->gpu;
 		cl->gpus_per_node = o->gpu->gpus_per_node;
+		cl->nvlink_domain_size = 0; /* the new SKU's */
 		const pp_fabric *f = pp_catalog_fabric(c->cat, o->gpu->intra_node);
 		if (f)
 			cl->intra = f;
@@ -35,10 +36,14 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 	if (o->num_gpus)
 		cl->num_gpus = o->num_gpus;
 	if (o->gpus_per_node) {
+		if (o->gpus_per_node != cl->gpus_per_node)
+			cl->nvlink_domain_size = 0;
 		cl->gpus_per_node = o->gpus_per_node;
 		if (!o->nics_per_node)
 			cl->nics_per_node = o->gpus_per_node;
 	}
+	if (o->nvlink_domain_size)
+		cl->nvlink_domain_size = o->nvlink_domain_size;
 	if (o->intra)
 		cl->intra = o->intra;
 	if (o->inter)
@@ -54,7 +59,7 @@ static int apply_overrides(ctx *c, const pp_costspec_option *sp, pp_scenario *x)
 		cl->storage_read_Bps = o->storage->read_Bps_per_node;
 		cl->storage_write_Bps = o->storage->write_Bps_per_node;
 	}
-	if (cl->intra->kind == PP_FAB_NVLINK && !cl->gpu->nvlink_gen) {
+	if (!pp_gpu_fabric_ok(cl->gpu, cl->intra)) {
 		const pp_fabric *f = pp_catalog_fabric(c->cat, cl->gpu->intra_node);
 		if (f)
 			cl->intra = f;
@@ -490,6 +495,8 @@ static int resolve_rent(ctx *c, const pp_costspec_option *sp, const char *skunam
 	if (!isnan(sp->usd_per_gpu_hour)) {
 		rate = sp->usd_per_gpu_hour;
 		est = false;
+		if (!sp->provider[0]) /* the option's own price, from no provider of the catalog */
+			snprintf(out->provider, sizeof(out->provider), "scenario price");
 		snprintf(item, sizeof(item), "%s %s %s (scenario override)", skuname, out->provider,
 			 tier);
 		cost_add_source(c, item, rate, "usd_per_gpu_hour", "scenario file", "prices",
@@ -575,10 +582,15 @@ static int resolve_cluster(ctx *c, const pp_cost_opts *opts, const pp_costspec_o
 		return rc;
 	const char *skuname = NULL;
 	const cJSON *sku = cost_sku_of(c, o->gpu, &skuname);
-	if (!sku)
-		return pp_jdoc_errf(d, c->err, sp->path, "option \"%s\": no prices for GPU \"%s\" "
-				    "(tco.json gpu_price_skus has no entry); expected a GPU with "
-				    "prices in prices.json", sp->name, o->gpu->id);
+	/* a GPU with no public price in prices.json is priced by the option */
+	bool own_price = o->owned ? !isnan(sp->server_usd) : !isnan(sp->usd_per_gpu_hour);
+	if (!sku && !own_price)
+		return pp_jdoc_errf(d, c->err, sp->path, "option \"%s\": no public price for GPU "
+				    "\"%s\" in prices.json (tco.json gpu_price_skus has no entry); "
+				    "expected \"%s\" on the option", sp->name, o->gpu->id,
+				    o->owned ? "server_usd" : "usd_per_gpu_hour");
+	if (!skuname)
+		skuname = o->gpu->id;
 	rc = o->owned ? cost_resolve_owned(c, sp, skuname, sku, &x.cluster, o, out)
 		      : resolve_rent(c, sp, skuname, o, out);
 	if (rc)

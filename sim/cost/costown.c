@@ -49,11 +49,38 @@ static void plan_network(int endpoints, int radix, double oversub, netplan *np)
 	np->tiers = 3;
 }
 
+/* The server of an option that gives its own "server_usd" for a GPU whose
+ * prices.json SKU has no server: that price for one node of the cluster,
+ * whose power is its GPUs' TDP times prices.json's chip-to-server power
+ * multiplier for GPUs other than A100/H100 (Epoch's (server kW / 8) / chip
+ * kW), an estimate. */
+static int option_server(ctx *c, const pp_costspec_option *sp, oin *o, double *price, double *kw,
+			 double *gpus, bool *est)
+{
+	const char *path = "facility.chip_to_server_power_multiplier";
+	const cJSON *m = cost_jpath(c->prices, path);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "other_gpu");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(m, "source");
+	if (!cJSON_IsNumber(v) || v->valuedouble <= 0)
+		return cost_fail_data(c, "models/prices.json: %s needs a positive other_gpu", path);
+	*price = sp->server_usd;
+	*gpus = o->gpus_per_node;
+	*kw = o->gpu->tdp_w / 1000.0 * o->gpus_per_node * v->valuedouble;
+	*est = true;
+	char item[160];
+	snprintf(item, sizeof(item), "%s node max power (%d x %.0f W TDP x %.2f chip-to-server)",
+		 o->gpu->id, o->gpus_per_node, o->gpu->tdp_w, v->valuedouble);
+	cost_add_source(c, item, *kw, "kw", cJSON_IsString(src) ? src->valuestring : NULL, "prices",
+			NULL, true);
+	return 0;
+}
+
 /* An owned option's server: price, max power and GPUs per server from
  * tco.json's servers.<gpu> (an estimate) when it has one, else the SKU's
- * server in prices.json (with the capex sigma of its alternative prices). */
-static int server_parts(ctx *c, const char *skuname, const cJSON *sku, oin *o, double *price,
-			double *kw, double *gpus, bool *est)
+ * server in prices.json (with the capex sigma of its alternative prices),
+ * else the option's own server_usd (option_server). */
+static int server_parts(ctx *c, const pp_costspec_option *sp, const char *skuname,
+			const cJSON *sku, oin *o, double *price, double *kw, double *gpus, bool *est)
 {
 	char item[160];
 	const cJSON *srv = cost_jpath(cost_jpath(c->tco->root, "servers"), o->gpu->id);
@@ -69,6 +96,13 @@ static int server_parts(ctx *c, const char *skuname, const cJSON *sku, oin *o, d
 		return 0;
 	}
 	const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sku, "server");
+	if (!cJSON_IsObject(sv) && !isnan(sp->server_usd))
+		return option_server(c, sp, o, price, kw, gpus, est);
+	if (!cJSON_IsObject(sv))
+		return pp_jdoc_errf(&c->s->doc, c->err, sp->path, "option \"%s\": no public price to "
+				    "build with %s (prices.json skus.%s has no server); expected "
+				    "\"server_usd\" on the option (one node of %d GPUs)", sp->name,
+				    o->gpu->id, skuname, o->gpus_per_node);
 	const cJSON *pv = cJSON_GetObjectItemCaseSensitive(sv, "price_usd");
 	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(sv, "max_power_kw");
 	const cJSON *gv = cJSON_GetObjectItemCaseSensitive(sv, "gpus");
@@ -141,7 +175,7 @@ int cost_resolve_owned(ctx *c, const pp_costspec_option *sp, const char *skuname
 	snprintf(out->tier, sizeof(out->tier), "own");
 	double price = 0, kw = 0, gpus = 0;
 	bool est = false;
-	if ((rc = server_parts(c, skuname, sku, o, &price, &kw, &gpus, &est)))
+	if ((rc = server_parts(c, sp, skuname, sku, o, &price, &kw, &gpus, &est)))
 		return rc;
 	double per_gpu = price / gpus;
 	o->server_usd = isnan(sp->server_usd) ? per_gpu * o->gpus_per_node : sp->server_usd;

@@ -16,7 +16,7 @@ double pp_coll_busbw_factor(pp_coll op, int n)
 	}
 }
 
-static int nodes_of(pp_group g)
+static int domains_of(pp_group g)
 {
 	int per = g.per_node < 1 ? 1 : g.per_node;
 	return (g.n + per - 1) / per;
@@ -24,12 +24,13 @@ static int nodes_of(pp_group g)
 
 double pp_coll_busbw(const pp_hw *hw, pp_group g)
 {
-	int nodes = nodes_of(g);
+	int nodes = domains_of(g);
 	double bw = INFINITY;
 	if (g.per_node > 1)
 		bw = hw->intra_Bps;
 	if (nodes > 1) {
-		/* the group's members own per_node/gpus_per_node of the node's NICs */
+		/* each member owns nics_per_node/gpus_per_node of its node's NICs
+		 * (one NIC per GPU on an HGX board or an NVL72 tray) */
 		double share = (double)g.per_node / hw->gpus_per_node;
 		double inter = hw->nic_Bps * hw->nics_per_node * share / hw->oversubscription;
 		/* a ring crosses each node boundary on every channel: the slowest
@@ -74,7 +75,7 @@ const pp_coll_fit *pp_coll_fit_used(const pp_hw *hw, pp_coll op, double bytes, p
 	*piece = -1;
 	if (g.n <= 1 || bytes <= 0)
 		return NULL;
-	pp_scope scope = nodes_of(g) > 1 ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
+	pp_scope scope = domains_of(g) > 1 ? PP_SCOPE_INTER : PP_SCOPE_INTRA;
 	const pp_coll_fit *fit = find_fit(hw, op, scope, g.n);
 	if (fit)
 		*piece = fit_piece(fit, bytes);
@@ -135,7 +136,7 @@ double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 	if (g.n <= 1 || bytes <= 0)
 		return 0;
 	double factor = pp_coll_busbw_factor(op, g.n);
-	int nodes = nodes_of(g), piece;
+	int nodes = domains_of(g), piece;
 	const pp_coll_fit *fit = pp_coll_fit_used(hw, op, bytes, g, &piece);
 	if (fit)
 		return fit_time(fit, piece, bytes, factor);
@@ -193,11 +194,11 @@ double pp_p2p_time(const pp_hw *hw, double bytes, bool same_node)
 	return hw->coll_launch_s + hw->inter_lat_s + bytes / bw;
 }
 
-pp_group pp_group_place(int n, int stride, int gpus_per_node)
+pp_group pp_group_place(int n, int stride, int domain)
 {
 	pp_group g = {n, 1};
-	if (stride < gpus_per_node) {
-		int fit = gpus_per_node / stride;
+	if (stride < domain) {
+		int fit = domain / stride;
 		g.per_node = n < fit ? n : fit;
 	}
 	return g;

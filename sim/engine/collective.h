@@ -7,9 +7,12 @@
  * factor / busbw, with nccl-tests' busbw factors (all_reduce 2(n-1)/n,
  * all_gather/reduce_scatter/alltoall (n-1)/n, broadcast and sendrecv 1).
  *
- * Hierarchy: a group of n ranks with `per_node` members in each node runs
- * at the NVLink/PCIe busbw inside a node and, across nodes, at the share of
- * the node's NICs its members own (all groups of a kind run at once, e.g.
+ * Hierarchy: a group of n ranks with `per_node` members in each NVLink
+ * domain (pp_cluster_domain_gpus: an 8-GPU node, or the 72 GPUs of an
+ * NVL72 rack's 18 trays; a PCIe node) runs at the NVLink/PCIe busbw inside
+ * a domain and, across domains, at the share of the domain's NICs its
+ * members own, nics_per_node / gpus_per_node per member (all groups of a
+ * kind run at once, e.g.
  * the 8 data-parallel groups of a TP=8 layout each own 1 of 8 rails), over
  * the oversubscription. Ring and (for all_reduce across nodes) double
  * binary tree are both costed and the faster taken, as NCCL's tuner does.
@@ -26,13 +29,13 @@
 
 typedef struct pp_group {
 	int n;          /* ranks */
-	int per_node;   /* members of the group inside one node (1..n) */
+	int per_node;   /* members of the group inside one NVLink domain (1..n) */
 } pp_group;
 
 /* The group of n ranks at stride `stride` in the global rank order, on
- * nodes of gpus_per_node GPUs: min(n, gpus_per_node / stride) members per
- * node (1 when the stride spans a node). */
-pp_group pp_group_place(int n, int stride, int gpus_per_node);
+ * NVLink domains of `domain` GPUs: min(n, domain / stride) members per
+ * domain (1 when the stride spans a domain). */
+pp_group pp_group_place(int n, int stride, int domain);
 
 /* nccl-tests' bus-bandwidth factor for op over n ranks. */
 double pp_coll_busbw_factor(pp_coll op, int n);

@@ -57,8 +57,8 @@
  * ZeRO stage, micro-batch size, SP, recompute, schedule), GPU count and
  * inter-node network, with hws that differ at most in that network
  * (fabric, NICs per node, oversubscription) and storage: podplan size's
- * options of one SKU. The key takes the GPUs per node the groups are
- * placed on (pp_workload_node_gpus) and the network where the op list
+ * options of one SKU. The key takes the GPUs per domain the groups are
+ * placed on (pp_workload_domain_gpus) and the network where the op list
  * reads it (pp_workload_reads_network): layouts whose collectives stay
  * inside a node share one workload over every fabric and GPU count, the
  * others over GPU counts; a hw with calibrated collectives shares with no

@@ -360,7 +360,7 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		out->total_s += gpu;
 	}
 	for (int st = 0; st + 1 < f->nstages; st++)
-		out->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_node(f->s, st));
+		out->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
 	out->total_s += out->p2p_s;
 }
 
@@ -378,9 +378,7 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 	f->s = s;
 	f->hw = hw;
 	f->o = *o;
-	int G = s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
-							       : s->cluster.num_gpus;
-	f->tp = pp_group_place(p->tp, 1, G);
+	f->tp = pp_group_place(p->tp, 1, pp_workload_domain_gpus(s));
 	f->nstages = p->pp;
 	for (int st = 0; st < p->pp; st++)
 		pp_stage_kinds(s, st, f->kinds[st]);

@@ -180,7 +180,7 @@ static ckey key_of(const pp_scenario *s, const pp_hw *hw)
 	ckey k = {p->tp, p->cp, tr->micro_batch_size, p->sequence_parallel && p->tp > 1,
 		  (int)tr->recompute, p->pp > 1, p->ep, p->etp, z ? p->zero_stage : 0,
 		  st->fsdp2_copies || st->ddp_bucket_copies ? p->dp : 0,
-		  pp_workload_node_gpus(s), {0, 0, 0, 0, 0}};
+		  pp_workload_domain_gpus(s), {0, 0, 0, 0, 0}};
 	if (pp_workload_reads_network(s)) {
 		k.net[0] = bits(hw->nic_Bps);
 		k.net[1] = (uint64_t)hw->nics_per_node << 32 | (uint32_t)hw->gpus_per_node;

@@ -264,9 +264,11 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       "(%.1fM trained parameters)\n", pp_ft_method_names[t->finetune],
 		       t->finetune == PP_FT_QLORA ? "NF4" : pp_dtype_names[t->precision], t->lora_rank,
 		       r->params_trainable / 1e6);
-	pp_sb_addf(out, "Cluster    %d x %s (%d nodes of %d), %s inside nodes, %d x %s per node%s\n",
-	       c->num_gpus, c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, c->intra->id,
-	       c->nics_per_node, c->inter->id,
+	char dom[96];
+	pp_cluster_domain_text(c, dom, sizeof(dom));
+	pp_sb_addf(out, "Cluster    %d x %s (%d nodes of %d%s), %s inside %s, %d x %s per node%s\n",
+	       c->num_gpus, c->gpu->name, pp_cluster_nodes(c), c->gpus_per_node, dom, c->intra->id,
+	       dom[0] ? "domains" : "nodes", c->nics_per_node, c->inter->id,
 	       c->oversubscription > 1 ? " (oversubscribed)" : "");
 	const pp_stack *st = &t->stack;
 	pp_sb_addf(out, "Framework  %s (%s): %s attention, %s cross entropy, %s elementwise kernels%s%s\n\n",

@@ -322,8 +322,8 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->p2p_same_node = pp_xmalloc(sizeof(bool) * (size_t)c->P);
 	int64_t p2p[2] = {-1, -1}; /* a send between nodes, inside one: the same for every stage */
 	for (int st = 0; st < c->P; st++) {
-		bool same = st == c->P - 1 ? (s->cluster.num_gpus <= s->cluster.gpus_per_node)
-					   : pp_stage_link_same_node(s, st);
+		bool same = st == c->P - 1 ? pp_cluster_domains(&s->cluster) == 1
+					   : pp_stage_link_same_domain(s, st);
 		c->p2p_same_node[st] = same;
 		if (p2p[same] < 0)
 			p2p[same] = c->ab.no_p2p ? 0 : pp_ns(pp_p2p_time(hw, w->p2p_bytes, same));
@@ -361,7 +361,7 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	/* (in a V the first stage holds both: nothing to reduce) */
 	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0 &&
 	    !pp_schedule_vshape(c->pipe.schedule)) {
-		pp_group g = {2, s->cluster.num_gpus <= s->cluster.gpus_per_node ? 2 : 1};
+		pp_group g = {2, pp_cluster_domains(&s->cluster) == 1 ? 2 : 1};
 		c->embed_group = g;
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;
 		c->embed_ar.bytes = w->params_embed * 4.0;

@@ -33,21 +33,21 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 	pc->host_s = pc->kernels * w->host_issue_s;
 }
 
-int pp_workload_node_gpus(const pp_scenario *s)
+int pp_workload_domain_gpus(const pp_scenario *s)
 {
-	return s->cluster.gpus_per_node < s->cluster.num_gpus ? s->cluster.gpus_per_node
-							      : s->cluster.num_gpus;
+	int dom = pp_cluster_domain_gpus(&s->cluster);
+	return dom < s->cluster.num_gpus ? dom : s->cluster.num_gpus;
 }
 
 /* Megatron-LM's rank order: tp fastest, then cp, dp, pp */
 static pp_group tp_group(const pp_scenario *s)
 {
-	return pp_group_place(s->parallel.tp, 1, pp_workload_node_gpus(s));
+	return pp_group_place(s->parallel.tp, 1, pp_workload_domain_gpus(s));
 }
 
 static pp_group cp_group(const pp_scenario *s)
 {
-	return pp_group_place(s->parallel.cp, s->parallel.tp, pp_workload_node_gpus(s));
+	return pp_group_place(s->parallel.cp, s->parallel.tp, pp_workload_domain_gpus(s));
 }
 
 bool pp_workload_reads_network(const pp_scenario *s)
@@ -63,7 +63,7 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 {
 	const pp_parallel *p = &s->parallel;
 	const pp_training *tr = &s->training;
-	int G = pp_workload_node_gpus(s);
+	int G = pp_workload_domain_gpus(s);
 	w->tp = tp_group(s);
 	w->cp = cp_group(s);
 	w->dp = pp_group_place(p->dp * p->cp, p->tp, G);
@@ -95,11 +95,11 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s)
 			p->zero_stage >= 2 || tr->precision != PP_DT_BF16 ? 2.0 : 4.0;
 }
 
-bool pp_stage_link_same_node(const pp_scenario *s, int stage)
+bool pp_stage_link_same_domain(const pp_scenario *s, int stage)
 {
 	const pp_parallel *p = &s->parallel;
 	long per_stage = (long)p->tp * p->cp * p->dp;
-	long G = s->cluster.gpus_per_node;
+	long G = pp_cluster_domain_gpus(&s->cluster);
 	if (s->cluster.num_gpus <= G)
 		return true;
 	return (stage * per_stage) / G == ((stage + 1) * per_stage) / G;
@@ -153,7 +153,7 @@ static void dims_of(dims *x, const pp_scenario *s, const pp_workload *w)
 	x->base_wb = tr->base_weight_bytes;
 
 	if (m->num_experts > 0) {
-		int G = pp_workload_node_gpus(s);
+		int G = pp_workload_domain_gpus(s);
 		int etp = pp_parallel_etp(p), ep = p->ep > 0 ? p->ep : 1;
 		x->E = m->num_experts;
 		x->topk = m->moe_router_topk;

@@ -138,9 +138,10 @@ void pp_workload_set_layout(pp_workload *w, const pp_scenario *s);
  * kernel overhead there). The fast path's workload cache keys on the
  * network only where this is true. */
 bool pp_workload_reads_network(const pp_scenario *s);
-/* GPUs per node as the groups are placed (a cluster smaller than a node:
- * all of it); the only figure of the GPU count the op list reads. */
-int pp_workload_node_gpus(const pp_scenario *s);
+/* GPUs per NVLink domain as the groups are placed (pp_cluster_domain_gpus;
+ * a cluster smaller than a domain: all of it); the only figure of the GPU
+ * count the op list reads. */
+int pp_workload_domain_gpus(const pp_scenario *s);
 
 /* FLOPs of one micro-batch on this GPU summed over the model's layers of
  * every kind: executed, or in the MFU convention (PP_FL_MODEL); of the
@@ -149,8 +150,9 @@ int pp_workload_node_gpus(const pp_scenario *s);
 enum { PP_FL_MODEL = 1, PP_FL_PASSES = 2, PP_FL_RECOMPUTE = 4 };
 double pp_workload_layer_flops(const pp_workload *w, int which);
 
-/* Which stage boundaries are inside a node (same_node[s] for s -> s+1). */
-bool pp_stage_link_same_node(const pp_scenario *s, int stage);
+/* Which stage boundaries are inside an NVLink domain (s -> s+1): their send
+ * goes over the intra fabric, the others through the NICs. */
+bool pp_stage_link_same_domain(const pp_scenario *s, int stage);
 
 /* torch.autocast over fp32 parameters: 16-bit training with fp32 master
  * weights that no ZeRO-3 / FSDP2 MixedPrecisionPolicy casts in its

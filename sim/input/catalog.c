@@ -126,18 +126,32 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		if ((rc = pp_jget_obj(d, e, p, "node", true, &node, err)))
 			return rc;
 		pp_jpath(q, sizeof(q), p, "node");
+		int64_t dom = 0;
+		bool has_dom = false;
 		if ((rc = pp_cat_int(d, node, q, "gpus_per_node", 1, 1024, &g->gpus_per_node, err)) ||
+		    (rc = pp_jget_int(d, node, q, "nvlink_domain_size", false, 1, 1024, &dom, &has_dom,
+				      err)) ||
 		    (rc = pp_jget_str(d, node, q, "intra_node", true, g->intra_node, sizeof(g->intra_node),
 				      NULL, err)))
 			return rc;
+		g->nvlink_domain_size = has_dom ? (int)dom : g->gpus_per_node;
+		if (g->nvlink_domain_size % g->gpus_per_node) {
+			char r[200];
+			return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, "nvlink_domain_size"),
+					    "found %d with gpus_per_node %d; expected a multiple of "
+					    "gpus_per_node (a domain is whole nodes)",
+					    g->nvlink_domain_size, g->gpus_per_node);
+		}
 		c->ngpus++;
 	}
 	return 0;
 }
 
+const char *const pp_fabric_kind_names[PP_FAB_KIND_COUNT] = {
+	"nvlink", "pcie", "infiniband", "roce", "ethernet", "infinity-fabric"};
+
 static int load_fabrics(pp_catalog *c, pp_err *err)
 {
-	static const char *const kinds[] = {"nvlink", "pcie", "infiniband", "roce", "ethernet"};
 	static const char *const scopes[] = {"intra_node", "inter_node"};
 	const pp_jdoc *d = &c->docs[DOC_FABRICS];
 	int rc;
@@ -154,7 +168,8 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 		double lat_us = 0;
 		if ((rc = pp_jget_str(d, e, p, "id", true, f->id, sizeof(f->id), NULL, err)) ||
 		    (rc = pp_jget_str(d, e, p, "name", true, f->name, sizeof(f->name), NULL, err)) ||
-		    (rc = pp_jget_enum(d, e, p, "kind", true, kinds, 5, &kind, NULL, err)) ||
+		    (rc = pp_jget_enum(d, e, p, "kind", true, pp_fabric_kind_names, PP_FAB_KIND_COUNT, &kind, NULL,
+				       err)) ||
 		    (rc = pp_jget_enum(d, e, p, "scope", true, scopes, 2, &scope, NULL, err)) ||
 		    (rc = pp_cat_fig(d, e, p, "port_unidir_gbytes_per_s", true, false, PP_GB, &f->port_Bps,
 				   &f->bw_prov, err)) ||
@@ -497,6 +512,15 @@ const pp_fabric *pp_catalog_fabric(const pp_catalog *c, const char *id)
 		if (!strcmp(c->fabrics[i].id, id))
 			return &c->fabrics[i];
 	return NULL;
+}
+
+bool pp_gpu_fabric_ok(const pp_gpu *g, const pp_fabric *f)
+{
+	if (f->kind == PP_FAB_NVLINK)
+		return g->nvlink_gen > 0;
+	if (f->kind == PP_FAB_XGMI)
+		return !strcmp(g->intra_node, f->id);
+	return true;
 }
 
 const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id)

@@ -56,7 +56,11 @@ typedef struct pp_gpu {
 	 * frameworks whose tensor_clock is "sustained" (frameworks.json) */
 	double sustained_gemm[PP_DT_COUNT];
 	pp_prov sustained_gemm_prov;
-	int gpus_per_node;
+	int gpus_per_node;                /* GPUs in one node: the box with its CPUs, NICs and disks */
+	/* GPUs the SKU's NVLink switches join, at most: gpus_per_node for an
+	 * 8-GPU HGX board, 72 across 18 compute trays for an NVL72 rack
+	 * (gpus.json node.nvlink_domain_size; gpus_per_node when absent) */
+	int nvlink_domain_size;
 	char intra_node[16];              /* default intra-node fabric id */
 } pp_gpu;
 
@@ -65,8 +69,12 @@ typedef enum pp_fabric_kind {
 	PP_FAB_PCIE,
 	PP_FAB_INFINIBAND,
 	PP_FAB_ROCE,
-	PP_FAB_ETHERNET
+	PP_FAB_ETHERNET,
+	PP_FAB_XGMI,      /* AMD Infinity Fabric: a full mesh of links between a board's GPUs */
+	PP_FAB_KIND_COUNT
 } pp_fabric_kind;
+/* fabrics.json "kind" values, by pp_fabric_kind */
+extern const char *const pp_fabric_kind_names[PP_FAB_KIND_COUNT];
 
 typedef struct pp_fabric {
 	char id[24];
@@ -163,6 +171,9 @@ const pp_gpu *pp_catalog_gpu(const pp_catalog *c, const char *id);
 size_t pp_catalog_nfabrics(const pp_catalog *c);
 const pp_fabric *pp_catalog_fabric_at(const pp_catalog *c, size_t i);
 const pp_fabric *pp_catalog_fabric(const pp_catalog *c, const char *id);
+/* Whether GPU g can sit on intra-node fabric f: NVLink needs an NVLink
+ * GPU, AMD Infinity Fabric only the GPU's own mesh; PCIe takes any. */
+bool pp_gpu_fabric_ok(const pp_gpu *g, const pp_fabric *f);
 size_t pp_catalog_nstorage(const pp_catalog *c);
 const pp_storage *pp_catalog_storage_at(const pp_catalog *c, size_t i);
 const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id);

@@ -19,7 +19,8 @@ static const char *const option_keys[] = {"name", "description", "kind", "provid
 					  "commitment_months", "payment", "lead_time_months", "staff_fte",
 					  "inference_tokens_per_s_per_gpu", "method", "cluster",
 					  "parallel", "training"};
-static const char *const ocluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
+static const char *const ocluster_keys[] = {"gpu", "num_gpus", "gpus_per_node",
+					    "nvlink_domain_size", "intra_node",
 					    "inter_node", "storage"};
 static const char *const ointer_keys[] = {"fabric", "nics_per_node", "oversubscription",
 					  "topology"};
@@ -108,7 +109,7 @@ static int parse_ointer(const pp_jdoc *d, const pp_catalog *cat, const cJSON *in
 	bool present;
 	if ((rc = pp_jcheck_keys(d, in, q, ointer_keys, PP_ARRAY_LEN(ointer_keys), err)) ||
 	    (rc = lookup_fabric(d, cat, in, q, "fabric", false, &c->inter, err)) ||
-	    (rc = pp_jget_int(d, in, q, "nics_per_node", false, 1, 64, &v, &present, err)))
+	    (rc = pp_jget_int(d, in, q, "nics_per_node", false, 1, 1024, &v, &present, err)))
 		return rc;
 	if (present)
 		c->nics_per_node = (int)v;
@@ -158,6 +159,10 @@ static int parse_ocluster(const pp_jdoc *d, const pp_catalog *cat, const cJSON *
 		return rc;
 	if (present)
 		c->gpus_per_node = (int)v;
+	if ((rc = pp_jget_int(d, cl, p, "nvlink_domain_size", false, 1, 1024, &v, &present, err)))
+		return rc;
+	if (present)
+		c->nvlink_domain_size = (int)v;
 	if ((rc = lookup_fabric(d, cat, cl, p, "intra_node", true, &c->intra, err)) ||
 	    (rc = pp_jget_obj(d, cl, p, "inter_node", false, &in, err)))
 		return rc;
@@ -285,9 +290,10 @@ static int check_kind(const pp_jdoc *d, const cJSON *opt, const char *op,
 	char path[160];
 	switch (o->kind) {
 	case 0: /* rent */
-		if (!h.provider)
+		if (!h.provider && isnan(o->usd_per_gpu_hour))
 			return pp_jdoc_errf(d, err, op, "a \"rent\" option needs \"provider\" (a "
-					    "prices.json cloud_prices key such as \"lambda_8x\")");
+					    "prices.json cloud_prices key such as \"lambda_8x\") or "
+					    "its own \"usd_per_gpu_hour\"");
 		if (h.price || h.own)
 			return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), op,
 							     h.price ? "price" : "own"),

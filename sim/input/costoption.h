@@ -37,6 +37,7 @@ typedef struct pp_costspec_cluster {
 	const pp_gpu *gpu;
 	int num_gpus;
 	int gpus_per_node;
+	int nvlink_domain_size;       /* 0 = keep the scenario's, or derive */
 	const pp_fabric *intra;
 	const pp_fabric *inter;
 	int nics_per_node;

@@ -284,6 +284,23 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (c->num_gpus > c->gpus_per_node && c->num_gpus % c->gpus_per_node)
 		FAIL("cluster.num_gpus", "found %d GPUs on nodes of %d; expected a multiple of "
 		     "gpus_per_node", c->num_gpus, c->gpus_per_node);
+	int dom = pp_cluster_domain_gpus(c);
+	const char *DOM = "cluster.nvlink_domain_size";
+	if (dom % c->gpus_per_node)
+		FAIL(DOM, "found %d with nodes of %d GPUs; expected a multiple of gpus_per_node (an "
+		     "NVLink domain is whole nodes: a %s node holds %d, its domain %d)", dom,
+		     c->gpus_per_node, c->gpu->id, c->gpu->gpus_per_node, c->gpu->nvlink_domain_size);
+	if (dom > c->gpus_per_node && (!c->intra || c->intra->kind != PP_FAB_NVLINK))
+		FAIL(DOM, "found %d on nodes of %d joined by %s; expected at most gpus_per_node: only "
+		     "NVLink switches join GPUs across nodes", dom, c->gpus_per_node,
+		     c->intra ? c->intra->id : "no intra-node fabric");
+	if (dom > c->gpus_per_node && dom > c->gpu->nvlink_domain_size)
+		FAIL(DOM, "found %d, but the NVLink switches of %s join at most %d GPUs (%d per node); "
+		     "expected at most %d", dom, c->gpu->id, c->gpu->nvlink_domain_size,
+		     c->gpu->gpus_per_node, c->gpu->nvlink_domain_size);
+	if (c->num_gpus > dom && c->num_gpus % dom)
+		FAIL("cluster.num_gpus", "found %d GPUs in NVLink domains of %d; expected a multiple "
+		     "of the domain (every domain alike)", c->num_gpus, dom);
 	if (c->gpu->peak_flops[t->precision] <= 0)
 		FAIL("training.precision", "found \"%s\", which %s does not support; expected one "
 		     "of its datatypes", pp_dtype_names[t->precision], c->gpu->id);

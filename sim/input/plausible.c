@@ -41,11 +41,27 @@ int pp_scenario_plausibility(const pp_scenario *s, char ***items, int *n)
 			     "all-reduces, each paying NCCL's latency",
 			     bucket->valuedouble, pp_fmt_bytes(bucket->valuedouble * 4, b1, sizeof(b1)));
 
-	if (c->gpu && c->gpu->gpus_per_node > 0 && c->gpus_per_node > c->gpu->gpus_per_node)
-		pp_warn_addf(items, n, "cluster.gpus_per_node is %d, but one %s node holds %d GPUs "
-			     "(gpus.json): the intra-node fabric is taken to join %d GPUs, which no "
-			     "such board does",
-			     c->gpus_per_node, c->gpu->name, c->gpu->gpus_per_node, c->gpus_per_node);
+	if (c->gpu && c->gpu->gpus_per_node > 0 && c->gpus_per_node > c->gpu->gpus_per_node) {
+		if (c->gpu->nvlink_domain_size > c->gpu->gpus_per_node)
+			pp_warn_addf(items, n, "cluster.gpus_per_node is %d, but one %s node holds %d "
+				     "GPUs and its NVLink domain %d (gpus.json): nodes of %d give each "
+				     "node the CPUs, NICs and disks of %d; set "
+				     "cluster.nvlink_domain_size for the domain instead",
+				     c->gpus_per_node, c->gpu->name, c->gpu->gpus_per_node,
+				     c->gpu->nvlink_domain_size, c->gpus_per_node, c->gpus_per_node);
+		else
+			pp_warn_addf(items, n, "cluster.gpus_per_node is %d, but one %s node holds %d "
+				     "GPUs (gpus.json): the intra-node fabric is taken to join %d GPUs, "
+				     "which no such board does",
+				     c->gpus_per_node, c->gpu->name, c->gpu->gpus_per_node,
+				     c->gpus_per_node);
+	}
+	if (c->nics_per_node > c->gpus_per_node)
+		pp_warn_addf(items, n, "cluster.inter_node.nics_per_node is %d on nodes of %d GPUs: "
+			     "more compute NICs than GPUs (an HGX board or an NVL72 tray has one per "
+			     "GPU; a %s node holds %d GPUs)",
+			     c->nics_per_node, c->gpus_per_node, c->gpu ? c->gpu->id : "?",
+			     c->gpu ? c->gpu->gpus_per_node : 0);
 
 	if (c->inter && c->nics_per_node > 0) {
 		double nic = c->nics_per_node * c->inter->port_Bps;

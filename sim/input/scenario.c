@@ -18,7 +18,8 @@ static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "h
 					 "vocab_size", "seq_length", "swiglu",
 					 "untie_embeddings_and_output_weights", "mtp_num_layers",
 					 PP_MODEL_ARCH_KEYS};
-static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node", "intra_node",
+static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node",
+					   "nvlink_domain_size", "intra_node",
 					   "inter_node", "storage"};
 static const char *const inter_keys[] = {"fabric", "nics_per_node", "oversubscription", "topology"};
 static const char *const storage_keys[] = {"type", "read_gbytes_per_s_per_node",
@@ -225,14 +226,20 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		return rc;
 	if (present)
 		cl->gpus_per_node = (int)v;
+	if ((rc = pp_jget_int(d, c, "cluster", "nvlink_domain_size", false, 1, 1024, &v, &present,
+			      err)))
+		return rc;
+	cl->nvlink_domain_size = present ? (int)v : 0;
 	char intra[32];
 	snprintf(intra, sizeof(intra), "%s", cl->gpu->intra_node);
 	if ((rc = pp_jget_str(d, c, "cluster", "intra_node", false, intra, sizeof(intra), NULL, err)) ||
 	    (rc = lookup_fabric(d, cat, "cluster.intra_node", intra, true, &cl->intra, err)))
 		return rc;
-	if (cl->intra->kind == PP_FAB_NVLINK && !cl->gpu->nvlink_gen)
-		return pp_jdoc_errf(d, err, "cluster.intra_node", "found \"%s\", but %s has no NVLink; "
-				    "expected a PCIe fabric", intra, cl->gpu->id);
+	if (!pp_gpu_fabric_ok(cl->gpu, cl->intra))
+		return pp_jdoc_errf(d, err, "cluster.intra_node", "found \"%s\", but %s has no %s; "
+				    "expected \"%s\" or a PCIe fabric", intra, cl->gpu->id,
+				    cl->intra->kind == PP_FAB_NVLINK ? "NVLink" : "such Infinity Fabric",
+				    cl->gpu->intra_node);
 	/* Inter-node fabric: defaults are one 400G NDR NIC per GPU, non-blocking. */
 	char inter[32] = "ib-ndr";
 	cl->nics_per_node = cl->gpus_per_node;
@@ -248,7 +255,7 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 					 PP_ARRAY_LEN(inter_keys), err)) ||
 		    (rc = pp_jget_str(d, in, "cluster.inter_node", "fabric", false, inter, sizeof(inter),
 				      NULL, err)) ||
-		    (rc = pp_jget_int(d, in, "cluster.inter_node", "nics_per_node", false, 1, 64, &v,
+		    (rc = pp_jget_int(d, in, "cluster.inter_node", "nics_per_node", false, 1, 1024, &v,
 				      &present, err)))
 			return rc;
 		if (present)

@@ -21,6 +21,7 @@
 #include "input/layout.h"
 #include "input/servespec.h"
 #include "input/sizespec.h"
+#include "input/topology.h"
 #include "core/jdoc.h"
 #include <stdbool.h>
 
@@ -88,8 +89,11 @@ enum {
 typedef struct pp_cluster {
 	const pp_gpu *gpu;
 	int num_gpus;
-	int gpus_per_node;
-	const pp_fabric *intra;       /* inside a node */
+	int gpus_per_node;            /* GPUs per node (CPU sockets, NICs, local disks) */
+	/* GPUs one NVLink domain joins (cluster.nvlink_domain_size), whole
+	 * nodes; 0: derived (pp_cluster_domain_gpus) */
+	int nvlink_domain_size;
+	const pp_fabric *intra;       /* inside an NVLink domain (a node's PCIe where none) */
 	const pp_fabric *inter;       /* between nodes (NIC fabric) */
 	int nics_per_node;
 	double oversubscription;      /* >= 1; 1 = full bisection */
@@ -135,5 +139,6 @@ int pp_scenario_parse_unchecked(pp_scenario *s, const char *name, const char *te
 
 /* Number of nodes the cluster spans. */
 int pp_cluster_nodes(const pp_cluster *c);
+
 
 #endif

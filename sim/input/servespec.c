@@ -424,13 +424,14 @@ static int parse_disagg(pp_servespec *sv, const sdoc *s, const pp_jdoc *d, const
 				    sizeof(g->kv_connector), NULL, err)) ||
 		  (rc = pp_jget_enum(d, x, xp, "link", false, pp_link_names, 3, &g->link, NULL, err))))
 		return rc;
+	int dom = pp_cluster_domain_gpus(cl);
 	if (g->link == PP_LINK_AUTO)
-		g->link = gpus <= cl->gpus_per_node ? PP_LINK_INTRA : PP_LINK_INTER;
-	if (g->link == PP_LINK_INTRA && gpus > cl->gpus_per_node)
+		g->link = gpus <= dom ? PP_LINK_INTRA : PP_LINK_INTER;
+	if (g->link == PP_LINK_INTRA && gpus > dom)
 		return pp_jdoc_errf(d, err, "serving.disaggregation.kv_transfer_config.link", "found "
-				    "\"intra_node\" with %lld GPUs in both pools, more than a node's "
-				    "%d; expected \"inter_node\" (or \"auto\")", (long long)gpus,
-				    cl->gpus_per_node);
+				    "\"intra_node\" with %lld GPUs in both pools, more than an NVLink "
+				    "domain's %d; expected \"inter_node\" (or \"auto\")", (long long)gpus,
+				    dom);
 	return 0;
 }
 

@@ -61,7 +61,8 @@ static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
 	su.sv.dp = dp;
 	if (su.disagg) { /* dp decode instances beside the layout's prefill pool */
 		su.pool[PP_POOL_DECODE].sv.dp = dp;
-		su.xfer_same_node = L->fixed_gpus + L->gpus * dp <= c->s->cluster.gpus_per_node;
+		su.xfer_same_node =
+			L->fixed_gpus + L->gpus * dp <= pp_cluster_domain_gpus(&c->s->cluster);
 	}
 	su.progress = NULL;
 	su.keep_requests = false;

@@ -42,7 +42,7 @@ static void make_values(const pp_scenario *s, pp_serve_space *sp, pp_sb *fixed)
 	const pp_servespec *sv = &s->serve;
 	const pp_model *m = &s->model;
 	sp->moe = m->num_experts > 0;
-	int gpn = s->cluster.gpus_per_node;
+	int gpn = pp_cluster_domain_gpus(&s->cluster); /* TP stays on NVLink */
 	if (given(s, "tensor_parallel_size")) {
 		sp->tp[sp->ntp++] = sv->tp;
 		pp_sb_addf(fixed, "%stensor_parallel_size %d", fixed->len ? ", " : "", sv->tp);

@@ -83,6 +83,8 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 		int G = same ? s->cluster.gpus_per_node : g->gpus_per_node;
 		if (G < 1)
 			G = 8;
+		/* counts in whole NVLink domains where the scenario fixes them */
+		int R = same && s->cluster.nvlink_domain_size > G ? s->cluster.nvlink_domain_size : G;
 		int counts[PP_SIZE_MAX_LIST + 8], nc = 0;
 		if (spec->ncounts) {
 			for (int i = 0; i < spec->ncounts; i++)
@@ -91,7 +93,9 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 			static const double mult[] = {0.25, 0.5, 1, 2, 4};
 			for (size_t i = 0; i < PP_ARRAY_LEN(mult); i++) {
 				double c = s->cluster.num_gpus * mult[i];
-				int v = c <= G ? (int)c : (int)(llround(c / G) * G);
+				int v = c <= G   ? (int)c
+					: c <= R ? (int)(llround(c / G) * G)
+						 : (int)(llround(c / R) * R);
 				if (v < 1)
 					continue;
 				bool dup = false;
@@ -126,6 +130,8 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 				cl->gpu = g;
 				cl->num_gpus = counts[b];
 				cl->gpus_per_node = G;
+				if (!same) /* the SKU's own domain */
+					cl->nvlink_domain_size = 0;
 				cl->nics_per_node = op->nics_per_node;
 				cl->inter = fabs[c];
 				if (!same) {
@@ -139,8 +145,11 @@ static int build_options(const pp_scenario *s, const pp_catalog *cat, const pp_s
 				} else {
 					op->usd_per_gpu_hour = NAN;
 					op->status = PP_SIZE_NO_PRICE;
-					snprintf(op->why, sizeof(op->why), "no %s price in prices.json",
-						 spec->tier[0] ? spec->tier : "on_demand");
+					snprintf(op->why, sizeof(op->why), "no public %s%s%s price for "
+						 "%s in prices.json (give search.usd_per_gpu_hour.%s)",
+						 spec->tier[0] ? spec->tier : "on_demand",
+						 spec->provider[0] ? " " : "", spec->provider, g->id,
+						 g->id);
 				}
 				pp_err e = {0};
 				if (pp_hw_resolve(&oi->hw, cat, cl, hwcal, &e)) {
