@@ -92,6 +92,25 @@ ok $? "narrow: 8 to 64 GPUs is under a decade, skipped"
 python3 models/validation/trend.py --limit 6 --csv "$tmp/steep-published.csv" "$tmp/flat-published.csv" >/dev/null
 ok $? "exit status 0 when every family is within --limit 6"
 
+# --repredict: predictions written as 999 s (stale) are replaced by
+# podplan's of the Megatron-Core 1.7B (48 GPUs) and 314B (3072 GPUs)
+# scenarios; against their published steps the errors are then well under
+# 50% (the README's weak-scaling table), where the stale ones are +220989%
+# and +11794% (mean 116391%)
+{
+	echo "config,predicted_s,measured_s,scenario"
+	echo "mcore-gpt-1.7b-48xh100,999,0.451854,models/validation/mcore/gpt-1.7b-48xh100.json"
+	echo "mcore-gpt-314b-3072xh100,999,8.399305,models/validation/mcore/gpt-314b-3072xh100.json"
+} > "$tmp/stale-published.csv"
+mean=$(python3 models/validation/trend.py --csv "$tmp/stale-published.csv" |
+	python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["mean_error_pct"])')
+near "$mean" 116391 1
+ok $? "without --repredict the written predictions are read (mean error $mean%)"
+mean=$(python3 models/validation/trend.py --repredict --csv "$tmp/stale-published.csv" |
+	python3 -c 'import csv, sys; print(next(csv.DictReader(sys.stdin))["mean_error_pct"])')
+near "$mean" 0 50
+ok $? "--repredict predicts again (mean error $mean%)"
+
 err=$(python3 models/validation/trend.py "$tmp/bad-published.csv" 2>&1 >"$tmp/stdout")
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s "$tmp/stdout" ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""models/validation/trend.py [--bin BIN] [--limit PTS] [--min-span DECADES] [--csv] [CSV...]
+"""models/validation/trend.py [--bin BIN] [--limit PTS] [--min-span DECADES] [--repredict] [--csv] [CSV...]
 
 Does podplan's error drift with scale? For every validation family whose GPU
 counts span at least --min-span decades (default 1: the largest count at least
@@ -26,6 +26,9 @@ models/validation/validation-public.csv):
   - the reference-table format (validation-public.csv, with table_or_section
     and num_gpus): `BIN validate FILE --csv` predicts it now; one family per
     table, its primary metric only.
+--repredict predicts the published-runs CSVs again with BIN (`BIN validate
+--replay FILE --repredict --csv`) instead of reading the predictions their
+scripts last wrote; the serving CSV keeps its written predictions.
 --csv prints one RFC 4180 row per family (family, file, rows, gpus_min,
 gpus_max, mean_error_pct, slope_pts_per_decade, slope_se, verdict: pass,
 fail or skipped) instead of the table. Exit status 0 when every family tested
@@ -114,7 +117,18 @@ def read_rows(path):
         return rd.fieldnames or [], list(rd)
 
 
-def families_of(path, binary):
+def run_csv(binary, args, path):
+    """The rows of BIN ARGS' CSV output."""
+    try:
+        out = subprocess.run([binary] + args, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise BadInput("%s: cannot run %s: %s" % (path, binary, e))
+    if out.returncode != 0:
+        raise BadInput("%s: %s %s failed: %s" % (path, binary, " ".join(args), out.stderr.strip()))
+    return list(csv.DictReader(out.stdout.splitlines()))
+
+
+def families_of(path, binary, repredict):
     """{family name: [(gpus, signed step-time error %, config)]} of one CSV."""
     cols, rows = read_rows(path)
     fam = {}
@@ -125,14 +139,7 @@ def families_of(path, binary):
             rd = csv.DictReader(f)
             for r in rd:
                 gpus[rd.line_num] = r.get("num_gpus", "")
-        try:
-            out = subprocess.run([binary, "validate", path, "--csv"], capture_output=True,
-                                 text=True, check=False)
-        except OSError as e:
-            raise BadInput("%s: cannot run %s: %s" % (path, binary, e))
-        if out.returncode != 0:
-            raise BadInput("%s: %s validate failed: %s" % (path, binary, out.stderr.strip()))
-        for i, r in enumerate(csv.DictReader(out.stdout.splitlines())):
+        for i, r in enumerate(run_csv(binary, ["validate", path, "--csv"], path)):
             if r.get("primary") != "1":
                 continue
             where = "%s line %s (%s validate --csv row %d)" % (path, r.get("csv_line"), binary, i + 2)
@@ -148,6 +155,16 @@ def families_of(path, binary):
         return fam
     if "predicted_s" in cols and "measured_s" in cols:
         pc, mc, thr = "predicted_s", "measured_s", False
+        if repredict:
+            now = run_csv(binary, ["validate", "--replay", path, "--repredict", "--csv"], path)
+            if len(now) != len(rows):
+                raise BadInput("%s: %s validate --replay gave %d rows, the file has %d" %
+                               (path, binary, len(now), len(rows)))
+            for i, (r, n) in enumerate(zip(rows, now)):
+                if n.get("config") != r.get("config"):
+                    raise BadInput("%s row %d: %s validate --replay gave config %r, the file %r" %
+                                   (path, i + 2, binary, n.get("config"), r.get("config")))
+                r["predicted_s"] = n.get("predicted_s", "")
     elif "predicted" in cols and "measured" in cols and "metric" in cols:
         pc, mc, thr = "predicted", "measured", None
     else:
@@ -189,6 +206,7 @@ def main(argv):
     ap.add_argument("--limit", type=float, default=3.0, help="points per decade (default 3)")
     ap.add_argument("--min-span", type=float, default=1.0, help="decades of GPUs (default 1)")
     ap.add_argument("--csv", action="store_true", help="one CSV row per family")
+    ap.add_argument("--repredict", action="store_true", help="predict the published-runs CSVs now")
     a = ap.parse_args(argv)
     paths = a.files or sorted(glob.glob("models/validation/*-published.csv")) + [
         "models/validation/validation-public.csv"]
@@ -197,7 +215,7 @@ def main(argv):
         for p in paths:
             if not os.path.exists(p):
                 raise BadInput("%s: no such file" % p)
-            for name, pts in families_of(p, a.bin).items():
+            for name, pts in families_of(p, a.bin, a.repredict).items():
                 fams.append((name, p, pts))
     except BadInput as e:
         print("trend: %s" % e, file=sys.stderr)
