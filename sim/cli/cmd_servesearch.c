@@ -33,7 +33,8 @@ static void help(void)
 	       "beside decode instances of each TP, the KV cache sent as vLLM's NixlConnector does)\n"
 	       "run beside the co-located ones; the pick says which won and why.\n\n"
 	       "  --rate R        target requests/s, or inf (every request at once; default:\n"
-	       "                  workload.request_rate; a trace: a factor on its rate, default 1)\n"
+	       "                  workload.request_rate; a trace: its inter-arrival times scaled\n"
+	       "                  so that its mean rate is R, default as recorded)\n"
 	       "  --seed N        the workload's seed (default: workload.seed, else 0)\n"
 	       "  --provider P, --tier T  the $/GPU-hour from prices.json (default: the cheapest\n"
 	       "                  provider's on_demand price, or the scenario's search section)\n"
@@ -129,6 +130,8 @@ int pp_cmd_serve_search(int argc, char **argv)
 		goto out;
 	const pp_scenario *s = &l.s;
 	const pp_catalog *cat = l.cat;
+	if (!isnan(rate) && s->serve.trace && (rc = pp_cli_trace_rate("serve", &s->serve, &rate)))
+		goto out;
 	/* the price: prices.json through the scenario's search section and the flags */
 	pp_size_spec spec = s->search;
 	if (provider)

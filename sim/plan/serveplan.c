@@ -351,9 +351,11 @@ static int workload_facts(ctx *c, pp_err *err)
 	pp_sreq *q;
 	size_t N;
 	pp_serve_requests(sv, r->rate, c->o->seed, &q, &N);
-	if (N == 0) {
+	int64_t rejected = 0;
+	int rc = pp_serve_admit(sv, q, &N, &rejected, err);
+	if (rc || N == 0) {
 		free(q);
-		return pp_errf(err, PP_EINPUT, "serve --search: the workload has no requests");
+		return rc ? rc : pp_errf(err, PP_EINPUT, "serve --search: the workload has no requests");
 	}
 	c->min_prompt = c->min_output = INT64_MAX;
 	c->min_output2 = 0;

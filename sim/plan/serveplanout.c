@@ -238,8 +238,9 @@ void pp_splan_to_text(const pp_scenario *s, const pp_splan_result *r, const char
 	       s->cluster.gpu->id, s->cluster.gpus_per_node, pp_serve_engine_names[sv->engine],
 	       pp_dtype_names[sv->precision]);
 	if (sv->trace)
-		pp_sb_addf(out, "Target        the trace's arrivals at %g x their rate (%s): %.4g req/s, %lld "
-		       "requests; SLO at %s; seed %llu\n", r->rate, rate_from, r->offered_rps,
+		pp_sb_addf(out, "Target        the trace's arrivals, inter-arrival times x %.4g (%s): "
+		       "%.4g req/s, %lld requests; SLO at %s; seed %llu\n", 1 / r->rate, rate_from,
+		       r->offered_rps,
 		       (long long)r->requests, slo_words(sv, sl, sizeof(sl)), (unsigned long long)seed);
 	else
 		pp_sb_addf(out, "Target        %.4g req/s (%s), %lld requests; SLO at %s; seed %llu\n", r->rate,

@@ -2,6 +2,7 @@
 #include "serve/serveout.h"
 #include "core/fmt.h"
 #include "core/jsonout.h"
+#include "serve/requests.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,19 +99,23 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		   (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
 		   sv->chunked_prefill ? "on" : "off", sv->prefix_caching ? "on" : "off",
 		   sv->kv_cache_dtype, (long long)sv->cudagraph_max);
-	if (sv->trace) { /* its own lengths (means) and arrivals, at a factor on its rate */
-		double in = 0, out = 0;
-		for (size_t i = 0; i < sv->ntrace; i++) {
-			in += (double)sv->trace[i].input_len;
-			out += (double)sv->trace[i].output_len;
-		}
-		double n = sv->ntrace ? (double)sv->ntrace : 1;
-		pp_sb_addf(o, "Workload   %lld prompts from a trace, input mean %.0f, output mean %.0f, "
-			   "arrivals %s%s, seed %llu\n", (long long)r->num_prompts, in / n, out / n,
-			   isinf(r->request_rate) ? "all at once" : r->request_rate == 1 ? "as recorded" : "x",
-			   isinf(r->request_rate) || r->request_rate == 1 ? ""
-									   : rate_str(r->request_rate, b1, sizeof(b1)),
-			   (unsigned long long)r->seed);
+	if (sv->trace) { /* its own figures, and the rate its arrivals were replayed at */
+		pp_trace_facts f;
+		pp_serve_trace_facts(sv, &f);
+		char b7[32];
+		pp_sb_addf(o, "Workload   %zu requests from a trace: input mean %.1f, median %.0f; output "
+			   "mean %.1f, median %.0f tokens; arrivals over %s, mean rate %s req/s; ",
+			   f.rows, f.input_mean, f.input_median, f.output_mean, f.output_median,
+			   pp_fmt_duration(f.duration_s, b7, sizeof(b7)),
+			   rate_str(f.mean_rps, b1, sizeof(b1)));
+		if (isinf(r->request_rate))
+			pp_sb_addf(o, "replayed all at once\n");
+		else if (r->request_rate == 1 || isnan(f.mean_rps))
+			pp_sb_addf(o, "replayed at their recorded times\n");
+		else
+			pp_sb_addf(o, "replayed at %s req/s (inter-arrival times x %.4g)\n",
+				   rate_str(r->request_rate * f.mean_rps, b1, sizeof(b1)),
+				   1 / r->request_rate);
 	} else {
 		pp_sb_addf(o, "Workload   %lld prompts, input %s %.0f, output %s %.0f, request rate %s "
 			   "(burstiness %g)%s, seed %llu\n", (long long)r->num_prompts,
@@ -145,17 +150,21 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 	pp_sb_addf(o, "  non-torch (context, NCCL)   %12s\n", pp_fmt_bytes(m->reserve_bytes, b6, sizeof(b6)));
 	if (mr && !isnan(mr->rate)) {
 		pp_sb_addf(o, "\nMax rate   %s req/s meets the SLO (bisection, %d runs)\n",
-			   rate_str(mr->rate, b1, sizeof(b1)), mr->runs);
+			   rate_str(pp_serve_configured_rps(sv, mr->rate), b1, sizeof(b1)), mr->runs);
 		if (mr->rate == 0)
 			pp_sb_addf(o, "           the SLO fails even at 1%% of the offline throughput; the "
 				   "figures below are at that rate\n");
 	}
 	pp_sb_addf(o, "\n============ Serving Benchmark Result ============\n");
 	line(o, "Successful requests:", "%.0f", (double)r->completed);
-	if (isinf(r->request_rate))
-		pp_sb_addf(o, "%-40s %s\n", "Request rate configured (RPS):", "inf");
+	if (sv->reject_over_length)
+		line(o, "Rejected requests (over max_model_len):", "%.0f", (double)r->rejected);
+	double rps = pp_serve_configured_rps(sv, r->request_rate);
+	if (isinf(rps) || isnan(rps))
+		pp_sb_addf(o, "%-40s %s\n", "Request rate configured (RPS):",
+			   isinf(rps) ? "inf" : "as recorded");
 	else
-		line(o, "Request rate configured (RPS):", "%.2f", r->request_rate);
+		line(o, "Request rate configured (RPS):", "%.2f", rps);
 	line(o, "Benchmark duration (s):", "%.2f", r->duration_s);
 	line(o, "Total input tokens:", "%.0f", (double)r->total_input_tokens);
 	line(o, "Total generated tokens:", "%.0f", (double)r->total_output_tokens);
@@ -234,16 +243,21 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", su->s->name);
 	pp_json_int(j, "num_prompts", r->num_prompts);
-	if (isinf(r->request_rate))
+	double rps = pp_serve_configured_rps(sv, r->request_rate);
+	if (isinf(rps))
 		pp_json_str(j, "request_rate", "inf");
+	else if (isnan(rps))
+		pp_json_null(j, "request_rate");
 	else
-		pp_json_num(j, "request_rate", r->request_rate, SIG);
+		pp_json_num(j, "request_rate", rps, SIG);
 	pp_json_num(j, "burstiness", sv->burstiness, SIG_RATIO);
 	if (sv->max_concurrency)
 		pp_json_int(j, "max_concurrency", sv->max_concurrency);
 	else
 		pp_json_null(j, "max_concurrency");
 	pp_json_int(j, "completed", r->completed);
+	if (sv->reject_over_length)
+		pp_json_int(j, "rejected", r->rejected);
 	pp_json_num(j, "duration", r->duration_s, SIG);
 	pp_json_int(j, "total_input_tokens", r->total_input_tokens);
 	pp_json_int(j, "total_output_tokens", r->total_output_tokens);
@@ -344,10 +358,11 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	}
 	if (mr && !isnan(mr->rate)) {
 		cJSON *x = pp_json_obj(j, "max_rate");
-		if (isinf(mr->rate))
+		double mrps = pp_serve_configured_rps(sv, mr->rate);
+		if (isinf(mrps))
 			pp_json_str(x, "request_rate", "inf");
 		else
-			pp_json_num(x, "request_rate", mr->rate, SIG);
+			pp_json_num(x, "request_rate", mrps, SIG);
 		pp_json_int(x, "runs", mr->runs);
 	}
 	cJSON *g = pp_json_obj(j, "engine");
@@ -366,3 +381,4 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	pp_json_print(j, true, out);
 	cJSON_Delete(j);
 }
+

@@ -358,6 +358,12 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	if (rc)
 		return rc;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	int64_t rejected = 0;
+	if ((rc = pp_serve_admit(sv, s.r, &s.N, &rejected, err))) {
+		free(s.r);
+		return rc;
+	}
+	out->rejected = rejected;
 	out->offered_rps = pp_serve_offered_rps(sv, request_rate, s.r, s.N);
 	if (s.N > 0 && s.r[s.N - 1].arrival_s > PP_SERVE_LIMIT_SPAN_S) {
 		rc = pp_errf(err, PP_EINPUT, "serve: the %zu requests' arrivals span %.3g s at request "

@@ -118,6 +118,9 @@ typedef struct pp_serve_result {
 	double request_rate;          /* requests/s; INFINITY: all sent at t = 0 */
 	uint64_t seed;
 	int64_t num_prompts, completed, total_input_tokens, total_output_tokens;
+	/* requests refused for passing max_model_len (workload.over_length
+	 * "reject"; pp_serve_admit): not in num_prompts nor any statistic */
+	int64_t rejected;
 	double duration_s;
 	double request_throughput, output_throughput, total_token_throughput;
 	double request_goodput;       /* requests meeting every given SLO bound, per second */
