@@ -430,6 +430,54 @@ static void report_folder(void)
 	free(out);
 }
 
+/* check and the report describe the serving deployment the scenario
+ * runs (TP 2, FP8, the scheduler's limits, the workload, the SLO), not a
+ * training layout; the step chart says serve simulated the options */
+static void serving_described(void)
+{
+	write_text("d.json", "{\"name\": \"d\", \"model\": {\"preset\": \"llama3-8b\", "
+		   "\"seq_length\": 4096}, \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 4}, "
+		   "\"serving\": {\"engine\": \"vllm\", \"tensor_parallel_size\": 2, \"precision\": "
+		   "\"fp8\", \"kv_cache_dtype\": \"fp8\", \"max_num_seqs\": 96, "
+		   "\"max_num_batched_tokens\": 4096}, \"workload\": {\"num_prompts\": 40, "
+		   "\"input_len\": 512, \"output_len\": 32, \"request_rate\": 4}, \"slo\": "
+		   "{\"ttft_ms\": 500, \"tpot_ms\": 30, \"percentile\": 90}, \"costs\": {\"work\": "
+		   "{\"type\": \"inference\", \"input_tokens_per_month\": 1e9, "
+		   "\"output_tokens_per_month\": 1e8}, \"uncertainty\": {\"draws\": 100, \"seed\": 1}, "
+		   "\"options\": [{\"name\": \"rent-pod\", \"kind\": \"rent\", \"provider\": "
+		   "\"runpod\", \"tier\": \"on_demand\", \"cluster\": {\"num_gpus\": 2}}]}}\n");
+	static const char *const want[] = {
+		"serving    vllm, TP 2 x PP 1 x DP 2 (replicas), 4 GPUs of 4 x h100-sxm",
+		"fp8 weights and GEMMs, KV cache fp8 (kv_cache_dtype fp8)",
+		"scheduler  max_num_seqs 96, max_num_batched_tokens 4096, max_model_len 4096",
+		"workload   40 prompts, input 512, output 32 tokens, request rate 4 req/s (Poisson)",
+		"slo        p90 TTFT <= 500 ms, TPOT <= 30 ms",
+		"costs      inference work of 1e+09 input + 1e+08 output tokens a month, 1 option: "
+		"rent-pod"};
+	char *out = NULL;
+	CHECK(run("check d.json", &out) == 0);
+	for (size_t i = 0; i < PP_ARRAY_LEN(want); i++)
+		if (!out || !strstr(out, want[i])) {
+			CHECK(!"check prints the deployment");
+			pp_t_diag("missing: %s", want[i]);
+		}
+	CHECK(out && !strstr(out, "training   global batch") && !strstr(out, "parallel   TP 1"));
+	free(out);
+	CHECK(run("report -o drep --db d.db --draws 100 d.json", &out) == 0);
+	free(out);
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "cd %s/drep && cat index.html", pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && strstr(out, "model, deployment and cluster") &&
+	      strstr(out, "Deployment vllm, TP 2 x PP 1 x DP 2 (replicas)") &&
+	      strstr(out, "fp8 weights and GEMMs, KV cache fp8") &&
+	      strstr(out, "Scheduler max_num_seqs 96, max_num_batched_tokens 4096") &&
+	      strstr(out, "SLO p90 TTFT &lt;= 500 ms"));
+	CHECK(out && !strstr(out, "global batch") && !strstr(out, "published figures") &&
+	      strstr(out, "podplan serve"));
+	free(out);
+}
+
 static void hf_moe(void)
 {
 	/* DeepSeek-V3's shapes, two layers: every layer dense, or n_group 7 */
@@ -516,6 +564,7 @@ int main(void)
 	RUN(serve_burst);
 	RUN(check_limits);
 	RUN(report_folder);
+	RUN(serving_described);
 	RUN(hf_moe);
 	RUN(names_and_lengths);
 	RUN(nccl_log_limits);
