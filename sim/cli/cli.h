@@ -87,11 +87,5 @@ int pp_cmd_cluster(int argc, char **argv);
 /* podplan serve --search (cmd_servesearch.c): pp_cmd_serve hands over. */
 int pp_cmd_serve_search(int argc, char **argv);
 
-/* --rate R (requests/s, or INFINITY) for a run on sv's trace, as the
- * factor pp_serve_requests takes on the trace's own rate (the
- * inter-arrival times scaled so that the mean rate is R): *rate
- * rewritten; 2 after a usage error naming cmd when the trace's arrivals
- * cannot be rescaled (one row, or all at one time). cmd_serve.c. */
-int pp_cli_trace_rate(const char *cmd, const pp_servespec *sv, double *rate);
 
 #endif

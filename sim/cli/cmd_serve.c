@@ -65,20 +65,6 @@ static void help(void)
 	       "Exit status 2 for bad input (file:line:col and JSON path in the message).\n");
 }
 
-int pp_cli_trace_rate(const char *cmd, const pp_servespec *sv, double *rate)
-{
-	if (isinf(*rate))
-		return 0;
-	double t = pp_serve_trace_rps(sv);
-	if (isnan(t))
-		return pp_cli_usage_error(cmd, "--rate %g: the trace %s has %s, so no rate to "
-					  "rescale; expected --rate inf or no --rate", *rate,
-					  sv->trace_path, sv->ntrace < 2 ? "one row"
-									 : "every arrival at one time");
-	*rate /= t;
-	return 0;
-}
-
 typedef struct prog {
 	double t0;
 	bool shown, tty;
@@ -154,8 +140,10 @@ int pp_cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	have_su = true;
-	if (rate_given && su.sv.trace && (rc = pp_cli_trace_rate("serve", &su.sv, &rate)))
+	if (rate_given && pp_serve_trace_factor(&su.sv, &rate, &err)) {
+		rc = pp_cli_usage_error("serve", "%s", err.msg);
 		goto out;
+	}
 	prog pg = {pp_mono_s(), false, pp_cli_tty()};
 	su.progress = progress;
 	su.progress_ctx = &pg;

@@ -8,6 +8,7 @@
  */
 #include "cli/plancmd.h"
 #include "plan/serveplanout.h"
+#include "serve/requests.h"
 #include "core/util.h"
 
 #include <getopt.h>
@@ -146,8 +147,10 @@ int pp_cmd_serve_search(int argc, char **argv)
 		goto out;
 	const pp_scenario *s = &l.s;
 	const pp_catalog *cat = l.cat;
-	if (!isnan(rate) && s->serve.trace && (rc = pp_cli_trace_rate("serve", &s->serve, &rate)))
+	if (!isnan(rate) && pp_serve_trace_factor(&s->serve, &rate, &err)) {
+		rc = pp_cli_usage_error("serve", "%s", err.msg);
 		goto out;
+	}
 	/* the price: prices.json through the scenario's search section and the flags */
 	pp_size_spec spec = s->search;
 	if (provider)

@@ -238,3 +238,16 @@ double pp_serve_configured_rps(const pp_servespec *sv, double rate)
 	double t = pp_serve_trace_rps(sv);
 	return isnan(t) ? t : rate * t;
 }
+
+int pp_serve_trace_factor(const pp_servespec *sv, double *rate, pp_err *err)
+{
+	if (!sv->trace || isinf(*rate))
+		return 0;
+	double t = pp_serve_trace_rps(sv);
+	if (isnan(t))
+		return pp_errf(err, PP_EINPUT, "--rate %g: the trace %s has %s, so no rate to "
+			       "rescale; expected --rate inf or no --rate", *rate, sv->trace_path,
+			       sv->ntrace < 2 ? "one row" : "every arrival at one time");
+	*rate /= t;
+	return 0;
+}

@@ -49,6 +49,14 @@ double pp_serve_trace_rps(const pp_servespec *sv);
  * arrivals cannot be rescaled: one row, or all at one time). */
 double pp_serve_configured_rps(const pp_servespec *sv, double rate);
 
+/* A rate R (requests/s, or INFINITY) given for a run on sv's workload
+ * (serve --rate) as pp_serve_requests takes it: R itself without a
+ * trace; for a trace the factor R / pp_serve_trace_rps on its arrival
+ * times' rate (its inter-arrival times scaled so that the mean rate is
+ * R), *rate rewritten. PP_EINPUT when a trace's arrivals cannot be
+ * rescaled (one row, or all at one time) and R is finite. */
+int pp_serve_trace_factor(const pp_servespec *sv, double *rate, pp_err *err);
+
 /* What a trace holds, for the header of a run on it. */
 typedef struct pp_trace_facts {
 	size_t rows;
