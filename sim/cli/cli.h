@@ -87,5 +87,4 @@ int pp_cmd_cluster(int argc, char **argv);
 /* podplan serve --search (cmd_servesearch.c): pp_cmd_serve hands over. */
 int pp_cmd_serve_search(int argc, char **argv);
 
-
 #endif
