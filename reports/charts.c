@@ -306,7 +306,7 @@ void pp_chart_steptime_cost(pp_sb *o, const pp_report *r)
 		}
 		note[i] = sim ? (x->feasible ? NULL : "does not fit")
 			      : x->kind == PP_OPT_API ? "hosted API: nothing simulated"
-						      : "serving: throughput from published figures";
+						      : "serving: simulated by podplan serve, no training step";
 	}
 	pp_svg_bars b = {n, PP_BD_COUNT, cat, series, pp_report_bd_colors, v, NULL,
 			 NULL, NULL, note, (const char *const *)endl, c->recommended};

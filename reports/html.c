@@ -13,6 +13,7 @@
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "report.h"
+#include "serve/serveout.h"
 #include "svg.h"
 
 #include <cjson/cJSON.h>
@@ -562,7 +563,8 @@ static void engine_cost(pp_sb *o, const pp_report *r)
 			continue;
 		}
 		tdn(o, pp_cost_gpus_text(x, d, sizeof(d)));
-		td(o, NULL, x->method);
+		/* serving options run podplan serve, not a training step */
+		td(o, NULL, c->inference.present ? "podplan serve" : x->method);
 		tdn(o, pp_fmt_span(x->step_time_s, a, sizeof(a)));
 		tdn(o, pp_fmt_count(x->tokens_per_s, d, sizeof(d)));
 		tdn(o, pp_fmt_pct(x->mfu, 1, a, sizeof(a)));
@@ -657,6 +659,33 @@ static void model_layout(pp_sb *o, const pp_report *r)
 	const pp_cluster *c = &s->cluster;
 	char line[1000], dom[96];
 	pp_cluster_domain_text(c, dom, sizeof(dom));
+	if (s->serve.present) { /* the deployment podplan serve simulated */
+		pp_serve_desc d;
+		pp_serve_describe(s, &d);
+		pp_sb_adds(o, "<h3>The scenario's model, deployment and cluster</h3><p class=\"note\">");
+		snprintf(line, sizeof(line), "Model %s (%s): %d layers, hidden %d, %d heads (%d KV). ",
+			 s->model.name, s->model_origin, s->model.num_layers, s->model.hidden_size,
+			 s->model.num_attention_heads, s->model.num_query_groups);
+		esc(o, line);
+		pp_sb_adds(o, "Deployment ");
+		esc(o, d.deployment);
+		pp_sb_adds(o, ". Scheduler ");
+		esc(o, d.scheduler);
+		pp_sb_adds(o, ". Workload ");
+		esc(o, d.workload);
+		pp_sb_adds(o, ". SLO ");
+		esc(o, d.slo);
+		snprintf(line, sizeof(line), ". Cluster %d x %s in %d nodes of %d%s, %s inside nodes, "
+			 "%d x %s per node.", c->num_gpus, c->gpu->name, pp_cluster_nodes(c),
+			 c->gpus_per_node, dom, c->intra->name, c->nics_per_node, c->inter->name);
+		esc(o, line);
+		if (r->have_cost)
+			pp_sb_adds(o, " Options change the cluster where the scenario's \"costs\" "
+				      "section says so; the serving section above gives each option's "
+				      "replica.");
+		pp_sb_adds(o, "</p>\n");
+		return;
+	}
 	pp_sb_adds(o, "<h3>The scenario's model, layout and cluster</h3><p class=\"note\">");
 	snprintf(line, sizeof(line), "Model %s (%s): %d layers, hidden %d, %d heads, sequence %d. "
 		 "Layout TP %d x PP %d x DP %d x CP %d%s, ZeRO-%d, global batch %lld of micro-batch "

@@ -2,9 +2,9 @@
  * test_requests.c - the requests a serving benchmark sends (serve/
  * requests.h), drawn as `vllm bench serve` draws them: each length shape's
  * range and mean, arrivals at infinite and finite rates with common random
- * numbers across rates, the shared prefix, the cut at the longest prompt
- * the workload sends (within max_model_len - 1, input/servespec.h) and a
- * trace replayed. Expected values are the distributions' own (the uniform
+ * numbers across rates, the shared prefix, a request longer than
+ * max_model_len refused or counted as rejected (never cut) and a trace
+ * replayed, at its own rate and rescaled. Expected values are the distributions' own (the uniform
  * range vllm's --random-range-ratio gives, a gamma of shape b and scale
  * 1/(rate b) has mean 1/rate), with tolerances of several standard errors
  * at the fixed seeds used.
@@ -150,34 +150,50 @@ static void prefix_and_max_tokens(void)
 	free(r);
 }
 
-/* Every prompt within the longest the workload sends, which is
- * max_model_len - 1 here and drawn; every request within max_model_len. */
-static void cut_at_the_longest_prompt(void)
+/* Never cut: a request longer than max_model_len is drawn as it is and
+ * then refused (the workload is bad input) or, with over_length
+ * "reject", taken out and counted, as vLLM's server answers it with an
+ * error (prompt >= max_model_len, or prompt + max_tokens above it). */
+static void over_length_refused_or_rejected(void)
 {
 	pp_servespec sv = spec();
-	sv.input = len(PP_LEN_UNIFORM, 100, 0.5, 1, 4096);
+	sv.input = len(PP_LEN_UNIFORM, 100, 0.5, 1, 4096); /* 50..150 */
 	sv.prefix_len = 10;
 	sv.max_model_len = 130;
-	CHECK(pp_servework_longest_prompt(&sv) == 129); /* min(10 + 150, 130 - 1) */
 	pp_sreq *r;
 	size_t n;
 	pp_serve_requests(&sv, INFINITY, 7, &r, &n);
-	int64_t most = 0;
-	bool within = true;
+	/* drawn whole: prefix + the range's top, output 50 as asked */
+	int64_t most = 0, over = 0;
+	bool whole = true;
 	for (size_t i = 0; i < n; i++) {
 		most = r[i].prompt > most ? r[i].prompt : most;
-		within &= r[i].prompt <= 129 && r[i].prompt + r[i].output <= 130 && r[i].output >= 1;
+		whole &= r[i].output == 50 && r[i].max_tokens == 50;
+		/* prompt + max_tokens > 130, by hand: prefix 10 + input > 70 */
+		over += r[i].prompt - 10 > 70;
 	}
-	CHECK(within && most == 129);
+	CHECK(whole && most == 160 && n == 2000);
+	/* about (150 - 70) / 101 of the uniform draws are too long */
+	CHECK(fabs((double)over / 2000 - 80.0 / 101) < 0.04);
+	pp_err err = {0};
+	int64_t rej = -1;
+	size_t m = n;
+	CHECK(pp_serve_admit(&sv, r, &m, &rej, &err) == PP_EINPUT);
+	CHECK(strstr(err.msg, "max_model_len = 130") && strstr(err.msg, "over_length"));
+	sv.reject_over_length = true;
+	m = n;
+	CHECK(pp_serve_admit(&sv, r, &m, &rej, &err) == 0);
+	CHECK(rej == over && m == n - (size_t)over);
+	bool within = true;
+	for (size_t i = 0; i < m; i++)
+		within &= r[i].prompt + r[i].max_tokens <= 130 && r[i].prompt < 130;
+	CHECK(within);
 	free(r);
-	/* roomy: the longest is the prefix and the range's top, and drawn */
-	sv.max_model_len = 4096;
-	CHECK(pp_servework_longest_prompt(&sv) == 160);
+	/* every one too long: an error, not an empty run */
+	sv.input = len(PP_LEN_FIXED, 200, 0, 1, 4096);
 	pp_serve_requests(&sv, INFINITY, 7, &r, &n);
-	most = 0;
-	for (size_t i = 0; i < n; i++)
-		most = r[i].prompt > most ? r[i].prompt : most;
-	CHECK(most == 160);
+	m = n;
+	CHECK(pp_serve_admit(&sv, r, &m, &rej, &err) == PP_EINPUT && rej == (int64_t)n);
 	free(r);
 }
 
@@ -197,6 +213,17 @@ static void trace_replayed(void)
 	CHECK(pp_servework_longest_prompt(&sv) == 700);
 	CHECK(pp_servework_longest(&sv, 1, 3) == 900);
 	free(r);
+	/* its own rate: 2 gaps over 4 s; at 2 x that, arrivals at half the
+	 * times and the configured rate 1 req/s */
+	CHECK(pp_serve_trace_rps(&sv) == 0.5);
+	CHECK(pp_serve_configured_rps(&sv, 2) == 1.0);
+	pp_trace_facts f;
+	pp_serve_trace_facts(&sv, &f);
+	CHECK(f.rows == 3 && f.duration_s == 4 && f.input_median == 30 && f.output_median == 20);
+	CHECK(fabs(f.input_mean - 740.0 / 3) < 1e-9 && fabs(f.output_mean - 925.0 / 3) < 1e-9);
+	/* one row: no rate to rescale */
+	sv.ntrace = 1;
+	CHECK(isnan(pp_serve_trace_rps(&sv)));
 }
 
 int main(void)
@@ -204,7 +231,7 @@ int main(void)
 	RUN(length_shapes);
 	RUN(arrivals);
 	RUN(prefix_and_max_tokens);
-	RUN(cut_at_the_longest_prompt);
+	RUN(over_length_refused_or_rejected);
 	RUN(trace_replayed);
 	return pp_t_done("test_requests");
 }

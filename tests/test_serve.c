@@ -534,6 +534,62 @@ static void littles_law(void)
 	pp_scenario_release(&s);
 }
 
+/* stop_when_missed: an overloaded run stops once its p99 TTFT is
+ * certainly over twice the bound, and the full run agrees (its p99 over
+ * the stopped run's lower bound, itself over twice the bound); a run
+ * that meets is the same run with it on; a run never reaching
+ * max_num_seqs nor its blocks is the same run under a smaller max_num_seqs
+ * (the search's reuse). */
+static void stop_and_reuse(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	pp_serve_setup su;
+	if (setup(H100_8B("\"tensor_parallel_size\": 1",
+			  "\"num_prompts\": 400, \"input_len\": 1024, \"output_len\": 64, "
+			  "\"request_rate\": 20"), &s, &hw, &su)) {
+		CHECK(!"setup");
+		pp_scenario_release(&s);
+		return;
+	}
+	su.sv.slo_present = true;
+	su.sv.slo_percentile = 99;
+	su.sv.slo_ttft_s = 0.2;
+	pp_err err = {0};
+	pp_serve_result full, cut, meet, meet2;
+	/* 400 requests at 200 req/s: a backlog of seconds */
+	CHECK(pp_serve_run(&su, 200, 3, &full, &err) == 0);
+	su.stop_when_missed = 2;
+	CHECK(pp_serve_run(&su, 200, 3, &cut, &err) == 0);
+	CHECK(!full.stopped && !full.slo_met && full.ttft.pct > 0.4);
+	CHECK(cut.stopped && !cut.slo_met && cut.ttft.pct > 0.4 && cut.ttft.pct <= full.ttft.pct);
+	CHECK(isnan(cut.request_throughput) && isnan(cut.tpot.pct));
+	CHECK(cut.iterations < full.iterations);
+	pp_t_diag("stopped after %lld of %lld iterations, p99 TTFT >= %.3f s (whole run %.3f s)",
+		  (long long)cut.iterations, (long long)full.iterations, cut.ttft.pct, full.ttft.pct);
+	/* 2 req/s meets: stop changes nothing */
+	CHECK(pp_serve_run(&su, 2, 3, &meet, &err) == 0);
+	su.stop_when_missed = 0;
+	CHECK(pp_serve_run(&su, 2, 3, &meet2, &err) == 0);
+	CHECK(meet.slo_met && !meet.stopped && meet.ttft.pct == meet2.ttft.pct &&
+	      meet.tpot.pct == meet2.tpot.pct && meet.iterations == meet2.iterations);
+	/* its peaks below a smaller max_num_seqs: the same run there */
+	CHECK(meet2.peak_running > 0 && meet2.peak_running < 64 && meet2.peak_kv_demand > 0 &&
+	      meet2.peak_kv_demand <= su.mem.num_gpu_blocks);
+	int64_t seqs = su.sv.max_num_seqs;
+	su.sv.max_num_seqs = meet2.peak_running + 1;
+	CHECK(pp_serve_run(&su, 2, 3, &meet, &err) == 0);
+	CHECK(meet.ttft.pct == meet2.ttft.pct && meet.e2el.pct == meet2.e2el.pct &&
+	      meet.iterations == meet2.iterations);
+	/* and not at its peak: admissions wait, the run differs */
+	su.sv.max_num_seqs = meet2.peak_running / 2 > 0 ? meet2.peak_running / 2 : 1;
+	CHECK(pp_serve_run(&su, 2, 3, &meet, &err) == 0);
+	CHECK(meet.iterations != meet2.iterations || meet.e2el.pct != meet2.e2el.pct);
+	su.sv.max_num_seqs = seqs;
+	pp_serve_setup_release(&su);
+	pp_scenario_release(&s);
+}
+
 /* TensorRT-LLM's capacity scheduler policies on a KV-bound offline run:
  * GUARANTEED_NO_EVICT reserves prompt + max_tokens, so at most
  * blocks / ceil((prompt + max_tokens) / block) requests run and none is
@@ -862,6 +918,7 @@ int main(void)
 	RUN(warmup_window);
 	RUN(closed_loop_reply);
 	RUN(monotone);
+	RUN(stop_and_reuse);
 	RUN(stats);
 	RUN(stats_pct_only);
 	RUN(bad_input);

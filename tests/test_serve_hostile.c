@@ -91,6 +91,21 @@ static void scenario(const char *name, const char *serving, const char *rest)
 	write_text(name, buf);
 }
 
+/* The number at "key": in what `podplan ARGS` prints (exit 0), NAN if absent. */
+static double json_num(const char *args, const char *key)
+{
+	char *out = NULL, k[64];
+	double v = NAN;
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	if (run(args, &out) == 0 && out) {
+		const char *p = strstr(out, k);
+		if (p)
+			v = strtod(p + strlen(k), NULL);
+	}
+	free(out);
+	return v;
+}
+
 /* Exit status want and the output holding needle. */
 static void expect(const char *args, int want, const char *needle)
 {
@@ -215,12 +230,51 @@ static void trace_cells(void)
 	/* a trace replays as recorded (not as one burst) and prints its own
 	 * lengths: 3 requests over 10 s take more than 10 s */
 	write_text("t.csv", "arrival_s,input_len,output_len\n0,100,10\n5,200,20\n10,300,30\n");
-	expect("serve t.json", 0, "input mean 200, output mean 20, arrivals as recorded");
-	char *out = NULL;
-	CHECK(run("serve t.json --json", &out) == 0);
-	const char *d = out ? strstr(out, "\"duration\":") : NULL;
-	CHECK(d && strtod(d + strlen("\"duration\":"), NULL) > 10);
-	free(out);
+	expect("serve t.json", 0, "3 requests from a trace: input mean 200.0, median 200; output "
+	       "mean 20.0, median 20 tokens; arrivals over 10.00 s, mean rate 0.2 req/s; replayed "
+	       "at their recorded times");
+	double d10 = json_num("serve t.json --json", "duration");
+	CHECK(d10 > 10 && d10 < 11);
+	/* --rate 0.4 req/s: the gaps halved (the last sent at 5 s) */
+	double d5 = json_num("serve t.json --json --rate 0.4", "duration");
+	CHECK(d5 > 5 && d5 < 6 && fabs((d10 - 10) - (d5 - 5)) < 1e-6);
+	expect("serve t.json --rate 0.4", 0, "replayed at 0.4 req/s (inter-arrival times x 0.5)");
+	/* the same requests arriving together wait for each other: a longer
+	 * mean TTFT than one at a time on an idle replica */
+	double t_apart = json_num("serve t.json --json", "mean_ttft_ms");
+	write_text("t.csv", "arrival_s,input_len,output_len\n0,100,10\n0,200,20\n0,300,30\n");
+	double t_together = json_num("serve t.json --json", "mean_ttft_ms");
+	CHECK(t_apart > 0 && t_together > t_apart);
+	expect("serve t.json --rate 2", 2, "every arrival at one time");
+	/* a row longer than max_model_len: refused naming it, or rejected */
+	write_text("t.csv", "arrival_s,input_len,output_len\n0,100,10\n1,9000,20\n2,300,30\n");
+	expect("serve t.json", 2, "t.csv:3: input_len + output_len");
+	write_text("t.json", "{\"name\": \"t\", \"model\": {\"preset\": \"llama3-8b\"}, \"cluster\": "
+		   "{\"gpu\": \"h100-sxm\", \"num_gpus\": 1}, \"serving\": {}, \"workload\": "
+		   "{\"trace\": \"t.csv\", \"over_length\": \"reject\"}}\n");
+	CHECK(json_num("serve t.json --json", "rejected") == 1);
+	CHECK(json_num("serve t.json --json", "completed") == 2);
+}
+
+/* vLLM refuses a prompt longer than max_model_len: never cut to fit */
+static void over_length(void)
+{
+	scenario("o.json", ", \"max_model_len\": 8192", "\"workload\": {\"num_prompts\": 20, "
+		 "\"input_len\": 20000, \"output_len\": 1, \"range_ratio\": 0.5}");
+	expect("serve o.json", 2, "input 30000 + output 2 tokens; expected at most "
+	       "serving.max_model_len = 8192");
+	scenario("o.json", ", \"max_model_len\": 8192", "\"workload\": {\"num_prompts\": 20, "
+		 "\"input_len\": {\"distribution\": \"normal\", \"mean\": 7000, \"stddev\": 2000}, "
+		 "\"output_len\": 512}");
+	expect("serve o.json", 2, "above serving.max_model_len = 8192");
+	scenario("o.json", ", \"max_model_len\": 8192", "\"workload\": {\"num_prompts\": 20, "
+		 "\"input_len\": {\"distribution\": \"normal\", \"mean\": 7000, \"stddev\": 2000}, "
+		 "\"output_len\": 512, \"over_length\": \"reject\"}");
+	double done = json_num("serve o.json --json", "completed");
+	double rej = json_num("serve o.json --json", "rejected");
+	/* P(N(7000, 2000) > 8192 - 512 = 7680) = 0.37: some of 20 each way */
+	CHECK(done + rej == 20 && rej >= 1 && done >= 1);
+	CHECK(json_num("serve o.json --json", "total_output_tokens") == 512 * done);
 }
 
 static void result_keys(void)
@@ -376,6 +430,54 @@ static void report_folder(void)
 	free(out);
 }
 
+/* check and the report describe the serving deployment the scenario
+ * runs (TP 2, FP8, the scheduler's limits, the workload, the SLO), not a
+ * training layout; the step chart says serve simulated the options */
+static void serving_described(void)
+{
+	write_text("d.json", "{\"name\": \"d\", \"model\": {\"preset\": \"llama3-8b\", "
+		   "\"seq_length\": 4096}, \"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 4}, "
+		   "\"serving\": {\"engine\": \"vllm\", \"tensor_parallel_size\": 2, \"precision\": "
+		   "\"fp8\", \"kv_cache_dtype\": \"fp8\", \"max_num_seqs\": 96, "
+		   "\"max_num_batched_tokens\": 4096}, \"workload\": {\"num_prompts\": 40, "
+		   "\"input_len\": 512, \"output_len\": 32, \"request_rate\": 4}, \"slo\": "
+		   "{\"ttft_ms\": 500, \"tpot_ms\": 30, \"percentile\": 90}, \"costs\": {\"work\": "
+		   "{\"type\": \"inference\", \"input_tokens_per_month\": 1e9, "
+		   "\"output_tokens_per_month\": 1e8}, \"uncertainty\": {\"draws\": 100, \"seed\": 1}, "
+		   "\"options\": [{\"name\": \"rent-pod\", \"kind\": \"rent\", \"provider\": "
+		   "\"runpod\", \"tier\": \"on_demand\", \"cluster\": {\"num_gpus\": 2}}]}}\n");
+	static const char *const want[] = {
+		"serving    vllm, TP 2 x PP 1 x DP 2 (replicas), 4 GPUs of 4 x h100-sxm",
+		"fp8 weights and GEMMs, KV cache fp8 (kv_cache_dtype fp8)",
+		"scheduler  max_num_seqs 96, max_num_batched_tokens 4096, max_model_len 4096",
+		"workload   40 prompts, input 512, output 32 tokens, request rate 4 req/s (Poisson)",
+		"slo        p90 TTFT <= 500 ms, TPOT <= 30 ms",
+		"costs      inference work of 1e+09 input + 1e+08 output tokens a month, 1 option: "
+		"rent-pod"};
+	char *out = NULL;
+	CHECK(run("check d.json", &out) == 0);
+	for (size_t i = 0; i < PP_ARRAY_LEN(want); i++)
+		if (!out || !strstr(out, want[i])) {
+			CHECK(!"check prints the deployment");
+			pp_t_diag("missing: %s", want[i]);
+		}
+	CHECK(out && !strstr(out, "training   global batch") && !strstr(out, "parallel   TP 1"));
+	free(out);
+	CHECK(run("report -o drep --db d.db --draws 100 d.json", &out) == 0);
+	free(out);
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "cd %s/drep && cat index.html", pp_t_tmpdir());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && strstr(out, "model, deployment and cluster") &&
+	      strstr(out, "Deployment vllm, TP 2 x PP 1 x DP 2 (replicas)") &&
+	      strstr(out, "fp8 weights and GEMMs, KV cache fp8") &&
+	      strstr(out, "Scheduler max_num_seqs 96, max_num_batched_tokens 4096") &&
+	      strstr(out, "SLO p90 TTFT &lt;= 500 ms"));
+	CHECK(out && !strstr(out, "global batch") && !strstr(out, "published figures") &&
+	      strstr(out, "podplan serve"));
+	free(out);
+}
+
 static void hf_moe(void)
 {
 	/* DeepSeek-V3's shapes, two layers: every layer dense, or n_group 7 */
@@ -455,12 +557,14 @@ int main(void)
 	RUN(work_limits);
 	RUN(numbers);
 	RUN(trace_cells);
+	RUN(over_length);
 	RUN(result_keys);
 	RUN(cost_replicas);
 	RUN(search_burst);
 	RUN(serve_burst);
 	RUN(check_limits);
 	RUN(report_folder);
+	RUN(serving_described);
 	RUN(hf_moe);
 	RUN(names_and_lengths);
 	RUN(nccl_log_limits);

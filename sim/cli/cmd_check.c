@@ -6,6 +6,7 @@
 #include "input/scenario.h"
 #include "input/plausible.h"
 #include "serve/requests.h"
+#include "serve/serveout.h"
 #include "core/warn.h"
 #include "core/util.h"
 
@@ -53,6 +54,29 @@ int pp_cmd_check(int argc, char **argv)
 	       l.s.model_origin, m->num_layers, m->hidden_size, m->num_attention_heads,
 	       m->num_query_groups, m->ffn_hidden_size, m->vocab_size, m->seq_length,
 	       m->swiglu ? ", SwiGLU" : "");
+	if (sv->present) { /* what is deployed, not a training layout */
+		pp_serve_desc d;
+		pp_serve_describe(&l.s, &d);
+		printf("  serving    %s\n  scheduler  %s\n  workload   %s\n  slo        %s\n",
+		       d.deployment, d.scheduler, d.workload, d.slo);
+		char sdom[96];
+		printf("  cluster    %d x %s, %d per node (%d nodes)%s, intra %s, inter %s x %d "
+		       "NICs/node\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node, pp_cluster_nodes(cl),
+		       pp_cluster_domain_text(cl, sdom, sizeof(sdom)), cl->intra->id, cl->inter->id,
+		       cl->nics_per_node);
+		const pp_costspec *cs = &l.s.costs;
+		if (cs->present) {
+			printf("  costs      %s work", pp_work_type_names[cs->work]);
+			if (cs->work == PP_WORK_INFERENCE)
+				printf(" of %.4g input + %.4g output tokens a month",
+				       cs->input_tokens_per_month, cs->output_tokens_per_month);
+			printf(", %d option%s:", cs->noptions, cs->noptions == 1 ? "" : "s");
+			for (int i = 0; i < cs->noptions; i++)
+				printf("%s %s", i ? "," : "", cs->options[i].name);
+			printf("\n");
+		}
+		goto warnings;
+	}
 	printf("  training   global batch %lld, micro batch %lld, %lld micro-batches, %s, recompute %s, "
 	       "%s%s\n", (long long)t->global_batch_size, (long long)t->micro_batch_size,
 	       (long long)t->num_microbatches, pp_dtype_names[t->precision],
@@ -68,6 +92,7 @@ int pp_cmd_check(int argc, char **argv)
 	       "oversubscription %.2g:1, storage %s\n", cl->num_gpus, cl->gpu->id, cl->gpus_per_node,
 	       pp_cluster_nodes(cl), pp_cluster_domain_text(cl, dom, sizeof(dom)), cl->intra->id,
 	       cl->inter->id, cl->nics_per_node, cl->oversubscription, cl->storage->id);
+warnings:;
 	char **warn = NULL;
 	int nwarn = 0;
 	if (pp_scenario_plausibility(&l.s, &warn, &nwarn)) {

@@ -5,6 +5,7 @@
  * With --search anywhere in the arguments, cmd_servesearch.c runs instead.
  */
 #include "cli/cli.h"
+#include "serve/requests.h"
 #include "serve/serveout.h"
 #include "serve/servesim.h"
 #include "core/util.h"
@@ -30,7 +31,9 @@ static void help(void)
 	       "  --max-rate   bisect the highest request rate at which the scenario's \"slo\"\n"
 	       "               holds (at its percentile), starting from the offline throughput\n"
 	       "  --seed N     the workload's seed (default: workload.seed, else 0)\n"
-	       "  --rate R     request rate in requests/s, or inf (default: workload.request_rate)\n\n"
+	       "  --rate R     request rate in requests/s, or inf (default: workload.request_rate;\n"
+	       "               a trace is replayed at its recorded arrival times, and --rate R\n"
+	       "               scales its inter-arrival times so that its mean rate is R)\n\n"
 	       "The scenario: \"model\" and \"cluster\" as for training, and\n"
 	       "  \"serving\": {engine vllm|sglang|trtllm, tensor_parallel_size,\n"
 	       "     pipeline_parallel_size, data_parallel_size (replicas), enable_expert_parallel,\n"
@@ -47,7 +50,9 @@ static void help(void)
 	       "     {\"distribution\": uniform|normal|lognormal, mean, range_ratio, stddev, min,\n"
 	       "     max}), range_ratio, request_rate (number or \"inf\"), burstiness,\n"
 	       "     max_concurrency, prefix_len, prefix_fraction, max_tokens, seed} or\n"
-	       "     {\"trace\": \"file.csv\"} with columns arrival_s,input_len,output_len\n"
+	       "     {\"trace\": \"file.csv\"} with columns arrival_s,input_len,output_len (rows\n"
+	       "     in time order), over_length refuse|reject (a request longer than\n"
+	       "     max_model_len: bad input, as vLLM refuses it, or counted as rejected)\n"
 	       "  \"slo\": {ttft_ms, tpot_ms, itl_ms, e2el_ms, percentile (default 99)}\n"
 	       "Keys left out take the engine's documented defaults for the GPU\n"
 	       "(models/serving.json says where each comes from; vLLM V1 at 0307428d).\n\n"
@@ -135,6 +140,10 @@ int pp_cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	have_su = true;
+	if (rate_given && pp_serve_trace_factor(&su.sv, &rate, &err)) {
+		rc = pp_cli_usage_error("serve", "%s", err.msg);
+		goto out;
+	}
 	prog pg = {pp_mono_s(), false, pp_cli_tty()};
 	su.progress = progress;
 	su.progress_ctx = &pg;

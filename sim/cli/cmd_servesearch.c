@@ -8,12 +8,14 @@
  */
 #include "cli/plancmd.h"
 #include "plan/serveplanout.h"
+#include "serve/requests.h"
 #include "core/util.h"
 
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void help(void)
 {
@@ -33,7 +35,8 @@ static void help(void)
 	       "beside decode instances of each TP, the KV cache sent as vLLM's NixlConnector does)\n"
 	       "run beside the co-located ones; the pick says which won and why.\n\n"
 	       "  --rate R        target requests/s, or inf (every request at once; default:\n"
-	       "                  workload.request_rate; a trace: a factor on its rate, default 1)\n"
+	       "                  workload.request_rate; a trace: its inter-arrival times scaled\n"
+	       "                  so that its mean rate is R, default as recorded)\n"
 	       "  --seed N        the workload's seed (default: workload.seed, else 0)\n"
 	       "  --provider P, --tier T  the $/GPU-hour from prices.json (default: the cheapest\n"
 	       "                  provider's on_demand price, or the scenario's search section)\n"
@@ -44,27 +47,42 @@ static void help(void)
 	       "  --exhaustive    no pruning but memory: every layout at 1, 2, ... replicas up to its\n"
 	       "                  first meeting the SLO (slow; checks the pruning)\n"
 	       "  --no-disagg     co-located layouts only\n\n"
-	       "Progress goes to stderr when it is a terminal. Exit status 1 when no option meets\n"
+	       "Progress goes to stderr past a second (past 2 s a line every 5 s when it is\n"
+	       "a pipe or file apart from stdout). Exit status 1 when no option meets\n"
 	       "the SLO, 2 for bad input.\n");
 }
 
 typedef struct prog {
-	bool on;
-	double last;
+	bool on;          /* stderr is a terminal: one line rewritten in place */
+	bool lines;       /* else stderr is a pipe or file apart from stdout: whole lines */
+	double last;      /* 0: nothing printed yet */
 } prog;
 
+/* Whether stderr is a file or pipe other than stdout's (a log beside the
+ * result), not the same stream (2>&1: the result stays clean). */
+static bool stderr_apart(void)
+{
+	struct stat a, b;
+	return fstat(1, &a) == 0 && fstat(2, &b) == 0 && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+/* A progress line: past a second, rewritten in place ten times a second
+ * on a terminal; else, where stderr goes apart from stdout (piped, a
+ * log), past 2 s a whole line every 5 s, so a slow search says what it
+ * is doing wherever its stderr goes. */
 static void on_progress(const pp_splan_progress *p, void *ctx)
 {
 	prog *g = ctx;
 	double now = pp_mono_s();
-	if (!g->on || p->elapsed_s < 1.0 || now - g->last < 0.1)
+	if (!(g->on || g->lines) || p->elapsed_s < (g->on ? 1.0 : 2.0) ||
+	    now - g->last < (g->on ? 0.1 : 5.0))
 		return;
 	g->last = now;
-	fprintf(stderr, "\r\033[Kserve --search: %d/%d layouts, %d simulations, ", p->done, p->total,
-		p->sims);
+	fprintf(stderr, "%sserve --search: %d/%d layouts, %d simulations, ", g->on ? "\r\033[K" : "",
+		p->done, p->total, p->sims);
 	if (p->best_gpus)
 		fprintf(stderr, "best so far %d GPUs, ", p->best_gpus);
-	fprintf(stderr, "%.1f s", p->elapsed_s);
+	fprintf(stderr, "%.1f s%s", p->elapsed_s, g->on ? "" : "\n");
 	fflush(stderr);
 }
 
@@ -129,6 +147,10 @@ int pp_cmd_serve_search(int argc, char **argv)
 		goto out;
 	const pp_scenario *s = &l.s;
 	const pp_catalog *cat = l.cat;
+	if (!isnan(rate) && pp_serve_trace_factor(&s->serve, &rate, &err)) {
+		rc = pp_cli_usage_error("serve", "%s", err.msg);
+		goto out;
+	}
 	/* the price: prices.json through the scenario's search section and the flags */
 	pp_size_spec spec = s->search;
 	if (provider)
@@ -148,13 +170,15 @@ int pp_cmd_serve_search(int argc, char **argv)
 	}
 	const char *rate_from = !isnan(rate) ? "--rate"
 				: s->serve.trace ? "default" : "workload.request_rate";
-	prog pg = {pp_cli_tty(), 0};
+	prog pg = {pp_cli_tty(), !pp_cli_tty() && stderr_apart(), 0};
 	uint64_t sd = seed_given ? seed : s->serve.seed;
 	pp_splan_opts o = {rate, sd, usd, exhaustive, on_progress, &pg, !no_disagg, &l.cal};
 	pp_splan_result r;
 	rc = pp_splan_run(s, cat, &o, &r, &err);
 	if (pg.on && pg.last > 0)
 		fprintf(stderr, "\r\033[K");
+	else if (pg.last > 0 && !rc)
+		fprintf(stderr, "serve --search: done in %.1f s\n", r.elapsed_s);
 	if (rc) {
 		rc = pp_cli_fail(&err);
 		goto out;

@@ -159,6 +159,12 @@ typedef struct pp_servespec {
 	int64_t prefix_len;           /* tokens of a prefix shared by the requests that carry it */
 	double prefix_fraction;       /* share of requests carrying it */
 	int64_t max_tokens;           /* a request's max output tokens (0: its output length) */
+	/* workload.over_length: a request whose prompt + max_tokens passes
+	 * max_model_len is refused by vLLM's server (HTTP 400); false
+	 * ("refuse", the default): such a workload is bad input (exit 2);
+	 * true ("reject"): each such request is counted as rejected and the
+	 * others run */
+	bool reject_over_length;
 	uint64_t seed;
 	/* left out of every statistic: the first this many requests sent and
 	 * the last this many to finish (a steady-state window, as a client

@@ -15,7 +15,8 @@ const char *const pp_len_kind_names[4] = {"fixed", "uniform", "normal", "lognorm
 static const char *const workload_keys[] = {
 	"num_prompts", "input_len", "output_len", "range_ratio", "request_rate", "burstiness",
 	"max_concurrency", "prefix_len", "prefix_fraction", "max_tokens", "trace", "seed",
-	"warmup_requests"};
+	"warmup_requests", "over_length"};
+static const char *const over_length_names[2] = {"refuse", "reject"};
 static const char *const len_keys[] = {"distribution", "mean", "range_ratio", "stddev", "min", "max"};
 
 #define MAX_LEN 100000000
@@ -112,10 +113,11 @@ static int load_trace(pp_servespec *sv, const pp_jdoc *d, const char *file, pp_e
 				goto out;
 			}
 		}
-		if (x[1] + x[2] > (double)sv->max_model_len) {
+		if (x[1] + x[2] > (double)sv->max_model_len && !sv->reject_over_length) {
 			rc = pp_errf(err, PP_EINPUT, "%s:%d: input_len + output_len: found %.0f, expected "
-				     "at most serving.max_model_len = %lld", resolved, i + 1, x[1] + x[2],
-				     (long long)sv->max_model_len);
+				     "at most serving.max_model_len = %lld (vLLM refuses a longer request; "
+				     "workload.over_length \"reject\" counts such rows as rejected)",
+				     resolved, i + 1, x[1] + x[2], (long long)sv->max_model_len);
 			goto out;
 		}
 		if (sv->ntrace > 0 && x[0] < sv->trace[sv->ntrace - 1].arrival_s) {
@@ -230,6 +232,10 @@ int pp_servework_parse(pp_servespec *sv, const pp_jdoc *d, const cJSON *wl, pp_e
 			      NULL, err)))
 		return rc;
 	sv->seed = (uint64_t)seed;
+	int ol = 0;
+	if ((rc = pp_jget_enum(d, wl, P, "over_length", false, over_length_names, 2, &ol, NULL, err)))
+		return rc;
+	sv->reject_over_length = ol == 1;
 	if (has_trace && (rc = load_trace(sv, d, trace, err)))
 		return rc;
 check:
@@ -249,7 +255,7 @@ check:
 					    "that many are left out of the statistics)",
 					    (long long)sv->warmup_requests, (long long)n);
 	}
-	if (sv->trace)
+	if (sv->trace || sv->reject_over_length) /* rows checked as loaded; rejects counted */
 		return 0;
 	/* vLLM rejects a prompt that cannot leave room for its output */
 	if (sv->input.kind == PP_LEN_FIXED && sv->output.kind == PP_LEN_FIXED &&
@@ -257,8 +263,10 @@ check:
 		return pp_jdoc_errf(d, err, wl && cJSON_GetObjectItemCaseSensitive(wl, "output_len")
 						    ? "workload.output_len" : "workload",
 				    "found prefix %lld + input %.0f + output %.0f tokens; expected at most "
-				    "serving.max_model_len = %lld", (long long)sv->prefix_len,
-				    sv->input.mean, sv->output.mean, (long long)sv->max_model_len);
+				    "serving.max_model_len = %lld (vLLM refuses a longer request; "
+				    "workload.over_length \"reject\" counts such requests as rejected)",
+				    (long long)sv->prefix_len, sv->input.mean, sv->output.mean,
+				    (long long)sv->max_model_len);
 	/* ... and so does it with the longest a uniform range draws (vllm
 	 * bench serve's random dataset: up to ceil(L (1 + range_ratio))),
 	 * rather than the prompt being cut to fit */
@@ -269,14 +277,17 @@ check:
 		for (int k = 0; k < 2; k++) {
 			hi[k] = L[k]->kind == PP_LEN_UNIFORM ? ceil(L[k]->mean * (1.0 + L[k]->range_ratio))
 							     : L[k]->mean;
-			if (hi[k] > (double)L[k]->max)
+			/* a max below max_model_len is the user's own bound on the
+			 * draws; the default one (max_model_len) hides nothing */
+			if (L[k]->max < sv->max_model_len && hi[k] > (double)L[k]->max)
 				hi[k] = (double)L[k]->max;
 		}
 		if ((double)sv->prefix_len + hi[0] + hi[1] > (double)sv->max_model_len)
 			return pp_jdoc_errf(d, err, "workload.range_ratio", "draws requests of up to prefix "
 					    "%lld + input %.0f + output %.0f tokens; expected at most "
 					    "serving.max_model_len = %lld (vLLM refuses a longer request: a "
-					    "smaller range_ratio or shorter lengths)",
+					    "smaller range_ratio or shorter lengths, or workload.over_length "
+					    "\"reject\" to count such requests as rejected)",
 					    (long long)sv->prefix_len, hi[0], hi[1],
 					    (long long)sv->max_model_len);
 	}

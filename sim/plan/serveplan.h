@@ -106,6 +106,11 @@ typedef struct pp_splan_option {
 	double mean_transfer_s, transfer_ttft_share; /* disaggregated: the KV transfers */
 	double request_throughput, output_throughput;  /* as vllm bench serve reports them */
 	int64_t preemptions;
+	/* the run was stopped once the SLO was certainly missed
+	 * (pp_serve_setup.stop_when_missed): a passed bound's latency is a
+	 * lower bound on the run's, the others and the throughputs NAN, and
+	 * headroom an upper bound */
+	bool stopped;
 } pp_splan_option;
 
 typedef struct pp_splan_layout {
@@ -159,6 +164,11 @@ typedef struct pp_splan_result {
 	int pick;                     /* option index; -1: none meets the SLO */
 	int count[PP_SPLAN_NSTATUS];  /* layouts by status */
 	int sims, alone_sims;         /* at the target rate; of lone requests */
+	/* runs at the target rate taken from an earlier run of a layout that
+	 * differs only in max_num_seqs and KV blocks that run never reached
+	 * (vLLM co-located; serveplan.c reuse()): the same run, not simulated
+	 * again */
+	int reused;
 	char space[600];              /* the space searched, in words */
 	char fixed[300];              /* keys the scenario fixed, in words ("" none) */
 	double elapsed_s;

@@ -38,8 +38,8 @@ static bounds bounds_of(const pp_servespec *sv, const pp_splan_option *o)
 static int tightest(const bounds *b)
 {
 	int k = 0;
-	for (int i = 1; i < b->n; i++)
-		if (1 - b->v[i] / b->bound[i] < 1 - b->v[k] / b->bound[k])
+	for (int i = 1; i < b->n; i++) /* a stopped run's unmeasured bounds (NAN) last */
+		if (isnan(b->v[k]) || 1 - b->v[i] / b->bound[i] < 1 - b->v[k] / b->bound[k])
 			k = i;
 	return k;
 }
@@ -238,8 +238,9 @@ void pp_splan_to_text(const pp_scenario *s, const pp_splan_result *r, const char
 	       s->cluster.gpu->id, s->cluster.gpus_per_node, pp_serve_engine_names[sv->engine],
 	       pp_dtype_names[sv->precision]);
 	if (sv->trace)
-		pp_sb_addf(out, "Target        the trace's arrivals at %g x their rate (%s): %.4g req/s, %lld "
-		       "requests; SLO at %s; seed %llu\n", r->rate, rate_from, r->offered_rps,
+		pp_sb_addf(out, "Target        the trace's arrivals, inter-arrival times x %.4g (%s): "
+		       "%.4g req/s, %lld requests; SLO at %s; seed %llu\n", 1 / r->rate, rate_from,
+		       r->offered_rps,
 		       (long long)r->requests, slo_words(sv, sl, sizeof(sl)), (unsigned long long)seed);
 	else
 		pp_sb_addf(out, "Target        %.4g req/s (%s), %lld requests; SLO at %s; seed %llu\n", r->rate,
@@ -252,7 +253,11 @@ void pp_splan_to_text(const pp_scenario *s, const pp_splan_result *r, const char
 	       "replica %d, miss %d, meet %d\n",
 	       r->count[PP_SPLAN_INVALID], r->count[PP_SPLAN_NO_FIT], r->count[PP_SPLAN_ALONE],
 	       r->count[PP_SPLAN_DEARER], r->count[PP_SPLAN_MISSES], r->count[PP_SPLAN_MEETS]);
-	pp_sb_addf(out, "Simulations   %d at the target rate, %d of a lone request\n", r->sims, r->alone_sims);
+	pp_sb_addf(out, "Simulations   %d at the target rate, %d of a lone request", r->sims, r->alone_sims);
+	if (r->reused)
+		pp_sb_addf(out, "; %d runs reused (a layout whose max_num_seqs and KV blocks the run "
+			   "never reached)", r->reused);
+	pp_sb_addf(out, "\n");
 	if (isfinite(r->usd_per_gpu_hour))
 		pp_sb_addf(out, "Price         $%.4g per GPU-hour (%s)\n", r->usd_per_gpu_hour, price_what);
 	else
@@ -282,10 +287,14 @@ void pp_splan_to_text(const pp_scenario *s, const pp_splan_result *r, const char
 		pp_sb_addf(out, "  %-3d %9s %3d %3d %s%5lld %6lld %8d %5d %10s", i + 1, pre, L->l.tp, L->l.pp,
 		       moe ? (L->l.ep ? " on " : " off") : "", (long long)L->l.max_num_seqs,
 		       (long long)L->l.max_num_batched_tokens, o->dp, o->gpus, usd);
-		for (int k = 0; k < b.n; k++)
-			pp_sb_addf(out, " %10.1f", b.v[k] * 1e3);
-		pp_sb_addf(out, " %8.1f%%  %s\n", 100 * o->headroom,
-		       L->status == PP_SPLAN_MEETS ? "meets" : "misses");
+		for (int k = 0; k < b.n; k++) {
+			char v[24] = "-"; /* a stopped run: ">" its lower bound, "-" not measured */
+			if (!isnan(b.v[k]))
+				snprintf(v, sizeof(v), "%s%.1f", o->stopped ? ">" : "", b.v[k] * 1e3);
+			pp_sb_addf(out, " %10s", v);
+		}
+		pp_sb_addf(out, " %s%7.1f%%  %s\n", o->stopped ? "<" : " ", 100 * o->headroom,
+		       L->status == PP_SPLAN_MEETS ? "meets" : o->stopped ? "misses (stopped)" : "misses");
 	}
 	if (n > shown)
 		pp_sb_addf(out, "  (%d more; --json lists every layout and simulation)\n", n - shown);
@@ -341,6 +350,8 @@ static void option_json(cJSON *o, const pp_splan_result *r, const pp_splan_optio
 	pp_json_int(o, "num_gpus", x->gpus);
 	pp_json_num(o, "usd_per_hour", x->usd_per_hour, SIG);
 	pp_json_bool(o, "slo_met", x->slo_met);
+	if (x->stopped) /* the latencies below: a lower bound where passed, else null */
+		pp_json_bool(o, "stopped_when_missed", true);
 	pp_json_num(o, "headroom", x->headroom, SIG);
 	if (isfinite(x->capacity_rps)) /* met the bounds, not the rate */
 		pp_json_num(o, "capacity_request_rate", x->capacity_rps, SIG);
@@ -390,6 +401,7 @@ void pp_splan_to_json(const pp_scenario *s, const pp_splan_result *r, const char
 		pp_json_int(cnt, pp_splan_status_names[i], r->count[i]);
 	pp_json_int(j, "simulations", r->sims);
 	pp_json_int(j, "alone_simulations", r->alone_sims);
+	pp_json_int(j, "reused_simulations", r->reused);
 	/* the only key that depends on the clock */
 	pp_json_num(j, "elapsed_s", pp_round_us(r->elapsed_s), 15);
 	if (r->pick >= 0) {

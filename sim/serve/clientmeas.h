@@ -15,7 +15,14 @@ typedef struct pp_serve_meas {
 	double *itl;
 	int *itl_req;
 	size_t nitl, capitl;
+	/* pp_serve_setup.stop_when_missed: the SLO's TTFT, TPOT and E2EL
+	 * bounds (0: none or not watched), how many requests passed each so
+	 * far and the least such value (seconds) */
+	double bound[3];
+	int64_t over[3];
+	double over_min[3];
 } pp_serve_meas;
+enum { PP_MEAS_TTFT, PP_MEAS_TPOT, PP_MEAS_E2EL };
 
 /* Request i's next token reached the client at now: its first sets its
  * TTFT's end, each later one adds a gap. */

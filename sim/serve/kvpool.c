@@ -13,6 +13,7 @@ typedef struct node {
 
 struct pp_kvpool {
 	int64_t total, nfree;
+	int64_t peak_demand;     /* the most blocks in use plus asked for, at any ask */
 	node *nodes;
 	int nnodes, cap, spare;  /* spare: head of the list of unused nodes */
 	int head, tail;
@@ -122,11 +123,24 @@ int64_t pp_kvpool_prefix_idle(const pp_kvpool *p, int64_t n)
 	return idle;
 }
 
+bool pp_kvpool_fits(pp_kvpool *p, int64_t n)
+{
+	int64_t d = p->total - p->nfree + (n > 0 ? n : 0);
+	if (d > p->peak_demand)
+		p->peak_demand = d;
+	return n <= p->nfree;
+}
+
+int64_t pp_kvpool_peak_demand(const pp_kvpool *p)
+{
+	return p->peak_demand;
+}
+
 bool pp_kvpool_alloc(pp_kvpool *p, int64_t n)
 {
 	if (n <= 0)
 		return true;
-	if (n > p->nfree)
+	if (!pp_kvpool_fits(p, n))
 		return false;
 	p->nfree -= n;
 	while (n > 0) {

@@ -35,6 +35,12 @@ int64_t pp_kvpool_prefix_hit(const pp_kvpool *p, int64_t max);
 /* Of the first n prefix blocks, how many sit unreferenced in the free
  * queue (taking them uses free blocks). */
 int64_t pp_kvpool_prefix_idle(const pp_kvpool *p, int64_t n);
+/* Whether n blocks are free, noting the ask: pp_kvpool_peak_demand is
+ * the most blocks in use plus asked for (by this or pp_kvpool_alloc) at
+ * any ask. A run whose peak demand stays within a smaller pool's blocks
+ * never had an ask refused there either, so it runs the same on it. */
+bool pp_kvpool_fits(pp_kvpool *p, int64_t n);
+int64_t pp_kvpool_peak_demand(const pp_kvpool *p);
 /* Take n fresh blocks from the front of the queue (evicting cached prefix
  * blocks popped); false, with nothing taken, when fewer are free. */
 bool pp_kvpool_alloc(pp_kvpool *p, int64_t n);

@@ -65,11 +65,22 @@ void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 
 /* ---- the client's measurements (clientmeas.h) ---- */
 
+/* A request's latency v of kind k, against the watched bound. */
+static void watch(pp_serve_meas *m, int k, double v)
+{
+	if (m->bound[k] > 0 && v > m->bound[k]) {
+		if (!m->over[k] || v < m->over_min[k])
+			m->over_min[k] = v;
+		m->over[k]++;
+	}
+}
+
 void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
 {
 	pp_sreq *q = &r[i];
 	if (q->generated == 1) {
 		q->first_s = now;
+		watch(m, PP_MEAS_TTFT, q->first_s - q->send_s);
 	} else {
 		if (m->nitl == m->capitl) {
 			m->capitl = m->capitl ? 2 * m->capitl : 4096;
@@ -80,6 +91,13 @@ void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
 		m->itl[m->nitl++] = now - q->last_s;
 	}
 	q->last_s = now;
+	if (q->generated == q->output && (m->bound[PP_MEAS_TPOT] > 0 || m->bound[PP_MEAS_E2EL] > 0)) {
+		/* as pp_serve_finish computes them */
+		double ttft = q->first_s - q->send_s, e2el = q->last_s - q->send_s;
+		watch(m, PP_MEAS_E2EL, e2el);
+		if (q->output > 1)
+			watch(m, PP_MEAS_TPOT, (e2el - ttft) / (double)(q->output - 1));
+	}
 }
 
 void pp_serve_meas_release(pp_serve_meas *m)

@@ -6,6 +6,7 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int64_t pp_lendist_draw(const pp_lendist *L, void *rng)
 {
@@ -45,8 +46,7 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 	pp_sreq *r = pp_xcalloc(N ? N : 1, sizeof(*r));
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, (unsigned long)seed);
-	double t = 0, L = (double)sv->max_model_len;
-	int64_t longest = pp_servework_longest_prompt(sv); /* within max_model_len - 1 */
+	double t = 0;
 	for (size_t i = 0; i < N; i++) {
 		pp_sreq *q = &r[i];
 		q->replica = -1;
@@ -58,12 +58,10 @@ void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sr
 			int64_t in = pp_lendist_draw(&sv->input, g), outl = pp_lendist_draw(&sv->output, g);
 			bool pre = sv->prefix_len > 0 && gsl_rng_uniform(g) < sv->prefix_fraction;
 			q->prefix = pre ? sv->prefix_len : 0;
+			/* as drawn: one too long for max_model_len is refused or
+			 * rejected whole (pp_serve_admit), never cut */
 			q->prompt = q->prefix + in;
-			if (q->prompt > longest)
-				q->prompt = longest;
 			q->output = outl;
-			if ((double)(q->prompt + q->output) > L)
-				q->output = (int64_t)L - q->prompt;
 			/* unit-rate gamma inter-arrival (vllm bench serve: shape
 			 * burstiness, scale 1 / (rate burstiness)) */
 			double gap = gsl_ran_gamma(g, sv->burstiness, 1.0 / sv->burstiness);
@@ -144,5 +142,112 @@ int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_er
 			       "(input_len + output_len)) x %.0f simulations = %.3g tokens, above the "
 			       "limit of %.3g simulated tokens a command; expected fewer or shorter "
 			       "requests", tok, key, runs, tok * runs, PP_SERVE_LIMIT_WORK);
+	return 0;
+}
+
+int pp_serve_admit(const pp_servespec *sv, pp_sreq *q, size_t *n, int64_t *rejected, pp_err *err)
+{
+	size_t k = 0;
+	int64_t L = sv->max_model_len;
+	*rejected = 0;
+	for (size_t i = 0; i < *n; i++) {
+		/* vLLM: the engine's processor refuses a prompt of max_model_len
+		 * tokens or more, the OpenAI server one whose prompt + max_tokens
+		 * passes max_model_len (HTTP 400) */
+		bool over = q[i].prompt >= L || q[i].prompt + q[i].max_tokens > L;
+		if (!over) {
+			q[k++] = q[i];
+			continue;
+		}
+		if (!sv->reject_over_length) {
+			if (sv->trace)
+				return pp_errf(err, PP_EINPUT, "serve: %s:%zu: input_len + output_len = %lld, "
+					       "above serving.max_model_len = %lld; expected at most that (vLLM "
+					       "refuses a longer request; workload.over_length \"reject\" counts "
+					       "it as rejected)", sv->trace_path, i + 2,
+					       (long long)(q[i].prompt + q[i].max_tokens), (long long)L);
+			return pp_errf(err, PP_EINPUT, "serve: request %zu of workload (seed %llu) draws a "
+				       "prompt of %lld tokens (shared prefix %lld) and max_tokens %lld: %lld "
+				       "tokens, above serving.max_model_len = %lld; expected every request "
+				       "within it (vLLM refuses a longer one: shorter lengths, or "
+				       "workload.over_length \"reject\" to count such requests as rejected)",
+				       i, (unsigned long long)sv->seed, (long long)q[i].prompt,
+				       (long long)q[i].prefix, (long long)q[i].max_tokens,
+				       (long long)(q[i].prompt + q[i].max_tokens), (long long)L);
+		}
+		(*rejected)++;
+	}
+	*n = k;
+	if (k == 0)
+		return pp_errf(err, PP_EINPUT, "serve: every one of the workload's %lld requests is "
+			       "longer than serving.max_model_len = %lld (workload.over_length \"reject\" "
+			       "rejected them all); expected shorter requests or a longer max_model_len",
+			       (long long)*rejected, (long long)L);
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+double pp_serve_trace_rps(const pp_servespec *sv)
+{
+	if (!sv->trace || sv->ntrace < 2)
+		return NAN;
+	double span = sv->trace[sv->ntrace - 1].arrival_s - sv->trace[0].arrival_s;
+	return span > 0 ? (double)(sv->ntrace - 1) / span : NAN;
+}
+
+void pp_serve_trace_facts(const pp_servespec *sv, pp_trace_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	size_t n = sv->ntrace;
+	f->rows = n;
+	f->mean_rps = pp_serve_trace_rps(sv);
+	if (!sv->trace || n == 0)
+		return;
+	int64_t *v = pp_xcalloc(n, sizeof(*v));
+	double si = 0, so = 0;
+	for (size_t i = 0; i < n; i++) {
+		si += (double)sv->trace[i].input_len;
+		so += (double)sv->trace[i].output_len;
+		v[i] = sv->trace[i].input_len;
+	}
+	f->input_mean = si / (double)n;
+	f->input_median = median_i64(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = sv->trace[i].output_len;
+	f->output_mean = so / (double)n;
+	f->output_median = median_i64(v, n);
+	free(v);
+	f->duration_s = sv->trace[n - 1].arrival_s - sv->trace[0].arrival_s;
+}
+
+double pp_serve_configured_rps(const pp_servespec *sv, double rate)
+{
+	if (!sv->trace || isinf(rate))
+		return rate;
+	double t = pp_serve_trace_rps(sv);
+	return isnan(t) ? t : rate * t;
+}
+
+int pp_serve_trace_factor(const pp_servespec *sv, double *rate, pp_err *err)
+{
+	if (!sv->trace || isinf(*rate))
+		return 0;
+	double t = pp_serve_trace_rps(sv);
+	if (isnan(t))
+		return pp_errf(err, PP_EINPUT, "--rate %g: the trace %s has %s, so no rate to "
+			       "rescale; expected --rate inf or no --rate", *rate, sv->trace_path,
+			       sv->ntrace < 2 ? "one row" : "every arrival at one time");
+	*rate /= t;
 	return 0;
 }

@@ -27,6 +27,46 @@
 void pp_serve_requests(const pp_servespec *sv, double rate, uint64_t seed, pp_sreq **out,
 		       size_t *n);
 
+/* vLLM's rule on q[0..*n): a request whose prompt is max_model_len
+ * tokens or more, or whose prompt + max_tokens passes max_model_len, is
+ * refused (vllm/v1/engine/processor.py _validate_model_input; the OpenAI
+ * server answers HTTP 400). Without workload.over_length "reject" the
+ * first such request is PP_EINPUT naming it (a trace's row, or the
+ * request's index and lengths); with it, such requests are taken out of
+ * q (the others keep their order and arrivals), *n lowered and *rejected
+ * set to how many. PP_EINPUT too when none is left. */
+int pp_serve_admit(const pp_servespec *sv, pp_sreq *q, size_t *n, int64_t *rejected, pp_err *err);
+
+/* A trace's mean request rate: (rows - 1) / the span of its arrivals,
+ * requests/s; NAN without a trace, with one row or all at one time. A
+ * rate R given for a trace (serve --rate R) is the factor R / this on
+ * its arrival times' rate: the inter-arrival times scaled by
+ * this / R, so that the mean rate is R. */
+double pp_serve_trace_rps(const pp_servespec *sv);
+
+/* The requests/s a run at rate (pp_serve_requests' argument) sends: rate,
+ * or for a trace rate x pp_serve_trace_rps (NAN for a trace whose
+ * arrivals cannot be rescaled: one row, or all at one time). */
+double pp_serve_configured_rps(const pp_servespec *sv, double rate);
+
+/* A rate R (requests/s, or INFINITY) given for a run on sv's workload
+ * (serve --rate) as pp_serve_requests takes it: R itself without a
+ * trace; for a trace the factor R / pp_serve_trace_rps on its arrival
+ * times' rate (its inter-arrival times scaled so that the mean rate is
+ * R), *rate rewritten. PP_EINPUT when a trace's arrivals cannot be
+ * rescaled (one row, or all at one time) and R is finite. */
+int pp_serve_trace_factor(const pp_servespec *sv, double *rate, pp_err *err);
+
+/* What a trace holds, for the header of a run on it. */
+typedef struct pp_trace_facts {
+	size_t rows;
+	double input_mean, input_median;   /* tokens */
+	double output_mean, output_median; /* tokens */
+	double duration_s;                 /* last arrival - first */
+	double mean_rps;                   /* pp_serve_trace_rps */
+} pp_trace_facts;
+void pp_serve_trace_facts(const pp_servespec *sv, pp_trace_facts *f);
+
 /* The rate at which requests q[0..n) of sv's workload at rate arrive:
  * a trace's (n - 1) / its arrivals' span (NAN when they come at once),
  * else rate (INFINITY: all at once). */

@@ -310,7 +310,7 @@ static void pass_waiting(pp_sched *s, pass *p)
 		int64_t fresh = blocks_for(s, target) - hit - held;
 		if (fresh < 0)
 			fresh = 0;
-		if (fresh + pp_kvpool_prefix_idle(s->pool, hit) > pp_kvpool_free_blocks(s->pool))
+		if (!pp_kvpool_fits(s->pool, fresh + pp_kvpool_prefix_idle(s->pool, hit)))
 			break;
 		pp_kvpool_ref_prefix(s->pool, hit);
 		pp_kvpool_alloc(s->pool, fresh);

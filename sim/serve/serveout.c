@@ -2,6 +2,7 @@
 #include "serve/serveout.h"
 #include "core/fmt.h"
 #include "core/jsonout.h"
+#include "serve/requests.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,19 +99,23 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 		   (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
 		   sv->chunked_prefill ? "on" : "off", sv->prefix_caching ? "on" : "off",
 		   sv->kv_cache_dtype, (long long)sv->cudagraph_max);
-	if (sv->trace) { /* its own lengths (means) and arrivals, at a factor on its rate */
-		double in = 0, out = 0;
-		for (size_t i = 0; i < sv->ntrace; i++) {
-			in += (double)sv->trace[i].input_len;
-			out += (double)sv->trace[i].output_len;
-		}
-		double n = sv->ntrace ? (double)sv->ntrace : 1;
-		pp_sb_addf(o, "Workload   %lld prompts from a trace, input mean %.0f, output mean %.0f, "
-			   "arrivals %s%s, seed %llu\n", (long long)r->num_prompts, in / n, out / n,
-			   isinf(r->request_rate) ? "all at once" : r->request_rate == 1 ? "as recorded" : "x",
-			   isinf(r->request_rate) || r->request_rate == 1 ? ""
-									   : rate_str(r->request_rate, b1, sizeof(b1)),
-			   (unsigned long long)r->seed);
+	if (sv->trace) { /* its own figures, and the rate its arrivals were replayed at */
+		pp_trace_facts f;
+		pp_serve_trace_facts(sv, &f);
+		char b7[32];
+		pp_sb_addf(o, "Workload   %zu requests from a trace: input mean %.1f, median %.0f; output "
+			   "mean %.1f, median %.0f tokens; arrivals over %s, mean rate %s req/s; ",
+			   f.rows, f.input_mean, f.input_median, f.output_mean, f.output_median,
+			   pp_fmt_duration(f.duration_s, b7, sizeof(b7)),
+			   rate_str(f.mean_rps, b1, sizeof(b1)));
+		if (isinf(r->request_rate))
+			pp_sb_addf(o, "replayed all at once\n");
+		else if (r->request_rate == 1 || isnan(f.mean_rps))
+			pp_sb_addf(o, "replayed at their recorded times\n");
+		else
+			pp_sb_addf(o, "replayed at %s req/s (inter-arrival times x %.4g)\n",
+				   rate_str(r->request_rate * f.mean_rps, b1, sizeof(b1)),
+				   1 / r->request_rate);
 	} else {
 		pp_sb_addf(o, "Workload   %lld prompts, input %s %.0f, output %s %.0f, request rate %s "
 			   "(burstiness %g)%s, seed %llu\n", (long long)r->num_prompts,
@@ -145,17 +150,21 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 	pp_sb_addf(o, "  non-torch (context, NCCL)   %12s\n", pp_fmt_bytes(m->reserve_bytes, b6, sizeof(b6)));
 	if (mr && !isnan(mr->rate)) {
 		pp_sb_addf(o, "\nMax rate   %s req/s meets the SLO (bisection, %d runs)\n",
-			   rate_str(mr->rate, b1, sizeof(b1)), mr->runs);
+			   rate_str(pp_serve_configured_rps(sv, mr->rate), b1, sizeof(b1)), mr->runs);
 		if (mr->rate == 0)
 			pp_sb_addf(o, "           the SLO fails even at 1%% of the offline throughput; the "
 				   "figures below are at that rate\n");
 	}
 	pp_sb_addf(o, "\n============ Serving Benchmark Result ============\n");
 	line(o, "Successful requests:", "%.0f", (double)r->completed);
-	if (isinf(r->request_rate))
-		pp_sb_addf(o, "%-40s %s\n", "Request rate configured (RPS):", "inf");
+	if (sv->reject_over_length)
+		line(o, "Rejected requests (over max_model_len):", "%.0f", (double)r->rejected);
+	double rps = pp_serve_configured_rps(sv, r->request_rate);
+	if (isinf(rps) || isnan(rps))
+		pp_sb_addf(o, "%-40s %s\n", "Request rate configured (RPS):",
+			   isinf(rps) ? "inf" : "as recorded");
 	else
-		line(o, "Request rate configured (RPS):", "%.2f", r->request_rate);
+		line(o, "Request rate configured (RPS):", "%.2f", rps);
 	line(o, "Benchmark duration (s):", "%.2f", r->duration_s);
 	line(o, "Total input tokens:", "%.0f", (double)r->total_input_tokens);
 	line(o, "Total generated tokens:", "%.0f", (double)r->total_output_tokens);
@@ -234,16 +243,21 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	cJSON *j = pp_json_obj(NULL, NULL);
 	pp_json_str(j, "scenario", su->s->name);
 	pp_json_int(j, "num_prompts", r->num_prompts);
-	if (isinf(r->request_rate))
+	double rps = pp_serve_configured_rps(sv, r->request_rate);
+	if (isinf(rps))
 		pp_json_str(j, "request_rate", "inf");
+	else if (isnan(rps))
+		pp_json_null(j, "request_rate");
 	else
-		pp_json_num(j, "request_rate", r->request_rate, SIG);
+		pp_json_num(j, "request_rate", rps, SIG);
 	pp_json_num(j, "burstiness", sv->burstiness, SIG_RATIO);
 	if (sv->max_concurrency)
 		pp_json_int(j, "max_concurrency", sv->max_concurrency);
 	else
 		pp_json_null(j, "max_concurrency");
 	pp_json_int(j, "completed", r->completed);
+	if (sv->reject_over_length)
+		pp_json_int(j, "rejected", r->rejected);
 	pp_json_num(j, "duration", r->duration_s, SIG);
 	pp_json_int(j, "total_input_tokens", r->total_input_tokens);
 	pp_json_int(j, "total_output_tokens", r->total_output_tokens);
@@ -344,10 +358,11 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	}
 	if (mr && !isnan(mr->rate)) {
 		cJSON *x = pp_json_obj(j, "max_rate");
-		if (isinf(mr->rate))
+		double mrps = pp_serve_configured_rps(sv, mr->rate);
+		if (isinf(mrps))
 			pp_json_str(x, "request_rate", "inf");
 		else
-			pp_json_num(x, "request_rate", mr->rate, SIG);
+			pp_json_num(x, "request_rate", mrps, SIG);
 		pp_json_int(x, "runs", mr->runs);
 	}
 	cJSON *g = pp_json_obj(j, "engine");
@@ -365,4 +380,132 @@ void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 	pp_json_num(g, "p2p_s", r->p2p_s, SIG);
 	pp_json_print(j, true, out);
 	cJSON_Delete(j);
+}
+
+/* The KV cache's element type as kv_cache_dtype resolves to it. */
+static const char *kv_dtype_words(const pp_servespec *sv)
+{
+	if (sv->kv_bytes == 1)
+		return "fp8";
+	if (sv->kv_bytes == 2)
+		return "bf16";
+	if (sv->kv_bytes == 4)
+		return "fp32";
+	return sv->kv_bytes == 0.5 ? "fp4" : "?";
+}
+
+static void len_words(const pp_lendist *L, char *b, size_t n)
+{
+	switch (L->kind) {
+	case PP_LEN_UNIFORM:
+		snprintf(b, n, "uniform %.0f..%.0f (mean %.0f, range_ratio %g)",
+			 floor(L->mean * (1 - L->range_ratio)), ceil(L->mean * (1 + L->range_ratio)),
+			 L->mean, L->range_ratio);
+		break;
+	case PP_LEN_NORMAL:
+	case PP_LEN_LOGNORMAL:
+		snprintf(b, n, "%s mean %.0f, stddev %.0f", pp_len_kind_names[L->kind], L->mean,
+			 L->stddev);
+		break;
+	default:
+		snprintf(b, n, "%.0f", L->mean);
+		break;
+	}
+}
+
+void pp_serve_describe(const pp_scenario *s, pp_serve_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	const pp_servespec *sv = &s->serve;
+	if (!sv->present)
+		return;
+	char pre[200] = "";
+	if (sv->disagg.present) {
+		const pp_serve_pool_spec *a = &sv->disagg.pool[PP_POOL_PREFILL],
+					 *b = &sv->disagg.pool[PP_POOL_DECODE];
+		snprintf(pre, sizeof(pre), "disaggregated: %d prefill instance%s x TP %d + %d decode "
+			 "instance%s x TP %d, KV cache sent by %s, ", a->dp, a->dp == 1 ? "" : "s", a->tp,
+			 b->dp, b->dp == 1 ? "" : "s", b->tp,
+			 sv->disagg.kv_connector[0] ? sv->disagg.kv_connector : "the connector");
+	}
+	int gpus = sv->disagg.present ? sv->disagg.pool[PP_POOL_PREFILL].dp *
+						sv->disagg.pool[PP_POOL_PREFILL].tp * sv->pp +
+					sv->disagg.pool[PP_POOL_DECODE].dp *
+						sv->disagg.pool[PP_POOL_DECODE].tp * sv->pp
+				      : sv->tp * sv->pp * sv->dp;
+	char lay[160];
+	if (sv->disagg.present)
+		snprintf(lay, sizeof(lay), "PP %d", sv->pp);
+	else
+		snprintf(lay, sizeof(lay), "TP %d x PP %d x DP %d (replica%s)", sv->tp, sv->pp, sv->dp,
+			 sv->dp == 1 ? "" : "s");
+	snprintf(d->deployment, sizeof(d->deployment), "%s, %s%s, %d GPUs of %d x %s, expert "
+		 "parallel %s, %s weights and GEMMs, KV cache %s (kv_cache_dtype %s)",
+		 pp_serve_engine_names[sv->engine], pre, lay, gpus, s->cluster.num_gpus,
+		 s->cluster.gpu->id, sv->expert_parallel ? "on" : "off",
+		 pp_dtype_names[sv->precision], kv_dtype_words(sv), sv->kv_cache_dtype);
+	char seqs[48];
+	if (sv->seqs_from_kv)
+		snprintf(seqs, sizeof(seqs), "from the KV cache's size");
+	else
+		snprintf(seqs, sizeof(seqs), "%lld", (long long)sv->max_num_seqs);
+	char util[48];
+	if (sv->gpu_memory_utilization > 0)
+		snprintf(util, sizeof(util), "%g", sv->gpu_memory_utilization);
+	else
+		snprintf(util, sizeof(util), "derived by the engine");
+	snprintf(d->scheduler, sizeof(d->scheduler), "max_num_seqs %s, max_num_batched_tokens %lld, "
+		 "max_model_len %lld, block_size %d, chunked prefill %s, prefix caching %s, "
+		 "gpu_memory_utilization %s, CUDA graphs up to batch %lld%s", seqs,
+		 (long long)sv->max_num_batched_tokens, (long long)sv->max_model_len, sv->block_size,
+		 sv->chunked_prefill ? "on" : "off", sv->prefix_caching ? "on" : "off", util,
+		 (long long)sv->cudagraph_max,
+		 sv->enforce_eager ? " (enforce_eager: none)" : "");
+	char rate[48], b1[32], cap[48] = "", pfx[96] = "", over[64] = "";
+	if (sv->max_concurrency)
+		snprintf(cap, sizeof(cap), ", max_concurrency %lld", (long long)sv->max_concurrency);
+	if (sv->reject_over_length)
+		snprintf(over, sizeof(over), ", requests over max_model_len rejected");
+	if (sv->trace) {
+		pp_trace_facts f;
+		pp_serve_trace_facts(sv, &f);
+		const char *base = strrchr(sv->trace_path, '/');
+		snprintf(d->workload, sizeof(d->workload), "trace %s: %zu requests, input mean %.1f "
+			 "(median %.0f), output mean %.1f (median %.0f) tokens, arrivals over %s at a mean "
+			 "%s req/s, replayed as recorded%s%s, seed %llu", base ? base + 1 : sv->trace_path,
+			 f.rows, f.input_mean, f.input_median, f.output_mean, f.output_median,
+			 pp_fmt_duration(f.duration_s, b1, sizeof(b1)), rate_str(f.mean_rps, rate,
+			 sizeof(rate)), cap, over, (unsigned long long)sv->seed);
+	} else {
+		char in[96], out[96];
+		len_words(&sv->input, in, sizeof(in));
+		len_words(&sv->output, out, sizeof(out));
+		if (sv->prefix_len > 0)
+			snprintf(pfx, sizeof(pfx), ", a shared prefix of %lld tokens on %g of them",
+				 (long long)sv->prefix_len, sv->prefix_fraction);
+		snprintf(d->workload, sizeof(d->workload), "%lld prompts, input %s, output %s tokens%s, "
+			 "%s%s%s%s%s, seed %llu", (long long)sv->num_prompts, in, out, pfx,
+			 isinf(sv->request_rate) ? "all sent at once" : "request rate ",
+			 isinf(sv->request_rate) ? "" : rate_str(sv->request_rate, rate, sizeof(rate)),
+			 isinf(sv->request_rate) ? ""
+			 : sv->burstiness == 1 ? " req/s (Poisson)" : " req/s (gamma arrivals)", cap, over,
+			 (unsigned long long)sv->seed);
+	}
+	if (!sv->slo_present) {
+		snprintf(d->slo, sizeof(d->slo), "none");
+		return;
+	}
+	size_t k = (size_t)snprintf(d->slo, sizeof(d->slo), "p%g", sv->slo_percentile);
+	struct {
+		const char *n;
+		double v;
+	} b[] = {{"TTFT", sv->slo_ttft_s}, {"TPOT", sv->slo_tpot_s}, {"ITL", sv->slo_itl_s},
+		 {"E2EL", sv->slo_e2el_s}};
+	const char *sep = " ";
+	for (size_t i = 0; i < 4 && k < sizeof(d->slo); i++)
+		if (b[i].v > 0) {
+			k += (size_t)snprintf(d->slo + k, sizeof(d->slo) - k, "%s%s <= %g ms", sep, b[i].n,
+					      b[i].v * 1e3);
+			sep = ", ";
+		}
 }

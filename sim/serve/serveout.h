@@ -27,4 +27,23 @@ void pp_serve_to_text(const pp_serve_setup *su, const pp_serve_result *r,
 void pp_serve_to_json(const pp_serve_setup *su, const pp_serve_result *r,
 		      const pp_serve_search *mr, pp_sb *out);
 
+/* What a serving scenario deploys, in words, as `podplan check` and the
+ * report print it (no simulation: the scenario's resolved settings).
+ * Each member one sentence without a final period, "" where s has no
+ * serving section. */
+typedef struct pp_serve_desc {
+	/* engine; TP x PP x DP (replicas, GPUs), expert parallel, or the
+	 * disaggregated pools; weights' precision; the KV cache's dtype, as
+	 * kv_cache_dtype resolves */
+	char deployment[512];
+	/* max_num_seqs, max_num_batched_tokens, max_model_len, block_size,
+	 * chunked prefill, prefix caching, gpu_memory_utilization, CUDA graphs */
+	char scheduler[400];
+	/* the requests: lengths and arrivals, or the trace's figures */
+	char workload[512];
+	/* the bounds at their percentile, or "none" */
+	char slo[200];
+} pp_serve_desc;
+void pp_serve_describe(const pp_scenario *s, pp_serve_desc *d);
+
 #endif

@@ -251,6 +251,8 @@ static void try_launch(run *s, int ri, double now)
 		o->graphed_iterations += c.graphed;
 		o->mean_batch_tokens += b.prefill_tokens + b.decode_tokens;
 		o->mean_running += pp_sched_running(R->sch);
+		if (pp_sched_running(R->sch) > o->peak_running)
+			o->peak_running = pp_sched_running(R->sch);
 		o->busy_s += c.total_s;
 		R->iterations++;
 		R->busy_s += c.total_s;
@@ -341,6 +343,30 @@ static void pool_figures(run *s)
 	}
 }
 
+/* A run stop_when_missed stopped: the verdict and the bounds that gave
+ * it; every other latency and throughput figure NAN (servesim.h). */
+static void stopped_figures(run *s, const int64_t *need)
+{
+	pp_serve_result *o = s->out;
+	o->stopped = true;
+	o->slo_met = false;
+	o->num_prompts = (int64_t)s->N;
+	o->duration_s = o->request_throughput = o->output_throughput = NAN;
+	o->total_token_throughput = o->request_goodput = NAN;
+	pp_serve_stat *st[4] = {&o->ttft, &o->tpot, &o->e2el, &o->itl};
+	for (int k = 0; k < 4; k++) {
+		st[k]->mean = st[k]->std = st[k]->median = st[k]->p99 = st[k]->pct = NAN;
+		for (int j = 0; j < PP_SERVE_MAX_PCTS; j++)
+			st[k]->pcts[j] = NAN;
+		if (k < 3 && s->meas.over[k] >= need[k])
+			st[k]->pct = s->meas.over_min[k];
+	}
+	if (o->iterations) {
+		o->mean_batch_tokens /= (double)o->iterations;
+		o->mean_running /= (double)o->iterations;
+	}
+}
+
 int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 pp_serve_result *out, pp_err *err)
 {
@@ -358,6 +384,12 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	if (rc)
 		return rc;
 	pp_serve_requests(sv, request_rate, seed, &s.r, &s.N);
+	int64_t rejected = 0;
+	if ((rc = pp_serve_admit(sv, s.r, &s.N, &rejected, err))) {
+		free(s.r);
+		return rc;
+	}
+	out->rejected = rejected;
 	out->offered_rps = pp_serve_offered_rps(sv, request_rate, s.r, s.N);
 	if (s.N > 0 && s.r[s.N - 1].arrival_s > PP_SERVE_LIMIT_SPAN_S) {
 		rc = pp_errf(err, PP_EINPUT, "serve: the %zu requests' arrivals span %.3g s at request "
@@ -409,8 +441,32 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	size_t next = 0, ndone = 0, tick = s.N / 20 + 1;
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
+	/* stop_when_missed: how many requests over a bound make its
+	 * percentile certainly over it (servesim.h) */
+	int64_t need[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+	if (su->stop_when_missed > 0 && sv->slo_present && sv->warmup_requests == 0) {
+		size_t ntpot = 0;
+		for (size_t i = 0; i < s.N; i++)
+			ntpot += s.r[i].output > 1;
+		const double b[3] = {sv->slo_ttft_s, sv->slo_tpot_s, sv->slo_e2el_s};
+		const size_t n[3] = {s.N, ntpot, s.N};
+		for (int k = 0; k < 3; k++)
+			if (b[k] > 0 && n[k] > 0) {
+				/* the rank pp_serve_pct_of takes */
+				size_t lhs = (size_t)(int)(sv->slo_percentile / 100.0 * (double)(n[k] - 1));
+				if (lhs >= n[k])
+					lhs = n[k] - 1;
+				need[k] = (int64_t)(n[k] - lhs);
+				s.meas.bound[k] = su->stop_when_missed * b[k];
+			}
+	}
+	bool stopped = false;
 	double now = 0;
 	while (ndone < s.N) {
+		if (s.meas.over[0] >= need[0] || s.meas.over[1] >= need[1] || s.meas.over[2] >= need[2]) {
+			stopped = true;
+			break;
+		}
 		double t_send = INFINITY, t_ev = heap_next_t(&s);
 		if (next < s.N && (C == 0 || s.cin < C))
 			t_send = s.r[next].arrival_s > now ? s.r[next].arrival_s : now;
@@ -501,6 +557,15 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				touched[i] = false;
 				try_launch(&s, i, now);
 			}
+	}
+	for (int i = 0; i < s.R; i++) {
+		int64_t d = pp_kvpool_peak_demand(pp_sched_pool(s.reps[i].sch));
+		if (d > out->peak_kv_demand)
+			out->peak_kv_demand = d;
+	}
+	if (stopped) {
+		stopped_figures(&s, need);
+		goto out;
 	}
 	for (int i = 0; i < s.R; i++) {
 		const pp_kvpool *kp = pp_sched_pool(s.reps[i].sch);
@@ -597,8 +662,12 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 		return 0;
 	}
 	*best = r;
+	/* the probes above lo: a miss's verdict is all the bisection reads
+	 * (a met probe runs whole: it becomes best) */
+	pp_serve_setup probe = *su;
+	probe.stop_when_missed = PP_SERVE_STOP_FACTOR;
 	pp_serve_result h;
-	if ((rc = pp_serve_run(su, hi, seed, &h, err)))
+	if ((rc = pp_serve_run(&probe, hi, seed, &h, err)))
 		return rc;
 	(*runs)++;
 	if (h.slo_met) { /* the SLO holds past the deployment's capacity at this length */
@@ -608,7 +677,7 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 	}
 	while ((hi - lo) > rel_tol * hi) {
 		double mid = 0.5 * (lo + hi);
-		if ((rc = pp_serve_run(su, mid, seed, &r, err)))
+		if ((rc = pp_serve_run(&probe, mid, seed, &r, err)))
 			return rc;
 		(*runs)++;
 		if (su->progress)

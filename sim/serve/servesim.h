@@ -97,6 +97,20 @@ typedef struct pp_serve_setup {
 	/* each latency statistic's pct alone (pp_serve_pct_of: the rest NAN):
 	 * for the searches that read the SLO's percentiles only */
 	bool pct_only;
+	/* stop a run as soon as its SLO is certainly missed by a factor
+	 * stop_when_missed (0: never stop; the searches use
+	 * PP_SERVE_STOP_FACTOR): once more of the requests than its
+	 * percentile leaves out have passed factor x the TTFT, TPOT or E2EL
+	 * bound, that percentile is over factor x the bound whatever the rest
+	 * do (the percentile interpolates between the order statistics at
+	 * and above rank floor(p (n - 1)), and that many values over it put
+	 * both over it). The result then has stopped set, slo_met false, each
+	 * such bound's pct its least passing value (a lower bound on the
+	 * run's percentile, so the run's headroom is below 1 - factor) and
+	 * every other figure NAN. Only without warmup_requests (whose counted
+	 * set is known at the end). A run that misses by less runs to its
+	 * end, its figures exact. */
+	double stop_when_missed;
 	/* percentiles (0..100) to report besides the median, p99 and the SLO's,
 	 * in each pp_serve_stat's pcts[] */
 	int npcts;
@@ -105,6 +119,12 @@ typedef struct pp_serve_setup {
 	void (*progress)(void *ctx, double done);
 	void *progress_ctx;
 } pp_serve_setup;
+
+/* The searches' stop_when_missed: a run whose percentile is certainly
+ * over twice a bound (headroom below -100%) is stopped; a closer miss
+ * runs to its end, so the misses the searches name (the closest one) are
+ * measured whole whenever one misses by less. */
+#define PP_SERVE_STOP_FACTOR 2.0
 
 /* Prepare a serving scenario (s->serve.present) on hardware hw: the
  * replica, its forward cost, its memory and KV capacity. PP_EINPUT when
@@ -118,6 +138,15 @@ typedef struct pp_serve_result {
 	double request_rate;          /* requests/s; INFINITY: all sent at t = 0 */
 	uint64_t seed;
 	int64_t num_prompts, completed, total_input_tokens, total_output_tokens;
+	/* requests refused for passing max_model_len (workload.over_length
+	 * "reject"; pp_serve_admit): not in num_prompts nor any statistic */
+	int64_t rejected;
+	bool stopped;                 /* stop_when_missed stopped the run (see there) */
+	/* the most requests one instance ran at once (after a scheduling
+	 * pass) and its KV blocks' peak demand (pp_kvpool_peak_demand): a
+	 * run whose peaks stay below another setting's max_num_seqs and
+	 * blocks runs the same under it (the searches reuse it) */
+	int64_t peak_running, peak_kv_demand;
 	double duration_s;
 	double request_throughput, output_throughput, total_token_throughput;
 	double request_goodput;       /* requests meeting every given SLO bound, per second */
