@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kinds[] = {"megatron", "vllm"};
+static const char *const kinds[] = {"megatron", "vllm", "hf"};
 
 static int usage(void)
 {
 	printf("usage: podplan import megatron|vllm FILE [--gpu ID] [--num-gpus N]\n"
 	       "                      [--vocab-size N] [--model PRESET|config.json] [-o OUT.json]\n"
-	       "       podplan import --mapping [megatron|vllm]\n\n"
+	       "       podplan import --mapping [megatron|vllm|hf]\n\n"
 	       "Reads a launch configuration into a podplan scenario (stdout, or -o OUT.json):\n"
 	       "  megatron  a Megatron-LM / Megatron-Core launch script, command line or argument\n"
 	       "            file (torchrun's --nproc_per_node x --nnodes give the GPUs)\n"
@@ -34,7 +34,9 @@ static int usage(void)
 	       "  --model X         vllm: a preset id or a config.json for the served model\n"
 	       "                    (default: the repository's name as a preset id)\n"
 	       "  -o, --output OUT  write the scenario there (atomically) instead of stdout\n"
-	       "  --mapping         print the mapping table (Markdown) and exit\n");
+	       "  --mapping         print the mapping table (Markdown) and exit; hf: the keys\n"
+	       "                    of a Hugging Face config.json (model.hf_config), read or\n"
+	       "                    accepted with the reason\n");
 	return 0;
 }
 
@@ -91,9 +93,9 @@ int pp_cmd_import(int argc, char **argv)
 			return pp_cli_usage_error("import", "--mapping takes at most one importer");
 		pp_sb sb = {0};
 		if (pp_import_mapping(optind < argc ? argv[optind] : NULL, &sb)) {
-			const char *dym = pp_did_you_mean(argv[optind], kinds, 2);
-			return pp_cli_usage_error("import", "unknown importer \"%s\"%s%s%s; expected "
-						  "megatron or vllm", argv[optind],
+			const char *dym = pp_did_you_mean(argv[optind], kinds, 3);
+			return pp_cli_usage_error("import", "unknown table \"%s\"%s%s%s; expected "
+						  "megatron, vllm or hf", argv[optind],
 						  dym ? ", did you mean \"" : "", dym ? dym : "",
 						  dym ? "\"?" : "");
 		}

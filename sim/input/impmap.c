@@ -2,6 +2,7 @@
  * (import.h): docs/importers.md holds its output, checked by
  * tests/readme.sh. */
 #include "input/impint.h"
+#include "input/hfconfig.h"
 
 #include <string.h>
 
@@ -21,7 +22,7 @@ static void table(pp_sb *out, const char *title, const pp_imp_rule *r, size_t n)
 int pp_import_mapping(const char *kind, pp_sb *out)
 {
 	bool all = !kind;
-	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm"))
+	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm") && strcmp(kind, "hf"))
 		return -1;
 	if (all || !strcmp(kind, "megatron"))
 		table(out, "podplan import megatron: Megatron-LM's and torchrun's arguments",
@@ -34,6 +35,12 @@ int pp_import_mapping(const char *kind, pp_sb *out)
 		pp_sb_adds(out, "\n");
 		table(out, "podplan import vllm: vllm bench serve's arguments", pp_imp_bench_rules,
 		      pp_imp_bench_nrules);
+	}
+	if (all)
+		pp_sb_adds(out, "\n");
+	if (all || !strcmp(kind, "hf")) {
+		pp_sb_adds(out, "model.hf_config: the keys of a Hugging Face config.json\n\n");
+		pp_hfconfig_accepted(out);
 	}
 	return 0;
 }

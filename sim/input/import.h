@@ -42,8 +42,9 @@ int pp_import_megatron(const char *name, const char *text, const pp_import_opts 
 int pp_import_vllm(const char *name, const char *text, const pp_import_opts *o, cJSON **out,
 		   pp_err *err);
 
-/* The mapping table of importer kind ("megatron", "vllm"; NULL: every
- * importer) as Markdown: argument, what podplan does with it, the scenario
+/* The mapping table of importer kind ("megatron", "vllm", or "hf": the
+ * keys of a Hugging Face config.json that model.hf_config reads or
+ * accepts; NULL: all of them) as Markdown: argument, what podplan does with it, the scenario
  * key or the reason. -1 for an unknown kind. */
 int pp_import_mapping(const char *kind, pp_sb *out);
 
