@@ -26,6 +26,12 @@ card() { # card FILE PARAMS_FROM_THE_CARD GPUS TP
 card phi-3-mini-4k-instruct-config.json 3.8e9 8 8   # "3.8B parameters" (model card)
 card gpt2-config.json 124e6 4 4                      # 124M (openai-community/gpt2 card)
 card qwen2-72b-instruct-config.json 72.71e9 8 8      # "Number of Parameters: 72.71B" (Qwen2 card)
+# hand counts from the weight shapes published beside the configs (README):
+# Granite: embedding 49159 x 4096 (tied) + 40 x (q, o 4096^2; k, v 1024 x 4096;
+# gate, up, down 12800 x 4096) = 8.171e9; OLMo 2: 2 x 100352 x 4096 (untied)
+# + 32 x (4 x 4096^2 + 3 x 11008 x 4096) = 7.299e9 (norms under 0.01%)
+card granite-3.3-8b-instruct-config.json 8.171e9 8 8
+card olmo-2-7b-instruct-config.json 7.299e9 8 8
 
 # Phi-3-mini's window of 2047 < 4096, on every layer (transformers'
 # Phi3Attention): read, so the step is shorter than the same config's
