@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kinds[] = {"megatron", "vllm", "hf"};
+static const char *const kinds[] = {"megatron", "vllm", "hf", "scenario"};
 
 static int usage(void)
 {
 	printf("usage: podplan import megatron|vllm FILE [--gpu ID] [--num-gpus N]\n"
 	       "                      [--vocab-size N] [--model PRESET|config.json] [-o OUT.json]\n"
-	       "       podplan import --mapping [megatron|vllm|hf]\n\n"
+	       "       podplan import --mapping [megatron|vllm|hf|scenario]\n\n"
 	       "Reads a launch configuration into a podplan scenario (stdout, or -o OUT.json):\n"
 	       "  megatron  a Megatron-LM / Megatron-Core launch script, command line or argument\n"
 	       "            file (torchrun's --nproc_per_node x --nnodes give the GPUs)\n"
@@ -36,7 +36,8 @@ static int usage(void)
 	       "  -o, --output OUT  write the scenario there (atomically) instead of stdout\n"
 	       "  --mapping         print the mapping table (Markdown) and exit; hf: the keys\n"
 	       "                    of a Hugging Face config.json (model.hf_config), read or\n"
-	       "                    accepted with the reason\n");
+	       "                    accepted with the reason; scenario: the launch\n"
+	       "                    configurations' names a scenario file accepts as aliases\n");
 	return 0;
 }
 
@@ -93,9 +94,9 @@ int pp_cmd_import(int argc, char **argv)
 			return pp_cli_usage_error("import", "--mapping takes at most one importer");
 		pp_sb sb = {0};
 		if (pp_import_mapping(optind < argc ? argv[optind] : NULL, &sb)) {
-			const char *dym = pp_did_you_mean(argv[optind], kinds, 3);
+			const char *dym = pp_did_you_mean(argv[optind], kinds, 4);
 			return pp_cli_usage_error("import", "unknown table \"%s\"%s%s%s; expected "
-						  "megatron, vllm or hf", argv[optind],
+						  "megatron, vllm, hf or scenario", argv[optind],
 						  dym ? ", did you mean \"" : "", dym ? dym : "",
 						  dym ? "\"?" : "");
 		}

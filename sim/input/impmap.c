@@ -3,6 +3,7 @@
  * tests/readme.sh. */
 #include "input/impint.h"
 #include "input/hfconfig.h"
+#include "input/scenalias.h"
 
 #include <string.h>
 
@@ -22,7 +23,8 @@ static void table(pp_sb *out, const char *title, const pp_imp_rule *r, size_t n)
 int pp_import_mapping(const char *kind, pp_sb *out)
 {
 	bool all = !kind;
-	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm") && strcmp(kind, "hf"))
+	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm") && strcmp(kind, "hf") &&
+	    strcmp(kind, "scenario"))
 		return -1;
 	if (all || !strcmp(kind, "megatron"))
 		table(out, "podplan import megatron: Megatron-LM's and torchrun's arguments",
@@ -42,5 +44,9 @@ int pp_import_mapping(const char *kind, pp_sb *out)
 		pp_sb_adds(out, "model.hf_config: the keys of a Hugging Face config.json\n\n");
 		pp_hfconfig_accepted(out);
 	}
+	if (all)
+		pp_sb_adds(out, "\n");
+	if (all || !strcmp(kind, "scenario"))
+		pp_scen_alias_table(out);
 	return 0;
 }
