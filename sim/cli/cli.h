@@ -84,6 +84,7 @@ int pp_cmd_search(int argc, char **argv);
 int pp_cmd_size(int argc, char **argv);
 int pp_cmd_serve(int argc, char **argv);
 int pp_cmd_cluster(int argc, char **argv);
+int pp_cmd_import(int argc, char **argv);
 /* podplan serve --search (cmd_servesearch.c): pp_cmd_serve hands over. */
 int pp_cmd_serve_search(int argc, char **argv);
 

@@ -5,6 +5,7 @@
  */
 #include "input/catalog.h"
 #include "cli/cli.h"
+#include "input/prices.h"
 #include "input/framework.h"
 #include "core/util.h"
 
@@ -189,6 +190,43 @@ static void print_plausibility(const pp_catalog *cat)
 	}
 }
 
+/* The keys a costs option of kind "api" takes as "price" (prices.json
+ * hosted_api), each with its group's prices, before the figures. */
+static void print_api_keys(const pp_catalog *cat)
+{
+	size_t n = 0;
+	const char **keys = pp_price_api_keys(cat, &n);
+	const pp_jdoc *pd = pp_catalog_doc(cat, "prices");
+	const cJSON *api = pd ? cJSON_GetObjectItemCaseSensitive(pd->root, "hosted_api") : NULL;
+	const cJSON *ft = cJSON_GetObjectItemCaseSensitive(api, "fine_tuning_usd_per_1m_training_tokens");
+	const cJSON *inf = cJSON_GetObjectItemCaseSensitive(api, "inference_usd_per_1m_tokens");
+	printf("Hosted API price keys (%zu; a costs option {\"kind\": \"api\", \"price\": KEY})\n", n);
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(ft, keys[i]);
+		const cJSON *e = f ? f : cJSON_GetObjectItemCaseSensitive(inf, keys[i]);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
+		const cJSON *out = cJSON_GetObjectItemCaseSensitive(e, "output");
+		const cJSON *rg = cJSON_GetObjectItemCaseSensitive(e, "range");
+		/* a key named for its unit (OpenAI's reinforcement fine-tuning bills hours) */
+		const char *unit = strstr(keys[i], "_usd_per_hour") ? "usd per hour of training"
+								    : "usd per 1M training tokens";
+		if (f && cJSON_IsNumber(v))
+			printf("  %-36s fine-tuning  %8g %s\n", keys[i], v->valuedouble, unit);
+		else if (f && cJSON_GetArraySize(rg) == 2)
+			printf("  %-36s fine-tuning  %g to %g %s (a range)\n", keys[i],
+			       cJSON_GetArrayItem(rg, 0)->valuedouble, cJSON_GetArrayItem(rg, 1)->valuedouble,
+			       unit);
+		else if (!f && cJSON_IsNumber(in) && cJSON_IsNumber(out))
+			printf("  %-36s inference    %8g / %g usd per 1M input / output tokens\n", keys[i],
+			       in->valuedouble, out->valuedouble);
+		else
+			printf("  %-36s %s, no price listed\n", keys[i], f ? "fine-tuning" : "inference");
+	}
+	free(keys);
+	printf("\n");
+}
+
 static void print_kind(const pp_catalog *cat, const char *kind)
 {
 	if (!strcmp(kind, "frameworks") || !strcmp(kind, "plausibility")) {
@@ -207,8 +245,10 @@ static void print_kind(const pp_catalog *cat, const char *kind)
 		print_storage(cat);
 	else if (!strcmp(kind, "models"))
 		print_models(cat);
-	else if (!strcmp(kind, "prices"))
+	else if (!strcmp(kind, "prices")) {
+		print_api_keys(cat);
 		puts("Prices (per GPU-hour unless stated; from the catalog's prices.json)");
+	}
 	else
 		printf("Kernel efficiency defaults (per GPU architecture)\n");
 	print_figures(cat, kind);

@@ -26,6 +26,7 @@ static const struct {
 	{"cluster", pp_cmd_cluster, "many jobs on one cluster: queue, placement, failures, goodput"},
 	{"serve", pp_cmd_serve, "serving: vllm bench serve's throughput and latencies, KV capacity, SLO"},
 	{"fit", pp_cmd_fit, "fit a calibration profile from calibration runs; list, export"},
+	{"import", pp_cmd_import, "a Megatron-LM launch script or a vllm serve command line as a scenario"},
 	{"check", pp_cmd_check, "validate a scenario file and print what it resolves to"},
 	{"catalog", pp_cmd_catalog, "print the GPU, fabric, storage, model and price catalogs"},
 	{"calib", pp_cmd_calib, "calibration runs: list, show, export CSV, import nccl-tests logs"},

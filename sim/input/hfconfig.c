@@ -9,70 +9,112 @@
 /* Upper bound of a dimension (model.h): catches typos and overflow, not a real limit. */
 #define MAX_DIM PP_MODEL_DIM_MAX
 
-typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS } fam;
+typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2 } fam;
 
-/* Keys every family may have. The first group is read; the others have no
- * effect on a training step's compute, memory or communication. */
-static const char *const k_common[] = {
-	/* read */
-	"model_type", "hidden_size", "num_hidden_layers", "num_attention_heads",
-	"num_key_value_heads", "intermediate_size", "vocab_size", "max_position_embeddings",
-	"hidden_act", "tie_word_embeddings",
-	/* identity and bookkeeping */
-	"architectures", "auto_map", "transformers_version", "torch_dtype", "dtype",
-	/* token ids, initialisation, inference cache */
-	"bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "use_cache",
-	/* numerics and positions: the norm's epsilon, RoPE's base and scaling
-	 * (YaRN, linear, dynamic: the same elementwise rotation), dropout (0 in
-	 * these models) */
-	"rms_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "attention_dropout",
-	/* Llama's emulation of its pretraining TP split, bias vectors on the
-	 * attention / MLP projections (an add per output: negligible) */
-	"pretraining_tp", "attention_bias", "mlp_bias",
-	/* the released checkpoint's weight format (FP8 blocks, MXFP4): a
-	 * scenario's training precision and QLoRA are training keys */
-	"quantization_config",
-};
-
-/* Dense decoders (llama, mistral, qwen2, qwen3, ...). */
-static const char *const k_dense[] = {"head_dim", "sliding_window", "use_sliding_window",
-				      "max_window_layers", "layer_types"};
+/* Which families a key belongs to (a bit per fam). */
+#define B(f) (1u << (f))
+#define ALL 0xffu
+#define DENSE B(F_DENSE)
+#define MOE (B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS))
+#define NOT_GPT2 (ALL & ~B(F_GPT2))
 
 /* The largest magnitude of a number in a config (a key read or not):
  * rope_theta, the largest podplan knows of, is 1e6 to 1e8. */
 #define HF_MAX_NUMBER 1e12
 
-static const char *const k_mixtral[] = {
-	"num_local_experts", "num_experts_per_tok", "head_dim", "sliding_window",
-	/* the router's auxiliary loss and its jitter noise: no compute effect */
-	"router_aux_loss_coef", "router_jitter_noise", "output_router_logits"};
+static const char RD[] = "read";
+static const char WIN[] = "read: the sliding window (docs/scenario.md)";
+static const char IDS[] = "token ids: the data, not the step";
+static const char BOOK[] = "the file's bookkeeping: which classes load it, which versions wrote it";
+static const char ROPE[] = "the rotary embedding's base, scaling or original context (YaRN, "
+			   "linear, dynamic, longrope): the same elementwise rotation whatever "
+			   "the values";
+static const char DROP[] = "dropout: accepted at podplan's rate, 0 on gated (SwiGLU, GeGLU) "
+			   "models and 0.1 on GeLU ones (the masks it costs); another rate is "
+			   "refused";
+static const char SCAL[] = "a scalar multiplier or soft cap (on embeddings, residuals, "
+			   "attention scores or logits): an elementwise pass the fused kernels "
+			   "fold in, not costed";
+static const char ROUT[] = "the router's balancing loss or noise, routing weights renormalised: "
+			   "the same tokens per expert on average, no compute effect";
 
-static const char *const k_qwen_moe[] = {
-	"num_experts", "num_experts_per_tok", "moe_intermediate_size",
-	"shared_expert_intermediate_size", "decoder_sparse_step", "mlp_only_layers", "head_dim",
-	"sliding_window", "use_sliding_window", "max_window_layers", "layer_types",
-	/* routing weights renormalised, auxiliary loss: no compute effect */
-	"norm_topk_prob", "router_aux_loss_coef", "output_router_logits"};
-
-static const char *const k_deepseek[] = {
-	"n_routed_experts", "n_shared_experts", "num_experts_per_tok", "moe_intermediate_size",
-	"first_k_dense_replace", "moe_layer_freq", "q_lora_rank", "kv_lora_rank",
-	"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_nextn_predict_layers",
-	/* routing rules (group-limited top-k, scoring function, bias-based
-	 * balancing, output scaling) and balance losses: the same tokens per
-	 * expert on average, no compute effect */
-	"n_group", "topk_group", "topk_method", "scoring_func", "norm_topk_prob",
-	"routed_scaling_factor", "aux_loss_alpha", "seq_aux",
-	/* inference hints: an expert-parallel size for serving, RoPE's memory
-	 * layout; newer transformers also write head_dim = qk_rope_head_dim */
-	"ep_size", "rope_interleave", "head_dim"};
-
-static const char *const k_gpt_oss[] = {
-	"num_local_experts", "num_experts_per_tok", "experts_per_token", "head_dim",
-	"sliding_window", "layer_types",
-	/* the SwiGLU clamp, YaRN's original context, the router's loss:
-	 * elementwise or nothing */
-	"swiglu_limit", "initial_context_length", "router_aux_loss_coef", "output_router_logits"};
+/* Every key a config may carry, with the families that may carry it and
+ * what podplan does with it: RD/WIN, read; any other text, accepted with
+ * that reason (it cannot change a training step or a serving iteration).
+ * Anything not here is refused by name. pp_hfconfig_accepted prints it. */
+static const struct hf_key {
+	const char *key;
+	unsigned fams;
+	const char *why;
+} hf_keys[] = {
+	{"model_type", ALL, RD}, {"hidden_size", NOT_GPT2, RD}, {"num_hidden_layers", NOT_GPT2, RD},
+	{"num_attention_heads", NOT_GPT2, RD}, {"num_key_value_heads", NOT_GPT2, RD},
+	{"intermediate_size", NOT_GPT2, RD}, {"vocab_size", ALL, RD},
+	{"max_position_embeddings", NOT_GPT2, RD}, {"hidden_act", NOT_GPT2, RD},
+	{"hidden_activation", DENSE, "read: Gemma's gated GeLU (a gated MLP, as SwiGLU)"},
+	{"tie_word_embeddings", ALL, RD},
+	{"head_dim", NOT_GPT2 & ~B(F_DEEPSEEK), RD},
+	{"n_embd", B(F_GPT2), "read: hidden_size"}, {"n_layer", B(F_GPT2), "read: num_layers"},
+	{"n_head", B(F_GPT2), "read: num_attention_heads"},
+	{"n_positions", B(F_GPT2), "read: seq_length"},
+	{"n_inner", B(F_GPT2), "read: ffn_hidden_size (null: 4 x n_embd)"},
+	{"activation_function", B(F_GPT2), "read: a GeLU MLP (not gated)"},
+	{"n_ctx", B(F_GPT2), "GPT-2's former name for n_positions, equal to it"},
+	{"sliding_window", DENSE | B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
+	{"use_sliding_window", DENSE | B(F_QWEN_MOE), WIN}, {"max_window_layers", DENSE | B(F_QWEN_MOE), WIN},
+	{"layer_types", DENSE | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
+	{"num_local_experts", B(F_MIXTRAL) | B(F_GPT_OSS), RD},
+	{"num_experts_per_tok", MOE | B(F_DEEPSEEK), RD}, {"experts_per_token", B(F_GPT_OSS), RD},
+	{"num_experts", B(F_QWEN_MOE), RD}, {"moe_intermediate_size", B(F_QWEN_MOE) | B(F_DEEPSEEK), RD},
+	{"shared_expert_intermediate_size", B(F_QWEN_MOE), RD},
+	{"decoder_sparse_step", B(F_QWEN_MOE), RD}, {"mlp_only_layers", B(F_QWEN_MOE), RD},
+	{"n_routed_experts", B(F_DEEPSEEK), RD}, {"n_shared_experts", B(F_DEEPSEEK), RD},
+	{"first_k_dense_replace", B(F_DEEPSEEK), RD}, {"moe_layer_freq", B(F_DEEPSEEK), RD},
+	{"q_lora_rank", B(F_DEEPSEEK), RD}, {"kv_lora_rank", B(F_DEEPSEEK), RD},
+	{"qk_nope_head_dim", B(F_DEEPSEEK), RD}, {"qk_rope_head_dim", B(F_DEEPSEEK), RD},
+	{"v_head_dim", B(F_DEEPSEEK), RD}, {"num_nextn_predict_layers", B(F_DEEPSEEK), RD},
+	{"head_dim", B(F_DEEPSEEK), "newer transformers write qk_rope_head_dim here; MLA's sizes are read"},
+	{"architectures", ALL, BOOK}, {"auto_map", ALL, BOOK}, {"transformers_version", ALL, BOOK},
+	{"torch_dtype", ALL, "the release's weight dtype: the scenario's precision decides"},
+	{"dtype", ALL, "the release's weight dtype: the scenario's precision decides"},
+	{"quantization_config", ALL, "the release's weight format (FP8 blocks, MXFP4): training "
+	 "precision and QLoRA are training keys, serving precision a serving key"},
+	{"bos_token_id", ALL, IDS}, {"eos_token_id", ALL, IDS}, {"pad_token_id", ALL, IDS},
+	{"initializer_range", ALL, "initialisation: before the first step"},
+	{"use_cache", ALL, "the inference library's KV cache switch: podplan's serving always caches"},
+	{"cache_implementation", DENSE, "the inference library's cache class"},
+	{"rms_norm_eps", ALL, "a constant inside the norm"}, {"layer_norm_eps", ALL, "a constant inside the norm"},
+	{"layer_norm_epsilon", ALL, "a constant inside the norm"},
+	{"rope_theta", NOT_GPT2, ROPE}, {"rope_scaling", NOT_GPT2, ROPE},
+	{"rope_parameters", NOT_GPT2, ROPE}, {"original_max_position_embeddings", DENSE, ROPE},
+	{"rope_interleave", B(F_DEEPSEEK), ROPE}, {"initial_context_length", B(F_GPT_OSS), ROPE},
+	{"rope_local_base_freq", DENSE, ROPE},
+	{"attention_dropout", ALL, DROP}, {"embd_pdrop", ALL, DROP}, {"resid_pdrop", ALL, DROP},
+	{"attn_pdrop", ALL, DROP},
+	{"summary_first_dropout", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
+	{"summary_activation", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
+	{"summary_proj_to_labels", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
+	{"summary_type", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
+	{"summary_use_proj", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
+	{"task_specific_params", B(F_GPT2), "generation defaults: the benchmark's requests set lengths"},
+	{"scale_attn_weights", B(F_GPT2), "the 1/sqrt(d) score scale, inside the attention kernel"},
+	{"pretraining_tp", ALL, "Llama's emulation of its pre-training TP split: the same GEMMs"},
+	{"attention_bias", ALL, "bias adds on the projections: negligible, not costed"},
+	{"mlp_bias", ALL, "bias adds on the projections: negligible, not costed"},
+	{"query_pre_attn_scalar", DENSE, SCAL}, {"attn_logit_softcapping", DENSE, SCAL},
+	{"final_logit_softcapping", DENSE, SCAL}, {"embedding_multiplier", DENSE, SCAL},
+	{"residual_multiplier", DENSE, SCAL}, {"attention_multiplier", DENSE, SCAL},
+	{"logits_scaling", DENSE, SCAL},
+	{"router_aux_loss_coef", MOE, ROUT}, {"router_jitter_noise", B(F_MIXTRAL), ROUT},
+	{"output_router_logits", MOE, ROUT}, {"norm_topk_prob", B(F_QWEN_MOE) | B(F_DEEPSEEK), ROUT},
+	{"n_group", B(F_DEEPSEEK), "group-limited routing (checked to be possible): the same tokens "
+	 "per expert on average"},
+	{"topk_group", B(F_DEEPSEEK), "as n_group"}, {"topk_method", B(F_DEEPSEEK), ROUT},
+	{"scoring_func", B(F_DEEPSEEK), ROUT}, {"routed_scaling_factor", B(F_DEEPSEEK), ROUT},
+	{"aux_loss_alpha", B(F_DEEPSEEK), ROUT}, {"seq_aux", B(F_DEEPSEEK), ROUT},
+	{"ep_size", B(F_DEEPSEEK), "an expert-parallel size hint for serving: the scenario sets EP"},
+	{"swiglu_limit", B(F_GPT_OSS), "the SwiGLU clamp: elementwise"},
+};
 
 /* Expert keys: named in the message when a dense model_type carries them. */
 static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
@@ -87,17 +129,35 @@ static bool in(const char *key, const char *const *list, size_t n)
 	return false;
 }
 
+static const struct hf_key *find_key(const char *k, fam f)
+{
+	for (size_t i = 0; i < PP_ARRAY_LEN(hf_keys); i++)
+		if (!strcmp(hf_keys[i].key, k) && (hf_keys[i].fams & B(f)))
+			return &hf_keys[i];
+	return NULL;
+}
+
+void pp_hfconfig_accepted(pp_sb *out)
+{
+	pp_sb_adds(out, "| key | families | what podplan does with it |\n|---|---|---|\n");
+	static const char *const fn[] = {"dense", "mixtral", "qwen MoE", "deepseek", "gpt-oss", "gpt2"};
+	for (size_t i = 0; i < PP_ARRAY_LEN(hf_keys); i++) {
+		const struct hf_key *k = &hf_keys[i];
+		pp_sb_addf(out, "| `%s` | ", k->key);
+		if (k->fams == ALL) {
+			pp_sb_adds(out, "all");
+		} else {
+			int n = 0;
+			for (int f = 0; f < 6; f++)
+				if (k->fams & B(f))
+					pp_sb_addf(out, "%s%s", n++ ? ", " : "", fn[f]);
+		}
+		pp_sb_addf(out, " | %s |\n", k->why);
+	}
+}
+
 static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 {
-	const char *const *fk;
-	size_t nf;
-	switch (f) {
-	case F_MIXTRAL: fk = k_mixtral; nf = PP_ARRAY_LEN(k_mixtral); break;
-	case F_QWEN_MOE: fk = k_qwen_moe; nf = PP_ARRAY_LEN(k_qwen_moe); break;
-	case F_DEEPSEEK: fk = k_deepseek; nf = PP_ARRAY_LEN(k_deepseek); break;
-	case F_GPT_OSS: fk = k_gpt_oss; nf = PP_ARRAY_LEN(k_gpt_oss); break;
-	default: fk = k_dense; nf = PP_ARRAY_LEN(k_dense); break;
-	}
 	for (const cJSON *c = hf->root->child; c; c = c->next) {
 		const char *k = c->string;
 		/* "_name_or_path", "_comment", "//": bookkeeping and comments */
@@ -108,7 +168,7 @@ static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 		if (cJSON_IsNumber(c) && !(fabs(c->valuedouble) <= HF_MAX_NUMBER))
 			return pp_jdoc_errf(hf, err, k, "found %g, expected a finite number of "
 					    "magnitude at most %g", c->valuedouble, HF_MAX_NUMBER);
-		if (in(k, k_common, PP_ARRAY_LEN(k_common)) || in(k, fk, nf))
+		if (find_key(k, f))
 			continue;
 		if (f == F_DENSE && in(k, k_experts, PP_ARRAY_LEN(k_experts)))
 			return pp_jdoc_errf(hf, err, k, "found an expert key in a config of model_type "
@@ -118,8 +178,27 @@ static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 		return pp_jdoc_errf(hf, err, k, "found a key podplan does not model in a config of "
 				    "model_type \"%s\"; expected only keys it reads or knows to leave "
 				    "a training step unchanged (docs/scenario.md, \"Hugging Face "
-				    "config.json\"): a key that may change the architecture is refused, "
-				    "never ignored", mt);
+				    "config.json\"; podplan import --mapping hf): a key that may change "
+				    "the architecture is refused, never ignored", mt);
+	}
+	return 0;
+}
+
+/* Dropout at podplan's rate for the MLP kind (the engine's masks: 0.1 on
+ * GeLU models, none on gated ones), else refused naming the key. */
+static int check_dropout(const pp_jdoc *hf, const pp_model *m, pp_err *err)
+{
+	static const char *const keys[] = {"attention_dropout", "embd_pdrop", "resid_pdrop", "attn_pdrop"};
+	double want = m->swiglu ? 0.0 : 0.1;
+	for (size_t i = 0; i < PP_ARRAY_LEN(keys); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf->root, keys[i]);
+		if (!v)
+			continue;
+		if (!cJSON_IsNumber(v) || fabs(v->valuedouble - want) > 1e-12)
+			return pp_jdoc_errf(hf, err, keys[i], "found %g; expected %g: podplan costs "
+					    "dropout 0.1 on GeLU models and none on gated (SwiGLU, GeGLU) "
+					    "ones, and does not model another rate",
+					    cJSON_IsNumber(v) ? v->valuedouble : -1.0, want);
 	}
 	return 0;
 }
@@ -435,10 +514,13 @@ static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *e
 	}
 	if (win == 0)
 		return 0;
-	if (!strcmp(mt, "mistral") || !strcmp(mt, "mixtral")) {
+	if (!strcmp(mt, "mistral") || !strcmp(mt, "mixtral") || !strcmp(mt, "phi3")) {
+		/* transformers' Phi3Attention passes config.sliding_window to every layer */
 		m->window = win;
 		m->window_freq = 1;
-	} else if (!strcmp(mt, "gpt_oss")) {
+	} else if (!strcmp(mt, "gpt_oss") || !strcmp(mt, "gemma2")) {
+		/* Gemma 2 (transformers Gemma2DecoderLayer before layer_types:
+		 * is_sliding = not bool(layer_idx % 2)) */
 		m->window = win;
 		m->window_freq = 2;
 	} else {
@@ -447,6 +529,39 @@ static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *e
 				    "or layer_types naming the sliding layers", win, mt);
 	}
 	return 0;
+}
+
+/* GPT-2's names (transformers GPT2Config): n_embd, n_layer, n_head,
+ * n_positions, n_inner (null: 4 x n_embd); a GeLU MLP, multi-head
+ * attention, the output layer tied to the embedding unless the config says
+ * otherwise (GPT2LMHeadModel's default). */
+static int read_gpt2(const pp_jdoc *hf, pp_model *m, pp_err *err)
+{
+	int rc;
+	if ((rc = get_int(hf, "n_embd", true, false, 1, MAX_DIM, &m->hidden_size, NULL, err)) ||
+	    (rc = get_int(hf, "n_layer", true, false, 1, MAX_DIM, &m->num_layers, NULL, err)) ||
+	    (rc = get_int(hf, "n_head", true, false, 1, MAX_DIM, &m->num_attention_heads, NULL, err)) ||
+	    (rc = get_int(hf, "vocab_size", true, false, 1, MAX_DIM, &m->vocab_size, NULL, err)))
+		return rc;
+	m->num_query_groups = m->num_attention_heads;
+	m->seq_length = 1024;
+	m->ffn_hidden_size = 4 * m->hidden_size;
+	if ((rc = get_int(hf, "n_positions", false, false, 1, MAX_DIM, &m->seq_length, NULL, err)) ||
+	    (rc = get_int(hf, "n_inner", false, true, 1, MAX_DIM, &m->ffn_hidden_size, NULL, err)))
+		return rc;
+	if (!m->ffn_hidden_size)
+		m->ffn_hidden_size = 4 * m->hidden_size;
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(hf->root, "activation_function");
+	if (act && (!cJSON_IsString(act) || strncmp(act->valuestring, "gelu", 4)))
+		return pp_jdoc_errf(hf, err, "activation_function", "found %s; expected a GeLU "
+				    "(gelu, gelu_new): podplan models GeLU and gated MLPs",
+				    cJSON_IsString(act) ? act->valuestring : "a non-string");
+	m->swiglu = false;
+	m->tied_embeddings = true;
+	if ((rc = pp_jget_bool(hf, hf->root, "", "tie_word_embeddings", false, &m->tied_embeddings,
+			       NULL, err)))
+		return rc;
+	return check_dropout(hf, m, err);
 }
 
 int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
@@ -460,9 +575,12 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 		: !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3_moe")   ? F_QWEN_MOE
 		: !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ? F_DEEPSEEK
 		: !strcmp(mt, "gpt_oss")                                 ? F_GPT_OSS
+		: !strcmp(mt, "gpt2")                                    ? F_GPT2
 									 : F_DENSE;
 	if ((rc = check_keys(hf, f, mt[0] ? mt : "(none)", err)))
 		return rc;
+	if (f == F_GPT2)
+		return read_gpt2(hf, m, err);
 	int64_t v = 0;
 	bool present;
 #define HF(key, field, req)                                                                       \
@@ -485,9 +603,14 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 	 * architecture says so; the expert families are all SwiGLU. */
 	const cJSON *act = cJSON_GetObjectItemCaseSensitive(hf->root, "hidden_act");
 	m->swiglu = (cJSON_IsString(act) && !strcmp(act->valuestring, "silu")) ||
-		    strstr(mt, "llama") || strstr(mt, "mistral") || strstr(mt, "qwen") || f != F_DENSE;
+		    strstr(mt, "llama") || strstr(mt, "mistral") || strstr(mt, "qwen") ||
+		    !strncmp(mt, "gemma", 5) || f != F_DENSE;
+	/* Gemma's configs tie the output layer by default (GemmaConfig
+	 * tie_word_embeddings=True); the other families state it or untie */
+	m->tied_embeddings = !strncmp(mt, "gemma", 5);
 	if ((rc = pp_jget_bool(hf, hf->root, "", "tie_word_embeddings", false, &m->tied_embeddings,
-			       NULL, err)))
+			       NULL, err)) ||
+	    (rc = check_dropout(hf, m, err)))
 		return rc;
 	if (f != F_DEEPSEEK &&
 	    (rc = get_int(hf, "head_dim", false, true, 1, MAX_DIM, &m->head_dim, NULL, err)))

@@ -3,7 +3,8 @@
  * model.hf_config).
  *
  * Families read (model_type): the dense decoders (llama, mistral, qwen2,
- * qwen3, and any other model_type that sticks to their keys), mixtral,
+ * qwen3, phi3, gemma, gemma2, olmo2, granite, and any other model_type that
+ * sticks to their keys), gpt2 (its own names: n_embd, n_layer, ...), mixtral,
  * qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3 and gpt_oss. The fields
  * map to Megatron-LM's names as NVIDIA's Megatron-MoE-ModelZoo converts them
  * (num_local_experts / num_experts / n_routed_experts -> num_experts,
@@ -29,14 +30,17 @@
  * weight format). Anything else - an unknown key, a key of another family, a
  * feature podplan does not model (DeepSeek-V3's multi-token prediction, a
  * sliding window on only some layers, a layer type other than full or
- * sliding attention) - is an error naming the key, never ignored. README.md
- * ("Hugging Face config.json") lists the keys of each kind.
+ * sliding attention), dropout at a rate podplan does not cost - is an error
+ * naming the key, never ignored. One table in hfconfig.c holds every key
+ * with its families and what podplan does with it (pp_hfconfig_accepted,
+ * `podplan import --mapping hf`).
  */
 #ifndef PP_HFCONFIG_H
 #define PP_HFCONFIG_H
 
 #include "input/catalog.h"
 #include "core/jdoc.h"
+#include "core/util.h"
 #include <stdbool.h>
 
 /*
@@ -48,5 +52,10 @@
  * expected ..." about the config file.
  */
 int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err);
+
+/* The table of every key a config may carry (Markdown: key, families, what
+ * podplan does with it - read, or accepted with the reason it cannot change
+ * a training step or a serving iteration); a key not in it is refused. */
+void pp_hfconfig_accepted(pp_sb *out);
 
 #endif

@@ -3,6 +3,7 @@
 #include "input/scenint.h"
 #include "input/limits.h"
 #include "input/hfconfig.h"
+#include "input/scenalias.h"
 #include "core/util.h"
 
 #include <libgen.h>
@@ -366,7 +367,9 @@ static int parse_body(pp_scenario *s, const char *name, const char *text, size_t
 		return rc;
 	const pp_jdoc *d = &s->doc;
 	pp_hash_hex(text, len, s->hash);
-	if ((rc = pp_jcheck_keys(d, d->root, "", top_keys, PP_ARRAY_LEN(top_keys), err)))
+	/* Megatron's and vLLM's own names where unambiguous (scenalias.h) */
+	if ((rc = pp_scen_aliases(&s->doc, cat, err)) ||
+	    (rc = pp_jcheck_keys(d, d->root, "", top_keys, PP_ARRAY_LEN(top_keys), err)))
 		return rc;
 	bool present;
 	if ((rc = pp_jget_str(d, d->root, "", "name", false, s->name, sizeof(s->name), &present, err)))

@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/t_import.sh - podplan import on launch configurations as published
+# (tests/data/import/README.md names each file's source): each imports and
+# predicts or serves, or is refused naming the argument; the scenario keys
+# the importer writes are checked against the text (values read from the
+# files, not from podplan's output); an unknown argument is refused with
+# exit 2 and nothing written. TAP for prove; run from the repository root.
+repo=$(pwd)
+bin=${PODPLAN_BIN:-$repo/bin/podplan}
+d=tests/data/import
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pp-import.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+key() { # key FILE DOTTED.KEY: the value of a key of an imported scenario
+	python3 -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v=v[k]
+print(json.dumps(v))' "$1" "$2"
+}
+
+# imports and predicts (training)
+imp() { # imp FILE ARGS...: import into $tmp/FILE.json then predict
+	f=$1; shift
+	"$bin" import megatron "$d/$f" "$@" -o "$tmp/$f.json" 2>"$tmp/err"
+	ok $? "import megatron $f $*"
+	"$bin" predict "$tmp/$f.json" >"$tmp/out" 2>&1 && grep -q '^Step time' "$tmp/out"
+	ok $? "predict on the import of $f"
+}
+imp train_gpt3_175b_distributed.sh --vocab-size 50257 --num-gpus 1024
+imp train_mixtral_8x7b_distributed.sh --vocab-size 32000 --num-gpus 64
+imp pretrain_gpt_distributed_with_mp.sh --vocab-size 50257
+
+# values as the scripts give them (Megatron pads the vocabulary to 128 x TP)
+j=$tmp/train_gpt3_175b_distributed.sh.json
+[ "$(key $j model.num_layers)" = 96 ] && [ "$(key $j model.hidden_size)" = 12288 ] &&
+	[ "$(key $j parallel.tensor_model_parallel_size)" = 8 ] &&
+	[ "$(key $j parallel.pipeline_model_parallel_size)" = 16 ] &&
+	[ "$(key $j training.global_batch_size)" = 1536 ] &&
+	[ "$(key $j training.precision)" = '"fp16"' ] &&
+	[ "$(key $j model.vocab_size)" = 51200 ] &&
+	[ "$(key $j model.ffn_hidden_size)" = 49152 ] &&
+	[ "$(key $j model.untie_embeddings_and_output_weights)" = false ]
+ok $? "gpt3 175B: 96 layers, hidden 12288, TP 8, PP 16, batch 1536, fp16, vocab 50257 padded to 51200, ffn 4h, tied"
+j=$tmp/train_mixtral_8x7b_distributed.sh.json
+[ "$(key $j model.num_experts)" = 8 ] && [ "$(key $j model.moe_router_topk)" = 2 ] &&
+	[ "$(key $j parallel.expert_model_parallel_size)" = 8 ] &&
+	[ "$(key $j parallel.zero_stage)" = 1 ] &&
+	[ "$(key $j model.num_query_groups)" = 8 ] &&
+	[ "$(key $j training.moe_token_dispatcher_type)" = '"alltoall"' ] &&
+	! grep -q sequence_parallel $j
+ok $? "mixtral: 8 experts top 2, EP 8, distributed optimizer = ZeRO-1, 8 groups, alltoall, no SP at TP 1"
+j=$tmp/pretrain_gpt_distributed_with_mp.sh.json
+[ "$(key $j cluster.num_gpus)" = 8 ] && [ "$(key $j parallel.sequence_parallel)" = true ] &&
+	[ "$(key $j training.train_tokens)" = "$((500000 * 16 * 1024))" ]
+ok $? "345M: torchrun's 8 x 1 GPUs, SP at TP 2, train_tokens = iters x batch x sequence"
+
+# refused by name, nothing written
+ref() { # ref FILE WORD ARGS...
+	f=$1; w=$2; shift 2
+	"$bin" import megatron "$d/$f" "$@" -o "$tmp/refused.json" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$w" "$tmp/err" && [ ! -e "$tmp/refused.json" ]
+	ok $? "import megatron $f refused (exit $rc) naming $w"
+}
+ref train_llama3_8b_h100_fp8.sh --fp8-param-gather
+ref Llama-3.1-8B-Instruct.sh --attention-dropout --vocab-size 128256 --num-gpus 8
+ref Qwen3-8B.sh --attention-dropout --vocab-size 151643 --num-gpus 8
+printf 'torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --vocab-size 1000 --frobnicate 3\n' >"$tmp/bad.sh"
+"$bin" import megatron "$tmp/bad.sh" -o "$tmp/refused.json" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "bad.sh:1: --frobnicate" "$tmp/err" && [ ! -e "$tmp/refused.json" ]
+ok $? "an unknown argument: exit 2 naming file:line and the argument"
+
+# vllm serve (+ vllm bench serve): imports and serves
+vl() { # vl FILE ARGS...
+	f=$1; shift
+	"$bin" import vllm "$d/$f" "$@" -o "$tmp/$f.json" 2>"$tmp/err"
+	ok $? "import vllm $f $*"
+	"$bin" serve "$tmp/$f.json" >"$tmp/out" 2>&1 && grep -q 'Output token throughput' "$tmp/out"
+	ok $? "serve on the import of $f"
+}
+vl qwen3-235b-a22b-bf16.vllm.sh --gpu b200
+vl qwen3-235b-a22b-fp8.vllm.sh --gpu h200
+vl gpt-oss-120b-8xh100.vllm.sh
+j=$tmp/qwen3-235b-a22b-fp8.vllm.sh.json
+[ "$(key $j model.preset)" = '"qwen3-235b-a22b"' ] && [ "$(key $j serving.precision)" = '"fp8"' ] &&
+	[ "$(key $j serving.tensor_parallel_size)" = 4 ] &&
+	[ "$(key $j serving.enable_prefix_caching)" = false ] &&
+	[ "$(key $j serving.gpu_memory_utilization)" = 0.8 ] &&
+	[ "$(key $j workload.input_len)" = 8192 ] && [ "$(key $j workload.output_len)" = 1024 ] &&
+	[ "$(key $j workload.num_prompts)" = 16 ] && [ "$(key $j cluster.num_gpus)" = 4 ]
+ok $? "qwen3 FP8: preset from the repository name, -FP8 weights, -tp 4, prefix caching off, bench serve 8192/1024 x 16"
+j=$tmp/gpt-oss-120b-8xh100.vllm.sh.json
+[ "$(key $j serving.tensor_parallel_size)" = 8 ] && [ "$(key $j serving.max_model_len)" = 131072 ] &&
+	[ "$(key $j serving.max_num_seqs)" = 128 ]
+ok $? "gpt-oss: --tensor_parallel_size (underscores) 8, max_model_len 131072, max_num_seqs 128"
+printf 'vllm serve Qwen/Qwen3-30B-A3B --speculative-config {}\n' >"$tmp/spec.sh"
+"$bin" import vllm "$tmp/spec.sh" 2>"$tmp/err" >/dev/null
+[ $? -eq 2 ] && grep -q -- "--speculative-config: refused" "$tmp/err"
+ok $? "vllm --speculative-config refused by name"
+
+# the mapping table names every rule's argument
+"$bin" import --mapping >"$tmp/map" && grep -q '`--use-distributed-optimizer` | mapped | `parallel.zero_stage`' "$tmp/map" &&
+	grep -q '`--random-input-len` V | mapped | `workload.input_len`' "$tmp/map"
+ok $? "import --mapping prints the rules"
+echo "1..$n"
