@@ -250,7 +250,8 @@ static void fit_keep(pp_search_fit *f, const walk *k, size_t n, const char *spac
 	f->nofit = k->nofit;
 	f->nfe = k->nfe;
 	f->fe = pp_xmalloc(sizeof(feas) * (k->nfe ? k->nfe : 1));
-	memcpy(f->fe, k->fe, sizeof(feas) * k->nfe);
+	if (k->nfe) /* none fits: k->fe may be NULL, which memcpy may not be given */
+		memcpy(f->fe, k->fe, sizeof(feas) * k->nfe);
 	snprintf(f->space, sizeof(f->space), "%s", space);
 }
 
