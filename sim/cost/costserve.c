@@ -96,7 +96,7 @@ static int capacity_of(const pp_serve_setup *su, const rates *u, uint64_t seed, 
 		return 0;
 	}
 	double rate = 0;
-	if ((rc = pp_serve_max_rate(su, seed, 0.01, &rate, &best, &n, err)))
+	if ((rc = pp_serve_max_rate_from(su, seed, 0.01, &off, &rate, &best, &n, err)))
 		return rc;
 	*runs += n;
 	if (!(rate > 0)) {
