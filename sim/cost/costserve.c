@@ -58,6 +58,8 @@ static void point_of(const pp_serve_result *r, double rate_rps, pp_cost_serve_po
 	p->itl_s = r->itl.pct;
 	p->e2el_s = r->e2el.pct;
 	p->slo_met = r->slo_met;
+	p->not_sustained = r->not_sustained;
+	p->capacity_rps = r->capacity_rps;
 }
 
 /* One replica's capacity under su's workload: the offline throughput,
@@ -330,6 +332,9 @@ static int measure(ctx *c, const pp_scenario *x, cost_serve_memo *m)
 			if ((rc = pp_serve_run(&su, rate, seed, &r, c->err)))
 				goto out;
 			sv->runs++;
+			/* a point past what the replica completes at once is a
+			 * burst it drained: no SLO verdict there (issue 31) */
+			pp_serve_judge_sustained(&r, k0.offline_rps);
 			point_of(&r, rps_of(&u, rate), &sv->curve[sv->ncurve++]);
 		}
 	}

@@ -615,13 +615,20 @@ int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_r
 	int rc = pp_serve_run(&one, INFINITY, seed, &cap, err);
 	if (rc)
 		return rc;
-	if (cap.request_throughput < x->offered_rps) {
-		x->not_sustained = true;
-		x->capacity_rps = cap.request_throughput;
-		x->slo_met = false;
-	}
+	pp_serve_judge_sustained(x, cap.request_throughput);
 	pp_serve_result_release(&cap);
 	return 1;
+}
+
+bool pp_serve_judge_sustained(pp_serve_result *x, double capacity_rps)
+{
+	if (!isfinite(x->offered_rps) || x->request_throughput >= PP_SERVE_SUSTAINED * x->offered_rps ||
+	    capacity_rps >= x->offered_rps)
+		return true;
+	x->not_sustained = true;
+	x->capacity_rps = capacity_rps;
+	x->slo_met = false;
+	return false;
 }
 
 void pp_serve_result_release(pp_serve_result *r)

@@ -205,6 +205,12 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_result *x,
 			     pp_err *err);
 
+/* The same judgement when the caller has the capacity already (the
+ * request throughput of su's run at seed with every request sent at
+ * once): marks x as above and returns false when x did not sustain its
+ * offered rate, else true. */
+bool pp_serve_judge_sustained(pp_serve_result *x, double capacity_rps);
+
 /* The highest request rate at which the SLO holds, by bisection between
  * a rate that meets it and one that does not, to rel_tol of the rate,
  * from the offline (all at once) throughput up. *best is the run at the
