@@ -245,10 +245,12 @@ static void describe_slo(const pp_servespec *sv, const pp_serve_result *r, char 
 		 r->e2el.pct * 1e3);
 }
 
-/* The simulations one option's sizing may run: capacity_of (the offline
- * run, pp_serve_max_rate's three and its bisection to 1% over a factor of
- * 150, about 8, and the run at the cap) and marginal_s's two searches of
- * the same kind. */
+/* The simulations one option's sizing may run (a bound: the offline run
+ * is shared with pp_serve_max_rate_from, and its run at 1% is made only
+ * when no probe meets the SLO): capacity_of (the offline run,
+ * pp_serve_max_rate's probes at 1% and 150% and its bisection to 1% over
+ * a factor of 150, about 8, and the run at the cap) and marginal_s's two
+ * searches of the same kind. */
 #define COST_SERVE_RUNS 40
 
 /* Simulate the replica of option cluster x into m. */
