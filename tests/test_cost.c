@@ -773,6 +773,60 @@ static int price_file(const char *path, const char *from, const char *to, pp_sce
 	return rc;
 }
 
+/* Issue 31: the report's throughput-latency curve runs one replica at
+ * multiples of its rate. With an SLO no run misses (TTFT 1e6 ms), the
+ * replica is sized at what it completes at once, and the points at 1.25x
+ * and 1.5x that are bursts it drained: judged not sustained (no SLO
+ * verdict, the capacity kept), where they read "slo met" before. */
+static void test_inference_curve_sustained(void)
+{
+	char *text = slurp("tests/data/serve-cost-8b.json");
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	char *t2 = replace(text, "\"ttft_ms\": 500, \"tpot_ms\": 15", "\"ttft_ms\": 1e6");
+	pp_scenario s;
+	pp_cost_result r;
+	pp_err err = {0};
+	memset(&r, 0, sizeof(r));
+	int rc = pp_scenario_parse(&s, "serve-cost-8b.json", t2, strlen(t2), cat, &err);
+	if (!rc) {
+		pp_cost_opts o = {0};
+		o.predict = fake_predict;
+		o.draws_given = true;
+		o.draws = 0;
+		o.serve_curve = true;
+		rc = pp_cost_run(&s, cat, &o, &r, &err);
+	}
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (!rc) {
+		const pp_cost_serving *v = &r.options[1].serving;
+		CHECK(v->simulated && v->ncurve >= 7);
+		CHECK_NEAR(v->max_rate_rps, v->offline_rps, 1e-12);
+		int above = 0;
+		for (int i = 0; i < v->ncurve; i++) {
+			const pp_cost_serve_point *p = &v->curve[i];
+			if (p->request_rate <= v->offline_rps * (1 + 1e-12)) {
+				CHECK(!p->not_sustained);
+				CHECK(p->slo_met);
+				continue;
+			}
+			if (p->request_rate < 1.2 * v->offline_rps)
+				continue; /* 1.1x: within PP_SERVE_SUSTAINED of its offer or not */
+			above++;
+			CHECK(p->not_sustained && !p->slo_met);
+			CHECK_NEAR(p->capacity_rps, v->offline_rps, 1e-12);
+		}
+		CHECK(above == 2);
+		pp_cost_result_release(&r);
+	}
+	pp_scenario_release(&s);
+	free(text);
+	free(t2);
+}
+
 static void test_inference_serving_hand(void)
 {
 	const char *F = "tests/data/serve-cost-8b.json";
@@ -1351,6 +1405,7 @@ int main(void)
 	RUN(test_inference_api_in_out);
 	RUN(test_inference_typed);
 	RUN(test_inference_serving_hand);
+	RUN(test_inference_curve_sustained);
 	RUN(test_board_slo);
 	RUN(test_tier4_qlora_auto);
 	RUN(test_strict_errors);

@@ -434,6 +434,21 @@ static void bad_flags(void)
 				    "\"h100-sxm\", \"num_gpus\": 1}, \"serving\": {\"max_num_seqs\": 0}}\n");
 	snprintf(a, sizeof(a), "--search %s --rate 1", bad);
 	expect2(a, "serving.max_num_seqs");
+	/* issue 31 (a fuzz finding): 88,192 requests of 24 + 128 tokens at 2
+	 * requests/s, over a minute of CPU before; refused before the first
+	 * run, naming the limit and the keys (14,000 such requests, under the
+	 * limit, search in about 6 s on the 2-core build machine). */
+	const char *big = write_tmp("big.json",
+				    "{\"model\": {\"preset\": \"llama3-8b\"}, \"cluster\": {\"gpu\": "
+				    "\"h100-sxm\", \"num_gpus\": 1}, \"serving\": {\"engine\": \"vllm\", "
+				    "\"tensor_parallel_size\": 1}, \"workload\": {\"num_prompts\": 88192, "
+				    "\"input_len\": 24, \"output_len\": 128}, \"slo\": {\"ttft_ms\": 500, "
+				    "\"tpot_ms\": 15, \"percentile\": 99}}\n");
+	double t0 = pp_mono_s();
+	snprintf(a, sizeof(a), "--search %s --rate 2", big);
+	expect2(a, "above the limit of 2e+08 output tokens x layouts a search");
+	expect2(a, "workload.num_prompts");
+	CHECK(pp_mono_s() - t0 < 5);
 	/* --help works */
 	char cmd[1400], *out = NULL;
 	snprintf(cmd, sizeof(cmd), "%s serve --search --help", pp_t_bin());

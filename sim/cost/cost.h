@@ -111,7 +111,12 @@ typedef struct pp_cost_serve_point {
 	double request_throughput;    /* completed over the run, requests/s */
 	double output_throughput;     /* generated tokens/s */
 	double ttft_s, tpot_s, itl_s, e2el_s; /* at the SLO's percentile (p99 without one) */
-	bool slo_met;
+	bool slo_met;                 /* false when not sustained */
+	/* the replica did not keep up with request_rate (pp_serve_judge_sustained:
+	 * a finite burst drained, above what it completes with every request
+	 * at once, capacity_rps): its latencies are no verdict at that rate */
+	bool not_sustained;
+	double capacity_rps;
 } pp_cost_serve_point;
 
 #define PP_COST_CURVE_MAX 10

@@ -67,6 +67,10 @@ static void point_json(cJSON *o, const char *key, const pp_cost_serve_point *p)
 	num(j, "itl_s", p->itl_s);
 	num(j, "e2el_s", p->e2el_s);
 	pp_json_bool(j, "slo_met", p->slo_met);
+	if (p->not_sustained) { /* only then, so that sustained points read as before */
+		pp_json_bool(j, "sustained", false);
+		num(j, "capacity_rps", p->capacity_rps);
+	}
 }
 
 static void serving_json(cJSON *o, const pp_cost_serving *v)

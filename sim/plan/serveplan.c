@@ -633,6 +633,11 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 	free(ls);
 	if (o->disagg) /* prefill pools of 1 .. 8 instances x decode TPs */
 		add_disagg_layouts(s, &sp, out);
+	/* the search's simulated work, bounded before its first run (issue 31) */
+	if ((rc = pp_serve_check_search_work(sv, out->nlayouts, err))) {
+		pp_splan_result_release(out);
+		return rc;
+	}
 	/* visit by GPUs a replica, the scenario's scheduler values first */
 	int *ord = pp_xcalloc((size_t)out->nlayouts, sizeof(int));
 	sort_eval = pp_xcalloc((size_t)out->nlayouts, sizeof(int));

@@ -145,6 +145,40 @@ int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_er
 	return 0;
 }
 
+/* The output tokens sv's workload asks for in one run: a bound on the
+ * run's iterations (each samples a token of every request it decodes). */
+static double output_tokens(const pp_servespec *sv)
+{
+	if (sv->trace) {
+		double t = 0;
+		for (size_t i = 0; i < sv->ntrace; i++)
+			t += (double)sv->trace[i].output_len;
+		return t;
+	}
+	return (double)sv->num_prompts * fmin(len_mean(&sv->output), (double)sv->max_model_len);
+}
+
+int pp_serve_check_search_work(const pp_servespec *sv, int layouts, pp_err *err)
+{
+	double n = sv->trace ? (double)sv->ntrace : (double)sv->num_prompts;
+	double tok = output_tokens(sv);
+	int m = layouts > PP_SERVE_SEARCH_MIN_LAYOUTS ? layouts : PP_SERVE_SEARCH_MIN_LAYOUTS;
+	if (!(tok * m > PP_SERVE_LIMIT_SEARCH_WORK))
+		return 0;
+	char counted[40] = "";
+	if (layouts < m)
+		snprintf(counted, sizeof(counted), " (counted as %d)", m);
+	return pp_errf(err, PP_EINPUT, "serve --search: found %.0f requests x %.0f output tokens "
+		       "a request = %.3g output tokens a simulation (%s x output_len) x %d layouts%s = "
+		       "%.3g, above the limit of %.3g output tokens x layouts a search; expected "
+		       "fewer or shorter requests (%s, workload.input_len, workload.output_len) or "
+		       "fewer layouts (set serving.tensor_parallel_size, pipeline_parallel_size, "
+		       "max_num_seqs or max_num_batched_tokens in the scenario to fix them)", n,
+		       n > 0 ? tok / n : 0, tok, sv->trace ? "the rows of workload.trace" :
+		       "workload.num_prompts", layouts, counted, tok * m, PP_SERVE_LIMIT_SEARCH_WORK,
+		       sv->trace ? "the rows of workload.trace" : "workload.num_prompts");
+}
+
 int pp_serve_admit(const pp_servespec *sv, pp_sreq *q, size_t *n, int64_t *rejected, pp_err *err)
 {
 	size_t k = 0;

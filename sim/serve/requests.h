@@ -82,6 +82,19 @@ double pp_serve_offered_rps(const pp_servespec *sv, double rate, const pp_sreq *
 #define PP_SERVE_LIMIT_REQUESTS 1000000 /* requests of one run (trace rows too) */
 #define PP_SERVE_LIMIT_REPLICAS 4096  /* instances of one deployment */
 #define PP_SERVE_LIMIT_WORK 1e8       /* tokens x runs of one cost option's sizing */
+/* output tokens x layouts of one `serve --search` (sim/plan/serveplan.c),
+ * checked once the layouts are known and before the first run. A run
+ * takes at most one iteration per output token (each iteration samples a
+ * token of every request it decodes), its worst case a light load where
+ * requests decode alone: 88,192 requests of 24 + 128 tokens at 2
+ * requests/s, 5.8 million iterations, take 3.5 s. A search runs a share of
+ * its layouts at the target rate, and overloaded runs stop early
+ * (servesim.h stop_when_missed): the shipped 70B search makes 277 runs of
+ * 1,000 requests over 528 layouts in under 1 s. */
+#define PP_SERVE_LIMIT_SEARCH_WORK 2e8
+/* layouts counted at least: a search of a few layouts runs each at several
+ * replica counts */
+#define PP_SERVE_SEARCH_MIN_LAYOUTS 64
 /* The span of arrivals a run may cover, in seconds: past it the clock
  * (double seconds) resolves less than a tenth of a microsecond. */
 #define PP_SERVE_LIMIT_SPAN_S 1e9
@@ -95,6 +108,11 @@ double pp_serve_work_tokens(const pp_servespec *sv);
  * requests that leave none counted): the keys to change, what was found
  * and the limit. */
 int pp_serve_check_work(const pp_servespec *sv, int replicas, double runs, pp_err *err);
+
+/* 0, or PP_EINPUT when `serve --search` over layouts layouts of sv's
+ * workload would pass PP_SERVE_LIMIT_SEARCH_WORK: the message names the
+ * limit, what was found and the keys that reduce it. */
+int pp_serve_check_search_work(const pp_servespec *sv, int layouts, pp_err *err);
 
 /* One length draw from L (exposed for the tests). */
 int64_t pp_lendist_draw(const pp_lendist *L, void *gsl_rng);

@@ -369,6 +369,14 @@ int pp_scheck_run(const pp_serve_setup *su, const pp_scheck_bench *b, uint64_t s
 	int rc = pp_serve_run(&s, rate, seed, &r, err);
 	if (rc)
 		return rc;
+	/* judged only on what it sustained, as serve does (issue 31) */
+	if ((rc = pp_serve_check_sustained(&s, seed, &r, err)) < 0) {
+		pp_serve_result_release(&r);
+		return rc;
+	}
+	out->not_sustained = r.not_sustained;
+	out->offered_rps = r.offered_rps;
+	out->capacity_rps = r.capacity_rps;
 	out->request_rate = rate;
 	out->burstiness = sv->burstiness;
 	out->max_concurrency = sv->max_concurrency;
@@ -384,6 +392,8 @@ int pp_scheck_run(const pp_serve_setup *su, const pp_scheck_bench *b, uint64_t s
 	for (int i = 0; i < b->nfigs; i++) {
 		const pp_scheck_fig *f = &b->figs[i];
 		double p;
+		if (r.not_sustained && !strcmp(f->key, "request_goodput"))
+			continue;
 		if (!predicted(&s, &r, f->key, &p)) {
 			goodput_skipped |= !strcmp(f->key, "request_goodput");
 			continue;
@@ -411,6 +421,12 @@ int pp_scheck_run(const pp_serve_setup *su, const pp_scheck_bench *b, uint64_t s
 	out->mean_abs_throughput = nt ? st / nt : NAN;
 	out->mean_abs_latency = nl ? sl / nl : NAN;
 	size_t used = strlen(note);
+	if (r.not_sustained)
+		snprintf(note + used, nn - used, "the simulated deployment did not sustain the offered "
+			 "%.4g requests/s (it completes %.4g/s with every request sent at once): its "
+			 "figures are those of a burst it drained, and request_goodput is not judged "
+			 "at that rate; ", r.offered_rps, r.capacity_rps);
+	used = strlen(note);
 	if (goodput_skipped)
 		snprintf(note + used, nn - used, "request_goodput needs the scenario's \"slo\" (the file "
 			 "does not keep --goodput's bounds); ");

@@ -78,7 +78,13 @@ typedef struct pp_scheck_result {
 	double pred_input_mean, pred_output_mean;
 	double mean_abs_error;                     /* over the rows */
 	double mean_abs_throughput, mean_abs_latency; /* NAN when none of the kind */
-	char note[256];           /* what could not be compared, or "" */
+	/* the simulated deployment did not keep up with the file's offered
+	 * rate (pp_serve_check_sustained): it completes capacity_rps with every
+	 * request sent at once; its figures describe a drained burst, and
+	 * request_goodput (a verdict at the SLO) is not compared */
+	bool not_sustained;
+	double offered_rps, capacity_rps;
+	char note[512];           /* what could not be compared, or "" */
 } pp_scheck_result;
 
 /* Simulate record b on su's deployment (su itself is not changed) with

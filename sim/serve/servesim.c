@@ -615,13 +615,20 @@ int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_r
 	int rc = pp_serve_run(&one, INFINITY, seed, &cap, err);
 	if (rc)
 		return rc;
-	if (cap.request_throughput < x->offered_rps) {
-		x->not_sustained = true;
-		x->capacity_rps = cap.request_throughput;
-		x->slo_met = false;
-	}
+	pp_serve_judge_sustained(x, cap.request_throughput);
 	pp_serve_result_release(&cap);
 	return 1;
+}
+
+bool pp_serve_judge_sustained(pp_serve_result *x, double capacity_rps)
+{
+	if (!isfinite(x->offered_rps) || x->request_throughput >= PP_SERVE_SUSTAINED * x->offered_rps ||
+	    capacity_rps >= x->offered_rps)
+		return true;
+	x->not_sustained = true;
+	x->capacity_rps = capacity_rps;
+	x->slo_met = false;
+	return false;
 }
 
 void pp_serve_result_release(pp_serve_result *r)
@@ -636,6 +643,13 @@ void pp_serve_result_release(pp_serve_result *r)
 int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, double *rate,
 		      pp_serve_result *best, int *runs, pp_err *err)
 {
+	return pp_serve_max_rate_from(su, seed, rel_tol, NULL, rate, best, runs, err);
+}
+
+int pp_serve_max_rate_from(const pp_serve_setup *su, uint64_t seed, double rel_tol,
+			   const pp_serve_result *offline, double *rate, pp_serve_result *best,
+			   int *runs, pp_err *err)
+{
 	const pp_servespec *sv = &su->sv;
 	*runs = 0;
 	*rate = 0;
@@ -643,10 +657,16 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 		return pp_errf(err, PP_EINPUT, "--max-rate needs an \"slo\" section (ttft_ms, tpot_ms, "
 			       "itl_ms or e2el_ms at a percentile)");
 	pp_serve_result r;
-	int rc = pp_serve_run(su, INFINITY, seed, &r, err);
-	(*runs)++;
-	if (rc)
-		return rc;
+	int rc;
+	if (offline) {
+		r = *offline;
+		r.requests = NULL;
+		r.nrequests = 0;
+	} else {
+		if ((rc = pp_serve_run(su, INFINITY, seed, &r, err)))
+			return rc;
+		(*runs)++;
+	}
 	if (r.slo_met) {
 		*best = r;
 		*rate = INFINITY;
@@ -654,16 +674,11 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 	}
 	double cap = r.request_throughput; /* what the deployment completes at most */
 	double lo = cap * 0.01, hi = cap * 1.5;
-	if ((rc = pp_serve_run(su, lo, seed, &r, err)))
-		return rc;
-	(*runs)++;
-	if (!r.slo_met) {
-		*best = r;
-		return 0;
-	}
-	*best = r;
 	/* the probes above lo: a miss's verdict is all the bisection reads
-	 * (a met probe runs whole: it becomes best) */
+	 * (a met probe runs whole: it becomes best). The run at lo, the
+	 * slowest of all (its requests one at a time), is made only when no
+	 * probe above it meets the SLO: one that does implies it at lo, as the
+	 * bisection's own premise (latency grows with the rate) has it. */
 	pp_serve_setup probe = *su;
 	probe.stop_when_missed = PP_SERVE_STOP_FACTOR;
 	pp_serve_result h;
@@ -675,6 +690,8 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 		*rate = hi;
 		return 0;
 	}
+	bool met_above = false;
+	double lo0 = lo;
 	while ((hi - lo) > rel_tol * hi) {
 		double mid = 0.5 * (lo + hi);
 		if ((rc = pp_serve_run(&probe, mid, seed, &r, err)))
@@ -685,9 +702,18 @@ int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, d
 		if (r.slo_met) {
 			lo = mid;
 			*best = r;
+			met_above = true;
 		} else {
 			hi = mid;
 		}
+	}
+	if (!met_above) {
+		if ((rc = pp_serve_run(su, lo0, seed, &r, err)))
+			return rc;
+		(*runs)++;
+		*best = r;
+		if (!r.slo_met)
+			return 0;
 	}
 	*rate = lo;
 	return 0;

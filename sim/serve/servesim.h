@@ -205,13 +205,29 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 int pp_serve_check_sustained(const pp_serve_setup *su, uint64_t seed, pp_serve_result *x,
 			     pp_err *err);
 
+/* The same judgement when the caller has the capacity already (the
+ * request throughput of su's run at seed with every request sent at
+ * once): marks x as above and returns false when x did not sustain its
+ * offered rate, else true. */
+bool pp_serve_judge_sustained(pp_serve_result *x, double capacity_rps);
+
 /* The highest request rate at which the SLO holds, by bisection between
  * a rate that meets it and one that does not, to rel_tol of the rate,
  * from the offline (all at once) throughput up. *best is the run at the
  * rate returned, *runs the simulations made. Returns 0; *rate is 0 when
  * the SLO fails even at 1% of the offline throughput, INFINITY when it
- * holds with every request sent at once. PP_EINPUT without an SLO. */
+ * holds with every request sent at once. PP_EINPUT without an SLO. The
+ * run at 1% (the slowest: its requests run one at a time) is made only
+ * when no faster probe meets the SLO; one that does implies it there, as
+ * the bisection itself assumes latency grows with the rate. */
 int pp_serve_max_rate(const pp_serve_setup *su, uint64_t seed, double rel_tol, double *rate,
 		      pp_serve_result *best, int *runs, pp_err *err);
+
+/* The same from offline, su's run at seed with every request sent at
+ * once when the caller has it (its figures are copied, not its
+ * requests; not counted in *runs), else NULL. */
+int pp_serve_max_rate_from(const pp_serve_setup *su, uint64_t seed, double rel_tol,
+			   const pp_serve_result *offline, double *rate, pp_serve_result *best,
+			   int *runs, pp_err *err);
 
 #endif
