@@ -56,4 +56,33 @@ sed 's/"bfloat16"/"float32"/' "$tmp/v.json" >"$tmp/c.json"
 "$bin" check "$tmp/c.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'serving.dtype: found' "$tmp/err"
 ok $? "vLLM dtype float32: exit 2 naming serving.dtype"
+# the zero-bubble fork's Megatron flags (sail-sg/zero-bubble-pipeline-parallelism
+# megatron/core/zbpp_utils.py) and training.pipeline_schedule
+zb() { # zb NAME PARALLEL-EXTRA TRAINING-EXTRA
+	cat >"$tmp/$1" <<J
+{"name": "z", "model": {"preset": "gpt-1.7b", "num_layers": 16},
+ "training": {"global_batch_size": 32$3},
+ "parallel": {"pipeline_model_parallel_size": 4$2},
+ "cluster": {"gpu": "h100-sxm", "num_gpus": 8}}
+J
+}
+zb zp1.json ', "pipeline_schedule": "zb-h1"' ''
+zb zf1.json ', "enable_zero_bubble": true, "zero_bubble_max_pending_backward": "4"' ''
+same zf1.json zp1.json "enable_zero_bubble with 4 pending backwards on 4 stages = zb-h1"
+zb zp2.json ', "pipeline_schedule": "zb-h2"' ''
+zb zf2.json '' ', "enable_zero_bubble": true, "zero_bubble_max_pending_backward": 8'
+same zf2.json zp2.json "training.enable_zero_bubble with 8 pending backwards on 4 stages = zb-h2"
+zb zpv.json ', "pipeline_schedule": "zbv"' ''
+zb zfv.json ', "enable_zero_bubble": true, "zero_bubble_v_schedule": true, "zero_bubble_v_schedule_mem_setup": "zb"' ''
+same zfv.json zpv.json "zero_bubble_v_schedule (with enable_zero_bubble, mem setup zb) = zbv"
+zb ztv.json '' ', "pipeline_schedule": "zbv"'
+same ztv.json zpv.json "training.pipeline_schedule = parallel.pipeline_schedule"
+zb zc.json ', "enable_zero_bubble": true' ''
+"$bin" check "$tmp/zc.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'parallel.enable_zero_bubble: found true with zero_bubble_max_pending_backward (not given: auto)' "$tmp/err"
+ok $? "enable_zero_bubble with the fork's auto limit: exit 2 naming the flag"
+zb zm.json ', "zero_bubble_v_schedule": true, "zero_bubble_v_schedule_mem_setup": "half"' ''
+"$bin" check "$tmp/zm.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'parallel.zero_bubble_v_schedule_mem_setup: found' "$tmp/err"
+ok $? "V-Half memory setup: exit 2 naming the flag"
 echo "1..$n"

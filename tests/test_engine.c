@@ -408,7 +408,10 @@ static void trace_json(void)
  * microbatches == pp_size or more than the total; then one forward, one
  * backward; get_model_chunk_id (k mod (pp_size chunks)) / pp_size,
  * reversed for a backward; get_microbatch_id_in_model_chunk
- * (k / (pp_size chunks)) pp_size + k mod pp_size. */
+ * (k / (pp_size chunks)) pp_size + k mod pp_size. Micro-batch counts
+ * pp_size does not divide (from pp_size on): Megatron-Core's
+ * get_schedule_table built as its loop builds it, groups of N
+ * (pp_pipe_group), warm-up (pp_size - rank - 1) x 2 + (chunks - 1) x N. */
 static void interleaved_order_megatron(void)
 {
 	pp_scenario s;
@@ -424,8 +427,23 @@ static void interleaved_order_megatron(void)
 				s.training.num_microbatches = m;
 				pp_pipe pl = pp_pipe_of(&s);
 				int total = m * v;
+				if (m % P && m < P)
+					continue; /* refused: Megatron-Core needs pp micro-batches */
+				/* Megatron-Core's get_schedule_table: groups of N micro-batches,
+				 * each chunk by chunk, the last group what is left */
+				int N = m % P ? pp_pipe_group(&pl) : P;
+				int *tmb = malloc(sizeof(int) * 2 * (size_t)total), *tc = tmb + total, t = 0;
+				for (int lo = 0; lo < m; lo += N) {
+					int hi = lo + N >= m ? m : lo + N;
+					for (int c = 0; c < v; c++)
+						for (int b = lo; b < hi; b++, t++) {
+							tmb[t] = b;
+							tc[t] = c;
+						}
+				}
+				CHECK(t == total);
 				for (int r = 0; r < P; r++) {
-					int warm = (P - r - 1) * 2 + (v - 1) * P;
+					int warm = (P - r - 1) * 2 + (v - 1) * N;
 					if (m == P || warm > total)
 						warm = total;
 					int n = pp_schedule_count(&pl), fk = 0, bk = 0;
@@ -435,10 +453,10 @@ static void interleaved_order_megatron(void)
 					for (int i = 0; i < n; i++) {
 						bool fwd = i < warm || (fk < total && (i - warm) % 2 == 0);
 						int k = fwd ? fk++ : bk++;
-						int chunk = (k % (P * v)) / P;
+						int chunk = m % P ? tc[k] : (k % (P * v)) / P;
 						if (!fwd)
 							chunk = v - 1 - chunk;
-						int mb = (k / (P * v)) * P + k % P;
+						int mb = m % P ? tmb[k] : (k / (P * v)) * P + k % P;
 						pp_unit u = pp_schedule_unit(&pl, r, i);
 						bad += u.fwd != fwd || u.chunk != chunk || u.mb != mb;
 						/* the in-order reading (the program's cursor) */
@@ -448,6 +466,7 @@ static void interleaved_order_megatron(void)
 					}
 					free(order);
 				}
+				free(tmb);
 			}
 	pp_t_diag("%lld interleaved units, %lld not Megatron-LM's", (long long)units, (long long)bad);
 	CHECK(units > 100000);

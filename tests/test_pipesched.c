@@ -210,6 +210,116 @@ static void bubble_formulas(void)
 	CHECK(unequal == 0);
 }
 
+/* Interleaved 1F1B on P stages of v chunks of one layer each, m
+ * micro-batches (any count from P on). */
+static int scenario_v(pp_scenario *s, pp_hw *hw, int P, int v, int m)
+{
+	char js[1024];
+	snprintf(js, sizeof(js),
+		 "{\"name\": \"pipe\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": %d}, "
+		 "\"training\": {\"global_batch_size\": %d, \"micro_batch_size\": 1, "
+		 "\"use_flash_attn\": true, \"recompute\": \"none\"}, "
+		 "\"parallel\": {\"tensor_model_parallel_size\": 1, "
+		 "\"pipeline_model_parallel_size\": %d, \"virtual_pipeline_model_parallel_size\": %d, "
+		 "\"pipeline_schedule\": \"interleaved\"}, "
+		 "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": %d}}",
+		 v * P, m, P, v, P);
+	int rc = tu_scenario_unchecked(js, s, hw);
+	s->model.tied_embeddings = false;
+	return rc;
+}
+
+/* Interleaved 1F1B with micro-batches the stages do not divide (Megatron-
+ * Core's groups of N, pp_pipe_group): every list runs each (chunk,
+ * micro-batch) forward once and its backward once after it, the group
+ * meets Megatron-Core's constraint; with unit costs and no transfers the
+ * worst rank idles (p - 1)(F + B) of one chunk's F and B, the interleaved
+ * schedule's bubble (Narayanan et al., SC'21, Sec. 2.2: (p - 1)(t_f +
+ * t_b) / v of a stage's whole pass), whatever N; the fast path equals
+ * the event simulation; the memory model holds the list's peak. */
+static void interleaved_any_m(void)
+{
+	int cases = 0, bad = 0;
+	for (int P = 2; P <= 6; P++)
+		for (int v = 2; v <= 4; v++)
+			for (int m = P; m <= 30; m++) {
+				pp_pipe pl = {P, v, PP_SCHED_INTERLEAVED, m};
+				if (m % P == 0) {
+					bad += pp_pipe_listed(&pl);
+					continue;
+				}
+				int N = pp_pipe_group(&pl);
+				/* Megatron-Core's constraint on the group */
+				bad += !pp_pipe_listed(&pl) || N < P || N > m || (m % N && m % N < P);
+				pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(&pl));
+				int *seen = pp_xcalloc((size_t)(v * m), sizeof(int));
+				for (int st = 0; st < P; st++) {
+					memset(seen, 0, sizeof(int) * (size_t)(v * m));
+					int n = pp_pipe_list(&pl, st, u);
+					bad += n != 2 * v * m;
+					for (int i = 0; i < n; i++) {
+						int *x = &seen[u[i].chunk * m + u[i].mb];
+						int bit = u[i].fwd ? 1 : 2;
+						bad += (*x & bit) || (!u[i].fwd && !(*x & 1)) || u[i].act != PP_ACT_WHOLE;
+						*x |= bit;
+					}
+					for (int j = 0; j < v * m; j++)
+						bad += seen[j] != 3;
+					cases++;
+				}
+				free(seen);
+				free(u);
+			}
+	pp_t_diag("%d interleaved stage lists, micro-batches not a multiple of the stages: %d wrong",
+		  cases, bad);
+	CHECK(cases > 500);
+	CHECK(bad == 0);
+	/* bubble */
+	const double ratio[2][3] = {{1, 1, 1}, {2, 2, 1}};
+	int nb = 0, off = 0, unequal = 0;
+	for (int P = 2; P <= 4; P++)
+		for (int v = 2; v <= 3; v++)
+			for (int m = P + 1; m <= 3 * P + 1; m += P) {
+				for (int ri = 0; ri < 2; ri++) {
+					pp_scenario s;
+					pp_hw hw;
+					if (scenario_v(&s, &hw, P, v, m)) {
+						CHECK(0);
+						continue;
+					}
+					pp_workload w;
+					pp_workload_build(&w, &s, &hw);
+					double f = ratio[ri][0] * 1e-3, i = ratio[ri][1] * 1e-3, wg = ratio[ri][2] * 1e-3;
+					synthetic(&w, f, i, wg);
+					int64_t F = pp_ns(f), B = pp_ns(i) + pp_ns(wg);
+					int64_t want = (P - 1) * (F + B);
+					bool same;
+					int64_t got = des_bubble(&s, &hw, &w, &same);
+					pp_pipe pl = pp_pipe_of(&s);
+					/* the memory model's held chunks: the list's peak */
+					for (int st = 0; st < P; st++)
+						off += pp_stage_inflight_chunks(&s, st) !=
+						       pp_pipe_peak_inflight(&pl, st);
+					if (got != want || !same)
+						pp_t_diag("%d stages, %d chunks, %d micro-batches (groups of %d), "
+							  "F:B %g:%g per chunk: bubble %lld ns, (p - 1)(F + B) %lld; "
+							  "fast path %s", P, v, m, pp_pipe_group(&pl), ratio[ri][0],
+							  ratio[ri][1] + ratio[ri][2], (long long)got,
+							  (long long)want, same ? "equal" : "NOT equal");
+					off += got != want;
+					unequal += !same;
+					nb++;
+					pp_workload_release(&w);
+					pp_scenario_release(&s);
+				}
+			}
+	pp_t_diag("%d interleaved pipelines x ratios: %d bubbles off (p - 1)(F + B) a chunk, %d "
+		  "fast paths unequal", nb, off, unequal);
+	CHECK(nb == 36);
+	CHECK(off == 0);
+	CHECK(unequal == 0);
+}
+
 /* Activation memory per rank, in micro-batches of a 1F1B stage's layers,
  * as the README tables give it. */
 static void activation_multiples(void)
@@ -277,24 +387,29 @@ static void fast_equals_des(void)
 		"\"data_parallel_size\": 2",
 	};
 	int cases = 0, bad = 0, badb = 0, badl = 0;
-	for (size_t k = 0; k < PP_ARRAY_LEN(listed); k++)
-		for (int P = 1; P <= 4; P++)
+	/* k past the listed ones: interleaved, 2 chunks, 13 micro-batches */
+	for (size_t k = 0; k <= PP_ARRAY_LEN(listed); k++)
+		for (int P = k < PP_ARRAY_LEN(listed) ? 1 : 2; P <= 4; P++)
 			for (size_t e = 0; e < PP_ARRAY_LEN(extra); e++)
 				for (int blocking = 0; blocking < 2; blocking++) {
+					bool il = k == PP_ARRAY_LEN(listed);
+					pp_schedule sk = il ? PP_SCHED_INTERLEAVED : listed[k];
 					char js[1200];
 					snprintf(js, sizeof(js),
 						 "{\"name\": \"pipe\", \"model\": {\"preset\": \"gpt-1.7b\", "
-						 "\"num_layers\": 13}, \"training\": {\"global_batch_size\": 48, "
+						 "\"num_layers\": %d}, \"training\": {\"global_batch_size\": %d, "
 						 "\"micro_batch_size\": 1, \"use_flash_attn\": true, "
 						 "\"overlap_p2p_comm\": %s}, "
 						 "\"parallel\": {\"tensor_model_parallel_size\": 1, "
-						 "\"pipeline_model_parallel_size\": %d, %s, "
+						 "\"pipeline_model_parallel_size\": %d, %s%s, "
 						 "\"pipeline_schedule\": \"%s\"}, "
 						 "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": %d, "
 						 "\"gpus_per_node\": 2, \"intra_node\": \"nvlink3\", "
 						 "\"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 1}}}",
-						 blocking ? "false" : "true", P, extra[e],
-						 pp_schedule_names[listed[k]], 2 * P);
+						 il ? 24 : 13, il ? 26 : 48, blocking ? "false" : "true", P,
+						 extra[e],
+						 il ? ", \"virtual_pipeline_model_parallel_size\": 2" : "",
+						 pp_schedule_names[sk], 2 * P);
 					pp_scenario s;
 					pp_hw hw;
 					if (tu_scenario_unchecked(js, &s, &hw)) {
@@ -319,7 +434,7 @@ static void fast_equals_des(void)
 						      bf[r].last_task == pp_des_end(d, (int)bd[r].last_task);
 					if (!ok && bad < 5)
 						pp_t_diag("%s, %d stages, %s, %s sends: fast %lld, event "
-							  "simulation %lld", pp_schedule_names[listed[k]], P,
+							  "simulation %lld", pp_schedule_names[sk], P,
 							  extra[e], blocking ? "blocking" : "overlapped",
 							  (long long)tf, (long long)td);
 					bad += !ok;
@@ -328,7 +443,7 @@ static void fast_equals_des(void)
 						bq = pp_fp_bound_quick_ns(&s, &hw, &w);
 					if (b > bt || bt > td || bq > td)
 						pp_t_diag("%s, %d stages, %s, %s sends: bounds %lld, tight %lld, "
-							  "quick %lld above %lld", pp_schedule_names[listed[k]], P,
+							  "quick %lld above %lld", pp_schedule_names[sk], P,
 							  extra[e], blocking ? "blocking" : "overlapped",
 							  (long long)b, (long long)bt, (long long)bq, (long long)td);
 					badb += b > bt || bt > td || bq > td;
@@ -345,7 +460,7 @@ static void fast_equals_des(void)
 				}
 	pp_t_diag("%d steps: %d fast paths unequal to the event simulation, %d bounds above it, "
 		  "%d walks against a limit wrong", cases, bad, badb, badl);
-	CHECK(cases == 64);
+	CHECK(cases == 76);
 	CHECK(bad == 0);
 	CHECK(badb == 0);
 	CHECK(badl == 0);
@@ -410,6 +525,7 @@ int main(void)
 {
 	RUN(lists_complete);
 	RUN(bubble_formulas);
+	RUN(interleaved_any_m);
 	RUN(activation_multiples);
 	RUN(wgrad_share);
 	RUN(timeline_order);

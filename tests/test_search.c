@@ -1,7 +1,8 @@
 /*
  * test_search.c - layout search and sizing (issue 8):
  *  - the fast path equals the event simulation, to the nanosecond, on every
- *    candidate of four spaces (1F1B/GPipe/interleaved, ZeRO 0-3, every
+ *    candidate of four spaces (1F1B/GPipe/interleaved, ZB-H1/H2, ZB-V,
+ *    DualPipeV, interleaved with any micro-batch count, ZeRO 0-3, every
  *    overlap flag off, uneven stages, tied and untied embeddings, GQA, CP),
  *    and its lower bound never exceeds it;
  *  - the cached workloads equal pp_workload_build() field for field;
@@ -79,6 +80,11 @@ static const char *const spaces[] = {
 	"\"seq_length\": 1024}, \"training\": {\"global_batch_size\": 16, \"recompute\": \"none\", "
 	"\"framework\": \"pytorch\", \"master_weights_fp32\": true}, "
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
+	/* a batch of 6: micro-batch counts the stages do not divide (3 on 2,
+	 * 6 on 4: interleaved in groups, pp_pipe_group) */
+	"{\"name\": \"odd\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 12}, "
+	"\"training\": {\"global_batch_size\": 6, \"recompute\": \"none\"}, "
+	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
 };
 
 /* The cached workload f is the built one w field for field, but the op
@@ -97,7 +103,7 @@ static bool same_but_ops(const pp_workload *f, const pp_workload *w)
 static void fastpath_exact(void)
 {
 	int64_t total = 0, bad = 0, badb = 0, badw = 0, badq = 0, badt = 0, raised = 0, badl = 0, badk = 0;
-	int64_t rebuilt = 0;
+	int64_t rebuilt = 0, by_sched[PP_SCHED_COUNT] = {0}, uneven_m = 0;
 	double tight = 0;
 	for (size_t sp = 0; sp < PP_ARRAY_LEN(spaces); sp++) {
 		pp_scenario s;
@@ -117,6 +123,10 @@ static void fastpath_exact(void)
 		pp_scenario x = s;
 		for (size_t i = 0; i < n; i++) {
 			pp_layout_apply(&x, &lay[i]);
+			if (lay[i].pp > 1)
+				by_sched[lay[i].schedule]++;
+			uneven_m += lay[i].schedule == PP_SCHED_INTERLEAVED &&
+				    x.training.num_microbatches % lay[i].pp;
 			pp_workload w, f, f7;
 			pp_workload_build(&w, &x, &hw);
 			pp_fp_workload(c, &x, &hw, &f);
@@ -164,6 +174,14 @@ static void fastpath_exact(void)
 	pp_t_diag("walk with a limit: %lld layouts where it differs from the step; %lld kept quick "
 	          "bounds that differ", (long long)badl, (long long)badk);
 	pp_t_diag("a cache of 7 workloads built %lld more than one of 32,768", (long long)rebuilt);
+	/* the search ranks every schedule but GPipe (given in space 2) */
+	for (int k = 0; k < PP_SCHED_COUNT; k++) {
+		pp_t_diag("pipelines with schedule %s: %lld", pp_schedule_names[k],
+			  (long long)by_sched[k]);
+		CHECK(by_sched[k] > 0);
+	}
+	pp_t_diag("interleaved with micro-batches the stages do not divide: %lld", (long long)uneven_m);
+	CHECK(uneven_m > 0);
 	CHECK(rebuilt > 0);
 	CHECK(total > 1500);
 	CHECK(badl == 0);
@@ -831,7 +849,8 @@ static void equivalences(void)
  * attention, no gradient/parameter/p2p overlap, micro-batch 1. The paper's
  * weak-scaling design fixes the data-parallel size of each row (32 up to
  * 76.1B, then 24, 15, 9, 6); the search chooses the TP x PP split and the
- * interleaving. Published: TP/PP of the table, interleaving as
+ * interleaving among the schedules that software ran (1F1B and
+ * interleaved: search.pipeline_schedules). Published: TP/PP of the table, interleaving as
  * validate.c infers it (3 or 2 chunks when the stage's layers allow).
  *
  * Result with the current engine: 8 of 10 rows are within 10%. For 18.4B
@@ -867,7 +886,8 @@ static void table1(void)
 		"\"fp16\", \"recompute\": \"full\", \"use_flash_attn\": false, \"overlap_grad_reduce\": "
 		"false, \"overlap_param_gather\": false, \"overlap_p2p_comm\": false}, \"cluster\": "
 		"{\"gpu\": \"a100-80gb\", \"num_gpus\": %d, \"gpus_per_node\": 8, \"intra_node\": "
-		"\"nvlink3\", \"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}";
+		"\"nvlink3\", \"inter_node\": {\"fabric\": \"ib-hdr\", \"nics_per_node\": 8}}, "
+		"\"search\": {\"pipeline_schedules\": [\"1f1b\", \"interleaved\"]}";
 	pp_t_diag("%-11s %6s %-13s %9s %-13s %9s %7s", "model", "GPUs", "published", "step s",
 	          "search best", "step s", "ratio");
 	int within = 0;

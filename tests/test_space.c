@@ -80,10 +80,12 @@ static void dp_only(void)
 }
 
 /* TP 2, micro-batch 1, ZeRO-1 and SP off given: PP 1, 2, 4 (DP 4, 2, 1).
- * Depths: PP 1 none; PP 2 (8 micro-batches, a multiple of 2) 1 and every
- * v with 24 % (2 v) == 0: 2, 3, 4, 6, 12; PP 4 (16 micro-batches) 1 and
- * v | 6: 2, 3, 6. 1 + 6 + 4 = 11 layouts, PP ascending, depths
- * ascending, interleaved exactly when the depth is above 1. */
+ * Depths: PP 1 none; PP 2 (8 micro-batches) 1 and every v with
+ * 24 % (2 v) == 0: 2, 3, 4, 6, 12; PP 4 (16 micro-batches) 1 and v | 6:
+ * 2, 3, 6. Schedules: at depth 1 1F1B, ZB-H1, ZB-H2; at depth 2
+ * interleaved, ZB-V, DualPipeV (24 layers split evenly over 2 pp stages,
+ * at least 2 pp micro-batches, ZeRO-1); deeper interleaved. 1 + (3 + 3 +
+ * 4) + (3 + 3 + 2) = 19 layouts, PP ascending, depths ascending. */
 static void interleaving(void)
 {
 	char json[1024];
@@ -100,13 +102,16 @@ static void interleaving(void)
 	size_t n = 0;
 	pp_err err = {0};
 	CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == 0);
-	static const int pp[] = {1, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4};
-	static const int vpp[] = {1, 1, 2, 3, 4, 6, 12, 1, 2, 3, 6};
+	enum { F = PP_SCHED_1F1B, H1 = PP_SCHED_ZBH1, H2 = PP_SCHED_ZBH2, I = PP_SCHED_INTERLEAVED,
+	       V = PP_SCHED_ZBV, D = PP_SCHED_DUALPIPEV };
+	static const int pp[] = {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4};
+	static const int vpp[] = {1, 1, 1, 1, 2, 2, 2, 3, 4, 6, 12, 1, 1, 1, 2, 2, 2, 3, 6};
+	static const int sch[] = {F, F, H1, H2, I, V, D, I, I, I, I, F, H1, H2, I, V, D, I, I};
 	CHECK(n == PP_ARRAY_LEN(pp));
 	for (size_t i = 0; i < n && i < PP_ARRAY_LEN(pp); i++) {
 		CHECK(l[i].pp == pp[i] && l[i].vpp == vpp[i]);
 		CHECK(l[i].dp == 8 / (2 * pp[i]));
-		CHECK((l[i].schedule == PP_SCHED_INTERLEAVED) == (vpp[i] > 1));
+		CHECK((int)l[i].schedule == sch[i]);
 		CHECK(l[i].zero_stage == 1 && !l[i].sp);
 	}
 	free(l);

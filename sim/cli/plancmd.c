@@ -65,10 +65,10 @@ const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n)
 	char sched[16];
 	if (l->pp == 1)
 		snprintf(sched, sizeof(sched), "-");
-	else if (l->vpp > 1)
+	else if (l->vpp > 1 && l->schedule == PP_SCHED_INTERLEAVED)
 		snprintf(sched, sizeof(sched), "v%d", l->vpp);
-	else
-		snprintf(sched, sizeof(sched), "%s", l->schedule == PP_SCHED_GPIPE ? "gpipe" : "1f1b");
+	else /* 1f1b, gpipe, zb-h1, zb-h2, zbv, dualpipev */
+		snprintf(sched, sizeof(sched), "%s", pp_schedule_names[l->schedule]);
 	char ep[16] = "";
 	if (l->ep > 1)
 		snprintf(ep, sizeof(ep), " EP%d", l->ep);

@@ -246,8 +246,9 @@ static qentry *qslot(qentry *tab, size_t cap, const qentry *q)
 
 int64_t pp_fp_bound_quick_cached_ns(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw)
 {
-	/* a V (ZB-V, DualPipeV) places the chunks otherwise than interleaving */
-	int vkey = s->parallel.vpp + (pp_schedule_vshape(s->parallel.schedule) ? 1 << 20 : 0);
+	/* the schedule orders the units (and a V, ZB-V or DualPipeV, places
+	 * the chunks otherwise than interleaving) */
+	int vkey = s->parallel.vpp + ((int)s->parallel.schedule << 20);
 	qentry q = {c->qgen, key_of(s, hw), s->parallel.pp, vkey, s->training.num_microbatches, 0};
 	if (!c->qtab) {
 		c->qcap = 1024;

@@ -16,7 +16,17 @@
  * _calculate_single_rank_operations), the latter DualPipe's eight steps
  * (deepseek-ai/DualPipe dualpipe/dualpipev.py) on a V of 2 p stages. The
  * idle slots PyTorch's lists carry are left out: the engine starts an
- * action once its input is there. */
+ * action once its input is there.
+ *
+ * Interleaved 1F1B with a micro-batch count the stages do not divide
+ * (Llama 3, arXiv 2407.21783 Sec. 3.3.2; Megatron-Core's
+ * forward_backward_pipelining_with_interleaving, get_schedule_table and
+ * get_pp_rank_microbatches in megatron/core/pipeline_parallel/
+ * schedules.py): micro-batches run chunk by chunk in groups of N
+ * (microbatch_group_size_per_vp_stage), the last group of m mod N (if not
+ * 0) the same way; rank r's warm-up is 2 (p - 1 - r) + (v - 1) N forwards,
+ * then one forward one backward, then the cool-down backwards, backward k
+ * of the k-th forward's micro-batch on chunk v - 1 - c. */
 #include "engine/pipeorder.h"
 #include "core/util.h"
 
@@ -25,7 +35,22 @@
 bool pp_pipe_listed(const pp_pipe *pl)
 {
 	return pl->schedule == PP_SCHED_ZBH1 || pl->schedule == PP_SCHED_ZBH2 ||
-	       pl->schedule == PP_SCHED_ZBV || pl->schedule == PP_SCHED_DUALPIPEV;
+	       pl->schedule == PP_SCHED_ZBV || pl->schedule == PP_SCHED_DUALPIPEV ||
+	       (pl->schedule == PP_SCHED_INTERLEAVED && pl->vpp > 1 && pl->pp > 1 &&
+		pl->m % pl->pp != 0);
+}
+
+int pp_pipe_group(const pp_pipe *pl)
+{
+	int P = pl->pp, m = pl->m;
+	if (m % P == 0 || m < P)
+		return P;
+	/* Megatron-Core takes N in [p, m] with m mod N 0 or at least p (a
+	 * last group smaller than p would stall the stages); the least such */
+	for (int N = P; N < m; N++)
+		if (m % N == 0 || m % N >= P)
+			return N;
+	return m;
 }
 
 int pp_pipe_vs(const pp_pipe *pl, int st, int chunk)
@@ -209,6 +234,42 @@ static void dualpipev(out *o, int p, int r)
 	free(d.qc);
 }
 
+/* get_schedule_table's entry k: micro-batch *mb, chunk *c */
+static void group_entry(int m, int v, int N, int k, int *mb, int *c)
+{
+	int lastmin = (m - 1) / N * N, L = m - lastmin;
+	if (k < lastmin * v) {
+		int o = k % (N * v);
+		*c = o / N;
+		*mb = k / (N * v) * N + o % N;
+	} else {
+		int o = k - lastmin * v;
+		*c = o / L;
+		*mb = lastmin + o % L;
+	}
+}
+
+static void interleaved(out *o, const pp_pipe *pl, int r)
+{
+	int m = pl->m, v = pl->vpp, N = pp_pipe_group(pl), total = m * v;
+	int warm = 2 * (pl->pp - 1 - r) + (v - 1) * N;
+	if (warm > total)
+		warm = total;
+	int kf = 0, kb = 0, mb, c;
+	for (; kf < warm; kf++) {
+		group_entry(m, v, N, kf, &mb, &c);
+		put(o, true, c, mb, PP_ACT_WHOLE, false);
+	}
+	for (; kb < total; kb++) {
+		if (kf < total) {
+			group_entry(m, v, N, kf++, &mb, &c);
+			put(o, true, c, mb, PP_ACT_WHOLE, false);
+		}
+		group_entry(m, v, N, kb, &mb, &c);
+		put(o, false, v - 1 - c, mb, PP_ACT_WHOLE, false);
+	}
+}
+
 int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *u)
 {
 	out o = {u, 0, pl->m};
@@ -224,6 +285,10 @@ int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *u)
 		break;
 	case PP_SCHED_DUALPIPEV:
 		dualpipev(&o, pl->pp, st);
+		break;
+	case PP_SCHED_INTERLEAVED:
+		if (pp_pipe_listed(pl))
+			interleaved(&o, pl, st);
 		break;
 	default:
 		return 0;

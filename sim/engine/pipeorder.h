@@ -56,8 +56,16 @@ pp_unit pp_schedule_unit(const pp_pipe *pl, int stage, int i);
  * (pp_pipe_vs): each action whose output another rank reads sends it
  * after it, and the reader waits for it. */
 
-/* Whether the schedule is such a list (not 1F1B, GPipe, interleaved). */
+/* Whether the schedule is such a list (not 1F1B, GPipe, or interleaved
+ * with micro-batches the stages divide: those walk pp_pipe_unit_at's
+ * digits). Interleaved with micro-batches the stages do not divide is
+ * listed. */
 bool pp_pipe_listed(const pp_pipe *pl);
+/* The interleaved schedule's group: micro-batches run chunk by chunk N at
+ * a time (Megatron-Core's microbatch_group_size_per_vp_stage): pp if it
+ * divides the micro-batches, else the least N in [pp, m] whose last group
+ * (m mod N) is 0 or at least pp, as Megatron-Core requires. */
+int pp_pipe_group(const pp_pipe *pl);
 /* The virtual stage (the model's order of chunks) of chunk `chunk` on
  * stage st: chunk x pp + st, or in a V (ZB-V, DualPipeV) st for chunk 0
  * and 2 pp - 1 - st for chunk 1. */

@@ -120,7 +120,11 @@ double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
 		n = m;
 		break;
 	case PP_SCHED_INTERLEAVED:
-		n = (double)(p->pp - stage - 1) * 2 + (double)(p->vpp - 1) * p->pp + 1;
+	{
+		/* Megatron-Core's warm-up forwards plus the steady part's one */
+		pp_pipe pl = pp_pipe_of(s);
+		n = (double)(p->pp - stage - 1) * 2 + (double)(p->vpp - 1) * pp_pipe_group(&pl) + 1;
+	}
 		if (n > m * p->vpp)
 			n = m * p->vpp;
 		break;

@@ -274,9 +274,10 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 		     "ranks; expected at least 2 x pipeline_model_parallel_size = %d (PyTorch's "
 		     "ScheduleDualPipeV: as many micro-batches as stages)", (long long)mb, p->pp,
 		     2 * p->pp);
-	if (p->vpp > 1 && !pp_schedule_vshape(p->schedule) && mb % p->pp)
-		FAIL(VPP, "interleaving needs the number of micro-batches (%lld) to be a multiple of "
-		     "pipeline_model_parallel_size %d (Megatron-LM requires it)", (long long)mb, p->pp);
+	if (p->vpp > 1 && !pp_schedule_vshape(p->schedule) && mb < p->pp)
+		FAIL(VPP, "interleaving needs at least pipeline_model_parallel_size %d micro-batches, "
+		     "found %lld (Megatron-Core: microbatch_group_size_per_vp_stage in [pp, m])",
+		     p->pp, (long long)mb);
 	if (p->schedule == PP_SCHED_INTERLEAVED && p->vpp < 2)
 		FAIL("parallel.pipeline_schedule", "found \"interleaved\" with "
 		     "virtual_pipeline_model_parallel_size %d; expected a virtual size of 2 or more",

@@ -1,6 +1,7 @@
 /* scenalias.c - see scenalias.h. */
 #include "input/scenalias.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum {
@@ -11,6 +12,9 @@ typedef enum {
 	AL_DTYPE,     /* vLLM's dtype: auto, bfloat16, float16, half -> bf16 */
 	AL_QUANT,     /* vLLM's quantization: fp8 -> precision fp8 */
 	AL_VPP,       /* layers a virtual stage -> virtual_pipeline_model_parallel_size */
+	AL_ZB,        /* the zero-bubble fork's --enable-zero-bubble with its pending
+		       * backwards (p: ZB-H1, 2p: ZB-H2) or --zero-bubble-v-schedule */
+	AL_ZBV_MEM,   /* --zero-bubble-v-schedule-mem-setup: zb (ZB-V) only */
 	AL_DROP       /* accepted and dropped: cannot change the step */
 } al_conv;
 
@@ -36,6 +40,29 @@ static const struct alias {
 	{"parallel", "num_layers_per_virtual_pipeline_stage", AL_VPP, "parallel",
 	 "virtual_pipeline_model_parallel_size", NULL,
 	 "num_layers / (pipeline_model_parallel_size x this)"},
+	{"training", "pipeline_schedule", AL_SAME, "parallel", "pipeline_schedule", NULL,
+	 "the same names, under training"},
+	/* sail-sg/zero-bubble-pipeline-parallelism's Megatron flags
+	 * (megatron/core/zbpp_utils.py add_zero_bubble_args) */
+	{"parallel", "enable_zero_bubble", AL_ZB, "parallel", "pipeline_schedule", NULL,
+	 "true with zero_bubble_max_pending_backward = pipeline_model_parallel_size (ZB-H1, "
+	 "zb-h1) or twice it (ZB-H2, zb-h2), or with zero_bubble_v_schedule (zbv); false: "
+	 "nothing (the zero-bubble fork's --enable-zero-bubble; its \"auto\" memory limit "
+	 "solves a schedule from measured times and is not read)"},
+	{"training", "enable_zero_bubble", AL_ZB, "parallel", "pipeline_schedule", NULL,
+	 "as under parallel"},
+	{"parallel", "zero_bubble_v_schedule", AL_TRUE_TO, "parallel", "pipeline_schedule", "zbv",
+	 "true: zbv (the zero-bubble fork's --zero-bubble-v-schedule)"},
+	{"training", "zero_bubble_v_schedule", AL_TRUE_TO, "parallel", "pipeline_schedule", "zbv",
+	 "as under parallel"},
+	{"parallel", "zero_bubble_v_schedule_mem_setup", AL_ZBV_MEM, NULL, NULL, NULL,
+	 "zb (ZB-V's memory, the fork's default); min and half (V-Min, V-Half) are not read"},
+	{"training", "zero_bubble_v_schedule_mem_setup", AL_ZBV_MEM, NULL, NULL, NULL,
+	 "as under parallel"},
+	{"parallel", "zero_bubble_max_pending_backward", AL_DROP, NULL, NULL, NULL,
+	 "read with enable_zero_bubble (no effect without it)"},
+	{"training", "zero_bubble_max_pending_backward", AL_DROP, NULL, NULL, NULL,
+	 "as under parallel"},
 	{"training", "lr", AL_DROP, NULL, NULL, NULL, "a learning rate: the same kernels whatever its value"},
 	{"training", "min_lr", AL_DROP, NULL, NULL, NULL, "as lr"},
 	{"training", "weight_decay", AL_DROP, NULL, NULL, NULL, "as lr"},
@@ -60,7 +87,7 @@ void pp_scen_alias_table(pp_sb *out)
 	for (size_t i = 0; i < PP_ARRAY_LEN(aliases); i++) {
 		const struct alias *a = &aliases[i];
 		pp_sb_addf(out, "| `%s.%s` | ", a->section, a->alias);
-		if (a->conv == AL_DROP)
+		if (!a->to_key)
 			pp_sb_adds(out, "ignored");
 		else
 			pp_sb_addf(out, "`%s.%s`", a->to_section, a->to_key);
@@ -126,6 +153,37 @@ static cJSON *convert(const pp_jdoc *d, const pp_catalog *cat, const struct alia
 				   L ? "" : "; the model's layers are not known before its config is read");
 		return NULL;
 	}
+	case AL_ZB: {
+		if (cJSON_IsFalse(v))
+			return NULL;
+		if (!cJSON_IsTrue(v))
+			break;
+		const cJSON *sec = cJSON_GetObjectItemCaseSensitive(d->root, a->section);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sec, "zero_bubble_v_schedule")))
+			return cJSON_CreateString("zbv"); /* the V flag implies this one */
+		const cJSON *par = cJSON_GetObjectItemCaseSensitive(d->root, "parallel");
+		const cJSON *pp = cJSON_GetObjectItemCaseSensitive(par, "pipeline_model_parallel_size");
+		const cJSON *mp = cJSON_GetObjectItemCaseSensitive(sec, "zero_bubble_max_pending_backward");
+		int P = cJSON_IsNumber(pp) ? (int)pp->valuedouble : 0;
+		/* the fork reads the flag as a string ("auto" or a count) */
+		long n = cJSON_IsNumber(mp) ? (long)mp->valuedouble
+			 : cJSON_IsString(mp) ? strtol(mp->valuestring, NULL, 10) : 0;
+		if (P > 0 && n == P)
+			return cJSON_CreateString("zb-h1");
+		if (P > 0 && n == 2 * P)
+			return cJSON_CreateString("zb-h2");
+		*rc = pp_jdoc_errf(d, err, path, "found true with zero_bubble_max_pending_backward %s "
+				   "on %d pipeline stages; expected it at pipeline_model_parallel_size "
+				   "(ZB-H1) or twice it (ZB-H2), or zero_bubble_v_schedule, or "
+				   "parallel.pipeline_schedule (the fork's \"auto\" limit solves a "
+				   "schedule from measured times, not read)",
+				   mp ? pp_jdoc_describe(mp, what, sizeof(what)) : "(not given: auto)", P);
+		return NULL;
+	}
+	case AL_ZBV_MEM:
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, "zb"))
+			return NULL;
+		break;
 	case AL_DROP:
 		return NULL;
 	}

@@ -1,5 +1,6 @@
 /* sizespec.c - see sizespec.h. */
 #include "input/sizespec.h"
+#include "input/layout.h"
 #include "input/prices.h"
 #include "core/util.h"
 
@@ -54,7 +55,7 @@ int pp_size_spec_parse(pp_size_spec *spec, const pp_jdoc *d, const cJSON *o, con
 		       const pp_catalog *cat, pp_err *err)
 {
 	static const char *const keys[] = {"top", "gpus", "num_gpus", "fabrics", "provider", "tier",
-					   "usd_per_gpu_hour"};
+					   "usd_per_gpu_hour", "pipeline_schedules"};
 	memset(spec, 0, sizeof(*spec));
 	int rc;
 	char buf[64], cpath[96], ppath[96];
@@ -98,6 +99,28 @@ int pp_size_spec_parse(pp_size_spec *spec, const pp_jdoc *d, const cJSON *o, con
 						    "GPUs from 1 to 4194304",
 						    pp_jdoc_describe(e, buf, sizeof(buf)));
 			spec->counts[spec->ncounts++] = (int)e->valuedouble;
+		}
+	}
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(o, "pipeline_schedules");
+	pp_jpath(cpath, sizeof(cpath), path, "pipeline_schedules");
+	if (ps) {
+		if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) < 1)
+			return pp_jdoc_errf(d, err, cpath, "found %s, expected an array of pipeline "
+					    "schedule names (those of parallel.pipeline_schedule)",
+					    pp_jdoc_describe(ps, buf, sizeof(buf)));
+		const cJSON *e;
+		int i = 0;
+		cJSON_ArrayForEach(e, ps)
+		{
+			char ep[112];
+			pp_jpath_idx(ep, sizeof(ep), cpath, i++);
+			int k = cJSON_IsString(e) ? pp_schedule_lookup(e->valuestring) : -1;
+			if (k < 0)
+				return pp_jdoc_errf(d, err, ep, "found %s, expected a schedule name: one "
+						    "of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, "
+						    "dualpipev or PyTorch's",
+						    pp_jdoc_describe(e, buf, sizeof(buf)));
+			spec->schedules |= 1u << k;
 		}
 	}
 	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "usd_per_gpu_hour");

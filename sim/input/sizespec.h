@@ -36,6 +36,8 @@ typedef struct pp_size_spec {
 	int nprices;
 	const pp_gpu *price_gpu[PP_SIZE_MAX_LIST];
 	double price_usd[PP_SIZE_MAX_LIST];   /* $ per GPU-hour of price_gpu[i] */
+	unsigned schedules;                   /* search.pipeline_schedules: bit 1 << pp_schedule
+						 of each the search may rank; 0 = not given */
 } pp_size_spec;
 
 /* obj is the "search" object at JSON path `path` of d (NULL when absent:

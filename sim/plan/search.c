@@ -125,7 +125,8 @@ typedef struct walk {
 
 static uint64_t miss_key(const pp_layout *l)
 {
-	return (uint64_t)l->vpp << 48 | (uint64_t)l->sp << 40 | (uint64_t)l->zero_stage << 32 |
+	return (uint64_t)l->schedule << 56 | (uint64_t)l->vpp << 48 | (uint64_t)l->sp << 40 |
+	       (uint64_t)l->zero_stage << 32 |
 	       (uint64_t)l->recompute << 24 | (uint64_t)(uint32_t)l->ep;
 }
 

@@ -71,7 +71,7 @@ typedef struct gen {
 	pp_space_emit_fn emit;
 	void *ctx;
 	size_t n;
-	vals tp, pp, dp, cp, vpp, mbs, zero, sp, rc;
+	vals tp, pp, dp, cp, vpp, mbs, zero, sp, rc, sched;
 	bool overflow;
 } gen;
 
@@ -92,6 +92,8 @@ static void push(gen *g, const pp_layout *l)
 	vadd(&g->zero, l->zero_stage);
 	vadd(&g->sp, l->sp);
 	vadd(&g->rc, l->recompute);
+	if (l->pp > 1)
+		vadd(&g->sched, l->schedule);
 }
 
 /* The recompute modes to search: the given one, else none, selective
@@ -113,25 +115,63 @@ static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
 	return nrc;
 }
 
-/* The interleaving depths to search for pp stages and mb micro-batches
- * (into vv[66]): the given one, else 1 and every depth v <= 64 with the
- * layers dividing into pp x v chunks, as the schedule allows. */
-static int interleave_options(const pp_scenario *s, int pp, int64_t mb, int *vv)
+/* The (interleaving depth, schedule) pairs to search for pp stages and mb
+ * micro-batches (into vv[], ss[]): the given depth, else 1 and every depth
+ * v <= 64 with the layers dividing into pp x v chunks; at depth 1 1F1B,
+ * ZB-H1 and ZB-H2, deeper interleaved 1F1B (from pp micro-batches on) and
+ * at depth 2 ZB-V and DualPipeV (even layouts only: a V-shaped layout is
+ * not read); a given schedule alone. pp_layout_check refuses the rest
+ * (ZeRO-3 with the zero-bubble ones, DualPipeV's 2 pp micro-batches).
+ * search.pipeline_schedules, when given, keeps the pipelines (pp > 1) to
+ * its schedules (GPipe too, where it names it). */
+#define MAX_SCHED_OPTIONS (4 + 3 * 63)
+static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, pp_schedule *ss)
 {
 	unsigned given = s->given;
-	int nv = 0;
-	if (given & PP_GIVEN_VPP) {
-		vv[nv++] = s->parallel.vpp;
-		return nv;
-	}
+	const pp_parallel *par = &s->parallel;
 	bool sched = given & PP_GIVEN_SCHEDULE;
-	if (!sched || s->parallel.schedule != PP_SCHED_INTERLEAVED)
-		vv[nv++] = 1;
-	if (!sched || s->parallel.schedule == PP_SCHED_INTERLEAVED)
-		for (int v = 2; v <= 64 && pp > 1; v++)
-			if (s->model.num_layers % (pp * v) == 0 && mb % pp == 0)
-				vv[nv++] = v;
-	return nv;
+	pp_schedule gs = par->schedule;
+	bool even = !par->layout_len && !par->first_stage_layers && !par->last_stage_layers;
+	unsigned mask = s->search.schedules ? s->search.schedules : ~(1u << PP_SCHED_GPIPE);
+	if (pp < 2)
+		mask = 1u << PP_SCHED_1F1B;
+	int n = 0;
+	for (int v = 1; v <= 64; v++) {
+		if (given & PP_GIVEN_VPP ? v != par->vpp
+					 : v > 1 && (pp < 2 || s->model.num_layers % (pp * v)))
+			continue;
+		bool vfit = v == 2 && pp > 1 && even && s->model.num_layers % (2 * pp) == 0;
+		if (v == 1) {
+			if (sched) {
+				if (gs != PP_SCHED_INTERLEAVED && !pp_schedule_vshape(gs)) {
+					vv[n] = v;
+					ss[n++] = gs;
+				}
+				continue;
+			}
+			const pp_schedule one[] = {PP_SCHED_1F1B, PP_SCHED_GPIPE, PP_SCHED_ZBH1,
+						   PP_SCHED_ZBH2};
+			for (size_t k = 0; k < PP_ARRAY_LEN(one); k++)
+				if (mask & 1u << one[k]) {
+					vv[n] = v;
+					ss[n++] = one[k];
+				}
+			continue;
+		}
+		if ((sched ? gs == PP_SCHED_INTERLEAVED : (mask >> PP_SCHED_INTERLEAVED) & 1) &&
+		    mb >= pp) {
+			vv[n] = v;
+			ss[n++] = PP_SCHED_INTERLEAVED;
+		}
+		for (int k = 0; k < 2 && vfit; k++) {
+			pp_schedule x = k ? PP_SCHED_DUALPIPEV : PP_SCHED_ZBV;
+			if (sched ? gs == x : (mask >> x) & 1) {
+				vv[n] = v;
+				ss[n++] = x;
+			}
+		}
+	}
+	return n;
 }
 
 /* Every valid layout of TP tp x CP cp x PP pp x DP dp: micro-batch,
@@ -166,8 +206,9 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 		int64_t mbs = mbss.v[d];
 		if (gbs % (mbs * dp))
 			continue;
-		int vv[66];
-		int nv = interleave_options(s, pp, gbs / (mbs * dp), vv);
+		int vv[MAX_SCHED_OPTIONS];
+		pp_schedule ss[MAX_SCHED_OPTIONS];
+		int nv = schedule_options(s, pp, gbs / (mbs * dp), vv, ss);
 		for (int e = 0; e < nv; e++) {
 			int nsp = (given & PP_GIVEN_SP) || tp == 1 ? 1 : 2;
 			for (int f = 0; f < nsp; f++) {
@@ -179,12 +220,8 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 				for (int z = z0; z <= z1; z++) {
 					for (int r = 0; r < nrc * neps; r++) {
 						pp_layout l = {tp,      pp, dp, cp,
-							       vv[e],   z,  sp, PP_SCHED_1F1B,
+							       vv[e],   z,  sp, ss[e],
 							       rcs[r / neps], mbs, eps[r % neps]};
-						if (vv[e] > 1)
-							l.schedule = PP_SCHED_INTERLEAVED;
-						else if (given & PP_GIVEN_SCHEDULE)
-							l.schedule = s->parallel.schedule;
 						pp_parallel p = s->parallel;
 						p.tp = tp;
 						p.pp = pp;
@@ -218,6 +255,17 @@ static void describe_space(gen *g, unsigned given, char *space, size_t nspace)
 	describe_vals(&sb, "DP", &g->dp, given & PP_GIVEN_DP);
 	describe_vals(&sb, "CP", &g->cp, given & PP_GIVEN_CP);
 	describe_vals(&sb, "interleave", &g->vpp, given & PP_GIVEN_VPP);
+	if (g->sched.n > 1) {
+		/* in pp_schedule's order */
+		pp_sb_adds(&sb, ", schedule {");
+		for (int i = 0, first = 1; i < PP_SCHED_COUNT; i++)
+			for (int j = 0; j < g->sched.n; j++)
+				if (g->sched.v[j] == i) {
+					pp_sb_addf(&sb, "%s%s", first ? "" : ",", pp_schedule_names[i]);
+					first = 0;
+				}
+		pp_sb_adds(&sb, "}");
+	}
 	describe_vals(&sb, "micro-batch", &g->mbs, given & PP_GIVEN_MBS);
 	describe_vals(&sb, "ZeRO", &g->zero, given & PP_GIVEN_ZERO);
 	pp_sb_addf(&sb, ", SP %s%s", g->sp.n == 2 ? "{off,on}" : g->sp.v[0] ? "on" : "off",
@@ -366,10 +414,12 @@ const char *pp_layout_str(const pp_layout *l, char *buf, size_t n)
 		snprintf(ep, sizeof(ep), ", EP %d", l->ep);
 	if (l->pp == 1)
 		snprintf(sched, sizeof(sched), "no pipeline");
-	else if (l->vpp > 1)
+	else if (l->vpp > 1 && l->schedule == PP_SCHED_INTERLEAVED)
 		snprintf(sched, sizeof(sched), "interleaved x%d", l->vpp);
-	else
+	else if (l->schedule == PP_SCHED_GPIPE || l->schedule == PP_SCHED_1F1B)
 		snprintf(sched, sizeof(sched), "%s", l->schedule == PP_SCHED_GPIPE ? "GPipe" : "1F1B");
+	else
+		snprintf(sched, sizeof(sched), "%s", pp_schedule_names[l->schedule]);
 	snprintf(buf, n, "TP %d x PP %d x DP %d x CP %d, %s, micro-batch %lld, ZeRO-%d%s, "
 		 "recompute %s%s", l->tp, l->pp, l->dp, l->cp, sched, (long long)l->micro_batch_size,
 		 l->zero_stage, l->sp ? ", SP" : "", pp_recompute_names[l->recompute], ep);
