@@ -526,3 +526,16 @@ int pp_imp_apply(const char *name, const pp_imp_args *a, const pp_imp_rule *rule
 	}
 	return 0;
 }
+
+const char *pp_imp_name(cJSON *root, const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	char nm[128];
+	snprintf(nm, sizeof(nm), "%s", base);
+	char *dot = strrchr(nm, '.');
+	if (dot)
+		*dot = 0;
+	cJSON_AddStringToObject(root, "name", nm);
+	return base;
+}

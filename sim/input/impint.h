@@ -95,4 +95,8 @@ extern const size_t pp_imp_vllm_nrules;
 extern const pp_imp_rule pp_imp_bench_rules[];
 extern const size_t pp_imp_bench_nrules;
 
+/* Name the scenario root after the imported file (its base name without
+ * the extension); returns the base name, inside name. */
+const char *pp_imp_name(cJSON *root, const char *name);
+
 #endif

@@ -314,14 +314,7 @@ int pp_import_megatron(const char *name, const char *text, const pp_import_opts 
 	if ((rc = pp_imp_check(name, "Megatron-LM", &a, pp_imp_megatron_rules,
 			       pp_imp_megatron_nrules, err)))
 		goto out;
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	char nm[128];
-	snprintf(nm, sizeof(nm), "%s", base);
-	char *dot = strrchr(nm, '.');
-	if (dot)
-		*dot = 0;
-	cJSON_AddStringToObject(root, "name", nm);
+	const char *base = pp_imp_name(root, name);
 	char desc[512];
 	snprintf(desc, sizeof(desc), "Imported from %s by podplan import megatron (each argument's "
 		 "rule: podplan import --mapping megatron)", base);

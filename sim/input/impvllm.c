@@ -211,14 +211,7 @@ int pp_import_vllm(const char *name, const char *text, const pp_import_opts *o, 
 	    (bench && (rc = pp_imp_check(name, "vllm bench serve", &b, pp_imp_bench_rules,
 					 pp_imp_bench_nrules, err))))
 		goto out;
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	char nm[128];
-	snprintf(nm, sizeof(nm), "%s", base);
-	char *dot = strrchr(nm, '.');
-	if (dot)
-		*dot = 0;
-	cJSON_AddStringToObject(root, "name", nm);
+	const char *base = pp_imp_name(root, name);
 	char desc[512];
 	snprintf(desc, sizeof(desc), "Imported from %s by podplan import vllm: vllm serve (line %d)%s "
 		 "(each argument's rule: podplan import --mapping vllm)", base, sline,
