@@ -44,6 +44,10 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 	    cca = pp_csv_col(c, "async_checkpoint"), cp = pp_csv_col(c, "priority"),
 	    csp = pp_csv_col(c, "spot"), cto = pp_csv_col(c, "topology"),
 	    cm = pp_csv_col(c, "gpu_milli"), ck = pp_csv_col(c, "kind");
+	const int csv_serve[4] = {pp_csv_col(c, "replicas_min"), pp_csv_col(c, "replicas_max"),
+				  pp_csv_col(c, "replica_rps"), pp_csv_col(c, "demand_rps")};
+	bool serving = csv_serve[0] >= 0 || csv_serve[1] >= 0 || csv_serve[2] >= 0 ||
+		       csv_serve[3] >= 0;
 	if (cd < 0 && cs < 0)
 		return pp_errf(err, PP_EINPUT, "%s:1: header: no column \"duration_s\" nor "
 			       "\"scenario\"; expected a run time or a podplan scenario per job",
@@ -130,6 +134,8 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 					       file, row, v);
 			x->kind = (uint8_t)e;
 		}
+		if (serving && (rc = cj_serve_cols(j, file, c, i, x, csv_serve, err)))
+			return rc;
 	}
 	return 0;
 }

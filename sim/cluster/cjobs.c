@@ -33,6 +33,9 @@ void pp_cjobs_release(pp_cjobs *j)
 	for (int i = 0; i < j->nscenarios; i++)
 		free(j->scenarios[i]);
 	free(j->scenarios);
+	for (int i = 0; i < j->nserve; i++)
+		free(j->serve[i].demand_rps);
+	free(j->serve);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -56,6 +59,7 @@ pp_cjob *pp_cjobs_add(pp_cjobs *j, const char *id)
 	x->limit_s = NAN;
 	x->gpu_milli = 1000;
 	x->scenario = -1;
+	x->serve = -1;
 	return x;
 }
 
@@ -110,7 +114,8 @@ void pp_cjobs_write_csv(const pp_cjobs *j, pp_sb *out)
 	pp_csvw_init(&w, out);
 	pp_csvw_header(&w, "job_id,queue,gpus,nodes,submit_s,duration_s,time_limit_s,scenario,"
 			   "tokens,checkpoint_interval_s,checkpoint_bytes,async_checkpoint,priority,"
-			   "spot,topology,gpu_milli,kind");
+			   "spot,topology,gpu_milli,kind,replicas_min,replicas_max,replica_rps,"
+			   "demand_rps");
 	for (int i = 0; i < j->n; i++) {
 		const pp_cjob *x = &j->v[i];
 		pp_csvw_text(&w, pp_cjobs_id(j, x));
@@ -136,6 +141,20 @@ void pp_cjobs_write_csv(const pp_cjobs *j, pp_sb *out)
 		pp_csvw_text(&w, topo[x->topo < 4 ? x->topo : 0]);
 		pp_csvw_int(&w, x->gpu_milli);
 		pp_csvw_text(&w, pp_cjob_kind_names[x->kind < PP_CJK_COUNT ? x->kind : 0]);
+		if (x->serve >= 0 && x->serve < j->nserve) {
+			const pp_cserve_dep *d = &j->serve[x->serve];
+			pp_sb curve = {0};
+			for (int h = 0; h < d->nhours; h++)
+				pp_sb_addf(&curve, "%s%.15g", h ? ";" : "", d->demand_rps[h]);
+			pp_csvw_int(&w, d->min_replicas);
+			pp_csvw_int(&w, d->max_replicas);
+			pp_csvw_num(&w, d->replica_rps, 15);
+			pp_csvw_text(&w, curve.buf ? curve.buf : "");
+			free(curve.buf);
+		} else {
+			for (int k = 0; k < 4; k++)
+				pp_csvw_empty(&w);
+		}
 		pp_csvw_end(&w);
 	}
 }

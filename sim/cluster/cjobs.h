@@ -7,8 +7,14 @@
  *   podplan  CSV: job_id,user,queue,gpus,nodes,submit_s,duration_s,
  *            time_limit_s,scenario,tokens,checkpoint_interval_s,
  *            checkpoint_bytes,async_checkpoint,priority,spot,topology,
- *            gpu_milli,kind (job_id, gpus, submit_s and duration_s or
- *            scenario + tokens required; the rest optional, any order)
+ *            gpu_milli,kind,replicas_min,replicas_max,replica_rps,
+ *            demand_rps (job_id, gpus, submit_s and duration_s or
+ *            scenario + tokens required; the rest optional, any order).
+ *            A row of kind serve with replica_rps and demand_rps is a
+ *            serving deployment (pp_cserve_dep): gpus and nodes are one
+ *            replica's, duration_s its lifetime; demand_rps is one number,
+ *            hourly values separated by ';' (hour 0 = its submission,
+ *            repeating), or a CSV file "hour,rps" relative to the jobs file
  *   sacct    Slurm `sacct --parsable2` ('|'-separated, a header line):
  *            JobID, Submit, Start, End (or Elapsed), AllocTRES (or
  *            ReqTRES) with gres/gpu=N, NNodes, Partition, User, State,
@@ -78,8 +84,18 @@ typedef struct pp_cjob {
 	int32_t scenario;         /* index into pp_cjobs.scenarios, -1 none */
 	int32_t priority;
 	uint32_t id_off;          /* job id: offset into pp_cjobs.ids */
+	int32_t serve;            /* index into pp_cjobs.serve: a serving deployment; -1 none */
 	uint8_t spot, topo, kind, state, async_ckpt;
 } pp_cjob;
+
+/* A serving deployment: replicas of the job's gpus (and nodes) each,
+ * scaled every hour to the demand, between min and max. */
+typedef struct pp_cserve_dep {
+	int32_t min_replicas, max_replicas;
+	double replica_rps;       /* requests/s one replica sustains */
+	double *demand_rps;       /* requests/s asked, hour by hour from the submission */
+	int nhours;               /* the curve repeats every nhours */
+} pp_cserve_dep;
 
 typedef struct pp_cjobs {
 	pp_cjob *v;
@@ -91,6 +107,8 @@ typedef struct pp_cjobs {
 	int last_queue;            /* the queue found last (records come in runs) */
 	char **scenarios;         /* scenario paths as written */
 	int nscenarios;
+	pp_cserve_dep *serve;     /* serving deployments */
+	int nserve;
 	pp_cjob_fmt fmt;
 	int skipped;              /* records left out: CPU-only, never started, job steps */
 	double t0_unix_s;         /* the earliest submission, unix seconds (0 when relative) */

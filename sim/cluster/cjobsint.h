@@ -18,6 +18,11 @@ int cj_time(const char *file, int row, const char *col, const char *s, double *o
 int cj_need(const char *file, const pp_csv *c, const char *const *cols, int n, int *idx,
 	    const char *fmt, pp_err *err);
 
+/* row i's serving columns (cols: replicas_min, replicas_max, replica_rps,
+ * demand_rps, -1 = absent) into a new pp_cserve_dep of x (cjserve.c) */
+int cj_serve_cols(pp_cjobs *j, const char *file, const pp_csv *c, int i, pp_cjob *x,
+		  const int cols[4], pp_err *err);
+
 int cj_parse_sacct(pp_cjobs *j, const char *file, const pp_csv *c, pp_err *err);
 int cj_parse_acme(pp_cjobs *j, const char *file, const pp_csv *c, bool helios, pp_err *err);
 int cj_parse_openb(pp_cjobs *j, const char *file, const pp_csv *c, pp_err *err);

@@ -47,9 +47,14 @@ int cs_place_init(cs_sim *s)
 {
 	const pp_cspec *sp = s->spec;
 	s->G = sp->gpus_per_node;
-	s->nnodes = sp->nodes;
+	/* a spot pool's nodes follow the on-demand ones, in leaves of their own */
+	s->spot_first = sp->nodes;
+	s->nnodes = sp->nodes + s->spot_nodes;
 	int per_leaf = sp->nodes_per_leaf > 0 ? sp->nodes_per_leaf : sp->nodes;
-	s->nleaves = (s->nnodes + per_leaf - 1) / per_leaf;
+	s->od_leaves = (sp->nodes + per_leaf - 1) / per_leaf;
+	s->nleaves = s->od_leaves + (s->spot_nodes + per_leaf - 1) / per_leaf;
+	s->leaf_lo = 0;
+	s->leaf_hi = s->od_leaves;
 	s->nodes = pp_xcalloc((size_t)s->nnodes, sizeof(*s->nodes));
 	s->bhead = pp_xmalloc((size_t)s->nleaves * (size_t)(s->G + 1) * sizeof(int));
 	for (int i = 0; i < s->nleaves * (s->G + 1); i++)
@@ -67,7 +72,7 @@ int cs_place_init(cs_sim *s)
 	for (int n = 0; n < s->nnodes; n++) {
 		cs_node *x = &s->nodes[n];
 		x->free = s->G;
-		x->leaf = n / per_leaf;
+		x->leaf = n < sp->nodes ? n / per_leaf : s->od_leaves + (n - sp->nodes) / per_leaf;
 		x->up = true;
 		x->lemon = nlemon > 0 && n % (s->nnodes / nlemon > 0 ? s->nnodes / nlemon : 1) == 0 &&
 			   n / (s->nnodes / nlemon > 0 ? s->nnodes / nlemon : 1) < nlemon;
@@ -158,7 +163,7 @@ static int pick_node(const cs_sim *s, int k, int leaf)
 				return s->bhead[bidx(s, leaf, f)];
 			continue;
 		}
-		for (int l = 0; l < s->nleaves; l++)
+		for (int l = s->leaf_lo; l < s->leaf_hi; l++)
 			if (s->cntl[bidx(s, l, f)] > 0)
 				return s->bhead[bidx(s, l, f)];
 	}
@@ -185,7 +190,7 @@ static bool place_frac(cs_sim *s, int j, const pp_cjob *x)
 	int need = x->gpu_milli, bn = -1, bg = -1, best = 1001;
 	/* best fit among the partly used GPUs */
 	for (int n = 0; n < s->nnodes; n++) {
-		if (!s->nodes[n].up)
+		if (!s->nodes[n].up || s->nodes[n].leaf < s->leaf_lo || s->nodes[n].leaf >= s->leaf_hi)
 			continue;
 		const uint16_t *m = &s->milli[(size_t)n * (size_t)s->G];
 		for (int g = 0; g < s->G; g++)
@@ -252,7 +257,7 @@ bool cs_place(cs_sim *s, int j)
 	int total = 0;
 	int *el = pp_xmalloc((size_t)s->nleaves * 2 * sizeof(int));
 	for (int l = 0; l < s->nleaves; l++) {
-		el[2 * l] = eligible(s, l, k);
+		el[2 * l] = l >= s->leaf_lo && l < s->leaf_hi ? eligible(s, l, k) : 0;
 		el[2 * l + 1] = l;
 		total += el[2 * l];
 	}

@@ -41,6 +41,8 @@ static void start_compute(cs_sim *s, int j)
 	cs_job *J = &s->js[j];
 	const pp_cjob *x = cs_jx(s, j);
 	J->phase = PH_COMPUTE;
+	if (j >= s->norig)
+		cs_serve_count(s, j, +1);
 	J->seg_t0 = s->now;
 	J->seg_done0 = J->done;
 	double target = J->work;
@@ -48,6 +50,8 @@ static void start_compute(cs_sim *s, int j)
 		target = J->next_ckpt_at;
 	push_seg(s, j, (target - J->done) / J->rate);
 }
+
+static void phase_time(cs_sim *s, int j);
 
 /* progress of a compute segment up to now */
 static void settle_compute(cs_sim *s, int j)
@@ -60,6 +64,13 @@ static void settle_compute(cs_sim *s, int j)
 	J->done = d < J->work ? d : J->work;
 	J->seg_t0 = s->now;
 	J->seg_done0 = J->done;
+}
+
+void cs_settle(cs_sim *s, int j)
+{
+	settle_compute(s, j);
+	phase_time(s, j);
+	s->js[j].phase_t0 = s->now;
 }
 
 static void phase_time(cs_sim *s, int j)
@@ -127,6 +138,8 @@ static int start_job(cs_sim *s, int j)
 	int rc = job_rate(s, j);
 	if (rc)
 		return rc;
+	if (j >= s->norig)
+		cs_serve_work(s, j);
 	if (first)
 		J->next_ckpt_at = x->ckpt_interval_s > 0 && x->ckpt_bytes > 0
 					  ? x->ckpt_interval_s * J->rate
@@ -151,15 +164,22 @@ static int start_job(cs_sim *s, int j)
 	return 0;
 }
 
-static void end_attempt(cs_sim *s, int j)
+void cs_stop_job(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
 	const pp_cjob *x = cs_jx(s, j);
+	if (j >= s->norig && J->phase == PH_COMPUTE)
+		cs_serve_count(s, j, -1);
 	settle_compute(s, j);
 	phase_time(s, j);
 	J->alloc_s += s->now - J->attempt_t0;
-	s->r->gpu_s_allocated += (s->now - J->attempt_t0) *
-				 (x->gpu_milli < 1000 ? x->gpu_milli / 1000.0 : J->alloc_gpus);
+	double held = (s->now - J->attempt_t0) *
+		      (x->gpu_milli < 1000 ? x->gpu_milli / 1000.0 : J->alloc_gpus);
+	s->r->gpu_s_allocated += held;
+	if (s->spot_nodes && J->nslots && J->slots[0].node >= s->spot_first)
+		s->r->gpu_s_spot_allocated += held;
+	if (j >= s->norig)
+		s->r->gpu_s_serving += held;
 	cs_fs_cancel(s, j);
 	cs_unplace(s, j);
 	run_remove(s, j);
@@ -169,20 +189,24 @@ static void end_attempt(cs_sim *s, int j)
 	s->dirty = true;
 }
 
-static void finish_job(cs_sim *s, int j)
+void cs_finish_job(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
-	end_attempt(s, j);
+	cs_stop_job(s, j);
 	J->st = ST_DONE;
 	J->end_s = s->now;
 	s->finished++;
 }
 
-/* a failure or a preemption: the work since the last checkpoint is lost */
-static void kill_job(cs_sim *s, int j, bool preempted)
+/* a failure, a preemption or a spot reclaim: the work since the last
+ * checkpoint is lost (a serving replica holds none to lose) */
+void cs_kill_job(cs_sim *s, int j, int cause)
 {
 	cs_job *J = &s->js[j];
-	end_attempt(s, j);
+	cs_stop_job(s, j);
+	J->spot_ckpt = false;
+	if (j >= s->norig)
+		J->ckpt_done = J->done;
 	double lost = J->done - J->ckpt_done;
 	if (lost > 0)
 		J->lost_s += lost / J->rate;
@@ -191,12 +215,15 @@ static void kill_job(cs_sim *s, int j, bool preempted)
 	if (x->ckpt_interval_s > 0 && x->ckpt_bytes > 0)
 		J->next_ckpt_at = J->done + x->ckpt_interval_s * J->rate;
 	J->needs_restart = true;
-	if (preempted) {
+	if (cause == CS_KILL_SPOT) {
+		J->preemptions++; /* counted by cause in cspotsim.c */
+	} else if (cause == CS_KILL_PREEMPT) {
 		J->preemptions++;
 		s->r->preemptions++;
 	} else {
 		J->interruptions++;
-		if (s->spec->max_requeue >= 0 && J->interruptions > s->spec->max_requeue) {
+		if (s->spec->max_requeue >= 0 && J->interruptions > s->spec->max_requeue &&
+		    j < s->norig) {
 			/* past MaxBatchRequeue: the job ends failed, its work undone */
 			J->st = ST_DONE;
 			J->end_s = NAN;
@@ -249,7 +276,7 @@ static void on_seg(cs_sim *s, int j)
 		J->seg_t0 = s->now;
 		J->seg_done0 = target;
 		if (J->done >= J->work) {
-			finish_job(s, j);
+			cs_finish_job(s, j);
 			break;
 		}
 		J->phase_t0 = s->now;
@@ -321,7 +348,7 @@ static void on_node_failure(cs_sim *s)
 		while (nd->njobs > 0) {
 			int j = nd->jobs[nd->njobs - 1];
 			s->r->interruptions++;
-			kill_job(s, j, false);
+			cs_kill_job(s, j, CS_KILL_FAILURE);
 		}
 		pp_cheap_push(&s->heap, s->now + s->spec->repair_s, EV_REPAIR, n, 0);
 	}
@@ -329,6 +356,12 @@ static void on_node_failure(cs_sim *s)
 }
 
 /* ---- the scheduler ---- */
+
+/* a spot pool decides which nodes a job may use */
+static bool place(cs_sim *s, int j)
+{
+	return s->spot_nodes ? cs_spot_place(s, j) : cs_place(s, j);
+}
 
 /* preempt lower-priority jobs (run at least the exempt time) for j */
 static bool preempt_for(cs_sim *s, int j)
@@ -359,8 +392,8 @@ static bool preempt_for(cs_sim *s, int j)
 				}
 			}
 		for (int a = 0; a < nv && !ok; a++) {
-			kill_job(s, vict[a], true);
-			ok = cs_place(s, j);
+			cs_kill_job(s, vict[a], CS_KILL_PREEMPT);
+			ok = place(s, j);
 		}
 	}
 	free(vict);
@@ -370,7 +403,7 @@ static bool preempt_for(cs_sim *s, int j)
 static int try_start(cs_sim *s, int j, bool *started)
 {
 	*started = false;
-	if (!cs_place(s, j))
+	if (!place(s, j))
 		return 0;
 	*started = true;
 	return start_job(s, j);
@@ -502,6 +535,8 @@ static int run(cs_sim *s)
 		J->prio = x->priority + (J->queue_spec >= 0 ? sp->queues[J->queue_spec].priority : 0);
 		if (x->spot)
 			J->prio -= 1000000; /* spot work yields to everything */
+		if (j >= s->norig)
+			J->prio += 1000000; /* serving goes before training */
 		J->work = x->scenario < 0 ? x->work_s : 0;
 		J->rate = 1;
 		if (x->gpu_milli < 1000)
@@ -509,10 +544,12 @@ static int run(cs_sim *s)
 	}
 	if ((rc = check_jobs(s)) || (rc = cs_place_init(s)))
 		return rc;
+	if (s->spot_nodes)
+		cs_spot_init(s);
 	double wmax = sp->lemon_fraction > 0 ? sp->lemon_factor : 1.0;
 	s->fail_rate_max = sp->infra_failures_per_node_s * wmax;
 	/* arrivals are pushed one ahead: the heap stays small */
-	if (s->njobs)
+	if (s->norig)
 		pp_cheap_push(&s->heap, cs_jx(s, 0)->submit_s, EV_ARRIVE, 0, 0);
 	push_next_failure(s);
 	pp_cev e;
@@ -526,11 +563,15 @@ static int run(cs_sim *s)
 		s->r->events++;
 		switch (e.kind) {
 		case EV_ARRIVE:
-			cs_pend_insert(s, e.who);
-			batch_arrivals++;
-			last_arrived = e.who;
+			if (s->ndeps && cs_jx(s, e.who)->serve >= 0) {
+				cs_serve_arrive(s, e.who);
+			} else {
+				cs_pend_insert(s, e.who);
+				batch_arrivals++;
+				last_arrived = e.who;
+			}
 			s->arrived++;
-			if (e.who + 1 < s->njobs)
+			if (e.who + 1 < s->norig)
 				pp_cheap_push(&s->heap, cs_jx(s, e.who + 1)->submit_s, EV_ARRIVE,
 					      e.who + 1, 0);
 			break;
@@ -548,12 +589,20 @@ static int run(cs_sim *s)
 		case EV_INTR:
 			if (s->js[e.who].gen == e.gen && s->js[e.who].st == ST_RUN) {
 				s->r->interruptions++;
-				kill_job(s, e.who, false);
+				cs_kill_job(s, e.who, CS_KILL_FAILURE);
 			}
 			break;
 		case EV_REPAIR:
+			if (s->spot_nodes && cs_spot_repair_skip(s, e.who))
+				break;
 			cs_node_up(s, e.who);
 			s->dirty = true;
+			break;
+		case EV_SERVE:
+			cs_serve_event(s, &e);
+			break;
+		default:
+			cs_spot_event(s, &e);
 			break;
 		}
 		/* schedule once every event of this instant is in */
@@ -584,8 +633,17 @@ static int run(cs_sim *s)
 		settle_compute(s, j);
 		phase_time(s, j);
 		J->alloc_s += s->now - J->attempt_t0;
-		s->r->gpu_s_allocated += (s->now - J->attempt_t0) * J->alloc_gpus;
+		double held = (s->now - J->attempt_t0) * J->alloc_gpus;
+		s->r->gpu_s_allocated += held;
+		if (s->spot_nodes && J->nslots && J->slots[0].node >= s->spot_first)
+			s->r->gpu_s_spot_allocated += held;
+		if (j >= s->norig)
+			s->r->gpu_s_serving += held;
 	}
+	if (s->spot_nodes)
+		cs_spot_finish(s);
+	if (s->ndeps)
+		cs_serve_finish(s);
 	return 0;
 }
 
@@ -601,8 +659,11 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	s.opts = opts ? opts : &none;
 	s.r = out;
 	s.err = err;
-	s.njobs = jobs->n;
+	s.njobs = s.norig = jobs->n;
 	s.pend_head = s.pend_tail = -1;
+	s.spot_nodes = spec->spot.nodes;
+	if (jobs->nserve)
+		cs_serve_init(&s);
 	s.G = spec->gpus_per_node;
 	double t0 = pp_mono_s();
 	s.js = pp_xcalloc((size_t)s.njobs + 1, sizeof(*s.js));
@@ -615,15 +676,19 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	gsl_rng_set(s.rng, spec->seed);
 	pp_cheap_init(&s.heap);
 	out->seed = spec->seed;
-	out->njobs = s.njobs;
+	out->njobs = s.norig;
 	int rc = run(&s);
 	if (!rc)
 		rc = cs_stats_finish(&s);
+	if (!rc && s.ndeps)
+		out->finished -= cs_serve_replicas_done(&s);
 	out->wall_s = pp_mono_s() - t0;
 	for (int j = 0; j < s.njobs; j++)
 		free(s.js[j].slots);
 	if (s.nodes)
 		cs_place_release(&s);
+	cs_spot_release(&s);
+	cs_serve_release(&s);
 	free(s.js);
 	free(s.running);
 	free(s.resv_items);

@@ -43,6 +43,29 @@
  *    asynchronous one blocks only while each node copies its shard to host
  *    RAM at host_copy_GBps, then writes in the background (PyTorch DCP
  *    async_save); a checkpoint counts once it is written.
+ *  - Spot pool (cspotsim.c): nodes beside the cluster's that only spot
+ *    jobs use (first; a spot job finding no room there runs on the
+ *    on-demand nodes at the lowest priority). Their number follows an
+ *    availability trace, or each available node is reclaimed at a rate
+ *    per node-hour and replaced replacement_s later. A reclaim names a
+ *    node chosen uniformly among those available, notice_s ahead (AWS:
+ *    2 min; GCP: 30 s; cspot.h has the sources): nothing new is placed on
+ *    it; a job on it whose checkpoint (checkpoint_bytes at the file
+ *    system's whole write bandwidth, alone) fits in the notice writes one
+ *    and leaves, losing nothing; the others run on and are killed when
+ *    the node goes, losing the work since their last checkpoint. Either
+ *    way the gang pays restart_s and requeues (not counted against
+ *    max_requeue). Spot GPU-hours held are priced at the pool's own price.
+ *  - Serving deployments (cserve.c): a job of kind serve with a demand
+ *    curve runs as replicas of its GPUs, each a gang at a priority above
+ *    every training job. At its submission and every hour after, the
+ *    autoscaler asks for ceil(demand / replica_rps) replicas within
+ *    [min, max] (Kubernetes' HPA rule, desired = ceil(current x metric /
+ *    target), at hourly steps); extra ones are stopped, pending ones
+ *    first; a started replica serves after restart_s (loading the model:
+ *    the scale-up delay). Served requests: min(demand, serving replicas x
+ *    replica_rps), integrated over time. All replicas end with the
+ *    deployment's lifetime (duration_s).
  *  - A job that names a podplan scenario runs tokens / tokens-per-step
  *    steps at the engine's step time for the placement it got (pp_cscen:
  *    inside one leaf, full bisection; across leaves, the spec's
@@ -135,6 +158,19 @@ typedef struct pp_csim_result {
 	int infra_failures, interruptions, preemptions, checkpoints;
 	int gave_up;                 /* jobs ended failed past max_requeue */
 	double mean_ckpt_write_s;    /* one checkpoint's write, start to written */
+	/* spot pool (zero without one) */
+	int spot_reclaims;           /* nodes reclaimed */
+	int spot_ckpt_saved;         /* gangs that wrote a checkpoint in the notice and left */
+	int spot_killed;             /* gangs killed when their node went */
+	double gpu_s_spot_available; /* the pool's GPUs x time it had them (in gpu_s_available) */
+	double gpu_s_spot_allocated; /* held by jobs on the pool (in gpu_s_allocated) */
+	double usd_on_demand, usd_spot; /* the two parts of usd_per_useful_gpu_hour's cost */
+	/* serving deployments (zero without one) */
+	int deployments;
+	double serve_demand_req;     /* requests asked for over the deployments' lifetimes */
+	double serve_served_req;     /* of which served */
+	double serve_replica_s;      /* replica-seconds serving */
+	double gpu_s_serving;        /* GPU-seconds held by replicas (the rest: training) */
 	pp_csim_tpoint *timeline;
 	int ntimeline;
 	long long events;

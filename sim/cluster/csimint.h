@@ -15,7 +15,13 @@
 
 enum { ST_WAIT, ST_PEND, ST_RUN, ST_DONE };
 enum { PH_RESTART, PH_COMPUTE, PH_STAGE, PH_CKPT_BLOCK, PH_FLOW_WAIT };
-enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR };
+enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR,
+       /* spot pool (cspotsim.c) and serving deployments (cserve.c) */
+       EV_SPOT_AVAIL, EV_SPOT_RATE, EV_SPOT_TERM, EV_SPOT_CKPT, EV_SPOT_BACK, EV_SERVE };
+/* why a running job is killed (cs_kill_job) */
+enum { CS_KILL_FAILURE, CS_KILL_PREEMPT, CS_KILL_SPOT };
+/* a spot node's state */
+enum { SP_AVAIL, SP_LEAVING, SP_OUT };
 
 typedef struct cs_slot {
 	int node;
@@ -35,6 +41,7 @@ typedef struct cs_node {
 typedef struct cs_job {
 	uint8_t st, phase;
 	bool needs_restart, spans_leaf, flow_async, gave_up;
+	bool spot_ckpt;          /* writing an emergency checkpoint in a reclaim's notice */
 	uint32_t gen;
 	int prev, next;          /* pending list */
 	int run_pos;             /* index in running[], -1 */
@@ -60,6 +67,21 @@ typedef struct cs_flow {
 	double t0;               /* when it started */
 	double snapshot;         /* the job's done units it commits */
 } cs_flow;
+
+/* A serving deployment (cserve.c): its replicas are jobs appended after
+ * the stream's own (cs_sim.norig on), parked (ST_WAIT) when not wanted. */
+typedef struct cs_dep {
+	int job;                 /* the deployment's row */
+	int rep0, nrep;          /* its replicas: jobs rep0 .. rep0 + nrep - 1 */
+	int want;                /* replicas the autoscaler asks for this hour */
+	int serving;             /* replicas past their start-up, serving now */
+	int hour;                /* hours since its submission */
+	bool ended;
+	double end_s;            /* submission + lifetime */
+	double rps_now;          /* requests/s asked this hour */
+	double t_last;           /* the integrals below run to here */
+	double demand_req, served_req, replica_s;
+} cs_dep;
 
 /* A running job's expected end and the GPUs it frees then (cs_reserve). */
 typedef struct cs_end {
@@ -116,6 +138,25 @@ typedef struct cs_sim {
 	int nbins;
 	double bin_w;
 	int next_progress;
+	/* spot pool (cspotsim.c); spot_nodes 0 = none */
+	int spot_first, spot_nodes;  /* spot nodes are [spot_first, spot_first + spot_nodes) */
+	int od_leaves;           /* leaves of the on-demand nodes; the pool's leaves follow */
+	int leaf_lo, leaf_hi;    /* the leaves cs_place may use now */
+	uint8_t *spot_st;        /* [spot node] SP_AVAIL, SP_LEAVING, SP_OUT */
+	int spot_avail;          /* spot nodes SP_AVAIL */
+	int spot_out;            /* spot nodes SP_OUT */
+	int spot_owed;           /* nodes a trace gave back while they were still leaving */
+	int spot_trace_i;        /* the next trace point */
+	uint32_t spot_gen;       /* rate mode: reclaim draws older than this are stale */
+	double spot_out_gpu_s;   /* GPU-seconds out, integrated up to spot_t */
+	double spot_t;
+	/* serving deployments (cserve.c) */
+	int norig;               /* the stream's own jobs; replicas follow up to njobs */
+	cs_dep *deps;
+	int ndeps;
+	int *rep_dep;            /* [j - norig]: replica j's deployment */
+	pp_cjobs jx;             /* the stream with the replicas appended (arrays owned,
+				    names borrowed) */
 } cs_sim;
 
 /* job j's record */
@@ -123,6 +164,43 @@ static inline const pp_cjob *cs_jx(const cs_sim *s, int j)
 {
 	return &s->jobs->v[j];
 }
+
+/* csim.c, for the spot pool and serving */
+/* job j stops: its GPUs back, its attempt's time counted */
+void cs_stop_job(cs_sim *s, int j);
+/* job j is done */
+void cs_finish_job(cs_sim *s, int j);
+/* job j is killed (CS_KILL_*): the work since its last checkpoint is lost, it requeues */
+void cs_kill_job(cs_sim *s, int j, int cause);
+/* job j's progress and phase time counted up to now */
+void cs_settle(cs_sim *s, int j);
+
+/* cspotsim.c */
+/* the pool's nodes set out as the trace's first point says; the first event */
+void cs_spot_init(cs_sim *s);
+/* place job j: a spot job on the pool first, then on-demand nodes; others on-demand only */
+bool cs_spot_place(cs_sim *s, int j);
+void cs_spot_event(cs_sim *s, const pp_cev *e);
+/* whether node n's repair is to be left alone (a spot node reclaimed or back) */
+bool cs_spot_repair_skip(cs_sim *s, int n);
+/* the pool's results into s->r */
+void cs_spot_finish(cs_sim *s);
+void cs_spot_release(cs_sim *s);
+
+/* cserve.c */
+/* the replicas appended to the stream (s->jx) when it has deployments */
+void cs_serve_init(cs_sim *s);
+/* deployment row j arrives: its hours start */
+void cs_serve_arrive(cs_sim *s, int j);
+void cs_serve_event(cs_sim *s, const pp_cev *e);
+/* replica j starts (+1) or stops (-1) serving */
+void cs_serve_count(cs_sim *s, int j, int delta);
+/* replica j's work: until its deployment ends */
+void cs_serve_work(cs_sim *s, int j);
+void cs_serve_finish(cs_sim *s);
+/* replicas ended (not in the result's finished jobs) */
+int cs_serve_replicas_done(const cs_sim *s);
+void cs_serve_release(cs_sim *s);
 
 /* cqueue.c */
 /* whether pending job a goes before b: priority (high first), submission */

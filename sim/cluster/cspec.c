@@ -1,5 +1,6 @@
 /* cspec.c - see cspec.h. */
 #include "cluster/cspec.h"
+#include "cluster/cspot.h"
 #include "core/jdoc.h"
 #include "core/util.h"
 
@@ -132,7 +133,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	static const char *const top[] = {"name", "description", "nodes", "nvlink_domain_gpus",
 					  "network", "filesystem", "checkpoint", "scheduler",
 					  "queues", "reliability", "cost", "seed", "horizon_s",
-					  "timeline_points", "source"};
+					  "timeline_points", "source", "spot"};
 	static const char *const net_keys[] = {"nodes_per_leaf", "oversubscription"};
 	static const char *const fs_keys[] = {"read_GBps", "write_GBps", "metadata_ops_per_s",
 					      "source"};
@@ -262,6 +263,8 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 		  (rc = num(d, o, "cost", "usd_per_gpu_hour", true, 0, 1e5, &s->usd_per_gpu_hour,
 			    err))))
 		return rc;
+	if ((rc = pp_cspot_parse(&s->spot, d, root, d->path, err)))
+		return rc;
 	int64_t seed = 1;
 	if ((rc = pp_jget_int(d, root, "", "seed", false, 0, 4294967295LL, &seed, NULL, err)))
 		return rc;
@@ -306,6 +309,7 @@ void pp_cspec_release(pp_cspec *s)
 {
 	free(s->types);
 	free(s->queues);
+	pp_cspot_release(&s->spot);
 	s->types = NULL;
 	s->queues = NULL;
 	s->ntypes = s->nqueues = 0;
@@ -319,6 +323,7 @@ void pp_cspec_copy(pp_cspec *dst, const pp_cspec *src)
 	dst->queues = pp_xcalloc((size_t)src->nqueues + 1, sizeof(*dst->queues));
 	if (src->nqueues)
 		memcpy(dst->queues, src->queues, (size_t)src->nqueues * sizeof(*dst->queues));
+	pp_cspot_copy(&dst->spot, &src->spot);
 }
 
 int pp_cspec_queue(const pp_cspec *s, const char *name)

@@ -56,6 +56,20 @@ typedef struct pp_cqueue {
 	int priority;                /* higher first; may preempt lower */
 } pp_cqueue;
 
+/* A spot pool (cspot.h reads it): nodes of the cluster's node size that
+ * only spot jobs use, whose availability follows a trace or a reclaim
+ * rate, each reclaim announced notice_s ahead. */
+typedef struct pp_cspot {
+	int nodes;                   /* 0 = no spot pool */
+	double reclaims_per_node_s;  /* rate mode: per available node-second; 0 with a trace */
+	double replace_s;            /* rate mode: a reclaimed node is back after this */
+	double notice_s;             /* the warning before a node is taken */
+	double usd_per_gpu_hour;     /* spot price per GPU-hour held; NAN = none */
+	double *trace_t_s;           /* trace mode: ascending, the first 0 */
+	int *trace_nodes;            /* nodes available from trace_t_s[i] on */
+	int ntrace;                  /* 0 = rate mode */
+} pp_cspot;
+
 typedef struct pp_cspec {
 	char name[128];
 	char path[512];              /* as given; "" when parsed from text */
@@ -89,6 +103,7 @@ typedef struct pp_cspec {
 	double lemon_factor;
 	/* money */
 	double usd_per_gpu_hour;     /* the cluster's fully loaded cost per available GPU-hour; NAN = none */
+	pp_cspot spot;               /* the spot pool, beside the nodes above (not in nodes, gpus) */
 	unsigned long seed;
 	double horizon_s;            /* the period simulated: jobs past it are cut off, and the
 					cluster counts as available all of it; 0 = until the

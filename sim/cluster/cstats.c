@@ -109,7 +109,7 @@ int cs_stats_finish(cs_sim *s)
 		bins_init(s);
 	r->makespan_s = s->now;
 	r->gpus = sp->gpus;
-	r->gpu_s_available = sp->gpus * r->makespan_s - r->gpu_s_down;
+	r->gpu_s_available = sp->gpus * r->makespan_s - r->gpu_s_down + r->gpu_s_spot_available;
 	r->finished = s->finished;
 	double *qv[PP_CSIM_SIZE_BUCKETS];
 	int qn[PP_CSIM_SIZE_BUCKETS] = {0};
@@ -128,7 +128,7 @@ int cs_stats_finish(cs_sim *s)
 		r->gpu_s_ckpt += g * J->ckpt_block_s;
 		r->gpu_s_restart += g * J->restart_s;
 		double ettr = NAN;
-		if (J->st == ST_DONE && J->end_s > J->start_s) {
+		if (J->st == ST_DONE && J->end_s > J->start_s && x->serve < 0) {
 			ettr = useful / (J->end_s - J->start_s);
 			ettr_sum += ettr * g * (J->end_s - J->start_s);
 			ettr_w += g * (J->end_s - J->start_s);
@@ -137,7 +137,7 @@ int cs_stats_finish(cs_sim *s)
 			mfu_sum += J->mfu * g * J->compute_s;
 			mfu_w += g * J->compute_s;
 		}
-		if (!isnan(J->start_s)) {
+		if (!isnan(J->start_s) && x->serve < 0) {
 			double q = J->start_s - x->submit_s;
 			int b = bucket_of(x->gpus);
 			qv[b][qn[b]++] = q;
@@ -169,9 +169,12 @@ int cs_stats_finish(cs_sim *s)
 	r->program_goodput = mfu_w > 0 ? mfu_sum / mfu_w : NAN;
 	r->goodput = r->sched_goodput * r->runtime_goodput *
 		     (isnan(r->program_goodput) ? 1 : r->program_goodput);
+	/* on-demand GPUs are paid all the time; spot GPUs while jobs hold them */
+	r->usd_on_demand = sp->usd_per_gpu_hour * sp->gpus * r->makespan_s / 3600;
+	r->usd_spot = sp->spot.nodes ? sp->spot.usd_per_gpu_hour * r->gpu_s_spot_allocated / 3600 : 0;
 	r->usd_per_useful_gpu_hour =
-		!isnan(sp->usd_per_gpu_hour) && r->gpu_s_useful > 0
-			? sp->usd_per_gpu_hour * sp->gpus * r->makespan_s / r->gpu_s_useful
+		!isnan(sp->usd_per_gpu_hour) && !isnan(r->usd_spot) && r->gpu_s_useful > 0
+			? (r->usd_on_demand + r->usd_spot) / (r->gpu_s_useful / 3600)
 			: NAN;
 	r->mean_ckpt_write_s = r->checkpoints ? s->ckpt_write_sum / r->checkpoints : NAN;
 	/* the bins that the run reached, as means */
