@@ -51,18 +51,49 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 		pp_sb_addf(out, "  program goodput     %6.1f%%  the engine's MFU, GPU-time weighted\n",
 			   100 * r->program_goodput);
 	pp_sb_addf(out, "  goodput             %6.1f%%\n", 100 * r->goodput);
+	double held = r->gpus * r->makespan_s + r->gpu_s_spot_available; /* the pool's, as it had them */
 	pp_sb_addf(out, "  idle %.1f%%, fragmented %.1f%%, down %.1f%% of GPU-hours; "
 		   "mean ETTR %.3f\n",
-		   100 * (1 - r->gpu_s_allocated / (r->gpus * r->makespan_s)) -
-			   100 * (r->gpu_s_fragmented + r->gpu_s_down) / (r->gpus * r->makespan_s),
-		   100 * r->gpu_s_fragmented / (r->gpus * r->makespan_s),
-		   100 * r->gpu_s_down / (r->gpus * r->makespan_s), r->mean_ettr);
-	if (!isnan(r->usd_per_useful_gpu_hour))
+		   100 * (1 - r->gpu_s_allocated / held) -
+			   100 * (r->gpu_s_fragmented + r->gpu_s_down) / held,
+		   100 * r->gpu_s_fragmented / held, 100 * r->gpu_s_down / held, r->mean_ettr);
+	if (!isnan(r->usd_per_useful_gpu_hour) && !sp->spot.nodes)
 		pp_sb_addf(out, "  $ per useful GPU-hour  %.3f (at $%.3f per available GPU-hour)\n",
 			   r->usd_per_useful_gpu_hour, sp->usd_per_gpu_hour);
+	else if (!isnan(r->usd_per_useful_gpu_hour))
+		pp_sb_addf(out, "  $ per useful GPU-hour  %.3f (on-demand $%.0f at $%.3f per available "
+			   "GPU-hour + spot $%.0f at $%.3f per GPU-hour held)\n",
+			   r->usd_per_useful_gpu_hour, r->usd_on_demand, sp->usd_per_gpu_hour,
+			   r->usd_spot, sp->spot.usd_per_gpu_hour);
 	pp_sb_addf(out, "  failures %d, interruptions %d, preemptions %d, given up %d, checkpoints "
 		   "%d (mean write %s)\n", r->infra_failures, r->interruptions, r->preemptions,
 		   r->gave_up, r->checkpoints, dur(r->mean_ckpt_write_s, b1, sizeof(b1)));
+	if (sp->spot.nodes) {
+		if (sp->spot.ntrace)
+			pp_sb_addf(out, "\nspot pool: %d nodes x %d GPUs, availability from a trace of %d "
+				   "points, notice %s\n", sp->spot.nodes, sp->gpus_per_node,
+				   sp->spot.ntrace, dur(sp->spot.notice_s, b1, sizeof(b1)));
+		else
+			pp_sb_addf(out, "\nspot pool: %d nodes x %d GPUs, %.4g reclaims per node-hour, "
+				   "replaced after %s, notice %s\n", sp->spot.nodes, sp->gpus_per_node,
+				   sp->spot.reclaims_per_node_s * 3600,
+				   dur(sp->spot.replace_s, b2, sizeof(b2)),
+				   dur(sp->spot.notice_s, b1, sizeof(b1)));
+		pp_sb_addf(out, "  nodes reclaimed %d; gangs preempted by a reclaim: %d checkpointed in "
+			   "the notice, %d killed; by priority: %d\n", r->spot_reclaims,
+			   r->spot_ckpt_saved, r->spot_killed, r->preemptions);
+		pp_sb_addf(out, "  spot GPU-hours held %.1f of %.1f available\n",
+			   r->gpu_s_spot_allocated / 3600, r->gpu_s_spot_available / 3600);
+	}
+	if (r->deployments) {
+		pp_sb_addf(out, "\nserving: %d deployment%s, %.1f%% of %.4g requests served, %.1f "
+			   "replica-hours\n", r->deployments, r->deployments > 1 ? "s" : "",
+			   r->serve_demand_req > 0 ? 100 * r->serve_served_req / r->serve_demand_req
+						   : 100.0,
+			   r->serve_demand_req, r->serve_replica_s / 3600);
+		pp_sb_addf(out, "  GPU-hours held: serving %.1f, training %.1f\n",
+			   r->gpu_s_serving / 3600, (r->gpu_s_allocated - r->gpu_s_serving) / 3600);
+	}
 	pp_sb_addf(out, "\nqueueing delay by job size (GPUs)\n  %-8s %9s %10s %10s %10s\n", "size",
 		   "jobs", "mean", "median", "p99");
 	for (int b = 0; b < PP_CSIM_SIZE_BUCKETS; b++) {
@@ -113,6 +144,27 @@ static void summary_json(cJSON *o, const pp_csim_result *r)
 	pp_json_int(o, "gave_up", r->gave_up);
 	pp_json_int(o, "checkpoints", r->checkpoints);
 	pp_json_num(o, "mean_checkpoint_write_s", r->mean_ckpt_write_s, 9);
+	if (r->gpu_s_spot_available > 0 || r->spot_reclaims) {
+		cJSON *sp = pp_json_obj(o, "spot");
+		pp_json_int(sp, "nodes_reclaimed", r->spot_reclaims);
+		pp_json_int(sp, "preempted_checkpointed", r->spot_ckpt_saved);
+		pp_json_int(sp, "preempted_killed", r->spot_killed);
+		pp_json_num(sp, "gpu_hours_available", r->gpu_s_spot_available / 3600, 9);
+		pp_json_num(sp, "gpu_hours_held", r->gpu_s_spot_allocated / 3600, 9);
+		pp_json_num(sp, "usd_on_demand", r->usd_on_demand, 10);
+		pp_json_num(sp, "usd_spot", r->usd_spot, 10);
+	}
+	if (r->deployments) {
+		cJSON *sv = pp_json_obj(o, "serving");
+		pp_json_int(sv, "deployments", r->deployments);
+		pp_json_num(sv, "requests_asked", r->serve_demand_req, 10);
+		pp_json_num(sv, "requests_served", r->serve_served_req, 10);
+		pp_json_num(sv, "served_fraction", r->serve_demand_req > 0
+			    ? r->serve_served_req / r->serve_demand_req : NAN, 6);
+		pp_json_num(sv, "replica_hours", r->serve_replica_s / 3600, 9);
+		pp_json_num(sv, "gpu_hours_serving", r->gpu_s_serving / 3600, 9);
+		pp_json_num(sv, "gpu_hours_training", (r->gpu_s_allocated - r->gpu_s_serving) / 3600, 9);
+	}
 	qjson(o, r);
 	pp_json_int(o, "events", r->events);
 	pp_json_int(o, "seed", (int64_t)r->seed);
