@@ -28,21 +28,6 @@ static const pp_cserve_dep *spec_of(const cs_sim *s, const cs_dep *d)
 	return &s->jobs->serve[cs_jx(s, d->job)->serve];
 }
 
-/* the integrals up to now */
-static void acc(cs_sim *s, cs_dep *d)
-{
-	if (isnan(d->t_last) || d->ended)
-		return;
-	double dt = s->now - d->t_last;
-	if (dt > 0) {
-		double cap = d->serving * spec_of(s, d)->replica_rps;
-		d->served_req += fmin(d->rps_now, cap) * dt;
-		d->demand_req += d->rps_now * dt;
-		d->replica_s += d->serving * dt;
-	}
-	d->t_last = s->now;
-}
-
 void cs_serve_init(cs_sim *s)
 {
 	const pp_cjobs *in = s->jobs;
@@ -151,7 +136,7 @@ static void push_hour(cs_sim *s, int k)
 
 static void end_dep(cs_sim *s, cs_dep *d)
 {
-	acc(s, d);
+	cs_serve_acc(s, d);
 	for (int i = 0; i < d->nrep; i++) {
 		int j = d->rep0 + i;
 		cs_job *J = &s->js[j];
@@ -195,7 +180,7 @@ void cs_serve_event(cs_sim *s, const pp_cev *e)
 	cs_dep *d = &s->deps[e->who];
 	if (d->ended)
 		return;
-	acc(s, d);
+	cs_serve_acc(s, d);
 	if (s->now >= d->end_s) {
 		end_dep(s, d);
 		return;
@@ -205,28 +190,13 @@ void cs_serve_event(cs_sim *s, const pp_cev *e)
 	push_hour(s, e->who);
 }
 
-void cs_serve_count(cs_sim *s, int j, int delta)
-{
-	cs_dep *d = &s->deps[s->rep_dep[j - s->norig]];
-	acc(s, d);
-	d->serving += delta;
-}
-
-void cs_serve_work(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	const cs_dep *d = &s->deps[s->rep_dep[j - s->norig]];
-	J->work = J->done + (d->end_s > s->now ? d->end_s - s->now : 0);
-	J->next_ckpt_at = INFINITY;
-}
-
 void cs_serve_finish(cs_sim *s)
 {
 	pp_csim_result *r = s->r;
 	r->deployments = s->ndeps;
 	for (int k = 0; k < s->ndeps; k++) {
 		cs_dep *d = &s->deps[k];
-		acc(s, d);
+		cs_serve_acc(s, d);
 		r->serve_demand_req += d->demand_req;
 		r->serve_served_req += d->served_req;
 		r->serve_replica_s += d->replica_s;

@@ -14,75 +14,6 @@
 
 #define EPS_UNITS 1e-9
 
-/* ---- running jobs ---- */
-
-static void run_add(cs_sim *s, int j)
-{
-	s->js[j].run_pos = s->nrunning;
-	s->running[s->nrunning++] = j;
-}
-
-static void run_remove(cs_sim *s, int j)
-{
-	int p = s->js[j].run_pos;
-	int last = s->running[--s->nrunning];
-	s->running[p] = last;
-	s->js[last].run_pos = p;
-	s->js[j].run_pos = -1;
-}
-
-static void push_seg(cs_sim *s, int j, double dt)
-{
-	pp_cheap_push(&s->heap, s->now + dt, EV_SEG, j, s->js[j].gen);
-}
-
-static void start_compute(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	const pp_cjob *x = cs_jx(s, j);
-	J->phase = PH_COMPUTE;
-	if (j >= s->norig)
-		cs_serve_count(s, j, +1);
-	J->seg_t0 = s->now;
-	J->seg_done0 = J->done;
-	double target = J->work;
-	if (x->ckpt_interval_s > 0 && x->ckpt_bytes > 0 && J->next_ckpt_at < target)
-		target = J->next_ckpt_at;
-	push_seg(s, j, (target - J->done) / J->rate);
-}
-
-static void phase_time(cs_sim *s, int j);
-
-/* progress of a compute segment up to now */
-static void settle_compute(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	if (J->phase != PH_COMPUTE)
-		return;
-	double d = J->seg_done0 + (s->now - J->seg_t0) * J->rate;
-	J->compute_s += s->now - J->seg_t0;
-	J->done = d < J->work ? d : J->work;
-	J->seg_t0 = s->now;
-	J->seg_done0 = J->done;
-}
-
-void cs_settle(cs_sim *s, int j)
-{
-	settle_compute(s, j);
-	phase_time(s, j);
-	s->js[j].phase_t0 = s->now;
-}
-
-static void phase_time(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	double dt = s->now - J->phase_t0;
-	if (J->phase == PH_RESTART)
-		J->restart_s += dt;
-	else if (J->phase == PH_STAGE || J->phase == PH_CKPT_BLOCK || J->phase == PH_FLOW_WAIT)
-		J->ckpt_block_s += dt;
-}
-
 static int job_rate(cs_sim *s, int j)
 {
 	cs_job *J = &s->js[j];
@@ -128,7 +59,7 @@ static int start_job(cs_sim *s, int j)
 	cs_pend_remove(s, j);
 	J->st = ST_RUN;
 	J->gen++;
-	run_add(s, j);
+	cs_run_add(s, j);
 	if (J->queue_spec >= 0)
 		s->qused[J->queue_spec] += x->gpus;
 	bool first = isnan(J->start_s);
@@ -157,83 +88,11 @@ static int start_job(cs_sim *s, int j)
 	J->phase_t0 = s->now;
 	if (J->needs_restart && s->spec->restart_s > 0) {
 		J->phase = PH_RESTART;
-		push_seg(s, j, s->spec->restart_s);
+		cs_push_seg(s, j, s->spec->restart_s);
 	} else {
-		start_compute(s, j);
+		cs_start_compute(s, j);
 	}
 	return 0;
-}
-
-void cs_stop_job(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	const pp_cjob *x = cs_jx(s, j);
-	if (j >= s->norig && J->phase == PH_COMPUTE)
-		cs_serve_count(s, j, -1);
-	settle_compute(s, j);
-	phase_time(s, j);
-	J->alloc_s += s->now - J->attempt_t0;
-	double held = (s->now - J->attempt_t0) *
-		      (x->gpu_milli < 1000 ? x->gpu_milli / 1000.0 : J->alloc_gpus);
-	s->r->gpu_s_allocated += held;
-	if (s->spot_nodes && J->nslots && J->slots[0].node >= s->spot_first)
-		s->r->gpu_s_spot_allocated += held;
-	if (j >= s->norig)
-		s->r->gpu_s_serving += held;
-	cs_fs_cancel(s, j);
-	cs_unplace(s, j);
-	run_remove(s, j);
-	if (J->queue_spec >= 0)
-		s->qused[J->queue_spec] -= x->gpus;
-	J->gen++;
-	s->dirty = true;
-}
-
-void cs_finish_job(cs_sim *s, int j)
-{
-	cs_job *J = &s->js[j];
-	cs_stop_job(s, j);
-	J->st = ST_DONE;
-	J->end_s = s->now;
-	s->finished++;
-}
-
-/* a failure, a preemption or a spot reclaim: the work since the last
- * checkpoint is lost (a serving replica holds none to lose) */
-void cs_kill_job(cs_sim *s, int j, int cause)
-{
-	cs_job *J = &s->js[j];
-	cs_stop_job(s, j);
-	J->spot_ckpt = false;
-	if (j >= s->norig)
-		J->ckpt_done = J->done;
-	double lost = J->done - J->ckpt_done;
-	if (lost > 0)
-		J->lost_s += lost / J->rate;
-	J->done = J->ckpt_done;
-	const pp_cjob *x = cs_jx(s, j);
-	if (x->ckpt_interval_s > 0 && x->ckpt_bytes > 0)
-		J->next_ckpt_at = J->done + x->ckpt_interval_s * J->rate;
-	J->needs_restart = true;
-	if (cause == CS_KILL_SPOT) {
-		J->preemptions++; /* counted by cause in cspotsim.c */
-	} else if (cause == CS_KILL_PREEMPT) {
-		J->preemptions++;
-		s->r->preemptions++;
-	} else {
-		J->interruptions++;
-		if (s->spec->max_requeue >= 0 && J->interruptions > s->spec->max_requeue &&
-		    j < s->norig) {
-			/* past MaxBatchRequeue: the job ends failed, its work undone */
-			J->st = ST_DONE;
-			J->end_s = NAN;
-			J->gave_up = true;
-			s->finished++;
-			s->r->gave_up++;
-			return;
-		}
-	}
-	cs_pend_insert(s, j);
 }
 
 /* ---- checkpoints ---- */
@@ -248,7 +107,7 @@ static void begin_checkpoint(cs_sim *s, int j)
 		/* each node copies its shard to host RAM in parallel */
 		int nodes = J->nslots > 0 ? J->nslots : 1;
 		J->phase = PH_STAGE;
-		push_seg(s, j, x->ckpt_bytes / nodes / s->spec->host_copy_Bps);
+		cs_push_seg(s, j, x->ckpt_bytes / nodes / s->spec->host_copy_Bps);
 	} else {
 		J->phase = PH_CKPT_BLOCK;
 		cs_fs_add(s, j, x->ckpt_bytes, false);
@@ -261,9 +120,9 @@ static void on_seg(cs_sim *s, int j)
 	const pp_cjob *x = cs_jx(s, j);
 	switch (J->phase) {
 	case PH_RESTART:
-		phase_time(s, j);
+		cs_phase_time(s, j);
 		J->needs_restart = false;
-		start_compute(s, j);
+		cs_start_compute(s, j);
 		break;
 	case PH_COMPUTE: {
 		/* the segment ended at its target: the end of the work or the
@@ -288,9 +147,9 @@ static void on_seg(cs_sim *s, int j)
 		break;
 	}
 	case PH_STAGE:
-		phase_time(s, j);
+		cs_phase_time(s, j);
 		cs_fs_add(s, j, x->ckpt_bytes, true);
-		start_compute(s, j);
+		cs_start_compute(s, j);
 		break;
 	default:
 		break;
@@ -313,10 +172,10 @@ static void on_flow(cs_sim *s)
 		s->ckpt_write_sum += s->now - f->t0;
 		cs_fs_drop(s, i);
 		if (J->phase == PH_CKPT_BLOCK) {
-			phase_time(s, j);
-			start_compute(s, j);
+			cs_phase_time(s, j);
+			cs_start_compute(s, j);
 		} else if (J->phase == PH_FLOW_WAIT) {
-			phase_time(s, j);
+			cs_phase_time(s, j);
 			begin_checkpoint(s, j);
 		}
 	}
@@ -630,8 +489,8 @@ static int run(cs_sim *s)
 	for (int i = 0; i < s->nrunning; i++) {
 		int j = s->running[i];
 		cs_job *J = &s->js[j];
-		settle_compute(s, j);
-		phase_time(s, j);
+		cs_settle_compute(s, j);
+		cs_phase_time(s, j);
 		J->alloc_s += s->now - J->attempt_t0;
 		double held = (s->now - J->attempt_t0) * J->alloc_gpus;
 		s->r->gpu_s_allocated += held;

@@ -165,7 +165,17 @@ static inline const pp_cjob *cs_jx(const cs_sim *s, int j)
 	return &s->jobs->v[j];
 }
 
-/* csim.c, for the spot pool and serving */
+/* csjob.c: a job's attempts */
+void cs_run_add(cs_sim *s, int j);
+void cs_run_remove(cs_sim *s, int j);
+/* job j's next segment ends dt from now */
+void cs_push_seg(cs_sim *s, int j, double dt);
+/* job j computes toward its next checkpoint or its end */
+void cs_start_compute(cs_sim *s, int j);
+/* a compute segment's progress up to now */
+void cs_settle_compute(cs_sim *s, int j);
+/* the time of job j's phase so far, counted where it belongs */
+void cs_phase_time(cs_sim *s, int j);
 /* job j stops: its GPUs back, its attempt's time counted */
 void cs_stop_job(cs_sim *s, int j);
 /* job j is done */
@@ -187,16 +197,20 @@ bool cs_spot_repair_skip(cs_sim *s, int n);
 void cs_spot_finish(cs_sim *s);
 void cs_spot_release(cs_sim *s);
 
+/* cservetally.c */
+/* deployment d's integrals up to now */
+void cs_serve_acc(cs_sim *s, cs_dep *d);
+/* replica j starts (+1) or stops (-1) serving */
+void cs_serve_count(cs_sim *s, int j, int delta);
+/* replica j's work: until its deployment ends */
+void cs_serve_work(cs_sim *s, int j);
+
 /* cserve.c */
 /* the replicas appended to the stream (s->jx) when it has deployments */
 void cs_serve_init(cs_sim *s);
 /* deployment row j arrives: its hours start */
 void cs_serve_arrive(cs_sim *s, int j);
 void cs_serve_event(cs_sim *s, const pp_cev *e);
-/* replica j starts (+1) or stops (-1) serving */
-void cs_serve_count(cs_sim *s, int j, int delta);
-/* replica j's work: until its deployment ends */
-void cs_serve_work(cs_sim *s, int j);
 void cs_serve_finish(cs_sim *s);
 /* replicas ended (not in the result's finished jobs) */
 int cs_serve_replicas_done(const cs_sim *s);
