@@ -140,6 +140,25 @@ static void test_pools_apart(void)
 	pp_csim_result_release(&r);
 	pp_cjobs_release(&j);
 	pp_cspec_release(&s);
+	/* With preemption, high-priority H (on demand) arriving at 10 s takes
+	 * the on-demand node from L; spot job S on the pool is no use to it and
+	 * is left alone, though its priority is the lowest. */
+	CHECK(spec(&s, "\"scheduler\": {\"preempt_mode\": \"requeue\"}, \"spot\": {\"nodes\": 1, "
+		       "\"reclaims_per_node_hour\": 0, \"notice_s\": 30}", &err) == 0);
+	pp_cjobs_init(&j);
+	pp_cjob *sj = job(&j, "S", 8, 0, 100);
+	sj->spot = 1;
+	job(&j, "L", 8, 0, 100);
+	job(&j, "H", 8, 10, 100)->priority = 10;
+	CHECK(sim(&s, &j, &r) == 0);
+	CHECK(r.jobs[0].preemptions == 0 && r.jobs[1].preemptions == 1 && r.preemptions == 1);
+	CHECK_NEAR(r.jobs[0].end_s, 100, 1e-9);
+	CHECK_NEAR(r.jobs[2].queue_s, 0, 1e-9);
+	/* L: 10 s lost, back at 110 s when H ends, 100 s more */
+	CHECK_NEAR(r.jobs[1].end_s, 210, 1e-9);
+	pp_csim_result_release(&r);
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
 }
 
 /*

@@ -227,11 +227,15 @@ static bool preempt_for(cs_sim *s, int j)
 {
 	int nn, k;
 	cs_shape(s, cs_jx(s, j), &nn, &k);
-	int need = nn * k, can = s->free_gpus;
+	/* an on-demand job gains nothing from the spot pool's GPUs */
+	bool od_only = s->spot_nodes && !cs_jx(s, j)->spot;
+	int need = nn * k, can = s->free_gpus - (od_only ? cs_spot_free_gpus(s) : 0);
 	int *vict = pp_xmalloc((size_t)s->nrunning * sizeof(int) + 1);
 	int nv = 0;
 	for (int i = 0; i < s->nrunning; i++) {
 		int r = s->running[i];
+		if (od_only && s->js[r].nslots && s->js[r].slots[0].node >= s->spot_first)
+			continue;
 		if (s->js[r].prio < s->js[j].prio &&
 		    s->now - s->js[r].attempt_t0 >= s->spec->preempt_exempt_s) {
 			vict[nv++] = r;

@@ -191,6 +191,8 @@ void cs_spot_init(cs_sim *s);
 /* place job j: a spot job on the pool first, then on-demand nodes; others on-demand only */
 bool cs_spot_place(cs_sim *s, int j);
 void cs_spot_event(cs_sim *s, const pp_cev *e);
+/* whole GPUs free on the pool's nodes that placement may use */
+int cs_spot_free_gpus(const cs_sim *s);
 /* whether node n's repair is to be left alone (a spot node reclaimed or back) */
 bool cs_spot_repair_skip(cs_sim *s, int n);
 /* the pool's results into s->r */

@@ -160,8 +160,6 @@ static void on_term(cs_sim *s, int i)
 	} else if (!pool(s)->ntrace) {
 		pp_cheap_push(&s->heap, s->now + pool(s)->replace_s, EV_SPOT_BACK, i, 0);
 	}
-	if (!pool(s)->ntrace)
-		rate_push(s);
 }
 
 void cs_spot_event(cs_sim *s, const pp_cev *e)
@@ -232,6 +230,15 @@ bool cs_spot_place(cs_sim *s, int j)
 	if (!ok)
 		ok = cs_place(s, j);
 	return ok;
+}
+
+int cs_spot_free_gpus(const cs_sim *s)
+{
+	int f = 0;
+	for (int i = 0; i < s->spot_nodes; i++)
+		if (s->nodes[s->spot_first + i].up)
+			f += s->nodes[s->spot_first + i].free;
+	return f;
 }
 
 bool cs_spot_repair_skip(cs_sim *s, int n)
