@@ -56,6 +56,8 @@
  *    the node goes, losing the work since their last checkpoint. Either
  *    way the gang pays restart_s and requeues (not counted against
  *    max_requeue). Spot GPU-hours held are priced at the pool's own price.
+ *    EASY backfill's reservation and the fragmentation count see the
+ *    pool's GPUs together with the cluster's (an approximation).
  *  - Serving deployments (cserve.c): a job of kind serve with a demand
  *    curve runs as replicas of its GPUs, each a gang at a priority above
  *    every training job. At its submission and every hour after, the
