@@ -12,6 +12,7 @@
  * apart (s->spot_out_gpu_s).
  */
 #include "cluster/csimint.h"
+#include "core/util.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -200,7 +201,7 @@ void cs_spot_event(cs_sim *s, const pp_cev *e)
 void cs_spot_init(cs_sim *s)
 {
 	const pp_cspot *p = pool(s);
-	s->spot_st = calloc((size_t)s->spot_nodes + 1, 1);
+	s->spot_st = pp_xcalloc((size_t)s->spot_nodes + 1, 1);
 	s->spot_avail = s->spot_nodes;
 	s->spot_t = 0;
 	if (p->ntrace) {
