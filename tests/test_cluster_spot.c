@@ -117,6 +117,31 @@ static void test_trace_reclaim(void)
 		}
 }
 
+/* A pool of 4 nodes whose trace reads 4 at 0, 2 from 1000 s, 1 from 1050 s
+ * (notice 120 s): the second point's notice (at 930 s) comes while two
+ * nodes are still leaving, and takes one more, not the last two. The pool
+ * had 8 x (4 x 1000 + 2 x 50 + 1 x 950) = 40,400 GPU-seconds over the
+ * 2,000 s that B runs. */
+static void test_trace_overlap(void)
+{
+	pp_cspec s;
+	pp_err err = {0};
+	const char *trace = "t_s,available_nodes\n0,4\n1000,2\n1050,1\n";
+	CHECK(spec(&s, "\"spot\": {\"nodes\": 4, \"trace\": \"spot-trace.csv\", \"notice_s\": 120}",
+		   &err) == 0);
+	CHECK(pp_cspot_trace_parse(&s.spot, "overlap.csv", trace, strlen(trace), &err) == 0);
+	pp_cjobs j;
+	pp_csim_result r;
+	pp_cjobs_init(&j);
+	job(&j, "B", 8, 0, 2000);
+	CHECK(sim(&s, &j, &r) == 0);
+	CHECK(r.spot_reclaims == 3);
+	CHECK_NEAR(r.gpu_s_spot_available, 8 * 5050.0, 1e-9);
+	pp_csim_result_release(&r);
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
+}
+
 /* Without room on the pool a spot job runs on the on-demand nodes; an
  * on-demand job never goes on the pool: with the spot node free and the
  * on-demand node busy, on-demand C waits for B (queue 5000 s). */
@@ -320,6 +345,7 @@ static void test_bad_input(void)
 int main(void)
 {
 	RUN(test_trace_reclaim);
+	RUN(test_trace_overlap);
 	RUN(test_pools_apart);
 	RUN(test_rate_reclaims);
 	RUN(test_serving);

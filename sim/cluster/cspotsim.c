@@ -124,20 +124,27 @@ static void on_trace(cs_sim *s, int i)
 	const pp_cspot *p = pool(s);
 	int target = p->trace_nodes[i];
 	int leaving = s->spot_nodes - s->spot_avail - s->spot_out;
-	int have = s->spot_avail + leaving - s->spot_owed;
+	/* the nodes there once those leaving have gone (and the owed come back) */
+	int future = s->spot_avail + s->spot_owed;
 	double t_gone = fmax(s->now, p->trace_t_s[i]);
-	while (have > target && s->spot_avail > 0) {
-		notice(s, pick_avail(s), t_gone);
-		have--;
-	}
-	for (int k = 0; k < s->spot_nodes && have < target; k++)
-		if (s->spot_st[k] == SP_OUT) {
-			bring_back(s, k);
-			have++;
+	if (future > target) {
+		int cut = s->spot_owed < future - target ? s->spot_owed : future - target;
+		s->spot_owed -= cut;
+		future -= cut;
+		while (future > target && s->spot_avail > 0) {
+			notice(s, pick_avail(s), t_gone);
+			future--;
 		}
-	/* still short: nodes now leaving come straight back when they go */
-	if (have < target)
-		s->spot_owed += target - have;
+	} else {
+		for (int k = 0; k < s->spot_nodes && future < target; k++)
+			if (s->spot_st[k] == SP_OUT) {
+				bring_back(s, k);
+				future++;
+			}
+		/* still short: nodes now leaving come straight back when they go */
+		int owe = target - future, can = leaving - s->spot_owed;
+		s->spot_owed += owe < can ? owe : can;
+	}
 	if (s->finished < s->njobs)
 		trace_push(s, i + 1);
 }
