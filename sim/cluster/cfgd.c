@@ -6,6 +6,7 @@
 #include "cluster/cfgd.h"
 #include "cluster/cjobsint.h"
 #include "core/csv.h"
+#include "core/sortd.h"
 #include "core/util.h"
 
 #include <gsl/gsl_rng.h>
@@ -517,6 +518,15 @@ int pp_fgd_run(const pp_fgd_trace *t, const pp_fgd_opts *o, pp_fgd_result *r, pp
 	return 0;
 }
 
+static double median(const double *x, int n)
+{
+	double *y = pp_xcalloc((size_t)n, sizeof(*y));
+	pp_sort_doubles(x, (size_t)n, y);
+	double m = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+	free(y);
+	return m;
+}
+
 int pp_fgd_gap_run(const pp_fgd_trace *t, double tune, unsigned long seed, int runs,
 		   const double *loads, int nloads, pp_fgd_gap *out, pp_err *err)
 {
@@ -526,26 +536,27 @@ int pp_fgd_gap_run(const pp_fgd_trace *t, double tune, unsigned long seed, int r
 			return pp_errf(err, PP_EINPUT, "load %g%%: expected 0..%d", loads[l],
 				       PP_FGD_MAX_POINTS - 1);
 	}
-	for (int k = 0; k < runs; k++)
-		for (int pol = 0; pol < 2; pol++) {
+	/* u[(pol * nloads + l) * runs + k]: run k's unallocated share */
+	double *u = pp_xcalloc((size_t)(2 * nloads * runs), sizeof(*u));
+	int rc = 0;
+	for (int k = 0; k < runs && !rc; k++)
+		for (int pol = 0; pol < 2 && !rc; pol++) {
 			pp_fgd_opts o = {.policy = (pp_fgd_policy)pol, .tune = tune, .shuffle = true,
 					 .seed = seed + (unsigned long)k, .popularity_pct = 95};
 			pp_fgd_result r;
-			int rc = pp_fgd_run(t, &o, &r, err);
-			if (rc)
-				return rc;
-			for (int l = 0; l < nloads; l++) {
-				double u = 100.0 - r.alloc_pct[(int)loads[l]];
-				if (pol == PP_FGD_BESTFIT)
-					out[l].unalloc_bestfit_pct += u / runs;
-				else
-					out[l].unalloc_fgd_pct += u / runs;
-			}
+			if ((rc = pp_fgd_run(t, &o, &r, err)))
+				break;
+			for (int l = 0; l < nloads; l++)
+				u[(pol * nloads + l) * runs + k] = 100.0 - r.alloc_pct[(int)loads[l]];
 		}
-	for (int l = 0; l < nloads; l++)
+	for (int l = 0; l < nloads && !rc; l++) {
+		out[l].unalloc_bestfit_pct = median(&u[l * runs], runs);
+		out[l].unalloc_fgd_pct = median(&u[(nloads + l) * runs], runs);
 		out[l].reduction_pct = 100.0 * (1.0 - out[l].unalloc_fgd_pct /
 							out[l].unalloc_bestfit_pct);
-	return 0;
+	}
+	free(u);
+	return rc;
 }
 
 int pp_fgd_report(const pp_fgd_trace *t, double tune, unsigned long seed, int runs,
@@ -579,7 +590,7 @@ int pp_fgd_report(const pp_fgd_trace *t, double tune, unsigned long seed, int ru
 		   100 * tune);
 	pp_sb_addf(out, "runs: %d, seeds %lu..%lu (GSL MT19937)\n\n", runs, seed,
 		   seed + (unsigned long)runs - 1);
-	pp_sb_addf(out, "unallocated GPU, %% of the cluster's GPUs (mean over runs)\n");
+	pp_sb_addf(out, "unallocated GPU, %% of the cluster's GPUs (median over runs)\n");
 	pp_sb_addf(out, "%8s %9s %9s %10s\n", "arrived", "best-fit", "FGD", "reduction");
 	for (int l = 0; l < nl; l++)
 		pp_sb_addf(out, "%7.0f%% %8.2f%% %8.2f%% %9.1f%%\n", g[l].load_pct,

@@ -119,8 +119,8 @@ typedef struct pp_fgd_result {
 /* Place the trace's pods under o (the experiment above). */
 int pp_fgd_run(const pp_fgd_trace *t, const pp_fgd_opts *o, pp_fgd_result *r, pp_err *err);
 
-/* The experiment's figures over runs seeds seed, seed+1, ...: the mean
- * unallocated GPU share (100 - allocated, percent of capacity) at arrived
+/* The experiment's figures over runs seeds seed, seed+1, ...: the median
+ * (the paper's Fig. 9(a) plots the median of 10 seeds) unallocated GPU share (100 - allocated, percent of capacity) at arrived
  * load_pct for each policy, and the reduction FGD gives,
  * 100 (1 - fgd / bestfit) percent. */
 typedef struct pp_fgd_gap {
@@ -133,7 +133,8 @@ int pp_fgd_gap_run(const pp_fgd_trace *t, double tune, unsigned long seed, int r
 
 /* The experiment's table: unallocated GPU under best-fit and FGD, and the
  * reduction, at arrived 80, 90, 95, 100, 105, 110, 120, 130% ... up to
- * tune x 100, mean over runs seeds seed.. (the same as pp_fgd_gap_run),
+ * tune x 100 (not included), medians over runs seeds seed.. (as
+ * pp_fgd_gap_run),
  * appended to out. */
 int pp_fgd_report(const pp_fgd_trace *t, double tune, unsigned long seed, int runs,
 		  pp_sb *out, pp_err *err);
