@@ -52,7 +52,7 @@ static void help(void)
 	       "                   node and pod lists: unallocated GPU under best-fit and\n"
 	       "                   fragmentation-gradient-descent placement as the arrived GPU\n"
 	       "                   requests grow; --tune R: up to R x the cluster's GPUs (1.3),\n"
-	       "                   --runs N: the mean over N seeds from --seed (10, from 42)\n\n"
+	       "                   --runs N: the median over N seeds from --seed (10, from 42)\n\n"
 	       "A progress line goes to stderr when it is a terminal. Bad input: exit status 2.\n");
 }
 
@@ -253,7 +253,7 @@ int pp_cmd_cluster(int argc, char **argv)
 		case O_PERJOB: per_job = true; break;
 		case O_FRAG: frag = true; break;
 		case O_TUNE:
-			if ((rc = pp_cli_parse_num("cluster", "--tune", optarg, 0.8, 3.0, false,
+			if ((rc = pp_cli_parse_num("cluster", "--tune", optarg, 0.9, 3.0, false,
 						    "x the GPUs", &tune)))
 				return rc;
 			break;

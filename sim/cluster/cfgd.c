@@ -569,7 +569,7 @@ int pp_fgd_report(const pp_fgd_trace *t, double tune, unsigned long seed, int ru
 		if (want[i] < floor(100 * tune + 1e-9)) /* the last percent is never quite reached */
 			loads[nl++] = want[i];
 	if (!nl)
-		return pp_errf(err, PP_EINPUT, "--tune %g: expected at least 0.8 (the table starts "
+		return pp_errf(err, PP_EINPUT, "--tune %g: expected at least 0.9 (the table starts "
 			       "at 80%% of capacity arrived)", tune);
 	pp_fgd_gap g[sizeof(want) / sizeof(want[0])];
 	int rc = pp_fgd_gap_run(t, tune, seed, runs, loads, nl, g, err);
