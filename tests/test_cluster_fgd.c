@@ -7,6 +7,9 @@
  * paper's gap on it.
  */
 #include "cluster/cfgd.h"
+#include "cluster/cjobs.h"
+#include "cluster/csim.h"
+#include "cluster/cspec.h"
 #include "harness.h"
 
 #include <math.h>
@@ -221,12 +224,69 @@ static void test_openb_gap(void)
 	pp_fgd_release(&t);
 }
 
+/*
+ * The event simulation's placement "fgd" (cplace.c) on the hand cluster
+ * above: 2 nodes of 1 GPU, shares of 0.5, 0.3, 0.5, 0.7 GPU arriving at
+ * 0, 1, 2, 3 s, each running 1,000 s. "pack" puts a share best-fit on a
+ * partly used GPU, else on a whole one: A 0.5, A 0.2, B 0.5 free, and
+ * the 0.7 waits until 1,000 s (queue 997 s). "fgd" places as worked out
+ * above (A, B, A, B): the 0.7 starts at once.
+ */
+static void test_sim_placement_fgd(void)
+{
+	for (int fgd = 0; fgd < 2; fgd++) {
+		char json[512];
+		snprintf(json, sizeof(json),
+			 "{\"nodes\": [{\"count\": 2, \"gpus_per_node\": 1}],"
+			 " \"filesystem\": {\"read_GBps\": 10, \"write_GBps\": 10},"
+			 " \"scheduler\": {\"type\": \"builtin\", \"placement\": \"%s\"}}",
+			 fgd ? "fgd" : "pack");
+		pp_err err = {0};
+		pp_cspec s;
+		int rc = pp_cspec_parse(&s, "t.json", json, strlen(json), &err);
+		if (rc)
+			pp_t_diag("%s", err.msg);
+		CHECK(rc == 0);
+		if (rc)
+			return;
+		pp_cjobs j;
+		pp_cjobs_init(&j);
+		const int milli[4] = {500, 300, 500, 700};
+		for (int i = 0; i < 4; i++) {
+			char id[8];
+			snprintf(id, sizeof(id), "j%d", i);
+			pp_cjob *x = pp_cjobs_add(&j, id);
+			x->gpus = 1;
+			x->gpu_milli = (int16_t)milli[i];
+			x->submit_s = i;
+			x->work_s = 1000;
+		}
+		pp_csim_opts o = {0};
+		o.per_job = true;
+		pp_csim_result r;
+		rc = pp_csim_run(&s, &j, &o, &r, &err);
+		if (rc)
+			pp_t_diag("%s", err.msg);
+		CHECK(rc == 0);
+		if (!rc) {
+			CHECK(r.finished == 4);
+			CHECK_NEAR(r.jobs[3].queue_s, fgd ? 0 : 997, 1e-9);
+			CHECK(r.jobs[0].queue_s == 0 && r.jobs[1].queue_s == 0 &&
+			      r.jobs[2].queue_s == 0);
+			pp_csim_result_release(&r);
+		}
+		pp_cjobs_release(&j);
+		pp_cspec_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(test_hand_cluster);
 	RUN(test_constraints);
 	RUN(test_published_format);
 	RUN(test_bad_input);
+	RUN(test_sim_placement_fgd);
 	RUN(test_openb_gap);
 	return pp_t_done("test_cluster_fgd");
 }

@@ -40,7 +40,7 @@ static void help(void)
 	       "  --seed N         the random seed (failures, generator); default the spec's\n"
 	       "  --compare B.json the same jobs on a second spec, side by side\n"
 	       "  --what-if K=V    the same jobs on the spec changed: add_nodes=N,\n"
-	       "                   scheduler=builtin|backfill, placement=pack|spread,\n"
+	       "                   scheduler=builtin|backfill, placement=pack|spread|fgd,\n"
 	       "                   fs_scale=X, topology=none|preferred|required (repeatable)\n"
 	       "  --json           machine-readable summary (--per-job: every job)\n"
 	       "  --csv            one row per job\n"
@@ -111,7 +111,7 @@ static int what_if(pp_cspec *s, const char *kv)
 		n = 2;
 	} else if (kl == 9 && !strncmp(kv, "placement", kl)) {
 		names = pp_cplace_names;
-		n = 2;
+		n = 3;
 	} else if (kl == 8 && !strncmp(kv, "topology", kl)) {
 		names = pp_ctopo_names;
 		n = 3;

@@ -193,21 +193,13 @@ int pp_fgd_load(pp_fgd_trace *t, const char *nodes_csv, const char *pods_csv, pp
 
 /* ---- the cluster's state and the fragmentation measure ---- */
 
-typedef struct typical {
-	int32_t cpu_milli;
-	int num_gpu, gpu_milli;
-	uint64_t spec;
-	double p; /* its frequency among the typical ones */
-	int count;
-} typical;
-
 typedef struct state {
 	const pp_fgd_trace *t;
 	int32_t *cpu;            /* free CPU milli, per node */
 	int64_t *mem;            /* free MiB */
-	int16_t (*gl)[PP_FGD_MAX_GPUS]; /* free milli-GPU, per node and GPU */
+	uint16_t (*gl)[PP_FGD_MAX_GPUS]; /* free milli-GPU, per node and GPU */
 	double *frag;            /* F(node) now (FGD) */
-	typical *ty;
+	pp_fgd_kind *ty;
 	int nty;
 } state;
 
@@ -216,31 +208,36 @@ static bool accessible(uint64_t spec, int model)
 	return !spec || (model >= 0 && model < 64 && (spec >> model & 1));
 }
 
-/* F(node): utils/frag.go NodeGpuShareFragAmountScore, see cfgd.h */
-static double frag(const state *s, int model, int32_t cpu, const int16_t *gl, int ng)
+double pp_fgd_frag(const pp_fgd_kind *kinds, int nk, int model, int32_t cpu_free,
+		   const uint16_t *gpu_free, int ngpus)
 {
 	int total = 0;
-	for (int g = 0; g < ng; g++)
-		total += gl[g];
+	for (int g = 0; g < ngpus; g++)
+		total += gpu_free[g];
 	if (!total)
 		return 0;
 	double f = 0;
-	for (int k = 0; k < s->nty; k++) {
-		const typical *y = &s->ty[k];
+	for (int k = 0; k < nk; k++) {
+		const pp_fgd_kind *y = &kinds[k];
 		if (!y->gpu_milli || !accessible(y->spec, model)) {
 			f += y->p * total; /* CPU-only ("XL/XR") or no access */
 			continue;
 		}
 		int fit = 0, small = 0;
-		for (int g = 0; g < ng; g++) {
-			if (gl[g] >= y->gpu_milli)
+		for (int g = 0; g < ngpus; g++) {
+			if (gpu_free[g] >= y->gpu_milli)
 				fit++;
 			else
-				small += gl[g];
+				small += gpu_free[g];
 		}
-		f += y->p * (fit >= y->num_gpu && cpu >= y->cpu_milli ? small : total);
+		f += y->p * (fit >= y->num_gpu && cpu_free >= y->cpu_milli ? small : total);
 	}
 	return f;
+}
+
+static double frag(const state *s, int model, int32_t cpu, const uint16_t *gl, int ng)
+{
+	return pp_fgd_frag(s->ty, s->nty, model, cpu, gl, ng);
 }
 
 static bool fits(const state *s, int n, const pp_fgd_pod *p)
@@ -283,7 +280,7 @@ static int64_t bestfit_score(const state *s, int n, const pp_fgd_pod *p)
 	return (int64_t)((1.0 - sc) * 100);
 }
 
-static int64_t fgd_score_of(double before, double after)
+int64_t pp_fgd_score(double before, double after)
 {
 	return (int64_t)(100.0 / (1.0 + exp(-(before - after) / PP_FGD_MILLI)));
 }
@@ -292,7 +289,7 @@ static int64_t fgd_score_of(double before, double after)
 static int64_t fgd_score(const state *s, int n, const pp_fgd_pod *p, int *gpu)
 {
 	const pp_fgd_node *nd = &s->t->nodes[n];
-	int16_t gl[PP_FGD_MAX_GPUS];
+	uint16_t gl[PP_FGD_MAX_GPUS];
 	memcpy(gl, s->gl[n], sizeof(gl));
 	int32_t cpu = s->cpu[n] - p->cpu_milli;
 	*gpu = -1;
@@ -306,8 +303,8 @@ static int64_t fgd_score(const state *s, int n, const pp_fgd_pod *p, int *gpu)
 				seen |= s->gl[n][h] == gl[g];
 			if (seen)
 				continue;
-			gl[g] = (int16_t)(gl[g] - p->gpu_milli);
-			int64_t sc = fgd_score_of(s->frag[n], frag(s, nd->model, cpu, gl, nd->gpus));
+			gl[g] = (uint16_t)(gl[g] - p->gpu_milli);
+			int64_t sc = pp_fgd_score(s->frag[n], frag(s, nd->model, cpu, gl, nd->gpus));
 			gl[g] = s->gl[n][g];
 			if (*gpu < 0 || sc > best) {
 				best = sc;
@@ -321,7 +318,7 @@ static int64_t fgd_score(const state *s, int n, const pp_fgd_pod *p, int *gpu)
 			gl[g] = 0;
 			left--;
 		}
-	return fgd_score_of(s->frag[n], frag(s, nd->model, cpu, gl, nd->gpus));
+	return pp_fgd_score(s->frag[n], frag(s, nd->model, cpu, gl, nd->gpus));
 }
 
 /* Place p: the node with the highest score; among equal scores the one
@@ -351,7 +348,7 @@ static int place(state *s, const pp_fgd_pod *p, pp_fgd_policy pol)
 	s->mem[chosen] -= p->mem_mib;
 	if (is_share(p)) {
 		int g = pol == PP_FGD_FGD ? chosen_gpu : bestfit_gpu(s, chosen, p);
-		s->gl[chosen][g] = (int16_t)(s->gl[chosen][g] - p->gpu_milli);
+		s->gl[chosen][g] = (uint16_t)(s->gl[chosen][g] - p->gpu_milli);
 	} else {
 		for (int g = 0, left = p->num_gpu; g < nd->gpus && left; g++)
 			if (s->gl[chosen][g] == PP_FGD_MILLI) {
@@ -364,39 +361,33 @@ static int place(state *s, const pp_fgd_pod *p, pp_fgd_policy pol)
 	return chosen;
 }
 
-static bool same_kind(const pp_fgd_pod *a, const typical *b)
+static bool same_kind(const pp_fgd_pod *a, const pp_fgd_kind *b)
 {
 	return a->cpu_milli == b->cpu_milli && a->num_gpu == b->num_gpu &&
 	       a->gpu_milli == b->gpu_milli && a->spec == b->spec;
 }
 
-static int by_count(const void *a, const void *b)
-{
-	const typical *x = a, *y = b;
-	return (y->count > x->count) - (y->count < x->count);
-}
-
-/* The typical pods: utils/frag.go GetTypicalPods (see cfgd.h). Kinds of
- * equal count keep their first appearance's order (qsort is not stable:
- * the index breaks the tie). */
+/* Kinds of equal count keep their first appearance's order (qsort is not
+ * stable: the index breaks the tie). */
 typedef struct kind_ix {
-	typical k;
-	int first;
+	pp_fgd_kind k;
+	int count, first;
 } kind_ix;
 
 static int by_count_then_first(const void *a, const void *b)
 {
 	const kind_ix *x = a, *y = b;
-	int c = by_count(&x->k, &y->k);
-	return c ? c : (x->first > y->first) - (x->first < y->first);
+	if (x->count != y->count)
+		return y->count > x->count ? 1 : -1;
+	return (x->first > y->first) - (x->first < y->first);
 }
 
-static typical *typical_pods(const pp_fgd_trace *t, int popularity_pct, int *nty)
+pp_fgd_kind *pp_fgd_kinds(const pp_fgd_pod *pods, int npods, int popularity_pct, int *nk)
 {
 	kind_ix *v = NULL;
 	int n = 0, cap = 0;
-	for (int i = 0; i < t->npods; i++) {
-		const pp_fgd_pod *p = &t->pods[i];
+	for (int i = 0; i < npods; i++) {
+		const pp_fgd_pod *p = &pods[i];
 		int j = 0;
 		while (j < n && !same_kind(p, &v[j].k))
 			j++;
@@ -405,27 +396,29 @@ static typical *typical_pods(const pp_fgd_trace *t, int popularity_pct, int *nty
 				cap = cap ? 2 * cap : 64;
 				v = pp_xrealloc(v, (size_t)cap * sizeof(*v));
 			}
-			v[n].k = (typical){p->cpu_milli, p->num_gpu, p->gpu_milli, p->spec, 0, 0};
+			v[n].k = (pp_fgd_kind){p->cpu_milli, p->num_gpu, p->gpu_milli, p->spec, 0};
+			v[n].count = 0;
 			v[n].first = i;
 			n++;
 		}
-		v[j].k.count++;
+		v[j].count++;
 	}
-	qsort(v, (size_t)n, sizeof(*v), by_count_then_first);
-	double want = popularity_pct * (double)t->npods / 100.0, cum = 0;
+	if (n)
+		qsort(v, (size_t)n, sizeof(*v), by_count_then_first);
+	double want = popularity_pct * (double)npods / 100.0, cum = 0;
 	int take = 0;
 	while (cum < want && take < n) {
 		int step = take + 10;
 		while (take < step && take < n)
-			cum += v[take++].k.count;
+			cum += v[take++].count;
 	}
-	typical *ty = pp_xcalloc((size_t)(take ? take : 1), sizeof(*ty));
+	pp_fgd_kind *ty = pp_xcalloc((size_t)(take ? take : 1), sizeof(*ty));
 	for (int i = 0; i < take; i++) {
 		ty[i] = v[i].k;
-		ty[i].p = ty[i].count / cum;
+		ty[i].p = v[i].count / cum;
 	}
 	free(v);
-	*nty = take;
+	*nk = take;
 	return ty;
 }
 
@@ -441,7 +434,8 @@ int pp_fgd_run(const pp_fgd_trace *t, const pp_fgd_opts *o, pp_fgd_result *r, pp
 	s.mem = pp_xcalloc((size_t)nn, sizeof(*s.mem));
 	s.gl = pp_xcalloc((size_t)nn, sizeof(*s.gl));
 	s.frag = pp_xcalloc((size_t)nn, sizeof(*s.frag));
-	s.ty = typical_pods(t, o->popularity_pct > 0 ? o->popularity_pct : 95, &s.nty);
+	s.ty = pp_fgd_kinds(t->pods, t->npods, o->popularity_pct > 0 ? o->popularity_pct : 95,
+			    &s.nty);
 	r->typical = s.nty;
 	for (int n = 0; n < nn; n++) {
 		s.cpu[n] = t->nodes[n].cpu_milli;

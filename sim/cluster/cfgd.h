@@ -93,6 +93,28 @@ typedef struct pp_fgd_trace {
 int pp_fgd_load(pp_fgd_trace *t, const char *nodes_csv, const char *pods_csv, pp_err *err);
 void pp_fgd_release(pp_fgd_trace *t);
 
+/* ---- the fragmentation measure, also for the event simulation's
+ * placement "fgd" (cplace.c) ---- */
+
+typedef struct pp_fgd_kind {
+	int32_t cpu_milli;
+	int num_gpu, gpu_milli;
+	uint64_t spec;
+	double p; /* its frequency among the typical kinds */
+} pp_fgd_kind;
+
+/* The typical kinds of pods (cfgd.h above: the most frequent, in steps of
+ * 10 kinds until they cover popularity_pct of the pods); heap, *nk of
+ * them (at least one slot allocated; caller frees). */
+pp_fgd_kind *pp_fgd_kinds(const pp_fgd_pod *pods, int npods, int popularity_pct, int *nk);
+/* F of a node of GPU model model (-1: none) with cpu_free milli-CPU and
+ * gpu_free[ngpus] milli-GPU free, in milli-GPU. */
+double pp_fgd_frag(const pp_fgd_kind *kinds, int nk, int model, int32_t cpu_free,
+		   const uint16_t *gpu_free, int ngpus);
+/* FGD's node score for F going from before to after:
+ * (int)(sigmoid((before - after) / 1000) x 100), 0..100. */
+int64_t pp_fgd_score(double before, double after);
+
 typedef enum { PP_FGD_BESTFIT, PP_FGD_FGD } pp_fgd_policy;
 extern const char *const pp_fgd_policy_names[2]; /* "bestfit", "fgd" */
 

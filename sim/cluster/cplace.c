@@ -4,9 +4,12 @@
  * finding the fullest node that fits, or a leaf with enough empty nodes,
  * costs a few counters per GPU count rather than a scan of the cluster.
  */
+#include "cluster/cfgd.h"
 #include "cluster/csimint.h"
 #include "core/util.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +46,29 @@ static void blist_add(cs_sim *s, int n)
 	s->cntl[b]++;
 }
 
+/* placement fgd: the typical kinds of the job stream, each job as the
+ * GPUs it takes on one node (a share, or its per-node count of whole
+ * GPUs); no CPU or GPU model in this simulation */
+static void fgd_init(cs_sim *s)
+{
+	int nj = s->jobs->n;
+	pp_fgd_pod *pods = pp_xcalloc((size_t)(nj ? nj : 1), sizeof(*pods));
+	for (int j = 0; j < nj; j++) {
+		const pp_cjob *x = &s->jobs->v[j];
+		int nn, k;
+		if (x->gpu_milli < 1000) {
+			pods[j].num_gpu = 1;
+			pods[j].gpu_milli = x->gpu_milli;
+			continue;
+		}
+		cs_shape(s, x, &nn, &k);
+		pods[j].num_gpu = k;
+		pods[j].gpu_milli = 1000;
+	}
+	s->fgd_kinds = pp_fgd_kinds(pods, nj, 95, &s->fgd_nk);
+	free(pods);
+}
+
 int cs_place_init(cs_sim *s)
 {
 	const pp_cspec *sp = s->spec;
@@ -60,6 +86,8 @@ int cs_place_init(cs_sim *s)
 		s->milli = pp_xmalloc((size_t)s->nnodes * (size_t)s->G * sizeof(uint16_t));
 		for (size_t i = 0; i < (size_t)s->nnodes * (size_t)s->G; i++)
 			s->milli[i] = 1000;
+		if (sp->placement == PP_CPLACE_FGD)
+			fgd_init(s);
 	}
 	/* lemon nodes: every k-th node, so the choice does not draw from the
 	 * random stream the failures use */
@@ -86,6 +114,7 @@ void cs_place_release(cs_sim *s)
 	free(s->cnt);
 	free(s->cntl);
 	free(s->milli);
+	free(s->fgd_kinds);
 }
 
 void cs_shape(const cs_sim *s, const pp_cjob *x, int *nodes, int *per_node)
@@ -148,7 +177,7 @@ static void take(cs_sim *s, int n, int k, int j, cs_slot *slot)
 static int pick_node(const cs_sim *s, int k, int leaf)
 {
 	int G = s->G;
-	bool pack = s->spec->placement == PP_CPLACE_PACK;
+	bool pack = s->spec->placement != PP_CPLACE_SPREAD;
 	for (int i = 0; i <= G - k; i++) {
 		int f = pack ? k + i : G - i;
 		if (s->cnt[f] == 0)
@@ -179,10 +208,69 @@ static int cmp_desc(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : x[1] - y[1];
 }
 
+/* a share by fragmentation gradient descent (cfgd.h): the up node and GPU
+ * whose fragmentation grows least, by the integer score; the lowest node
+ * and GPU index among equal scores. O(nodes x GPUs^2 x kinds) a share. */
+static bool place_frac_fgd(cs_sim *s, int j, int need)
+{
+	int G = s->G, bn = -1, bg = -1;
+	int64_t top = -1;
+	uint16_t m2[64];
+	for (int n = 0; n < s->nnodes; n++) {
+		if (!s->nodes[n].up)
+			continue;
+		const uint16_t *m = &s->milli[(size_t)n * (size_t)G];
+		double before = NAN;
+		for (int g = 0; g < G; g++) {
+			if (m[g] < need)
+				continue;
+			bool seen = false; /* a GPU with the same free share scores the same */
+			for (int h = 0; h < g; h++)
+				seen |= m[h] == m[g];
+			if (seen)
+				continue;
+			if (isnan(before))
+				before = pp_fgd_frag(s->fgd_kinds, s->fgd_nk, -1, INT32_MAX, m, G);
+			memcpy(m2, m, (size_t)G * sizeof(*m2));
+			m2[g] = (uint16_t)(m2[g] - need);
+			int64_t sc = pp_fgd_score(before, pp_fgd_frag(s->fgd_kinds, s->fgd_nk, -1,
+								    INT32_MAX, m2, G));
+			if (sc > top) {
+				top = sc;
+				bn = n;
+				bg = g;
+			}
+		}
+	}
+	if (bn < 0)
+		return false;
+	cs_job *J = &s->js[j];
+	uint16_t *m = &s->milli[(size_t)bn * (size_t)G + (size_t)bg];
+	if (*m == 1000) { /* a whole GPU starts to be shared */
+		cs_node *nd = &s->nodes[bn];
+		blist_remove(s, bn);
+		nd->free--;
+		s->free_gpus--;
+		blist_add(s, bn);
+	}
+	*m = (uint16_t)(*m - need);
+	J->slots = pp_xcalloc(1, sizeof(cs_slot));
+	J->nslots = 1;
+	node_add_job(&s->nodes[bn], j);
+	J->slots[0].node = bn;
+	J->slots[0].ngpu = 0;
+	J->frac_gpu = bg;
+	J->alloc_gpus = 0;
+	J->spans_leaf = false;
+	return true;
+}
+
 static bool place_frac(cs_sim *s, int j, const pp_cjob *x)
 {
 	cs_job *J = &s->js[j];
 	int need = x->gpu_milli, bn = -1, bg = -1, best = 1001;
+	if (s->spec->placement == PP_CPLACE_FGD)
+		return place_frac_fgd(s, j, need);
 	/* best fit among the partly used GPUs */
 	for (int n = 0; n < s->nnodes; n++) {
 		if (!s->nodes[n].up)
@@ -261,7 +349,7 @@ bool cs_place(cs_sim *s, int j)
 		return false;
 	}
 	if (topo != PP_CTOPO_NONE && nn <= per_leaf) {
-		bool pack = s->spec->placement == PP_CPLACE_PACK;
+		bool pack = s->spec->placement != PP_CPLACE_SPREAD;
 		int best = -1;
 		for (int l = 0; l < s->nleaves; l++)
 			if (el[2 * l] >= nn &&

@@ -85,6 +85,8 @@ typedef struct cs_sim {
 	int *cntl;               /* [leaf * (G + 1) + free] */
 	uint16_t *milli;         /* [node * G + gpu] free thousandths; fractional clusters only */
 	bool has_frac;
+	struct pp_fgd_kind *fgd_kinds; /* placement fgd: the job stream's typical kinds (cfgd.h) */
+	int fgd_nk;
 	int free_gpus, up_gpus, down_gpus;
 	cs_job *js;
 	int njobs, finished, arrived;

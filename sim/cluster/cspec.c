@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char *const pp_csched_names[2] = {"builtin", "backfill"};
-const char *const pp_cplace_names[2] = {"pack", "spread"};
+const char *const pp_cplace_names[3] = {"pack", "spread", "fgd"};
 const char *const pp_ctopo_names[3] = {"none", "preferred", "required"};
 
 #define DAY_S 86400.0
@@ -205,7 +205,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 			s->sched = (pp_csched)e;
 		if ((rc = inum(d, o, p, "max_job_test", false, 1, 1000000, &s->backfill_max_job_test,
 			       err)) ||
-		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 2, &e, &present,
+		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 3, &e, &present,
 				       err)))
 			return rc;
 		if (present)
