@@ -280,6 +280,80 @@ static void test_sim_placement_fgd(void)
 	}
 }
 
+/* a MIG run: one node of one H100 in MIG mode, jobs (profile, submit)
+ * running 1,000 s each; the queueing delays */
+static int mig_run(const char *jobs_csv, const char *spec_extra, double *queue, int n,
+		   pp_err *err)
+{
+	char json[512];
+	snprintf(json, sizeof(json),
+		 "{\"nodes\": [{\"count\": 1, \"gpus_per_node\": 1, \"mig\": \"%s\"}],"
+		 " \"filesystem\": {\"read_GBps\": 10, \"write_GBps\": 10},"
+		 " \"scheduler\": {\"type\": \"builtin\"}}", spec_extra);
+	pp_cspec s;
+	int rc = pp_cspec_parse(&s, "t.json", json, strlen(json), err);
+	if (rc)
+		return rc;
+	pp_cjobs j;
+	const char *f = tmp_file("mig_jobs.csv", jobs_csv);
+	if ((rc = pp_cjobs_load(&j, f, PP_CJF_AUTO, err))) {
+		pp_cspec_release(&s);
+		return rc;
+	}
+	pp_csim_opts o = {0};
+	o.per_job = true;
+	pp_csim_result r;
+	if (!(rc = pp_csim_run(&s, &j, &o, &r, err))) {
+		for (int i = 0; i < n && i < r.njobs; i++)
+			queue[i] = r.jobs[i].queue_s;
+		pp_csim_result_release(&r);
+	}
+	pp_cjobs_release(&j);
+	pp_cspec_release(&s);
+	return rc;
+}
+
+/*
+ * MIG's fixed placements (cluster/cmig.h; NVIDIA's MIG user guide): on an
+ * H100-80GB, 3g.40gb may start at memory slice 0 or 4, 4g.40gb only at 0,
+ * 1g.10gb at 0..6, and the compute slices add up to at most 7.
+ *  - 3g.40gb then 4g.40gb: the 4g waits for the 3g to end (999 s) though
+ *    4 memory and 4 compute slices are free: its only start is taken.
+ *  - 3g.40gb, 3g.40gb, 1g.10gb: the two 3g take slices 0-3 and 4-7; the
+ *    1g waits (998 s) though one compute slice is free: no memory slice is.
+ *  - 4g.40gb then 3g.40gb: both run at once (0-3 and 4-7, 7 compute).
+ */
+static void test_mig_placement(void)
+{
+	pp_err err = {0};
+	double q[3] = {-1, -1, -1};
+	int rc = mig_run("job_id,gpus,submit_s,duration_s,mig_profile\r\n"
+			 "a,1,0,1000,3g.40gb\r\nb,1,1,1000,4g.40gb\r\n",
+			 "H100-80GB", q, 2, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0 && q[0] == 0 && q[1] == 999);
+	rc = mig_run("job_id,gpus,submit_s,duration_s,mig_profile\r\n"
+		     "a,1,0,1000,3g.40gb\r\nb,1,1,1000,3g.40gb\r\nc,1,2,1000,1g.10gb\r\n",
+		     "H100-80GB", q, 3, &err);
+	CHECK(rc == 0 && q[0] == 0 && q[1] == 0 && q[2] == 998);
+	rc = mig_run("job_id,gpus,submit_s,duration_s,mig_profile\r\n"
+		     "a,1,0,1000,4g.40gb\r\nb,1,1,1000,3g.40gb\r\n",
+		     "H100-80GB", q, 2, &err);
+	CHECK(rc == 0 && q[0] == 0 && q[1] == 0);
+	/* bad input: a GPU without MIG profiles, a profile no node offers, a
+	 * profile that is not one */
+	CHECK(mig_run("job_id,gpus,submit_s,duration_s\r\na,1,0,10\r\n", "V100", q, 1, &err) ==
+	      PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "nodes[0].mig");
+	CHECK(mig_run("job_id,gpus,submit_s,duration_s,mig_profile\r\na,1,0,10,1g.5gb\r\n",
+		      "H100-80GB", q, 1, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "mig_profile 1g.5gb: no node type offers it");
+	CHECK(mig_run("job_id,gpus,submit_s,duration_s,mig_profile\r\na,1,0,10,half\r\n",
+		      "H100-80GB", q, 1, &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "column mig_profile: found \"half\"");
+}
+
 int main(void)
 {
 	RUN(test_hand_cluster);
@@ -287,6 +361,7 @@ int main(void)
 	RUN(test_published_format);
 	RUN(test_bad_input);
 	RUN(test_sim_placement_fgd);
+	RUN(test_mig_placement);
 	RUN(test_openb_gap);
 	return pp_t_done("test_cluster_fgd");
 }

@@ -48,6 +48,7 @@ typedef struct pp_cnode_type {
 	double ram_bytes;            /* host RAM: async checkpoints stage through it */
 	int nics_per_node;
 	double nvme_bytes;           /* local NVMe */
+	int mig;                     /* its GPUs in MIG mode: 1 + cmig.h's GPU; 0 = not */
 } pp_cnode_type;
 
 typedef struct pp_cqueue {
