@@ -1,7 +1,8 @@
 /*
  * canchor.h - the cluster simulation's validation anchors: each published
  * figure (Meta's failure rates and MTTF, Llama 3's interruptions and
- * storage, PyTorch's async checkpointing, Acme's queueing) recomputed by
+ * storage, PyTorch's async checkpointing, Acme's queueing, the FGD
+ * paper's fragmentation gap on openb when the trace is fetched: cfgd.h) recomputed by
  * the simulation or its analytic counterpart, with the error, the
  * tolerance and the source. `podplan cluster --validate [--csv]` prints
  * them; models/validation/cluster.csv is that CSV; tests/test_cluster_anchors
@@ -27,7 +28,8 @@ typedef struct pp_canchor {
 } pp_canchor;
 
 /* The anchors, computed (a few seconds: the Acme replays draw and simulate
- * 663,813 and 19,907 jobs). *out is heap (caller frees), *n its count.
+ * 663,813 and 19,907 jobs; the openb rows add about 10 s: 10 seeds, 2
+ * with quick). *out is heap (caller frees), *n its count.
  * quick: the Acme replays on their first 100,000 jobs (tests). */
 int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick,
 		       pp_canchor **out, int *n, pp_err *err);

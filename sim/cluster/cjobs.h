@@ -79,6 +79,8 @@ typedef struct pp_cjob {
 	int32_t priority;
 	uint32_t id_off;          /* job id: offset into pp_cjobs.ids */
 	uint8_t spot, topo, kind, state, async_ckpt;
+	uint8_t mig_compute;      /* a MIG instance "Ng.Mgb": N (cmig.h); 0 = none */
+	uint16_t mig_gb;          /* and M */
 } pp_cjob;
 
 typedef struct pp_cjobs {

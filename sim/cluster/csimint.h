@@ -85,6 +85,10 @@ typedef struct cs_sim {
 	int *cntl;               /* [leaf * (G + 1) + free] */
 	uint16_t *milli;         /* [node * G + gpu] free thousandths; fractional clusters only */
 	bool has_frac;
+	struct pp_fgd_kind *fgd_kinds; /* placement fgd: the job stream's typical kinds (cfgd.h) */
+	struct pp_mig_state *mig; /* [node * G + gpu] MIG instances (cmig.h); NULL: no MIG nodes */
+	int8_t *node_mig;         /* [node] cmig.h's GPU of a MIG node type, -1 not MIG */
+	int fgd_nk;
 	int free_gpus, up_gpus, down_gpus;
 	cs_job *js;
 	int njobs, finished, arrived;

@@ -1,5 +1,6 @@
 /* cspec.c - see cspec.h. */
 #include "cluster/cspec.h"
+#include "cluster/cmig.h"
 #include "core/jdoc.h"
 #include "core/util.h"
 
@@ -8,7 +9,7 @@
 #include <string.h>
 
 const char *const pp_csched_names[2] = {"builtin", "backfill"};
-const char *const pp_cplace_names[2] = {"pack", "spread"};
+const char *const pp_cplace_names[3] = {"pack", "spread", "fgd"};
 const char *const pp_ctopo_names[3] = {"none", "preferred", "required"};
 
 #define DAY_S 86400.0
@@ -32,7 +33,7 @@ static int inum(const pp_jdoc *d, const cJSON *o, const char *p, const char *k, 
 static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err *err)
 {
 	static const char *const keys[] = {"name", "gpu", "count", "gpus_per_node",
-					   "cpus_per_node", "ram_gib", "nics_per_node", "nvme_tb"};
+					   "cpus_per_node", "ram_gib", "nics_per_node", "nvme_tb", "mig"};
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "nodes");
 	char what[96], p[64];
 	if (!arr)
@@ -57,6 +58,7 @@ static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err 
 		t->cpus_per_node = 0;
 		t->nics_per_node = 0;
 		double ram_gib = 0, nvme_tb = 0;
+		char mig[48] = "";
 		if ((rc = pp_jcheck_keys(d, o, p, keys, PP_ARRAY_LEN(keys), err)) ||
 		    (rc = pp_jget_str(d, o, p, "name", false, t->name, sizeof(t->name), NULL, err)) ||
 		    (rc = pp_jget_str(d, o, p, "gpu", false, t->gpu, sizeof(t->gpu), NULL, err)) ||
@@ -65,8 +67,16 @@ static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err 
 		    (rc = inum(d, o, p, "cpus_per_node", false, 0, 100000, &t->cpus_per_node, err)) ||
 		    (rc = num(d, o, p, "ram_gib", false, 0, 1 << 24, &ram_gib, err)) ||
 		    (rc = inum(d, o, p, "nics_per_node", false, 0, 64, &t->nics_per_node, err)) ||
-		    (rc = num(d, o, p, "nvme_tb", false, 0, 1e4, &nvme_tb, err)))
+		    (rc = num(d, o, p, "nvme_tb", false, 0, 1e4, &nvme_tb, err)) ||
+		    (rc = pp_jget_str(d, o, p, "mig", false, mig, sizeof(mig), NULL, err)))
 			return rc;
+		t->mig = mig[0] ? 1 + pp_mig_gpu(mig) : 0;
+		if (mig[0] && !t->mig) {
+			char mp[80];
+			snprintf(mp, sizeof(mp), "%s.mig", p);
+			return pp_jdoc_errf(d, err, mp, "found \"%s\", expected a GPU with MIG "
+					    "profiles: %s", mig, pp_mig_gpu_list());
+		}
 		t->ram_bytes = ram_gib * PP_GIB;
 		t->nvme_bytes = nvme_tb * 1e12;
 		if (i > 0 && t->gpus_per_node != s->types[0].gpus_per_node)
@@ -205,7 +215,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 			s->sched = (pp_csched)e;
 		if ((rc = inum(d, o, p, "max_job_test", false, 1, 1000000, &s->backfill_max_job_test,
 			       err)) ||
-		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 2, &e, &present,
+		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 3, &e, &present,
 				       err)))
 			return rc;
 		if (present)
