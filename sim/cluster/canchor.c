@@ -194,6 +194,14 @@ static int acme(const char *models_dir, const char *id, bool quick, double *mean
 	if ((rc = pp_cgen_draw(&p, &f, &j, err)))
 		return rc;
 	mk_spec(&s, gpus / 8, 32, 0, 0, 0, 0, 1000, 2403);
+	/* Acme's Seren runs Slurm: its batch dispatch at Slurm's defaults
+	 * (SchedulerParameters batch_sched_delay=3, sched_interval=60;
+	 * cqueue.c cs_batch_arrival) and times in whole seconds, as sacct
+	 * records them (time_t) */
+	s.batch_dispatch = true;
+	s.batch_sched_delay_s = 3;
+	s.sched_interval_s = 60;
+	s.time_resolution_s = 1;
 	rc = pp_csim_run(&s, &j, NULL, &r, err);
 	if (!rc) {
 		*mean_s = r.queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s;
