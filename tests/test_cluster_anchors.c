@@ -53,6 +53,14 @@ static void test_failures(void)
 	expect_pass("meta-ettr-sim-vs-analytic");
 	expect_pass("llama3-54d-interruptions");
 	expect_pass("llama3-54d-interruptions-at-rsc1-rate");
+	/* the restart that gives an ETTR, checked against the estimator it
+	 * inverts, and by hand: interval 252 s, write 2.84 s, rate 419 per 54
+	 * days: ETTR 0.90 at (1 - 0.9 x 254.84 / 252) / rate - 127.42 s */
+	double lam = 419.0 / (54 * 86400.0), d = 252, w = 2.84;
+	double u = pp_canchor_restart_for_ettr(d, w, 0.90, lam);
+	CHECK_NEAR(pp_canchor_ettr(d, w, u, lam), 0.90, 1e-12);
+	CHECK_NEAR(u, (1 - 0.9 * 254.84 / 252) / lam - 127.42, 1e-12);
+	CHECK(pp_canchor_ettr(d, w, u + 60, lam) < 0.90);
 }
 
 static void test_storage(void)
