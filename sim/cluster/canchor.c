@@ -155,14 +155,15 @@ static int ckpt_bytes(const pp_catalog *cat, const char *preset, int gpus, int t
 
 /* One long job on 2,048 nodes (with spares) for a horizon: its ETTR and
  * how often it was interrupted. */
-static int sim_long_job(int nodes, int spares, double rf_1000, double horizon_s, double bytes,
+static int sim_long_job(int nodes, int spares, double rf_1000, double all_1000, double horizon_s,
+			double bytes,
 			double fs_GBps, double interval_s, double restart_s, unsigned long seed,
 			double *ettr, int *interruptions, double *write_s, pp_err *err)
 {
 	pp_cspec s;
 	pp_cjobs j;
 	pp_csim_result r;
-	mk_spec(&s, nodes + spares, nodes + spares, rf_1000, rf_1000, restart_s, 3 * DAY,
+	mk_spec(&s, nodes + spares, nodes + spares, rf_1000, all_1000, restart_s, 3 * DAY,
 		fs_GBps, seed);
 	s.horizon_s = horizon_s;
 	pp_cjobs_init(&j);
@@ -289,7 +290,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		double d = pp_canchor_opt_interval_s(w, lam);
 		double ettr, wr;
 		int ni;
-		if ((rc = sim_long_job(1024, 64, 6.50, 60 * DAY, 60 * 1000 * PP_GB, 1000, d, u0, 7,
+		if ((rc = sim_long_job(1024, 64, 6.50, 6.50, 60 * DAY, 60 * 1000 * PP_GB, 1000, d, u0, 7,
 				       &ettr, &ni, &wr, err)))
 			goto fail;
 		double an = pp_canchor_ettr(d, w, u0, lam);
@@ -311,7 +312,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		double d = pp_canchor_opt_interval_s(w, lam);
 		double ettr, wr;
 		int ni;
-		if ((rc = sim_long_job(2048, 64, r3 * 1000, 54 * DAY, bytes, 2000, d, u0, 3, &ettr,
+		if ((rc = sim_long_job(2048, 64, r3 * 1000, r3 * 1000, 54 * DAY, bytes, 2000, d, u0, 3, &ettr,
 				       &ni, &wr, err)))
 			goto fail;
 		snprintf(notes, sizeof(notes), "Monte Carlo of 54 days on 2,048 nodes at 419 / "
@@ -321,9 +322,9 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		add(&v, &k, "llama3-54d-interruptions", "interruptions", ni, 419, 10, LLAMA, notes);
 		int n1, n2;
 		double e1, e2, w1, w2;
-		if ((rc = sim_long_job(2048, 64, 6.50, 54 * DAY, bytes, 2000, d, u0, 4, &e1, &n1, &w1,
+		if ((rc = sim_long_job(2048, 64, 6.50, 6.50, 54 * DAY, bytes, 2000, d, u0, 4, &e1, &n1, &w1,
 				       err)) ||
-		    (rc = sim_long_job(2048, 64, 2.34, 54 * DAY, bytes, 2000, d, u0, 5, &e2, &n2, &w2,
+		    (rc = sim_long_job(2048, 64, 2.34, 2.34, 54 * DAY, bytes, 2000, d, u0, 5, &e2, &n2, &w2,
 				       err)))
 			goto fail;
 		snprintf(notes, sizeof(notes), "at Meta RSC-1's 6.50 per 1,000 node-days (A100) "
@@ -332,16 +333,55 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		pp_canchor *a = add(&v, &k, "llama3-54d-interruptions-at-rsc1-rate", "interruptions",
 				    n1, 419, NAN, LLAMA "; " META, notes);
 		a->pass = n2 <= 419 && 419 <= n1;
-		double u90 = pp_canchor_restart_for_ettr(d, w, 0.90, lam);
-		snprintf(notes, sizeof(notes), "ETTR of the 54 days at that rate: the engine's "
-			 "405B checkpoint (%.2f TB) written at 2 TB/s (Tectonic sustained) in %.2f s, "
-			 "every %.0f s (Young), 15-minute restart: an estimate (no relaunch time for "
-			 "Llama 3 was found in the sources read). Above 0.90 needs a relaunch under "
-			 "%.1f min at this rate (the estimator solved for it); the paper's 'higher "
-			 "than 90%%' is a lower bound, so the row passes above it", bytes / 1e12, wr, d,
-			 u90 / 60);
-		a = add(&v, &k, "llama3-54d-ettr", "ettr", ettr, 0.90, NAN, LLAMA, notes);
-		a->pass = ettr > 0.90;
+		/* ETTR from a sourced recovery time. Llama 3 (s. 3.3.4) gives
+		 * none; MegaScale (Jiang et al., NSDI'24, arXiv 2402.15627, s.
+		 * 6.3), on more than 10,000 GPUs: detecting a failure and running
+		 * the diagnostic tests takes "less than 10 minutes", and the job
+		 * "can catch up to the training progress prior to the crash within
+		 * 15 minutes from the latest checkpoints". Read with the detection
+		 * inside the 15 minutes, relaunch plus the mean replay of half a
+		 * cycle is 15 min; read with it apart, 10 + 15 min. Both are upper
+		 * bounds, so each ETTR is a lower bound. All 466 interruptions
+		 * count: the 47 planned ones (maintenance) cost a relaunch too. */
+		double r466 = 466.0 / (2048 * 54.0);
+		double half = 0.5 * (d + w);
+		double u_in = 900 - half, u_apart = 600 + 900 - half;
+		/* the mean over 8 seeds: one run's count of interruptions moves its
+		 * ETTR by about 0.004 (sqrt(466) of them, 15 min each) */
+		double e_in = 0, e_apart = 0, wi = 0;
+		int nin = 0;
+		for (int sd = 0; sd < 8; sd++) {
+			double e1x, e2x;
+			int n1x, n2x;
+			if ((rc = sim_long_job(2048, 64, r3 * 1000, r466 * 1000, 54 * DAY, bytes, 2000, d,
+					       u_in, 10 + sd, &e1x, &n1x, &wi, err)) ||
+			    (rc = sim_long_job(2048, 64, r3 * 1000, r466 * 1000, 54 * DAY, bytes, 2000, d,
+					       u_apart, 10 + sd, &e2x, &n2x, &wi, err)))
+				goto fail;
+			e_in += e1x / 8;
+			e_apart += e2x / 8;
+			nin += n1x;
+		}
+		double lam466 = 2048 * r466 / DAY;
+		double u90 = pp_canchor_restart_for_ettr(d, w, 0.90, lam466);
+		snprintf(notes, sizeof(notes), "mean of 8 runs of 54 days on 2,048 nodes, %.0f "
+			 "interruptions a run (all 466: 419 unexpected, 47 planned), the engine's 405B "
+			 "checkpoint (%.2f TB) at 2 TB/s in %.2f s every %.0f s (Young); relaunch %.1f "
+			 "min: MegaScale's catch-up 'within 15 minutes' less the mean replay. The "
+			 "first-order estimator gives %.4f (it charges an interruption during a "
+			 "relaunch half a cycle too); 0.90 needs a relaunch under %.1f min by it. "
+			 "'Higher than 90%%' is a lower bound", nin / 8.0, bytes / 1e12, wi, d,
+			 u_in / 60, pp_canchor_ettr(d, w, u_in, lam466), u90 / 60);
+		a = add(&v, &k, "llama3-54d-ettr", "ettr", e_in, 0.90, NAN,
+			LLAMA "; Jiang et al., MegaScale, NSDI'24, arXiv 2402.15627, s. 6.3", notes);
+		a->pass = e_in > 0.90;
+		snprintf(notes, sizeof(notes), "as llama3-54d-ettr, with MegaScale's failure "
+			 "detection and diagnosis ('less than 10 minutes') apart from its 15-minute "
+			 "catch-up: relaunch %.1f min. The two readings bound Llama 3's ETTR between "
+			 "this row and that one", u_apart / 60);
+		a = add(&v, &k, "llama3-54d-ettr-detection-apart", "ettr", e_apart, 0.90, NAN,
+			LLAMA "; Jiang et al., MegaScale, NSDI'24, arXiv 2402.15627, s. 6.3", notes);
+		a->pass = e_apart > 0.90;
 		/* --- storage --- */
 		snprintf(notes, sizeof(notes), "the engine's 405B checkpoint over 16,384 GPUs; "
 			 "Llama 3 reports 1 MB to 4 GB per GPU: within the range passes");
