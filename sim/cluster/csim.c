@@ -527,8 +527,12 @@ static int run(cs_sim *s)
 		switch (e.kind) {
 		case EV_ARRIVE:
 			cs_pend_insert(s, e.who);
-			batch_arrivals++;
-			last_arrived = e.who;
+			if (sp->batch_dispatch) {
+				cs_batch_arrival(s);
+			} else {
+				batch_arrivals++;
+				last_arrived = e.who;
+			}
 			s->arrived++;
 			if (e.who + 1 < s->njobs)
 				pp_cheap_push(&s->heap, cs_jx(s, e.who + 1)->submit_s, EV_ARRIVE,
@@ -554,6 +558,9 @@ static int run(cs_sim *s)
 		case EV_REPAIR:
 			cs_node_up(s, e.who);
 			s->dirty = true;
+			break;
+		case EV_BGPASS:
+			cs_batch_pass(s);
 			break;
 		}
 		/* schedule once every event of this instant is in */
@@ -603,6 +610,7 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	s.err = err;
 	s.njobs = jobs->n;
 	s.pend_head = s.pend_tail = -1;
+	s.bg_last_s = -INFINITY;
 	s.G = spec->gpus_per_node;
 	double t0 = pp_mono_s();
 	s.js = pp_xcalloc((size_t)s.njobs + 1, sizeof(*s.js));

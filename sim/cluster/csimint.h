@@ -15,7 +15,7 @@
 
 enum { ST_WAIT, ST_PEND, ST_RUN, ST_DONE };
 enum { PH_RESTART, PH_COMPUTE, PH_STAGE, PH_CKPT_BLOCK, PH_FLOW_WAIT };
-enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR };
+enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR, EV_BGPASS };
 
 typedef struct cs_slot {
 	int node;
@@ -104,6 +104,9 @@ typedef struct cs_sim {
 	double shadow_s;         /* its reservation */
 	int extra_gpus;
 	bool dirty;              /* resources freed: a full pass is due */
+	/* Slurm's batch dispatch (spec->batch_dispatch; cs_batch_arrival) */
+	bool bg_pending;         /* a background pass is pushed */
+	double bg_last_s;        /* the last background pass */
 	int *qused;              /* GPUs in use per spec queue */
 	/* file system */
 	cs_flow *flows;
@@ -138,6 +141,12 @@ void cs_pend_remove(cs_sim *s, int j);
 bool cs_quota_ok(const cs_sim *s, int j);
 /* EASY backfill's reservation for blocked job j: s->shadow_s, s->extra_gpus */
 void cs_reserve(cs_sim *s, int j);
+/* A batch job arrived with spec->batch_dispatch on: the time of the
+ * background pass that will consider it (pushed as EV_BGPASS unless one
+ * is pending already). */
+void cs_batch_arrival(cs_sim *s);
+/* The background pass ran now. */
+void cs_batch_pass(cs_sim *s);
 
 /* cfs.c */
 /* advance the file system's virtual time to s->now */

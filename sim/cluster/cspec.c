@@ -149,7 +149,8 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	static const char *const ck_keys[] = {"host_copy_GBps", "source"};
 	static const char *const sch_keys[] = {"type", "max_job_test", "placement",
 					       "topology_mode", "preempt_mode",
-					       "preempt_exempt_time_s"};
+					       "preempt_exempt_time_s", "batch_sched_delay_s",
+					       "sched_interval_s", "time_resolution_s"};
 	static const char *const rel_keys[] = {"failures_per_1000_node_days",
 					       "interruptions_per_1000_node_days", "repair_time_s",
 					       "restart_s", "lemon_fraction", "lemon_factor",
@@ -203,6 +204,10 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	s->placement = PP_CPLACE_PACK;
 	s->topology_mode = PP_CTOPO_PREFERRED;
 	s->preempt_exempt_s = 0;
+	s->batch_dispatch = false;
+	s->batch_sched_delay_s = 0;
+	s->sched_interval_s = 60;
+	s->time_resolution_s = 0;
 	if ((rc = pp_jget_obj(d, root, "", "scheduler", false, &o, err)))
 		return rc;
 	if (o) {
@@ -231,6 +236,12 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 		if (present)
 			s->preempt = e == 1;
 		if ((rc = num(d, o, p, "preempt_exempt_time_s", false, 0, 1e9, &s->preempt_exempt_s,
+			      err)) ||
+		    (rc = pp_jget_num(d, o, p, "batch_sched_delay_s", false, 0, 86400,
+				      &s->batch_sched_delay_s, &s->batch_dispatch, err)) ||
+		    (rc = num(d, o, p, "sched_interval_s", false, 1, 86400, &s->sched_interval_s,
+			      err)) ||
+		    (rc = num(d, o, p, "time_resolution_s", false, 0, 3600, &s->time_resolution_s,
 			      err)))
 			return rc;
 	}

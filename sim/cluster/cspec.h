@@ -78,6 +78,19 @@ typedef struct pp_cspec {
 	pp_ctopo topology_mode;
 	bool preempt;                /* PreemptMode=REQUEUE */
 	double preempt_exempt_s;     /* minimum runtime before a job may be preempted */
+	/* Slurm's dispatch of submitted batch jobs (SchedMD/slurm
+	 * src/slurmctld/proc_req.c _slurm_rpc_submit_batch_job: a submission
+	 * only calls queue_job_scheduler(); controller.c _slurmctld_background,
+	 * waking once a second, runs schedule() when batch_sched_delay seconds
+	 * have passed since its last pass, and a full pass every
+	 * sched_interval). Off (the default, and a zeroed struct): an arrival
+	 * is considered the instant it comes. */
+	bool batch_dispatch;         /* on: set by scheduler.batch_sched_delay_s */
+	double batch_sched_delay_s;  /* SchedulerParameters=batch_sched_delay (Slurm: 3) */
+	double sched_interval_s;     /* SchedulerParameters=sched_interval (Slurm: 60); 0 = none */
+	double time_resolution_s;    /* queueing delays as the trace records them: start and
+					submission each cut to this (Slurm's time_t, sacct:
+					1); 0 = exact */
 	pp_cqueue *queues;
 	int nqueues;
 	/* reliability */
