@@ -8,6 +8,7 @@
 #   make fuzz      the libFuzzer targets of tests/fuzz/ (clang, ASan+UBSan)
 #   make fuzz-run  each of them SECONDS=N (default 60) from its seed corpus
 #   make bench     the benchmarks under bench/
+#   make bench-instr the same in instructions and cache misses (valgrind)
 #   make install   PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -81,7 +82,7 @@ NVCCFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=co
 ALL := $(BINDIR)/podplan $(if $(HAVE_CUDA),$(if $(CALIB_C),$(BINDIR)/podplan-calibrate,),)
 
 .SECONDARY:
-.PHONY: all deps deps-test deps-fuzz deps-install run test check check-layers test-only bench \
+.PHONY: all deps deps-test deps-fuzz deps-install run test check check-layers test-only bench bench-instr \
 	install clean calibrate fuzz fuzz-run
 all: $(ALL)
 
@@ -203,6 +204,14 @@ fuzz-run: fuzz
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@sh bench/run.sh "$(BUILD)" "$(BINDIR)"
+
+# the same targets in instructions and last-level-cache misses under
+# valgrind's cachegrind (caches fixed): figures that do not move with the
+# machine (bench/bench.py --instructions; several minutes)
+bench-instr:
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEB_PKGS) valgrind"
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@sh bench/run.sh "$(BUILD)" "$(BINDIR)" --instructions
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/podplan/models

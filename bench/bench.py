@@ -3,6 +3,7 @@
 
 Usage: python3 bench/bench.py [--bin bin/podplan] [--ref build/bench/bench_ref]
                               [--only ID[,ID...]] [--targets bench/targets.json]
+                              [--instructions]
 
 Every figure is printed twice: in seconds on this machine, and as a ratio to
 the reference workload (bench/bench_ref.c, a fixed CPU job that uses no
@@ -26,6 +27,17 @@ runs with each rank under `bench.py --wrap`), the speed-up two free cores
 would give less MPI's start-up: other jobs on the machine slow the wall
 clock of two ranks more than that of one.
 
+With --instructions (`make bench-instr`) each target with a limit runs once
+under valgrind's cachegrind instead, with its caches fixed (CACHEGRIND_CACHES:
+32 KiB L1s, a 32 MiB last level), and is reported in instructions and
+last-level-cache misses: counts that do not depend on the machine's speed or
+load, so a reader can tell a slower machine from a slower podplan. Each such
+limit (max_ginstr in bench/targets.json) is the target's seconds at the
+instructions per CPU second the workload ran at on the build machine (recorded
+beside it); a target passes when its count is within it.
+
+Both modes print the machine: its CPU model, caches and load average.
+
 Exit status: 0 when every target passes, 1 otherwise, 2 on a setup error.
 """
 import json
@@ -39,6 +51,84 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMING_KEYS = re.compile(r'^\s*"(elapsed_s|candidates_per_s|mc_elapsed_s|serve_elapsed_s)"')
+
+
+CACHEGRIND_CACHES = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=33554432,16,64"]
+
+
+def machine():
+    """The CPU model, its caches and the load average, in one line each."""
+    model, cores = "unknown", 0
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name") and model == "unknown":
+                    model = line.split(":", 1)[1].strip()
+                cores += line.startswith("processor")
+    except OSError:
+        pass
+    caches = []
+    for name, key in (("L1d", "LEVEL1_DCACHE_SIZE"), ("L2", "LEVEL2_CACHE_SIZE"),
+                      ("L3", "LEVEL3_CACHE_SIZE")):
+        r = subprocess.run(["getconf", key], capture_output=True, text=True)
+        v = r.stdout.strip()
+        if r.returncode == 0 and v.isdigit() and int(v) > 0:
+            caches.append("%s %s KiB" % (name, int(v) // 1024))
+    lines = ["machine: %s, %d logical CPU(s); caches %s" % (model, cores,
+                                                            ", ".join(caches) or "not reported")]
+    try:
+        lines.append("load average: %.2f %.2f %.2f" % os.getloadavg())
+    except OSError:
+        pass
+    return lines
+
+
+def count_instructions(argv, env):
+    """argv run once under cachegrind with CACHEGRIND_CACHES: (instructions, LL misses, rc)."""
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes"] + CACHEGRIND_CACHES + \
+        ["--cachegrind-out-file=/dev/null"] + argv
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+                       text=True)
+    ir = re.search(r"I\s+refs:\s+([\d,]+)", p.stderr)
+    ll = re.search(r"LL misses:\s+([\d,]+)", p.stderr)
+    if not ir or not ll:
+        raise RuntimeError("cachegrind printed no counts for %s" % " ".join(argv))
+    return int(ir.group(1).replace(",", "")), int(ll.group(1).replace(",", "")), p.returncode
+
+
+def instructions_mode(spec, b, ref, only, env):
+    """--instructions: every target with a limit once under cachegrind; exit status as main."""
+    if subprocess.run(["sh", "-c", "command -v valgrind"], capture_output=True).returncode:
+        print("bench.py: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    tmp = tempfile.mkdtemp(prefix="pp-bench.")
+    for line in machine():
+        print(line)
+    ref_ir, ref_ll, _ = count_instructions([ref, "1"], env)
+    print("cachegrind, caches fixed: %s (the counts do not depend on the machine)"
+          % " ".join(CACHEGRIND_CACHES))
+    print("reference workload (bench/bench_ref.c): %.3f G instructions, %d LL misses"
+          % (ref_ir / 1e9, ref_ll))
+    print()
+    fmt = "%-16s %-52s %10s %11s %10s  %s"
+    print((fmt % ("id", "what", "G instr", "LL misses", "limit G", "met")).rstrip())
+    failed = 0
+    for t in spec["targets"]:
+        if (only and t["id"] not in only) or t.get("kind", "time") != "time" or \
+                t.get("max_s") is None:
+            continue
+        ir, ll, rc = count_instructions(expand(t["argv"], b, tmp), env)
+        if rc != 0:
+            raise RuntimeError("%s: exit status %d under cachegrind" % (t["id"], rc))
+        lim = t.get("max_ginstr")
+        ok = lim is None or ir / 1e9 <= lim
+        failed += not ok
+        print((fmt % (t["id"], t["what"][:52], "%.3f" % (ir / 1e9), "%d" % ll,
+                      "%.2f" % lim if lim is not None else "-",
+                      ("yes" if ok else "NO") if lim is not None else "")).rstrip())
+    print()
+    print("%d target(s) missed" % failed if failed else "every instruction limit met")
+    return 1 if failed else 0
 
 
 def run_once(argv, out_path, env):
@@ -155,6 +245,8 @@ def main():
             return 2
     env = dict(os.environ)
     env.setdefault("PODPLAN_DATA", os.path.join(ROOT, "models"))
+    if "--instructions" in args:
+        return instructions_mode(spec, b, ref, only, env)
     have_mpi = subprocess.run(["sh", "-c", "command -v mpirun"], capture_output=True).returncode == 0
     ref_idle = spec["reference"]["cpu_s"]
     r0 = reference(ref)
@@ -180,11 +272,8 @@ def main():
     print("figures: median CPU s of the process (user + system), its median wall s, the median "
           "over its runs of CPU s / the reference's CPU s timed just before that run; limit: the "
           "target as a ratio (the issue's seconds / %.3f s)" % ref_idle)
-    try:
-        print("load average at the end: %.2f %.2f %.2f (2 cores; other jobs share the machine)"
-              % os.getloadavg())
-    except OSError:
-        pass
+    for line in machine():
+        print(line + (" at the end" if line.startswith("load") else ""))
     print()
     fmt = "%-16s %-52s %9s %9s %8s %9s %10s  %s"
 

@@ -10,5 +10,6 @@ build=${1:-build}
 bindir=${2:-bin}
 PODPLAN_DATA="$(pwd)/models"
 export PODPLAN_DATA
+shift 2 2>/dev/null || shift $#
 exec python3 bench/bench.py --bin "$bindir/podplan" --ref "$build/bench/bench_ref" \
-	--engine "$build/bench/bench_engine"
+	--engine "$build/bench/bench_engine" "$@"

@@ -193,6 +193,8 @@ static void test_spec(void)
 	CHECK(pp_cspec_load(&s, D "small.json", &err) == 0);
 	CHECK(s.nodes == 4 && s.gpus == 32 && s.nodes_per_leaf == 2 && s.oversubscription == 2);
 	CHECK(s.fs_write_Bps == 50e9 && s.sched == PP_CSCHED_BACKFILL);
+	/* Slurm's dispatch is off unless batch_sched_delay_s is given */
+	CHECK(s.batch_dispatch == false && s.time_resolution_s == 0);
 	pp_cspec_release(&s);
 	const char *bad = "{\"nodes\": [{\"count\": 2}], \"reliability\": "
 			  "{\"failures_per_1000_node_days\": 6.5, "
@@ -200,6 +202,17 @@ static void test_spec(void)
 	CHECK(pp_cspec_parse(&s, "x.json", bad, strlen(bad), &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "reliability.interruptions_per_1000_node_days");
 	CHECK_CONTAINS(err.msg, "includes the infrastructure failures");
+	/* Slurm's dispatch on; a negative delay names its key */
+	const char *on = "{\"nodes\": [{\"count\": 2}], \"scheduler\": "
+			 "{\"batch_sched_delay_s\": 3, \"time_resolution_s\": 1}}";
+	CHECK(pp_cspec_parse(&s, "x.json", on, strlen(on), &err) == 0);
+	CHECK(s.batch_dispatch && s.batch_sched_delay_s == 3 && s.sched_interval_s == 60 &&
+	      s.time_resolution_s == 1);
+	pp_cspec_release(&s);
+	const char *neg = "{\"nodes\": [{\"count\": 2}], \"scheduler\": "
+			  "{\"batch_sched_delay_s\": -1}}";
+	CHECK(pp_cspec_parse(&s, "x.json", neg, strlen(neg), &err) == PP_EINPUT);
+	CHECK_CONTAINS(err.msg, "scheduler.batch_sched_delay_s");
 }
 
 int main(void)

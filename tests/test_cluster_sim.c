@@ -398,6 +398,57 @@ static void test_heap(void)
 	pp_cheap_release(&h);
 }
 
+/* Slurm's batch dispatch (cqueue.c cs_batch_arrival; SchedMD/slurm
+ * slurm-22-05-11-1 controller.c/proc_req.c), batch_sched_delay 3,
+ * sched_interval 60 (full passes at seconds 0, 60, ...), the background
+ * loop's ticks at k + 0.5 s. One node of 8 GPUs, by hand:
+ *   A (8 GPUs, 10 s) at 0.7: second 0 was a full pass, so the next pass
+ *     is second 3: starts 3.5, runs to 13.5.
+ *   B (8 GPUs, 5 s) at 2.0: waits for that pass, which A takes; A's end
+ *     at 13.5 schedules at once (epilog complete), not at a tick: starts
+ *     13.5, ends 18.5.
+ *   C (8 GPUs, 1 s) at 59.7: second 60 is a full pass: starts 60.5, ends
+ *     61.5.
+ *   D (8 GPUs, 1 s) at 61.6, the node free: the last pass was second 60,
+ *     so the next is second 63: starts 63.5.
+ * Exact times: queue 2.8, 11.5, 0.8, 1.9. Recorded in whole seconds
+ * (time_resolution_s 1): floor(start) - floor(submit) = 3, 11, 1, 2.
+ * Without the dispatch each job starts the instant it can: A 0.7-10.7,
+ * B 10.7: queue 0, 8.7, 0, 0. */
+static void test_slurm_dispatch(void)
+{
+	const char *modes[3] = {
+		"\"scheduler\": {\"batch_sched_delay_s\": 3, \"sched_interval_s\": 60}",
+		"\"scheduler\": {\"batch_sched_delay_s\": 3, \"sched_interval_s\": 60,"
+		" \"time_resolution_s\": 1}",
+		"\"scheduler\": {\"type\": \"backfill\"}"};
+	const double want[3][4] = {{2.8, 11.5, 0.8, 1.9}, {3, 11, 1, 2}, {0, 8.7, 0, 0}};
+	for (int m = 0; m < 3; m++) {
+		pp_cspec s;
+		pp_cjobs j;
+		pp_csim_result r;
+		spec(&s, 1, 1, modes[m]);
+		pp_cjobs_init(&j);
+		job(&j, "A", 8, 0.7, 10);
+		job(&j, "B", 8, 2.0, 5);
+		job(&j, "C", 8, 59.7, 1);
+		job(&j, "D", 8, 61.6, 1);
+		CHECK(sim(&s, &j, &r) == 0);
+		for (int i = 0; i < 4; i++) {
+			pp_t_diag("mode %d job %d queue %.3f s (want %.3f)", m, i, r.jobs[i].queue_s,
+				  want[m][i]);
+			CHECK_NEAR(r.jobs[i].queue_s, want[m][i], 1e-9);
+		}
+		CHECK(r.finished == 4);
+		/* the queue statistic is the recorded delay too */
+		CHECK_NEAR(r.queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s,
+			   (want[m][0] + want[m][1] + want[m][2] + want[m][3]) / 4, 1e-9);
+		pp_csim_result_release(&r);
+		pp_cjobs_release(&j);
+		pp_cspec_release(&s);
+	}
+}
+
 int main(void)
 {
 	RUN(test_heap);
@@ -408,6 +459,7 @@ int main(void)
 	RUN(test_async_staging);
 	RUN(test_quota_borrowing);
 	RUN(test_preemption);
+	RUN(test_slurm_dispatch);
 	RUN(test_failure_accounting);
 	RUN(test_scenario_job);
 	RUN(test_analytic);

@@ -92,7 +92,9 @@ static void interleaving(void)
 	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16, "
 		 "\"micro_batch_size\": 1, \"recompute\": \"none\"}, \"parallel\": "
 		 "{\"tensor_model_parallel_size\": 2, \"context_parallel_size\": 1, "
-		 "\"zero_stage\": 1, \"sequence_parallel\": false}}", 8);
+		 "\"zero_stage\": 1, \"sequence_parallel\": false}, \"search\": "
+		 "{\"pipeline_schedules\": [\"1f1b\", \"zb-h1\", \"zb-h2\", \"interleaved\", \"zbv\", "
+		 "\"dualpipev\"]}}", 8);
 	pp_scenario s;
 	if (load(&s, json)) {
 		CHECK(0);
@@ -123,6 +125,47 @@ typedef struct seen {
 	uint32_t *idx;
 	size_t n, cap;
 } seen;
+
+/* Without search.pipeline_schedules the pipelines keep to the schedules
+ * the framework ships (frameworks.json pipeline_schedules): Megatron-Core
+ * 1F1B and interleaved; PyTorch's pipelining also ZB-V and DualPipeV
+ * (GPipe left out); DeepSpeed 1F1B and ZB-H1 (Megatron-DeepSpeed). */
+static unsigned schedules_of(const char *framework)
+{
+	char json[1024];
+	snprintf(json, sizeof(json), BASE "\"training\": {\"global_batch_size\": 16, "
+		 "\"micro_batch_size\": 1, \"recompute\": \"none\", \"framework\": \"%s\"}, "
+		 "\"parallel\": {\"tensor_model_parallel_size\": 2, \"context_parallel_size\": 1, "
+		 "\"zero_stage\": 1, \"sequence_parallel\": false}}", 8, framework);
+	pp_scenario s;
+	if (load(&s, json)) {
+		CHECK(0);
+		return 0;
+	}
+	pp_layout *l = NULL;
+	size_t n = 0;
+	pp_err err = {0};
+	unsigned got = 0;
+	CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == 0);
+	for (size_t i = 0; i < n; i++)
+		if (l[i].pp > 1)
+			got |= 1u << l[i].schedule;
+	CHECK(got == pp_space_schedules(&s));
+	free(l);
+	pp_scenario_release(&s);
+	return got;
+}
+
+static void framework_schedules(void)
+{
+	enum { F = 1u << PP_SCHED_1F1B, H1 = 1u << PP_SCHED_ZBH1, I = 1u << PP_SCHED_INTERLEAVED,
+	       V = 1u << PP_SCHED_ZBV, D = 1u << PP_SCHED_DUALPIPEV };
+	CHECK(schedules_of("megatron-core") == (F | I));
+	CHECK(schedules_of("nemo") == (F | I));
+	CHECK(schedules_of("pytorch") == (F | I | V | D));
+	CHECK(schedules_of("torchtitan") == (F | I | V));
+	CHECK(schedules_of("deepspeed") == (F | H1));
+}
 
 static void keep(void *ctx, const pp_layout *l, uint32_t idx)
 {
@@ -238,6 +281,7 @@ int main(void)
 {
 	RUN(dp_only);
 	RUN(interleaving);
+	RUN(framework_schedules);
 	RUN(walk_is_the_list);
 	RUN(apply);
 	RUN(in_words);

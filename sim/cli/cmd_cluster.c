@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cluster/canchor.h"
+#include "cluster/cfgd.h"
 #include "cluster/cgen.h"
 #include "cluster/cjobs.h"
 #include "cluster/cout.h"
@@ -22,7 +23,8 @@ static void help(void)
 {
 	printf("usage: podplan cluster SPEC.json JOBS [options]\n"
 	       "       podplan cluster SPEC.json --generate ID [--jobs N] [options]\n"
-	       "       podplan cluster --validate [--csv]\n\n"
+	       "       podplan cluster --validate [--csv]\n"
+	       "       podplan cluster --fragmentation NODES.csv PODS.csv [--tune R] [--runs N]\n\n"
 	       "Simulates many jobs on one cluster: the queue (FIFO or EASY backfill, queues with\n"
 	       "quotas, priorities with preemption), gang placement on nodes, leaf switches and\n"
 	       "NVLink domains, node failures and other interruptions (work since the last\n"
@@ -43,14 +45,19 @@ static void help(void)
 	       "  --seed N         the random seed (failures, generator); default the spec's\n"
 	       "  --compare B.json the same jobs on a second spec, side by side\n"
 	       "  --what-if K=V    the same jobs on the spec changed: add_nodes=N,\n"
-	       "                   scheduler=builtin|backfill, placement=pack|spread,\n"
+	       "                   scheduler=builtin|backfill, placement=pack|spread|fgd,\n"
 	       "                   fs_scale=X, topology=none|preferred|required (repeatable)\n"
 	       "  --json           machine-readable summary (--per-job: every job)\n"
 	       "  --csv            one row per job\n"
 	       "  --timeline-csv   the allocation over time\n"
 	       "  --write-jobs F   write the (generated or imported) jobs as podplan CSV\n"
 	       "  --validate       the validation anchors (models/validation/cluster.csv):\n"
-	       "                   each computed here, with its published figure and source\n\n"
+	       "                   each computed here, with its published figure and source\n"
+	       "  --fragmentation  the FGD experiment (Weng et al., ATC'23) on Alibaba openb\n"
+	       "                   node and pod lists: unallocated GPU under best-fit and\n"
+	       "                   fragmentation-gradient-descent placement as the arrived GPU\n"
+	       "                   requests grow; --tune R: up to R x the cluster's GPUs (1.3),\n"
+	       "                   --runs N: the median over N seeds from --seed (10, from 42)\n\n"
 	       "A progress line goes to stderr when it is a terminal. Bad input: exit status 2.\n");
 }
 
@@ -109,7 +116,7 @@ static int what_if(pp_cspec *s, const char *kv)
 		n = 2;
 	} else if (kl == 9 && !strncmp(kv, "placement", kl)) {
 		names = pp_cplace_names;
-		n = 2;
+		n = 3;
 	} else if (kl == 8 && !strncmp(kv, "topology", kl)) {
 		names = pp_ctopo_names;
 		n = 3;
@@ -152,6 +159,26 @@ static int simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs
 	return rc;
 }
 
+static int fragmentation(const char *nodes, const char *pods, double tune, unsigned long seed,
+			 int runs)
+{
+	pp_fgd_trace t;
+	pp_err err = {0};
+	pp_sb out = {0};
+	int rc = pp_fgd_load(&t, nodes, pods, &err);
+	if (rc)
+		return pp_cli_fail(&err);
+	rc = pp_fgd_report(&t, tune, seed, runs, &out, &err);
+	pp_fgd_release(&t);
+	if (rc) {
+		pp_sb_release(&out);
+		return pp_cli_fail(&err);
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	pp_sb_release(&out);
+	return 0;
+}
+
 static int validate(bool csv)
 {
 	pp_sb out = {0};
@@ -174,7 +201,7 @@ static int validate(bool csv)
 int pp_cmd_cluster(int argc, char **argv)
 {
 	enum { O_FORMAT = 1000, O_GEN, O_NJOBS, O_SEED, O_CMP, O_WHATIF, O_JSON, O_CSV, O_TL,
-	       O_WRITE, O_VALIDATE, O_PERJOB };
+	       O_WRITE, O_VALIDATE, O_PERJOB, O_FRAG, O_TUNE, O_RUNS };
 	static const struct option opts[] = {
 		{"help", no_argument, NULL, 'h'},      {"format", required_argument, NULL, O_FORMAT},
 		{"generate", required_argument, NULL, O_GEN},
@@ -186,13 +213,18 @@ int pp_cmd_cluster(int argc, char **argv)
 		{"timeline-csv", no_argument, NULL, O_TL},
 		{"write-jobs", required_argument, NULL, O_WRITE},
 		{"validate", no_argument, NULL, O_VALIDATE},
-		{"per-job", no_argument, NULL, O_PERJOB}, {0, 0, 0, 0}};
+		{"per-job", no_argument, NULL, O_PERJOB},
+		{"fragmentation", no_argument, NULL, O_FRAG},
+		{"tune", required_argument, NULL, O_TUNE},
+		{"runs", required_argument, NULL, O_RUNS}, {0, 0, 0, 0}};
 	const char *fmt_s = NULL, *gen = NULL, *cmp = NULL, *write_jobs = NULL;
 	const char *wif[16];
 	int nwif = 0;
 	unsigned long seed = 0, njobs = 0;
 	bool seed_given = false, json = false, csv = false, tl = false, val = false,
-	     per_job = false;
+	     per_job = false, frag = false;
+	double tune = 1.3;
+	unsigned long runs = 10;
 	int c, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -224,12 +256,30 @@ int pp_cmd_cluster(int argc, char **argv)
 		case O_WRITE: write_jobs = optarg; break;
 		case O_VALIDATE: val = true; break;
 		case O_PERJOB: per_job = true; break;
+		case O_FRAG: frag = true; break;
+		case O_TUNE:
+			if ((rc = pp_cli_parse_num("cluster", "--tune", optarg, 0.9, 3.0, false,
+						    "x the GPUs", &tune)))
+				return rc;
+			break;
+		case O_RUNS:
+			if (pp_cli_parse_ulong(optarg, 1000, &runs) || runs == 0)
+				return pp_cli_usage_error("cluster", "--runs: found \"%s\", expected "
+							  "1..1000", optarg);
+			break;
 		default: return pp_cli_usage_error("cluster", "unknown option");
 		}
 	}
 	if (val)
 		return optind == argc ? validate(csv)
 				      : pp_cli_usage_error("cluster", "--validate takes no files");
+	if (frag)
+		return argc - optind == 2
+			       ? fragmentation(argv[optind], argv[optind + 1], tune,
+					       seed_given ? seed : 42, (int)runs)
+			       : pp_cli_usage_error("cluster", "--fragmentation: expected NODES.csv "
+							"and PODS.csv (openb_node_list_gpu_node.csv, "
+							"openb_pod_list_default.csv)");
 	int nargs = argc - optind;
 	if (nargs != (gen ? 1 : 2))
 		return pp_cli_usage_error("cluster", gen ? "expected SPEC.json with --generate"

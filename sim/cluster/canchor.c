@@ -4,11 +4,13 @@
  * so ("derived").
  */
 #include "cluster/canchor.h"
+#include "cluster/cfgd.h"
 #include "cluster/cgen.h"
 #include "cluster/cjobs.h"
 #include "cluster/csim.h"
 #include "cluster/cspec.h"
 #include "core/csv.h"
+#include "core/sortd.h"
 #include "engine/predict.h"
 #include "input/hw.h"
 #include "input/scenario.h"
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DAY 86400.0
 #define META "Kokolis et al., Revisiting Reliability in Large-Scale ML Research Clusters, HPCA'25, arXiv 2410.21680"
@@ -31,6 +34,12 @@ double pp_canchor_ettr(double interval_s, double write_s, double restart_s, doub
 {
 	double cycle = interval_s + write_s;
 	return interval_s / cycle * (1 - rate * (restart_s + 0.5 * cycle));
+}
+
+double pp_canchor_restart_for_ettr(double interval_s, double write_s, double ettr, double rate)
+{
+	double cycle = interval_s + write_s;
+	return (1 - ettr * cycle / interval_s) / rate - 0.5 * cycle;
 }
 
 double pp_canchor_opt_interval_s(double write_s, double rate)
@@ -148,14 +157,15 @@ static int ckpt_bytes(const pp_catalog *cat, const char *preset, int gpus, int t
 
 /* One long job on 2,048 nodes (with spares) for a horizon: its ETTR and
  * how often it was interrupted. */
-static int sim_long_job(int nodes, int spares, double rf_1000, double horizon_s, double bytes,
+static int sim_long_job(int nodes, int spares, double rf_1000, double all_1000, double horizon_s,
+			double bytes,
 			double fs_GBps, double interval_s, double restart_s, unsigned long seed,
 			double *ettr, int *interruptions, double *write_s, pp_err *err)
 {
 	pp_cspec s;
 	pp_cjobs j;
 	pp_csim_result r;
-	mk_spec(&s, nodes + spares, nodes + spares, rf_1000, rf_1000, restart_s, 3 * DAY,
+	mk_spec(&s, nodes + spares, nodes + spares, rf_1000, all_1000, restart_s, 3 * DAY,
 		fs_GBps, seed);
 	s.horizon_s = horizon_s;
 	pp_cjobs_init(&j);
@@ -176,33 +186,69 @@ static int sim_long_job(int nodes, int spares, double rf_1000, double horizon_s,
 	return rc;
 }
 
-static int acme(const char *models_dir, const char *id, bool quick, double *mean_s,
-		double *median_s, double *pub_mean, double *pub_median, int *njobs, pp_err *err)
+/* Acme's queueing from the generator fitted to a trace-summaries.csv row:
+ * the generator is run with ACME_SEEDS seeds, and the median over them of
+ * each run's mean and median queueing delay is the prediction (one seed's
+ * mean is not: the draws of a few long 1,024-GPU jobs move it by two
+ * orders of magnitude), with the range of the means. */
+#define ACME_SEEDS 5
+
+static int acme(const char *models_dir, const char *id, bool slurm, bool quick, double *mean_s,
+		double *median_s, double mean_range[2], double *pub_mean, double *pub_median,
+		int *njobs, pp_err *err)
 {
 	pp_cgen_params p;
 	pp_cgen_fit f;
-	pp_cjobs j;
-	pp_cspec s;
-	pp_csim_result r;
 	int gpus, rc;
+	double means[ACME_SEEDS], medians[ACME_SEEDS], sorted[ACME_SEEDS];
 	if ((rc = pp_cgen_preset(models_dir, id, &p, &gpus, err)) ||
 	    (rc = pp_cgen_fit_params(&p, &f, err)))
 		return rc;
 	if (quick && p.njobs > 100000)
 		p.njobs = 100000;
 	*njobs = p.njobs;
-	if ((rc = pp_cgen_draw(&p, &f, &j, err)))
-		return rc;
-	mk_spec(&s, gpus / 8, 32, 0, 0, 0, 0, 1000, 2403);
-	rc = pp_csim_run(&s, &j, NULL, &r, err);
-	if (!rc) {
-		*mean_s = r.queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s;
-		*median_s = r.queue[PP_CSIM_SIZE_BUCKETS - 1].median_s;
+	unsigned long seed0 = p.seed;
+	for (int k = 0; k < ACME_SEEDS; k++) {
+		pp_cjobs j;
+		pp_cspec s;
+		pp_csim_result r;
+		p.seed = seed0 + (unsigned long)k;
+		if ((rc = pp_cgen_draw(&p, &f, &j, err)))
+			return rc;
+		mk_spec(&s, gpus / 8, 32, 0, 0, 0, 0, 1000, 2403);
+		/* Both traces record whole seconds. Seren's job ids are Slurm's
+		 * (integers: the README's trace_seren.csv example): Slurm's batch
+		 * dispatch at its defaults (SchedulerParameters
+		 * batch_sched_delay=3, sched_interval=60; cqueue.c
+		 * cs_batch_arrival). Kalos's ids ("dlc...") come from another
+		 * scheduler, whose dispatch is not modelled. */
+		s.time_resolution_s = 1;
+		if (slurm) {
+			s.batch_dispatch = true;
+			s.batch_sched_delay_s = 3;
+			s.sched_interval_s = 60;
+		}
+		rc = pp_csim_run(&s, &j, NULL, &r, err);
+		if (!rc) {
+			means[k] = r.queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s;
+			medians[k] = r.queue[PP_CSIM_SIZE_BUCKETS - 1].median_s;
+		}
+		pp_csim_result_release(&r);
+		pp_cjobs_release(&j);
+		pp_cspec_release(&s);
+		if (rc)
+			return rc;
 	}
+	pp_sort_doubles(means, ACME_SEEDS, sorted);
+	*mean_s = sorted[ACME_SEEDS / 2];
+	mean_range[0] = sorted[0];
+	mean_range[1] = sorted[ACME_SEEDS - 1];
+	pp_sort_doubles(medians, ACME_SEEDS, sorted);
+	*median_s = sorted[ACME_SEEDS / 2];
 	/* the published figures, from the same row */
 	char *path = pp_path_join(models_dir, "cluster/trace-summaries.csv");
 	pp_csv c;
-	if (!rc && !(rc = pp_csv_load(&c, path, err))) {
+	if (!(rc = pp_csv_load(&c, path, err))) {
 		int ci = pp_csv_col(&c, "id"), cm = pp_csv_col(&c, "avg_que_time_gpu"),
 		    cd = pp_csv_col(&c, "med_que_time_gpu");
 		for (int i = 1; i < c.nrows; i++)
@@ -213,9 +259,62 @@ static int acme(const char *models_dir, const char *id, bool quick, double *mean
 		pp_csv_release(&c);
 	}
 	free(path);
-	pp_csim_result_release(&r);
-	pp_cjobs_release(&j);
-	pp_cspec_release(&s);
+	return rc;
+}
+
+/* --- the FGD paper's fragmentation gap on openb (cluster/cfgd.h) --- */
+#define FGD_SRC "Weng et al., Beware of Fragmentation, USENIX ATC'23, Fig. 9(a) (openb default " \
+	"trace tuned to 130%, at 100% arrived, median of 10 seeds), read from the artifact's data behind the " \
+	"figure: hkust-adsl/kubernetes-scheduler-simulator @8f3d641 experiments/analysis/" \
+	"expected_results/analysis_allo_discrete.csv, column 100"
+
+static int fgd_rows(const char *models_dir, bool quick, pp_canchor **v, int *k, pp_err *err)
+{
+	/* published: the medians of the artifact's 10 runs at 100% arrived
+	 * (plot_openb_alloc.py draws the median): best-fit 7.09%, FGD 4.77%
+	 * unallocated; 1 - 4.77 / 7.09 = 32.7%. The abstract's "up to 49%,
+	 * additional 290 GPUs" is FGD against Dot-product (9.445% -> 4.77%:
+	 * 49.5%, 290 of 6,212 GPUs), from the same file. */
+	const double pub_bf = 7.09, pub_fgd = 4.77, pub_red = 100 * (1 - 4.77 / 7.09);
+	char *nodes = pp_path_join(models_dir, "cluster/openb/openb_node_list_gpu_node.csv");
+	char *pods = pp_path_join(models_dir, "cluster/openb/openb_pod_list_default.csv");
+	char notes[640];
+	int rc = 0;
+	pp_fgd_gap g = {.unalloc_bestfit_pct = NAN, .unalloc_fgd_pct = NAN, .reduction_pct = NAN};
+	bool have = access(nodes, R_OK) == 0 && access(pods, R_OK) == 0;
+	if (have) {
+		pp_fgd_trace t;
+		const double load = 100;
+		int runs = quick ? 2 : 10;
+		if ((rc = pp_fgd_load(&t, nodes, pods, err)))
+			goto out;
+		rc = pp_fgd_gap_run(&t, 1.3, 42, runs, &load, 1, &g, err);
+		pp_fgd_release(&t);
+		if (rc)
+			goto out;
+		snprintf(notes, sizeof(notes), "the paper's experiment on openb's 1,213 GPU nodes "
+			 "(6,212 GPUs) and openb_pod_list_default.csv: the trace shuffled, pods drawn "
+			 "from it until the requests reach 130%% of the GPUs, placed once by the "
+			 "simulator's best-fit or FGD score (cluster/cfgd.h); unallocated GPU at 100%% "
+			 "arrived, median of %d seeds (42..); 10 points of tolerance on the reduction",
+			 runs);
+	} else {
+		snprintf(notes, sizeof(notes), "not computed: the openb trace is not shipped (its "
+			 "terms allow research or study use only); sh models/cluster/openb/fetch.sh "
+			 "downloads the two files at alibaba/clusterdata @7a6c496");
+	}
+	pp_canchor *a = add(v, k, "openb-fgd-vs-bestfit-reduction", "unalloc_cut_pct",
+			    g.reduction_pct, pub_red, 100 * 10 / pub_red, FGD_SRC, notes);
+	a->pass = have && a->pass;
+	a = add(v, k, "openb-bestfit-unalloc-at-100", "unalloc_gpu_pct", g.unalloc_bestfit_pct,
+		pub_bf, 10, FGD_SRC, notes);
+	a->pass = have && a->pass;
+	a = add(v, k, "openb-fgd-unalloc-at-100", "unalloc_gpu_pct", g.unalloc_fgd_pct, pub_fgd,
+		10, FGD_SRC, notes);
+	a->pass = have && a->pass;
+out:
+	free(nodes);
+	free(pods);
 	return rc;
 }
 
@@ -249,7 +348,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		double d = pp_canchor_opt_interval_s(w, lam);
 		double ettr, wr;
 		int ni;
-		if ((rc = sim_long_job(1024, 64, 6.50, 60 * DAY, 60 * 1000 * PP_GB, 1000, d, u0, 7,
+		if ((rc = sim_long_job(1024, 64, 6.50, 6.50, 60 * DAY, 60 * 1000 * PP_GB, 1000, d, u0, 7,
 				       &ettr, &ni, &wr, err)))
 			goto fail;
 		double an = pp_canchor_ettr(d, w, u0, lam);
@@ -271,7 +370,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		double d = pp_canchor_opt_interval_s(w, lam);
 		double ettr, wr;
 		int ni;
-		if ((rc = sim_long_job(2048, 64, r3 * 1000, 54 * DAY, bytes, 2000, d, u0, 3, &ettr,
+		if ((rc = sim_long_job(2048, 64, r3 * 1000, r3 * 1000, 54 * DAY, bytes, 2000, d, u0, 3, &ettr,
 				       &ni, &wr, err)))
 			goto fail;
 		snprintf(notes, sizeof(notes), "Monte Carlo of 54 days on 2,048 nodes at 419 / "
@@ -281,9 +380,9 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		add(&v, &k, "llama3-54d-interruptions", "interruptions", ni, 419, 10, LLAMA, notes);
 		int n1, n2;
 		double e1, e2, w1, w2;
-		if ((rc = sim_long_job(2048, 64, 6.50, 54 * DAY, bytes, 2000, d, u0, 4, &e1, &n1, &w1,
+		if ((rc = sim_long_job(2048, 64, 6.50, 6.50, 54 * DAY, bytes, 2000, d, u0, 4, &e1, &n1, &w1,
 				       err)) ||
-		    (rc = sim_long_job(2048, 64, 2.34, 54 * DAY, bytes, 2000, d, u0, 5, &e2, &n2, &w2,
+		    (rc = sim_long_job(2048, 64, 2.34, 2.34, 54 * DAY, bytes, 2000, d, u0, 5, &e2, &n2, &w2,
 				       err)))
 			goto fail;
 		snprintf(notes, sizeof(notes), "at Meta RSC-1's 6.50 per 1,000 node-days (A100) "
@@ -292,14 +391,55 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		pp_canchor *a = add(&v, &k, "llama3-54d-interruptions-at-rsc1-rate", "interruptions",
 				    n1, 419, NAN, LLAMA "; " META, notes);
 		a->pass = n2 <= 419 && 419 <= n1;
-		snprintf(notes, sizeof(notes), "ETTR of the 54 days at that rate: the engine's "
-			 "405B checkpoint (%.2f TB: bf16 weights, fp32 master and Adam moments) "
-			 "written at 2 TB/s (Tectonic sustained) in %.2f s, every %.0f s, 15-minute "
-			 "restart (the repository's 405B scenario's assumption); the paper reports "
-			 "'higher than 90%%' effective training time: a lower bound, so the row "
-			 "passes above it", bytes / 1e12, wr, d);
-		a = add(&v, &k, "llama3-54d-ettr", "ettr", ettr, 0.90, NAN, LLAMA, notes);
-		a->pass = ettr > 0.90;
+		/* ETTR from a sourced recovery time. Llama 3 (s. 3.3.4) gives
+		 * none; MegaScale (Jiang et al., NSDI'24, arXiv 2402.15627, s.
+		 * 6.3), on more than 10,000 GPUs: detecting a failure and running
+		 * the diagnostic tests takes "less than 10 minutes", and the job
+		 * "can catch up to the training progress prior to the crash within
+		 * 15 minutes from the latest checkpoints". Read with the detection
+		 * inside the 15 minutes, relaunch plus the mean replay of half a
+		 * cycle is 15 min; read with it apart, 10 + 15 min. Both are upper
+		 * bounds, so each ETTR is a lower bound. All 466 interruptions
+		 * count: the 47 planned ones (maintenance) cost a relaunch too. */
+		double r466 = 466.0 / (2048 * 54.0);
+		double half = 0.5 * (d + w);
+		double u_in = 900 - half, u_apart = 600 + 900 - half;
+		/* the mean over 8 seeds: one run's count of interruptions moves its
+		 * ETTR by about 0.004 (sqrt(466) of them, 15 min each) */
+		double e_in = 0, e_apart = 0, wi = 0;
+		int nin = 0;
+		for (int sd = 0; sd < 8; sd++) {
+			double e1x, e2x;
+			int n1x, n2x;
+			if ((rc = sim_long_job(2048, 64, r3 * 1000, r466 * 1000, 54 * DAY, bytes, 2000, d,
+					       u_in, 10 + sd, &e1x, &n1x, &wi, err)) ||
+			    (rc = sim_long_job(2048, 64, r3 * 1000, r466 * 1000, 54 * DAY, bytes, 2000, d,
+					       u_apart, 10 + sd, &e2x, &n2x, &wi, err)))
+				goto fail;
+			e_in += e1x / 8;
+			e_apart += e2x / 8;
+			nin += n1x;
+		}
+		double lam466 = 2048 * r466 / DAY;
+		double u90 = pp_canchor_restart_for_ettr(d, w, 0.90, lam466);
+		snprintf(notes, sizeof(notes), "mean of 8 runs of 54 days on 2,048 nodes, %.0f "
+			 "interruptions a run (all 466: 419 unexpected, 47 planned), the engine's 405B "
+			 "checkpoint (%.2f TB) at 2 TB/s in %.2f s every %.0f s (Young); relaunch %.1f "
+			 "min: MegaScale's catch-up 'within 15 minutes' less the mean replay. The "
+			 "first-order estimator gives %.4f (it charges an interruption during a "
+			 "relaunch half a cycle too); 0.90 needs a relaunch under %.1f min by it. "
+			 "'Higher than 90%%' is a lower bound", nin / 8.0, bytes / 1e12, wi, d,
+			 u_in / 60, pp_canchor_ettr(d, w, u_in, lam466), u90 / 60);
+		a = add(&v, &k, "llama3-54d-ettr", "ettr", e_in, 0.90, NAN,
+			LLAMA "; Jiang et al., MegaScale, NSDI'24, arXiv 2402.15627, s. 6.3", notes);
+		a->pass = e_in > 0.90;
+		snprintf(notes, sizeof(notes), "as llama3-54d-ettr, with MegaScale's failure "
+			 "detection and diagnosis ('less than 10 minutes') apart from its 15-minute "
+			 "catch-up: relaunch %.1f min. The two readings bound Llama 3's ETTR between "
+			 "this row and that one", u_apart / 60);
+		a = add(&v, &k, "llama3-54d-ettr-detection-apart", "ettr", e_apart, 0.90, NAN,
+			LLAMA "; Jiang et al., MegaScale, NSDI'24, arXiv 2402.15627, s. 6.3", notes);
+		a->pass = e_apart > 0.90;
 		/* --- storage --- */
 		snprintf(notes, sizeof(notes), "the engine's 405B checkpoint over 16,384 GPUs; "
 			 "Llama 3 reports 1 MB to 4 GB per GPU: within the range passes");
@@ -349,29 +489,46 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		double bytes;
 		if ((rc = ckpt_bytes(cat, "llama2-7b", 64, 1, 1, &bytes, err)))
 			goto fail;
-		snprintf(notes, sizeof(notes), "not reproduced: the post gives neither the file "
-			 "system's write bandwidth nor the node count, and both set the ratio here "
-			 "(sync: %.0f GB over the job's share of the file system; async: each node's "
-			 "shard over its host copy bandwidth). The blocking time modelled is bandwidth "
-			 "only; the post's 6.3 s also holds planning and serialisation", bytes / 1e9);
+		/* IBM's earlier post with the same team (pytorch.org/blog/
+		 * performant-distributed-checkpointing, 2023): a 30B model with
+		 * optimizer and dataloader state, "over eight times the raw data"
+		 * (8 x 60 GB of bf16 weights), written "in just over 3 minutes" */
+		double ibm_Bps = 8 * 30e9 * 2 / 180;
+		snprintf(notes, sizeof(notes), "not reproduced: the post gives no node count, file "
+			 "system or bandwidth, and here the ratio is nodes x host copy over the file "
+			 "system's share. The companion IBM post's 30B save (8 x 60 GB in just over 3 "
+			 "min, %.1f GB/s) would write this %.0f GB in %.0f s, not 148.8 s: the setups "
+			 "differ. The post's 6.3 s is the GPU-to-CPU copy with DCP's planning (6-14 s "
+			 "for 7B-13B): %.0f GB at 6.3 s is %.0f GB/s, less than one node's host copy, "
+			 "so it is not bandwidth-bound as modelled", ibm_Bps / 1e9, bytes / 1e9,
+			 bytes / ibm_Bps, bytes / 1e9, bytes / 1e9 / 6.3);
 		pp_canchor *a = add(&v, &k, "pytorch-dcp-async-7b-ratio", "sync_over_async",
 				    NAN, 148.8 / 6.3, 25, "PyTorch blog, Reducing Model Checkpointing "
 				    "Times by Over 10x with PyTorch Distributed Asynchronous "
-				    "Checkpointing (2024): 148.8 s -> 6.3 s", notes);
+				    "Checkpointing (2024): 148.8 s -> 6.3 s; PyTorch blog, Performant "
+				    "Distributed checkpointing in Production with IBM (2023)", notes);
 		a->pass = false;
 	}
 	/* --- Acme queueing from the fitted generator --- */
 	const char *ids[2] = {"seren", "kalos"};
 	for (int i = 0; i < 2; i++) {
-		double mean = NAN, median = NAN, pm = NAN, pmed = NAN;
+		double mean = NAN, median = NAN, pm = NAN, pmed = NAN, range[2];
 		int nj;
-		if ((rc = acme(models_dir, ids[i], quick, &mean, &median, &pm, &pmed, &nj, err)))
+		if ((rc = acme(models_dir, ids[i], i == 0, quick, &mean, &median, range, &pm, &pmed,
+			       &nj, err)))
 			goto fail;
 		char id[64];
-		snprintf(notes, sizeof(notes), "%d jobs drawn from the generator fitted to the row's "
-			 "job count over its period, GPUs a job, run times and GPU time only "
-			 "(models/cluster/trace-summaries.csv), EASY backfill, pack, 32-node leaves, "
-			 "no failures; the queueing delay is the prediction", nj);
+		snprintf(notes, sizeof(notes), "median over %d generator seeds (their means: "
+			 "%.0f-%.0f s) of %d jobs drawn from the generator fitted to the row's job "
+			 "count over its period, GPUs a job, run times and GPU time only "
+			 "(models/cluster/trace-summaries.csv); EASY backfill, pack, 32-node leaves, no "
+			 "failures; whole-second times%s; the queueing delay is the prediction%s",
+			 ACME_SEEDS, range[0], range[1], nj,
+			 i ? "" : "; Slurm's batch dispatch at its defaults (batch_sched_delay 3 s, "
+				  "sched_interval 60 s: SchedMD/slurm slurm-22-05-11-1)",
+			 i ? ". Not met: the trace's job records are not in the repository snapshot "
+			     "(data/job_trace), so no replay; the summary does not carry the "
+			     "pretraining reservations and bursts behind Kalos's queue" : "");
 		snprintf(id, sizeof(id), "acme-%s-queue-mean", ids[i]);
 		add(&v, &k, id, "queue_s", mean, pm, 25,
 		    "InternLM/AcmeTrace data/cluster_summary.csv @6d6ac9c", notes);
@@ -379,6 +536,8 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 		add(&v, &k, id, "queue_s", median, pmed, 25,
 		    "InternLM/AcmeTrace data/cluster_summary.csv @6d6ac9c", notes);
 	}
+	if ((rc = fgd_rows(models_dir, quick, &v, &k, err)))
+		goto fail;
 	*out = v;
 	*n = k;
 	return 0;

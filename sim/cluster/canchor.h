@@ -1,7 +1,8 @@
 /*
  * canchor.h - the cluster simulation's validation anchors: each published
  * figure (Meta's failure rates and MTTF, Llama 3's interruptions and
- * storage, PyTorch's async checkpointing, Acme's queueing) recomputed by
+ * storage, PyTorch's async checkpointing, Acme's queueing, the FGD
+ * paper's fragmentation gap on openb when the trace is fetched: cfgd.h) recomputed by
  * the simulation or its analytic counterpart, with the error, the
  * tolerance and the source. `podplan cluster --validate [--csv]` prints
  * them; models/validation/cluster.csv is that CSV; tests/test_cluster_anchors
@@ -26,8 +27,10 @@ typedef struct pp_canchor {
 	char notes[640];
 } pp_canchor;
 
-/* The anchors, computed (a few seconds: the Acme replays draw and simulate
- * 663,813 and 19,907 jobs). *out is heap (caller frees), *n its count.
+/* The anchors, computed (several seconds: the Acme replays draw and
+ * simulate 663,813 and 19,907 jobs, each with 5 generator seeds; the openb
+ * rows add about 10 s where the trace is fetched: 10 seeds, 2 with quick).
+ * *out is heap (caller frees), *n its count.
  * quick: the Acme replays on their first 100,000 jobs (tests). */
 int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick,
 		       pp_canchor **out, int *n, pp_err *err);
@@ -45,6 +48,10 @@ double pp_canchor_mttf_s(double nodes, double rf_per_node_s);
  * restart and half a compute-and-write cycle; Kokolis et al. s. 5, the
  * same terms). */
 double pp_canchor_ettr(double interval_s, double write_s, double restart_s, double rate_per_s);
+/* The restart time at which pp_canchor_ettr() gives ettr (its inverse in
+ * restart_s): a longer restart gives less. */
+double pp_canchor_restart_for_ettr(double interval_s, double write_s, double ettr,
+				   double rate_per_s);
 /* The checkpoint interval that maximises it: sqrt(2 write_s / rate)
  * (Young 1974; Kokolis et al.'s delta_cp*). */
 double pp_canchor_opt_interval_s(double write_s, double rate_per_s);

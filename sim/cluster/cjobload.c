@@ -2,6 +2,7 @@
  * handed to podplan's own CSV reader (here) or an importer (cjobimport.c). */
 #include "cluster/cjobs.h"
 #include "cluster/cjobsint.h"
+#include "cluster/cmig.h"
 #include "core/csv.h"
 #include "core/util.h"
 
@@ -43,7 +44,8 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 	    cci = pp_csv_col(c, "checkpoint_interval_s"), ccb = pp_csv_col(c, "checkpoint_bytes"),
 	    cca = pp_csv_col(c, "async_checkpoint"), cp = pp_csv_col(c, "priority"),
 	    csp = pp_csv_col(c, "spot"), cto = pp_csv_col(c, "topology"),
-	    cm = pp_csv_col(c, "gpu_milli"), ck = pp_csv_col(c, "kind");
+	    cm = pp_csv_col(c, "gpu_milli"), ck = pp_csv_col(c, "kind"),
+	    cmig = pp_csv_col(c, "mig_profile");
 	const int csv_serve[4] = {pp_csv_col(c, "replicas_min"), pp_csv_col(c, "replicas_max"),
 				  pp_csv_col(c, "replica_rps"), pp_csv_col(c, "demand_rps")};
 	bool serving = csv_serve[0] >= 0 || csv_serve[1] >= 0 || csv_serve[2] >= 0 ||
@@ -122,6 +124,21 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 		if (cm >= 0 && (v = pp_csv_get(c, i, cm))[0] &&
 		    (rc = cj_int(file, row, "gpu_milli", v, 1, 1000, &x->gpu_milli, err)))
 			return rc;
+		if (cmig >= 0 && (v = pp_csv_get(c, i, cmig))[0]) {
+			int mc, mg;
+			if (!pp_mig_parse(v, &mc, &mg))
+				return pp_errf(err, PP_EINPUT, "%s:%d: column mig_profile: found \"%s\", "
+					       "expected a MIG profile such as 1g.10gb or 3g.40gb", file,
+					       row, v);
+			if (x->gpus != 1)
+				return pp_errf(err, PP_EINPUT, "%s:%d: column mig_profile: found %s "
+					       "with %d GPUs, expected a MIG instance only for a 1-GPU "
+					       "job", file, row, v, (int)x->gpus);
+			x->mig_compute = (uint8_t)mc;
+			x->mig_gb = (uint16_t)mg;
+			/* its share of the GPU's compute, for the accounting (a share < 1) */
+			x->gpu_milli = (1000 * mc + 3) / 7 < 1000 ? (1000 * mc + 3) / 7 : 999;
+		}
 		if (x->gpu_milli < 1000 && x->gpus != 1)
 			return pp_errf(err, PP_EINPUT, "%s:%d: column gpu_milli: found %d with %d "
 				       "GPUs, expected a share of one GPU only for a 1-GPU job", file,

@@ -86,6 +86,8 @@ typedef struct pp_cjob {
 	uint32_t id_off;          /* job id: offset into pp_cjobs.ids */
 	int32_t serve;            /* index into pp_cjobs.serve: a serving deployment; -1 none */
 	uint8_t spot, topo, kind, state, async_ckpt;
+	uint8_t mig_compute;      /* a MIG instance "Ng.Mgb": N (cmig.h); 0 = none */
+	uint16_t mig_gb;          /* and M */
 } pp_cjob;
 
 /* A serving deployment: replicas of the job's gpus (and nodes) each,

@@ -4,9 +4,13 @@
  * finding the fullest node that fits, or a leaf with enough empty nodes,
  * costs a few counters per GPU count rather than a scan of the cluster.
  */
+#include "cluster/cfgd.h"
+#include "cluster/cmig.h"
 #include "cluster/csimint.h"
 #include "core/util.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +47,63 @@ static void blist_add(cs_sim *s, int n)
 	s->cntl[b]++;
 }
 
+/* placement fgd: the typical kinds of the job stream, each job as the
+ * GPUs it takes on one node (a share, or its per-node count of whole
+ * GPUs); no CPU or GPU model in this simulation */
+static void fgd_init(cs_sim *s)
+{
+	int nj = s->jobs->n;
+	pp_fgd_pod *pods = pp_xcalloc((size_t)(nj ? nj : 1), sizeof(*pods));
+	for (int j = 0; j < nj; j++) {
+		const pp_cjob *x = &s->jobs->v[j];
+		int nn, k;
+		if (x->gpu_milli < 1000) {
+			pods[j].num_gpu = 1;
+			pods[j].gpu_milli = x->gpu_milli;
+			continue;
+		}
+		cs_shape(s, x, &nn, &k);
+		pods[j].num_gpu = k;
+		pods[j].gpu_milli = 1000;
+	}
+	s->fgd_kinds = pp_fgd_kinds(pods, nj, 95, &s->fgd_nk);
+	free(pods);
+}
+
+/* MIG: the nodes of a type that declares "mig" (the spec's types hold
+ * consecutive nodes, in order); each job's profile must exist on one of
+ * them */
+static int mig_init(cs_sim *s)
+{
+	const pp_cspec *sp = s->spec;
+	bool any = false;
+	for (int t = 0; t < sp->ntypes; t++)
+		any |= sp->types[t].mig > 0;
+	if (any) {
+		s->node_mig = pp_xmalloc((size_t)s->nnodes);
+		memset(s->node_mig, -1, (size_t)s->nnodes); /* a spot pool's nodes: not MIG */
+		s->mig = pp_xcalloc((size_t)s->nnodes * (size_t)s->G, sizeof(*s->mig));
+		for (int t = 0, n = 0; t < sp->ntypes; t++)
+			for (int k = 0; k < sp->types[t].count && n < s->nnodes; k++)
+				s->node_mig[n++] = (int8_t)(sp->types[t].mig - 1);
+	}
+	for (int j = 0; j < s->jobs->n; j++) {
+		const pp_cjob *x = &s->jobs->v[j];
+		if (!x->mig_compute)
+			continue;
+		bool ok = false;
+		for (int t = 0; t < sp->ntypes && !ok; t++)
+			ok = sp->types[t].mig > 0 &&
+			     pp_mig_find(sp->types[t].mig - 1, x->mig_compute, x->mig_gb);
+		if (!ok)
+			return pp_errf(s->err, PP_EINPUT, "job %s: mig_profile %dg.%dgb: no node type "
+				       "offers it; expected a profile of a node type's \"mig\" GPU "
+				       "(cluster/cmig.h: NVIDIA's MIG user guide)",
+				       pp_cjobs_id(s->jobs, x), (int)x->mig_compute, (int)x->mig_gb);
+	}
+	return 0;
+}
+
 int cs_place_init(cs_sim *s)
 {
 	const pp_cspec *sp = s->spec;
@@ -65,7 +126,12 @@ int cs_place_init(cs_sim *s)
 		s->milli = pp_xmalloc((size_t)s->nnodes * (size_t)s->G * sizeof(uint16_t));
 		for (size_t i = 0; i < (size_t)s->nnodes * (size_t)s->G; i++)
 			s->milli[i] = 1000;
+		if (sp->placement == PP_CPLACE_FGD)
+			fgd_init(s);
 	}
+	int rc = mig_init(s);
+	if (rc)
+		return rc;
 	/* lemon nodes: every k-th node, so the choice does not draw from the
 	 * random stream the failures use */
 	int nlemon = (int)(sp->lemon_fraction * s->nnodes + 0.5);
@@ -91,6 +157,9 @@ void cs_place_release(cs_sim *s)
 	free(s->cnt);
 	free(s->cntl);
 	free(s->milli);
+	free(s->fgd_kinds);
+	free(s->mig);
+	free(s->node_mig);
 }
 
 void cs_shape(const cs_sim *s, const pp_cjob *x, int *nodes, int *per_node)
@@ -153,7 +222,7 @@ static void take(cs_sim *s, int n, int k, int j, cs_slot *slot)
 static int pick_node(const cs_sim *s, int k, int leaf)
 {
 	int G = s->G;
-	bool pack = s->spec->placement == PP_CPLACE_PACK;
+	bool pack = s->spec->placement != PP_CPLACE_SPREAD;
 	for (int i = 0; i <= G - k; i++) {
 		int f = pack ? k + i : G - i;
 		if (s->cnt[f] == 0)
@@ -184,14 +253,163 @@ static int cmp_desc(const void *a, const void *b)
 	return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : x[1] - y[1];
 }
 
+/* a node that is not MIG with a whole GPU free: the fullest (pack, fgd)
+ * or emptiest (spread); -1 when none */
+static int pick_plain_node(const cs_sim *s)
+{
+	bool pack = s->spec->placement != PP_CPLACE_SPREAD;
+	int best = -1;
+	for (int n = 0; n < s->nnodes; n++) {
+		const cs_node *x = &s->nodes[n];
+		if (!x->up || x->free < 1 || s->node_mig[n] >= 0 || x->leaf < s->leaf_lo ||
+		    x->leaf >= s->leaf_hi)
+			continue;
+		if (best < 0 || (pack ? x->free < s->nodes[best].free : x->free > s->nodes[best].free))
+			best = n;
+	}
+	return best;
+}
+
+/* A MIG instance (cmig.h): on a MIG node's GPU that already holds
+ * instances, the one with the most memory slices held (pack), at the
+ * lowest start the profile allows; else on a free GPU of the fullest MIG
+ * node (the emptiest under spread). The slot keeps the GPU and the start
+ * in frac_gpu (gpu x 8 + start). */
+static bool place_mig(cs_sim *s, int j, const pp_cjob *x)
+{
+	if (!s->mig)
+		return false;
+	int G = s->G, bn = -1, bg = -1, bs = -1, bused = -1, bfree = -1;
+	bool spread = s->spec->placement == PP_CPLACE_SPREAD;
+	for (int n = 0; n < s->nnodes; n++) {
+		if (!s->nodes[n].up || s->node_mig[n] < 0)
+			continue;
+		const pp_mig_profile *p = pp_mig_find(s->node_mig[n], x->mig_compute, x->mig_gb);
+		if (!p)
+			continue;
+		for (int g = 0; g < G; g++) {
+			size_t i = (size_t)n * (size_t)G + (size_t)g;
+			bool in_mig = s->mig[i].mem_used != 0;
+			if (!in_mig && s->milli[i] != 1000)
+				continue; /* a whole-GPU job holds it */
+			int st = pp_mig_fit(&s->mig[i], p);
+			if (st < 0)
+				continue;
+			int used = __builtin_popcount(s->mig[i].mem_used);
+			int nf = s->nodes[n].free;
+			bool better;
+			if (bn < 0)
+				better = true;
+			else if ((used > 0) != (bused > 0))
+				better = used > 0;
+			else if (used > 0)
+				better = used > bused;
+			else
+				better = spread ? nf > bfree : nf < bfree;
+			if (better) {
+				bn = n;
+				bg = g;
+				bs = st;
+				bused = used;
+				bfree = nf;
+			}
+		}
+	}
+	if (bn < 0)
+		return false;
+	size_t i = (size_t)bn * (size_t)G + (size_t)bg;
+	if (s->mig[i].mem_used == 0) { /* the GPU's first instance */
+		cs_node *nd = &s->nodes[bn];
+		blist_remove(s, bn);
+		nd->free--;
+		s->free_gpus--;
+		blist_add(s, bn);
+		s->milli[i] = 0;
+	}
+	pp_mig_take(&s->mig[i], pp_mig_find(s->node_mig[bn], x->mig_compute, x->mig_gb), bs);
+	cs_job *J = &s->js[j];
+	J->slots = pp_xcalloc(1, sizeof(cs_slot));
+	J->nslots = 1;
+	node_add_job(&s->nodes[bn], j);
+	J->slots[0].node = bn;
+	J->slots[0].ngpu = 0;
+	J->frac_gpu = bg * 8 + bs;
+	J->alloc_gpus = 0;
+	J->spans_leaf = false;
+	return true;
+}
+
+/* a share by fragmentation gradient descent (cfgd.h): the up node and GPU
+ * whose fragmentation grows least, by the integer score; the lowest node
+ * and GPU index among equal scores. O(nodes x GPUs^2 x kinds) a share. */
+static bool place_frac_fgd(cs_sim *s, int j, int need)
+{
+	int G = s->G, bn = -1, bg = -1;
+	int64_t top = -1;
+	uint16_t m2[64];
+	for (int n = 0; n < s->nnodes; n++) {
+		if (!s->nodes[n].up || (s->node_mig && s->node_mig[n] >= 0))
+			continue; /* a MIG node's GPUs serve MIG instances only */
+		if (s->nodes[n].leaf < s->leaf_lo || s->nodes[n].leaf >= s->leaf_hi)
+			continue; /* the spot pool's nodes or the on-demand ones only */
+		const uint16_t *m = &s->milli[(size_t)n * (size_t)G];
+		double before = NAN;
+		for (int g = 0; g < G; g++) {
+			if (m[g] < need)
+				continue;
+			bool seen = false; /* a GPU with the same free share scores the same */
+			for (int h = 0; h < g; h++)
+				seen |= m[h] == m[g];
+			if (seen)
+				continue;
+			if (isnan(before))
+				before = pp_fgd_frag(s->fgd_kinds, s->fgd_nk, -1, INT32_MAX, m, G);
+			memcpy(m2, m, (size_t)G * sizeof(*m2));
+			m2[g] = (uint16_t)(m2[g] - need);
+			int64_t sc = pp_fgd_score(before, pp_fgd_frag(s->fgd_kinds, s->fgd_nk, -1,
+								    INT32_MAX, m2, G));
+			if (sc > top) {
+				top = sc;
+				bn = n;
+				bg = g;
+			}
+		}
+	}
+	if (bn < 0)
+		return false;
+	cs_job *J = &s->js[j];
+	uint16_t *m = &s->milli[(size_t)bn * (size_t)G + (size_t)bg];
+	if (*m == 1000) { /* a whole GPU starts to be shared */
+		cs_node *nd = &s->nodes[bn];
+		blist_remove(s, bn);
+		nd->free--;
+		s->free_gpus--;
+		blist_add(s, bn);
+	}
+	*m = (uint16_t)(*m - need);
+	J->slots = pp_xcalloc(1, sizeof(cs_slot));
+	J->nslots = 1;
+	node_add_job(&s->nodes[bn], j);
+	J->slots[0].node = bn;
+	J->slots[0].ngpu = 0;
+	J->frac_gpu = bg;
+	J->alloc_gpus = 0;
+	J->spans_leaf = false;
+	return true;
+}
+
 static bool place_frac(cs_sim *s, int j, const pp_cjob *x)
 {
 	cs_job *J = &s->js[j];
 	int need = x->gpu_milli, bn = -1, bg = -1, best = 1001;
+	if (s->spec->placement == PP_CPLACE_FGD)
+		return place_frac_fgd(s, j, need);
 	/* best fit among the partly used GPUs */
 	for (int n = 0; n < s->nnodes; n++) {
-		if (!s->nodes[n].up || s->nodes[n].leaf < s->leaf_lo || s->nodes[n].leaf >= s->leaf_hi)
-			continue;
+		if (!s->nodes[n].up || (s->node_mig && s->node_mig[n] >= 0))
+			continue; /* a MIG node's GPUs serve MIG instances only */
+		if (s->nodes[n].leaf < s->leaf_lo || s->nodes[n].leaf >= s->leaf_hi)
+			continue; /* the spot pool's nodes or the on-demand ones only */
 		const uint16_t *m = &s->milli[(size_t)n * (size_t)s->G];
 		for (int g = 0; g < s->G; g++)
 			if (m[g] < 1000 && m[g] >= need && m[g] < best) {
@@ -203,7 +421,7 @@ static bool place_frac(cs_sim *s, int j, const pp_cjob *x)
 	J->slots = pp_xcalloc(1, sizeof(cs_slot));
 	J->nslots = 1;
 	if (bn < 0) {
-		int n = pick_node(s, 1, -1);
+		int n = s->node_mig ? pick_plain_node(s) : pick_node(s, 1, -1);
 		if (n < 0) {
 			free(J->slots);
 			J->slots = NULL;
@@ -234,6 +452,8 @@ bool cs_place(cs_sim *s, int j)
 {
 	const pp_cjob *x = &s->jobs->v[j];
 	cs_job *J = &s->js[j];
+	if (x->mig_compute)
+		return place_mig(s, j, x);
 	if (x->gpu_milli < 1000)
 		return place_frac(s, j, x);
 	int nn, k;
@@ -266,7 +486,7 @@ bool cs_place(cs_sim *s, int j)
 		return false;
 	}
 	if (topo != PP_CTOPO_NONE && nn <= per_leaf) {
-		bool pack = s->spec->placement == PP_CPLACE_PACK;
+		bool pack = s->spec->placement != PP_CPLACE_SPREAD;
 		int best = -1;
 		for (int l = 0; l < s->nleaves; l++)
 			if (el[2 * l] >= nn &&
@@ -313,6 +533,22 @@ void cs_unplace(cs_sim *s, int j)
 		cs_slot *sl = &J->slots[i];
 		cs_node *nd = &s->nodes[sl->node];
 		node_drop_job(nd, j);
+		if (x->mig_compute) {
+			int g = J->frac_gpu / 8, st = J->frac_gpu % 8;
+			size_t mi = (size_t)sl->node * (size_t)s->G + (size_t)g;
+			pp_mig_give(&s->mig[mi], pp_mig_find(s->node_mig[sl->node], x->mig_compute,
+							     x->mig_gb), st);
+			if (s->mig[mi].mem_used == 0) { /* its last instance */
+				s->milli[mi] = 1000;
+				if (nd->up) {
+					blist_remove(s, sl->node);
+					nd->free++;
+					s->free_gpus++;
+					blist_add(s, sl->node);
+				}
+			}
+			continue;
+		}
 		if (x->gpu_milli < 1000) {
 			uint16_t *m = &s->milli[(size_t)sl->node * (size_t)s->G + (size_t)J->frac_gpu];
 			*m = (uint16_t)(*m + x->gpu_milli);
@@ -359,6 +595,8 @@ void cs_node_up(cs_sim *s, int n)
 	if (s->milli)
 		for (int g = 0; g < s->G; g++)
 			s->milli[(size_t)n * (size_t)s->G + (size_t)g] = 1000;
+	if (s->mig)
+		memset(&s->mig[(size_t)n * (size_t)s->G], 0, (size_t)s->G * sizeof(*s->mig));
 	s->free_gpus += s->G;
 	s->up_gpus += s->G;
 	s->down_gpus -= s->G;

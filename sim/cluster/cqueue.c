@@ -2,8 +2,9 @@
  * cqueue.c - the cluster simulation's waiting jobs (csimint.h): the pending
  * list in priority then submission order, the queues' quotas with
  * borrowing (Kueue's nominal quota and borrowing limit), and EASY
- * backfill's reservation for the blocked job. State the scheduler in
- * csim.c reads and changes; no events are made here.
+ * backfill's reservation for the blocked job, and when Slurm's
+ * background pass considers a submitted batch job. State the scheduler in
+ * csim.c reads and changes; the only event made here is that pass.
  */
 #include "cluster/csimint.h"
 
@@ -132,4 +133,55 @@ void cs_reserve(cs_sim *s, int j)
 			break;
 		}
 	}
+}
+
+/* ---- Slurm's dispatch of batch jobs ---- */
+
+/* SchedMD/slurm @09d36e4 (slurm-22-05-11-1, as in 17.11 and 23.02):
+ * _slurm_rpc_submit_batch_job (proc_req.c) creates the job with
+ * job_allocate(..., allocate=false), which never starts it, and calls
+ * queue_job_scheduler(), which only counts the request.
+ * _slurmctld_background (controller.c) sleeps 10 x 100 ms, takes
+ * time(NULL) (whole seconds), and calls schedule() when
+ * difftime(now, last_sched_time) >= batch_sched_delay (default 3), or a
+ * full pass when sched_interval (default 60) has passed since the last
+ * one; both set last_sched_time. A job's end (epilog complete) calls
+ * schedule() at once: csim.c runs a pass on every event that frees GPUs,
+ * as before. A pass started at tick time tau starts jobs at time(NULL) =
+ * floor(tau).
+ * The loop's ticks come one a second at no fixed point of the second
+ * (its work adds to the sleep); arrivals' fractions of a second are
+ * uniform, so the phase does not change the distribution of delays, and
+ * ticks are taken at the middle of each second, k + TICK_PHASE. (From
+ * slurm-23-11 on the loop waits until time(NULL) + 1, so the phase is 0.) */
+#define TICK_PHASE 0.5
+
+void cs_batch_arrival(cs_sim *s)
+{
+	if (s->bg_pending)
+		return;
+	const pp_cspec *sp = s->spec;
+	double k = floor(s->now - TICK_PHASE) + 1; /* the next tick's second */
+	double last = s->bg_last_s;                /* the last pass's second */
+	double full = INFINITY;
+	if (sp->sched_interval_s > 0) {
+		/* full passes on their own clock, from time 0 */
+		double kf = floor((k - 1) / sp->sched_interval_s) * sp->sched_interval_s;
+		if (kf > last)
+			last = kf;
+		full = kf + sp->sched_interval_s;
+	}
+	if (k < last + sp->batch_sched_delay_s)
+		k = ceil(last + sp->batch_sched_delay_s);
+	if (k > full)
+		k = full;
+	s->bg_pending = true;
+	pp_cheap_push(&s->heap, k + TICK_PHASE, EV_BGPASS, -1, 0);
+}
+
+void cs_batch_pass(cs_sim *s)
+{
+	s->bg_pending = false;
+	s->bg_last_s = floor(s->now);
+	s->dirty = true; /* schedule() walks the whole pending queue */
 }

@@ -434,8 +434,12 @@ static int run(cs_sim *s)
 				cs_serve_arrive(s, e.who);
 			} else {
 				cs_pend_insert(s, e.who);
-				batch_arrivals++;
-				last_arrived = e.who;
+				if (sp->batch_dispatch) {
+					cs_batch_arrival(s);
+				} else {
+					batch_arrivals++;
+					last_arrived = e.who;
+				}
 			}
 			s->arrived++;
 			if (e.who + 1 < s->norig)
@@ -464,6 +468,9 @@ static int run(cs_sim *s)
 				break;
 			cs_node_up(s, e.who);
 			s->dirty = true;
+			break;
+		case EV_BGPASS:
+			cs_batch_pass(s);
 			break;
 		case EV_SERVE:
 			cs_serve_event(s, &e);
@@ -528,6 +535,7 @@ int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *
 	s.err = err;
 	s.njobs = s.norig = jobs->n;
 	s.pend_head = s.pend_tail = -1;
+	s.bg_last_s = -INFINITY;
 	s.spot_nodes = spec->spot.nodes;
 	if (jobs->nserve)
 		cs_serve_init(&s);

@@ -16,6 +16,12 @@
  *    "shadow time", from the running jobs' time limits) and a later job may
  *    start now if it ends before the shadow time or uses only GPUs the
  *    reservation leaves over; backfill looks at max_job_test pending jobs.
+ *  - Slurm's dispatch of batch jobs (spec batch_dispatch, cqueue.c
+ *    cs_batch_arrival): an arrival waits for slurmctld's background pass
+ *    (once a second, batch_sched_delay after the last pass, or the full
+ *    pass every sched_interval); a job's end still schedules at once. Off,
+ *    a job is considered the instant it arrives. Queueing delays are
+ *    recorded at the spec's time_resolution_s (sacct: whole seconds).
  *  - Queues with quotas (Kueue ClusterQueue nominalQuota, borrowingLimit):
  *    a queue past its nominal quota borrows only what other queues leave
  *    unused. Priorities order the queue; with preempt_mode "requeue" a

@@ -15,7 +15,7 @@
 
 enum { ST_WAIT, ST_PEND, ST_RUN, ST_DONE };
 enum { PH_RESTART, PH_COMPUTE, PH_STAGE, PH_CKPT_BLOCK, PH_FLOW_WAIT };
-enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR,
+enum { EV_ARRIVE, EV_SEG, EV_FLOW, EV_NODEFAIL, EV_INTR, EV_REPAIR, EV_BGPASS,
        /* spot pool (cspotsim.c) and serving deployments (cserve.c) */
        EV_SPOT_AVAIL, EV_SPOT_RATE, EV_SPOT_TERM, EV_SPOT_CKPT, EV_SPOT_BACK, EV_SERVE };
 /* why a running job is killed (cs_kill_job) */
@@ -107,6 +107,10 @@ typedef struct cs_sim {
 	int *cntl;               /* [leaf * (G + 1) + free] */
 	uint16_t *milli;         /* [node * G + gpu] free thousandths; fractional clusters only */
 	bool has_frac;
+	struct pp_fgd_kind *fgd_kinds; /* placement fgd: the job stream's typical kinds (cfgd.h) */
+	struct pp_mig_state *mig; /* [node * G + gpu] MIG instances (cmig.h); NULL: no MIG nodes */
+	int8_t *node_mig;         /* [node] cmig.h's GPU of a MIG node type, -1 not MIG */
+	int fgd_nk;
 	int free_gpus, up_gpus, down_gpus;
 	cs_job *js;
 	int njobs, finished, arrived;
@@ -122,6 +126,9 @@ typedef struct cs_sim {
 	double shadow_s;         /* its reservation */
 	int extra_gpus;
 	bool dirty;              /* resources freed: a full pass is due */
+	/* Slurm's batch dispatch (spec->batch_dispatch; cs_batch_arrival) */
+	bool bg_pending;         /* a background pass is pushed */
+	double bg_last_s;        /* the last background pass */
 	int *qused;              /* GPUs in use per spec queue */
 	/* file system */
 	cs_flow *flows;
@@ -228,6 +235,12 @@ void cs_pend_remove(cs_sim *s, int j);
 bool cs_quota_ok(const cs_sim *s, int j);
 /* EASY backfill's reservation for blocked job j: s->shadow_s, s->extra_gpus */
 void cs_reserve(cs_sim *s, int j);
+/* A batch job arrived with spec->batch_dispatch on: the time of the
+ * background pass that will consider it (pushed as EV_BGPASS unless one
+ * is pending already). */
+void cs_batch_arrival(cs_sim *s);
+/* The background pass ran now. */
+void cs_batch_pass(cs_sim *s);
 
 /* cfs.c */
 /* advance the file system's virtual time to s->now */

@@ -1,5 +1,6 @@
 /* cspec.c - see cspec.h. */
 #include "cluster/cspec.h"
+#include "cluster/cmig.h"
 #include "cluster/cspot.h"
 #include "core/jdoc.h"
 #include "core/util.h"
@@ -9,7 +10,7 @@
 #include <string.h>
 
 const char *const pp_csched_names[2] = {"builtin", "backfill"};
-const char *const pp_cplace_names[2] = {"pack", "spread"};
+const char *const pp_cplace_names[3] = {"pack", "spread", "fgd"};
 const char *const pp_ctopo_names[3] = {"none", "preferred", "required"};
 
 #define DAY_S 86400.0
@@ -33,7 +34,7 @@ static int inum(const pp_jdoc *d, const cJSON *o, const char *p, const char *k, 
 static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err *err)
 {
 	static const char *const keys[] = {"name", "gpu", "count", "gpus_per_node",
-					   "cpus_per_node", "ram_gib", "nics_per_node", "nvme_tb"};
+					   "cpus_per_node", "ram_gib", "nics_per_node", "nvme_tb", "mig"};
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "nodes");
 	char what[96], p[64];
 	if (!arr)
@@ -58,6 +59,7 @@ static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err 
 		t->cpus_per_node = 0;
 		t->nics_per_node = 0;
 		double ram_gib = 0, nvme_tb = 0;
+		char mig[48] = "";
 		if ((rc = pp_jcheck_keys(d, o, p, keys, PP_ARRAY_LEN(keys), err)) ||
 		    (rc = pp_jget_str(d, o, p, "name", false, t->name, sizeof(t->name), NULL, err)) ||
 		    (rc = pp_jget_str(d, o, p, "gpu", false, t->gpu, sizeof(t->gpu), NULL, err)) ||
@@ -66,8 +68,16 @@ static int parse_nodes(pp_cspec *s, const pp_jdoc *d, const cJSON *root, pp_err 
 		    (rc = inum(d, o, p, "cpus_per_node", false, 0, 100000, &t->cpus_per_node, err)) ||
 		    (rc = num(d, o, p, "ram_gib", false, 0, 1 << 24, &ram_gib, err)) ||
 		    (rc = inum(d, o, p, "nics_per_node", false, 0, 64, &t->nics_per_node, err)) ||
-		    (rc = num(d, o, p, "nvme_tb", false, 0, 1e4, &nvme_tb, err)))
+		    (rc = num(d, o, p, "nvme_tb", false, 0, 1e4, &nvme_tb, err)) ||
+		    (rc = pp_jget_str(d, o, p, "mig", false, mig, sizeof(mig), NULL, err)))
 			return rc;
+		t->mig = mig[0] ? 1 + pp_mig_gpu(mig) : 0;
+		if (mig[0] && !t->mig) {
+			char mp[80];
+			snprintf(mp, sizeof(mp), "%s.mig", p);
+			return pp_jdoc_errf(d, err, mp, "found \"%s\", expected a GPU with MIG "
+					    "profiles: %s", mig, pp_mig_gpu_list());
+		}
 		t->ram_bytes = ram_gib * PP_GIB;
 		t->nvme_bytes = nvme_tb * 1e12;
 		if (i > 0 && t->gpus_per_node != s->types[0].gpus_per_node)
@@ -140,7 +150,8 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	static const char *const ck_keys[] = {"host_copy_GBps", "source"};
 	static const char *const sch_keys[] = {"type", "max_job_test", "placement",
 					       "topology_mode", "preempt_mode",
-					       "preempt_exempt_time_s"};
+					       "preempt_exempt_time_s", "batch_sched_delay_s",
+					       "sched_interval_s", "time_resolution_s"};
 	static const char *const rel_keys[] = {"failures_per_1000_node_days",
 					       "interruptions_per_1000_node_days", "repair_time_s",
 					       "restart_s", "lemon_fraction", "lemon_factor",
@@ -194,6 +205,10 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 	s->placement = PP_CPLACE_PACK;
 	s->topology_mode = PP_CTOPO_PREFERRED;
 	s->preempt_exempt_s = 0;
+	s->batch_dispatch = false;
+	s->batch_sched_delay_s = 0;
+	s->sched_interval_s = 60;
+	s->time_resolution_s = 0;
 	if ((rc = pp_jget_obj(d, root, "", "scheduler", false, &o, err)))
 		return rc;
 	if (o) {
@@ -206,7 +221,7 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 			s->sched = (pp_csched)e;
 		if ((rc = inum(d, o, p, "max_job_test", false, 1, 1000000, &s->backfill_max_job_test,
 			       err)) ||
-		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 2, &e, &present,
+		    (rc = pp_jget_enum(d, o, p, "placement", false, pp_cplace_names, 3, &e, &present,
 				       err)))
 			return rc;
 		if (present)
@@ -222,6 +237,12 @@ static int parse_body(pp_cspec *s, const pp_jdoc *d, pp_err *err)
 		if (present)
 			s->preempt = e == 1;
 		if ((rc = num(d, o, p, "preempt_exempt_time_s", false, 0, 1e9, &s->preempt_exempt_s,
+			      err)) ||
+		    (rc = pp_jget_num(d, o, p, "batch_sched_delay_s", false, 0, 86400,
+				      &s->batch_sched_delay_s, &s->batch_dispatch, err)) ||
+		    (rc = num(d, o, p, "sched_interval_s", false, 1, 86400, &s->sched_interval_s,
+			      err)) ||
+		    (rc = num(d, o, p, "time_resolution_s", false, 0, 3600, &s->time_resolution_s,
 			      err)))
 			return rc;
 	}

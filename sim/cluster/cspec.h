@@ -11,7 +11,8 @@
  * preempt_mode "off" | "requeue" (PreemptMode) with preempt_exempt_time_s
  * (PreemptExemptTime); queues[] are Kueue ClusterQueues with
  * nominal_quota_gpus and borrowing_limit_gpus; placement "pack" | "spread"
- * (Kueue TAS MostAllocated | LeastAllocated); topology_mode "required" |
+ * (Kueue TAS MostAllocated | LeastAllocated) | "fgd" (pack, and shares of
+ * a GPU by fragmentation gradient descent, cluster/cfgd.h); topology_mode "required" |
  * "preferred" | "none" (kueue.x-k8s.io/podset-required-topology |
  * -preferred-topology) at the leaf switch (Slurm topology/tree's leaf).
  *
@@ -31,11 +32,11 @@
 #include <stdbool.h>
 
 typedef enum pp_csched { PP_CSCHED_FIFO, PP_CSCHED_BACKFILL } pp_csched;
-typedef enum pp_cplace { PP_CPLACE_PACK, PP_CPLACE_SPREAD } pp_cplace;
+typedef enum pp_cplace { PP_CPLACE_PACK, PP_CPLACE_SPREAD, PP_CPLACE_FGD } pp_cplace;
 typedef enum pp_ctopo { PP_CTOPO_NONE, PP_CTOPO_PREFERRED, PP_CTOPO_REQUIRED } pp_ctopo;
 
 extern const char *const pp_csched_names[2];   /* "builtin", "backfill" */
-extern const char *const pp_cplace_names[2];   /* "pack", "spread" */
+extern const char *const pp_cplace_names[3];   /* "pack", "spread", "fgd" */
 extern const char *const pp_ctopo_names[3];    /* "none", "preferred", "required" */
 
 typedef struct pp_cnode_type {
@@ -47,6 +48,7 @@ typedef struct pp_cnode_type {
 	double ram_bytes;            /* host RAM: async checkpoints stage through it */
 	int nics_per_node;
 	double nvme_bytes;           /* local NVMe */
+	int mig;                     /* its GPUs in MIG mode: 1 + cmig.h's GPU; 0 = not */
 } pp_cnode_type;
 
 typedef struct pp_cqueue {
@@ -90,6 +92,19 @@ typedef struct pp_cspec {
 	pp_ctopo topology_mode;
 	bool preempt;                /* PreemptMode=REQUEUE */
 	double preempt_exempt_s;     /* minimum runtime before a job may be preempted */
+	/* Slurm's dispatch of submitted batch jobs (SchedMD/slurm
+	 * src/slurmctld/proc_req.c _slurm_rpc_submit_batch_job: a submission
+	 * only calls queue_job_scheduler(); controller.c _slurmctld_background,
+	 * waking once a second, runs schedule() when batch_sched_delay seconds
+	 * have passed since its last pass, and a full pass every
+	 * sched_interval). Off (the default, and a zeroed struct): an arrival
+	 * is considered the instant it comes. */
+	bool batch_dispatch;         /* on: set by scheduler.batch_sched_delay_s */
+	double batch_sched_delay_s;  /* SchedulerParameters=batch_sched_delay (Slurm: 3) */
+	double sched_interval_s;     /* SchedulerParameters=sched_interval (Slurm: 60); 0 = none */
+	double time_resolution_s;    /* queueing delays as the trace records them: start and
+					submission each cut to this (Slurm's time_t, sacct:
+					1); 0 = exact */
 	pp_cqueue *queues;
 	int nqueues;
 	/* reliability */

@@ -82,6 +82,13 @@ static int bucket_of(int gpus)
 	return gpus <= 1 ? 0 : gpus <= 8 ? 1 : gpus <= 64 ? 2 : gpus <= 512 ? 3 : 4;
 }
 
+/* a time as a trace records it, at the spec's resolution */
+static double rec_time(const cs_sim *s, double t)
+{
+	double r = s->spec->time_resolution_s;
+	return r > 0 ? floor(t / r) * r : t;
+}
+
 static void qstat(double *v, int n, pp_csim_qstat *q)
 {
 	q->n = n;
@@ -137,8 +144,10 @@ int cs_stats_finish(cs_sim *s)
 			mfu_sum += J->mfu * g * J->compute_s;
 			mfu_w += g * J->compute_s;
 		}
+		/* the delay as the trace records it: each time cut to the
+		 * spec's resolution (Slurm's time_t: whole seconds) */
+		double q = rec_time(s, J->start_s) - rec_time(s, x->submit_s);
 		if (!isnan(J->start_s) && x->serve < 0) {
-			double q = J->start_s - x->submit_s;
 			int b = bucket_of(x->gpus);
 			qv[b][qn[b]++] = q;
 			qv[PP_CSIM_SIZE_BUCKETS - 1][qn[PP_CSIM_SIZE_BUCKETS - 1]++] = q;
@@ -147,7 +156,7 @@ int cs_stats_finish(cs_sim *s)
 			pp_csim_job *o = &r->jobs[j];
 			o->start_s = J->start_s;
 			o->end_s = J->st == ST_DONE ? J->end_s : NAN;
-			o->queue_s = J->start_s - x->submit_s;
+			o->queue_s = q;
 			o->alloc_s = J->alloc_s;
 			o->useful_s = useful;
 			o->lost_s = J->lost_s;

@@ -14,14 +14,55 @@ pp_pipe pp_pipe_of(const pp_scenario *s)
 			 (int)s->training.num_microbatches};
 }
 
+/* A listed order costs O(units) to build, and a search asks for the same
+ * shape's unit count and peak once per candidate and stage: the answers
+ * are kept in a small direct-mapped table keyed on everything the order
+ * reads (the shape, and the stage; -1 for the count over all stages). The
+ * process is single-threaded (MPI ranks are processes). */
+enum { SHAPE_MEMO = 8192 };
+static struct shape_memo {
+	pp_pipe pl;
+	int st;
+	int v; /* 0: empty (a count or a peak is at least 1) */
+} shape_memo[SHAPE_MEMO];
+
+static struct shape_memo *memo_slot(const pp_pipe *pl, int st)
+{
+	uint64_t h = (uint64_t)(unsigned)pl->pp * 0x9E3779B97F4A7C15u;
+	h ^= (uint64_t)(unsigned)pl->vpp * 0xC2B2AE3D27D4EB4Fu + (uint64_t)pl->schedule;
+	h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9u;
+	h ^= (uint64_t)(unsigned)pl->m * 0x94D049BB133111EBu + (uint64_t)(unsigned)(st + 1);
+	h ^= h >> 31;
+	return &shape_memo[h % SHAPE_MEMO];
+}
+
+static bool memo_get(const pp_pipe *pl, int st, int *v)
+{
+	const struct shape_memo *e = memo_slot(pl, st);
+	if (e->v > 0 && e->st == st && e->pl.pp == pl->pp && e->pl.vpp == pl->vpp &&
+	    e->pl.schedule == pl->schedule && e->pl.m == pl->m) {
+		*v = e->v;
+		return true;
+	}
+	return false;
+}
+
+static void memo_put(const pp_pipe *pl, int st, int v)
+{
+	*memo_slot(pl, st) = (struct shape_memo){*pl, st, v};
+}
+
 int pp_schedule_count(const pp_pipe *pl)
 {
 	if (pp_pipe_listed(pl)) {
 		int most = 0;
+		if (memo_get(pl, -1, &most))
+			return most;
 		for (int st = 0; st < pl->pp; st++) {
 			int n = pp_pipe_list(pl, st, NULL);
 			most = n > most ? n : most;
 		}
+		memo_put(pl, -1, most);
 		return most;
 	}
 	return 2 * pl->m * pl->vpp;
@@ -160,20 +201,25 @@ int pp_schedule_order(const pp_pipe *pl, int stage, pp_unit *out)
 	return n;
 }
 
+
 int pp_pipe_peak_inflight(const pp_pipe *pl, int st)
 {
+	int peak = 0;
+	if (memo_get(pl, st, &peak))
+		return peak;
 	int n = pp_pipe_listed(pl) ? pp_pipe_list(pl, st, NULL) : pp_schedule_count(pl);
 	pp_unit *u = pp_xmalloc(sizeof(pp_unit) * (size_t)(n > 0 ? n : 1));
 	if (pp_pipe_listed(pl))
 		pp_pipe_list(pl, st, u);
 	else
 		pp_schedule_order(pl, st, u);
-	int held = 0, peak = 0;
+	int held = 0;
 	for (int i = 0; i < n; i++) {
 		held += u[i].fwd ? 1 : u[i].act != PP_ACT_W ? -1 : 0;
 		if (held > peak)
 			peak = held;
 	}
 	free(u);
+	memo_put(pl, st, peak);
 	return peak;
 }

@@ -296,8 +296,9 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	bool listed = pp_pipe_listed(pl);
 	for (int st = 0; st < p->P; st++) {
 		pstage *S = &p->st[st];
-		S->n = pp_schedule_count(pl);
-		if (listed) {
+		if (!listed)
+			S->n = pp_schedule_count(pl);
+		else {
 			S->acts = pp_xmalloc(sizeof(pp_unit) * (size_t)pp_pipe_list_cap(pl));
 			S->n = pp_pipe_list(pl, st, S->acts);
 			S->left_min = pp_xmalloc(sizeof(int64_t) * ((size_t)S->n + 1));

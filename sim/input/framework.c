@@ -3,6 +3,7 @@
 #include "input/frameworkint.h"
 #include "core/jsonget.h"
 #include "core/util.h"
+#include "input/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,43 @@ int pp_fw_check_value(const pp_frameworks *f, const pp_jdoc *d, int b, const cJS
 	return rc;
 }
 
+/* A framework's optional pipeline_schedules {"value": [names], "source",
+ * "path"}: the schedules it ships, by parallel.pipeline_schedule's names. */
+static int load_schedules(const pp_jdoc *d, const cJSON *e, const char *p, fw *x, pp_err *err)
+{
+	const cJSON *ps = NULL;
+	char q[200], src[64], path[400] = "", buf[96];
+	int rc;
+	if ((rc = pp_jget_obj(d, e, p, "pipeline_schedules", false, &ps, err)) || !ps)
+		return rc;
+	pp_jpath(q, sizeof(q), p, "pipeline_schedules");
+	if ((rc = entry_source(d, ps, q, src, sizeof(src), err)) ||
+	    (rc = pp_jget_str(d, ps, q, "path", true, path, sizeof(path), NULL, err)))
+		return rc;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps, "value");
+	char vq[220];
+	pp_jpath(vq, sizeof(vq), q, "value");
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
+		return pp_jdoc_errf(d, err, vq, "found %s, expected an array of schedule names",
+				    pp_jdoc_describe(v, buf, sizeof(buf)));
+	int i = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, v)
+	{
+		char sq[240];
+		pp_jpath_idx(sq, sizeof(sq), vq, i++);
+		int k = cJSON_IsString(s) ? pp_schedule_lookup(s->valuestring) : -1;
+		if (k < 0)
+			return pp_jdoc_errf(d, err, sq, "found %s, expected a schedule name: one of "
+					    "1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv or dualpipev",
+					    pp_jdoc_describe(s, buf, sizeof(buf)));
+		x->schedules |= 1u << k;
+	}
+	snprintf(x->schedules_origin, sizeof(x->schedules_origin), "framework %s, %s: %s", x->id,
+		 src, path);
+	return 0;
+}
+
 static int load_frameworks(pp_frameworks *f, pp_err *err)
 {
 	const pp_jdoc *d = f->d;
@@ -437,6 +475,8 @@ static int load_frameworks(pp_frameworks *f, pp_err *err)
 				return rc;
 			x->eager_memory = true;
 		}
+		if ((rc = load_schedules(d, e, p, x, err)))
+			return rc;
 		x->tpo = !strcmp(tpo, "te-userbuffers") ? PP_TPO_TE
 			 : !strcmp(tpo, "async-tp")     ? PP_TPO_ASYNC
 							 : PP_TPO_NONE;

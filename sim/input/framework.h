@@ -214,6 +214,11 @@ typedef struct pp_stack {
 	 * temporaries its optimizer step allocates */
 	bool eager_memory;
 	double optim_temp_states;
+	/* the pipeline schedules the framework ships (frameworks.json
+	 * pipeline_schedules; 1 << pp_schedule each), which search ranks
+	 * unless search.pipeline_schedules names others; 0: not stated (any) */
+	unsigned schedules;
+	char schedules_origin[448];
 	/* training.ddp: DistributedDataParallel wraps the model (-1: not
 	 * given; then it does when data-parallel ranks exist) */
 	int ddp;

@@ -26,6 +26,8 @@ typedef struct fw {
 	bool ddp_bucket_copies;              /* DDP copies into its buckets (optional) */
 	bool eager_memory;                   /* optional eager_memory */
 	double optim_temp_states;            /* its optimizer_temp_states */
+	unsigned schedules;                  /* optional pipeline_schedules: 1 << pp_schedule */
+	char schedules_origin[448];
 } fw;
 
 struct pp_frameworks {

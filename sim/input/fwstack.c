@@ -91,6 +91,8 @@ static void set_defaults(pp_stack *st, const pp_frameworks *f, const fw *x)
 	st->ddp_bucket_copies = x->ddp_bucket_copies;
 	st->eager_memory = x->eager_memory;
 	st->optim_temp_states = x->optim_temp_states;
+	st->schedules = x->schedules;
+	snprintf(st->schedules_origin, sizeof(st->schedules_origin), "%s", x->schedules_origin);
 	st->ddp = -1;
 	for (int b = 0; b < PP_BEH_COUNT; b++) {
 		apply(st, f, b, x->def[b]);

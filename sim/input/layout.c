@@ -100,7 +100,8 @@ static int moe_layout_check(const pp_model *m, const pp_training *t, const pp_pa
 #define FAIL(k, ...)                                    \
 	do {                                            \
 		*key = k;                               \
-		snprintf(why, n, __VA_ARGS__);          \
+		if (n > 0)                              \
+			snprintf(why, n, __VA_ARGS__);  \
 		return PP_EINPUT;                       \
 	} while (0)
 	const char *EP = "parallel.expert_model_parallel_size";
@@ -163,7 +164,8 @@ int pp_layout_check_heads(const pp_model *m, const pp_parallel *p, const char **
 	if (m->num_attention_heads % p->tp == 0)
 		return 0;
 	*key = "parallel.tensor_model_parallel_size";
-	snprintf(why, n, "found %d, which does not divide num_attention_heads = %d; expected a "
+	if (n > 0)
+		snprintf(why, n, "found %d, which does not divide num_attention_heads = %d; expected a "
 		 "divisor of the head count", p->tp, m->num_attention_heads);
 	return PP_EINPUT;
 }
@@ -174,7 +176,8 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 #define FAIL(k, ...)                                    \
 	do {                                            \
 		*key = k;                               \
-		snprintf(why, n, __VA_ARGS__);          \
+		if (n > 0)                              \
+			snprintf(why, n, __VA_ARGS__);  \
 		return PP_EINPUT;                       \
 	} while (0)
 	const char *TP = "parallel.tensor_model_parallel_size";

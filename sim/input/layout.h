@@ -75,7 +75,8 @@ const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 /* Check a layout against a model and cluster, as the scenario loader does;
  * used by search for generated candidates. Returns 0 when valid, else
  * PP_EINPUT with why (a sentence) and *key set to the offending key's
- * JSON path. */
+ * JSON path. With n 0 (why may be NULL) the sentence is not written: a
+ * search that only asks whether a layout is valid skips its formatting. */
 int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *p,
 		    const pp_cluster *c, const char **key, char *why, size_t n);
 

@@ -115,6 +115,14 @@ static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
 	return nrc;
 }
 
+unsigned pp_space_schedules(const pp_scenario *s)
+{
+	if (s->search.schedules)
+		return s->search.schedules;
+	unsigned shipped = s->training.stack.schedules;
+	return (shipped ? shipped : ~0u) & ~(1u << PP_SCHED_GPIPE);
+}
+
 /* The (interleaving depth, schedule) pairs to search for pp stages and mb
  * micro-batches (into vv[], ss[]): the given depth, else 1 and every depth
  * v <= 64 with the layers dividing into pp x v chunks; at depth 1 1F1B,
@@ -122,8 +130,7 @@ static int recompute_options(const pp_scenario *s, pp_recompute rcs[3])
  * at depth 2 ZB-V and DualPipeV (even layouts only: a V-shaped layout is
  * not read); a given schedule alone. pp_layout_check refuses the rest
  * (ZeRO-3 with the zero-bubble ones, DualPipeV's 2 pp micro-batches).
- * search.pipeline_schedules, when given, keeps the pipelines (pp > 1) to
- * its schedules (GPipe too, where it names it). */
+ * The schedules are pp_space_schedules'. */
 #define MAX_SCHED_OPTIONS (4 + 3 * 63)
 static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, pp_schedule *ss)
 {
@@ -132,7 +139,7 @@ static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, p
 	bool sched = given & PP_GIVEN_SCHEDULE;
 	pp_schedule gs = par->schedule;
 	bool even = !par->layout_len && !par->first_stage_layers && !par->last_stage_layers;
-	unsigned mask = s->search.schedules ? s->search.schedules : ~(1u << PP_SCHED_GPIPE);
+	unsigned mask = pp_space_schedules(s);
 	if (pp < 2)
 		mask = 1u << PP_SCHED_1F1B;
 	int n = 0;
@@ -234,9 +241,8 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 						p.sequence_parallel = sp;
 						t.micro_batch_size = mbs;
 						const char *key;
-						char why[8];
 						if (pp_layout_check(&s->model, &t, &p, &s->cluster,
-								    &key, why, sizeof(why)))
+								    &key, NULL, 0))
 							continue;
 						push(g, &l);
 					}
@@ -247,8 +253,9 @@ static void add_layouts(gen *g, const pp_scenario *s, int tp, int cp, int pp, in
 }
 
 /* The space g enumerated, in words, into space[nspace]. */
-static void describe_space(gen *g, unsigned given, char *space, size_t nspace)
+static void describe_space(gen *g, const pp_scenario *s, char *space, size_t nspace)
 {
+	unsigned given = s->given;
 	pp_sb sb = {0};
 	describe_vals(&sb, "TP", &g->tp, given & PP_GIVEN_TP);
 	describe_vals(&sb, "PP", &g->pp, given & PP_GIVEN_PP);
@@ -265,6 +272,9 @@ static void describe_space(gen *g, unsigned given, char *space, size_t nspace)
 					first = 0;
 				}
 		pp_sb_adds(&sb, "}");
+		if (!s->search.schedules && s->training.stack.schedules)
+			pp_sb_addf(&sb, " (those %s ships; search.pipeline_schedules adds others)",
+				   s->training.stack.framework);
 	}
 	describe_vals(&sb, "micro-batch", &g->mbs, given & PP_GIVEN_MBS);
 	describe_vals(&sb, "ZeRO", &g->zero, given & PP_GIVEN_ZERO);
@@ -356,7 +366,7 @@ int pp_space_walk(const pp_scenario *s, pp_space_emit_fn emit, void *ctx, size_t
 			       given ? ", some parallel keys fixed" : "", near);
 	}
 	if (space && nspace)
-		describe_space(&g, given, space, nspace);
+		describe_space(&g, s, space, nspace);
 	*nout = g.n;
 	return 0;
 }

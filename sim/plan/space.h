@@ -48,6 +48,15 @@ typedef struct pp_layout {
  * and its index in enumeration order; l is valid during the call only. */
 typedef void (*pp_space_emit_fn)(void *ctx, const pp_layout *l, uint32_t idx);
 
+/* The pipeline schedules s's space holds for pipelines (pp > 1), as a
+ * mask of 1 << pp_schedule: search.pipeline_schedules when given (GPipe
+ * too, where it names it); else those the framework ships
+ * (frameworks.json pipeline_schedules, s->training.stack.schedules; any
+ * where it states none), GPipe left out. Depth 1 holds 1F1B, GPipe, ZB-H1
+ * and ZB-H2; deeper interleaved 1F1B (from pp micro-batches on); depth 2
+ * ZB-V and DualPipeV (even layouts only). */
+unsigned pp_space_schedules(const pp_scenario *s);
+
 /* Stream s's space: every valid layout to emit(ctx, ...), in enumeration
  * order, none kept; *n gets the count and, when space is not NULL,
  * space[nspace] the space in words ("TP {1,2,4,8}, PP ..."). PP_EINPUT
