@@ -10,6 +10,7 @@
  * and labels, warnings, sources) goes through pp_sb_add_html.
  */
 #include "charts.h"
+#include "clusterrep.h"
 #include "core/fmt.h"
 #include "cost/costout.h"
 #include "report.h"
@@ -114,6 +115,11 @@ static const char css[] =
 	".tag{white-space:nowrap}\n"
 	"table.options{font-size:7.5pt}\n"
 	"}\n";
+
+const char *pp_report_css(void)
+{
+	return css;
+}
 
 /* ---- small writers ---- */
 
@@ -919,6 +925,9 @@ void pp_report_html(const pp_report *r, pp_sb *o)
 		pp_sb_adds(o, "</div></section>\n");
 		serving_section(o, r);
 		finance_table(o, r);
+		pp_report_cluster cl;
+		if (pp_report_cluster_of(r, &cl))
+			pp_report_cluster_section(o, &cl);
 		pp_sb_adds(o, "<section id=\"engine\"><h2>Step time, memory and goodput</h2>\n");
 		engine_cost(o, r);
 		model_layout(o, r);

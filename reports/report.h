@@ -126,6 +126,13 @@ int pp_report_write(const pp_report *r, const char *dir, const char *pdf_cmd, pp
 int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_cmd, pp_sb *names,
 			   int (*commit)(void *arg, pp_err *err), void *arg, pp_err *err);
 
+/* Files already rendered (names unique, index.html the last) written to
+ * dir as pp_report_write_commit writes a report's: all or nothing, and
+ * index.html last. The caller keeps and releases files. */
+int pp_report_files_write(pp_report_file *files, int n, const char *dir, const char *pdf_cmd,
+			  pp_sb *names, int (*commit)(void *arg, pp_err *err), void *arg,
+			  pp_err *err);
+
 /* Headless Chromium for --pdf: $PODPLAN_CHROMIUM when set (empty = none),
  * else chromium, chromium-browser, google-chrome on PATH. Returns buf, or
  * NULL when there is none. */
@@ -156,6 +163,8 @@ const char *pp_report_kind_word(const pp_cost_option *o);
  * and names, and a colour for each step-breakdown part (indexed as
  * pp_breakdown_fields, whose labels name them). */
 const char *pp_report_option_color(int i);
+/* The page's style sheet (html.c), for every podplan page. */
+const char *pp_report_css(void);
 extern const char *const pp_report_comp_colors[PP_CC_COUNT];
 extern const char *const pp_report_comp_words[PP_CC_COUNT];
 extern const char *const pp_report_bd_colors[PP_BD_COUNT];

@@ -270,10 +270,7 @@ int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_
 			   int (*commit)(void *arg, pp_err *err), void *arg, pp_err *err)
 {
 	pp_report_file files[PP_REPORT_MAX_FILES + 3];
-	int n = 0, rc = 0;
-	char *stage = NULL;
-	target t;
-	memset(&t, 0, sizeof(t));
+	int n = 0;
 	/* everything rendered before anything is written */
 	memset(files, 0, sizeof(files));
 	n = pp_report_csv(r, files, PP_REPORT_MAX_FILES);
@@ -281,6 +278,19 @@ int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_
 	pp_report_md(r, &files[n++].body);
 	snprintf(files[n].name, sizeof(files[n].name), "index.html");
 	pp_report_html(r, &files[n++].body);
+	int rc = pp_report_files_write(files, n, dir, pdf_cmd, names, commit, arg, err);
+	pp_report_files_release(files, n);
+	return rc;
+}
+
+int pp_report_files_write(pp_report_file *files, int n, const char *dir, const char *pdf_cmd,
+			  pp_sb *names, int (*commit)(void *arg, pp_err *err), void *arg,
+			  pp_err *err)
+{
+	int rc = 0;
+	char *stage = NULL;
+	target t;
+	memset(&t, 0, sizeof(t));
 	if ((rc = pp_mkdirs(dir, err)))
 		goto out;
 	/* a name the report writes that DIR holds as anything but a file or a
@@ -362,7 +372,5 @@ out:
 		free(stage);
 	}
 	target_release(&t);
-	for (int i = 0; i < n; i++)
-		pp_sb_release(&files[i].body);
 	return rc;
 }
