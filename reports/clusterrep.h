@@ -44,7 +44,8 @@ typedef struct pp_report_cluster {
 bool pp_report_cluster_of(const pp_report *r, pp_report_cluster *c);
 /* <section id="cluster"> with its charts and tables; appends to o. */
 void pp_report_cluster_section(pp_sb *o, const pp_report_cluster *c);
-/* A whole self-contained page around the section (the report's CSS). */
+/* A whole self-contained page around the section (html.c: the report's
+ * CSS). */
 void pp_report_cluster_page(pp_sb *o, const pp_report_cluster *c);
 /* The CSV files of the numbers the charts show, names prefixed by prefix
  * ("" or "cluster_"): PREFIXtimeline.csv (t_s, allocated, fragmented,
@@ -52,7 +53,8 @@ void pp_report_cluster_page(pp_sb *o, const pp_report_cluster *c);
  * queue_s). Appends to files from *n, at most max. */
 void pp_report_cluster_csv(const pp_report_cluster *c, const char *prefix, pp_report_file *files,
 			   int *n, int max);
-/* The page's files written to dir as pp_report_files_write writes them:
+/* The page's files written to dir as pp_report_files_write writes them
+ * (write.c):
  * index.html, summary.md (`podplan cluster`'s text), timeline.csv,
  * queue_cdf.csv and jobs.csv (one row per job, when r->jobs). names (may
  * be NULL) gets the names written. Errors: PP_EIO naming the path. */

@@ -163,8 +163,6 @@ const char *pp_report_kind_word(const pp_cost_option *o);
  * and names, and a colour for each step-breakdown part (indexed as
  * pp_breakdown_fields, whose labels name them). */
 const char *pp_report_option_color(int i);
-/* The page's style sheet (html.c), for every podplan page. */
-const char *pp_report_css(void);
 extern const char *const pp_report_comp_colors[PP_CC_COUNT];
 extern const char *const pp_report_comp_words[PP_CC_COUNT];
 extern const char *const pp_report_bd_colors[PP_BD_COUNT];
