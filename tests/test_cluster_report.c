@@ -202,6 +202,31 @@ static void sweep_mpi(void)
 	free(errf);
 }
 
+/* on a terminal a sweep says which point runs and how far it is; not
+ * otherwise */
+static void sweep_progress(void)
+{
+	char cmd[2048], *out = NULL;
+	if (pp_t_sh("command -v script", &out) != 0) {
+		pp_t_skip("script(1) not found (Debian: bsdutils)");
+		free(out);
+		return;
+	}
+	free(out);
+	snprintf(cmd, sizeof(cmd), "script -qec \"%s cluster " SMALL " --sweep add_nodes=0,4 "
+		 ">/dev/null\" /dev/null", pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK_CONTAINS(out, "\rcluster sweep: 0 of 2 points done; point 1 (add_nodes=0)");
+	CHECK_CONTAINS(out, "cluster sweep: 1 of 2 points done; point 2 (add_nodes=4)");
+	CHECK_CONTAINS(out, "cluster sweep: 2 points (serial)");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s cluster " SMALL " --sweep add_nodes=0,4 2>&1 >/dev/null",
+		 pp_t_bin());
+	CHECK(pp_t_sh(cmd, &out) == 0);
+	CHECK(out && !*out);
+	free(out);
+}
+
 static void sweep_bad(void)
 {
 	struct {
@@ -355,6 +380,7 @@ int main(void)
 	RUN(sweep_hand);
 	RUN(sweep_is_what_if);
 	RUN(sweep_mpi);
+	RUN(sweep_progress);
 	RUN(sweep_bad);
 	RUN(report_files);
 	RUN(scenario_report);
