@@ -364,6 +364,9 @@ static void scenario_report(void)
 			CHECK_CONTAINS(html, "from a cluster simulation, not a constant");
 			CHECK(tl && !strncmp(tl, "t_s,alloc_gpus,", 15));
 			CHECK(cdf && strstr(cdf, "\nall,216,0.50,"));
+			char *md = slurp(dir, "summary.md");
+			CHECK_CONTAINS(md, "Utilisation: 46.7% from a cluster simulation");
+			free(md);
 		} else {
 			CHECK(html && !strstr(html, "id=\"cluster\""));
 			CHECK(!tl && !cdf);
