@@ -217,12 +217,10 @@ int pp_cout_compare_rows(const pp_csim_result *a, const pp_csim_result *b, pp_co
 		{"fragmented GPU-hours", a->gpu_s_fragmented / 3600, b->gpu_s_fragmented / 3600, 1},
 		{"useful GPU-hours", a->gpu_s_useful / 3600, b->gpu_s_useful / 3600, 1},
 		{"$ per useful GPU-hour", a->usd_per_useful_gpu_hour, b->usd_per_useful_gpu_hour, 4}};
-	int n = 0;
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]) && n < max; i++) {
-		if (isnan(all[i].a) && isnan(all[i].b) && i == sizeof(all) / sizeof(all[0]) - 1)
-			continue; /* no price: no $ row */
-		if (i == sizeof(all) / sizeof(all[0]) - 1 && (isnan(all[i].a) || isnan(all[i].b)))
-			continue;
+	int n = 0, last = (int)(sizeof(all) / sizeof(all[0])) - 1;
+	for (int i = 0; i <= last && n < max; i++) {
+		if (i == last && (isnan(all[i].a) || isnan(all[i].b)))
+			continue; /* the $ row only when both runs are priced */
 		rows[n++] = all[i];
 	}
 	return n;
