@@ -26,6 +26,16 @@ static void figure_close(pp_sb *o)
 	pp_sb_adds(o, "</figure>\n");
 }
 
+void pp_chart_figure_open(pp_sb *o, const char *id, const char *title, const char *how)
+{
+	figure_open(o, id, title, how);
+}
+
+void pp_chart_figure_close(pp_sb *o)
+{
+	figure_close(o);
+}
+
 void pp_chart_cost(pp_sb *o, const pp_report *r)
 {
 	const pp_cost_result *c = &r->cost;

@@ -23,6 +23,11 @@
 #include "report.h"
 #include "core/util.h"
 
+/* A <figure> with its caption (title in bold, how below it; how may be
+ * NULL), for a chart drawn between the two calls (clusterrep.c too). */
+void pp_chart_figure_open(pp_sb *o, const char *id, const char *title, const char *how);
+void pp_chart_figure_close(pp_sb *o);
+
 void pp_chart_cost(pp_sb *o, const pp_report *r);
 void pp_chart_tradeoff(pp_sb *o, const pp_report *r);
 void pp_chart_cumulative(pp_sb *o, const pp_report *r);

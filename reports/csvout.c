@@ -6,6 +6,7 @@
  * tests/golden/report-csv-headers-*.txt.
  */
 #include "report.h"
+#include "clusterrep.h"
 #include "cost/costout.h"
 #include "core/csv.h"
 #include "engine/breakdown.h"
@@ -331,8 +332,11 @@ int pp_report_csv(const pp_report *r, pp_report_file *files, int max)
 {
 	int n = 0;
 	pp_csvw w;
+	pp_report_cluster cl;
 	if (r->have_cost)
 		cost_files(r, files, &n, max);
+	if (pp_report_cluster_of(r, &cl))
+		pp_report_cluster_csv(&cl, "cluster_", files, &n, max);
 	else if (r->have_pred)
 		pred_files(r, files, &n, max);
 	if (add_file(files, &n, max, "parameters.csv", "parameter,origin", &w))

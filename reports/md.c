@@ -158,6 +158,14 @@ static void cost_md(pp_sb *o, const pp_report *r)
 	}
 	if (any)
 		pp_sb_adds(o, "\n");
+	if (c->utilization_from[0]) {
+		/* where the build options' utilisation came from (the page's
+		 * "Cluster simulation" section draws it) */
+		pp_sb_adds(o, "Utilisation: ");
+		md(o, c->utilization_from);
+		pp_sb_adds(o, ". Charts: the page's cluster section; figures: cluster_timeline.csv, "
+			      "cluster_queue_cdf.csv.\n\n");
+	}
 	if (c->ntornado > 0 && c->recommended >= 0) {
 		pp_sb_adds(o, "## Sensitivity\n\nThe full cost of ");
 		md(o, c->options[c->recommended].name);

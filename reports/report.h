@@ -126,6 +126,13 @@ int pp_report_write(const pp_report *r, const char *dir, const char *pdf_cmd, pp
 int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_cmd, pp_sb *names,
 			   int (*commit)(void *arg, pp_err *err), void *arg, pp_err *err);
 
+/* Files already rendered (names unique, index.html the last) written to
+ * dir as pp_report_write_commit writes a report's: all or nothing, and
+ * index.html last. The caller keeps and releases files. */
+int pp_report_files_write(pp_report_file *files, int n, const char *dir, const char *pdf_cmd,
+			  pp_sb *names, int (*commit)(void *arg, pp_err *err), void *arg,
+			  pp_err *err);
+
 /* Headless Chromium for --pdf: $PODPLAN_CHROMIUM when set (empty = none),
  * else chromium, chromium-browser, google-chrome on PATH. Returns buf, or
  * NULL when there is none. */

@@ -13,6 +13,8 @@
  * gone, or a day old) is removed by the next run into the same DIR.
  */
 #include "report.h"
+#include "clusterrep.h"
+#include "cluster/cout.h"
 #include "core/dirs.h"
 
 #include <dirent.h>
@@ -270,10 +272,7 @@ int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_
 			   int (*commit)(void *arg, pp_err *err), void *arg, pp_err *err)
 {
 	pp_report_file files[PP_REPORT_MAX_FILES + 3];
-	int n = 0, rc = 0;
-	char *stage = NULL;
-	target t;
-	memset(&t, 0, sizeof(t));
+	int n = 0;
 	/* everything rendered before anything is written */
 	memset(files, 0, sizeof(files));
 	n = pp_report_csv(r, files, PP_REPORT_MAX_FILES);
@@ -281,6 +280,19 @@ int pp_report_write_commit(const pp_report *r, const char *dir, const char *pdf_
 	pp_report_md(r, &files[n++].body);
 	snprintf(files[n].name, sizeof(files[n].name), "index.html");
 	pp_report_html(r, &files[n++].body);
+	int rc = pp_report_files_write(files, n, dir, pdf_cmd, names, commit, arg, err);
+	pp_report_files_release(files, n);
+	return rc;
+}
+
+int pp_report_files_write(pp_report_file *files, int n, const char *dir, const char *pdf_cmd,
+			  pp_sb *names, int (*commit)(void *arg, pp_err *err), void *arg,
+			  pp_err *err)
+{
+	int rc = 0;
+	char *stage = NULL;
+	target t;
+	memset(&t, 0, sizeof(t));
 	if ((rc = pp_mkdirs(dir, err)))
 		goto out;
 	/* a name the report writes that DIR holds as anything but a file or a
@@ -362,7 +374,32 @@ out:
 		free(stage);
 	}
 	target_release(&t);
-	for (int i = 0; i < n; i++)
-		pp_sb_release(&files[i].body);
+	return rc;
+}
+
+int pp_report_cluster_write(const pp_report_cluster *c, const char *dir, pp_sb *names,
+			    pp_err *err)
+{
+	pp_report_file files[8];
+	int n = 0;
+	memset(files, 0, sizeof(files));
+	pp_report_cluster_csv(c, "", files, &n, 6);
+	if (c->r->jobs) {
+		snprintf(files[n].name, sizeof(files[n].name), "jobs.csv");
+		pp_cout_csv_jobs(&files[n++].body, c->jobs, c->r);
+	}
+	snprintf(files[n].name, sizeof(files[n].name), "summary.md");
+	pp_sb *md = &files[n++].body;
+	pp_sb_adds(md, "# podplan cluster\n\n```\n");
+	pp_cout_text(md, c->spec, c->jobs, c->r);
+	if (c->spec_b) {
+		pp_sb_adds(md, "\n");
+		pp_cout_compare_text(md, c->spec_path, c->r, c->name_b, c->rb);
+	}
+	pp_sb_adds(md, "```\n");
+	snprintf(files[n].name, sizeof(files[n].name), "index.html");
+	pp_report_cluster_page(&files[n++].body, c);
+	int rc = pp_report_files_write(files, n, dir, NULL, names, NULL, NULL, err);
+	pp_report_files_release(files, n);
 	return rc;
 }

@@ -70,6 +70,7 @@ typedef struct page {
 	char scenario[PATH_MAX];
 	bool cost;
 	bool serving;   /* an inference work with a "serving" section: two more charts */
+	bool cluster;   /* utilisation from a cluster simulation: its three charts */
 	bool hostile;
 } page;
 
@@ -105,6 +106,7 @@ static void find_pages(void)
 		char *t = slurp(p->scenario);
 		p->cost = t && strstr(t, "\"costs\"");
 		p->serving = p->cost && strstr(t, "\"serving\"") && strstr(t, "\"inference\"");
+		p->cluster = p->cost && strstr(t, "\"utilization_from\"");
 		free(t);
 	}
 	if (d)
@@ -250,6 +252,8 @@ static void test_render_all(void)
 						       "chart-tornado", "chart-distribution", "chart-steptime",
 						       "chart-serving-ttft", "chart-serving-tpot"};
 		static const char *const pred_ids[] = {"chart-steptime", "chart-memory"};
+		static const char *const cluster_ids[] = {"chart-cluster-allocation",
+							  "chart-cluster-queue", "chart-cluster-goodput"};
 		const char *const *ids = p->cost ? cost_ids : pred_ids;
 		int nids = p->cost ? 6 + 2 * p->serving : 2, found = 0;
 		long minw = 1L << 30, minh = 1L << 30;
@@ -261,13 +265,15 @@ static void test_render_all(void)
 			bool known = false;
 			for (int k = 0; k < nids; k++)
 				known |= !strcmp(id, ids[k]);
+			for (int k = 0; p->cluster && k < 3; k++)
+				known |= !strcmp(id, cluster_ids[k]);
 			CHECK(known);
 			CHECK(w >= 300 && h >= 60);
 			minw = w < minw ? w : minw;
 			minh = h < minh ? h : minh;
 			found++;
 		}
-		CHECK(found == nids);
+		CHECK(found == nids + (p->cluster ? 3 : 0));
 		for (const char *q = m; (q = strstr(q, "\nfigure ")); q++) {
 			char id[64];
 			long nsvg = 0;

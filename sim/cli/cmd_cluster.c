@@ -1,6 +1,8 @@
 /*
  * cmd_cluster.c - podplan cluster SPEC.json JOBS|--generate ID [options]:
- * many jobs on one cluster (sim/cluster/csim.h).
+ * many jobs on one cluster (sim/cluster/csim.h), a what-if of two specs,
+ * a sweep of specs (sim/cluster/csweep.h; under `mpirun -np N` the ranks
+ * share the points) and a report page (reports/clusterrep.h).
  */
 #include "cli/cli.h"
 #include "cluster/canchor.h"
@@ -11,6 +13,9 @@
 #include "cluster/cscen.h"
 #include "cluster/csim.h"
 #include "cluster/cspec.h"
+#include "cluster/csweep.h"
+#include "clusterrep.h"
+#include "core/dist.h"
 #include "core/jsonout.h"
 #include "core/util.h"
 
@@ -47,6 +52,14 @@ static void help(void)
 	       "  --what-if K=V    the same jobs on the spec changed: add_nodes=N,\n"
 	       "                   scheduler=builtin|backfill, placement=pack|spread|fgd,\n"
 	       "                   fs_scale=X, topology=none|preferred|required (repeatable)\n"
+	       "  --sweep K=V1,V2  the same jobs on every point of a grid of such changes, one\n"
+	       "                   table line a point (repeatable: the product of the keys,\n"
+	       "                   the last given changing fastest; at most 4096 points).\n"
+	       "                   Under `mpirun -np N` the ranks share the points and rank 0\n"
+	       "                   prints the serial run's table byte for byte (--csv: as CSV)\n"
+	       "  --report DIR     also write a report page: DIR/index.html (allocation over\n"
+	       "                   time, queueing-delay CDF by size, goodput waterfall, the\n"
+	       "                   what-if), summary.md, timeline.csv, queue_cdf.csv, jobs.csv\n"
 	       "  --json           machine-readable summary (--per-job: every job)\n"
 	       "  --csv            one row per job\n"
 	       "  --timeline-csv   the allocation over time\n"
@@ -58,7 +71,8 @@ static void help(void)
 	       "                   fragmentation-gradient-descent placement as the arrived GPU\n"
 	       "                   requests grow; --tune R: up to R x the cluster's GPUs (1.3),\n"
 	       "                   --runs N: the median over N seeds from --seed (10, from 42)\n\n"
-	       "A progress line goes to stderr when it is a terminal. Bad input: exit status 2.\n");
+	       "A progress line goes to stderr when it is a terminal (a sweep's names its point).\n"
+	       "Bad input: exit status 2.\n");
 }
 
 typedef struct prog {
@@ -82,80 +96,16 @@ static void progress_end(prog *p)
 	p->shown = false;
 }
 
-static int what_if(pp_cspec *s, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	if (!eq)
-		return pp_cli_usage_error("cluster", "--what-if %s: expected KEY=VALUE", kv);
-	size_t kl = (size_t)(eq - kv);
-	const char *v = eq + 1;
-	char *end;
-	if (kl == 9 && !strncmp(kv, "add_nodes", kl)) {
-		long n = strtol(v, &end, 10);
-		if (*end || end == v || n < -s->types[0].count + 1 || n > 1000000)
-			return pp_cli_usage_error("cluster", "--what-if add_nodes=%s: expected an "
-						  "integer that leaves at least one node", v);
-		s->types[0].count += (int)n;
-		s->nodes += (int)n;
-		s->gpus += (int)n * s->gpus_per_node;
-		return 0;
-	}
-	if (kl == 8 && !strncmp(kv, "fs_scale", kl)) {
-		double x = strtod(v, &end);
-		if (*end || end == v || !(x > 0 && x < 1e6))
-			return pp_cli_usage_error("cluster", "--what-if fs_scale=%s: expected a "
-						  "positive factor", v);
-		s->fs_write_Bps *= x;
-		s->fs_read_Bps *= x;
-		return 0;
-	}
-	const char *const *names = NULL;
-	int n = 0, tmp = -1;
-	if (kl == 9 && !strncmp(kv, "scheduler", kl)) {
-		names = pp_csched_names;
-		n = 2;
-	} else if (kl == 9 && !strncmp(kv, "placement", kl)) {
-		names = pp_cplace_names;
-		n = 3;
-	} else if (kl == 8 && !strncmp(kv, "topology", kl)) {
-		names = pp_ctopo_names;
-		n = 3;
-	} else {
-		return pp_cli_usage_error("cluster", "--what-if %s: unknown key; expected add_nodes, "
-					  "scheduler, placement, fs_scale or topology", kv);
-	}
-	for (int i = 0; i < n; i++)
-		if (!strcmp(v, names[i]))
-			tmp = i;
-	if (tmp < 0)
-		return pp_cli_usage_error("cluster", "--what-if %s: unknown value \"%s\"", kv, v);
-	if (names == pp_csched_names)
-		s->sched = (pp_csched)tmp;
-	else if (names == pp_cplace_names)
-		s->placement = (pp_cplace)tmp;
-	else
-		s->topology_mode = (pp_ctopo)tmp;
-	return 0;
-}
-
 static int simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs_path,
 		    const pp_catalog *cat, bool per_job, pp_csim_result *r, pp_err *err)
 {
-	pp_cscen *sc = NULL;
-	int rc = 0;
-	if (jobs->nscenarios &&
-	    (rc = pp_cscen_new(&sc, jobs, jobs_path, spec, cat, err)))
-		return rc;
 	prog p = {pp_cli_tty(), false};
 	pp_csim_opts o = {0};
-	o.step = sc ? pp_cscen_step : NULL;
-	o.step_ctx = sc;
 	o.progress = progress;
 	o.progress_ctx = &p;
 	o.per_job = per_job;
-	rc = pp_csim_run(spec, jobs, &o, r, err);
+	int rc = pp_cscen_simulate(spec, jobs, jobs_path, cat, &o, r, err);
 	progress_end(&p);
-	pp_cscen_free(sc);
 	return rc;
 }
 
@@ -176,6 +126,59 @@ static int fragmentation(const char *nodes, const char *pods, double tune, unsig
 	}
 	fwrite(out.buf, 1, out.len, stdout);
 	pp_sb_release(&out);
+	return 0;
+}
+
+typedef struct sweep_prog {
+	prog p;
+	const pp_csweep *w;
+} sweep_prog;
+
+static void sweep_progress(void *ctx, int point, int done, int npoints, int jobs_done, int njobs)
+{
+	sweep_prog *s = ctx;
+	if (!s->p.tty)
+		return;
+	char what[160] = "";
+	for (int a = 0; a < s->w->naxes; a++)
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s=%s", a ? " " : "",
+			 s->w->axes[a].key, pp_csweep_value(s->w, point, a));
+	fprintf(stderr, "\rcluster sweep: %d of %d points done; point %d (%s): %d%% of %d jobs ",
+		done, npoints, point + 1, what, njobs ? (int)(100.0 * jobs_done / njobs) : 100,
+		njobs);
+	s->p.shown = true;
+}
+
+/* every rank runs its share of the points; rank 0 prints */
+static int sweep(const pp_csweep *w, const pp_cspec *spec, const pp_cjobs *jobs,
+		 const char *jobs_path, const pp_catalog *cat, bool csv)
+{
+	bool out0 = pp_dist_rank() == 0;
+	sweep_prog sp = {{out0 && pp_cli_tty(), false}, w};
+	pp_csweep_row *rows = NULL;
+	pp_err err = {0};
+	int rc = pp_csweep_run(w, spec, jobs, jobs_path, cat, sweep_progress, &sp, &rows, &err);
+	if (sp.p.shown)
+		fprintf(stderr, "\r%100s\r", "");
+	if (rc) {
+		free(rows);
+		return out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
+	}
+	if (out0) {
+		pp_sb out = {0};
+		if (csv)
+			pp_csweep_csv(&out, w, rows);
+		else
+			pp_csweep_text(&out, w, rows);
+		fwrite(out.buf, 1, out.len, stdout);
+		fflush(stdout);
+		pp_sb_release(&out);
+		/* how the points were shared out, where it is news */
+		if (pp_cli_tty() || pp_dist_size() > 1)
+			fprintf(stderr, "cluster sweep: %d points (%s)\n", w->npoints,
+				pp_dist_describe());
+	}
+	free(rows);
 	return 0;
 }
 
@@ -201,7 +204,7 @@ static int validate(bool csv)
 int pp_cmd_cluster(int argc, char **argv)
 {
 	enum { O_FORMAT = 1000, O_GEN, O_NJOBS, O_SEED, O_CMP, O_WHATIF, O_JSON, O_CSV, O_TL,
-	       O_WRITE, O_VALIDATE, O_PERJOB, O_FRAG, O_TUNE, O_RUNS };
+	       O_WRITE, O_VALIDATE, O_PERJOB, O_FRAG, O_TUNE, O_RUNS, O_SWEEP, O_REPORT };
 	static const struct option opts[] = {
 		{"help", no_argument, NULL, 'h'},      {"format", required_argument, NULL, O_FORMAT},
 		{"generate", required_argument, NULL, O_GEN},
@@ -209,6 +212,8 @@ int pp_cmd_cluster(int argc, char **argv)
 		{"seed", required_argument, NULL, O_SEED},
 		{"compare", required_argument, NULL, O_CMP},
 		{"what-if", required_argument, NULL, O_WHATIF},
+		{"sweep", required_argument, NULL, O_SWEEP},
+		{"report", required_argument, NULL, O_REPORT},
 		{"json", no_argument, NULL, O_JSON},   {"csv", no_argument, NULL, O_CSV},
 		{"timeline-csv", no_argument, NULL, O_TL},
 		{"write-jobs", required_argument, NULL, O_WRITE},
@@ -217,9 +222,9 @@ int pp_cmd_cluster(int argc, char **argv)
 		{"fragmentation", no_argument, NULL, O_FRAG},
 		{"tune", required_argument, NULL, O_TUNE},
 		{"runs", required_argument, NULL, O_RUNS}, {0, 0, 0, 0}};
-	const char *fmt_s = NULL, *gen = NULL, *cmp = NULL, *write_jobs = NULL;
-	const char *wif[16];
-	int nwif = 0;
+	const char *fmt_s = NULL, *gen = NULL, *cmp = NULL, *write_jobs = NULL, *report = NULL;
+	const char *wif[16], *swp[PP_CSWEEP_MAX_AXES];
+	int nwif = 0, nswp = 0;
 	unsigned long seed = 0, njobs = 0;
 	bool seed_given = false, json = false, csv = false, tl = false, val = false,
 	     per_job = false, frag = false;
@@ -249,6 +254,17 @@ int pp_cmd_cluster(int argc, char **argv)
 			if (nwif == 16)
 				return pp_cli_usage_error("cluster", "--what-if: at most 16");
 			wif[nwif++] = optarg;
+			break;
+		case O_SWEEP:
+			if (nswp == PP_CSWEEP_MAX_AXES)
+				return pp_cli_usage_error("cluster", "--sweep: at most %d keys",
+							  PP_CSWEEP_MAX_AXES);
+			swp[nswp++] = optarg;
+			break;
+		case O_REPORT:
+			if (!*optarg)
+				return pp_cli_usage_error("cluster", "--report: expected a folder");
+			report = optarg;
 			break;
 		case O_JSON: json = true; break;
 		case O_CSV: csv = true; break;
@@ -286,6 +302,10 @@ int pp_cmd_cluster(int argc, char **argv)
 						   : "expected SPEC.json and a jobs file");
 	if ((json ? 1 : 0) + (csv ? 1 : 0) + (tl ? 1 : 0) > 1)
 		return pp_cli_usage_error("cluster", "--json, --csv and --timeline-csv: one at a time");
+	if (nswp && (json || tl || cmp || nwif || report || per_job))
+		return pp_cli_usage_error("cluster", "--sweep prints one table (--csv: as CSV); "
+					  "expected no --json, --timeline-csv, --per-job, --compare, "
+					  "--what-if or --report with it");
 	pp_cjob_fmt fmt = PP_CJF_AUTO;
 	if (fmt_s) {
 		int f = -1;
@@ -297,23 +317,50 @@ int pp_cmd_cluster(int argc, char **argv)
 						  "acme, helios, philly or openb", fmt_s);
 		fmt = (pp_cjob_fmt)f;
 	}
+	/* a sweep runs on every rank of an mpirun job; rank 0 alone prints */
+	if (nswp) {
+		pp_dist_init();
+		if (pp_dist_idle())
+			return 0;
+	}
+	bool out0 = pp_dist_rank() == 0;
 	pp_err err = {0};
 	pp_cspec spec, specb;
 	pp_cjobs jobs;
 	pp_catalog *cat = NULL;
 	pp_csim_result ra, rb;
+	pp_csweep sw;
 	bool have_b = cmp || nwif;
 	memset(&ra, 0, sizeof(ra));
 	memset(&rb, 0, sizeof(rb));
 	memset(&specb, 0, sizeof(specb));
+	memset(&sw, 0, sizeof(sw));
 	pp_cjobs_init(&jobs);
 	pp_sb out = {0};
+	char gen_what[96] = "";
 	if ((rc = pp_cspec_load(&spec, argv[optind], &err))) {
 		pp_cjobs_release(&jobs);
-		return pp_cli_fail(&err);
+		rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
+		goto done;
 	}
 	if (seed_given)
 		spec.seed = seed;
+	/* the knobs are checked before anything runs */
+	for (int i = 0; i < nwif; i++) {
+		pp_cspec t;
+		pp_cspec_copy(&t, &spec);
+		rc = pp_cspec_set_kv(&t, wif[i], &err);
+		pp_cspec_release(&t);
+		if (rc) {
+			rc = pp_cli_usage_error("cluster", "--what-if %s", err.msg);
+			goto out;
+		}
+	}
+	for (int i = 0; i < nswp; i++)
+		if ((rc = pp_csweep_add(&sw, swp[i], &spec, &err))) {
+			rc = out0 ? pp_cli_usage_error("cluster", "%s", err.msg) : 2;
+			goto out;
+		}
 	const char *jobs_path = gen ? NULL : argv[optind + 1];
 	if (gen) {
 		pp_cgen_params p;
@@ -328,7 +375,8 @@ int pp_cmd_cluster(int argc, char **argv)
 		p.seed = spec.seed;
 		if ((rc = pp_cgen_draw(&p, &f, &jobs, &err)))
 			goto fail;
-		if (!json && !csv && !tl)
+		snprintf(gen_what, sizeof(gen_what), "generated from %s (seed %lu)", gen, p.seed);
+		if (!json && !csv && !tl && out0)
 			printf("generated %d jobs from %s: P(1 GPU) %.3f, size ratio %.3f, run time "
 			       "lognormal mu %.3f sigma %.3f, beta %.3f (seed %lu)\n",
 			       p.njobs, gen, f.p1, f.r, f.mu, f.sigma, f.beta, p.seed);
@@ -337,7 +385,7 @@ int pp_cmd_cluster(int argc, char **argv)
 		if ((rc = pp_cjobs_load(&jobs, jobs_path, fmt, &err)))
 			goto fail;
 	}
-	if (write_jobs) {
+	if (write_jobs && out0) {
 		pp_sb w = {0};
 		pp_cjobs_write_csv(&jobs, &w);
 		rc = pp_write_file_atomic(write_jobs, w.buf, w.len, &err);
@@ -347,7 +395,12 @@ int pp_cmd_cluster(int argc, char **argv)
 	}
 	if (jobs.nscenarios && (rc = pp_cli_catalog(&cat)))
 		goto out;
-	if ((rc = simulate(&spec, &jobs, jobs_path, cat, per_job || csv, &ra, &err)))
+	if (nswp) {
+		fflush(stdout);
+		rc = sweep(&sw, &spec, &jobs, jobs_path, cat, csv);
+		goto out;
+	}
+	if ((rc = simulate(&spec, &jobs, jobs_path, cat, per_job || csv || report, &ra, &err)))
 		goto fail;
 	if (have_b) {
 		if (cmp) {
@@ -359,9 +412,24 @@ int pp_cmd_cluster(int argc, char **argv)
 			pp_cspec_copy(&specb, &spec);
 		}
 		for (int i = 0; i < nwif; i++)
-			if ((rc = what_if(&specb, wif[i])))
+			if ((rc = pp_cspec_set_kv(&specb, wif[i], &err))) {
+				rc = pp_cli_usage_error("cluster", "--what-if %s", err.msg);
 				goto out;
+			}
 		if ((rc = simulate(&specb, &jobs, jobs_path, cat, false, &rb, &err)))
+			goto fail;
+	}
+	char nb[256] = "";
+	if (cmp)
+		snprintf(nb, sizeof(nb), "%s", cmp);
+	for (int i = 0; i < nwif; i++)
+		snprintf(nb + strlen(nb), sizeof(nb) - strlen(nb), "%s%s", nb[0] ? ", " : "what-if ",
+			 wif[i]);
+	if (report) {
+		pp_report_cluster v = {argv[optind], jobs_path, gen ? gen_what : NULL, &spec, &jobs,
+				       &ra, have_b ? nb : NULL, have_b ? &specb : NULL,
+				       have_b ? &rb : NULL, NULL};
+		if ((rc = pp_report_cluster_write(&v, report, NULL, &err)))
 			goto fail;
 	}
 	if (json) {
@@ -378,20 +446,16 @@ int pp_cmd_cluster(int argc, char **argv)
 		pp_cout_text(&out, &spec, &jobs, &ra);
 		if (have_b) {
 			pp_sb_adds(&out, "\n");
-			char nb[256] = "";
-			if (cmp)
-				snprintf(nb, sizeof(nb), "%s", cmp);
-			for (int i = 0; i < nwif; i++)
-				snprintf(nb + strlen(nb), sizeof(nb) - strlen(nb), "%s%s",
-					 nb[0] ? ", " : "what-if ", wif[i]);
 			pp_cout_compare_text(&out, argv[optind], &ra, nb, &rb);
 		}
+		if (report)
+			pp_sb_addf(&out, "report: %s/index.html\n", pp_tty(report));
 	}
 	fwrite(out.buf, 1, out.len, stdout);
 	rc = 0;
 	goto out;
 fail:
-	rc = pp_cli_fail(&err);
+	rc = out0 ? pp_cli_fail(&err) : pp_exit_status(rc);
 out:
 	pp_sb_release(&out);
 	pp_csim_result_release(&ra);
@@ -400,5 +464,8 @@ out:
 	pp_cspec_release(&specb);
 	pp_cjobs_release(&jobs);
 	pp_catalog_free(cat);
+done:
+	if (nswp)
+		pp_dist_finalize();
 	return rc;
 }

@@ -252,29 +252,45 @@ void pp_cout_csv_timeline(pp_sb *out, const pp_csim_result *r)
 	}
 }
 
+int pp_cout_compare_rows(const pp_csim_result *a, const pp_csim_result *b, pp_cout_row *rows,
+			 int max)
+{
+	const pp_csim_qstat *qa = &a->queue[PP_CSIM_SIZE_BUCKETS - 1],
+			    *qb = &b->queue[PP_CSIM_SIZE_BUCKETS - 1];
+	pp_cout_row all[] = {
+		{"GPUs", a->gpus, b->gpus, 0},
+		{"makespan (h)", a->makespan_s / 3600, b->makespan_s / 3600, 2},
+		{"scheduling goodput (%)", 100 * a->sched_goodput, 100 * b->sched_goodput, 2},
+		{"runtime goodput (%)", 100 * a->runtime_goodput, 100 * b->runtime_goodput, 2},
+		{"goodput (%)", 100 * a->goodput, 100 * b->goodput, 2},
+		{"mean queueing delay (s)", qa->mean_s, qb->mean_s, 1},
+		{"median queueing delay (s)", qa->median_s, qb->median_s, 1},
+		{"p99 queueing delay (s)", qa->p99_s, qb->p99_s, 1},
+		{"fragmented GPU-hours", a->gpu_s_fragmented / 3600, b->gpu_s_fragmented / 3600, 1},
+		{"useful GPU-hours", a->gpu_s_useful / 3600, b->gpu_s_useful / 3600, 1},
+		{"$ per useful GPU-hour", a->usd_per_useful_gpu_hour, b->usd_per_useful_gpu_hour, 4}};
+	int n = 0, last = (int)(sizeof(all) / sizeof(all[0])) - 1;
+	for (int i = 0; i <= last && n < max; i++) {
+		if (i == last && (isnan(all[i].a) || isnan(all[i].b)))
+			continue; /* the $ row only when both runs are priced */
+		rows[n++] = all[i];
+	}
+	return n;
+}
+
 void pp_cout_compare_text(pp_sb *out, const char *na, const pp_csim_result *a, const char *nb,
 			  const pp_csim_result *b)
 {
 	pp_sb_addf(out, "what-if on the same %d jobs: A = %s, B = %s\n", a->njobs, pp_tty(na),
 		   pp_tty(nb));
 	pp_sb_addf(out, "  %-30s %14s %14s %10s\n", "", "A", "B", "B - A");
-#define ROW(label, va, vb, scale, fmt)                                                             \
-	pp_sb_addf(out, "  %-30s " fmt " " fmt " " fmt "\n", label, (va) * (scale), (vb) * (scale), \
-		   ((vb) - (va)) * (scale))
-	ROW("GPUs", a->gpus, b->gpus, 1, "%14.0f");
-	ROW("makespan (h)", a->makespan_s, b->makespan_s, 1 / 3600.0, "%14.2f");
-	ROW("scheduling goodput (%)", a->sched_goodput, b->sched_goodput, 100, "%14.2f");
-	ROW("runtime goodput (%)", a->runtime_goodput, b->runtime_goodput, 100, "%14.2f");
-	ROW("goodput (%)", a->goodput, b->goodput, 100, "%14.2f");
-	ROW("mean queueing delay (s)", a->queue[5].mean_s, b->queue[5].mean_s, 1, "%14.1f");
-	ROW("median queueing delay (s)", a->queue[5].median_s, b->queue[5].median_s, 1, "%14.1f");
-	ROW("p99 queueing delay (s)", a->queue[5].p99_s, b->queue[5].p99_s, 1, "%14.1f");
-	ROW("fragmented GPU-hours", a->gpu_s_fragmented, b->gpu_s_fragmented, 1 / 3600.0, "%14.1f");
-	ROW("useful GPU-hours", a->gpu_s_useful, b->gpu_s_useful, 1 / 3600.0, "%14.1f");
-	if (!isnan(a->usd_per_useful_gpu_hour) && !isnan(b->usd_per_useful_gpu_hour))
-		ROW("$ per useful GPU-hour", a->usd_per_useful_gpu_hour, b->usd_per_useful_gpu_hour, 1,
-		    "%14.4f");
-#undef ROW
+	pp_cout_row rows[PP_COUT_COMPARE_ROWS];
+	int n = pp_cout_compare_rows(a, b, rows, PP_COUT_COMPARE_ROWS);
+	for (int i = 0; i < n; i++) {
+		int d = rows[i].decimals;
+		pp_sb_addf(out, "  %-30s %14.*f %14.*f %14.*f\n", rows[i].label, d, rows[i].a, d,
+			   rows[i].b, d, rows[i].b - rows[i].a);
+	}
 }
 
 cJSON *pp_cout_compare_json(const char *na, const pp_csim_result *a, const char *nb,

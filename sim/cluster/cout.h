@@ -24,6 +24,18 @@ cJSON *pp_cout_json(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_re
 void pp_cout_csv_jobs(pp_sb *out, const pp_cjobs *jobs, const pp_csim_result *r);
 /* The allocation over time: t_s,alloc_gpus,frag_gpus,down_gpus,pending_gpus */
 void pp_cout_csv_timeline(pp_sb *out, const pp_csim_result *r);
+/* The what-if comparison's figures, one row each: label (with its unit),
+ * run A's and run B's value, and the decimals they are printed with. The
+ * $ row only when both runs are priced. Returns the rows filled (at most
+ * max; PP_COUT_COMPARE_ROWS holds them all). */
+typedef struct pp_cout_row {
+	const char *label;
+	double a, b;
+	int decimals;
+} pp_cout_row;
+#define PP_COUT_COMPARE_ROWS 11
+int pp_cout_compare_rows(const pp_csim_result *a, const pp_csim_result *b, pp_cout_row *rows,
+			 int max);
 /* What-if: two runs of one job stream side by side, with the differences. */
 void pp_cout_compare_text(pp_sb *out, const char *name_a, const pp_csim_result *a,
 			  const char *name_b, const pp_csim_result *b);

@@ -103,3 +103,22 @@ int pp_cscen_step(void *ctx, int s, bool spans_leaf, double *step_s, double *tok
 	*mfu = e->mfu[k];
 	return 0;
 }
+
+int pp_cscen_simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs_path,
+		      const pp_catalog *cat, const pp_csim_opts *o, pp_csim_result *r,
+		      pp_err *err)
+{
+	pp_cscen *sc = NULL;
+	int rc;
+	memset(r, 0, sizeof(*r));
+	if (jobs->nscenarios && (rc = pp_cscen_new(&sc, jobs, jobs_path, spec, cat, err)))
+		return rc;
+	pp_csim_opts x = {0};
+	if (o)
+		x = *o;
+	x.step = sc ? pp_cscen_step : NULL;
+	x.step_ctx = sc;
+	rc = pp_csim_run(spec, jobs, &x, r, err);
+	pp_cscen_free(sc);
+	return rc;
+}

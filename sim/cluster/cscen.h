@@ -14,6 +14,7 @@
 #define PP_CSCEN_H
 
 #include "cluster/cjobs.h"
+#include "cluster/csim.h"
 #include "cluster/cspec.h"
 #include "input/catalog.h"
 #include <stdbool.h>
@@ -27,5 +28,15 @@ void pp_cscen_free(pp_cscen *c);
 /* pp_csim_step_fn: ctx is a pp_cscen. */
 int pp_cscen_step(void *ctx, int s, bool spans_leaf, double *step_s, double *tokens_per_step,
 		  double *mfu, pp_err *err);
+
+/* One simulation of jobs on spec with the engine's step times for the jobs
+ * that name a scenario (loaded here, cat needed then; jobs_path is where
+ * their paths are relative to): what `podplan cluster`, its sweeps and
+ * cost's utilization_from each run. o: progress and per_job (its step
+ * fields are set here; NULL = none). Errors: pp_cscen_new's and
+ * pp_csim_run's; *r then holds nothing to release. */
+int pp_cscen_simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs_path,
+		      const pp_catalog *cat, const pp_csim_opts *o, pp_csim_result *r,
+		      pp_err *err);
 
 #endif

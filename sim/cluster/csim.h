@@ -127,6 +127,8 @@ typedef struct pp_csim_job {
 #define PP_CSIM_SIZE_BUCKETS 6
 /* "1", "2-8", "9-64", "65-512", "513+", "all" */
 extern const char *const pp_csim_bucket_names[PP_CSIM_SIZE_BUCKETS];
+/* The size bucket (0..4) of a job of gpus GPUs. */
+int pp_csim_bucket_of(int gpus);
 
 typedef struct pp_csim_qstat {
 	int n;
@@ -192,5 +194,12 @@ typedef struct pp_csim_result {
 int pp_csim_run(const pp_cspec *spec, const pp_cjobs *jobs, const pp_csim_opts *opts,
 		pp_csim_result *out, pp_err *err);
 void pp_csim_result_release(pp_csim_result *r);
+/* The queueing-delay distribution of size bucket b (PP_CSIM_SIZE_BUCKETS - 1:
+ * every job) as npts quantiles: q_s[k] the delay at probability
+ * k / (npts - 1), by the same order statistics as r->queue (numpy's
+ * linear quantile). Needs r->jobs (pp_csim_opts.per_job). Returns the
+ * number of jobs in the bucket that started (0: q_s untouched). */
+int pp_csim_queue_quantiles(const pp_cjobs *jobs, const pp_csim_result *r, int b, double *q_s,
+			    int npts);
 
 #endif

@@ -77,7 +77,7 @@ void cs_stats_advance(cs_sim *s, double t)
 	s->t_last = t;
 }
 
-static int bucket_of(int gpus)
+int pp_csim_bucket_of(int gpus)
 {
 	return gpus <= 1 ? 0 : gpus <= 8 ? 1 : gpus <= 64 ? 2 : gpus <= 512 ? 3 : 4;
 }
@@ -87,6 +87,15 @@ static double rec_time(const cs_sim *s, double t)
 {
 	double r = s->spec->time_resolution_s;
 	return r > 0 ? floor(t / r) * r : t;
+}
+
+/* the order statistic numpy's default (linear) quantile gives, of n sorted
+ * values */
+static double quantile(const double *v, int n, double p)
+{
+	double h = p * (n - 1);
+	int lo = (int)h;
+	return v[lo] + (h - lo) * (lo + 1 < n ? v[lo + 1] - v[lo] : 0);
 }
 
 static void qstat(double *v, int n, pp_csim_qstat *q)
@@ -101,11 +110,31 @@ static void qstat(double *v, int n, pp_csim_qstat *q)
 	for (int i = 0; i < n; i++)
 		sum += v[i];
 	q->mean_s = sum / n;
-	/* the order statistics numpy's default (linear) quantile gives */
-	double h = 0.5 * (n - 1), h99 = 0.99 * (n - 1);
-	int lo = (int)h, lo99 = (int)h99;
-	q->median_s = v[lo] + (h - lo) * (lo + 1 < n ? v[lo + 1] - v[lo] : 0);
-	q->p99_s = v[lo99] + (h99 - lo99) * (lo99 + 1 < n ? v[lo99 + 1] - v[lo99] : 0);
+	q->median_s = quantile(v, n, 0.5);
+	q->p99_s = quantile(v, n, 0.99);
+}
+
+int pp_csim_queue_quantiles(const pp_cjobs *jobs, const pp_csim_result *r, int b, double *q_s,
+			    int npts)
+{
+	if (!r->jobs || npts < 2)
+		return 0;
+	double *v = pp_xmalloc(((size_t)r->njobs + 1) * sizeof(double));
+	int n = 0;
+	for (int j = 0; j < r->njobs; j++) {
+		if (isnan(r->jobs[j].start_s))
+			continue;
+		if (b < PP_CSIM_SIZE_BUCKETS - 1 && pp_csim_bucket_of(jobs->v[j].gpus) != b)
+			continue;
+		v[n++] = r->jobs[j].queue_s;
+	}
+	if (n) {
+		pp_sort_doubles(v, (size_t)n, v);
+		for (int k = 0; k < npts; k++)
+			q_s[k] = quantile(v, n, (double)k / (npts - 1));
+	}
+	free(v);
+	return n;
 }
 
 int cs_stats_finish(cs_sim *s)
@@ -148,7 +177,7 @@ int cs_stats_finish(cs_sim *s)
 		 * spec's resolution (Slurm's time_t: whole seconds) */
 		double q = rec_time(s, J->start_s) - rec_time(s, x->submit_s);
 		if (!isnan(J->start_s) && x->serve < 0) {
-			int b = bucket_of(x->gpus);
+			int b = pp_csim_bucket_of(x->gpus);
 			qv[b][qn[b]++] = q;
 			qv[PP_CSIM_SIZE_BUCKETS - 1][qn[PP_CSIM_SIZE_BUCKETS - 1]++] = q;
 		}

@@ -7,6 +7,7 @@
  * Output formats (JSON, CSV, text) are in costout.c.
  */
 #include "calib/headroom.h"
+#include "cost/costcluster.h"
 #include "cost/costdata.h"
 #include "cost/costeval.h"
 #include "cost/costopt.h"
@@ -176,6 +177,7 @@ void pp_cost_result_release(pp_cost_result *r)
 	free(r->tornado);
 	free(r->sources);
 	pp_warn_free(r->warnings, r->nwarnings);
+	pp_cost_cluster_free(r->cluster);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -310,6 +310,8 @@ typedef struct pp_cost_result {
 	/* how the utilisation came from a cluster simulation
 	 * (costs.finance.utilization_from), in a sentence; "" = a constant */
 	char utilization_from[640];
+	/* the simulation it came from (cost/costcluster.h; owned); NULL = none */
+	struct pp_cost_cluster *cluster;
 	pp_cost_inference inference;
 	pp_tornado_row *tornado;
 	int ntornado;
