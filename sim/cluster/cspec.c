@@ -302,8 +302,10 @@ int pp_cspec_parse(pp_cspec *s, const char *name, const char *text, size_t len, 
 	pp_jdoc d;
 	memset(s, 0, sizeof(*s));
 	int rc = pp_jdoc_parse(&d, name, text, len, err);
-	if (rc)
+	if (rc) {
+		pp_jdoc_release(&d); /* what it read before the error */
 		return rc;
+	}
 	rc = parse_body(s, &d, err);
 	pp_jdoc_release(&d);
 	if (rc)

@@ -28,8 +28,10 @@ static int trace_json(pp_cspot *sp, const char *name, const char *text, size_t l
 	static const char *const meta_keys[] = {"gap_seconds"};
 	pp_jdoc d;
 	int rc = pp_jdoc_parse(&d, name, text, len, err), cap = 0;
-	if (rc)
+	if (rc) {
+		pp_jdoc_release(&d); /* what it read before the error */
 		return rc;
+	}
 	const cJSON *m, *data, *v;
 	double gap = 0;
 	char what[96], p[64];

@@ -8,7 +8,7 @@
 # is kept there as a slow unit, not counted). Exit status 1 when any target
 # found something. Run from the repository root.
 build=$1; secs=${2:-60}; shift 2
-targets=${*:-scenario catalog ncclimport csv store hfconfig serve servecheck servesearch costserve hfmoe report}
+targets=${*:-scenario catalog ncclimport csv store hfconfig serve servecheck servesearch costserve hfmoe report cluster}
 corp=$build/corpus; finds=$build/findings
 mkdir -p "$corp" "$finds"
 
@@ -60,6 +60,22 @@ seed_hfmoe() {
 	for f in tests/data/hf/*.json; do
 		for b in 0 1 2 7; do prefixed "$1" $b "$f"; done
 	done
+}
+# the cluster target: each jobs file of tests/data/cluster/ under the
+# format byte (selector 0, then the format: 0 auto), each cluster spec of
+# scenarios/cluster/ (selector 1), and openb's node and pod rows joined at
+# a 0xff byte (selector 2)
+seed_cluster() {
+	i=0
+	for f in tests/data/cluster/*.csv tests/data/cluster/*.txt tests/data/cluster/*.json scenarios/cluster/*.csv; do
+		[ -f "$f" ] || continue
+		{ printf '\000\000'; cat "$f"; } >"$1/jobs-$i"; i=$((i + 1))
+	done
+	for f in scenarios/cluster/*.json tests/data/cluster/small.json bench/bench_cluster.json; do
+		[ -f "$f" ] && prefixed "$1" 1 "$f"
+	done
+	{ printf '\002'; cat tests/data/cluster/openb_node_list_gpu_node.csv; printf '\377';
+	  cat tests/data/cluster/openb_pod_list.csv; } >"$1/openb"
 }
 
 status=0
