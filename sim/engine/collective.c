@@ -131,6 +131,31 @@ static double alltoall_inter(const pp_hw *hw, double bytes, pp_group g, int node
 	return lat + (t_inter > t_intra ? t_inter : t_intra);
 }
 
+double pp_coll_nvls_time(const pp_hw *hw, double bytes, pp_group g)
+{
+	if (hw->nvls_algbw_ratio <= 0 || g.n <= 1 || bytes <= 0 || domains_of(g) > 1)
+		return 0;
+	/* NCCL (tuning.cc v2.27.7-1 L267-274, L322-326, L367-369): NVLS
+	 * all_reduce moves the buffer at 5/6 of the NVLink bandwidth its ring
+	 * sees, whatever the number of ranks, after one NVLS latency */
+	return hw->coll_launch_s + hw->nvls_lat_s + bytes / (hw->nvls_algbw_ratio * hw->intra_Bps);
+}
+
+const char *pp_coll_algorithm(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
+{
+	int piece;
+	if (g.n <= 1 || bytes <= 0)
+		return "none";
+	if (pp_coll_fit_used(hw, op, bytes, g, &piece))
+		return "calibration";
+	double nv = op == PP_COLL_ALL_REDUCE ? pp_coll_nvls_time(hw, bytes, g) : 0;
+	if (nv <= 0)
+		return domains_of(g) > 1 && op == PP_COLL_ALL_REDUCE ? "ring/tree" : "ring";
+	if (hw->intra_ncurve && hw->intra_curve_nvls)
+		return "nvls (measured curve)";
+	return nv <= pp_coll_time(hw, op, bytes, g) ? "nvls" : "ring";
+}
+
 double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 {
 	if (g.n <= 1 || bytes <= 0)
@@ -146,9 +171,11 @@ double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 	if (hw->intra_ncurve && g.per_node > 1) {
 		/* measured busbw against size inside a node: all_reduce as
 		 * published, other collectives with the same shape scaled to the
-		 * ring asymptote of the fabric */
+		 * ring asymptote of the fabric; an all_reduce curve measured with
+		 * NVLS is NCCL's own choice where NVLS is on, and is scaled to the
+		 * ring as well where the scenario turns NVLS off */
 		double cb = curve_busbw(hw, bytes);
-		if (op != PP_COLL_ALL_REDUCE)
+		if (op != PP_COLL_ALL_REDUCE || (hw->intra_curve_nvls && hw->nvls_algbw_ratio <= 0))
 			cb *= hw->intra_Bps / hw->intra_curve_Bps[hw->intra_ncurve - 1];
 		if (nodes == 1)
 			return bytes * factor / cb;
@@ -168,6 +195,10 @@ double pp_coll_time(const pp_hw *hw, pp_coll op, double bytes, pp_group g)
 	default: steps = g.n - 1; break;
 	}
 	double ring = hw->coll_launch_s + steps * hop + bytes * factor / bw;
+	if (op == PP_COLL_ALL_REDUCE && nodes == 1) {
+		double nv = pp_coll_nvls_time(hw, bytes, g);
+		return nv > 0 && nv < ring ? nv : ring;
+	}
 	if (op != PP_COLL_ALL_REDUCE || nodes <= 2)
 		return ring;
 	/* double binary tree across nodes, chain inside: latency grows with

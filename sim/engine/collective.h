@@ -53,6 +53,21 @@ const pp_coll_fit *pp_coll_fit_used(const pp_hw *hw, pp_coll op, double bytes, p
 /* The same for pp_p2p_time(): a send/recv fit over 2 ranks of the scope. */
 const pp_coll_fit *pp_p2p_fit_used(const pp_hw *hw, double bytes, bool same_node, int *piece);
 
+/* Seconds for an all_reduce over g with NCCL's NVLS (NVLink SHARP: the
+ * NVSwitch reduces and multicasts), inside one NVLink domain; 0 where the
+ * fabric has no NVLS, the scenario turns it off (cluster.nccl_nvls_enable,
+ * NCCL_NVLS_ENABLE=0) or g spans domains (NVLS across nodes needs CollNet,
+ * which NCCL enables only with NCCL_COLLNET_ENABLE and a SHARP plugin; not
+ * modelled). pp_coll_time() takes it where it is faster than the ring, as
+ * NCCL's tuner does; all_gather and reduce_scatter stay on the ring, whose
+ * bandwidth NCCL's NVLS model for them does not beat inside a node. */
+double pp_coll_nvls_time(const pp_hw *hw, double bytes, pp_group g);
+
+/* The algorithm pp_coll_time() takes for op over g at bytes: "ring",
+ * "ring/tree", "nvls", "nvls (measured curve)", "calibration" or "none";
+ * a static string. */
+const char *pp_coll_algorithm(const pp_hw *hw, pp_coll op, double bytes, pp_group g);
+
 /* The busbw the model uses for a group (bytes/s), for reports. */
 double pp_coll_busbw(const pp_hw *hw, pp_group g);
 

@@ -209,6 +209,30 @@ static int load_fabrics(pp_catalog *c, pp_err *err)
 				f->curve_Bps[k] = b2->valuedouble * PP_GB;
 			}
 			f->ncurve = k;
+			const cJSON *alg = cJSON_GetObjectItemCaseSensitive(cv, "algorithm");
+			if (alg && !(cJSON_IsString(alg) && (!strcmp(alg->valuestring, "nvls") ||
+							    !strcmp(alg->valuestring, "ring"))))
+				return pp_jdoc_errf(d, err, q, "algorithm: expected \"nvls\" or \"ring\"");
+			f->curve_nvls = alg && !strcmp(alg->valuestring, "nvls");
+		}
+		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(e, "nvls");
+		if (nv) {
+			char q[256];
+			double lat_nv = 0, on = 0;
+			pp_jpath(q, sizeof(q), p, "nvls");
+			if (!cJSON_IsObject(nv) || f->kind != PP_FAB_NVLINK)
+				return pp_jdoc_errf(d, err, q, "expected an object, on an NVLink fabric only");
+			if ((rc = pp_cat_fig(d, nv, q, "algbw_over_link", true, false, 1, &f->nvls_algbw_ratio,
+					     &f->nvls_prov, err)) ||
+			    (rc = pp_cat_fig(d, nv, q, "latency_us", true, false, 1, &lat_nv, NULL, err)) ||
+			    (rc = pp_cat_fig(d, nv, q, "enabled_by_default", true, false, 1, &on, NULL, err)))
+				return rc;
+			if (f->nvls_algbw_ratio <= 0 || f->nvls_algbw_ratio > 1)
+				return pp_jdoc_errf(d, err, q, "algbw_over_link: found %g, expected (0, 1]",
+						    f->nvls_algbw_ratio);
+			f->nvls_latency_s = lat_nv * 1e-6;
+			if (on == 0)
+				f->nvls_algbw_ratio = 0;
 		}
 		const cJSON *sw = cJSON_GetObjectItemCaseSensitive(e, "switch");
 		if (sw && cJSON_IsObject(sw)) {

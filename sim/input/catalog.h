@@ -88,7 +88,14 @@ typedef struct pp_fabric {
 	int ncurve;             /* published all_reduce busbw curve (0 = none) */
 	double curve_bytes[48], curve_Bps[48];
 	int curve_nranks;
+	bool curve_nvls;        /* the curve was measured with NCCL's NVLS algorithm */
 	pp_prov curve_prov;
+	/* NVLink SHARP (fabrics.json nvls; 0 where the switches have none):
+	 * NCCL's NVLS all_reduce algorithm bandwidth over the NVLink bandwidth
+	 * its ring sees, and NVLS's latency */
+	double nvls_algbw_ratio;
+	double nvls_latency_s;
+	pp_prov nvls_prov;
 	pp_prov bw_prov, eff_prov, lat_prov;
 } pp_fabric;
 

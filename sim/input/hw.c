@@ -128,6 +128,11 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 		hw->intra_curve_bytes[i] = in->curve_bytes[i];
 		hw->intra_curve_Bps[i] = in->curve_Bps[i];
 	}
+	hw->intra_curve_nvls = in->curve_nvls;
+	hw->nvls_algbw_ratio = cl->nvls_off ? 0 : in->nvls_algbw_ratio;
+	hw->nvls_lat_s = in->nvls_latency_s;
+	if (hw->nvls_algbw_ratio > 0)
+		prov_origin(hw, "nvls_allreduce", cat, "fabrics", &in->nvls_prov);
 	if (in->ncurve)
 		pp_hw_set_origin(hw, "intra_node_busbw_curve", "catalog fabrics.json: published "
 				 "nccl-tests all_reduce curve for %s (%s, %s)", in->id,

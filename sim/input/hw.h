@@ -97,6 +97,12 @@ typedef struct pp_hw {
 	double intra_lat_s;
 	int intra_ncurve;          /* published all_reduce busbw curve inside a node */
 	double intra_curve_bytes[48], intra_curve_Bps[48];
+	bool intra_curve_nvls;     /* the curve was measured with NVLS (its all_reduce) */
+	/* NVLink SHARP inside the NVLink domain (fabrics.json nvls): NCCL's
+	 * NVLS all_reduce algorithm bandwidth over intra_Bps, and its latency;
+	 * ratio 0 where the switches have none or the scenario turns it off */
+	double nvls_algbw_ratio;
+	double nvls_lat_s;
 	double nic_Bps;            /* per NIC, achieved */
 	double inter_lat_s;
 	int gpus_per_node;

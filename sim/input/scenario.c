@@ -20,7 +20,7 @@ static const char *const model_keys[] = {"preset", "hf_config", "num_layers", "h
 					 "untie_embeddings_and_output_weights", "mtp_num_layers",
 					 PP_MODEL_ARCH_KEYS};
 static const char *const cluster_keys[] = {"gpu", "num_gpus", "gpus_per_node",
-					   "nvlink_domain_size", "intra_node",
+					   "nvlink_domain_size", "intra_node", "nccl_nvls_enable",
 					   "inter_node", "storage"};
 static const char *const inter_keys[] = {"fabric", "nics_per_node", "oversubscription", "topology"};
 static const char *const storage_keys[] = {"type", "read_gbytes_per_s_per_node",
@@ -231,6 +231,12 @@ static int parse_cluster(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 			      err)))
 		return rc;
 	cl->nvlink_domain_size = present ? (int)v : 0;
+	/* NCCL_NVLS_ENABLE: NVLink SHARP where the NVSwitches have it (NCCL's
+	 * default, 2 = auto); false as NCCL_NVLS_ENABLE=0 */
+	bool nvls_on = true;
+	if ((rc = pp_jget_bool(d, c, "cluster", "nccl_nvls_enable", false, &nvls_on, NULL, err)))
+		return rc;
+	cl->nvls_off = !nvls_on;
 	char intra[32];
 	snprintf(intra, sizeof(intra), "%s", cl->gpu->intra_node);
 	if ((rc = pp_jget_str(d, c, "cluster", "intra_node", false, intra, sizeof(intra), NULL, err)) ||

@@ -94,6 +94,8 @@ typedef struct pp_cluster {
 	 * nodes; 0: derived (pp_cluster_domain_gpus) */
 	int nvlink_domain_size;
 	const pp_fabric *intra;       /* inside an NVLink domain (a node's PCIe where none) */
+	bool nvls_off;                /* cluster.nccl_nvls_enable false (NCCL_NVLS_ENABLE=0); a
+				       * cluster built elsewhere (zeroed) keeps NCCL's default, on */
 	const pp_fabric *inter;       /* between nodes (NIC fabric) */
 	int nics_per_node;
 	double oversubscription;      /* >= 1; 1 = full bisection */
