@@ -33,6 +33,50 @@ card qwen2-72b-instruct-config.json 72.71e9 8 8      # "Number of Parameters: 72
 card granite-3.3-8b-instruct-config.json 8.171e9 8 8
 card olmo-2-7b-instruct-config.json 7.299e9 8 8
 
+# Gemma 3 1B (gemma3_text): "1B" on the card; its sliding_window_pattern 6
+# (five 512-token sliding layers per global one) read: shorter than the
+# same file without the window, longer than with a window on every layer
+card gemma-3-1b-it-config.json 1.0e9 4 4
+scen "$repo/tests/data/hf/gemma-3-1b-it-config.json" 4 4
+"$bin" predict --json "$tmp/s.json" >"$tmp/g.json" 2>&1
+sed 's/"sliding_window": 512/"sliding_window": null/' tests/data/hf/gemma-3-1b-it-config.json >"$tmp/gnw.json"
+scen "$tmp/gnw.json" 4 4
+"$bin" predict --json "$tmp/s.json" >"$tmp/gnw.out" 2>&1
+sed 's/"sliding_window_pattern": 6/"sliding_window_pattern": 1000/' tests/data/hf/gemma-3-1b-it-config.json >"$tmp/gall.json"
+scen "$tmp/gall.json" 4 4
+"$bin" predict --json "$tmp/s.json" >"$tmp/gall.out" 2>&1
+python3 -c 'import json,sys
+a,b,c=[json.load(open(f))["step_time_s"] for f in sys.argv[1:]]
+print("# step %.4g s (5 of 6 sliding), %.4g s (none), %.4g s (all)" % (a, b, c)); sys.exit(0 if c < a < b else 1)' "$tmp/g.json" "$tmp/gnw.out" "$tmp/gall.out"
+ok $? "gemma-3-1b: 5 of 6 layers sliding: between no window and a window on every layer"
+
+moe() { # moe FILE GPUS TP EP: a scenario for an expert model without its MTP module
+	printf '{"model": {"hf_config": "%s", "mtp_num_layers": 0}, "cluster": {"gpu": "h100-sxm", "num_gpus": %s}, "parallel": {"tensor_model_parallel_size": %s, "expert_model_parallel_size": %s, "sequence_parallel": true}, "training": {"seq_length": 4096}}\n' "$repo/tests/data/hf/$1" "$2" "$3" "$4" >"$tmp/s.json"
+	"$bin" predict --json "$tmp/s.json" >"$tmp/p.json" 2>"$tmp/err"
+}
+# Kimi K2 (model_type kimi_k2): the published weights' shapes sum to
+# 1,026,470,731,056 parameters (README); the card's 32B activated leaves the
+# input embedding (163840 x 7168) out, as DeepSeek-V3's README does
+moe kimi-k2-instruct-config.json 1024 8 32
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-163840*7168
+print("# %.4g total, %.4g active without the input embedding" % (t, a)); sys.exit(0 if abs(t-1.02647e12)<=0.02*1.02647e12 and abs(a-32e9)<=0.02*32e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
+ok $? "kimi-k2-instruct: predicts, total and active within 2% of the weights and the card"
+# GLM-4.5-Air (glm4_moe): card 106B total, 12B active; Zhipu's active count
+# leaves out the embedding and the output layer (2 x 151552 x 4096)
+moe glm-4.5-air-config.json 64 4 8
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-2*151552*4096
+print("# %.4g total, %.4g active without embedding and output" % (t, a)); sys.exit(0 if abs(t-106e9)<=0.02*106e9 and abs(a-12e9)<=0.02*12e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
+ok $? "glm-4.5-air: predicts, total and active within 2% of the card"
+scen "$repo/tests/data/hf/glm-4.5-air-config.json" 8 1
+"$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'num_nextn_predict_layers: found 1' "$tmp/err"
+ok $? "glm-4.5-air: its MTP layer is not dropped silently (exit 2 until mtp_num_layers is set)"
+# Qwen3-Next: Gated DeltaNet linear attention, not modelled: refused by name
+scen "$repo/tests/data/hf/qwen3-next-reduced-config.json" 8 1
+"$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'qwen3-next-reduced-config.json:9:5: full_attention_interval: found the number 4 in a config of model_type "qwen3_next": a hybrid of linear and softmax attention' "$tmp/err"
+ok $? "qwen3-next: linear attention refused naming full_attention_interval, file and line"
+
 # Phi-3-mini's window of 2047 < 4096, on every layer (transformers'
 # Phi3Attention): read, so the step is shorter than the same config's
 # without a window (attention over at most 2047 keys instead of 4096)
@@ -60,7 +104,7 @@ ok $? "a key podplan does not know: exit 2 naming it"
 
 # every accepted key's reason is in the table
 "$bin" import --mapping hf >"$tmp/map"
-for k in embd_pdrop resid_pdrop original_max_position_embeddings sliding_window n_embd summary_type; do
+for k in embd_pdrop resid_pdrop original_max_position_embeddings sliding_window n_embd summary_type sliding_window_pattern partial_rotary_factor use_qk_norm full_attention_interval; do
 	grep -q "^| \`$k\` | " "$tmp/map" || { echo "# $k missing"; false; } || break
 done
 ok $? "podplan import --mapping hf lists the keys Phi-3 and GPT-2 carry, with what podplan does"

@@ -63,7 +63,36 @@ ref() { # ref FILE WORD ARGS...
 	[ $rc -eq 2 ] && grep -q -- "$w" "$tmp/err" && [ ! -e "$tmp/refused.json" ]
 	ok $? "import megatron $f refused (exit $rc) naming $w"
 }
-ref train_llama3_8b_h100_fp8.sh --fp8-param-gather
+# Megatron-LM's FP8 example: --fp8-format hybrid, --fp8-amax-*, --fp8-param-gather
+# (its two tokenizers, one per branch of an if, are not read: --vocab-size is given)
+"$bin" import megatron "$d/train_llama3_8b_h100_fp8.sh" -o "$tmp/fp8.json" 2>"$tmp/err" &&
+	[ "$(key "$tmp/fp8.json" training.precision)" = '"fp8"' ] &&
+	[ "$(key "$tmp/fp8.json" training.fp8_param_gather)" = true ] &&
+	"$bin" predict "$tmp/fp8.json" >"$tmp/out" 2>&1 && grep -q 'Step time' "$tmp/out"
+ok $? "import megatron train_llama3_8b_h100_fp8.sh: fp8, fp8_param_gather, predicts"
+# what --fp8-param-gather changes: the layers' weights at 1 byte instead of 2
+# (32 x (2 x 4096^2 + 2 x 1024 x 4096 + 3 x 4096 x 14336 + 2 x 4096) =
+# 6,979,584,000 bytes less; embedding and output layer stay 16-bit), and the
+# distributed optimizer's all-gather halved (exposed on 2 nodes without overlap)
+fp8pair() { # fp8pair GPUS OVERLAP: predict --json with and without fp8_param_gather
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); d["cluster"]["num_gpus"]=int(sys.argv[3]); d["training"]["overlap_param_gather"]=sys.argv[4]=="1"
+json.dump(d,open(sys.argv[2]+"-on.json","w")); d["training"]["fp8_param_gather"]=False; json.dump(d,open(sys.argv[2]+"-off.json","w"))' "$tmp/fp8.json" "$tmp/pair" "$1" "$2"
+	"$bin" predict --json "$tmp/pair-on.json" >"$tmp/on.out" && "$bin" predict --json "$tmp/pair-off.json" >"$tmp/off.out"
+}
+fp8pair 8 1 && python3 -c 'import json,sys
+a,b=[json.load(open(f))["memory"]["breakdown"]["weights_bytes"] for f in sys.argv[1:]]
+print("# weights %.0f bytes with, %.0f without" % (a, b)); sys.exit(0 if abs((b-a)-6979584000)<=1e-3*6979584000 else 1)' "$tmp/on.out" "$tmp/off.out"
+ok $? "fp8_param_gather: the layers' weights 1 byte each (6.98e9 bytes less on Llama 3 8B)"
+fp8pair 16 0 && python3 -c 'import json,sys
+a,b=[json.load(open(f))["breakdown"]["dp_comm_exposed_s"] for f in sys.argv[1:]]
+print("# exposed data-parallel comm %.4g s with, %.4g s without" % (a, b)); sys.exit(0 if 0 < a < b else 1)' "$tmp/on.out" "$tmp/off.out"
+ok $? "fp8_param_gather: a shorter exposed all-gather (1 byte a parameter instead of 2)"
+python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); d["training"]["precision"]="bf16"; json.dump(d,open(sys.argv[2],"w"))' "$tmp/fp8.json" "$tmp/bf.json"
+"$bin" check "$tmp/bf.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'training.fp8_param_gather: found true with precision bf16; expected precision fp8' "$tmp/err"
+ok $? "fp8_param_gather without fp8: exit 2 naming the key"
 ref Llama-3.1-8B-Instruct.sh --attention-dropout --vocab-size 128256 --num-gpus 8
 ref Qwen3-8B.sh --attention-dropout --vocab-size 151643 --num-gpus 8
 printf 'torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128 --vocab-size 1000 --frobnicate 3\n' >"$tmp/bad.sh"

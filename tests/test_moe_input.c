@@ -230,6 +230,43 @@ static void hf_families(void)
 	same_arch(m, pp_catalog_model(tu_catalog(), "gpt-oss-120b"), "gpt-oss-120b");
 	pp_scenario_release(&s);
 
+	/* Gemma 3 1B: sliding_window_pattern 6, five sliding layers (512
+	 * tokens) then a global one: layers 5, 11, 17, 23 full, 26 layers */
+	CHECK(import("gemma-3-1b-it-config.json", "", &s, &err) == 0);
+	m = &s.model;
+	CHECK(m->window == 512 && m->window_list_len == 26 && m->head_dim == 256);
+	CHECK(m->num_query_groups == 1 && m->swiglu && m->tied_embeddings);
+	for (int i = 0; i < 26; i++)
+		CHECK(((pp_model_layer_kind(m, i) & PP_LK_WINDOW) != 0) == (i != 5 && i != 11 &&
+									       i != 17 && i != 23));
+	pp_scenario_release(&s);
+
+	/* Kimi K2 (model_type kimi_k2, DeepSeek-V3's architecture): MLA with 64
+	 * heads, 384 experts of 2048, top-8, one shared, layer 0 dense */
+	CHECK(import("kimi-k2-instruct-config.json", "", &s, &err) == 0);
+	m = &s.model;
+	CHECK(m->multi_latent_attention && m->num_attention_heads == 64 && m->q_lora_rank == 1536);
+	CHECK(m->num_experts == 384 && m->moe_router_topk == 8 && m->moe_ffn_hidden_size == 2048);
+	CHECK(m->moe_shared_expert_intermediate_size == 2048 && m->ffn_hidden_size == 18432);
+	for (int i = 0; i < 61; i++)
+		CHECK(pp_model_layer_moe(m, i) == (i >= 1));
+	pp_scenario_release(&s);
+
+	/* GLM-4.5-Air: grouped-query attention (96 heads of 128, 8 groups),
+	 * 128 experts of 1408, top-8, one shared, layer 0 dense; its MTP layer
+	 * only when the scenario says so */
+	CHECK(import_as("glm-4.5-air-config.json", "", true, &s, &err) != 0);
+	CHECK_CONTAINS(err.msg, "num_nextn_predict_layers");
+	CHECK(import("glm-4.5-air-config.json", ", \"mtp_num_layers\": 0", &s, &err) == 0);
+	m = &s.model;
+	CHECK(!m->multi_latent_attention && m->num_attention_heads == 96 && m->head_dim == 128);
+	CHECK(m->num_query_groups == 8 && m->ffn_hidden_size == 10944);
+	CHECK(m->num_experts == 128 && m->moe_router_topk == 8 && m->moe_ffn_hidden_size == 1408);
+	CHECK(m->moe_shared_expert_intermediate_size == 1408);
+	for (int i = 0; i < 46; i++)
+		CHECK(pp_model_layer_moe(m, i) == (i >= 1));
+	pp_scenario_release(&s);
+
 	/* dense Mistral-7B: its 4096-token window on every layer */
 	CHECK(import("mistral-7b-v0.1-config.json", "", &s, &err) == 0);
 	CHECK(s.model.num_experts == 0 && s.model.window == 4096 && s.model.window_freq == 1);
@@ -250,6 +287,12 @@ static void hf_params_without_preset(void)
 		/* DeepSeek-V2 README: 236B / 21B (DeepSeek's convention: without the
 		 * input embedding, as README_WEIGHTS says for V3) */
 		{"deepseek-v2-config.json", 236, 21, true},
+		/* Gemma 3 1B card: 1B (tied embedding, counted) */
+		{"gemma-3-1b-it-config.json", 1.0, 1.0, false},
+		/* Kimi K2: the published weights' shapes sum to 1,026,470,731,056
+		 * (tests/data/hf/README.md); card: 32B activated (DeepSeek-V3's
+		 * convention, without the input embedding) */
+		{"kimi-k2-instruct-config.json", 1026.47, 32, true},
 	};
 	for (size_t i = 0; i < PP_ARRAY_LEN(rows); i++) {
 		pp_scenario s;
@@ -361,10 +404,19 @@ static void hf_refusals(void)
 		 "[\"full_attention\", \"full_attention\", \"linear_attention\", \"full_attention\", "
 		 "\"full_attention\", \"full_attention\", \"full_attention\", \"full_attention\"]}",
 		 "layer_types[2]"},
-		{"window-odd-pattern.json", "{\"model_type\": \"qwen3\", " DENSE_BASE ", "
-		 "\"sliding_window\": 512, \"layer_types\": [\"full_attention\", \"sliding_attention\", "
-		 "\"full_attention\", \"sliding_attention\", \"full_attention\", \"sliding_attention\", "
-		 "\"full_attention\", \"sliding_attention\"]}", "layer_types"},
+		/* layer_types against Gemma 3's pattern 6 (layer 5 full) */
+		{"window-pattern-disagrees.json", "{\"model_type\": \"gemma3_text\", " DENSE_BASE ", "
+		 "\"sliding_window\": 512, \"sliding_window_pattern\": 6, \"layer_types\": "
+		 "[\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+		 "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+		 "\"sliding_attention\", \"sliding_attention\"]}", "layer_types[5]"},
+		/* linear attention (Qwen3-Next) and a multimodal nesting: refused by the
+		 * key that carries the feature, whatever key comes first in the file */
+		{"hybrid-linear.json", "{\"model_type\": \"qwen3_next\", \"decoder_sparse_step\": 1, "
+		 DENSE_BASE ", \"full_attention_interval\": 4}", "full_attention_interval: found the "
+		 "number 4"},
+		{"multimodal.json", "{\"model_type\": \"llama4\", \"boi_token_index\": 200080, "
+		 "\"text_config\": {}}", "text_config"},
 		{"llama-window.json", "{\"model_type\": \"llama\", " DENSE_BASE
 		 ", \"sliding_window\": 1024}", "sliding_window"},
 		{"mixtral-topk.json", "{\"model_type\": \"mixtral\", " DENSE_BASE

@@ -202,11 +202,20 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		/* PyTorch DDP's buckets: a second copy of the gradients, allocated
 		 * once (no fragmentation margin) */
 		double buckets = pp_ddp_bucket_copies(s) ? trained * w->grad_comm_bytes_per_param : 0;
+		/* Megatron's --fp8-param-gather: the layers' compute parameters are
+		 * Transformer Engine FP8 tensors, 1 byte each instead of wb; the
+		 * embedding and the output layer stay 16-bit */
+		double fp8_save = 0;
+		if (tr->fp8_param_gather && p->zero_stage < 3) {
+			double eh = (st == 0 ? w->params_embed : 0) +
+				    (st == pp_stage_head(s) ? w->params_head : 0);
+			fp8_save = (trained > eh ? trained - eh : 0) * (wb - 1.0);
+		}
 		double total = (trained - tex) * (wb + gb + ob) + tex * (wb + gb + ob_e) + buckets +
-			       frozen + act + temp + frag;
+			       frozen + act + temp + frag - fp8_save;
 		if (total > worst) {
 			worst = total;
-			out->weights_bytes = trained * wb + frozen;
+			out->weights_bytes = trained * wb + frozen - fp8_save;
 			out->grads_bytes = trained * gb + buckets;
 			out->optimizer_bytes = (trained - tex) * ob + tex * ob_e;
 			out->activations_bytes = act;

@@ -510,7 +510,12 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	w->p2p_bytes = x.T * x.h * c.act / x.t; /* scatter/gather or SP: each TP rank sends 1/t */
 
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
-	w->param_gather_bytes_per_param = mixed ? 2.0 : 4.0;
+	/* the distributed optimizer's all-gather of updated parameters: the
+	 * compute copy's bytes, 1 with FP8 parameters (Megatron's
+	 * --fp8-param-gather; their scales, one per tensor, are not counted;
+	 * the 16-bit embedding and output layer are counted at 1 byte too, an
+	 * underestimate of their share of the gather) */
+	w->param_gather_bytes_per_param = tr->fp8_param_gather ? 1.0 : mixed ? 2.0 : 4.0;
 	/* Adam as the stack's optimizer runs it (frameworks.json optimizers:
 	 * fused, one pass reading fp32 param, grad, m, v and writing param, m,
 	 * v and the 16-bit copy; or torch's foreach AdamW, a pass per op),

@@ -9,7 +9,7 @@
 /* Upper bound of a dimension (model.h): catches typos and overflow, not a real limit. */
 #define MAX_DIM PP_MODEL_DIM_MAX
 
-typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2 } fam;
+typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2, F_GLM, F_COUNT } fam;
 
 /* Which families a key belongs to (a bit per fam). */
 #define B(f) (1u << (f))
@@ -17,6 +17,8 @@ typedef enum fam { F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2
 #define DENSE B(F_DENSE)
 #define MOE (B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS))
 #define NOT_GPT2 (ALL & ~B(F_GPT2))
+/* DeepSeek's expert layout: routed + shared experts after first_k_dense_replace dense layers */
+#define DSMOE (B(F_DEEPSEEK) | B(F_GLM))
 
 /* The largest magnitude of a number in a config (a key read or not):
  * rope_theta, the largest podplan knows of, is 1e6 to 1e8. */
@@ -35,6 +37,8 @@ static const char DROP[] = "dropout: accepted at podplan's rate, 0 on gated (Swi
 static const char SCAL[] = "a scalar multiplier or soft cap (on embeddings, residuals, "
 			   "attention scores or logits): an elementwise pass the fused kernels "
 			   "fold in, not costed";
+static const char PROT[] = "rotary embedding on a fraction of each head: the same elementwise "
+			   "rotation on fewer elements, not costed";
 static const char ROUT[] = "the router's balancing loss or noise, routing weights renormalised: "
 			   "the same tokens per expert on average, no compute effect";
 
@@ -63,16 +67,18 @@ static const struct hf_key {
 	{"sliding_window", DENSE | B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
 	{"use_sliding_window", DENSE | B(F_QWEN_MOE), WIN}, {"max_window_layers", DENSE | B(F_QWEN_MOE), WIN},
 	{"layer_types", DENSE | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
+	{"sliding_window_pattern", DENSE, "read: Gemma 3's layer rule, layer i sliding unless (i + 1) "
+	 "is a multiple of it (five local layers per global one at 6)"},
 	{"num_local_experts", B(F_MIXTRAL) | B(F_GPT_OSS), RD},
-	{"num_experts_per_tok", MOE | B(F_DEEPSEEK), RD}, {"experts_per_token", B(F_GPT_OSS), RD},
-	{"num_experts", B(F_QWEN_MOE), RD}, {"moe_intermediate_size", B(F_QWEN_MOE) | B(F_DEEPSEEK), RD},
+	{"num_experts_per_tok", MOE | DSMOE, RD}, {"experts_per_token", B(F_GPT_OSS), RD},
+	{"num_experts", B(F_QWEN_MOE), RD}, {"moe_intermediate_size", B(F_QWEN_MOE) | DSMOE, RD},
 	{"shared_expert_intermediate_size", B(F_QWEN_MOE), RD},
 	{"decoder_sparse_step", B(F_QWEN_MOE), RD}, {"mlp_only_layers", B(F_QWEN_MOE), RD},
-	{"n_routed_experts", B(F_DEEPSEEK), RD}, {"n_shared_experts", B(F_DEEPSEEK), RD},
-	{"first_k_dense_replace", B(F_DEEPSEEK), RD}, {"moe_layer_freq", B(F_DEEPSEEK), RD},
+	{"n_routed_experts", DSMOE, RD}, {"n_shared_experts", DSMOE, RD},
+	{"first_k_dense_replace", DSMOE, RD}, {"moe_layer_freq", B(F_DEEPSEEK), RD},
 	{"q_lora_rank", B(F_DEEPSEEK), RD}, {"kv_lora_rank", B(F_DEEPSEEK), RD},
 	{"qk_nope_head_dim", B(F_DEEPSEEK), RD}, {"qk_rope_head_dim", B(F_DEEPSEEK), RD},
-	{"v_head_dim", B(F_DEEPSEEK), RD}, {"num_nextn_predict_layers", B(F_DEEPSEEK), RD},
+	{"v_head_dim", B(F_DEEPSEEK), RD}, {"num_nextn_predict_layers", DSMOE, RD},
 	{"head_dim", B(F_DEEPSEEK), "newer transformers write qk_rope_head_dim here; MLA's sizes are read"},
 	{"architectures", ALL, BOOK}, {"auto_map", ALL, BOOK}, {"transformers_version", ALL, BOOK},
 	{"torch_dtype", ALL, "the release's weight dtype: the scenario's precision decides"},
@@ -89,6 +95,7 @@ static const struct hf_key {
 	{"rope_parameters", NOT_GPT2, ROPE}, {"original_max_position_embeddings", DENSE, ROPE},
 	{"rope_interleave", B(F_DEEPSEEK), ROPE}, {"initial_context_length", B(F_GPT_OSS), ROPE},
 	{"rope_local_base_freq", DENSE, ROPE},
+	{"partial_rotary_factor", NOT_GPT2, PROT},
 	{"attention_dropout", ALL, DROP}, {"embd_pdrop", ALL, DROP}, {"resid_pdrop", ALL, DROP},
 	{"attn_pdrop", ALL, DROP},
 	{"summary_first_dropout", B(F_GPT2), "a sequence-classification head's: not in a causal LM's step"},
@@ -105,12 +112,13 @@ static const struct hf_key {
 	{"final_logit_softcapping", DENSE, SCAL}, {"embedding_multiplier", DENSE, SCAL},
 	{"residual_multiplier", DENSE, SCAL}, {"attention_multiplier", DENSE, SCAL},
 	{"logits_scaling", DENSE, SCAL},
+	{"use_qk_norm", B(F_GLM), "an RMSNorm of each query and key head: elementwise, not costed"},
 	{"router_aux_loss_coef", MOE, ROUT}, {"router_jitter_noise", B(F_MIXTRAL), ROUT},
-	{"output_router_logits", MOE, ROUT}, {"norm_topk_prob", B(F_QWEN_MOE) | B(F_DEEPSEEK), ROUT},
-	{"n_group", B(F_DEEPSEEK), "group-limited routing (checked to be possible): the same tokens "
+	{"output_router_logits", MOE, ROUT}, {"norm_topk_prob", B(F_QWEN_MOE) | DSMOE, ROUT},
+	{"n_group", DSMOE, "group-limited routing (checked to be possible): the same tokens "
 	 "per expert on average"},
-	{"topk_group", B(F_DEEPSEEK), "as n_group"}, {"topk_method", B(F_DEEPSEEK), ROUT},
-	{"scoring_func", B(F_DEEPSEEK), ROUT}, {"routed_scaling_factor", B(F_DEEPSEEK), ROUT},
+	{"topk_group", DSMOE, "as n_group"}, {"topk_method", B(F_DEEPSEEK), ROUT},
+	{"scoring_func", B(F_DEEPSEEK), ROUT}, {"routed_scaling_factor", DSMOE, ROUT},
 	{"aux_loss_alpha", B(F_DEEPSEEK), ROUT}, {"seq_aux", B(F_DEEPSEEK), ROUT},
 	{"ep_size", B(F_DEEPSEEK), "an expert-parallel size hint for serving: the scenario sets EP"},
 	{"swiglu_limit", B(F_GPT_OSS), "the SwiGLU clamp: elementwise"},
@@ -120,6 +128,46 @@ static const struct hf_key {
 static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
 					"num_experts_per_tok", "experts_per_token",
 					"moe_intermediate_size"};
+
+/* Keys of architectures podplan does not model, refused with what they
+ * would change (checked before any other key, so the message names the
+ * feature rather than the first unknown key of the file). */
+static const struct hf_refused {
+	const char *key, *why;
+} hf_refused[] = {
+	{"full_attention_interval", "a hybrid of linear and softmax attention (Qwen3-Next: three Gated "
+	 "DeltaNet layers per gated-attention layer); podplan models softmax attention only (a "
+	 "linear-attention layer's compute is linear in the sequence and it keeps a fixed state, "
+	 "not a KV cache)"},
+	{"linear_num_value_heads", "linear-attention (Gated DeltaNet) heads; podplan models softmax "
+	 "attention only"},
+	{"linear_num_key_heads", "linear-attention (Gated DeltaNet) heads; podplan models softmax "
+	 "attention only"},
+	{"vision_config", "a vision encoder (a multimodal model); podplan models the language model "
+	 "only, from a text model's config"},
+	{"text_config", "the language model nested in a multimodal config; podplan reads a text "
+	 "model's config, with its keys at the top level"},
+	{"interleave_moe_layer_step", "Llama 4's dense/MoE interleave with its own expert and dense "
+	 "FFN sizes (intermediate_size, intermediate_size_mlp); not read"},
+	{"attention_chunk_size", "chunked attention (Llama 4: attention within fixed chunks on the "
+	 "RoPE layers); podplan models full and sliding-window attention only"},
+	{"no_rope_layers", "Llama 4's layers without RoPE, which attend globally while the others "
+	 "attend in chunks; podplan models full and sliding-window attention only"},
+};
+
+static int check_refused(const pp_jdoc *hf, const char *mt, pp_err *err)
+{
+	for (size_t i = 0; i < PP_ARRAY_LEN(hf_refused); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf->root, hf_refused[i].key);
+		char what[96];
+		if (v)
+			return pp_jdoc_errf(hf, err, hf_refused[i].key, "found %s in a config of "
+					    "model_type \"%s\": %s; expected a config without it "
+					    "(podplan import --mapping hf lists what is read)",
+					    pp_jdoc_describe(v, what, sizeof(what)), mt, hf_refused[i].why);
+	}
+	return 0;
+}
 
 static bool in(const char *key, const char *const *list, size_t n)
 {
@@ -140,7 +188,8 @@ static const struct hf_key *find_key(const char *k, fam f)
 void pp_hfconfig_accepted(pp_sb *out)
 {
 	pp_sb_adds(out, "| key | families | what podplan does with it |\n|---|---|---|\n");
-	static const char *const fn[] = {"dense", "mixtral", "qwen MoE", "deepseek", "gpt-oss", "gpt2"};
+	static const char *const fn[F_COUNT] = {"dense", "mixtral", "qwen MoE", "deepseek",
+						"gpt-oss", "gpt2", "glm4_moe"};
 	for (size_t i = 0; i < PP_ARRAY_LEN(hf_keys); i++) {
 		const struct hf_key *k = &hf_keys[i];
 		pp_sb_addf(out, "| `%s` | ", k->key);
@@ -148,12 +197,14 @@ void pp_hfconfig_accepted(pp_sb *out)
 			pp_sb_adds(out, "all");
 		} else {
 			int n = 0;
-			for (int f = 0; f < 6; f++)
+			for (int f = 0; f < F_COUNT; f++)
 				if (k->fams & B(f))
 					pp_sb_addf(out, "%s%s", n++ ? ", " : "", fn[f]);
 		}
 		pp_sb_addf(out, " | %s |\n", k->why);
 	}
+	for (size_t i = 0; i < PP_ARRAY_LEN(hf_refused); i++)
+		pp_sb_addf(out, "| `%s` | all | refused: %s |\n", hf_refused[i].key, hf_refused[i].why);
 }
 
 static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
@@ -173,7 +224,7 @@ static int check_keys(const pp_jdoc *hf, fam f, const char *mt, pp_err *err)
 		if (f == F_DENSE && in(k, k_experts, PP_ARRAY_LEN(k_experts)))
 			return pp_jdoc_errf(hf, err, k, "found an expert key in a config of model_type "
 					    "\"%s\"; expected expert keys only with model_type mixtral, "
-					    "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3 or gpt_oss (a "
+					    "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe or gpt_oss (a "
 					    "mixture of experts is never read as a dense model)", mt);
 		return pp_jdoc_errf(hf, err, k, "found a key podplan does not model in a config of "
 				    "model_type \"%s\"; expected only keys it reads or knows to leave "
@@ -333,35 +384,25 @@ out:
 	return rc;
 }
 
-/* DeepSeek-V2/V3: multi-head latent attention in every layer; layer i is
+/* DeepSeek's expert layout (DeepSeek-V2/V3, Kimi K2, GLM-4.5): layer i is
  * MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0 (vLLM
- * deepseek_v2.py _is_moe_layer), with n_shared_experts shared experts of
- * moe_intermediate_size each (Megatron's moe_shared_expert_intermediate_size
- * is their sum); dense layers use intermediate_size. */
-static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *err)
+ * deepseek_v2.py _is_moe_layer; glm4_moe.py: i >= first_k_dense_replace),
+ * with n_shared_experts shared experts of moe_intermediate_size each
+ * (Megatron's moe_shared_expert_intermediate_size is their sum); dense
+ * layers use intermediate_size. num_nextn_predict_layers is the
+ * multi-token-prediction module, trained only when the scenario says so. */
+static int read_ds_moe(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *err)
 {
 	int rc, nshared = 0, kdense = 0, freq = 1, mtp = 0;
 	bool has_mtp = false;
-	m->multi_latent_attention = true;
-	/* MLA has no key/value head groups: num_key_value_heads (= heads in
-	 * DeepSeek's configs) is not used by the attention */
-	m->num_query_groups = m->num_attention_heads;
-	m->head_dim = 0;
-	if ((rc = get_int(hf, "q_lora_rank", false, true, 1, MAX_DIM, &m->q_lora_rank, NULL, err)) ||
-	    (rc = get_int(hf, "kv_lora_rank", true, false, 1, MAX_DIM, &m->kv_lora_rank, NULL, err)) ||
-	    (rc = get_int(hf, "qk_nope_head_dim", true, false, 1, MAX_DIM, &m->qk_head_dim, NULL,
-			  err)) ||
-	    (rc = get_int(hf, "qk_rope_head_dim", true, false, 1, MAX_DIM, &m->qk_pos_emb_head_dim,
-			  NULL, err)) ||
-	    (rc = get_int(hf, "v_head_dim", true, false, 1, MAX_DIM, &m->v_head_dim, NULL, err)) ||
-	    (rc = get_int(hf, "num_nextn_predict_layers", false, true, 0, 64, &mtp, &has_mtp, err)))
+	if ((rc = get_int(hf, "num_nextn_predict_layers", false, true, 0, 64, &mtp, &has_mtp, err)))
 		return rc;
 	if (mtp > 0 && !drop_mtp)
-		return pp_jdoc_errf(hf, err, "num_nextn_predict_layers", "found %d: DeepSeek-V3's "
-				    "multi-token-prediction module is trained only when the scenario "
-				    "says so; expected the scenario's \"model\": {\"mtp_num_layers\": "
-				    "%d} to train it or 0 to train without it (Megatron-LM's "
-				    "--mtp-num-layers)", mtp, mtp);
+		return pp_jdoc_errf(hf, err, "num_nextn_predict_layers", "found %d: the "
+				    "multi-token-prediction module (DeepSeek-V3, GLM-4.5) is trained "
+				    "only when the scenario says so; expected the scenario's \"model\": "
+				    "{\"mtp_num_layers\": %d} to train it or 0 to train without it "
+				    "(Megatron-LM's --mtp-num-layers)", mtp, mtp);
 	if ((rc = get_int(hf, "n_routed_experts", false, true, 0, 1000000, &m->num_experts, NULL,
 			  err)))
 		return rc;
@@ -407,6 +448,28 @@ static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *
 	return rc;
 }
 
+/* DeepSeek-V2/V3 and Kimi K2 (model_type kimi_k2: DeepSeek-V3's
+ * architecture, DeepseekV3ForCausalLM, with its own sizes): multi-head
+ * latent attention in every layer, DeepSeek's expert layout. */
+static int read_deepseek(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *err)
+{
+	int rc;
+	m->multi_latent_attention = true;
+	/* MLA has no key/value head groups: num_key_value_heads (= heads in
+	 * DeepSeek's configs) is not used by the attention */
+	m->num_query_groups = m->num_attention_heads;
+	m->head_dim = 0;
+	if ((rc = get_int(hf, "q_lora_rank", false, true, 1, MAX_DIM, &m->q_lora_rank, NULL, err)) ||
+	    (rc = get_int(hf, "kv_lora_rank", true, false, 1, MAX_DIM, &m->kv_lora_rank, NULL, err)) ||
+	    (rc = get_int(hf, "qk_nope_head_dim", true, false, 1, MAX_DIM, &m->qk_head_dim, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "qk_rope_head_dim", true, false, 1, MAX_DIM, &m->qk_pos_emb_head_dim,
+			  NULL, err)) ||
+	    (rc = get_int(hf, "v_head_dim", true, false, 1, MAX_DIM, &m->v_head_dim, NULL, err)))
+		return rc;
+	return read_ds_moe(hf, m, drop_mtp, err);
+}
+
 /* gpt-oss: every layer's MLP is num_local_experts SwiGLU experts of
  * intermediate_size (clamped at swiglu_limit), top experts_per_token. The
  * attention's learned sinks (one logit per head) and its bias vectors are
@@ -434,21 +497,56 @@ static int read_gpt_oss(const pp_jdoc *hf, pp_model *m, pp_err *err)
 	return 0;
 }
 
+/* The window on the layers sl[0..L-1] marks: podplan's integer form
+ * (window_freq N, layer i sliding iff i % N == 0) where it says the same,
+ * else the 0/1 list (window_list). */
+static void set_window(pp_model *m, const bool *sl, int win)
+{
+	int L = m->num_layers, n = L;
+	if (sl[0])
+		for (n = 1; n < L && !sl[n]; n++)
+			;
+	bool every_n = sl[0];
+	for (int i = 0; i < L && every_n; i++)
+		every_n = sl[i] == (i % n == 0);
+	m->window = win;
+	m->window_freq = every_n ? n : 1;
+	m->window_list_len = 0;
+	if (!every_n) {
+		for (int i = 0; i < L; i++)
+			m->window_list[i] = sl[i];
+		m->window_list_len = L;
+	}
+}
+
 /* The sliding window. A window at least max_position_embeddings long
  * changes nothing. Which layers slide: layer_types when the config lists
- * them; else Qwen's rule (use_sliding_window, from layer max_window_layers
- * on; off when absent, transformers' default); else every layer for Mistral
- * and Mixtral, even layers for gpt-oss (gpt_oss/torch/model.py: "sliding_window
- * if layer_idx % 2 == 0"). */
+ * them; Gemma 3's sliding_window_pattern P (transformers Gemma3DecoderLayer:
+ * is_sliding = bool((layer_idx + 1) % P); 6 by default), which layer_types
+ * must then agree with; else Qwen's rule (use_sliding_window, from layer
+ * max_window_layers on; off when absent, transformers' default); else every
+ * layer for Mistral and Mixtral, even layers for gpt-oss (gpt_oss/torch/
+ * model.py: "sliding_window if layer_idx % 2 == 0"). */
 static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *err)
 {
-	int rc, win = 0, L = m->num_layers;
-	bool has_win = false;
-	m->window = m->window_freq = 0;
-	if ((rc = get_int(hf, "sliding_window", false, true, 1, MAX_DIM, &win, &has_win, err)))
+	int rc, win = 0, L = m->num_layers, pat = 0;
+	bool has_win = false, has_pat = false;
+	m->window = m->window_freq = m->window_list_len = 0;
+	if ((rc = get_int(hf, "sliding_window", false, true, 1, MAX_DIM, &win, &has_win, err)) ||
+	    (rc = get_int(hf, "sliding_window_pattern", false, false, 1, MAX_DIM, &pat, &has_pat,
+			  err)))
 		return rc;
 	if (win >= m->seq_length)
 		win = 0;
+	if (L > PP_MOE_LIST_MAX)
+		return pp_jdoc_errf(hf, err, "num_hidden_layers", "found %d layers; expected at most "
+				    "%d", L, PP_MOE_LIST_MAX);
+	bool sl[PP_MOE_LIST_MAX] = {0}, any = false;
+	if (!has_pat && !strncmp(mt, "gemma3", 6)) /* Gemma3TextConfig's default */
+		pat = 6, has_pat = true;
+	if (has_pat)
+		for (int i = 0; i < L; i++)
+			any |= sl[i] = (i + 1) % pat != 0;
 	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf->root, "layer_types");
 	if (lt) {
 		char p[64], what[96];
@@ -456,38 +554,35 @@ static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *e
 			return pp_jdoc_errf(hf, err, "layer_types", "found %s; expected a list of %d "
 					    "attention types, one per layer",
 					    pp_jdoc_describe(lt, what, sizeof(what)), L);
-		bool sl[PP_MOE_LIST_MAX] = {0}, any = false;
 		int i = 0;
-		if (L > PP_MOE_LIST_MAX)
-			return pp_jdoc_errf(hf, err, "layer_types", "found %d layers; expected at most "
-					    "%d", L, PP_MOE_LIST_MAX);
+		any = false;
 		for (const cJSON *e = lt->child; e; e = e->next, i++) {
 			bool full = cJSON_IsString(e) && !strcmp(e->valuestring, "full_attention");
-			sl[i] = cJSON_IsString(e) && !strcmp(e->valuestring, "sliding_attention");
-			if (!full && !sl[i])
+			bool s = cJSON_IsString(e) && !strcmp(e->valuestring, "sliding_attention");
+			if (!full && !s)
 				return pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "layer_types", i),
 						    "found %s; expected \"full_attention\" or "
 						    "\"sliding_attention\" (podplan models no other "
 						    "attention)", pp_jdoc_describe(e, what, sizeof(what)));
-			any |= sl[i];
+			if (has_pat && s != sl[i])
+				return pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "layer_types", i),
+						    "found %s, but sliding_window_pattern %d makes layer "
+						    "%d %s; expected the two to agree",
+						    pp_jdoc_describe(e, what, sizeof(what)), pat, i,
+						    sl[i] ? "sliding" : "full");
+			sl[i] = s;
+			any |= s;
 		}
-		if (!any || (win == 0 && has_win))
+	}
+	if (lt || has_pat) {
+		/* a window of null or at least the context: no window */
+		if (!any || (win == 0 && cJSON_GetObjectItemCaseSensitive(hf->root, "sliding_window")))
 			return 0;
 		if (win == 0)
 			return pp_jdoc_errf(hf, err, "sliding_window", "found no window size, but "
-					    "layer_types has sliding layers; expected the window in tokens");
-		int n = L;
-		if (sl[0])
-			for (n = 1; n < L && !sl[n]; n++)
-				;
-		for (i = 0; i < L; i++)
-			if (sl[i] != (sl[0] && i % n == 0))
-				return pp_jdoc_errf(hf, err, "layer_types", "found a pattern of sliding "
-						    "layers podplan cannot express; expected sliding "
-						    "attention exactly on the layers i with i %% N == 0 "
-						    "(window_layer_freq N)");
-		m->window = win;
-		m->window_freq = n;
+					    "%s has sliding layers; expected the window in tokens",
+					    lt ? "layer_types" : "sliding_window_pattern");
+		set_window(m, sl, win);
 		return 0;
 	}
 	const cJSON *usw = cJSON_GetObjectItemCaseSensitive(hf->root, "use_sliding_window");
@@ -573,11 +668,14 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 		return rc;
 	fam f = !strcmp(mt, "mixtral")                                   ? F_MIXTRAL
 		: !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3_moe")   ? F_QWEN_MOE
-		: !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ? F_DEEPSEEK
+		: !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ||
+				!strcmp(mt, "kimi_k2")                   ? F_DEEPSEEK
+		: !strcmp(mt, "glm4_moe")                                ? F_GLM
 		: !strcmp(mt, "gpt_oss")                                 ? F_GPT_OSS
 		: !strcmp(mt, "gpt2")                                    ? F_GPT2
 									 : F_DENSE;
-	if ((rc = check_keys(hf, f, mt[0] ? mt : "(none)", err)))
+	if ((rc = check_refused(hf, mt[0] ? mt : "(none)", err)) ||
+	    (rc = check_keys(hf, f, mt[0] ? mt : "(none)", err)))
 		return rc;
 	if (f == F_GPT2)
 		return read_gpt2(hf, m, err);
@@ -622,6 +720,7 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 	case F_QWEN_MOE: return read_qwen_moe(hf, m, err);
 	case F_DEEPSEEK: return read_deepseek(hf, m, drop_mtp, err);
 	case F_GPT_OSS: return read_gpt_oss(hf, m, err);
+	case F_GLM: return read_ds_moe(hf, m, drop_mtp, err);
 	default: return 0;
 	}
 }

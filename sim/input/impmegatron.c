@@ -43,7 +43,8 @@ const pp_imp_rule pp_imp_megatron_rules[] = {
 	    "padded to a multiple of --make-vocab-size-divisible-by (128) x TP, as Megatron pads it"),
 	SPC("--make-vocab-size-divisible-by", 1, "model.vocab_size", "the padding multiple (x TP)"),
 	SPC("--tokenizer-type", 1, "model.vocab_size",
-	    "GPT2BPETokenizer: 50,257 tokens; any other needs --vocab-size in the text or on import"),
+	    "GPT2BPETokenizer: 50,257 tokens; any other needs --vocab-size in the text or on import; "
+	    "not read when the text gives --vocab-size"),
 	SPC("--vocab-file", 1, "model.vocab_size",
 	    "a GPT-2 vocabulary (gpt2-vocab.json): 50,257 tokens; the path itself is not kept"),
 	SPC("--swiglu", 0, "model.swiglu", "true; absent: false"),
@@ -125,8 +126,9 @@ const pp_imp_rule pp_imp_megatron_rules[] = {
 	IGN("--fp8-amax-compute-algo", 1, "FP8 scaling bookkeeping on scalars"),
 	IGN("--fp8-margin", 1, "FP8 scaling bookkeeping on scalars"),
 	IGN("--fp8-interval", 1, "FP8 scaling bookkeeping on scalars"),
-	REF("--fp8-param-gather", 0, "FP8 parameters gathered in 8 bits: podplan keeps 16-bit "
-	    "parameters and gathers 2 bytes a parameter"),
+	MAP("--fp8-param-gather", 0, PP_IMPV_TRUE, "training.fp8_param_gather",
+	    "true: the layers' compute parameters are FP8, 1 byte each in memory and in the "
+	    "distributed optimizer's all-gather instead of 2 (embedding and output layer 16-bit)"),
 	REF("--fp8-recipe", 1, "a scaling recipe other than Transformer Engine's delayed scaling "
 	    "(podplan's fp8_recipe te)"),
 	SPC("--recompute-granularity", 1, "training.recompute", "full or selective"),
@@ -298,6 +300,22 @@ static int precision_and_recompute(const char *name, const pp_imp_args *a, cJSON
 	return 0;
 }
 
+/* Drop every occurrence of flag from a: an argument podplan does not read
+ * in this text. */
+static void drop_unread(pp_imp_args *a, const char *flag)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->a[i].flag, flag)) {
+			a->a[k++] = a->a[i];
+			continue;
+		}
+		for (int j = 0; j < a->a[i].nval; j++)
+			free(a->a[i].val[j]);
+	}
+	a->n = k;
+}
+
 int pp_import_megatron(const char *name, const char *text, const pp_import_opts *o, cJSON **out,
 		       pp_err *err)
 {
@@ -311,6 +329,13 @@ int pp_import_megatron(const char *name, const char *text, const pp_import_opts 
 			     "script, command line or argument file", name);
 		goto out;
 	}
+	/* with --vocab-size in the text the tokenizer's name is not read (it
+	 * only says GPT-2's 50,257 without one): a script that names two
+	 * tokenizers in the branches of an if (examples/llama/
+	 * train_llama3_8b_h100_fp8.sh: NullTokenizer for mock data,
+	 * HuggingFaceTokenizer else, --vocab-size 128256 in both) imports */
+	if (pp_imp_has(&a, "--vocab-size"))
+		drop_unread(&a, "--tokenizer-type");
 	if ((rc = pp_imp_check(name, "Megatron-LM", &a, pp_imp_megatron_rules,
 			       pp_imp_megatron_nrules, err)))
 		goto out;

@@ -16,7 +16,10 @@ bool pp_model_layer_moe(const pp_model *m, int i)
 int pp_model_layer_kind(const pp_model *m, int i)
 {
 	int k = pp_model_layer_moe(m, i) ? PP_LK_MOE : 0;
-	if (m->window > 0 && i % (m->window_freq > 0 ? m->window_freq : 1) == 0)
+	if (m->window <= 0)
+		return k;
+	if (m->window_list_len > 0 ? i < m->window_list_len && m->window_list[i]
+				   : i % (m->window_freq > 0 ? m->window_freq : 1) == 0)
 		k |= PP_LK_WINDOW;
 	return k;
 }
@@ -147,6 +150,8 @@ int pp_model_read_arch(const pp_jdoc *d, const cJSON *o, const char *path, pp_mo
 	if ((rc = opt_int(d, o, path, "window_size", 0, PP_MODEL_DIM_MAX, &win, &has_win, err)) ||
 	    (rc = opt_int(d, o, path, "window_layer_freq", 1, PP_MODEL_DIM_MAX, &wf, &has_wf, err)))
 		return rc;
+	if (has_win || has_wf) /* podplan's names replace a config's layer list */
+		m->window_list_len = 0;
 	if (has_win) {
 		m->window = win;
 		if (win == 0)

@@ -52,8 +52,13 @@ typedef struct pp_model {
 	bool multi_latent_attention;
 	int q_lora_rank, kv_lora_rank, qk_head_dim, qk_pos_emb_head_dim, v_head_dim;
 	/* sliding-window attention: layer i attends to the last `window` tokens
-	 * when i % window_freq == 0 (gpt-oss: 128 on even layers); 0: none */
+	 * when i % window_freq == 0 (gpt-oss: 128 on even layers); 0: none.
+	 * window_list_len > 0: the 0/1 list form instead, one entry per layer
+	 * (Gemma 3: five sliding layers, then one global, from a Hugging Face
+	 * config only) */
 	int window, window_freq;
+	int window_list_len;
+	uint8_t window_list[PP_MOE_LIST_MAX];
 	/* mixture of experts (Megatron's names); num_experts 0: dense */
 	int num_experts;           /* routed experts of an MoE layer */
 	int moe_router_topk;       /* experts per token */

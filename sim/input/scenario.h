@@ -41,6 +41,8 @@ typedef struct pp_training {
 	bool use_flash_attn;          /* fused attention core (default true) */
 	bool overlap_grad_reduce;     /* DP gradient reduction overlapped with backward */
 	bool overlap_param_gather;    /* ZeRO/distributed-optimizer all-gather overlapped */
+	bool fp8_param_gather;        /* FP8 parameters gathered in 8 bits (Megatron's
+				       * --fp8-param-gather; precision fp8 only) */
 	bool overlap_p2p_comm;        /* pipeline send/recv asynchronous (else blocking) */
 	double bucket_bytes;          /* DP gradient bucket (Megatron: 40M params) */
 	double data_bytes_per_token;  /* bytes read from storage per training token */

@@ -12,7 +12,8 @@ const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 
 static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
 					    "recompute", "optimizer", "train_tokens", "use_flash_attn",
-					    "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p_comm",
+					    "overlap_grad_reduce", "overlap_param_gather", "fp8_param_gather",
+					    "overlap_p2p_comm",
 					    "bucket_size", "data_bytes_per_token", "finetune",
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
@@ -210,12 +211,24 @@ int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 			       NULL, err)) ||
 	    (rc = pp_jget_bool(d, t, "training", "overlap_param_gather", false,
 			       &tr->overlap_param_gather, NULL, err)) ||
+	    (rc = pp_jget_bool(d, t, "training", "fp8_param_gather", false, &tr->fp8_param_gather,
+			       NULL, err)) ||
 	    (rc = pp_jget_bool(d, t, "training", "overlap_p2p_comm", false, &tr->overlap_p2p_comm,
 			       NULL, err)) ||
 	    (rc = pp_jget_num(d, t, "training", "bucket_size", false, 1, 1e13, &bucket, NULL, err)) ||
 	    (rc = pp_jget_num(d, t, "training", "data_bytes_per_token", false, 0, 1e9,
 			      &tr->data_bytes_per_token, NULL, err)))
 		return rc;
+	/* Megatron's --fp8-param-gather (megatron/training/arguments.py: "Keep the
+	 * compute param in fp8 ... and perform the param all-gather in fp8") needs
+	 * FP8 compute: Transformer Engine's FP8 weights */
+	if (tr->fp8_param_gather && tr->precision != PP_DT_FP8) {
+		char path[64];
+		return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), "training", "fp8_param_gather"),
+				    "found true with precision %s; expected precision fp8 (FP8 "
+				    "parameters exist only in FP8 training)",
+				    pp_dtype_names[tr->precision]);
+	}
 	/* Megatron's bucket_size counts parameters; store bytes of fp32 grads. */
 	tr->bucket_bytes = bucket * 4.0;
 	if ((rc = parse_moe_training(s, t, cat, err)))
