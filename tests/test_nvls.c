@@ -34,6 +34,7 @@ static int load(const char *json, pp_hw *hw)
 		pp_t_diag("scenario does not load: %s", json);
 		return -1;
 	}
+	pp_scenario_release(&s); /* hw is resolved: it holds nothing of s */
 	return 0;
 }
 
