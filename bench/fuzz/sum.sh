@@ -22,6 +22,11 @@
 # a libFuzzer timeout (36 s) on a scenario of 88,192 prompts whose search
 # the release build also takes over a minute of CPU on (the search does not
 # bound its simulated work by the prompt count: an open serving issue).
+# local-2026-12-07d: fuzz_cluster (new) alone, 300 s under nice -n 10 on the
+# idle build machine, from its seed corpus grown by two short runs before it
+# (20 and 30 s; their two findings were leaks after a JSON syntax error in
+# pp_cspec_parse and the spot trace reader, fixed before this run, and are
+# not counted here).
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
