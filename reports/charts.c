@@ -479,3 +479,14 @@ void pp_chart_serving_latency(pp_sb *o, const pp_report *r, int which)
 	free(ys);
 	free(names);
 }
+
+void pp_html_kpi(pp_sb *o, const char *k, const char *v, const char *s)
+{
+	pp_sb_adds(o, "<div class=\"kpi\"><span class=\"k\">");
+	pp_sb_add_html(o, k ? k : "");
+	pp_sb_adds(o, "</span><span class=\"v\">");
+	pp_sb_add_html(o, v ? v : "");
+	pp_sb_adds(o, "</span><span class=\"s\">");
+	pp_sb_add_html(o, s ? s : "");
+	pp_sb_adds(o, "</span></div>\n");
+}

@@ -27,6 +27,9 @@
  * NULL), for a chart drawn between the two calls (clusterrep.c too). */
 void pp_chart_figure_open(pp_sb *o, const char *id, const char *title, const char *how);
 void pp_chart_figure_close(pp_sb *o);
+/* One key figure of a page's first screen: its name k, value v and a
+ * short line s under it (each escaped). */
+void pp_html_kpi(pp_sb *o, const char *k, const char *v, const char *s);
 
 void pp_chart_cost(pp_sb *o, const pp_report *r);
 void pp_chart_tradeoff(pp_sb *o, const pp_report *r);

@@ -23,27 +23,6 @@ static void esc(pp_sb *o, const char *s)
 	pp_sb_add_html(o, s ? s : "");
 }
 
-static const char *dur(double s, char *b, size_t n)
-{
-	if (isnan(s))
-		return "-";
-	if (s < 1)
-		snprintf(b, n, "%.2f s", s);
-	else
-		pp_fmt_duration(s, b, n);
-	return b;
-}
-
-static void kpi(pp_sb *o, const char *k, const char *v, const char *s)
-{
-	pp_sb_adds(o, "<div class=\"kpi\"><span class=\"k\">");
-	esc(o, k);
-	pp_sb_adds(o, "</span><span class=\"v\">");
-	esc(o, v);
-	pp_sb_adds(o, "</span><span class=\"s\">");
-	esc(o, s);
-	pp_sb_adds(o, "</span></div>\n");
-}
 
 static void chart_allocation(pp_sb *o, const pp_report_cluster *c)
 {
@@ -218,11 +197,11 @@ static void queue_table(pp_sb *o, const pp_csim_result *r)
 		pp_sb_adds(o, "<tr><td>");
 		esc(o, pp_csim_bucket_names[b]);
 		pp_sb_addf(o, "</td><td class=\"n\">%d</td><td class=\"n\">", q->n);
-		esc(o, dur(q->mean_s, b1, sizeof(b1)));
+		esc(o, pp_fmt_wait(q->mean_s, b1, sizeof(b1)));
 		pp_sb_adds(o, "</td><td class=\"n\">");
-		esc(o, dur(q->median_s, b2, sizeof(b2)));
+		esc(o, pp_fmt_wait(q->median_s, b2, sizeof(b2)));
 		pp_sb_adds(o, "</td><td class=\"n\">");
-		esc(o, dur(q->p99_s, b3, sizeof(b3)));
+		esc(o, pp_fmt_wait(q->p99_s, b3, sizeof(b3)));
 		pp_sb_adds(o, "</td></tr>\n");
 	}
 	pp_sb_adds(o, "</tbody></table>\n");
@@ -285,7 +264,7 @@ void pp_report_cluster_section(pp_sb *o, const pp_report_cluster *c)
 					       : "EASY backfill (sched/backfill)",
 		   pp_cplace_names[sp->placement], pp_ctopo_names[sp->topology_mode], r->seed,
 		   r->finished);
-	esc(o, dur(r->makespan_s, a, sizeof(a)));
+	esc(o, pp_fmt_wait(r->makespan_s, a, sizeof(a)));
 	pp_sb_adds(o, ".</p>\n");
 	if (c->utilization_from) {
 		pp_sb_adds(o, "<p>Utilisation for the build options: ");
@@ -293,22 +272,22 @@ void pp_report_cluster_section(pp_sb *o, const pp_report_cluster *c)
 		pp_sb_adds(o, ".</p>\n");
 	}
 	pp_sb_adds(o, "<div class=\"kpis\">\n");
-	kpi(o, "scheduling goodput", pp_fmt_pct(r->sched_goodput, 1, a, sizeof(a)),
+	pp_html_kpi(o, "scheduling goodput", pp_fmt_pct(r->sched_goodput, 1, a, sizeof(a)),
 	    "allocated of available GPU-hours");
 	snprintf(b, sizeof(b), "runtime %.1f%%%s", 100 * r->runtime_goodput,
 		 isnan(r->program_goodput) ? "" : ", program included");
-	kpi(o, "goodput", pp_fmt_pct(r->goodput, 1, a, sizeof(a)), b);
+	pp_html_kpi(o, "goodput", pp_fmt_pct(r->goodput, 1, a, sizeof(a)), b);
 	char q1[32], q2[32];
 	snprintf(b, sizeof(b), "median %s",
-		 dur(r->queue[PP_CSIM_SIZE_BUCKETS - 1].median_s, q2, sizeof(q2)));
-	kpi(o, "mean queueing delay", dur(r->queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s, q1, sizeof(q1)),
+		 pp_fmt_wait(r->queue[PP_CSIM_SIZE_BUCKETS - 1].median_s, q2, sizeof(q2)));
+	pp_html_kpi(o, "mean queueing delay", pp_fmt_wait(r->queue[PP_CSIM_SIZE_BUCKETS - 1].mean_s, q1, sizeof(q1)),
 	    b);
 	if (isnan(r->usd_per_useful_gpu_hour)) {
-		kpi(o, "$ per useful GPU-hour", "-", "the spec gives no cost.usd_per_gpu_hour");
+		pp_html_kpi(o, "$ per useful GPU-hour", "-", "the spec gives no cost.usd_per_gpu_hour");
 	} else {
 		snprintf(a, sizeof(a), "$%.3f", r->usd_per_useful_gpu_hour);
 		snprintf(b, sizeof(b), "at $%.3f per available GPU-hour", sp->usd_per_gpu_hour);
-		kpi(o, "$ per useful GPU-hour", a, b);
+		pp_html_kpi(o, "$ per useful GPU-hour", a, b);
 	}
 	pp_sb_adds(o, "</div>\n<div class=\"grid\">\n");
 	chart_allocation(o, c);
@@ -319,7 +298,7 @@ void pp_report_cluster_section(pp_sb *o, const pp_report_cluster *c)
 	pp_sb_addf(o, "<p class=\"note\">Failures %d, other interruptions %d, preemptions %d, "
 		      "given up %d; %d checkpoints (mean write ", r->infra_failures,
 		   r->interruptions, r->preemptions, r->gave_up, r->checkpoints);
-	esc(o, dur(r->mean_ckpt_write_s, a, sizeof(a)));
+	esc(o, pp_fmt_wait(r->mean_ckpt_write_s, a, sizeof(a)));
 	pp_sb_addf(o, "); mean ETTR %.3f.</p>\n", r->mean_ettr);
 	if (c->spec_b) {
 		pp_sb_adds(o, "<h3>What-if: B = ");

@@ -154,16 +154,6 @@ static void th_row(pp_sb *o, const char *const *cols, const bool *num, int n)
 
 /* ---- the first screen ---- */
 
-static void kpi(pp_sb *o, const char *k, const char *v, const char *s)
-{
-	pp_sb_adds(o, "<div class=\"kpi\"><span class=\"k\">");
-	esc(o, k);
-	pp_sb_adds(o, "</span><span class=\"v\">");
-	esc(o, v);
-	pp_sb_adds(o, "</span><span class=\"s\">");
-	esc(o, s);
-	pp_sb_adds(o, "</span></div>\n");
-}
 
 static void answer_cost(pp_sb *o, const pp_report *r)
 {
@@ -196,14 +186,14 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 			 pp_fmt_usd_range(w->p10_usd, w->p90_usd, " - ", a, sizeof(a)));
 	else
 		snprintf(s, sizeof(s), "no Monte Carlo range (0 draws)");
-	kpi(o, "Total cost", pp_fmt_usd(w->usd_total, d, sizeof(d)), s);
+	pp_html_kpi(o, "Total cost", pp_fmt_usd(w->usd_total, d, sizeof(d)), s);
 	if (isfinite(w->usd_per_million_input_tokens))
 		snprintf(s, sizeof(s), "%s in / %s out; %s",
 			 pp_fmt_unit_price(w->usd_per_million_input_tokens, a, sizeof(a)),
 			 pp_fmt_unit_price(w->usd_per_million_output_tokens, b, sizeof(b)), c->work);
 	else
 		snprintf(s, sizeof(s), "%s", c->work);
-	kpi(o, "Per 1M tokens", pp_fmt_unit_price(w->usd_per_million_tokens, d, sizeof(d)), s);
+	pp_html_kpi(o, "Per 1M tokens", pp_fmt_unit_price(w->usd_per_million_tokens, d, sizeof(d)), s);
 	double t = pp_report_time_to_result(w);
 	if (isfinite(t)) {
 		if (w->lead_time_s > 0)
@@ -213,23 +203,23 @@ static void answer_cost(pp_sb *o, const pp_report *r)
 			snprintf(s, sizeof(s), "wall time, goodput %s", pp_fmt_pct(w->goodput, 1, b, sizeof(b)));
 		else
 			snprintf(s, sizeof(s), "wall time");
-		kpi(o, "Time to result", pp_fmt_span(t, d, sizeof(d)), s);
+		pp_html_kpi(o, "Time to result", pp_fmt_span(t, d, sizeof(d)), s);
 	} else {
 		snprintf(s, sizeof(s), "%s: priced per token, no training time",
 			 w->kind == PP_OPT_API ? "hosted API" : "serving");
-		kpi(o, "Horizon", (snprintf(d, sizeof(d), "%.0f months", c->horizon_months), d), s);
+		pp_html_kpi(o, "Horizon", (snprintf(d, sizeof(d), "%.0f months", c->horizon_months), d), s);
 	}
 	if (ru && isfinite(w->p_cheapest)) {
 		char nd[32];
 		snprintf(s, sizeof(s), "of %s draws; runner-up %s costs %s (%+.0f%%) more",
 			 pp_fmt_count(c->draws, nd, sizeof(nd)), ru->name, pp_fmt_usd(ru->usd_total - w->usd_total, a, sizeof(a)),
 			 w->usd_total > 0 ? 100 * (ru->usd_total - w->usd_total) / w->usd_total : 0);
-		kpi(o, "Cheapest in", pp_fmt_pct(w->p_cheapest, 0, d, sizeof(d)), s);
+		pp_html_kpi(o, "Cheapest in", pp_fmt_pct(w->p_cheapest, 0, d, sizeof(d)), s);
 	} else if (ru) {
 		snprintf(s, sizeof(s), "%s costs that much more", ru->name);
-		kpi(o, "Lead over runner-up", pp_fmt_usd(ru->usd_total - w->usd_total, d, sizeof(d)), s);
+		pp_html_kpi(o, "Lead over runner-up", pp_fmt_usd(ru->usd_total - w->usd_total, d, sizeof(d)), s);
 	} else {
-		kpi(o, "Runner-up", "none", "no other option can do the work");
+		pp_html_kpi(o, "Runner-up", "none", "no other option can do the work");
 	}
 	pp_sb_adds(o, "</div>\n");
 	if (c->risked >= 0) {
@@ -272,9 +262,9 @@ static void answer_pred(pp_sb *o, const pp_report *r)
 		snprintf(t, sizeof(t), "%s tokens, %s steps, no failures counted",
 			 pp_fmt_tokens(s->training.train_tokens, tk, sizeof(tk)),
 			 pp_fmt_count(p->steps_to_train, st, sizeof(st)));
-		kpi(o, "Time to train", pp_fmt_span(p->time_to_train_s, d, sizeof(d)), t);
+		pp_html_kpi(o, "Time to train", pp_fmt_span(p->time_to_train_s, d, sizeof(d)), t);
 	} else {
-		kpi(o, "Time to train", "-", "training.train_tokens not given");
+		pp_html_kpi(o, "Time to train", "-", "training.train_tokens not given");
 	}
 	char tk[32];
 	snprintf(t, sizeof(t), "%s tokens/s; bottleneck: %s", pp_fmt_count(p->tokens_per_s, tk, sizeof(tk)),
@@ -286,13 +276,13 @@ static void answer_pred(pp_sb *o, const pp_report *r)
 			 pp_fmt_span(r->band.lo_s, lo, sizeof(lo)), pp_fmt_span(r->band.hi_s, hi, sizeof(hi)),
 			 r->band.near ? "validated runs near it" : "no validated run near this layout");
 	}
-	kpi(o, "Step time", pp_fmt_span(p->step_time_s, d, sizeof(d)), t);
+	pp_html_kpi(o, "Step time", pp_fmt_span(p->step_time_s, d, sizeof(d)), t);
 	snprintf(t, sizeof(t), "HFU %.1f%%, %.0f model TFLOP/s per GPU", 100 * p->hfu,
 		 p->model_tflops_per_gpu);
-	kpi(o, "MFU", pp_fmt_pct(p->mfu, 1, d, sizeof(d)), t);
+	pp_html_kpi(o, "MFU", pp_fmt_pct(p->mfu, 1, d, sizeof(d)), t);
 	snprintf(t, sizeof(t), "of %s per GPU: %s", pp_fmt_bytes(p->memory.capacity_bytes, a, sizeof(a)),
 		 p->memory.fits ? "fits" : "does NOT fit");
-	kpi(o, "Memory", pp_fmt_bytes(p->memory.total_bytes, b, sizeof(b)), t);
+	pp_html_kpi(o, "Memory", pp_fmt_bytes(p->memory.total_bytes, b, sizeof(b)), t);
 	pp_sb_adds(o, "</div>\n<p class=\"why\">");
 	pp_sb t2 = {0};
 	pp_report_headline(r, &t2);

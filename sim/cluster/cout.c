@@ -7,17 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static const char *dur(double s, char *b, size_t n)
-{
-	if (isnan(s))
-		return "-";
-	if (s < 1)
-		snprintf(b, n, "%.2f s", s);
-	else
-		pp_fmt_duration(s, b, n);
-	return b;
-}
-
 void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp_csim_result *r)
 {
 	char b1[32], b2[32], b3[32];
@@ -33,10 +22,10 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 	pp_sb_addf(out, "reliability: %.3g infrastructure failures and %.3g interruptions per "
 		   "1,000 node-days, repair %s, restart %s; seed %lu\n",
 		   sp->infra_failures_per_node_s * 86400e3, sp->interruptions_per_node_s * 86400e3,
-		   dur(sp->repair_s, b1, sizeof(b1)), dur(sp->restart_s, b2, sizeof(b2)), r->seed);
+		   pp_fmt_wait(sp->repair_s, b1, sizeof(b1)), pp_fmt_wait(sp->restart_s, b2, sizeof(b2)), r->seed);
 	pp_sb_addf(out, "jobs: %d (%s format, %d records left out), %d finished, makespan %s\n",
 		   r->njobs, pp_cjob_fmt_names[jobs->fmt], jobs->skipped, r->finished,
-		   dur(r->makespan_s, b3, sizeof(b3)));
+		   pp_fmt_wait(r->makespan_s, b3, sizeof(b3)));
 	pp_sb_addf(out, "\ngoodput = scheduling x runtime x program (Google MPG, arXiv 2502.06982)\n");
 	pp_sb_addf(out, "  scheduling goodput  %6.1f%%  allocated of available GPU-hours\n",
 		   100 * r->sched_goodput);
@@ -67,18 +56,18 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 			   r->usd_spot, sp->spot.usd_per_gpu_hour);
 	pp_sb_addf(out, "  failures %d, interruptions %d, preemptions %d, given up %d, checkpoints "
 		   "%d (mean write %s)\n", r->infra_failures, r->interruptions, r->preemptions,
-		   r->gave_up, r->checkpoints, dur(r->mean_ckpt_write_s, b1, sizeof(b1)));
+		   r->gave_up, r->checkpoints, pp_fmt_wait(r->mean_ckpt_write_s, b1, sizeof(b1)));
 	if (sp->spot.nodes) {
 		if (sp->spot.ntrace)
 			pp_sb_addf(out, "\nspot pool: %d nodes x %d GPUs, availability from a trace of %d "
 				   "points, notice %s\n", sp->spot.nodes, sp->gpus_per_node,
-				   sp->spot.ntrace, dur(sp->spot.notice_s, b1, sizeof(b1)));
+				   sp->spot.ntrace, pp_fmt_wait(sp->spot.notice_s, b1, sizeof(b1)));
 		else
 			pp_sb_addf(out, "\nspot pool: %d nodes x %d GPUs, %.4g reclaims per node-hour, "
 				   "replaced after %s, notice %s\n", sp->spot.nodes, sp->gpus_per_node,
 				   sp->spot.reclaims_per_node_s * 3600,
-				   dur(sp->spot.replace_s, b2, sizeof(b2)),
-				   dur(sp->spot.notice_s, b1, sizeof(b1)));
+				   pp_fmt_wait(sp->spot.replace_s, b2, sizeof(b2)),
+				   pp_fmt_wait(sp->spot.notice_s, b1, sizeof(b1)));
 		pp_sb_addf(out, "  nodes reclaimed %d; gangs preempted by a reclaim: %d checkpointed in "
 			   "the notice, %d killed; by priority: %d\n", r->spot_reclaims,
 			   r->spot_ckpt_saved, r->spot_killed, r->preemptions);
@@ -101,8 +90,8 @@ void pp_cout_text(pp_sb *out, const pp_cspec *sp, const pp_cjobs *jobs, const pp
 		if (!q->n)
 			continue;
 		pp_sb_addf(out, "  %-8s %9d %10s %10s %10s\n", pp_csim_bucket_names[b], q->n,
-			   dur(q->mean_s, b1, sizeof(b1)), dur(q->median_s, b2, sizeof(b2)),
-			   dur(q->p99_s, b3, sizeof(b3)));
+			   pp_fmt_wait(q->mean_s, b1, sizeof(b1)), pp_fmt_wait(q->median_s, b2, sizeof(b2)),
+			   pp_fmt_wait(q->p99_s, b3, sizeof(b3)));
 	}
 	pp_sb_addf(out, "\n%lld events in %.3f s\n", r->events, r->wall_s);
 }

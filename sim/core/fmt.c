@@ -33,6 +33,17 @@ const char *pp_fmt_duration(double s, char *buf, size_t n)
 	return buf;
 }
 
+const char *pp_fmt_wait(double s, char *buf, size_t n)
+{
+	if (isnan(s))
+		return "-";
+	if (s < 1) {
+		snprintf(buf, n, "%.2f s", s);
+		return buf;
+	}
+	return pp_fmt_duration(s, buf, n);
+}
+
 const char *pp_fmt_span(double s, char *buf, size_t n)
 {
 	if (isfinite(s) && s >= 60 * 86400.0) {

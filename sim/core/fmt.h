@@ -11,6 +11,9 @@
 
 /* Seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days"; "-" when negative. */
 const char *pp_fmt_duration(double s, char *buf, size_t n);
+/* A waiting time: "-" when NaN (none), "0.42 s" below a second, else as
+ * pp_fmt_duration. */
+const char *pp_fmt_wait(double s, char *buf, size_t n);
 /* As pp_fmt_duration below 60 days, in months (of 365.25/12 days) from
  * there: "3.7 months" (finance reads long spans in months). */
 const char *pp_fmt_span(double s, char *buf, size_t n);
