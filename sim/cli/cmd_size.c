@@ -174,8 +174,7 @@ static void option_evidence(const pp_plan_loaded *l, const pp_size_option *o, co
 		       "like the best published run: time to train %s, rent %s\n",
 		       100 * o->best.result.mfu, o->gpu->id, 100 * a.best_mfu,
 		       pp_fmt_duration(train_s * f, b1, sizeof(b1)),
-		       isfinite(o->usd) ? pp_fmt_usd(o->usd * train_s / o->train_s * f, b2, sizeof(b2))
-					: "-");
+		       pp_fmt_usd(o->usd * train_s / o->train_s * f, b2, sizeof(b2)));
 	}
 }
 

@@ -291,6 +291,8 @@ typedef struct pp_cost_result {
 	char question[512];         /* the scenario's description */
 	char work[256];             /* "1 run of 2.00T tokens", "4.33 jobs/month of 500M tokens" */
 	char as_of[16];             /* date prices are aged against (YYYY-MM-DD) */
+	double stale_months;        /* a figure older than this at as_of is warned about
+				       (tco.json uncertainty.stale_months); NAN: none */
 	double tokens_total;        /* useful tokens over the horizon */
 	double runs;                /* runs or jobs over the horizon */
 	double horizon_months;

@@ -217,6 +217,7 @@ static int load_assumptions(ctx *c)
 	c->as_of_year = atoi(asof);
 	c->as_of_month = atoi(asof + 5);
 	c->stale_months = cost_tco(c, "uncertainty.stale_months", "months");
+	c->r->stale_months = c->stale_months;
 	/* finance (prices.json ops) */
 	c->discount_rate_per_year =
 		cost_pick(cs->discount_rate, price_at(c, "ops.finance.discount_rate", "fraction"));

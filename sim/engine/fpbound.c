@@ -26,9 +26,7 @@ static int64_t tail_reduce(const pp_stepcost *c, int vs, int64_t e, int64_t dp_f
 	double acc = vs == c->NV - 1 ? w->trainable_head : 0;
 	int64_t fin = dp_free;
 	/* the backward tasks below layer l: layers 0 .. l-1 and the embedding */
-	int64_t below = vs == 0 ? c->unit.b_embed : 0;
-	for (int l = 0; l < L; l++)
-		below += c->unit.b_layer[pp_stepcost_kind(c, vs, l)];
+	int64_t below = (vs == 0 ? c->unit.b_embed : 0) + pp_stepcost_layers_ns(c, vs, false);
 	for (int l = L - 1; l >= 0; l--) {
 		const pp_layer_cost *lc = &w->lk[pp_stepcost_kind(c, vs, l)];
 		below -= c->unit.b_layer[pp_stepcost_kind(c, vs, l)];

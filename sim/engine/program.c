@@ -1,5 +1,5 @@
-/* program.c - see program.h: the tasks a stage issues, unit by unit, and
- * after its last unit. */
+/* program.c - see program.h: the tasks a stage issues, unit by unit
+ * (what comes before its first unit and after its last: progoptim.c). */
 #include "engine/programint.h"
 #include "engine/stages.h"
 #include "core/util.h"
@@ -13,57 +13,12 @@ const char *const pp_cat_names[PP_CAT_COUNT] = {
 	"forward", "backward", "send activations", "send gradients", "gradient reduce",
 	"parameter all-gather", "embedding all-reduce", "optimizer", "data loading"};
 
-static pp_des_tag tag(int cat, int chunk, int layer, int mb)
-{
-	pp_des_tag t;
-	memset(&t, 0, sizeof(t));
-	t.cat = (uint8_t)cat;
-	t.chunk = (uint8_t)chunk;
-	t.layer = (int16_t)layer;
-	t.mb = mb;
-	t.op = PP_OP_NONE;
-	t.group = PP_GRP_NONE;
-	return t;
-}
-
 /* A forward or backward task of unit u: its action and pair bit too. */
 static pp_des_tag utag(int cat, pp_unit u, int layer)
 {
-	pp_des_tag t = tag(cat, u.chunk, layer, u.mb);
+	pp_des_tag t = pp_prog_tag(cat, u.chunk, layer, u.mb);
 	t.act = (uint8_t)(u.act | (u.pair ? PP_TAG_PAIR : 0));
 	return t;
-}
-
-static pp_des_tag comm_tag(int cat, int chunk, int layer, int mb, const pp_comm_cost *cc, int group)
-{
-	pp_des_tag t = tag(cat, chunk, layer, mb);
-	t.op = (uint8_t)cc->op;
-	t.group = (uint8_t)group;
-	t.elem_bytes = cc->elem_bytes;
-	t.bytes = cc->bytes;
-	return t;
-}
-
-static int64_t issue(pp_program *p, int res, int64_t dur, pp_des_tag t, int64_t d0, int64_t d1,
-		     int64_t d2)
-{
-	int64_t deps[3] = {d0, d1, d2};
-	return p->k.task(p->k.ctx, res, dur, &t, deps, 3);
-}
-
-/* A data-parallel collective on stage S's DP stream after dep, and the
- * slowdown it causes on the compute stream. */
-static int64_t dp_task(pp_program *p, pstage *S, const pp_comm_cost *cc, pp_des_tag t, int64_t dep)
-{
-	int64_t h = issue(p, S->dp, cc->ns, t, dep, -1, -1);
-	if (cc->slow_ns >= 0) {
-		pp_des_tag sl = t;
-		sl.group = PP_GRP_SLOWDOWN;
-		sl.op = PP_OP_NONE;
-		sl.bytes = 0;
-		issue(p, S->comp, cc->slow_ns, sl, -1, -1, -1);
-	}
-	return h;
 }
 
 static double part_params(const pp_program *p, int part, int kind, bool trained)
@@ -91,18 +46,21 @@ static int64_t compute_task(pp_program *p, pstage *S, int64_t dur, pp_des_tag t,
 	t.lkind = (uint8_t)kind;
 	if (z && (!bwd || c->z3_bwd_gather)) {
 		const pp_comm_cost *ag = &c->z3_gather[part][kind];
-		gather = dp_task(p, S, ag,
-				 comm_tag(PP_CAT_PARAM_GATHER, t.chunk, t.layer, t.mb, ag, PP_GRP_DP),
-				 S->prev0);
+		gather = pp_prog_dp_task(p, S, ag,
+					 pp_prog_comm_tag(PP_CAT_PARAM_GATHER, t.chunk, t.layer, t.mb,
+							  ag, PP_GRP_DP),
+					 S->prev0);
 	}
 	if (z) {
 		if (S->pend_rs >= 0) {
 			const pp_comm_cost *rs = &c->z3_scatter[S->pend_part][S->pend_kind];
-			dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP), S->pend_rs);
+			pp_prog_dp_task(p, S, rs,
+					pp_prog_comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP),
+					S->pend_rs);
 			S->pend_rs = -1;
 		}
 	}
-	int64_t h = issue(p, S->comp, dur, t, d0, d1, gather >= 0 ? gather : d2);
+	int64_t h = pp_prog_issue(p, S->comp, dur, t, d0, d1, gather >= 0 ? gather : d2);
 	if (c->zero3) {
 		S->prev0 = S->prev1;
 		S->prev1 = h;
@@ -113,131 +71,6 @@ static int64_t compute_task(pp_program *p, pstage *S, int64_t dur, pp_des_tag t,
 		}
 	}
 	return h;
-}
-
-static void grad_reduce(pp_program *p, pstage *S, double params, int64_t after)
-{
-	pp_comm_cost cc = pp_stepcost_reduce(p->c, params);
-	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP), after);
-}
-
-/* The routed experts' gradients, over the expert data-parallel group. */
-static void grad_reduce_expert(pp_program *p, pstage *S, double params, int64_t after)
-{
-	pp_comm_cost cc = pp_stepcost_reduce_expert(p->c, params);
-	S->last_dp = dp_task(p, S, &cc, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_EDP), after);
-}
-
-/* One bucket's gather (layers *first .. l of chunk k), which those layers'
- * first forward waits for. */
-static void bucket_gather(pp_program *p, pstage *S, const pp_comm_cost *cc, int group, int k, int l,
-			  int64_t *of, int *first)
-{
-	int64_t h = dp_task(p, S, cc, comm_tag(PP_CAT_PARAM_GATHER, k, l, -1, cc, group), -1);
-	for (int j = *first; j <= l; j++)
-		of[k * (S->maxl + 1) + j] = h;
-	*first = l + 1;
-}
-
-/* The distributed optimizer's bucketed parameter all-gather of stage st
- * (of what it updated: dense parameters over DP, routed experts over
- * expert DP), in issue order: each bucket to fn(ctx, its cost, its group
- * (PP_GRP_DP or PP_GRP_EDP), chunk k, its last layer l). */
-typedef void (*gather_fn)(void *ctx, const pp_comm_cost *cc, int group, int k, int l);
-
-static bool has_experts(const pp_workload *w)
-{
-	bool experts = false;
-	for (int k = 0; k < PP_LAYER_KINDS; k++)
-		experts |= w->lk[k].count > 0 && w->lk[k].trainable_expert > 0;
-	return experts;
-}
-
-static void gather_buckets(const pp_stepcost *c, int st, gather_fn fn, void *ctx)
-{
-	const pp_workload *w = c->w;
-	int P = c->P, V = c->V;
-	bool experts = has_experts(w);
-	for (int k = 0; k < V; k++) {
-		int vs = pp_pipe_vs(&c->pipe, st, k);
-		int L = c->layers[vs];
-		double acc = vs == 0 ? w->trainable_embed : 0, acc_e = 0;
-		for (int l = 0; l < L; l++) {
-			const pp_layer_cost *lc = &w->lk[pp_stepcost_kind(c, vs, l)];
-			acc += lc->trainable - lc->trainable_expert;
-			acc_e += lc->trainable_expert;
-			bool last = l == L - 1;
-			if (acc >= c->bucket_params || last) {
-				double pr = acc + (last && vs == P * V - 1 ? w->trainable_head : 0);
-				pp_comm_cost cc = pp_stepcost_gather(c, pr);
-				fn(ctx, &cc, PP_GRP_DP, k, l);
-				acc = 0;
-			}
-			if (experts && (acc_e >= c->bucket_params || (last && acc_e > 0))) {
-				pp_comm_cost cc = pp_stepcost_gather_expert(c, acc_e);
-				fn(ctx, &cc, PP_GRP_EDP, k, l);
-				acc_e = 0;
-			}
-		}
-	}
-}
-
-typedef struct gather_issue {
-	pp_program *p;
-	pstage *S;
-	int first, first_e;
-	int k;
-} gather_issue;
-
-static void issue_gather(void *ctx, const pp_comm_cost *cc, int group, int k, int l)
-{
-	gather_issue *g = ctx;
-	if (k != g->k) {
-		g->k = k;
-		g->first = g->first_e = 0;
-	}
-	if (group == PP_GRP_DP)
-		bucket_gather(g->p, g->S, cc, group, k, l, g->S->gather_of, &g->first);
-	else
-		bucket_gather(g->p, g->S, cc, group, k, l, g->S->gather_e_of, &g->first_e);
-}
-
-/* The gathers at the start of the step, each layer's first forward
- * waiting for its buckets. */
-static void stage_gathers(pp_program *p, int st)
-{
-	const pp_stepcost *c = p->c;
-	pstage *S = &p->st[st];
-	int V = p->V;
-	for (int k = 0; k < V; k++)
-		if (c->layers[pp_pipe_vs(&c->pipe, st, k)] > S->maxl)
-			S->maxl = c->layers[pp_pipe_vs(&c->pipe, st, k)];
-	size_t n = (size_t)(V * (S->maxl + 1));
-	S->gather_of = pp_xmalloc(sizeof(int64_t) * n);
-	if (has_experts(c->w)) {
-		S->gather_e_of = pp_xmalloc(sizeof(int64_t) * n);
-		for (size_t i = 0; i < n; i++)
-			S->gather_e_of[i] = -1;
-	}
-	gather_issue g = {p, S, 0, 0, 0};
-	gather_buckets(c, st, issue_gather, &g);
-}
-
-static void add_gather_ns(void *ctx, const pp_comm_cost *cc, int group, int k, int l)
-{
-	(void)group;
-	(void)k;
-	(void)l;
-	*(int64_t *)ctx += cc->ns;
-}
-
-int64_t pp_program_start_gathers_ns(const pp_stepcost *c, int st)
-{
-	if (!c->dist_opt_gather || !c->overlap_param_gather)
-		return 0;
-	int64_t t = 0;
-	gather_buckets(c, st, add_gather_ns, &t);
-	return t;
 }
 
 pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
@@ -465,12 +298,13 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 	if (p->blocking) {
 		/* Megatron without --overlap-p2p-communication: the send blocks
 		 * the sender's compute stream until the transfer is done */
-		h = issue(p, S->comp, cc.ns, comm_tag(cat, u.chunk, -1, u.mb, &cc, PP_GRP_PP), -1, -1, -1);
+		h = pp_prog_issue(p, S->comp, cc.ns,
+				  pp_prog_comm_tag(cat, u.chunk, -1, u.mb, &cc, PP_GRP_PP), -1, -1, -1);
 		S->last = h;
 	} else {
 		int chunk = vshape ? ((u.fwd ? vs + 1 : vs - 1) >= P) : u.fwd ? vs / P : (vs - 1) / P;
-		h = issue(p, up ? p->link_f[bnd] : p->link_b[bnd], cc.ns,
-			  comm_tag(cat, chunk, -1, u.mb, &cc, PP_GRP_PP), after, -1, -1);
+		h = pp_prog_issue(p, up ? p->link_f[bnd] : p->link_b[bnd], cc.ns,
+			  pp_prog_comm_tag(cat, chunk, -1, u.mb, &cc, PP_GRP_PP), after, -1, -1);
 	}
 	if (u.fwd)
 		arrive(p, p->arr_f, p->wait_f, key + (size_t)p->M, h);
@@ -510,7 +344,7 @@ static void unit_fwd(pp_program *p, int st, pp_unit u)
 	if (p->k.coalesce && !c->zero3 && !gathers_now && L > 0) {
 		/* the unit's layers back to back: one task */
 		int64_t in = vs > 0 ? p->arr_f[key] : -1;
-		h = issue(p, S->comp, pp_stepcost_layers_ns(c, vs, true),
+		h = pp_prog_issue(p, S->comp, pp_stepcost_layers_ns(c, vs, true),
 			  utag(PP_CAT_FWD, u, 0), in, pin, -1);
 		pair_wait(p, pk, h);
 		pk = -1;
@@ -567,11 +401,11 @@ static void bucket_add(pp_program *p, pstage *S, buckets *b, double dense, doubl
 	if (!flush_full)
 		return;
 	if (b->dense >= c->bucket_params) {
-		grad_reduce(p, S, b->dense, h);
+		pp_prog_grad_reduce(p, S, b->dense, h);
 		b->dense = 0;
 	}
 	if (b->expert >= c->bucket_params) {
-		grad_reduce_expert(p, S, b->expert, h);
+		pp_prog_grad_reduce_expert(p, S, b->expert, h);
 		b->expert = 0;
 	}
 }
@@ -605,7 +439,7 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 		acc.dense += w->trainable_head;
 	if (p->k.coalesce && !c->zero3 && !reduce_here && L > 0) {
 		/* the unit's layers back to back: one task */
-		h = issue(p, S->comp, pp_stepcost_bwd_layers_ns(c, vs, u.act),
+		h = pp_prog_issue(p, S->comp, pp_stepcost_bwd_layers_ns(c, vs, u.act),
 			  utag(PP_CAT_BWD, u, 0), input ? p->arr_b[key] : -1, -1, -1);
 		p->coalesced += L - 1;
 		L = 0;
@@ -633,9 +467,9 @@ static void unit_bwd(pp_program *p, int st, pp_unit u, bool reduce_here)
 	if (!p->k.no_busy && !wpart)
 		pp_prog_unit_busy(S, c, vs, false);
 	if (reduce_here && overlap && acc.dense > 0)
-		grad_reduce(p, S, acc.dense, h);
+		pp_prog_grad_reduce(p, S, acc.dense, h);
 	if (reduce_here && overlap && acc.expert > 0)
-		grad_reduce_expert(p, S, acc.expert, h);
+		pp_prog_grad_reduce_expert(p, S, acc.expert, h);
 	if (h >= 0 || !wpart)
 		S->last = h;
 	if (!wpart && vs > 0)
@@ -647,7 +481,7 @@ void pp_program_unit(pp_program *p, int st)
 	pstage *S = &p->st[st];
 	/* the stage's first unit: what the step starts with */
 	if (S->next == 0 && p->c->dist_opt_gather && p->c->overlap_param_gather)
-		stage_gathers(p, st);
+		pp_prog_stage_gathers(p, st);
 	int i = S->next++;
 	pp_unit u = S->nextu;
 	if (S->acts) {
@@ -677,99 +511,4 @@ int pp_program_run(pp_program *p, int st, int end, const bool *stop)
 			break;
 	}
 	return moved;
-}
-
-/* What a stage issues after its last unit and before its optimizer. */
-static void stage_tail(pp_program *p, int st)
-{
-	const pp_stepcost *c = p->c;
-	pstage *S = &p->st[st];
-	if (c->zero3 && S->pend_rs >= 0) {
-		const pp_comm_cost *rs = &c->z3_scatter[S->pend_part][S->pend_kind];
-		S->last_dp = dp_task(p, S, rs, comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, rs, PP_GRP_DP),
-				     S->pend_rs);
-		S->pend_rs = -1;
-	}
-	if (!c->zero3 && c->w->dp.n > 1 && !c->overlap_grad_reduce) {
-		/* no overlap: the whole stage's gradients after its last
-		 * backward, still in buckets */
-		double ex, total = pp_stepcost_trained(c, st, &ex);
-		total -= ex;
-		while (total > 0) {
-			double chunk = total > c->bucket_params ? c->bucket_params : total;
-			grad_reduce(p, S, chunk, S->last);
-			total -= chunk;
-		}
-		while (ex > 0) {
-			double chunk = ex > c->bucket_params ? c->bucket_params : ex;
-			grad_reduce_expert(p, S, chunk, S->last);
-			ex -= chunk;
-		}
-	}
-	if (c->zero3 && S->last_dp < 0)
-		S->last_dp = S->prev1;
-}
-
-static void stage_optimizer(pp_program *p, int st, int64_t embed_ar)
-{
-	const pp_stepcost *c = p->c;
-	pstage *S = &p->st[st];
-	pp_mem_cost m = pp_stepcost_optimizer(c, st);
-	pp_des_tag t = tag(PP_CAT_OPTIMIZER, 0, -1, -1);
-	t.group = PP_GRP_LOCAL;
-	t.bytes = m.bytes;
-	S->opt = issue(p, S->comp, m.ns, t, S->last, S->last_dp,
-		       st == 0 || st == p->P - 1 ? embed_ar : -1);
-	S->opt_s = m.s;
-	if (c->dist_opt_gather && !c->overlap_param_gather) {
-		double ex, pr = pp_stepcost_trained(c, st, &ex);
-		pr -= ex;
-		while (pr > 0) {
-			double chunk = pr > c->bucket_params ? c->bucket_params : pr;
-			pp_comm_cost cc = pp_stepcost_gather(c, chunk);
-			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_DP), S->opt);
-			pr -= chunk;
-		}
-		while (ex > 0) {
-			double chunk = ex > c->bucket_params ? c->bucket_params : ex;
-			pp_comm_cost cc = pp_stepcost_gather_expert(c, chunk);
-			dp_task(p, S, &cc, comm_tag(PP_CAT_PARAM_GATHER, 0, -1, -1, &cc, PP_GRP_EDP), S->opt);
-			ex -= chunk;
-		}
-	}
-}
-
-void pp_program_finish(pp_program *p, pp_stage_busy *busy)
-{
-	const pp_stepcost *c = p->c;
-	for (int st = 0; st < p->P; st++)
-		stage_tail(p, st);
-	/* tied word embeddings: the gradient all-reduce between the first and
-	 * last stage before their optimizer steps */
-	int64_t ar = -1;
-	if (p->embed_res >= 0) {
-		const pstage *a = &p->st[0], *b = &p->st[p->P - 1];
-		pp_des_tag t = comm_tag(PP_CAT_EMBED_ALLREDUCE, 0, -1, -1, &c->embed_ar, PP_GRP_EMBED);
-		int64_t deps[4] = {a->last, a->last_dp, b->last, b->last_dp};
-		ar = p->k.task(p->k.ctx, p->embed_res, c->embed_ar.ns, &t, deps, 4);
-	}
-	for (int st = 0; st < p->P; st++)
-		stage_optimizer(p, st, ar);
-	/* data loading for the next step, on the storage target */
-	if (c->data_ns >= 0) {
-		int sto = p->k.resource(p->k.ctx, "storage", p->P, false);
-		pp_des_tag t = tag(PP_CAT_DATA, 0, -1, -1);
-		t.group = PP_GRP_STORAGE;
-		t.bytes = c->data_bytes;
-		p->k.task(p->k.ctx, sto, c->data_ns, &t, NULL, 0);
-	}
-	for (int st = 0; busy && st < p->P; st++) {
-		const pstage *S = &p->st[st];
-		busy[st].compute_s = S->compute_s;
-		busy[st].tp_s = S->tp_s;
-		busy[st].cp_s = S->cp_s;
-		busy[st].ep_s = S->ep_s;
-		busy[st].opt_s = S->opt_s;
-		busy[st].last_task = S->opt;
-	}
 }

@@ -31,8 +31,10 @@
  * pp_program_ready() says its input is there.
  *
  * Files (sharing the private programint.h): pipeorder.c (the order of a
- * stage's units), program.c (issuing), progbound.c (lower bounds from the
- * program's structure), progsteady.c (the steady state).
+ * stage's units), program.c (issuing the units), progoptim.c (the
+ * optimizer's side: the gathers before the first unit, what follows the
+ * last), progbusy.c (a unit's busy time), progbound.c (lower bounds from
+ * the program's structure), progsteady.c (the steady state).
  */
 #ifndef PP_PROGRAM_H
 #define PP_PROGRAM_H

@@ -4,7 +4,10 @@
  * outside sim/engine/'s program family. program.h is the contract.
  *
  *   pipeorder.c   the order of a stage's units (pipeorder.h) and its cursor
- *   program.c     issuing: the tasks of each unit, and what follows the last
+ *   program.c     issuing: the tasks of each unit
+ *   progoptim.c   the optimizer's side: the parameter gathers the first
+ *                 forwards wait for, and what follows a stage's last unit
+ *   progbusy.c    the busy time a unit adds to its stage's account
  *   progbound.c   lower bounds on the step's end from the program's structure
  *   progsteady.c  the steady state: marks, the period check, the skip
  *
@@ -24,6 +27,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- pipeorder.c ---- */
 
@@ -150,6 +154,86 @@ struct pp_program {
  * in the order its tasks run (progbusy.c; program.c books each unit it
  * issues, progsteady.c the units it moves over). */
 void pp_prog_unit_busy(pstage *S, const pp_stepcost *c, int vs, bool fwd);
+
+/* ---- the tasks (program.c issues the units', progoptim.c the rest) ---- */
+
+static inline pp_des_tag pp_prog_tag(int cat, int chunk, int layer, int mb)
+{
+	pp_des_tag t;
+	memset(&t, 0, sizeof(t));
+	t.cat = (uint8_t)cat;
+	t.chunk = (uint8_t)chunk;
+	t.layer = (int16_t)layer;
+	t.mb = mb;
+	t.op = PP_OP_NONE;
+	t.group = PP_GRP_NONE;
+	return t;
+}
+
+/* A communication task's tag: its collective, group and payload too. */
+static inline pp_des_tag pp_prog_comm_tag(int cat, int chunk, int layer, int mb,
+					  const pp_comm_cost *cc, int group)
+{
+	pp_des_tag t = pp_prog_tag(cat, chunk, layer, mb);
+	t.op = (uint8_t)cc->op;
+	t.group = (uint8_t)group;
+	t.elem_bytes = cc->elem_bytes;
+	t.bytes = cc->bytes;
+	return t;
+}
+
+/* A task of dur ns on resource res after the tasks d0, d1 and d2 (-1:
+ * none), to the backend; its handle. */
+static inline int64_t pp_prog_issue(pp_program *p, int res, int64_t dur, pp_des_tag t, int64_t d0,
+				    int64_t d1, int64_t d2)
+{
+	int64_t deps[3] = {d0, d1, d2};
+	return p->k.task(p->k.ctx, res, dur, &t, deps, 3);
+}
+
+/* A data-parallel collective on stage S's DP stream after dep, and the
+ * slowdown it causes on the compute stream. */
+static inline int64_t pp_prog_dp_task(pp_program *p, pstage *S, const pp_comm_cost *cc,
+				      pp_des_tag t, int64_t dep)
+{
+	int64_t h = pp_prog_issue(p, S->dp, cc->ns, t, dep, -1, -1);
+	if (cc->slow_ns >= 0) {
+		pp_des_tag sl = t;
+		sl.group = PP_GRP_SLOWDOWN;
+		sl.op = PP_OP_NONE;
+		sl.bytes = 0;
+		pp_prog_issue(p, S->comp, cc->slow_ns, sl, -1, -1, -1);
+	}
+	return h;
+}
+
+/* A gradient reduce of params dense parameters over DP after `after`,
+ * the task the optimizer waits for. */
+static inline void pp_prog_grad_reduce(pp_program *p, pstage *S, double params, int64_t after)
+{
+	pp_comm_cost cc = pp_stepcost_reduce(p->c, params);
+	S->last_dp = pp_prog_dp_task(p, S, &cc,
+				     pp_prog_comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_DP),
+				     after);
+}
+
+/* The routed experts' gradients, over the expert data-parallel group. */
+static inline void pp_prog_grad_reduce_expert(pp_program *p, pstage *S, double params,
+					      int64_t after)
+{
+	pp_comm_cost cc = pp_stepcost_reduce_expert(p->c, params);
+	S->last_dp = pp_prog_dp_task(p, S, &cc,
+				     pp_prog_comm_tag(PP_CAT_GRAD_REDUCE, 0, -1, -1, &cc, PP_GRP_EDP),
+				     after);
+}
+
+/* ---- progoptim.c ---- */
+
+/* The distributed optimizer's overlapped parameter gathers of stage st at
+ * the start of the step, each layer's first forward waiting for its
+ * buckets (pstage gather_of, gather_e_of); program.c calls it before the
+ * stage's first unit. */
+void pp_prog_stage_gathers(pp_program *p, int st);
 
 /* ---- progsteady.c ---- */
 

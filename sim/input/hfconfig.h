@@ -31,7 +31,7 @@
  * feature podplan does not model (DeepSeek-V3's multi-token prediction, a
  * sliding window on only some layers, a layer type other than full or
  * sliding attention), dropout at a rate podplan does not cost - is an error
- * naming the key, never ignored. One table in hfconfig.c holds every key
+ * naming the key, never ignored. One table in hfkeys.c holds every key
  * with its families and what podplan does with it (pp_hfconfig_accepted,
  * `podplan import --mapping hf`).
  */

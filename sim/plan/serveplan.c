@@ -1,7 +1,8 @@
-/* serveplan.c - see serveplan.h. */
-#include "plan/serveplan.h"
+/* serveplan.c - see serveplan.h: the search over the layouts (the lone
+ * screen, each layout's fewest replicas, the pick, the ranking); the runs
+ * it asks for: serveplanrun.c. */
+#include "plan/serveplanint.h"
 #include "core/fmt.h"
-#include "input/prices.h"
 #include "serve/requests.h"
 #include "serve/servesim.h"
 #include "core/util.h"
@@ -14,242 +15,12 @@
 const char *const pp_splan_status_names[PP_SPLAN_NSTATUS] = {
 	"invalid", "no_fit", "misses_alone", "dearer", "misses", "meets"};
 
-/* ---- the search ---- */
-
-/* What the search reads of one run (pp_serve_result's figures). */
-typedef struct runfig {
-	bool slo_met, stopped;
-	double ttft_s, tpot_s, itl_s, e2el_s;
-	double request_throughput, output_throughput, offered_rps;
-	double mean_transfer_s, transfer_ttft_share;
-	int64_t preemptions;
-	int64_t peak_running, peak_kv;
-} runfig;
-
-/* A run another layout may reuse (reuse()): vLLM, co-located, no shared
- * prefix; its layout's keys but max_num_seqs, the rate (INFINITY: the
- * sustained check's all-at-once run), whether it could stop, and the
- * scheduler's limits it ran under. */
-typedef struct memo {
-	int tp, pp, ep, dp;
-	double rate;
-	bool stop;
-	int64_t tokens, graph, seqs, blocks;
-	runfig f;
-} memo;
-
-typedef struct ctx {
-	const pp_scenario *s;
-	const pp_splan_opts *o;
-	pp_splan_result *r;
-	int capopts;
-	int *dps;                     /* replica counts worth running, for the current layout */
-	int ndps;
-	int best_gpus;                /* INT_MAX: none meets yet */
-	double t0;
-	int done;
-	/* the workload's shortest request, for the lone screen */
-	int64_t min_prompt, min_output, min_output2; /* min_output2 0: none of two tokens or more */
-	bool screen_ttft;             /* no prefix-cache hits could beat a lone prefill */
-	memo *memos;
-	int nmemos;
-} ctx;
-
-static void progress(ctx *c)
-{
-	if (!c->o->progress)
-		return;
-	pp_splan_progress p = {c->done, c->r->nlayouts, c->r->sims + c->r->alone_sims,
-			       c->best_gpus == INT_MAX ? 0 : c->best_gpus, pp_mono_s() - c->t0};
-	c->o->progress(&p, c->o->progress_ctx);
-}
-
-/* Whether the candidate's runs may be reused: vLLM co-located without a
- * shared prefix in its prefix cache (the only pool state a run reads
- * besides whether blocks are free). */
-static bool reusable(const ctx *c, const pp_serve_cand *cd, const pp_splan_layout *L)
-{
-	const pp_servespec *sv = &cd->su.sv;
-	return !c->o->exhaustive && sv->engine == PP_ENG_VLLM && !L->l.disagg &&
-	       !(sv->prefix_len > 0 && sv->prefix_caching);
-}
-
-/* An earlier run that is this one: a layout alike but for max_num_seqs
- * and the KV blocks (the scheduler's only reads of either are "running <
- * max_num_seqs" at admission and whether blocks are free), whose run
- * never had max_num_seqs requests running nor asked for more blocks than
- * either pool has, makes the same decisions at every step under either
- * setting: its figures are this run's. NULL if none. */
-static const runfig *reuse(const ctx *c, const pp_serve_cand *cd, const pp_splan_layout *L,
-			   int dp, double rate, bool stop)
-{
-	const pp_servespec *sv = &cd->su.sv;
-	if (!reusable(c, cd, L))
-		return NULL;
-	for (int i = 0; i < c->nmemos; i++) {
-		const memo *m = &c->memos[i];
-		if (m->tp != L->l.tp || m->pp != L->l.pp || m->ep != L->l.ep || m->dp != dp ||
-		    m->rate != rate || m->stop != stop || m->tokens != sv->max_num_batched_tokens ||
-		    m->graph != sv->cudagraph_max)
-			continue;
-		if (m->f.peak_running >= m->seqs || m->f.peak_running >= sv->max_num_seqs ||
-		    m->f.peak_kv > m->blocks || m->f.peak_kv > cd->su.mem.num_gpu_blocks)
-			continue;
-		return &m->f;
-	}
-	return NULL;
-}
-
-/* Layout li (set up in cd) at dp replicas and rate into *f, reused or
- * simulated (*sims counts the latter); stop: stop the run once the SLO is
- * certainly missed. 0 or a negative error. */
-static int run_fig(ctx *c, pp_serve_cand *cd, int li, int dp, double rate, bool stop, runfig *f,
-		   int *sims, pp_err *err)
-{
-	pp_splan_layout *L = &c->r->layouts[li];
-	const runfig *old = reuse(c, cd, L, dp, rate, stop);
-	if (old) {
-		*f = *old;
-		c->r->reused++;
-		return 0;
-	}
-	pp_serve_setup su = cd->su; /* the same replica (its forward and memory), dp of them */
-	su.sv.dp = dp;
-	if (su.disagg) { /* dp decode instances beside the layout's prefill pool */
-		su.pool[PP_POOL_DECODE].sv.dp = dp;
-		su.xfer_same_node =
-			L->fixed_gpus + L->gpus * dp <= pp_cluster_domain_gpus(&c->s->cluster);
-	}
-	su.progress = NULL;
-	su.keep_requests = false;
-	su.stop_when_missed = stop ? PP_SERVE_STOP_FACTOR : 0;
-	pp_serve_result x;
-	int rc = pp_serve_run(&su, rate, c->o->seed, &x, err);
-	if (rc)
-		return rc;
-	(*sims)++;
-	*f = (runfig){x.slo_met, x.stopped, x.ttft.pct, x.tpot.pct, x.itl.pct, x.e2el.pct,
-		      x.request_throughput, x.output_throughput, x.offered_rps, x.mean_transfer_s,
-		      x.transfer_ttft_share, x.preemptions, x.peak_running, x.peak_kv_demand};
-	pp_serve_result_release(&x);
-	if (reusable(c, cd, L)) {
-		const pp_servespec *sv = &cd->su.sv;
-		c->memos = pp_xrealloc(c->memos, sizeof(memo) * (size_t)(c->nmemos + 1));
-		c->memos[c->nmemos++] = (memo){L->l.tp, L->l.pp, L->l.ep, dp, rate, stop,
-					       sv->max_num_batched_tokens, sv->cudagraph_max,
-					       sv->max_num_seqs, cd->su.mem.num_gpu_blocks, *f};
-	}
-	return 0;
-}
-
-static double headroom_of(const pp_servespec *sv, const runfig *x)
-{
-	double h = INFINITY;
-	const double b[4] = {sv->slo_ttft_s, sv->slo_tpot_s, sv->slo_itl_s, sv->slo_e2el_s};
-	const double v[4] = {x->ttft_s, x->tpot_s, x->itl_s, x->e2el_s};
-	for (int i = 0; i < 4; i++)
-		if (b[i] > 0 && 1 - v[i] / b[i] < h)
-			h = 1 - v[i] / b[i];
-	return h;
-}
-
-/* Layout li (set up in cd) at op->dp replicas into op (its layout, dp
- * and gpus set), judged as pp_serve_check_sustained judges a run: a met
- * run below PP_SERVE_SUSTAINED of the offered rate must complete that
- * rate with every request sent at once. The simulations run, or a
- * negative error. */
-static int simulate(ctx *c, pp_serve_cand *cd, int li, bool stop, pp_splan_option *op,
-		    pp_err *err)
-{
-	pp_splan_result *r = c->r;
-	int sims = 0;
-	runfig x;
-	int rc = run_fig(c, cd, li, op->dp, r->rate, stop, &x, &sims, err);
-	if (rc)
-		return rc;
-	op->slo_met = x.slo_met;
-	op->stopped = x.stopped;
-	op->headroom = headroom_of(&cd->su.sv, &x);
-	op->capacity_rps = NAN;
-	if (x.slo_met && isfinite(x.offered_rps) &&
-	    !(x.request_throughput >= PP_SERVE_SUSTAINED * x.offered_rps)) {
-		runfig cap;
-		if ((rc = run_fig(c, cd, li, op->dp, INFINITY, false, &cap, &sims, err)))
-			return rc;
-		if (cap.request_throughput < x.offered_rps) {
-			/* a drained burst is not the rate kept up: no verdict, no price */
-			op->slo_met = false;
-			op->capacity_rps = cap.request_throughput;
-			op->headroom = cap.request_throughput / r->offered_rps - 1;
-		}
-	}
-	op->ttft_s = x.ttft_s;
-	op->tpot_s = x.tpot_s;
-	op->itl_s = x.itl_s;
-	op->e2el_s = x.e2el_s;
-	op->request_throughput = x.request_throughput;
-	op->output_throughput = x.output_throughput;
-	op->preemptions = x.preemptions;
-	op->mean_transfer_s = x.mean_transfer_s;
-	op->transfer_ttft_share = x.transfer_ttft_share;
-	return sims;
-}
-
-/* Run layout L (set up in cd) at dp replicas; returns the option's index
- * or a negative error. A miss's run stops once the SLO is certainly
- * missed by PP_SERVE_STOP_FACTOR (not exhaustive): its verdict is what
- * the search reads. */
-static int run_at(ctx *c, pp_serve_cand *cd, int li, int dp, pp_err *err)
-{
-	pp_splan_result *r = c->r;
-	pp_splan_layout *L = &r->layouts[li];
-	if (r->nopts == c->capopts) {
-		c->capopts = c->capopts ? 2 * c->capopts : 64;
-		r->opts = pp_xrealloc(r->opts, sizeof(*r->opts) * (size_t)c->capopts);
-	}
-	pp_splan_option *op = &r->opts[r->nopts];
-	memset(op, 0, sizeof(*op));
-	op->layout = li;
-	op->dp = dp;
-	op->gpus = L->fixed_gpus + L->gpus * dp;
-	op->usd_per_hour = isfinite(c->o->usd_per_gpu_hour)
-				   ? pp_price_rent_usd(c->o->usd_per_gpu_hour, op->gpus, 3600)
-				   : NAN;
-	int rc = simulate(c, cd, li, !c->o->exhaustive, op, err);
-	if (rc < 0)
-		return rc;
-	r->sims += rc;
-	L->sims += rc > 0;
-	progress(c);
-	return r->nopts++;
-}
-
-/* Option q run again to its end, its figures exact (a stopped run's were
- * bounds): for the options the answer names. 0 or a negative error. */
-static int run_whole(ctx *c, const pp_catalog *cat, int q, pp_err *err)
-{
-	pp_splan_option *op = &c->r->opts[q];
-	pp_splan_layout *L = &c->r->layouts[op->layout];
-	pp_serve_cand cd;
-	int verdict;
-	char why[320];
-	int rc = pp_serve_cand_init(&cd, c->s, cat, c->o->hwcal, &L->l, &verdict, why, sizeof(why),
-				    err);
-	if (!rc && verdict == PP_CAND_OK && (rc = simulate(c, &cd, op->layout, false, op, err)) > 0) {
-		c->r->sims += rc;
-		L->sims++;
-		rc = 0;
-	}
-	pp_serve_cand_release(&cd);
-	return rc < 0 ? rc : 0;
-}
-
 /* The options the answer's words compare by headroom (the closest on
  * fewer GPUs than the pick; with a disaggregated pick, the co-located
  * miss on the most GPUs within the pick's) chosen from exact figures:
  * while the choice is a stopped run (its headroom an upper bound), that
  * run is run to its end and the choice made again. */
-static int exact_choices(ctx *c, const pp_catalog *cat, pp_err *err)
+static int exact_choices(pp_splan_ctx *c, const pp_catalog *cat, pp_err *err)
 {
 	pp_splan_result *r = c->r;
 	if (r->pick < 0)
@@ -273,7 +44,7 @@ static int exact_choices(ctx *c, const pp_catalog *cat, pp_err *err)
 			}
 			if (w < 0 || !r->opts[w].stopped)
 				break;
-			int rc = run_whole(c, cat, w, err);
+			int rc = pp_splan_run_whole(c, cat, w, err);
 			if (rc)
 				return rc;
 		}
@@ -282,7 +53,7 @@ static int exact_choices(ctx *c, const pp_catalog *cat, pp_err *err)
 }
 
 /* The lone-request screen: 1 when the layout cannot meet the SLO. */
-static int alone(ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
+static int alone(pp_splan_ctx *c, pp_serve_cand *cd, pp_splan_layout *L, pp_err *err)
 {
 	const pp_servespec *sv = &cd->su.sv;
 	int64_t outs[2] = {c->min_output, c->min_output2};
@@ -374,7 +145,7 @@ static int replica_counts(int fixed, int g, int gpn, int cap, int *out, int max)
 	return n;
 }
 
-static void why_missed(ctx *c, pp_splan_layout *L, int opt, const char *tail)
+static void why_missed(pp_splan_ctx *c, pp_splan_layout *L, int opt, const char *tail)
 {
 	const pp_splan_option *op = &c->r->opts[opt];
 	snprintf(L->why, sizeof(L->why), "misses the SLO at %d replica%s (%d GPUs)%s", op->dp,
@@ -383,14 +154,14 @@ static void why_missed(ctx *c, pp_splan_layout *L, int opt, const char *tail)
 
 /* The fewest replicas of layout li meeting the SLO, within the pruning
  * rules (or every count, exhaustive). */
-static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
+static int search_layout(pp_splan_ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 {
 	pp_splan_layout *L = &c->r->layouts[li];
 	const int *D = c->dps;
 	int n = c->ndps, rc;
 	if (c->o->exhaustive) {
 		for (int i = 0; i < n; i++) {
-			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+			if ((rc = pp_splan_run_at(c, cd, li, D[i], err)) < 0)
 				return rc;
 			L->best = rc;
 			if (c->r->opts[rc].slo_met) {
@@ -425,7 +196,7 @@ static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 		int top = c->best_gpus == INT_MAX ? n - 1 : cap;
 		/* double the index until a count meets */
 		for (int i = 0, step = 1;; i = i + step < top ? i + step : top, step *= 2) {
-			if ((rc = run_at(c, cd, li, D[i], err)) < 0)
+			if ((rc = pp_splan_run_at(c, cd, li, D[i], err)) < 0)
 				return rc;
 			if (c->r->opts[rc].slo_met) {
 				hi = i;
@@ -444,7 +215,7 @@ static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 			}
 		}
 	} else {
-		if ((rc = run_at(c, cd, li, D[cap], err)) < 0)
+		if ((rc = pp_splan_run_at(c, cd, li, D[cap], err)) < 0)
 			return rc;
 		if (!c->r->opts[rc].slo_met) {
 			L->best = rc;
@@ -460,7 +231,7 @@ static int search_layout(ctx *c, pp_serve_cand *cd, int li, pp_err *err)
 		int mid = lo < 0 ? hi / 2 : (lo + hi) / 2;
 		if (mid == hi)
 			mid = hi - 1;
-		if ((rc = run_at(c, cd, li, D[mid], err)) < 0)
+		if ((rc = pp_splan_run_at(c, cd, li, D[mid], err)) < 0)
 			return rc;
 		if (c->r->opts[rc].slo_met) {
 			hi = mid;
@@ -527,7 +298,7 @@ int pp_splan_order(const pp_splan_result *r, int **order)
 
 /* The workload's requests at the rate: the shortest, the mean output, the
  * rate the client sends at. */
-static int workload_facts(ctx *c, pp_err *err)
+static int workload_facts(pp_splan_ctx *c, pp_err *err)
 {
 	const pp_servespec *sv = &c->s->serve;
 	pp_splan_result *r = c->r;
@@ -609,7 +380,7 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 			       "(every request at once); expected a target request rate: give one "
 			       "in the scenario or with --rate R", s->doc.path);
 	out->usd_per_gpu_hour = o->usd_per_gpu_hour;
-	ctx c = {s, o, out, 0, NULL, 0, INT_MAX, pp_mono_s(), 0, 0, 0, 0, true, NULL, 0};
+	pp_splan_ctx c = {s, o, out, 0, NULL, 0, INT_MAX, pp_mono_s(), 0, 0, 0, 0, true, NULL, 0};
 	int rc = workload_facts(&c, err);
 	if (rc)
 		return rc;
@@ -673,7 +444,7 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 			L->status = verdict == PP_CAND_INVALID ? PP_SPLAN_INVALID : PP_SPLAN_NO_FIT;
 			valid += verdict == PP_CAND_NO_FIT;
 			pp_serve_cand_release(&cd);
-			progress(&c);
+			pp_splan_report(&c);
 			continue;
 		}
 		L->kv_tokens = cd.su.mem.kv_tokens;
@@ -711,12 +482,12 @@ int pp_splan_run(const pp_scenario *s, const pp_catalog *cat, const pp_splan_opt
 				 out->opts[L->best].dp, out->opts[L->best].dp == 1 ? "" : "s",
 				 out->opts[L->best].gpus);
 		}
-		progress(&c);
+		pp_splan_report(&c);
 	}
 	c.done = out->nlayouts;
 	if ((rc = exact_choices(&c, cat, err)))
 		goto out;
-	progress(&c);
+	pp_splan_report(&c);
 	for (int i = 0; i < out->nlayouts; i++)
 		out->count[out->layouts[i].status]++;
 	if (!valid) {

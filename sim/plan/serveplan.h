@@ -166,7 +166,7 @@ typedef struct pp_splan_result {
 	int sims, alone_sims;         /* at the target rate; of lone requests */
 	/* runs at the target rate taken from an earlier run of a layout that
 	 * differs only in max_num_seqs and KV blocks that run never reached
-	 * (vLLM co-located; serveplan.c reuse()): the same run, not simulated
+	 * (vLLM co-located; serveplanrun.c reuse()): the same run, not simulated
 	 * again */
 	int reused;
 	char space[600];              /* the space searched, in words */

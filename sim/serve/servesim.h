@@ -60,6 +60,10 @@
  * wait for decode blocks + transfer + the first decode iteration (vLLM's
  * TTFT behind the proxy: the first token the client sees streams from
  * the decode instance); TPOT and ITL come from decode iterations only.
+ *
+ * Files: servesetup.c (the set-up), servesim.c (one run's event
+ * simulation), serverate.c (runs at other rates: the sustained check, the
+ * highest rate meeting the SLO); the client's figures: clientmeas.h.
  */
 #ifndef PP_SERVESIM_H
 #define PP_SERVESIM_H

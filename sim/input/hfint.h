@@ -1,0 +1,26 @@
+/*
+ * hfint.h - private to the Hugging Face config reader's files (as SQLite's
+ * vdbeInt.h is the VDBE's): hfconfig.c (the architecture read from the
+ * config) and hfkeys.c (the table of every key a config may carry and the
+ * check of a config's keys against it). The public contract is hfconfig.h.
+ */
+#ifndef PP_HFINT_H
+#define PP_HFINT_H
+
+#include "input/hfconfig.h"
+
+/* The families of configs (model_type), each with its own keys and layer
+ * rule: the dense decoders; Mixtral; Qwen2/3-MoE; DeepSeek-V2/V3 and Kimi
+ * K2; gpt-oss; GPT-2 (its own names); GLM-4.5 (DeepSeek's expert layout
+ * without MLA). */
+typedef enum pp_hf_fam {
+	F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2, F_GLM, F_COUNT
+} pp_hf_fam;
+
+/* Every key of the config hf (model_type mt, family f) is one the family
+ * reads or one known to leave a step unchanged, and none is a refused
+ * architecture's (checked first, so the message names the feature). 0, or
+ * PP_EINPUT with "FILE:LINE:COL: KEY: found ..., expected ...". */
+int pp_hf_check_keys(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *err);
+
+#endif
