@@ -45,6 +45,8 @@ mlperf-server|mlperf41-llama2-70b-h200x8-server|mlperf41-llama2-70b-h200x8-serve
 amd-mlperf-offline|mlperf41-llama2-70b-mi300x1-offline|mlperf41-llama2-70b-mi300x1-offline|output_throughput
 amd-mlperf-offline|mlperf41-llama2-70b-mi300x8-offline|mlperf41-llama2-70b-mi300x8-offline|output_throughput
 amd-mlperf-offline|mlperf41-llama2-70b-mi300x8-turin-offline|mlperf41-llama2-70b-mi300x8-turin-offline|output_throughput
+amd-mlperf-offline|mlperf51-llama2-70b-mi300x8-offline|mlperf51-llama2-70b-mi300x8-offline|output_throughput
+amd-mlperf-offline|mlperf51-llama2-70b-mi325x8-offline|mlperf51-llama2-70b-mi325x8-offline|output_throughput
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|output_throughput
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|median_ttft_ms
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|p99_ttft_ms
