@@ -703,6 +703,39 @@ static void sustained_clock(void)
 	free(sc);
 }
 
+/* gpus.json gemm_peak_fraction: a share measured on the SKU itself stands
+ * before its architecture's. GB200 and B200 share kernels.json's blackwell
+ * entry (the B200's MAMF); GB200's own MAMF (Bekman: 3615.6 FP8 TFLOP/s
+ * against the B200's 3432.5) sets its GEMMs, so a compute-bound GEMM of
+ * one shape takes 3432.5 / 3615.6 of the B200's time on it (both 148 SMs,
+ * the same tiles). */
+static void sku_gemm_share(void)
+{
+	double gb, ab, gg, ag;
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp8\", "
+		  "\"tensor_clock\": \"burst\"}, \"cluster\": {\"gpu\": \"b200\", \"num_gpus\": 8}}",
+		  &gb, &ab, NULL);
+	dense_ops("{" LLAMA8B "\"training\": {\"global_batch_size\": 8, \"precision\": \"fp8\", "
+		  "\"tensor_clock\": \"burst\"}, \"cluster\": {\"gpu\": \"gb200\", \"num_gpus\": 8}}",
+		  &gg, &ag, NULL);
+	CHECK_NEAR(gg / gb, 3432.5 / 3615.6, 2e-3);
+	/* attention has no SKU figure: the peaks' ratio */
+	CHECK_NEAR(ag / ab, 2250.0 / 2500.0, 1e-9);
+	pp_scenario s;
+	pp_hw hw;
+	if (!tu_scenario("{" LLAMA8B "\"training\": {\"global_batch_size\": 8}, \"cluster\": "
+			 "{\"gpu\": \"gb200\", \"num_gpus\": 8}}", &s, &hw)) {
+		const char *o = NULL;
+		for (int i = 0; i < hw.norigins; i++)
+			if (!strcmp(hw.origins[i].name, "gemm_efficiency"))
+				o = hw.origins[i].origin;
+		CHECK(o != NULL);
+		if (o)
+			CHECK_CONTAINS(o, "catalog gpus.json: S. Bekman");
+		pp_scenario_release(&s);
+	}
+}
+
 /* gpus.json's sustained_gemm_fraction, broken four ways in a copy of the
  * catalogs: each a message naming the file, the JSON path, what was found
  * and what was expected, exit status 2. */
@@ -721,6 +754,8 @@ static void sustained_catalog_errors(void)
 		 "sustained_gemm_fraction: found the number 0.8"},
 		{"0,/\"value\": 0.845,/s//\"value\": 1.5,/",
 		 "sustained_gemm_fraction.bf16: found 1.5; expected a fraction in (0, 1]"},
+		{"0,/\"value\": 0.723,/s//\"value\": 1.5,/",
+		 "gemm_peak_fraction.fp8: found 1.5; expected a fraction in (0, 1]"},
 	};
 	char *dir = pp_path_join(pp_t_tmpdir(), "catalog-sgf");
 	for (size_t i = 0; i < PP_ARRAY_LEN(cases); i++) {
@@ -751,6 +786,7 @@ int main(void)
 	RUN(fsdp2_local_copies);
 	RUN(ddp_bucket_copies);
 	RUN(sustained_clock);
+	RUN(sku_gemm_share);
 	RUN(sustained_catalog_errors);
 	return pp_t_done("test_framework");
 }

@@ -20,6 +20,43 @@ static int load_doc(pp_catalog *c, int kind, pp_err *err)
 	return rc;
 }
 
+/* gpus.json gpus[i].KEY (optional): an object of figures by dtype, each a
+ * fraction in (0, 1]. A dtype not given reads `absent`, but fp16 takes
+ * bf16's figure unless given its own (both run on the same tensor cores).
+ * prov: bf16's source, else the first given. */
+static int load_dtype_figs(const pp_jdoc *d, const cJSON *e, const char *p, const char *key,
+			   double absent, double out[PP_DT_COUNT], pp_prov *prov, pp_err *err)
+{
+	char q[256], r[600], fb[80];
+	int rc;
+	for (int t = 0; t < PP_DT_COUNT; t++)
+		out[t] = absent;
+	const cJSON *sg = cJSON_GetObjectItemCaseSensitive(e, key);
+	if (!sg)
+		return 0;
+	pp_jpath(q, sizeof(q), p, key);
+	if (!cJSON_IsObject(sg))
+		return pp_jdoc_errf(d, err, q, "found %s; expected an object of figures by dtype "
+				    "(\"bf16\", \"fp8\", ...)", pp_jdoc_describe(sg, fb, sizeof(fb)));
+	if ((rc = pp_jcheck_keys(d, sg, q, pp_dtype_names, PP_DT_COUNT, err)))
+		return rc;
+	bool given[PP_DT_COUNT] = {false};
+	for (int t = 0; t < PP_DT_COUNT; t++) {
+		pp_prov pv = {0};
+		if ((rc = pp_cat_fig(d, sg, q, pp_dtype_names[t], false, false, 1, &out[t], &pv, err)))
+			return rc;
+		given[t] = pv.source[0] != 0;
+		if (given[t] && !(out[t] > 0 && out[t] <= 1))
+			return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, pp_dtype_names[t]),
+					    "found %g; expected a fraction in (0, 1]", out[t]);
+		if (given[t] && (t == PP_DT_BF16 || !prov->source[0]))
+			*prov = pv;
+	}
+	if (given[PP_DT_BF16] && !given[PP_DT_FP16])
+		out[PP_DT_FP16] = out[PP_DT_BF16];
+	return 0;
+}
+
 static int load_gpus(pp_catalog *c, pp_err *err)
 {
 	const pp_jdoc *d = &c->docs[DOC_GPUS];
@@ -70,38 +107,11 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		if (g->sustained <= 0 || g->sustained > 1)
 			return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "sustained_clock_fraction"),
 					    "found %g; expected a fraction in (0, 1]", g->sustained);
-		for (int t = 0; t < PP_DT_COUNT; t++)
-			g->sustained_gemm[t] = 1;
-		const cJSON *sg = cJSON_GetObjectItemCaseSensitive(e, "sustained_gemm_fraction");
-		if (sg) {
-			pp_jpath(q, sizeof(q), p, "sustained_gemm_fraction");
-			char fb[80];
-			if (!cJSON_IsObject(sg))
-				return pp_jdoc_errf(d, err, q, "found %s; expected an object of figures by "
-						    "dtype (\"bf16\", \"fp8\", ...)",
-						    pp_jdoc_describe(sg, fb, sizeof(fb)));
-			if ((rc = pp_jcheck_keys(d, sg, q, pp_dtype_names, PP_DT_COUNT, err)))
-				return rc;
-			bool given[PP_DT_COUNT] = {false};
-			for (int t = 0; t < PP_DT_COUNT; t++) {
-				pp_prov pv = {0};
-				if ((rc = pp_cat_fig(d, sg, q, pp_dtype_names[t], false, false, 1,
-						   &g->sustained_gemm[t], &pv, err)))
-					return rc;
-				given[t] = pv.source[0] != 0;
-				char r[600];
-				if (!(g->sustained_gemm[t] > 0 && g->sustained_gemm[t] <= 1))
-					return pp_jdoc_errf(d, err, pp_jpath(r, sizeof(r), q, pp_dtype_names[t]),
-							    "found %g; expected a fraction in (0, 1]",
-							    g->sustained_gemm[t]);
-				if (given[t] && (t == PP_DT_BF16 || !g->sustained_gemm_prov.source[0]))
-					g->sustained_gemm_prov = pv;
-			}
-			/* fp16 runs on the tensor cores as bf16 does: bf16's share unless
-			 * given its own */
-			if (given[PP_DT_BF16] && !given[PP_DT_FP16])
-				g->sustained_gemm[PP_DT_FP16] = g->sustained_gemm[PP_DT_BF16];
-		}
+		if ((rc = load_dtype_figs(d, e, p, "sustained_gemm_fraction", 1, g->sustained_gemm,
+					  &g->sustained_gemm_prov, err)) ||
+		    (rc = load_dtype_figs(d, e, p, "gemm_peak_fraction", 0, g->gemm_frac,
+					  &g->gemm_frac_prov, err)))
+			return rc;
 		const cJSON *nv = cJSON_GetObjectItemCaseSensitive(e, "nvlink");
 		if (nv && !cJSON_IsNull(nv)) {
 			pp_jpath(q, sizeof(q), p, "nvlink");

@@ -56,6 +56,13 @@ typedef struct pp_gpu {
 	 * frameworks whose tensor_clock is "sustained" (frameworks.json) */
 	double sustained_gemm[PP_DT_COUNT];
 	pp_prov sustained_gemm_prov;
+	/* per dtype, the GEMM share of peak measured on this SKU itself
+	 * (gpus.json gemm_peak_fraction); 0: the architecture's share
+	 * (kernels.json gemm_peak_fraction) applies. For SKUs of one
+	 * architecture whose measured shares differ (GB200 against B200's,
+	 * MI325X at 1000 W against MI300X's at 750 W) */
+	double gemm_frac[PP_DT_COUNT];
+	pp_prov gemm_frac_prov;
 	int gpus_per_node;                /* GPUs in one node: the box with its CPUs, NICs and disks */
 	/* GPUs the SKU's NVLink switches join, at most: gpus_per_node for an
 	 * 8-GPU HGX board, 72 across 18 compute trays for an NVL72 rack

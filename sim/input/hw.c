@@ -65,6 +65,9 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	for (int t = 0; t < PP_DT_COUNT; t++) {
 		hw->peak_flops[t] = g->peak_flops[t];
 		hw->gemm_frac[t] = k->gemm_peak_fraction[t] > 0 ? k->gemm_peak_fraction[t] : 0.8;
+		/* a share measured on the SKU itself before its architecture's */
+		if (g->gemm_frac[t] > 0)
+			hw->gemm_frac[t] = g->gemm_frac[t];
 	}
 	hw->sm_count = g->sm_count > 0 ? g->sm_count : 100;
 	hw->tile_m = k->tile_m;
@@ -112,7 +115,10 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	hw->kernel_overhead_s = k->kernel_overhead_s;
 	hw->mem_capacity_bytes = g->mem_bytes;
 	prov_origin(hw, "peak_flops", cat, "gpus", &g->peak_prov);
-	prov_origin(hw, "gemm_efficiency", cat, "kernels", &k->gemm_prov);
+	if (g->gemm_frac[PP_DT_BF16] > 0 || g->gemm_frac[PP_DT_FP8] > 0)
+		prov_origin(hw, "gemm_efficiency", cat, "gpus", &g->gemm_frac_prov);
+	else
+		prov_origin(hw, "gemm_efficiency", cat, "kernels", &k->gemm_prov);
 	prov_origin(hw, "memory_bandwidth", cat, "kernels", &k->mem_prov);
 	prov_origin(hw, "attention_efficiency", cat, "kernels", &k->attn_prov);
 	prov_origin(hw, "kernel_overhead", cat, "kernels", &k->ovh_prov);
