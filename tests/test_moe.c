@@ -18,7 +18,12 @@
  *  - --overlap-moe-expert-parallel-comm: the paired share of units from
  *    Megatron's warm-up counts, an all-to-all shorter than the compute it
  *    runs beside hidden whole (at the overlap efficiency), one longer than
- *    it hidden in part, a faster step.
+ *    it hidden in part, a faster step;
+ *  - DualPipe's overlapped pairs (DualPipeV): the paired share counted by
+ *    hand from dualpipev.py's eight steps, every all-to-all hidden where
+ *    the compute beside it is longer (no overlap efficiency on top), the
+ *    compute of a pair slowed by SMs / (SMs - comm SMs) exactly, more SMs
+ *    for communication never a faster step, the fast path still equal.
  * The model fields are set on parsed dense scenarios here; the scenario
  * keys and presets have their own tests.
  */
@@ -385,6 +390,72 @@ static void ep_overlap(void)
 	pp_scenario_release(&s);
 }
 
+/* DualPipeV on 2 ranks, 8 micro-batches (deepseek-ai/DualPipe
+ * dualpipev.py): rank 0 runs 2 + 2 + 1 forwards alone (steps 1-3), then
+ * 5 x 2 overlapped pairs (step 4) and 1 (step 5); rank 1, the V's middle,
+ * runs its first step-4 forward and backward apart, then 1 + 5 x 2 pairs.
+ * Each rank runs 32 forwards and backwards, 22 of them paired: a share of
+ * 44 / 64. Mixtral at EP 4 inside a node: every all-to-all is shorter than
+ * the compute beside it, so the pair hides it whole. With 20 of the SMs
+ * held for the all-to-alls every compute segment of the pair takes
+ * n / (n - 20) as long. */
+static void dualpipe_overlap(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (mixtral(&s, &hw, 8, "", 4)) {
+		CHECK(0);
+		return;
+	}
+	s.parallel.pp = 2;
+	s.parallel.vpp = 2;
+	s.parallel.dp = 4;
+	s.parallel.schedule = PP_SCHED_DUALPIPEV;
+	s.training.global_batch_size = 32;
+	s.training.num_microbatches = 8;
+	CHECK_NEAR(pp_stepcost_pair_share(&s), 44.0 / 64, 1e-12);
+	s.training.moe_ep_comm_sms = 0;
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	double ep_s = 0;
+	int k = -1;
+	for (int i = 0; i < w.nops; i++)
+		if (w.ops[i].kind == PP_OP_COMM && w.ops[i].ep && w.ops[i].phase != PP_PH_RECOMPUTE) {
+			ep_s += w.ops[i].time_s;
+			k = w.ops[i].layer_kind;
+		}
+	CHECK(k >= 0 && ep_s > 0);
+	if (k < 0) {
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+		return;
+	}
+	const pp_dual_pair *d = &w.lk[k].dual;
+	CHECK_NEAR(d->hide_fwd_s + d->hide_bwd_s, ep_s, 1e-12);
+	CHECK(d->slow_fwd_s == 0 && d->slow_bwd_s == 0);
+	double comp = w.lk[k].cost.fwd.compute_s + w.lk[k].cost.bwd.compute_s;
+	pp_workload_release(&w);
+	check_fast(&s, &hw, "dualpipev ep4");
+	double t0 = step_of(&s, &hw);
+	s.training.moe_ep_comm_sms = 20;
+	pp_workload_build(&w, &s, &hw);
+	d = &w.lk[k].dual;
+	double x = (double)hw.sm_count / (hw.sm_count - 20);
+	CHECK_NEAR(d->slow_fwd_s + d->slow_bwd_s, (x - 1) * comp, 1e-9);
+	CHECK_NEAR(d->hide_fwd_s + d->hide_bwd_s, ep_s, 1e-12);
+	pp_workload_release(&w);
+	check_fast(&s, &hw, "dualpipev ep4, 20 SMs");
+	double t20 = step_of(&s, &hw);
+	s.training.moe_ep_comm_sms = 40;
+	double t40 = step_of(&s, &hw);
+	CHECK(t0 > 0 && t0 < t20 && t20 < t40);
+	/* 1F1B has no such pairs */
+	s.parallel.schedule = PP_SCHED_1F1B;
+	s.parallel.vpp = 1;
+	CHECK(pp_stepcost_pair_share(&s) == 0);
+	pp_scenario_release(&s);
+}
+
 /* The replay plan of an EP=2 step on 2 GPUs: every layer's dispatch and
  * combine (forward and backward) as all-to-alls over the EP communicator,
  * of T k h bytes each, and the plan on paper equal to the event
@@ -444,6 +515,7 @@ int main(void)
 	RUN(physics);
 	RUN(fast_path);
 	RUN(ep_overlap);
+	RUN(dualpipe_overlap);
 	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }

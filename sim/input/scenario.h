@@ -63,6 +63,10 @@ typedef struct pp_training {
 	 * weight gradients wait for the backward dispatch to hide it */
 	bool overlap_moe_expert_parallel_comm;
 	bool delay_wgrad_compute;
+	/* the SMs the EP all-to-all kernels hold while DualPipe's overlapped
+	 * pairs run them beside compute (training.moe_ep_comm_sms; default
+	 * models.json "moe".ep_comm_sms, DeepSeek-V3's 20) */
+	int moe_ep_comm_sms;
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */

@@ -18,7 +18,8 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
 					    "moe_shared_expert_overlap", "moe_grouped_gemm",
-					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "framework",
+					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute",
+					    "moe_ep_comm_sms", "framework",
 					    "torch_compile", "attention_kernel", "cross_entropy", "elementwise",
 					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
 					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
@@ -74,12 +75,13 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	tr->moe_grouped_gemm = false; /* Megatron's default */
 	tr->overlap_moe_expert_parallel_comm = false;
 	tr->delay_wgrad_compute = false;
+	tr->moe_ep_comm_sms = (int)pp_catalog_moe(cat)->ep_comm_sms;
 	if (!t)
 		return 0;
 	static const char *const keys[] = {"moe_token_dispatcher_type", "moe_expert_capacity_factor",
 					   "moe_load_imbalance", "moe_shared_expert_overlap",
 					   "moe_grouped_gemm", "overlap_moe_expert_parallel_comm",
-					   "delay_wgrad_compute"};
+					   "delay_wgrad_compute", "moe_ep_comm_sms"};
 	char path[96];
 	for (size_t i = 0; i < PP_ARRAY_LEN(keys) && !moe; i++)
 		if (cJSON_GetObjectItemCaseSensitive(t, keys[i]))
@@ -119,6 +121,13 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	    (rc = pp_jget_bool(d, t, "training", "delay_wgrad_compute", false,
 			       &tr->delay_wgrad_compute, NULL, err)))
 		return rc;
+	int64_t sms = 0;
+	bool sms_given = false;
+	if ((rc = pp_jget_int(d, t, "training", "moe_ep_comm_sms", false, 0, 1024, &sms, &sms_given,
+			      err)))
+		return rc;
+	if (sms_given)
+		tr->moe_ep_comm_sms = (int)sms;
 	/* Megatron-Core's TransformerConfig.__post_init__ checks (core_v0.19) */
 	const char *OV = "training.overlap_moe_expert_parallel_comm";
 	if (tr->delay_wgrad_compute && !tr->overlap_moe_expert_parallel_comm)
