@@ -24,12 +24,18 @@
  *    the compute beside it is longer (no overlap efficiency on top), the
  *    compute of a pair slowed by SMs / (SMs - comm SMs) exactly, more SMs
  *    for communication never a faster step, the fast path still equal.
+ *  - DeepSeek-V3's memory measures (report Sec. 3.2.3, 3.3): an MoE
+ *    layer's kept activations with the RMSNorms, MLA's up-projections and
+ *    the SwiGLU recomputed and linear inputs in FP8 less by the bytes each
+ *    drops, counted by hand; bf16 Adam moments halve the moments' bytes;
+ *    the keys refused where they do not apply.
  * The model fields are set on parsed dense scenarios here; the scenario
  * keys and presets have their own tests.
  */
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
 #include "engine/fastpath.h"
+#include "engine/memory.h"
 #include "engine/predict.h"
 #include "engine/stepcost.h"
 #include "engine/workload.h"
@@ -456,6 +462,93 @@ static void dualpipe_overlap(void)
 	pp_scenario_release(&s);
 }
 
+/* DeepSeek-V3 at seq 4096, micro-batch 1, TP 1, fp8 (activations 2 bytes),
+ * balanced routing: what each measure drops from an MoE layer (s = 4096
+ * tokens, h = 7168; 32768 routed rows; SwiGLU inputs 2 x 2048 wide):
+ *  layernorm: the two norms' outputs (the QKV and FC1 inputs), 2 s h x 2;
+ *  mla_up_proj: Q, K, V (3 s h x 2) for the latents (s x 2048 x 2) and the
+ *    RoPE key (s x 64 x 2);
+ *  moe_act: the SwiGLU outputs, s x 2048 x 2 (shared) + 32768 x 2048 x 2;
+ *  fp8_activation_cache on top: every kept linear input and SwiGLU input
+ *    a byte instead of 2: the latents (s x 2048), the shared SwiGLU input
+ *    (s x 4096), the routed token copies (32768 x 7168) and SwiGLU inputs
+ *    (32768 x 4096). */
+static void memory_measures(void)
+{
+	const char *js = "{\"model\": {\"preset\": \"deepseek-v3\", \"seq_length\": 4096}, "
+			 "\"training\": {\"global_batch_size\": 64, \"precision\": \"fp8\", "
+			 "\"moe_load_imbalance\": 1.0%s}, "
+			 "\"parallel\": {\"pipeline_model_parallel_size\": 1, "
+			 "\"expert_model_parallel_size\": 64}, "
+			 "\"cluster\": {\"gpu\": \"h800\", \"num_gpus\": 64}}";
+	const char *extra[] = {
+		"",
+		", \"recompute_modules\": [\"layernorm\"]",
+		", \"recompute_modules\": [\"mla_up_proj\"]",
+		", \"recompute_modules\": [\"moe_act\"]",
+		", \"recompute_modules\": [\"layernorm\", \"mla_up_proj\", \"moe_act\"], "
+		"\"fp8_activation_cache\": true",
+	};
+	double S = 4096, H = 7168, R = 32768;
+	double drop[] = {0, 2 * S * H * 2, 3 * S * H * 2 - S * 2048 * 2 - S * 64 * 2,
+			 S * 2048 * 2 + R * 2048 * 2, 0};
+	drop[4] = drop[1] + drop[2] + drop[3] + S * 2048 + S * 4096 + R * 7168 + R * 4096;
+	double base = 0;
+	for (size_t i = 0; i < PP_ARRAY_LEN(extra); i++) {
+		char buf[1200];
+		snprintf(buf, sizeof(buf), js, extra[i]);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(buf, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		double a = pp_layer_activation_bytes_kind(&s, PP_LK_MOE);
+		if (i == 0)
+			base = a;
+		else
+			CHECK_NEAR(base - a, drop[i], 1e-9);
+		pp_scenario_release(&s);
+	}
+	/* bf16 moments: 12 bytes a parameter (fp32 master, m, v) become 8 */
+	const char *dt = ", \"exp_avg_dtype\": \"bf16\", \"exp_avg_sq_dtype\": \"bf16\"";
+	double ob[2];
+	for (int i = 0; i < 2; i++) {
+		char buf[1200];
+		snprintf(buf, sizeof(buf), js, i ? dt : "");
+		pp_scenario s;
+		pp_hw hw;
+		pp_workload w;
+		pp_memory m;
+		if (tu_scenario(buf, &s, &hw)) {
+			CHECK(0);
+			return;
+		}
+		pp_workload_build(&w, &s, &hw);
+		pp_memory_estimate(&s, &hw, &w, &m);
+		ob[i] = m.optimizer_bytes;
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+	CHECK_NEAR(ob[1] / ob[0], 8.0 / 12, 1e-12);
+	/* refused: FP8 caching without FP8 training, mla_up_proj without MLA */
+	pp_scenario s;
+	pp_hw hw;
+	char buf[1200];
+	snprintf(buf, sizeof(buf), "{\"model\": {\"preset\": \"deepseek-v3\"}, \"training\": "
+		 "{\"global_batch_size\": 64, \"fp8_activation_cache\": true}, \"parallel\": "
+		 "{\"expert_model_parallel_size\": 64}, \"cluster\": {\"gpu\": \"h800\", "
+		 "\"num_gpus\": 64}}");
+	CHECK(tu_scenario(buf, &s, &hw) != 0);
+	CHECK(tu_scenario("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			  "{\"global_batch_size\": 8, \"recompute_modules\": [\"mla_up_proj\"]}, "
+			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw) != 0);
+	CHECK(tu_scenario("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			  "{\"global_batch_size\": 8, \"recompute\": \"full\", "
+			  "\"recompute_modules\": [\"layernorm\"]}, "
+			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw) != 0);
+}
+
 /* The replay plan of an EP=2 step on 2 GPUs: every layer's dispatch and
  * combine (forward and backward) as all-to-alls over the EP communicator,
  * of T k h bytes each, and the plan on paper equal to the event
@@ -516,6 +609,7 @@ int main(void)
 	RUN(fast_path);
 	RUN(ep_overlap);
 	RUN(dualpipe_overlap);
+	RUN(memory_measures);
 	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }
