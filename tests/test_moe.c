@@ -18,13 +18,24 @@
  *  - --overlap-moe-expert-parallel-comm: the paired share of units from
  *    Megatron's warm-up counts, an all-to-all shorter than the compute it
  *    runs beside hidden whole (at the overlap efficiency), one longer than
- *    it hidden in part, a faster step.
+ *    it hidden in part, a faster step;
+ *  - DualPipe's overlapped pairs (DualPipeV): the paired share counted by
+ *    hand from dualpipev.py's eight steps, every all-to-all hidden where
+ *    the compute beside it is longer (no overlap efficiency on top), the
+ *    compute of a pair slowed by SMs / (SMs - comm SMs) exactly, more SMs
+ *    for communication never a faster step, the fast path still equal.
+ *  - DeepSeek-V3's memory measures (report Sec. 3.2.3, 3.3): an MoE
+ *    layer's kept activations with the RMSNorms, MLA's up-projections and
+ *    the SwiGLU recomputed and linear inputs in FP8 less by the bytes each
+ *    drops, counted by hand; bf16 Adam moments halve the moments' bytes;
+ *    the keys refused where they do not apply.
  * The model fields are set on parsed dense scenarios here; the scenario
  * keys and presets have their own tests.
  */
 #include "calib/replayplan.h"
 #include "calib/replaysim.h"
 #include "engine/fastpath.h"
+#include "engine/memory.h"
 #include "engine/predict.h"
 #include "engine/stepcost.h"
 #include "engine/workload.h"
@@ -385,6 +396,159 @@ static void ep_overlap(void)
 	pp_scenario_release(&s);
 }
 
+/* DualPipeV on 2 ranks, 8 micro-batches (deepseek-ai/DualPipe
+ * dualpipev.py): rank 0 runs 2 + 2 + 1 forwards alone (steps 1-3), then
+ * 5 x 2 overlapped pairs (step 4) and 1 (step 5); rank 1, the V's middle,
+ * runs its first step-4 forward and backward apart, then 1 + 5 x 2 pairs.
+ * Each rank runs 32 forwards and backwards, 22 of them paired: a share of
+ * 44 / 64. Mixtral at EP 4 inside a node: every all-to-all is shorter than
+ * the compute beside it, so the pair hides it whole. With 20 of the SMs
+ * held for the all-to-alls every compute segment of the pair takes
+ * n / (n - 20) as long. */
+static void dualpipe_overlap(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (mixtral(&s, &hw, 8, "", 4)) {
+		CHECK(0);
+		return;
+	}
+	s.parallel.pp = 2;
+	s.parallel.vpp = 2;
+	s.parallel.dp = 4;
+	s.parallel.schedule = PP_SCHED_DUALPIPEV;
+	s.training.global_batch_size = 32;
+	s.training.num_microbatches = 8;
+	CHECK_NEAR(pp_stepcost_pair_share(&s), 44.0 / 64, 1e-12);
+	s.training.moe_ep_comm_sms = 0;
+	pp_workload w;
+	pp_workload_build(&w, &s, &hw);
+	double ep_s = 0;
+	int k = -1;
+	for (int i = 0; i < w.nops; i++)
+		if (w.ops[i].kind == PP_OP_COMM && w.ops[i].ep && w.ops[i].phase != PP_PH_RECOMPUTE) {
+			ep_s += w.ops[i].time_s;
+			k = w.ops[i].layer_kind;
+		}
+	CHECK(k >= 0 && ep_s > 0);
+	if (k < 0) {
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+		return;
+	}
+	const pp_dual_pair *d = &w.lk[k].dual;
+	CHECK_NEAR(d->hide_fwd_s + d->hide_bwd_s, ep_s, 1e-12);
+	CHECK(d->slow_fwd_s == 0 && d->slow_bwd_s == 0);
+	double comp = w.lk[k].cost.fwd.compute_s + w.lk[k].cost.bwd.compute_s;
+	pp_workload_release(&w);
+	check_fast(&s, &hw, "dualpipev ep4");
+	double t0 = step_of(&s, &hw);
+	s.training.moe_ep_comm_sms = 20;
+	pp_workload_build(&w, &s, &hw);
+	d = &w.lk[k].dual;
+	double x = (double)hw.sm_count / (hw.sm_count - 20);
+	CHECK_NEAR(d->slow_fwd_s + d->slow_bwd_s, (x - 1) * comp, 1e-9);
+	CHECK_NEAR(d->hide_fwd_s + d->hide_bwd_s, ep_s, 1e-12);
+	pp_workload_release(&w);
+	check_fast(&s, &hw, "dualpipev ep4, 20 SMs");
+	double t20 = step_of(&s, &hw);
+	s.training.moe_ep_comm_sms = 40;
+	double t40 = step_of(&s, &hw);
+	CHECK(t0 > 0 && t0 < t20 && t20 < t40);
+	/* 1F1B has no such pairs */
+	s.parallel.schedule = PP_SCHED_1F1B;
+	s.parallel.vpp = 1;
+	CHECK(pp_stepcost_pair_share(&s) == 0);
+	pp_scenario_release(&s);
+}
+
+/* DeepSeek-V3 at seq 4096, micro-batch 1, TP 1, fp8 (activations 2 bytes),
+ * balanced routing: what each measure drops from an MoE layer (s = 4096
+ * tokens, h = 7168; 32768 routed rows; SwiGLU inputs 2 x 2048 wide):
+ *  layernorm: the two norms' outputs (the QKV and FC1 inputs), 2 s h x 2;
+ *  mla_up_proj: Q, K, V (3 s h x 2) for the latents (s x 2048 x 2) and the
+ *    RoPE key (s x 64 x 2);
+ *  moe_act: the SwiGLU outputs, s x 2048 x 2 (shared) + 32768 x 2048 x 2;
+ *  fp8_activation_cache on top: every kept linear input and SwiGLU input
+ *    a byte instead of 2: the latents (s x 2048), the shared SwiGLU input
+ *    (s x 4096), the routed token copies (32768 x 7168) and SwiGLU inputs
+ *    (32768 x 4096). */
+static void memory_measures(void)
+{
+	const char *js = "{\"model\": {\"preset\": \"deepseek-v3\", \"seq_length\": 4096}, "
+			 "\"training\": {\"global_batch_size\": 64, \"precision\": \"fp8\", "
+			 "\"moe_load_imbalance\": 1.0%s}, "
+			 "\"parallel\": {\"pipeline_model_parallel_size\": 1, "
+			 "\"expert_model_parallel_size\": 64}, "
+			 "\"cluster\": {\"gpu\": \"h800\", \"num_gpus\": 64}}";
+	const char *extra[] = {
+		"",
+		", \"recompute_modules\": [\"layernorm\"]",
+		", \"recompute_modules\": [\"mla_up_proj\"]",
+		", \"recompute_modules\": [\"moe_act\"]",
+		", \"recompute_modules\": [\"layernorm\", \"mla_up_proj\", \"moe_act\"], "
+		"\"fp8_activation_cache\": true",
+	};
+	double S = 4096, H = 7168, R = 32768;
+	double drop[] = {0, 2 * S * H * 2, 3 * S * H * 2 - S * 2048 * 2 - S * 64 * 2,
+			 S * 2048 * 2 + R * 2048 * 2, 0};
+	drop[4] = drop[1] + drop[2] + drop[3] + S * 2048 + S * 4096 + R * 7168 + R * 4096;
+	double base = 0;
+	for (size_t i = 0; i < PP_ARRAY_LEN(extra); i++) {
+		char buf[1200];
+		snprintf(buf, sizeof(buf), js, extra[i]);
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(buf, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		double a = pp_layer_activation_bytes_kind(&s, PP_LK_MOE);
+		if (i == 0)
+			base = a;
+		else
+			CHECK_NEAR(base - a, drop[i], 1e-9);
+		pp_scenario_release(&s);
+	}
+	/* bf16 moments: 12 bytes a parameter (fp32 master, m, v) become 8 */
+	const char *dt = ", \"exp_avg_dtype\": \"bf16\", \"exp_avg_sq_dtype\": \"bf16\"";
+	double ob[2];
+	for (int i = 0; i < 2; i++) {
+		char buf[1200];
+		snprintf(buf, sizeof(buf), js, i ? dt : "");
+		pp_scenario s;
+		pp_hw hw;
+		pp_workload w;
+		pp_memory m;
+		if (tu_scenario(buf, &s, &hw)) {
+			CHECK(0);
+			return;
+		}
+		pp_workload_build(&w, &s, &hw);
+		pp_memory_estimate(&s, &hw, &w, &m);
+		ob[i] = m.optimizer_bytes;
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+	CHECK_NEAR(ob[1] / ob[0], 8.0 / 12, 1e-12);
+	/* refused: FP8 caching without FP8 training, mla_up_proj without MLA */
+	pp_scenario s;
+	pp_hw hw;
+	char buf[1200];
+	snprintf(buf, sizeof(buf), "{\"model\": {\"preset\": \"deepseek-v3\"}, \"training\": "
+		 "{\"global_batch_size\": 64, \"fp8_activation_cache\": true}, \"parallel\": "
+		 "{\"expert_model_parallel_size\": 64}, \"cluster\": {\"gpu\": \"h800\", "
+		 "\"num_gpus\": 64}}");
+	CHECK(tu_scenario(buf, &s, &hw) != 0);
+	CHECK(tu_scenario("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			  "{\"global_batch_size\": 8, \"recompute_modules\": [\"mla_up_proj\"]}, "
+			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw) != 0);
+	CHECK(tu_scenario("{\"model\": {\"preset\": \"gpt-1.7b\"}, \"training\": "
+			  "{\"global_batch_size\": 8, \"recompute\": \"full\", "
+			  "\"recompute_modules\": [\"layernorm\"]}, "
+			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw) != 0);
+}
+
 /* The replay plan of an EP=2 step on 2 GPUs: every layer's dispatch and
  * combine (forward and backward) as all-to-alls over the EP communicator,
  * of T k h bytes each, and the plan on paper equal to the event
@@ -444,6 +608,8 @@ int main(void)
 	RUN(physics);
 	RUN(fast_path);
 	RUN(ep_overlap);
+	RUN(dualpipe_overlap);
+	RUN(memory_measures);
 	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }

@@ -25,7 +25,9 @@
  *    same schedules;
  *  - the fast path (the search's closed form) equals the event simulation
  *    to the nanosecond on real workloads with every listed schedule, and
- *    its bounds stay below it.
+ *    its bounds stay below it;
+ *  - a V (ZB-V, DualPipeV) reads pipeline_model_parallel_layout in the
+ *    model's order of virtual stages.
  */
 #include "engine/evgraph.h"
 #include "engine/fastpath.h"
@@ -466,6 +468,49 @@ static void fast_equals_des(void)
 	CHECK(badl == 0);
 }
 
+/* A V read from pipeline_model_parallel_layout, in the model's order of
+ * virtual stages: "Ettt|tt|tt|tL" on 2 ranks puts 3 + 1 layers on rank 0
+ * (virtual stages 0 and 3) and 2 + 2 on rank 1; the fast path still
+ * equals the event simulation. */
+static void v_layout(void)
+{
+	for (int k = 0; k < 2; k++) {
+		char js[1200];
+		snprintf(js, sizeof(js),
+			 "{\"name\": \"v\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 8}, "
+			 "\"training\": {\"global_batch_size\": 8, \"micro_batch_size\": 1}, "
+			 "\"parallel\": {\"tensor_model_parallel_size\": 1, "
+			 "\"pipeline_model_parallel_size\": 2, \"pipeline_schedule\": \"%s\", "
+			 "\"pipeline_model_parallel_layout\": \"Ettt|tt|tt|tL\"}, "
+			 "\"cluster\": {\"gpu\": \"a100-80gb\", \"num_gpus\": 2}}",
+			 k ? "zbv" : "dualpipev");
+		pp_scenario s;
+		pp_hw hw;
+		if (tu_scenario(js, &s, &hw)) {
+			CHECK(0);
+			continue;
+		}
+		pp_pipe pl = pp_pipe_of(&s);
+		CHECK(pp_stage_layers(&s, pp_pipe_vs(&pl, 0, 0)) == 3);
+		CHECK(pp_stage_layers(&s, pp_pipe_vs(&pl, 0, 1)) == 1);
+		CHECK(pp_stage_layers(&s, pp_pipe_vs(&pl, 1, 0)) == 2);
+		CHECK(pp_stage_layers(&s, pp_pipe_vs(&pl, 1, 1)) == 2);
+		pp_workload w;
+		pp_workload_build(&w, &s, &hw);
+		pp_des *d = pp_des_new();
+		pp_stage_busy bd[2], bf[2];
+		pp_sched_opts o = {false, false, false};
+		pp_evgraph_build(d, &s, &hw, &w, &o, bd);
+		pp_err err = {0};
+		int64_t td = pp_des_run(d, &err) ? -1 : pp_des_makespan(d);
+		int64_t tasks = 0;
+		CHECK(td > 0 && pp_fp_run(&s, &hw, &w, &o, bf, &tasks) == td);
+		pp_des_free(d);
+		pp_workload_release(&w);
+		pp_scenario_release(&s);
+	}
+}
+
 /* Each rank's actions in the event simulation run in its list's order,
  * back to back or later, never overlapping. */
 static void timeline_order(void)
@@ -530,5 +575,6 @@ int main(void)
 	RUN(wgrad_share);
 	RUN(timeline_order);
 	RUN(fast_equals_des);
+	RUN(v_layout);
 	return pp_t_done("test_pipesched");
 }

@@ -5,12 +5,37 @@
 
 #include <string.h>
 
+/* Bytes per element of what a layer keeps for its backward, by what it
+ * is (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.3 and 3.3.2-3.3.3, as
+ * training.recompute_modules and fp8_activation_cache give them): e the
+ * activations' dtype; lin the input of a linear layer (1 byte when cached
+ * in FP8); the recomputed outputs 0: the RMSNorms' (norm), the MoE
+ * SwiGLU's (moe_act), MLA's Q, K, V (rebuilt by the up-projections from
+ * the latents, kept as up-projection inputs). */
+typedef struct keep {
+	double e, lin;
+	bool norm, moe_act, mla;
+} keep;
+
+static keep keep_of(const pp_model *m, const pp_training *tr, double e)
+{
+	keep k = {e, tr->fp8_act_cache ? 1.0 : e, false, false, false};
+	k.norm = tr->recompute_modules & PP_RCM_LAYERNORM;
+	k.moe_act = tr->recompute_modules & PP_RCM_MOE_ACT;
+	k.mla = (tr->recompute_modules & PP_RCM_MLA_UP_PROJ) && (m->q_lora_rank || m->kv_lora_rank);
+	return k;
+}
+
 /* The routed experts' activations of an MoE layer kept for the backward on
  * the busiest expert-parallel rank: the permuted token copies (fc1's input),
  * fc1's output (the activation's input) and the activation's output (fc2's
  * input) for T_m k ETP x imbalance rows, and the router's fp32 scores;
- * Megatron-Core keeps them unless the MoE layer is recomputed. */
-static double moe_act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr, double e)
+ * Megatron-Core keeps them unless the MoE layer is recomputed. Cached in
+ * FP8, the token copies and fc2's input take a byte, and so does the
+ * SwiGLU's input (DeepSeek-V3 Sec. 3.3.2: "also stored in FP8"); with
+ * moe_act recomputed fc2's input is not kept. */
+static double moe_act_bytes(const pp_model *m, const pp_parallel *p, const pp_training *tr,
+			    keep k)
 {
 	bool sp = p->sequence_parallel && p->tp > 1;
 	double Tm = (double)tr->micro_batch_size * m->seq_length / p->cp / (sp ? p->tp : 1);
@@ -20,7 +45,8 @@ static double moe_act_bytes(const pp_model *m, const pp_parallel *p, const pp_tr
 		imb = tr->moe_expert_capacity_factor;
 	double rows = Tm * m->moe_router_topk * etp * imb;
 	double fm = (double)m->moe_ffn_hidden_size / etp;
-	return rows * e * (m->hidden_size + fm * ((m->swiglu ? 2.0 : 1.0) + 1.0)) +
+	double act_in = m->swiglu ? 2.0 * k.lin : k.e;
+	return rows * (k.lin * m->hidden_size + fm * (act_in + (k.moe_act ? 0.0 : k.lin))) +
 	       Tm * m->num_experts * 4.0;
 }
 
@@ -43,17 +69,28 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 	double h = m->hidden_size, a = m->num_attention_heads, f = m->ffn_hidden_size;
 	double g = m->num_query_groups < p->tp ? p->tp : m->num_query_groups;
 	double e = (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0;
+	keep k = keep_of(m, tr, e);
 	double mask = m->swiglu ? 0.0 : 1.0; /* dropout masks, GPT recipes only */
 	double sbh = sq * b * h;
 	double rep = sbh * (2.0 * e + 2.0 * mask) / (sp ? t : 1.0) /* LN inputs, masks */
-		     + sbh * 2.0 * e / (sp ? t : 1.0); /* QKV and FC1 inputs */
-	double tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t   /* Q, K, V, projection input */
-			  + sq * b * f * e * ((m->swiglu ? 2.0 : 1.0) + 1.0) / t; /* act in, FC2 in */
-	if (kind & PP_LK_MOE) /* the experts instead of the dense MLP, and the shared experts */
-		tp_split = sbh * e * (1.0 + 2.0 * g / a + 1.0) / t +
-			   sq * b * m->moe_shared_expert_intermediate_size * e *
-				   ((m->swiglu ? 2.0 : 1.0) + 1.0) / t +
-			   moe_act_bytes(m, p, tr, e);
+		     + sbh * (k.norm ? 0.0 : 2.0 * k.lin) / (sp ? t : 1.0); /* QKV and FC1 inputs */
+	/* Q, K, V, or with MLA's up-projections recomputed their inputs, the
+	 * latents (not split by TP) and the decoupled RoPE key */
+	double qkv = k.mla ? sq * b * (m->q_lora_rank + m->kv_lora_rank) * k.lin +
+				     sq * b * m->qk_pos_emb_head_dim * e
+			   : sbh * e * (1.0 + 2.0 * g / a) / t;
+	/* the projection's input: DeepSeek keeps it in E5M6 (Sec. 3.3.2), 16
+	 * bits here */
+	double attn = qkv + sbh * e / t;
+	double act_in = m->swiglu ? 2.0 * e : e; /* the activation's input */
+	double tp_split = attn + sq * b * f * (act_in + k.lin) / t; /* act in, FC2 in */
+	if (kind & PP_LK_MOE) { /* the experts instead of the dense MLP, and the shared experts */
+		double sh_in = m->swiglu ? 2.0 * k.lin : e;
+		tp_split = attn +
+			   sq * b * m->moe_shared_expert_intermediate_size *
+				   (sh_in + (k.moe_act ? 0.0 : k.lin)) / t +
+			   moe_act_bytes(m, p, tr, k);
+	}
 	if (rc == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_TORCHTITAN_OP && !(kind & PP_LK_MOE)) {
 		/* TorchTitan's op policy keeps the block's input, every odd matmul's
 		 * output (wq, wv, w1, w2 with separate projections; qkv and fc1
@@ -108,6 +145,14 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		opt_state += 4.0; /* fp32 master copy */
 	else if (mixed)
 		opt_state /= 2.0; /* 16-bit parameters keep 16-bit states (no master) */
+	if (tr->optimizer == PP_OPTIM_ADAM && (tr->exp_avg_bytes || tr->exp_avg_sq_bytes)) {
+		/* Megatron-Core's precision-aware optimizer (exp_avg_dtype,
+		 * exp_avg_sq_dtype): the moments at their given size, the
+		 * rest (a given moment's default, the master) as above */
+		double dflt = mixed && !master ? 2.0 : 4.0;
+		opt_state += (tr->exp_avg_bytes ? tr->exp_avg_bytes : dflt) - dflt +
+			     (tr->exp_avg_sq_bytes ? tr->exp_avg_sq_bytes : dflt) - dflt;
+	}
 	/* main gradients: fp32 for bf16 and fp32 training, fp16 for fp16
 	 * (Megatron-LM's --accumulate-allreduce-grads-in-fp32 default); the
 	 * parameters' dtype without fp32 master weights */

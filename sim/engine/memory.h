@@ -12,6 +12,10 @@
  * with SP: s b h/t (34 + 5as/h); selective: the core term dropped; full:
  * 2 s b h (/t with SP) per layer plus one layer's worth during its backward.
  * In-flight micro-batches per stage: pp_stage_inflight_chunks (stages.h).
+ * DeepSeek-V3's measures (training.recompute_modules layernorm, mla_up_proj,
+ * moe_act; fp8_activation_cache; report Sec. 3.2.3, 3.3.2) drop the
+ * recomputed outputs and keep linear inputs in a byte; exp_avg_dtype and
+ * exp_avg_sq_dtype size Adam's moments.
  *
  * Weights/gradients/optimizer (bytes per parameter): Megatron mixed
  * precision 2 + 4 + 12 (fp32 main grads, master, Adam m and v), its

@@ -281,35 +281,69 @@ static void cut(const pp_workload *w, int from, int to, bool delay_wgrad, seg *g
 	}
 }
 
-void wl_moe_pair_saving(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad,
-			double *save_fwd, double *save_bwd)
+/* The pair's timeline: the two streams as above, every compute segment
+ * taking x times as long (x = 1: the compute has every SM). */
+typedef struct pairtl {
+	double pair;            /* the pair's end */
+	double serial;          /* the two passes one after the other, compute at x = 1 */
+	double fwd_k, bwd_k;    /* the EP collectives of the forward and the backward */
+	double fwd_c, bwd_c;    /* the compute of each (at x = 1) */
+} pairtl;
+
+static pairtl pair_timeline(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad, double x)
 {
 	seg f = {0}, b = {0}, r = {0};
 	cut(c->w, a0, a1, false, &f);
 	cut(c->w, a1, a2, delay_wgrad, &b);
 	cut(c->w, a2, a3, false, &r);
-	double fwd_k = f.k1 + f.k2, bwd_k = b.k1 + b.k2; /* the EP collectives themselves */
+	pairtl t;
+	t.fwd_k = f.k1 + f.k2;
+	t.bwd_k = b.k1 + b.k2;
 	double pre_f = f.pre, mlp_f = f.mlp;                /* forward compute */
 	double pre_b = b.post + r.pre + r.k1 + r.mlp + r.k2 + r.post;
+	t.fwd_c = pre_f + mlp_f + f.post;
+	t.bwd_c = b.pre + b.mlp + b.mlp_dw + pre_b;
 	/* the two streams */
-	double cs = b.pre;                                  /* unpermute_bwd */
+	double cs = x * b.pre;                              /* unpermute_bwd */
 	double k = cs + b.k1;                               /* combine_bwd */
 	double k_comb_b = k;
-	cs += pre_f;                                        /* pre_dispatch_fwd */
+	cs += x * pre_f;                                    /* pre_dispatch_fwd */
 	k = fmax(k, cs) + f.k1;                             /* dispatch_fwd */
 	double k_disp_f = k;
-	cs = fmax(cs, k_comb_b) + b.mlp;                    /* mlp_bwd */
+	cs = fmax(cs, k_comb_b) + x * b.mlp;                /* mlp_bwd */
 	k = fmax(k, cs) + b.k2;                             /* dispatch_bwd */
 	double k_disp_b = k;
-	cs += b.mlp_dw;                                     /* mlp_bwd_dw */
-	cs = fmax(cs, k_disp_f) + mlp_f;                    /* mlp_fwd */
+	cs += x * b.mlp_dw;                                 /* mlp_bwd_dw */
+	cs = fmax(cs, k_disp_f) + x * mlp_f;                /* mlp_fwd */
 	k = fmax(k, cs) + f.k2;                             /* combine_fwd */
-	cs = fmax(cs, k_disp_b) + pre_b;                    /* pre_dispatch_bwd */
-	double pair = fmax(cs, k) + f.post;                 /* unpermute_fwd */
-	double serial = b.pre + pre_f + f.k1 + mlp_f + f.k2 + f.post + b.k1 + b.mlp + b.mlp_dw +
-			b.k2 + pre_b;
-	double kk = fwd_k + bwd_k;
-	double save = fmin(kk, c->hw->overlap_eff * fmax(0.0, serial - pair));
-	*save_fwd = kk > 0 ? save * fwd_k / kk : 0;
+	cs = fmax(cs, k_disp_b) + x * pre_b;                /* pre_dispatch_bwd */
+	t.pair = fmax(cs, k) + x * f.post;                  /* unpermute_fwd */
+	t.serial = t.fwd_c + t.bwd_c + t.fwd_k + t.bwd_k;
+	return t;
+}
+
+void wl_moe_pair_saving(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad,
+			double *save_fwd, double *save_bwd)
+{
+	pairtl t = pair_timeline(c, a0, a1, a2, a3, delay_wgrad, 1.0);
+	double kk = t.fwd_k + t.bwd_k;
+	double save = fmin(kk, c->hw->overlap_eff * fmax(0.0, t.serial - t.pair));
+	*save_fwd = kk > 0 ? save * t.fwd_k / kk : 0;
 	*save_bwd = save - *save_fwd;
+}
+
+void wl_moe_dualpipe_pair(ctx *c, int a0, int a1, int a2, int a3, int comm_sms,
+			  pp_dual_pair *out)
+{
+	int n = c->hw->sm_count;
+	double x = n > comm_sms && comm_sms > 0 ? (double)n / (n - comm_sms) : 1.0;
+	pairtl t = pair_timeline(c, a0, a1, a2, a3, false, x);
+	double kk = t.fwd_k + t.bwd_k, cc = t.fwd_c + t.bwd_c;
+	/* the compute stream's wait for the collectives is what stays exposed */
+	double hide = fmax(0.0, kk - fmax(0.0, t.pair - x * cc));
+	double slow = (x - 1.0) * cc;
+	out->hide_fwd_s = kk > 0 ? hide * t.fwd_k / kk : 0;
+	out->hide_bwd_s = hide - out->hide_fwd_s;
+	out->slow_fwd_s = (x - 1.0) * t.fwd_c;
+	out->slow_bwd_s = slow - out->slow_fwd_s;
 }

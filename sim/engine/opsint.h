@@ -153,5 +153,16 @@ void wl_moe_bwd(ctx *c, const dims *x, pp_group tp);
  * forward's and the backward's exposed all-to-alls shrink by. */
 void wl_moe_pair_saving(ctx *c, int a0, int a1, int a2, int a3, bool delay_wgrad,
 			double *save_fwd, double *save_bwd);
+/* DualPipe's overlapped forward-backward pair of an MoE layer kind (the
+ * same ops and the same two streams as the combined 1F1B pair above, the
+ * expert weight gradients inside the backward): the all-to-all kernels
+ * hold comm_sms of the GPU's SMs (hw sm_count) all through the pair, so
+ * every compute segment takes sm_count / (sm_count - comm_sms) as long,
+ * and no catalog overlap efficiency applies on top (that share of the SMs
+ * is the contention). Sets out: the EP seconds hidden, split between the
+ * passes by their all-to-all time, and the compute seconds added, by their
+ * compute. */
+void wl_moe_dualpipe_pair(ctx *c, int a0, int a1, int a2, int a3, int comm_sms,
+			  pp_dual_pair *out);
 
 #endif

@@ -247,14 +247,23 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       t->moe_expert_capacity_factor > 0 ? ", tokens past capacity dropped" : "");
 	char sched[64];
 	pp_parallel_schedule_text(p, sched, sizeof(sched));
+	/* the memory measures beside the recompute mode (DeepSeek-V3's) */
+	char rcm[96] = "";
+	for (int i = 1; i < PP_RCM_COUNT; i++)
+		if (t->recompute_modules & (1u << i))
+			snprintf(rcm + strlen(rcm), sizeof(rcm) - strlen(rcm), " + %s",
+				 pp_recompute_module_names[i]);
+	snprintf(rcm + strlen(rcm), sizeof(rcm) - strlen(rcm), "%s%s",
+		 t->fp8_act_cache ? ", fp8 activation cache" : "",
+		 t->exp_avg_bytes == 2 || t->exp_avg_sq_bytes == 2 ? ", bf16 Adam moments" : "");
 	pp_sb_addf(out, "Layout     TP %d x PP %d x DP %d x CP %d%s%s%s%s, ZeRO-%d, %s; %lld micro-batches of %lld, "
-	       "global batch %lld, %s, recompute %s\n", p->tp, p->pp, p->dp, p->cp,
+	       "global batch %lld, %s, recompute %s%s\n", p->tp, p->pp, p->dp, p->cp,
 	       sched[0] ? " (" : "", sched, sched[0] ? ")" : "",
 	       p->sequence_parallel && p->tp > 1 ? " + SP" : "", p->zero_stage,
 	       t->use_flash_attn ? "flash attention" : "unfused attention",
 	       (long long)t->num_microbatches, (long long)t->micro_batch_size,
 	       (long long)t->global_batch_size, pp_dtype_names[t->precision],
-	       pp_recompute_names[t->recompute]);
+	       pp_recompute_names[t->recompute], rcm);
 	if (p->first_stage_layers || p->last_stage_layers)
 		pp_sb_addf(out, "Stages     %d layers on the first stage, %d on the last, %d on each of the "
 		       "others\n", pp_stage_layers(s, 0) * p->vpp, pp_stage_layers(s, p->pp - 1) * p->vpp,

@@ -55,9 +55,35 @@ static double host_excess_s(const pp_pass_cost *p, double save)
 	return p->host_s > g ? p->host_s - g : 0;
 }
 
+/* The seconds a pair takes off one pass of a part (a layer of kind k or
+ * the head) and, of that, the compute it adds (DualPipe's SMs held by the
+ * all-to-all kernels), per pair: Megatron-Core's combined 1F1B pair, or
+ * under a DualPipe schedule DualPipe's (workload.h pp_dual_pair). */
+typedef struct psave {
+	double net_s, slow_s;
+} psave;
+
+static psave pair_save(const pp_workload *w, bool dual, pp_part part, int k, bool fwd)
+{
+	psave r = {0, 0};
+	if (part == PP_PART_EMBED)
+		return r;
+	const pp_dual_pair *d = part == PP_PART_LAYER ? &w->lk[k].dual : &w->head_dual;
+	if (dual) {
+		r.slow_s = fwd ? d->slow_fwd_s : d->slow_bwd_s;
+		r.net_s = (fwd ? d->hide_fwd_s : d->hide_bwd_s) - r.slow_s;
+	} else if (part == PP_PART_LAYER) {
+		r.net_s = fwd ? w->lk[k].ep_pair_save_fwd_s : w->lk[k].ep_pair_save_bwd_s;
+	} else {
+		r.net_s = fwd ? w->head_pair_save_fwd_s : w->head_pair_save_bwd_s;
+	}
+	return r;
+}
+
 /* phi: the share of a layer's forwards and backwards that run paired
- * (pp_stepcost_pair_share); 0 without the overlap. */
-static pp_task_ns task_durations(const pp_workload *w, double k, double phi)
+ * (pp_stepcost_pair_share); 0 without the overlap. dual: DualPipe's pairs;
+ * -1: whichever pair saves more (a lower bound on either). */
+static pp_task_ns task_durations(const pp_workload *w, double k, double phi, int dual)
 {
 	pp_task_ns t;
 	memset(&t, 0, sizeof(t));
@@ -66,29 +92,70 @@ static pp_task_ns task_durations(const pp_workload *w, double k, double phi)
 		const pp_part_cost *lc = &l->cost;
 		if (!l->count)
 			continue;
-		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd, phi * l->ep_pair_save_fwd_s));
-		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd, phi * l->ep_pair_save_bwd_s) +
-					  pass_s(&lc->recompute, 0)));
+		double sf = pair_save(w, dual == 1, PP_PART_LAYER, i, true).net_s;
+		double sb = pair_save(w, dual == 1, PP_PART_LAYER, i, false).net_s;
+		if (dual < 0) {
+			sf = fmax(sf, pair_save(w, true, PP_PART_LAYER, i, true).net_s);
+			sb = fmax(sb, pair_save(w, true, PP_PART_LAYER, i, false).net_s);
+		}
+		t.f_layer[i] = pp_ns(k * pass_s(&lc->fwd, phi * sf));
+		t.b_layer[i] = pp_ns(k * (pass_s(&lc->bwd, phi * sb) + pass_s(&lc->recompute, 0)));
 		t.w_layer[i] = pp_ns(k * lc->bwd.wgrad_s);
 		if (t.w_layer[i] > t.b_layer[i])
 			t.w_layer[i] = t.b_layer[i];
 		if (t.w_layer[i] < 0)
 			t.w_layer[i] = 0;
 	}
+	double hf = pair_save(w, dual == 1, PP_PART_HEAD, 0, true).net_s;
+	double hb = pair_save(w, dual == 1, PP_PART_HEAD, 0, false).net_s;
+	if (dual < 0) {
+		hf = fmax(hf, pair_save(w, true, PP_PART_HEAD, 0, true).net_s);
+		hb = fmax(hb, pair_save(w, true, PP_PART_HEAD, 0, false).net_s);
+	}
 	t.f_embed = pp_ns(k * pass_s(&w->embed.fwd, 0));
 	t.b_embed = pp_ns(k * pass_s(&w->embed.bwd, 0));
-	t.f_head = pp_ns(k * pass_s(&w->head.fwd, phi * w->head_pair_save_fwd_s));
-	t.b_head = pp_ns(k * pass_s(&w->head.bwd, phi * w->head_pair_save_bwd_s));
+	t.f_head = pp_ns(k * pass_s(&w->head.fwd, phi * hf));
+	t.b_head = pp_ns(k * pass_s(&w->head.bwd, phi * hb));
 	return t;
 }
 
 pp_task_ns pp_task_durations(const pp_workload *w, double k)
 {
-	return task_durations(w, k, 1.0);
+	return task_durations(w, k, 1.0, -1);
+}
+
+bool pp_schedule_dual_pairs(pp_schedule s)
+{
+	return s == PP_SCHED_DUALPIPEV;
+}
+
+/* DualPipe: the forwards and backwards of stage st's list that run in an
+ * overlapped pair (a pair forward and the backward after it), of all its
+ * forwards and backwards (weight-gradient actions carry no EP time) */
+static void dual_pairs(const pp_pipe *pl, int st, pp_unit *u, double *paired, double *units)
+{
+	int n = pp_pipe_list(pl, st, u);
+	for (int i = 0; i < n; i++) {
+		if (u[i].act == PP_ACT_W)
+			continue;
+		*units += 1;
+		if ((u[i].fwd && u[i].pair) || (i > 0 && u[i - 1].fwd && u[i - 1].pair))
+			*paired += 1;
+	}
 }
 
 double pp_stepcost_pair_share(const pp_scenario *s)
 {
+	if (pp_schedule_dual_pairs(s->parallel.schedule) && s->parallel.pp > 1 &&
+	    s->model.num_experts > 0) {
+		pp_pipe pl = pp_pipe_of(s);
+		pp_unit *u = pp_xmalloc(sizeof(*u) * (size_t)pp_pipe_list_cap(&pl));
+		double paired = 0, units = 0;
+		for (int st = 0; st < pl.pp; st++)
+			dual_pairs(&pl, st, u, &paired, &units);
+		free(u);
+		return units > 0 ? paired / units : 0;
+	}
 	if (!s->training.overlap_moe_expert_parallel_comm)
 		return 0;
 	int P = s->parallel.pp, V = s->parallel.vpp;
@@ -253,27 +320,28 @@ pp_busy_cost pp_stepcost_busy(const pp_stepcost *c, pp_part part, int kind, bool
 	const pp_part_cost *pc = part == PP_PART_LAYER ? &w->lk[kind].cost
 				 : part == PP_PART_EMBED ? &w->embed : &w->head;
 	pp_busy_cost b;
-	/* the EP time the combined 1F1B pairs hide (0 without the overlap) */
-	double sf = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_fwd_s
-		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_fwd_s : 0;
-	double sb = part == PP_PART_LAYER  ? c->pair_share * w->lk[kind].ep_pair_save_bwd_s
-		    : part == PP_PART_HEAD ? c->pair_share * w->head_pair_save_bwd_s : 0;
+	/* the time the pairs save (0 without them): EP time hidden, less
+	 * under DualPipe the compute the SMs held for it add */
+	psave pf = pair_save(w, c->dual_pairs, part, kind, true);
+	psave pb = pair_save(w, c->dual_pairs, part, kind, false);
+	double sf = c->pair_share * pf.net_s, sb = c->pair_share * pb.net_s;
+	double xf = c->pair_share * pf.slow_s, xb = c->pair_share * pb.slow_s;
 	if (fwd) {
-		b.compute_s = pc->fwd.compute_s + host_excess_s(&pc->fwd, sf);
+		b.compute_s = pc->fwd.compute_s + xf + host_excess_s(&pc->fwd, sf);
 		b.tp_s = pc->fwd.comm_s;
 		b.cp_s = pc->fwd.cp_comm_s;
-		b.ep_s = pc->fwd.ep_comm_s - sf;
+		b.ep_s = pc->fwd.ep_comm_s - sf - xf;
 	} else if (part == PP_PART_LAYER) {
-		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + host_excess_s(&pc->bwd, sb) +
-			      host_excess_s(&pc->recompute, 0);
+		b.compute_s = pc->bwd.compute_s + pc->recompute.compute_s + xb +
+			      host_excess_s(&pc->bwd, sb) + host_excess_s(&pc->recompute, 0);
 		b.tp_s = pc->bwd.comm_s + pc->recompute.comm_s;
 		b.cp_s = pc->bwd.cp_comm_s + pc->recompute.cp_comm_s;
-		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s - sb;
+		b.ep_s = pc->bwd.ep_comm_s + pc->recompute.ep_comm_s - sb - xb;
 	} else {
-		b.compute_s = pc->bwd.compute_s + host_excess_s(&pc->bwd, sb);
+		b.compute_s = pc->bwd.compute_s + xb + host_excess_s(&pc->bwd, sb);
 		b.tp_s = pc->bwd.comm_s;
 		b.cp_s = pc->bwd.cp_comm_s;
-		b.ep_s = pc->bwd.ep_comm_s - sb;
+		b.ep_s = pc->bwd.ep_comm_s - sb - xb;
 	}
 	return b;
 }
@@ -309,7 +377,9 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 			c->kinds[vs][pp_stepcost_kind(c, vs, l)]++;
 	}
 	c->pair_share = pp_stepcost_pair_share(s);
-	c->unit = task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw), c->pair_share);
+	c->dual_pairs = pp_schedule_dual_pairs(s->parallel.schedule);
+	c->unit = task_durations(w, c->ab.no_p2p ? 1 : pp_pipeline_stretch(s, hw), c->pair_share,
+				 c->dual_pairs);
 
 	/* Megatron DDP bucket: max(40M, 1M x dp) parameters */
 	double bucket = s->training.bucket_bytes / 4.0;

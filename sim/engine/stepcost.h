@@ -56,10 +56,11 @@ typedef struct pp_task_ns {
 	int64_t w_layer[PP_LAYER_KINDS];
 	int64_t f_embed, b_embed, f_head, b_head;
 } pp_task_ns;
-/* pp_task_durations gives the steady state of the combined 1F1B schedule
- * (every unit paired) under --overlap-moe-expert-parallel-comm: no task is
- * shorter in a step (pp_stepcost_init's units), so the fast path's quick
- * bound built on it stays a lower bound. */
+/* pp_task_durations gives every unit paired, by whichever pair saves more
+ * (the combined 1F1B schedule's under --overlap-moe-expert-parallel-comm,
+ * or DualPipe's): no task is shorter in a step of any schedule
+ * (pp_stepcost_init's units), so the fast path's quick bound built on it
+ * stays a lower bound. */
 pp_task_ns pp_task_durations(const pp_workload *w, double k);
 
 /* --overlap-moe-expert-parallel-comm (Megatron-Core's combined 1F1B,
@@ -78,6 +79,14 @@ pp_task_ns pp_task_durations(const pp_workload *w, double k);
  * stage's busy time is right for the stage-mean warm-up, off by (its
  * warm-up - the mean) / (M V) of the saving. 0 without the overlap. */
 double pp_stepcost_pair_share(const pp_scenario *s);
+/* Whether the schedule's own overlapped pairs (pp_unit pair) hide the EP
+ * all-to-alls of an MoE model, whatever the overlap flag: DualPipe's
+ * overlapped_forward_backward (deepseek-ai/DualPipe, arXiv:2412.19437 Sec.
+ * 3.2.1). Then the pair share is the paired forwards and backwards of the
+ * stages' action lists over all of them (weight gradients left out), and
+ * each pair saves workload.h pp_dual_pair's hidden EP time less the
+ * compute its all-to-all kernels' SMs cost. */
+bool pp_schedule_dual_pairs(pp_schedule s);
 
 /* The factor every compute task of a blocking pipeline is stretched by:
  * 1 + kernels.json blocking_pipeline_stall when the step has pipeline stages
@@ -127,6 +136,7 @@ typedef struct pp_stepcost {
 	bool one_kind;           /* every layer of kind 0 (a dense model) */
 	pp_task_ns unit;         /* compute-stream task of one micro-batch per part */
 	double pair_share;       /* pp_stepcost_pair_share: 0 without the EP overlap */
+	bool dual_pairs;         /* the pairs are DualPipe's (pp_schedule_dual_pairs) */
 	int64_t *p2p_ns;         /* [P]: a send over boundary st -> st+1 (st = P-1: the wrap) */
 	bool *p2p_same_node;     /* [P]: whether that boundary stays inside a node */
 	double p2p_bytes;        /* activation (or its gradient) per micro-batch per GPU */

@@ -386,6 +386,8 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	if (x->moe && tr->overlap_moe_expert_parallel_comm)
 		wl_moe_pair_saving(c, a0, a1, a2, w->nops, tr->delay_wgrad_compute,
 				   &lc->ep_pair_save_fwd_s, &lc->ep_pair_save_bwd_s);
+	if (x->moe)
+		wl_moe_dualpipe_pair(c, a0, a1, a2, w->nops, tr->moe_ep_comm_sms, &lc->dual);
 	/* lc->trainable holds the adapters wl_block_linear counted */
 	lc->params = base + lc->trainable;
 	lc->expert_params = experts;
@@ -478,6 +480,9 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 		const pp_layer_cost *lm = &w->lk[pp_model_layer_kind(m, m->num_layers - 1)];
 		w->head_pair_save_fwd_s = m->mtp_num_layers * lm->ep_pair_save_fwd_s;
 		w->head_pair_save_bwd_s = m->mtp_num_layers * lm->ep_pair_save_bwd_s;
+		double n = m->mtp_num_layers;
+		w->head_dual = (pp_dual_pair){n * lm->dual.hide_fwd_s, n * lm->dual.hide_bwd_s,
+					      n * lm->dual.slow_fwd_s, n * lm->dual.slow_bwd_s};
 	}
 
 	/* parameters per GPU */

@@ -74,6 +74,16 @@ typedef struct pp_part_cost {
 	pp_pass_cost fwd, bwd, recompute;
 } pp_part_cost;
 
+/* An MoE layer's forward and backward run as one of DualPipe's overlapped
+ * pairs (deepseek-ai/DualPipe overlapped_forward_backward; arXiv:2412.19437
+ * Sec. 3.2.1-3.2.2): the EP all-to-all seconds each pass hides beside the
+ * other's compute, and the compute seconds each gains because the
+ * all-to-all kernels hold some of the SMs meanwhile. */
+typedef struct pp_dual_pair {
+	double hide_fwd_s, hide_bwd_s;
+	double slow_fwd_s, slow_bwd_s;
+} pp_dual_pair;
+
 /* One kind of layer (PP_LK_*: dense or MoE, full or windowed attention):
  * the cost of one such layer and its parameters on this GPU. */
 typedef struct pp_layer_cost {
@@ -89,6 +99,9 @@ typedef struct pp_layer_cost {
 	 * backward of this layer save when run as one combined 1F1B pair
 	 * (moeops.c wl_moe_pair_saving); 0 without the overlap */
 	double ep_pair_save_fwd_s, ep_pair_save_bwd_s;
+	/* DualPipe's overlapped pair of this layer (every MoE layer; read
+	 * under a DualPipe schedule): moeops.c wl_moe_dualpipe_pair */
+	pp_dual_pair dual;
 } pp_layer_cost;
 
 typedef struct pp_workload {
@@ -99,6 +112,7 @@ typedef struct pp_workload {
 	/* the head's MTP depths under the EP overlap: their layers' pair saving
 	 * (Megatron-Core pairs the MTP layer too, model_chunk_schedule_plan.py) */
 	double head_pair_save_fwd_s, head_pair_save_bwd_s;
+	pp_dual_pair head_dual;     /* the same under DualPipe's pairs */
 	/* parameters per GPU (after TP split) */
 	double params_embed;        /* first stage: word (+ position) embeddings */
 	double params_head;         /* last stage: final norm (+ untied output layer) */

@@ -365,11 +365,16 @@ static int load_moe(pp_catalog *c, pp_err *err)
 	pp_moe_defaults *mo = &c->moe;
 	if ((rc = pp_jget_obj(d, d->root, "", "moe", true, &f, err)) ||
 	    (rc = pp_cat_fig(d, f, "moe", "load_imbalance", true, false, 1, &mo->load_imbalance,
-			   &mo->imbalance_prov, err)))
+			   &mo->imbalance_prov, err)) ||
+	    (rc = pp_cat_fig(d, f, "moe", "ep_comm_sms", true, false, 1, &mo->ep_comm_sms,
+			   &mo->comm_sms_prov, err)))
 		return rc;
 	if (mo->load_imbalance < 1 || mo->load_imbalance > 100)
 		return pp_jdoc_errf(d, err, "moe.load_imbalance", "found %g; expected a ratio of the "
 				    "busiest EP rank's tokens to the mean, 1 to 100", mo->load_imbalance);
+	if (mo->ep_comm_sms < 0 || mo->ep_comm_sms > 1024 || mo->ep_comm_sms != (int)mo->ep_comm_sms)
+		return pp_jdoc_errf(d, err, "moe.ep_comm_sms", "found %g; expected a whole number of "
+				    "SMs, 0 to 1024", mo->ep_comm_sms);
 	return 0;
 }
 

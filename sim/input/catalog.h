@@ -161,6 +161,8 @@ typedef struct pp_finetune_defaults {
 typedef struct pp_moe_defaults {
 	double load_imbalance;     /* busiest EP rank's routed tokens / the mean, real routing */
 	pp_prov imbalance_prov;
+	double ep_comm_sms;        /* SMs the all-to-all kernels hold beside DualPipe's compute */
+	pp_prov comm_sms_prov;
 } pp_moe_defaults;
 
 /* The best published MFU of a GPU SKU at a precision (plausibility.json). */

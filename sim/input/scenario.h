@@ -31,12 +31,35 @@ typedef enum pp_optimizer { PP_OPTIM_ADAM, PP_OPTIM_SGD } pp_optimizer;
 extern const char *const pp_recompute_names[3];
 extern const char *const pp_optimizer_names[2];
 
+/* Megatron-Core's recompute_modules (TransformerConfig, core_v0.19) that
+ * podplan models: the core attention (recompute "selective"), and the
+ * memory DeepSeek-V3 saves by recomputing (arXiv:2412.19437 Sec. 3.2.3 and
+ * 3.3.2): the RMSNorms' outputs, MLA's up-projections (Q, K, V rebuilt
+ * from the latents) and the MoE SwiGLU's output. */
+enum {
+	PP_RCM_CORE_ATTN = 1 << 0,
+	PP_RCM_LAYERNORM = 1 << 1,
+	PP_RCM_MLA_UP_PROJ = 1 << 2,
+	PP_RCM_MOE_ACT = 1 << 3
+};
+#define PP_RCM_COUNT 4
+extern const char *const pp_recompute_module_names[PP_RCM_COUNT];
+
 typedef struct pp_training {
 	int64_t global_batch_size;
 	int64_t micro_batch_size;
 	pp_dtype precision;
 	pp_recompute recompute;
+	unsigned recompute_modules;   /* PP_RCM_*: training.recompute_modules; without it
+				       * PP_RCM_CORE_ATTN under recompute "selective" */
+	/* the inputs of linear layers kept for the backward in FP8 (DeepSeek-V3
+	 * Sec. 3.3.2-3.3.3, training.fp8_activation_cache; precision fp8) */
+	bool fp8_act_cache;
 	pp_optimizer optimizer;
+	/* bytes of Adam's first and second moments (Megatron-Core's
+	 * exp_avg_dtype / exp_avg_sq_dtype: fp32 4, bf16 2); 0: the default
+	 * (fp32 beside fp32 master weights, else the parameters' dtype) */
+	int exp_avg_bytes, exp_avg_sq_bytes;
 	double train_tokens;          /* 0 = not given */
 	bool use_flash_attn;          /* fused attention core (default true) */
 	bool overlap_grad_reduce;     /* DP gradient reduction overlapped with backward */
@@ -63,6 +86,10 @@ typedef struct pp_training {
 	 * weight gradients wait for the backward dispatch to hide it */
 	bool overlap_moe_expert_parallel_comm;
 	bool delay_wgrad_compute;
+	/* the SMs the EP all-to-all kernels hold while DualPipe's overlapped
+	 * pairs run them beside compute (training.moe_ep_comm_sms; default
+	 * models.json "moe".ep_comm_sms, DeepSeek-V3's 20) */
+	int moe_ep_comm_sms;
 	pp_ft_method finetune;        /* full (default), lora, qlora: a frozen base with adapters */
 	int lora_rank;                /* adapter rank (lora, qlora) */
 	double base_weight_bytes;     /* bytes per frozen base weight (lora: 2, qlora: NF4); 0: full */

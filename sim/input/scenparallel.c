@@ -241,10 +241,14 @@ int pp_scen_parse_parallel(pp_scenario *s, pp_err *err)
 					    "found %d with pipeline_schedule \"%s\"; expected 2 (or left "
 					    "out): the schedule holds two stages a rank", pa->vpp,
 					    pp_schedule_names[pa->schedule]);
-		if (pa->layout_len > 0 || pa->first_stage_layers || pa->last_stage_layers)
-			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with an "
-					    "uneven layout; expected the even split (a V-shaped "
-					    "layout is not read yet)", pp_schedule_names[pa->schedule]);
+		/* pipeline_model_parallel_layout lists a V's virtual stages in
+		 * the model's order (pp_pipe_vs places them); Megatron's first
+		 * and last stage counts name ranks, which a V does not split */
+		if (pa->first_stage_layers || pa->last_stage_layers)
+			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with "
+					    "decoder_first/last_pipeline_num_layers; expected the even "
+					    "split or a pipeline_model_parallel_layout of 2 x "
+					    "pipeline_model_parallel_size virtual stages", pp_schedule_names[pa->schedule]);
 		pa->vpp = 2;
 		return 0;
 	}

@@ -8,6 +8,8 @@
 
 const char *const pp_recompute_names[3] = {"none", "selective", "full"};
 const char *const pp_optimizer_names[2] = {"adam", "sgd"};
+const char *const pp_recompute_module_names[PP_RCM_COUNT] = {"core_attn", "layernorm",
+							      "mla_up_proj", "moe_act"};
 const char *const pp_moe_dispatcher_names[2] = {"alltoall", "allgather"};
 
 static const char *const training_keys[] = {"global_batch_size", "micro_batch_size", "precision",
@@ -18,13 +20,15 @@ static const char *const training_keys[] = {"global_batch_size", "micro_batch_si
 					    "lora_rank", "moe_token_dispatcher_type",
 					    "moe_expert_capacity_factor", "moe_load_imbalance",
 					    "moe_shared_expert_overlap", "moe_grouped_gemm",
-					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute", "framework",
+					    "overlap_moe_expert_parallel_comm", "delay_wgrad_compute",
+					    "moe_ep_comm_sms", "framework",
 					    "torch_compile", "attention_kernel", "cross_entropy", "elementwise",
 					    "fused_projections", "selective_recompute", "grad_reduce_in_fp32",
 					    "reshard_after_forward", "tp_comm_overlap", "optimizer_impl",
 					    "cuda_graphs", "host_issue_us", "master_weights_fp32",
 					    "context_parallel_comm", "fp8_recipe", "autocast", "tensor_clock",
-					    "ddp"};
+					    "ddp", "recompute_modules", "fp8_activation_cache",
+					    "exp_avg_dtype", "exp_avg_sq_dtype"};
 /* training.finetune: "full" (every weight trained, the default), "lora"
  * (a frozen bf16 base with LoRA adapters of training.lora_rank on every
  * linear layer of every block) or "qlora" (the frozen base stored in 4-bit
@@ -74,12 +78,13 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	tr->moe_grouped_gemm = false; /* Megatron's default */
 	tr->overlap_moe_expert_parallel_comm = false;
 	tr->delay_wgrad_compute = false;
+	tr->moe_ep_comm_sms = (int)pp_catalog_moe(cat)->ep_comm_sms;
 	if (!t)
 		return 0;
 	static const char *const keys[] = {"moe_token_dispatcher_type", "moe_expert_capacity_factor",
 					   "moe_load_imbalance", "moe_shared_expert_overlap",
 					   "moe_grouped_gemm", "overlap_moe_expert_parallel_comm",
-					   "delay_wgrad_compute"};
+					   "delay_wgrad_compute", "moe_ep_comm_sms"};
 	char path[96];
 	for (size_t i = 0; i < PP_ARRAY_LEN(keys) && !moe; i++)
 		if (cJSON_GetObjectItemCaseSensitive(t, keys[i]))
@@ -119,6 +124,13 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	    (rc = pp_jget_bool(d, t, "training", "delay_wgrad_compute", false,
 			       &tr->delay_wgrad_compute, NULL, err)))
 		return rc;
+	int64_t sms = 0;
+	bool sms_given = false;
+	if ((rc = pp_jget_int(d, t, "training", "moe_ep_comm_sms", false, 0, 1024, &sms, &sms_given,
+			      err)))
+		return rc;
+	if (sms_given)
+		tr->moe_ep_comm_sms = (int)sms;
 	/* Megatron-Core's TransformerConfig.__post_init__ checks (core_v0.19) */
 	const char *OV = "training.overlap_moe_expert_parallel_comm";
 	if (tr->delay_wgrad_compute && !tr->overlap_moe_expert_parallel_comm)
@@ -152,6 +164,80 @@ static int parse_moe_training(pp_scenario *s, const cJSON *t, const pp_catalog *
 	return 0;
 }
 
+/* The memory measures (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.3 and 3.3):
+ * training.recompute_modules (Megatron-Core's names; with it, "recompute"
+ * follows from "core_attn" and may not say otherwise), fp8_activation_cache,
+ * exp_avg_dtype and exp_avg_sq_dtype. t is the training section. */
+static int parse_memory_measures(pp_scenario *s, const cJSON *t, bool rc_given, pp_err *err)
+{
+	const pp_jdoc *d = &s->doc;
+	pp_training *tr = &s->training;
+	char path[96];
+	int rc;
+	tr->recompute_modules = tr->recompute == PP_RC_SELECTIVE ? PP_RCM_CORE_ATTN : 0;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "recompute_modules");
+	if (v) {
+		const char *RM = "training.recompute_modules";
+		if (!cJSON_IsArray(v))
+			return pp_jdoc_errf(d, err, RM, "found a non-array; expected an array of "
+					    "Megatron-Core module names (core_attn, layernorm, "
+					    "mla_up_proj, moe_act)");
+		unsigned mods = 0;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v) {
+			int k = -1;
+			for (int i = 0; i < PP_RCM_COUNT && cJSON_IsString(it); i++)
+				if (!strcmp(it->valuestring, pp_recompute_module_names[i]))
+					k = i;
+			if (k < 0)
+				return pp_jdoc_errf(d, err, RM, "found %s%s%s; expected core_attn, "
+						    "layernorm, mla_up_proj or moe_act (Megatron-Core's mlp, "
+						    "moe and shared_experts are not modelled)",
+						    cJSON_IsString(it) ? "\"" : "",
+						    cJSON_IsString(it) ? it->valuestring : "a non-string",
+						    cJSON_IsString(it) ? "\"" : "");
+			mods |= 1u << k;
+		}
+		pp_recompute want = mods & PP_RCM_CORE_ATTN ? PP_RC_SELECTIVE : PP_RC_NONE;
+		if (rc_given && tr->recompute != want)
+			return pp_jdoc_errf(d, err, RM, "found with recompute \"%s\"; expected recompute "
+					    "left out or \"%s\" (core_attn in the list is \"selective\", "
+					    "as Megatron-Core's recompute_granularity selective)",
+					    pp_recompute_names[tr->recompute], pp_recompute_names[want]);
+		if ((mods & PP_RCM_MLA_UP_PROJ) && !s->model.q_lora_rank && !s->model.kv_lora_rank)
+			return pp_jdoc_errf(d, err, RM, "found \"mla_up_proj\" for a model without "
+					    "multi-latent attention; expected it only with q_lora_rank or "
+					    "kv_lora_rank");
+		if ((mods & PP_RCM_MOE_ACT) && s->model.num_experts <= 0)
+			return pp_jdoc_errf(d, err, RM, "found \"moe_act\" for a dense model; expected "
+					    "it only with model.num_experts > 0");
+		tr->recompute = want;
+		tr->recompute_modules = mods;
+		s->given |= PP_GIVEN_RECOMPUTE;
+	}
+	if ((rc = pp_jget_bool(d, t, "training", "fp8_activation_cache", false, &tr->fp8_act_cache,
+			       NULL, err)))
+		return rc;
+	if (tr->fp8_act_cache && tr->precision != PP_DT_FP8)
+		return pp_jdoc_errf(d, err, pp_jpath(path, sizeof(path), "training",
+						     "fp8_activation_cache"),
+				    "found true with precision %s; expected precision fp8",
+				    pp_dtype_names[tr->precision]);
+	static const char *const keys[2] = {"exp_avg_dtype", "exp_avg_sq_dtype"};
+	static const char *const dts[2] = {"fp32", "bf16"};
+	int *out[2] = {&tr->exp_avg_bytes, &tr->exp_avg_sq_bytes};
+	for (int i = 0; i < 2; i++) {
+		int e = 0;
+		bool present = false;
+		*out[i] = 0;
+		if ((rc = pp_jget_enum(d, t, "training", keys[i], false, dts, 2, &e, &present, err)))
+			return rc;
+		if (present)
+			*out[i] = e == 0 ? 4 : 2;
+	}
+	return 0;
+}
+
 int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 {
 	const pp_jdoc *d = &s->doc;
@@ -170,6 +256,9 @@ int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	tr->data_bytes_per_token = 4; /* Megatron's indexed datasets store int32 tokens */
 	if ((rc = pp_jget_obj(d, d->root, "", "training", false, &t, err)))
 		return rc;
+	tr->recompute_modules = 0;
+	tr->fp8_act_cache = false;
+	tr->exp_avg_bytes = tr->exp_avg_sq_bytes = 0;
 	if (!t) {
 		if ((rc = parse_moe_training(s, NULL, cat, err)))
 			return rc;
@@ -194,6 +283,7 @@ int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	if ((rc = pp_jget_enum(d, t, "training", "recompute", false, pp_recompute_names, 3, &e,
 			       &present, err)))
 		return rc;
+	bool rc_given = present;
 	if (present) {
 		tr->recompute = (pp_recompute)e;
 		s->given |= PP_GIVEN_RECOMPUTE;
@@ -231,6 +321,8 @@ int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 	}
 	/* Megatron's bucket_size counts parameters; store bytes of fp32 grads. */
 	tr->bucket_bytes = bucket * 4.0;
+	if ((rc = parse_memory_measures(s, t, rc_given, err)))
+		return rc;
 	if ((rc = parse_moe_training(s, t, cat, err)))
 		return rc;
 	return parse_finetune(s, t, cat, err);
