@@ -25,6 +25,7 @@ typedef enum {
 	PP_IMPV_STR,   /* a string, as given */
 	PP_IMPV_TRUE,  /* a switch: the key set true */
 	PP_IMPV_FALSE, /* a switch: the key set false */
+	PP_IMPV_BOOL,  /* a recipe's True or False: the key set to it */
 	PP_IMPV_SPECIAL /* read by the importer's own code (why says how) */
 } pp_imp_conv;
 
@@ -94,6 +95,36 @@ extern const pp_imp_rule pp_imp_vllm_rules[];
 extern const size_t pp_imp_vllm_nrules;
 extern const pp_imp_rule pp_imp_bench_rules[];
 extern const size_t pp_imp_bench_nrules;
+
+extern const pp_imp_rule pp_imp_bridge_rules[];
+extern const size_t pp_imp_bridge_nrules;
+
+/* A Python recipe module read as statements (imppy.c): logical lines
+ * (brackets and backslashes join physical lines; comments dropped; string
+ * literals kept whole, triple-quoted ones too), each with its first line
+ * (1-based) and its indentation in columns. Nothing is evaluated. */
+typedef struct pp_py_stmt {
+	char *text; /* owned; physical line breaks inside it are spaces */
+	int line;
+	int indent;
+} pp_py_stmt;
+
+typedef struct pp_py {
+	pp_py_stmt *s;
+	size_t n, cap;
+} pp_py;
+
+void pp_py_read(const char *text, pp_py *out);
+void pp_py_release(pp_py *p);
+/* Function name's body (defined at column 0): its statements are
+ * p->s[*first .. *end); returns the index of its `def`, or -1. */
+int pp_py_function(const pp_py *p, const char *name, size_t *first, size_t *end);
+/* The names of the functions defined at column 0, at most max, into
+ * names (pointing into buf); returns how many. */
+size_t pp_py_functions(const pp_py *p, const char **names, char (*buf)[128], size_t max);
+/* The expression a module-level `NAME = value` (or `NAME: type = value`)
+ * assigns, the last one; NULL when none. Points into p. */
+const char *pp_py_constant(const pp_py *p, const char *name);
 
 /* Name the scenario root after the imported file (its base name without
  * the extension); returns the base name, inside name. */

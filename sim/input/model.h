@@ -29,6 +29,7 @@
 typedef struct pp_model {
 	char id[48];
 	char name[96];
+	char hf_repo[96];          /* the Hugging Face repository it is published as ("org/name"); "" */
 	int num_layers;
 	int hidden_size;
 	int num_attention_heads;
