@@ -14,6 +14,8 @@
 #include "input/impint.h"
 #include "input/catalog.h"
 
+typedef pp_bridge_recipe recipe;
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,334 +173,6 @@ const pp_imp_rule pp_imp_bridge_rules[] = {
 };
 const size_t pp_imp_bridge_nrules = sizeof(pp_imp_bridge_rules) / sizeof(pp_imp_bridge_rules[0]);
 
-/* The recipe as read: its assignments as arguments (flag "section.key",
- * the value normalised by value()), the model's repository, the recipe's
- * function, for messages the file. */
-typedef struct recipe {
-	const char *file;
-	const pp_py *py;
-	pp_imp_args a;
-	char repo[160];
-	int repo_line;
-	int common_line; /* the line of cfg = _pretrain_common(); 0: none */
-} recipe;
-
-static void trim(char *s)
-{
-	size_t n = strlen(s), a = 0;
-	while (a < n && isspace((unsigned char)s[a]))
-		a++;
-	while (n > a && isspace((unsigned char)s[n - 1]))
-		n--;
-	memmove(s, s + a, n - a);
-	s[n - a] = 0;
-}
-
-static bool is_ident(const char *s)
-{
-	if (!isalpha((unsigned char)*s) && *s != '_')
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
-/* e normalised into out: a string literal in double quotes ("full"), a
- * module constant replaced by its value, DEFAULT_NULL_TOKENIZER_VOCAB_SIZE
- * by 32000 (recipes/utils/tokenizer_utils.py at 067f987d); numbers, True,
- * False, None, torch.DTYPE and anything else (a call, a list) as written. */
-static void value(const pp_py *py, const char *e, char *out, size_t n, int depth)
-{
-	char t[1024];
-	snprintf(t, sizeof(t), "%s", e);
-	trim(t);
-	size_t len = strlen(t);
-	if (len >= 2 && (t[0] == '"' || t[0] == '\'') && t[len - 1] == t[0] &&
-	    !memchr(t + 1, t[0], len - 2)) {
-		snprintf(out, n, "\"%.*s\"", (int)(len - 2), t + 1);
-		return;
-	}
-	if (is_ident(t) && depth < 4) {
-		const char *c = pp_py_constant(py, t);
-		if (c) {
-			value(py, c, out, n, depth + 1);
-			return;
-		}
-		if (!strcmp(t, "DEFAULT_NULL_TOKENIZER_VOCAB_SIZE")) {
-			snprintf(out, n, "32000");
-			return;
-		}
-	}
-	snprintf(out, n, "%s", t);
-}
-
-static bool is_str(const char *v, const char *s)
-{
-	size_t n = strlen(s);
-	return v[0] == '"' && !strncmp(v + 1, s, n) && v[n + 1] == '"' && !v[n + 2];
-}
-
-/* A value that leaves a feature off. */
-static bool is_off(const char *v)
-{
-	return !strcmp(v, "False") || !strcmp(v, "None") || !strcmp(v, "0") || is_str(v, "none") ||
-	       !strcmp(v, "[]");
-}
-
-static void rec(recipe *r, const char *key, const char *val, int line)
-{
-	pp_imp_args *a = &r->a;
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 64;
-		a->a = pp_xrealloc(a->a, a->cap * sizeof(a->a[0]));
-	}
-	pp_imp_arg *g = &a->a[a->n++];
-	memset(g, 0, sizeof(*g));
-	snprintf(g->flag, sizeof(g->flag), "%s", key);
-	g->val[0] = pp_xstrdup(val);
-	g->nval = 1;
-	g->line = line;
-}
-
-/* Forget the assignments under prefix (a section replaced as a whole). */
-static void forget(recipe *r, const char *prefix)
-{
-	size_t n = strlen(prefix), k = 0;
-	for (size_t i = 0; i < r->a.n; i++) {
-		pp_imp_arg *g = &r->a.a[i];
-		if (!strncmp(g->flag, prefix, n) && g->flag[n] == '.') {
-			free(g->val[0]);
-			continue;
-		}
-		r->a.a[k++] = *g;
-	}
-	r->a.n = k;
-}
-
-/* _pretrain_common()'s fields that reach the step (recipes/common.py). */
-static void common(recipe *r, int line)
-{
-	static const char *const kv[][2] = {
-		{"train.global_batch_size", "32"}, {"train.micro_batch_size", "2"},
-		{"train.train_iters", "300000"}, {"dataset.seq_length", "4096"},
-		{"ddp.overlap_grad_reduce", "True"}, {"ddp.overlap_param_gather", "True"},
-		{"ddp.use_distributed_optimizer", "True"}, {"mixed_precision", "\"bf16_mixed\""},
-		{"tokenizer.tokenizer_type", "\"HuggingFaceTokenizer\""}, {"comm_overlap", "None"},
-	};
-	for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
-		rec(r, kv[i][0], kv[i][1], line);
-	r->common_line = line;
-}
-
-/* The argument list of call "NAME(...)" in s: the text inside the outer
- * parentheses, into out; false when s is no call of name. */
-static bool call_args(const char *s, const char *name, char *out, size_t n)
-{
-	size_t k = strlen(name);
-	if (strncmp(s, name, k) || s[k] != '(')
-		return false;
-	const char *b = s + k + 1, *e = strrchr(s, ')');
-	if (!e || e < b)
-		return false;
-	snprintf(out, n, "%.*s", (int)(e - b), b);
-	trim(out);
-	return true;
-}
-
-/* CommOverlapConfig(kw=value, ...): each keyword as comm_overlap.kw. */
-static int comm_overlap(recipe *r, const char *rhs, int line, pp_err *err)
-{
-	char args[1024], v[512];
-	forget(r, "comm_overlap");
-	value(r->py, rhs, v, sizeof(v), 0);
-	if (!strcmp(v, "None")) {
-		rec(r, "comm_overlap", "None", line);
-		return 0;
-	}
-	if (!call_args(rhs, "CommOverlapConfig", args, sizeof(args)))
-		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.comm_overlap = %s: found an expression "
-			       "podplan does not read; expected CommOverlapConfig(keyword=value, ...) "
-			       "or None", r->file, line, rhs);
-	rec(r, "comm_overlap", "CommOverlapConfig", line);
-	for (char *save = NULL, *kw = strtok_r(args, ",", &save); kw; kw = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kw, '=');
-		if (!eq)
-			return pp_errf(err, PP_EINPUT, "%s:%d: CommOverlapConfig(%s): found a positional "
-				       "argument; expected keyword=value", r->file, line, kw);
-		*eq = 0;
-		trim(kw);
-		char key[96];
-		snprintf(key, sizeof(key), "comm_overlap.%s", kw);
-		value(r->py, eq + 1, v, sizeof(v), 0);
-		rec(r, key, v, line);
-	}
-	return 0;
-}
-
-/* The mixed-precision recipe a statement names: "bf16_mixed" as a string,
- * bf16_mixed() or get_mixed_precision_config("bf16_mixed"). */
-static int mixed_precision(recipe *r, const char *rhs, int line, pp_err *err)
-{
-	char args[256], v[256], nm[160];
-	forget(r, "mixed_precision");
-	value(r->py, rhs, v, sizeof(v), 0);
-	if (v[0] == '"') {
-		snprintf(nm, sizeof(nm), "%s", v);
-	} else if (call_args(rhs, "get_mixed_precision_config", args, sizeof(args))) {
-		value(r->py, args, nm, sizeof(nm), 0);
-		if (nm[0] != '"')
-			return pp_errf(err, PP_EINPUT, "%s:%d: get_mixed_precision_config(%s): found a "
-				       "name podplan cannot resolve; expected a recipe's name as a string",
-				       r->file, line, args);
-	} else {
-		size_t k = strcspn(rhs, "(");
-		if (!rhs[k] || strcmp(rhs + k, "()"))
-			return pp_errf(err, PP_EINPUT, "%s:%d: cfg.mixed_precision = %s: found an "
-				       "expression podplan does not read; expected a mixed-precision "
-				       "recipe: NAME(), get_mixed_precision_config(\"NAME\") or \"NAME\"",
-				       r->file, line, rhs);
-		snprintf(nm, sizeof(nm), "\"%.*s\"", (int)k, rhs);
-	}
-	rec(r, "mixed_precision", nm, line);
-	return 0;
-}
-
-/* The model's repository: AutoBridge.from_hf_pretrained(REPO, ...). */
-static int model_source(recipe *r, const char *rhs, int line, pp_err *err)
-{
-	const char *p = strstr(rhs, "AutoBridge.from_hf_pretrained(");
-	if (!p)
-		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model = %s: found a model podplan cannot "
-			       "read; expected AutoBridge.from_hf_pretrained(\"org/name\")...", r->file,
-			       line, rhs);
-	p += strlen("AutoBridge.from_hf_pretrained(");
-	char arg[256], v[256];
-	size_t k = strcspn(p, ",)");
-	snprintf(arg, sizeof(arg), "%.*s", (int)k, p);
-	value(r->py, arg, v, sizeof(v), 0);
-	if (v[0] != '"')
-		return pp_errf(err, PP_EINPUT, "%s:%d: AutoBridge.from_hf_pretrained(%s): found a name "
-			       "podplan cannot resolve; expected a repository name as a string or a "
-			       "module constant", r->file, line, arg);
-	snprintf(r->repo, sizeof(r->repo), "%.*s", (int)(strlen(v) - 2), v + 1);
-	r->repo_line = line;
-	forget(r, "model");
-	return 0;
-}
-
-/* Split "LHS = RHS" at its assignment; false when s assigns nothing (a
- * comparison, an augmented assignment count as none). */
-static bool assignment(const char *s, char *lhs, size_t nl, const char **rhs)
-{
-	int depth = 0;
-	for (const char *c = s; *c; c++) {
-		if (*c == '"' || *c == '\'')
-			return false;
-		if (strchr("([{", *c))
-			depth++;
-		else if (strchr(")]}", *c))
-			depth--;
-		if (*c != '=' || depth)
-			continue;
-		if (c[1] == '=' || (c > s && strchr("=!<>+-*/%&|^:@", c[-1])))
-			return false;
-		snprintf(lhs, nl, "%.*s", (int)(c - s), s);
-		trim(lhs);
-		*rhs = c + 1;
-		while (**rhs == ' ')
-			(*rhs)++;
-		return true;
-	}
-	return false;
-}
-
-static int run(recipe *r, const char *func, int depth, pp_err *err)
-{
-	size_t first, end;
-	int d = pp_py_function(r->py, func, &first, &end);
-	if (d < 0)
-		return pp_errf(err, PP_EINPUT, "%s: found no function %s; expected a recipe function "
-			       "defined in the file", r->file, func);
-	const pp_py_stmt *def = &r->py->s[d];
-	const char *par = strchr(def->text, '(');
-	if (!par || par[1] != ')')
-		return pp_errf(err, PP_EINPUT, "%s:%d: %s takes arguments: refused: podplan reads a "
-			       "recipe function without parameters (their values are a caller's)",
-			       r->file, def->line, func);
-	if (depth > 8)
-		return pp_errf(err, PP_EINPUT, "%s:%d: %s: recipes call each other more than 8 deep",
-			       r->file, def->line, func);
-	for (size_t i = first; i < end; i++) {
-		const pp_py_stmt *st = &r->py->s[i];
-		const char *s = st->text, *rhs = NULL;
-		char lhs[256], args[256];
-		int rc;
-		if (s[0] == '"' || s[0] == '\'')
-			continue; /* a docstring */
-		if (!strcmp(s, "return cfg"))
-			return 0;
-		if (assignment(s, lhs, sizeof(lhs), &rhs) && !strcmp(lhs, "cfg")) {
-			if (!strcmp(rhs, "_pretrain_common()")) {
-				common(r, st->line);
-				continue;
-			}
-			size_t k = strcspn(rhs, "(");
-			char callee[128];
-			snprintf(callee, sizeof(callee), "%.*s", (int)k, rhs);
-			size_t f0, f1;
-			if (!strcmp(rhs + k, "()") && pp_py_function(r->py, callee, &f0, &f1) >= 0 &&
-			    strcmp(callee, "_sft_common") && strcmp(callee, "_peft_common")) {
-				if ((rc = run(r, callee, depth + 1, err)))
-					return rc;
-				continue;
-			}
-			return pp_errf(err, PP_EINPUT, "%s:%d: cfg = %s: refused: podplan reads a "
-				       "pre-training recipe built on _pretrain_common() (or on another "
-				       "recipe of the file called without arguments)%s", r->file,
-				       st->line, rhs, strstr(rhs, "_sft_common") || strstr(rhs, "_peft_common")
-				       ? "; fine-tuning recipes are not read" : "");
-		}
-		if (rhs && !strncmp(lhs, "cfg.", 4)) {
-			const char *key = lhs + 4;
-			if (!strcmp(key, "model"))
-				rc = model_source(r, rhs, st->line, err);
-			else if (!strcmp(key, "mixed_precision"))
-				rc = mixed_precision(r, rhs, st->line, err);
-			else if (!strcmp(key, "comm_overlap"))
-				rc = comm_overlap(r, rhs, st->line, err);
-			else {
-				char v[512];
-				value(r->py, rhs, v, sizeof(v), 0);
-				rec(r, key, v, st->line);
-				rc = 0;
-			}
-			if (rc)
-				return rc;
-			continue;
-		}
-		if (call_args(s, "apply_flex_dispatcher_backend", args, sizeof(args))) {
-			/* Bridge selects flex (DeepEP, HybridEP) on the GPUs that have it
-			 * (training/flex_dispatcher_backend.py): a backend named is flex */
-			const char *comma = strchr(args, ',');
-			char v[256];
-			value(r->py, comma ? comma + 1 : "", v, sizeof(v), 0);
-			if (!strncmp(v, "cfg.", 4)) {
-				const char *got = pp_imp_get(&r->a, v + 4, NULL);
-				snprintf(v, sizeof(v), "%s", got ? got : "None");
-			}
-			if (is_str(v, "deepep") || is_str(v, "hybridep"))
-				rec(r, "model.moe_token_dispatcher_type", "\"flex\"", st->line);
-			continue;
-		}
-		return pp_errf(err, PP_EINPUT, "%s:%d: %s: refused: a statement podplan does not "
-			       "read in a recipe; expected cfg.SECTION.KEY = VALUE (a literal or a "
-			       "module constant), cfg = _pretrain_common() or return cfg", r->file,
-			       st->line, s);
-	}
-	return 0;
-}
-
 /* Check every assignment against the rules: an unknown field, or a refused
  * one that turns its feature on, is PP_EINPUT naming file:line. */
 static int check(const recipe *r, pp_err *err)
@@ -518,7 +192,7 @@ static int check(const recipe *r, pp_err *err)
 				       r->file, g->line, g->flag, g->val[0], dym ? " (did you mean cfg." : "",
 				       dym ? dym : "", dym ? "?)" : "");
 		}
-		if (u->act == PP_IMP_REFUSE && !is_off(g->val[0]))
+		if (u->act == PP_IMP_REFUSE && !pp_bridge_is_off(g->val[0]))
 			return pp_errf(err, PP_EINPUT, "%s:%d: cfg.%s = %s: refused: %s", r->file, g->line,
 				       g->flag, g->val[0], u->why);
 	}
@@ -615,11 +289,11 @@ static int precision(const recipe *r, cJSON *tr, pp_err *err)
 {
 	int line;
 	const char *mp = get(r, "mixed_precision", &line);
-	if (is_str(mp, "bf16_mixed") || is_str(mp, "bf16-mixed")) {
+	if (pp_bridge_is_str(mp, "bf16_mixed") || pp_bridge_is_str(mp, "bf16-mixed")) {
 		cJSON_AddStringToObject(tr, "precision", "bf16");
-	} else if (is_str(mp, "fp16_mixed") || is_str(mp, "fp16-mixed")) {
+	} else if (pp_bridge_is_str(mp, "fp16_mixed") || pp_bridge_is_str(mp, "fp16-mixed")) {
 		cJSON_AddStringToObject(tr, "precision", "fp16");
-	} else if (is_str(mp, "bf16_with_fp8_delayed_scaling_mixed")) {
+	} else if (pp_bridge_is_str(mp, "bf16_with_fp8_delayed_scaling_mixed")) {
 		cJSON_AddStringToObject(tr, "precision", "fp8");
 		cJSON_AddStringToObject(tr, "fp8_recipe", "te");
 	} else {
@@ -652,23 +326,23 @@ static int recompute(const recipe *r, cJSON *tr, pp_err *err)
 	const char *g = get(r, "model.recompute_granularity", &line);
 	if (!g || !strcmp(g, "None"))
 		return 0;
-	if (!is_str(g, "full") && !is_str(g, "selective"))
+	if (!pp_bridge_is_str(g, "full") && !pp_bridge_is_str(g, "selective"))
 		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.recompute_granularity = %s: expected "
 			       "\"full\", \"selective\" or None", r->file, line, g);
 	const char *m = get(r, "model.recompute_method", &line);
-	if (m && strcmp(m, "None") && !is_str(m, "uniform"))
+	if (m && strcmp(m, "None") && !pp_bridge_is_str(m, "uniform"))
 		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.recompute_method = %s: refused: "
 			       "podplan recomputes every layer (uniform, one layer a chunk); a block "
 			       "of layers kept is not modelled", r->file, line, m);
 	long long n;
 	if ((rc = getint(r, "model.recompute_num_layers", 1, &n, err)))
 		return rc;
-	if (n != 1 && is_str(g, "full"))
+	if (n != 1 && pp_bridge_is_str(g, "full"))
 		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.recompute_num_layers = %lld: refused: "
 			       "expected 1 (podplan recomputes each layer from its own input)", r->file,
 			       line, n);
 	const char *mods = get(r, "model.recompute_modules", &line);
-	if (mods && strcmp(mods, "None") && !(is_str(g, "selective") &&
+	if (mods && strcmp(mods, "None") && !(pp_bridge_is_str(g, "selective") &&
 					      (!strcmp(mods, "[\"core_attn\"]") || !strcmp(mods, "['core_attn']"))))
 		return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.recompute_modules = %s: refused: "
 			       "podplan's selective recompute keeps the core attention only; expected "
@@ -707,9 +381,9 @@ static int kernels(const recipe *r, cJSON *tr, pp_err *err)
 	if (b == 0) {
 		cJSON_AddStringToObject(tr, "cross_entropy", "megatron-vocab-parallel");
 	} else if (b == 1) {
-		if (impl && is_str(impl, "native"))
+		if (impl && pp_bridge_is_str(impl, "native"))
 			cJSON_AddStringToObject(tr, "cross_entropy", "megatron-fused");
-		else if (!impl || is_str(impl, "te"))
+		else if (!impl || pp_bridge_is_str(impl, "te"))
 			cJSON_AddStringToObject(tr, "cross_entropy", "te-fused");
 		else
 			return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.cross_entropy_fusion_impl = %s: "
@@ -719,9 +393,9 @@ static int kernels(const recipe *r, cJSON *tr, pp_err *err)
 	if (cg && strcmp(cg, "None")) {
 		int sl;
 		const char *sc = get(r, "model.cuda_graph_scope", &sl);
-		if (is_str(cg, "none"))
+		if (pp_bridge_is_str(cg, "none"))
 			cJSON_AddFalseToObject(tr, "cuda_graphs");
-		else if (!sc || is_str(sc, "full") || !strcmp(sc, "None"))
+		else if (!sc || pp_bridge_is_str(sc, "full") || !strcmp(sc, "None"))
 			cJSON_AddTrueToObject(tr, "cuda_graphs");
 		else
 			return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.cuda_graph_scope = %s: refused: "
@@ -731,12 +405,12 @@ static int kernels(const recipe *r, cJSON *tr, pp_err *err)
 	}
 	const char *disp = get(r, "model.moe_token_dispatcher_type", &line);
 	if (disp && strcmp(disp, "None")) {
-		if (is_str(disp, "flex"))
+		if (pp_bridge_is_str(disp, "flex"))
 			return pp_errf(err, PP_EINPUT, "%s:%d: the flex token dispatcher (DeepEP or "
 				       "HybridEP, chosen by apply_flex_dispatcher_backend or "
 				       "moe_token_dispatcher_type): refused: podplan does not model it; "
 				       "expected alltoall or allgather", r->file, line);
-		if (!is_str(disp, "alltoall") && !is_str(disp, "allgather"))
+		if (!pp_bridge_is_str(disp, "alltoall") && !pp_bridge_is_str(disp, "allgather"))
 			return pp_errf(err, PP_EINPUT, "%s:%d: cfg.model.moe_token_dispatcher_type = %s: "
 				       "expected \"alltoall\" or \"allgather\"", r->file, line, disp);
 		char s[32];
@@ -819,7 +493,7 @@ int pp_import_nemo(const char *name, const char *text, const pp_import_opts *o, 
 	char func[128];
 	int rc, line;
 	*out = NULL;
-	if ((rc = pick(&r, o, func, sizeof(func), err)) || (rc = run(&r, func, 0, err)) ||
+	if ((rc = pick(&r, o, func, sizeof(func), err)) || (rc = pp_bridge_read(&r, func, err)) ||
 	    (rc = check(&r, err)))
 		goto out;
 	if (!r.common_line) {
@@ -891,7 +565,7 @@ int pp_import_nemo(const char *name, const char *text, const pp_import_opts *o, 
 	/* the vocabulary: the tokenizer's, padded (use_tokenizer_vocab_size) */
 	const char *tok = get(&r, "tokenizer.tokenizer_type", &line);
 	long long v = o->vocab_size;
-	if (!v && is_str(tok, "NullTokenizer") && (rc = getint(&r, "tokenizer.vocab_size", 0, &v, err)))
+	if (!v && pp_bridge_is_str(tok, "NullTokenizer") && (rc = getint(&r, "tokenizer.vocab_size", 0, &v, err)))
 		goto out;
 	if (v) {
 		long long mult = 128 * tp; /* GPTModelProvider.make_vocab_size_divisible_by x TP */

@@ -126,6 +126,29 @@ size_t pp_py_functions(const pp_py *p, const char **names, char (*buf)[128], siz
  * assigns, the last one; NULL when none. Points into p. */
 const char *pp_py_constant(const pp_py *p, const char *name);
 
+/* A Megatron-Bridge recipe as read (imprecipe.c): its assignments as
+ * arguments (flag "section.key", e.g. "model.seq_length"; the value
+ * normalised: a string literal in double quotes, a module constant
+ * replaced by its value, numbers, True, False, None and other expressions
+ * as written; line: the statement's), the model's repository. */
+typedef struct pp_bridge_recipe {
+	const char *file;  /* for messages */
+	const pp_py *py;
+	pp_imp_args a;     /* owned: pp_imp_args_release */
+	char repo[160];    /* AutoBridge.from_hf_pretrained's repository; "" none */
+	int repo_line;
+	int common_line;   /* the line of cfg = _pretrain_common(); 0: none */
+} pp_bridge_recipe;
+
+/* Read recipe function func of r->py (and the recipes it starts from) into
+ * r->a: 0, or PP_EINPUT naming file:line and the statement podplan does not
+ * read. */
+int pp_bridge_read(pp_bridge_recipe *r, const char *func, pp_err *err);
+/* Whether normalised value v is the string literal s. */
+bool pp_bridge_is_str(const char *v, const char *s);
+/* Whether normalised value v leaves a feature off (False, None, 0, "none", []). */
+bool pp_bridge_is_off(const char *v);
+
 /* Name the scenario root after the imported file (its base name without
  * the extension); returns the base name, inside name. */
 const char *pp_imp_name(cJSON *root, const char *name);
