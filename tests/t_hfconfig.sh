@@ -67,6 +67,13 @@ moe glm-4.5-air-config.json 64 4 8
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-2*151552*4096
 print("# %.4g total, %.4g active without embedding and output" % (t, a)); sys.exit(0 if abs(t-106e9)<=0.02*106e9 and abs(a-12e9)<=0.02*12e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
 ok $? "glm-4.5-air: predicts, total and active within 2% of the card"
+# GLM-4.5 (355B; a fixture from sources, not the published file: README):
+# card 355B total, 32B active without the embedding and the output layer
+# (2 x 151552 x 5120)
+moe glm-4.5-config.json 256 4 16
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-2*151552*5120
+print("# %.4g total, %.4g active without embedding and output" % (t, a)); sys.exit(0 if abs(t-355e9)<=0.02*355e9 and abs(a-32e9)<=0.02*32e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
+ok $? "glm-4.5 (355B): predicts, total and active within 2% of the card"
 scen "$repo/tests/data/hf/glm-4.5-air-config.json" 8 1
 "$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'num_nextn_predict_layers: found 1' "$tmp/err"
