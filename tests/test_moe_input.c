@@ -410,8 +410,9 @@ static void hf_refusals(void)
 		 "[\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\"]}", "layer_types[5]"},
-		/* linear attention (Qwen3-Next) and a multimodal nesting: refused by the
-		 * key that carries the feature, whatever key comes first in the file */
+		/* linear attention (Qwen3-Next): refused by the key that carries the
+		 * feature, whatever key comes first in the file; a Llama 4 config
+		 * whose text_config is empty: refused naming it */
 		{"hybrid-linear.json", "{\"model_type\": \"qwen3_next\", \"decoder_sparse_step\": 1, "
 		 DENSE_BASE ", \"full_attention_interval\": 4}", "full_attention_interval: found the "
 		 "number 4"},

@@ -58,6 +58,11 @@ typedef struct pp_model {
 	 * (Gemma 3: five sliding layers, then one global, from a Hugging Face
 	 * config only) */
 	int window, window_freq;
+	/* chunked attention (Llama 4's attention_chunk_size on its RoPE layers):
+	 * tokens attend within chunks of this many; 0: none. Within one chunk it
+	 * is causal attention, so podplan accepts seq_length <= attention_chunk
+	 * only (pp_model_check) */
+	int attention_chunk;
 	int window_list_len;
 	uint8_t window_list[PP_MOE_LIST_MAX];
 	/* mixture of experts (Megatron's names); num_experts 0: dense */
