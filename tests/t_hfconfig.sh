@@ -67,10 +67,49 @@ moe glm-4.5-air-config.json 64 4 8
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-2*151552*4096
 print("# %.4g total, %.4g active without embedding and output" % (t, a)); sys.exit(0 if abs(t-106e9)<=0.02*106e9 and abs(a-12e9)<=0.02*12e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
 ok $? "glm-4.5-air: predicts, total and active within 2% of the card"
+# GLM-4.5 (355B; a fixture from sources, not the published file: README):
+# card 355B total, 32B active without the embedding and the output layer
+# (2 x 151552 x 5120)
+moe glm-4.5-config.json 256 4 16
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=d["params_total"],d["params_active"]-2*151552*5120
+print("# %.4g total, %.4g active without embedding and output" % (t, a)); sys.exit(0 if abs(t-355e9)<=0.02*355e9 and abs(a-32e9)<=0.02*32e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json"
+ok $? "glm-4.5 (355B): predicts, total and active within 2% of the card"
 scen "$repo/tests/data/hf/glm-4.5-air-config.json" 8 1
 "$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q 'num_nextn_predict_layers: found 1' "$tmp/err"
 ok $? "glm-4.5-air: its MTP layer is not dropped silently (exit 2 until mtp_num_layers is set)"
+# Llama 4 Scout (model_type llama4, text_config llama4_text): the hand count
+# of the language model's weight shapes (README): embedding and output
+# 2 x 202048 x 5120; a layer: q, o 2 x 5120^2, k, v 2 x 1024 x 5120, 16
+# experts and the shared one 17 x 3 x 5120 x 8192, router 5120 x 16, two
+# norms; 48 layers and the final norm = 107,769,861,120 (the card's 109B
+# counts the vision encoder too); active: one expert and the shared one
+ms=$(python3 -c 'h=5120;L=48;v=202048;e=3*h*8192;a=2*h*h+2*1024*h
+print(2*v*h + L*(a + 17*e + h*16 + 2*h) + h, 2*v*h + L*(a + 2*e + h*16 + 2*h) + h)')
+l4() { # l4 CONFIG SEQ: a scenario reading a Llama 4 config at sequence SEQ
+	printf '{"model": {"hf_config": "%s", "seq_length": %s}, "cluster": {"gpu": "h100-sxm", "num_gpus": 64}, "parallel": {"tensor_model_parallel_size": 4, "expert_model_parallel_size": 16, "sequence_parallel": true}}\n' "$1" "$2" >"$tmp/s.json"
+}
+l4 "$repo/tests/data/hf/llama-4-scout-17b-16e-config.json" 8192
+"$bin" predict --json "$tmp/s.json" >"$tmp/p.json" 2>"$tmp/err"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t,a=map(float,sys.argv[2].split())
+print("# %.0f total (hand %.0f), %.0f active (hand %.0f)" % (d["params_total"], t, d["params_active"], a))
+sys.exit(0 if d["params_total"]==t and d["params_active"]==a and abs(a-17e9)<=0.02*17e9 and d["step_time_s"]>0 else 1)' "$tmp/p.json" "$ms"
+ok $? "llama-4-scout: predicts; parameters equal the hand count of the weight shapes, 17B active as the card"
+# Maverick's interleave (interleave_moe_layer_step 2, 128 experts, no
+# moe_layers list: transformers' default, the odd layers MoE, the even ones
+# a dense MLP of intermediate_size_mlp 16384): the card's 400B
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["text_config"]; t["interleave_moe_layer_step"]=2; t["num_local_experts"]=128; del t["moe_layers"]
+json.dump(d,open(sys.argv[2],"w"),indent=1)' tests/data/hf/llama-4-scout-17b-16e-config.json "$tmp/mav.json"
+l4 "$tmp/mav.json" 8192
+"$bin" predict --json "$tmp/s.json" >"$tmp/p.json" 2>"$tmp/err"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["params_total"]
+print("# %.4g total" % t); sys.exit(0 if abs(t-400e9)<=0.02*400e9 else 1)' "$tmp/p.json"
+ok $? "llama-4 interleave step 2 with 128 experts (Maverick's layout): 400B within 2% of the card"
+# chunked attention beyond one chunk is not modelled: refused by name
+l4 "$repo/tests/data/hf/llama-4-scout-17b-16e-config.json" 16384
+"$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'model.seq_length: found 16384 with chunked attention in chunks of 8192' "$tmp/err"
+ok $? "llama-4: a sequence longer than attention_chunk_size refused naming model.seq_length"
 # Qwen3-Next: Gated DeltaNet linear attention, not modelled: refused by name
 scen "$repo/tests/data/hf/qwen3-next-reduced-config.json" 8 1
 "$bin" check "$tmp/s.json" >/dev/null 2>"$tmp/err"

@@ -128,8 +128,61 @@ printf 'vllm serve Qwen/Qwen3-30B-A3B --speculative-config {}\n' >"$tmp/spec.sh"
 [ $? -eq 2 ] && grep -q -- "--speculative-config: refused" "$tmp/err"
 ok $? "vllm --speculative-config refused by name"
 
+# Megatron-Bridge recipes (NeMo's), the Python modules as published
+br() { # br FILE RECIPE: import nemo into $tmp/RECIPE.json, then predict
+	"$bin" import nemo "$d/$1" --recipe "$2" -o "$tmp/$2.json" 2>"$tmp/err"
+	ok $? "import nemo $1 --recipe $2"
+	"$bin" predict "$tmp/$2.json" >"$tmp/out" 2>&1 && grep -q '^Step time' "$tmp/out"
+	ok $? "predict on the import of $2"
+}
+br bridge-llama-h100-llama3.py llama3_70b_pretrain_32gpu_h100_bf16_config
+br bridge-llama-h100-llama3.py llama31_405b_pretrain_256gpu_h100_bf16_config
+br bridge-qwen-h100-qwen3.py qwen3_32b_pretrain_16gpu_h100_bf16_config
+# values as the recipe sets them: NullTokenizer's 32,000 padded to 128 x TP 4
+# = 512: 63 x 512 = 32,256; 32 GPUs from the name; CommOverlapConfig
+j=$tmp/llama3_70b_pretrain_32gpu_h100_bf16_config.json
+[ "$(key $j model.preset)" = '"llama3-70b"' ] && [ "$(key $j model.seq_length)" = 8192 ] &&
+	[ "$(key $j model.vocab_size)" = 32256 ] &&
+	[ "$(key $j parallel.tensor_model_parallel_size)" = 4 ] &&
+	[ "$(key $j parallel.pipeline_model_parallel_size)" = 4 ] &&
+	[ "$(key $j parallel.virtual_pipeline_model_parallel_size)" = 5 ] &&
+	[ "$(key $j parallel.context_parallel_size)" = 2 ] &&
+	[ "$(key $j parallel.sequence_parallel)" = true ] && [ "$(key $j parallel.zero_stage)" = 1 ] &&
+	[ "$(key $j training.global_batch_size)" = 512 ] && [ "$(key $j training.micro_batch_size)" = 1 ] &&
+	[ "$(key $j training.tp_comm_overlap)" = true ] && [ "$(key $j training.framework)" = '"nemo"' ] &&
+	[ "$(key $j training.train_tokens)" = "$((1168251 * 512 * 8192))" ] &&
+	[ "$(key $j cluster.num_gpus)" = 32 ] && [ "$(key $j cluster.gpu)" = '"h100-sxm"' ]
+ok $? "llama3 70B recipe: TP 4 PP 4 VPP 5 CP 2 SP, batch 512 of 1, vocab 32000 padded to 32256, TP overlap, 32 H100"
+# the embedding and the loss counted as a layer each: (126 + 2) / (8 x 2) = 8
+# a virtual stage, one fewer on the first and the last; 128K from the module constant
+j=$tmp/llama31_405b_pretrain_256gpu_h100_bf16_config.json
+[ "$(key $j parallel.pipeline_model_parallel_layout)" = '"Et*7|(t*8|)*14t*7L"' ] &&
+	[ "$(key $j model.seq_length)" = 131072 ] && [ "$(key $j model.vocab_size)" = 32768 ]
+ok $? "llama3.1 405B recipe: account_for_embedding/loss as the layout Et*7|(t*8|)*14t*7L, SEQUENCE_LENGTH_128K, vocab 32768 at TP 8"
+# _pretrain_common()'s batch (32 of 2), full recompute, no comm_overlap
+j=$tmp/qwen3_32b_pretrain_16gpu_h100_bf16_config.json
+[ "$(key $j training.global_batch_size)" = 32 ] && [ "$(key $j training.micro_batch_size)" = 2 ] &&
+	[ "$(key $j training.recompute)" = '"full"' ] && [ "$(key $j training.tp_comm_overlap)" = false ] &&
+	[ "$(key $j model.seq_length)" = 4096 ] && ! grep -q vocab_size $j && ! grep -q sequence_parallel $j
+ok $? "qwen3 32B recipe: _pretrain_common's batch 32 of 2, full recompute, comm_overlap None, the model's vocabulary"
+nref() { # nref FILE RECIPE WORD: refused naming WORD, nothing written
+	"$bin" import nemo "$d/$1" ${2:+--recipe "$2"} -o "$tmp/refused.json" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$3" "$tmp/err" && [ ! -e "$tmp/refused.json" ]
+	ok $? "import nemo $1 ${2:-(no recipe)} refused (exit $rc) naming $3"
+}
+nref bridge-qwen-h100-qwen3_moe.py qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config "qwen3_moe.py:137: the flex token dispatcher"
+nref bridge-llama-h100-llama3.py llama3_70b_pretrain_32gpu_h100_bf16_deterministic_config "llama3.py:818: apply_determinism_overrides(cfg): refused"
+nref bridge-qwen-h100-qwen3.py qwen3_8b_pretrain_16gpu_h100_bf16_config "cfg.optimizer.use_precision_aware_optimizer = True: refused"
+nref bridge-qwen-h100-qwen3.py "" "found 22 recipe functions"
+printf 'def r_config():\n    cfg = _pretrain_common()\n    cfg.model = AutoBridge.from_hf_pretrained("Qwen/Qwen3-8B").to_megatron_provider()\n    cfg.model.tensor_model_paralel_size = 2\n    return cfg\n' >"$tmp/bad.py"
+"$bin" import nemo "$tmp/bad.py" -o "$tmp/refused.json" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "bad.py:4: cfg.model.tensor_model_paralel_size = 2: not a field podplan knows (did you mean cfg.model.tensor_model_parallel_size?)" "$tmp/err" && [ ! -e "$tmp/refused.json" ]
+ok $? "a misspelt recipe field: exit 2 naming file:line and the field, with the nearest"
+
 # the mapping table names every rule's argument
 "$bin" import --mapping >"$tmp/map" && grep -q '`--use-distributed-optimizer` | mapped | `parallel.zero_stage`' "$tmp/map" &&
-	grep -q '`--random-input-len` V | mapped | `workload.input_len`' "$tmp/map"
+	grep -q '`--random-input-len` V | mapped | `workload.input_len`' "$tmp/map" &&
+	grep -q '`model.tensor_model_parallel_size` V | mapped | `parallel.tensor_model_parallel_size`' "$tmp/map"
 ok $? "import --mapping prints the rules"
 echo "1..$n"

@@ -410,8 +410,9 @@ static void hf_refusals(void)
 		 "[\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\"]}", "layer_types[5]"},
-		/* linear attention (Qwen3-Next) and a multimodal nesting: refused by the
-		 * key that carries the feature, whatever key comes first in the file */
+		/* linear attention (Qwen3-Next): refused by the key that carries the
+		 * feature, whatever key comes first in the file; a Llama 4 config
+		 * whose text_config is empty: refused naming it */
 		{"hybrid-linear.json", "{\"model_type\": \"qwen3_next\", \"decoder_sparse_step\": 1, "
 		 DENSE_BASE ", \"full_attention_interval\": 4}", "full_attention_interval: found the "
 		 "number 4"},
@@ -693,6 +694,22 @@ static void layouts(void)
 		sum += pp_stage_layers(&s, v);
 	CHECK(sum == 61 && pp_stage_layers(&s, 0) == 1 && pp_stage_layers(&s, 17) == 2 &&
 	      pp_stage_layers(&s, 31) == 0);
+	pp_scenario_release(&s);
+	/* a repeat inside a group, as Megatron substitutes the groups and then
+	 * the characters: Llama 3.1 405B's embedding and loss counted as a
+	 * layer each, (126 + 2) / 16 = 8 a virtual stage on PP 8 x VPP 2 */
+	rc = parse("{\"model\": {\"preset\": \"llama3-405b\"}, \"training\": {\"global_batch_size\": 64}, "
+		   "\"parallel\": {\"tensor_model_parallel_size\": 8, \"pipeline_model_parallel_size\": 8, "
+		   "\"pipeline_model_parallel_layout\": \"Et*7|(t*8|)*14t*7L\"}, \"cluster\": "
+		   "{\"gpu\": \"h100-sxm\", \"num_gpus\": 64}}", &s, &err);
+	if (rc)
+		pp_t_diag("%s", err.msg);
+	CHECK(rc == 0);
+	if (rc)
+		return;
+	CHECK(s.parallel.layout_len == 16 && s.parallel.vpp == 2);
+	CHECK(pp_stage_layers(&s, 0) == 7 && pp_stage_layers(&s, 1) == 8 &&
+	      pp_stage_layers(&s, 14) == 8 && pp_stage_layers(&s, 15) == 7);
 	pp_scenario_release(&s);
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const doc_kinds[DOC_COUNT] = {"gpus", "fabrics", "storage", "models", "prices",
 						 "kernels", "frameworks", "plausibility", "tco"};
@@ -303,7 +304,9 @@ static int load_models(pp_catalog *c, pp_err *err)
 		pp_jpath_idx(p, sizeof(p), "models", i);
 		int64_t v;
 		if ((rc = pp_jget_str(d, e, p, "id", true, m->id, sizeof(m->id), NULL, err)) ||
-		    (rc = pp_jget_str(d, e, p, "name", true, m->name, sizeof(m->name), NULL, err)))
+		    (rc = pp_jget_str(d, e, p, "name", true, m->name, sizeof(m->name), NULL, err)) ||
+		    (rc = pp_jget_str(d, e, p, "hf_repo", false, m->hf_repo, sizeof(m->hf_repo), NULL,
+				      err)))
 			return rc;
 #define MI(field)                                                                           \
 	if ((rc = pp_jget_int(d, e, p, #field, true, 1, PP_MODEL_DIM_MAX, &v, NULL, err))) \
@@ -574,6 +577,14 @@ const pp_model *pp_catalog_model(const pp_catalog *c, const char *id)
 {
 	for (size_t i = 0; i < c->nmodels; i++)
 		if (!strcmp(c->models[i].id, id))
+			return &c->models[i];
+	return NULL;
+}
+
+const pp_model *pp_catalog_model_hf(const pp_catalog *c, const char *repo)
+{
+	for (size_t i = 0; i < c->nmodels; i++)
+		if (c->models[i].hf_repo[0] && !strcasecmp(c->models[i].hf_repo, repo))
 			return &c->models[i];
 	return NULL;
 }

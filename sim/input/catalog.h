@@ -196,6 +196,9 @@ const pp_storage *pp_catalog_storage(const pp_catalog *c, const char *id);
 size_t pp_catalog_nmodels(const pp_catalog *c);
 const pp_model *pp_catalog_model_at(const pp_catalog *c, size_t i);
 const pp_model *pp_catalog_model(const pp_catalog *c, const char *id);
+/* The preset whose hf_repo is repo ("meta-llama/Meta-Llama-3-70B", case
+ * ignored as the Hub ignores it), or NULL. */
+const pp_model *pp_catalog_model_hf(const pp_catalog *c, const char *repo);
 /* The fine-tuning defaults. */
 const pp_finetune_defaults *pp_catalog_finetune(const pp_catalog *c);
 /* The mixture-of-experts defaults. */

@@ -51,40 +51,6 @@ static int get_int(const pp_jdoc *hf, const char *key, bool req, bool nullable, 
 	return 0;
 }
 
-/* Layer i is MoE iff moe[i]: podplan's integer form where it says the same
- * (i % N == 0), else the 0/1 list. */
-static int set_layers(const pp_jdoc *hf, pp_model *m, const bool *moe, pp_err *err)
-{
-	int L = m->num_layers, n = L, any = 0;
-	for (int i = 0; i < L; i++)
-		any += moe[i];
-	if (!any) { /* no layer has experts (first_k_dense_replace >= layers): a dense model */
-		m->num_experts = m->moe_router_topk = m->moe_ffn_hidden_size = 0;
-		m->moe_shared_expert_intermediate_size = m->moe_layer_freq = m->moe_list_len = 0;
-		return 0;
-	}
-	if (moe[0])
-		for (n = 1; n < L && !moe[n]; n++)
-			;
-	bool every_n = moe[0];
-	for (int i = 0; i < L && every_n; i++)
-		every_n = moe[i] == (i % n == 0);
-	m->moe_list_len = 0;
-	if (every_n) {
-		m->moe_layer_freq = n;
-		return 0;
-	}
-	if (L > PP_MOE_LIST_MAX)
-		return pp_jdoc_errf(hf, err, "num_hidden_layers", "found %d layers with a dense/MoE "
-				    "pattern; expected at most %d (podplan's longest moe_layer_freq "
-				    "list)", L, PP_MOE_LIST_MAX);
-	for (int i = 0; i < L; i++)
-		m->moe_list[i] = moe[i];
-	m->moe_list_len = L;
-	m->moe_layer_freq = 0;
-	return 0;
-}
-
 static int check_topk(const pp_jdoc *hf, const char *key, const pp_model *m, pp_err *err)
 {
 	if (m->moe_router_topk > m->num_experts)
@@ -153,7 +119,7 @@ static int read_qwen_moe(const pp_jdoc *hf, pp_model *m, pp_err *err)
 		}
 		moe[(int)e->valuedouble] = false;
 	}
-	rc = set_layers(hf, m, moe, err);
+	rc = pp_hf_set_layers(hf, m, moe, err);
 out:
 	free(moe);
 	return rc;
@@ -218,7 +184,7 @@ static int read_ds_moe(const pp_jdoc *hf, pp_model *m, bool drop_mtp, pp_err *er
 	bool *moe = pp_xcalloc((size_t)L, sizeof(bool));
 	for (int i = 0; i < L; i++)
 		moe[i] = i >= kdense && i % freq == 0;
-	rc = set_layers(hf, m, moe, err);
+	rc = pp_hf_set_layers(hf, m, moe, err);
 	free(moe);
 	return rc;
 }
@@ -441,6 +407,8 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 	memset(m, 0, sizeof(*m));
 	if ((rc = pp_jget_str(hf, hf->root, "", "model_type", false, mt, sizeof(mt), NULL, err)))
 		return rc;
+	if (!strcmp(mt, "llama4") || !strcmp(mt, "llama4_text"))
+		return pp_hfllama4_read(m, hf, err);
 	pp_hf_fam f = !strcmp(mt, "mixtral")                                ? F_MIXTRAL
 		      : !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3_moe") ? F_QWEN_MOE
 		      : !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ||

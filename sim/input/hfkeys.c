@@ -140,14 +140,12 @@ static const struct hf_refused {
 	 "attention only"},
 	{"vision_config", "a vision encoder (a multimodal model); podplan models the language model "
 	 "only, from a text model's config"},
-	{"text_config", "the language model nested in a multimodal config; podplan reads a text "
-	 "model's config, with its keys at the top level"},
-	{"interleave_moe_layer_step", "Llama 4's dense/MoE interleave with its own expert and dense "
-	 "FFN sizes (intermediate_size, intermediate_size_mlp); not read"},
-	{"attention_chunk_size", "chunked attention (Llama 4: attention within fixed chunks on the "
-	 "RoPE layers); podplan models full and sliding-window attention only"},
-	{"no_rope_layers", "Llama 4's layers without RoPE, which attend globally while the others "
-	 "attend in chunks; podplan models full and sliding-window attention only"},
+	{"text_config", "the language model nested in a multimodal config; podplan reads it in "
+	 "Llama 4's (model_type llama4) only"},
+	{"interleave_moe_layer_step", "Llama 4's dense/MoE interleave, read in a Llama 4 config "
+	 "(model_type llama4 or llama4_text) only"},
+	{"attention_chunk_size", "chunked attention, read in a Llama 4 config only"},
+	{"no_rope_layers", "Llama 4's layers without RoPE, read in a Llama 4 config only"},
 };
 
 static int check_refused(const pp_jdoc *hf, const char *mt, pp_err *err)
@@ -198,8 +196,10 @@ void pp_hfconfig_accepted(pp_sb *out)
 		}
 		pp_sb_addf(out, " | %s |\n", k->why);
 	}
+	pp_hfllama4_accepted(out);
 	for (size_t i = 0; i < PP_ARRAY_LEN(hf_refused); i++)
-		pp_sb_addf(out, "| `%s` | all | refused: %s |\n", hf_refused[i].key, hf_refused[i].why);
+		pp_sb_addf(out, "| `%s` | all but llama4 | refused: %s |\n", hf_refused[i].key,
+			   hf_refused[i].why);
 }
 
 static int check_keys(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *err)

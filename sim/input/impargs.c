@@ -520,6 +520,7 @@ int pp_imp_apply(const char *name, const pp_imp_args *a, const pp_imp_rule *rule
 		case PP_IMPV_FALSE:
 			set_key(root, r->key, cJSON_CreateFalse());
 			break;
+		case PP_IMPV_BOOL:
 		case PP_IMPV_SPECIAL:
 			break;
 		}

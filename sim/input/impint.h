@@ -25,6 +25,7 @@ typedef enum {
 	PP_IMPV_STR,   /* a string, as given */
 	PP_IMPV_TRUE,  /* a switch: the key set true */
 	PP_IMPV_FALSE, /* a switch: the key set false */
+	PP_IMPV_BOOL,  /* a recipe's True or False: the key set to it */
 	PP_IMPV_SPECIAL /* read by the importer's own code (why says how) */
 } pp_imp_conv;
 
@@ -94,6 +95,59 @@ extern const pp_imp_rule pp_imp_vllm_rules[];
 extern const size_t pp_imp_vllm_nrules;
 extern const pp_imp_rule pp_imp_bench_rules[];
 extern const size_t pp_imp_bench_nrules;
+
+extern const pp_imp_rule pp_imp_bridge_rules[];
+extern const size_t pp_imp_bridge_nrules;
+
+/* A Python recipe module read as statements (imppy.c): logical lines
+ * (brackets and backslashes join physical lines; comments dropped; string
+ * literals kept whole, triple-quoted ones too), each with its first line
+ * (1-based) and its indentation in columns. Nothing is evaluated. */
+typedef struct pp_py_stmt {
+	char *text; /* owned; physical line breaks inside it are spaces */
+	int line;
+	int indent;
+} pp_py_stmt;
+
+typedef struct pp_py {
+	pp_py_stmt *s;
+	size_t n, cap;
+} pp_py;
+
+void pp_py_read(const char *text, pp_py *out);
+void pp_py_release(pp_py *p);
+/* Function name's body (defined at column 0): its statements are
+ * p->s[*first .. *end); returns the index of its `def`, or -1. */
+int pp_py_function(const pp_py *p, const char *name, size_t *first, size_t *end);
+/* The names of the functions defined at column 0, at most max, into
+ * names (pointing into buf); returns how many. */
+size_t pp_py_functions(const pp_py *p, const char **names, char (*buf)[128], size_t max);
+/* The expression a module-level `NAME = value` (or `NAME: type = value`)
+ * assigns, the last one; NULL when none. Points into p. */
+const char *pp_py_constant(const pp_py *p, const char *name);
+
+/* A Megatron-Bridge recipe as read (imprecipe.c): its assignments as
+ * arguments (flag "section.key", e.g. "model.seq_length"; the value
+ * normalised: a string literal in double quotes, a module constant
+ * replaced by its value, numbers, True, False, None and other expressions
+ * as written; line: the statement's), the model's repository. */
+typedef struct pp_bridge_recipe {
+	const char *file;  /* for messages */
+	const pp_py *py;
+	pp_imp_args a;     /* owned: pp_imp_args_release */
+	char repo[160];    /* AutoBridge.from_hf_pretrained's repository; "" none */
+	int repo_line;
+	int common_line;   /* the line of cfg = _pretrain_common(); 0: none */
+} pp_bridge_recipe;
+
+/* Read recipe function func of r->py (and the recipes it starts from) into
+ * r->a: 0, or PP_EINPUT naming file:line and the statement podplan does not
+ * read. */
+int pp_bridge_read(pp_bridge_recipe *r, const char *func, pp_err *err);
+/* Whether normalised value v is the string literal s. */
+bool pp_bridge_is_str(const char *v, const char *s);
+/* Whether normalised value v leaves a feature off (False, None, 0, "none", []). */
+bool pp_bridge_is_off(const char *v);
 
 /* Name the scenario root after the imported file (its base name without
  * the extension); returns the base name, inside name. */

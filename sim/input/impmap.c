@@ -23,7 +23,8 @@ static void table(pp_sb *out, const char *title, const pp_imp_rule *r, size_t n)
 int pp_import_mapping(const char *kind, pp_sb *out)
 {
 	bool all = !kind;
-	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm") && strcmp(kind, "hf") &&
+	if (!all && strcmp(kind, "megatron") && strcmp(kind, "vllm") && strcmp(kind, "nemo") &&
+	    strcmp(kind, "hf") &&
 	    strcmp(kind, "scenario"))
 		return -1;
 	if (all || !strcmp(kind, "megatron"))
@@ -38,6 +39,11 @@ int pp_import_mapping(const char *kind, pp_sb *out)
 		table(out, "podplan import vllm: vllm bench serve's arguments", pp_imp_bench_rules,
 		      pp_imp_bench_nrules);
 	}
+	if (all)
+		pp_sb_adds(out, "\n");
+	if (all || !strcmp(kind, "nemo"))
+		table(out, "podplan import nemo: a Megatron-Bridge recipe's fields (cfg.SECTION.KEY)",
+		      pp_imp_bridge_rules, pp_imp_bridge_nrules);
 	if (all)
 		pp_sb_adds(out, "\n");
 	if (all || !strcmp(kind, "hf")) {

@@ -15,6 +15,7 @@
 
 #include "core/pp.h"
 #include "core/util.h"
+#include "input/catalog.h"
 
 #include <cjson/cJSON.h>
 
@@ -27,7 +28,11 @@ typedef struct pp_import_opts {
 	int vocab_size;    /* Megatron: the tokenizer's vocabulary when the text gives
 			      neither --vocab-size nor a GPT-2 vocabulary file; 0: none */
 	const char *model; /* vLLM: a preset id or a config.json path for the served
-			      model; NULL: the repository's name read as a preset id */
+			      model; NULL: the repository's name read as a preset id;
+			      nemo: the same, NULL: the preset whose hf_repo the recipe
+			      names */
+	const char *recipe; /* nemo: the recipe function; NULL: the module's only one */
+	const pp_catalog *cat; /* nemo: the presets, found by their Hugging Face name */
 } pp_import_opts;
 
 /* Read the Megatron launch text (name: its file name, for messages) into a
@@ -42,7 +47,16 @@ int pp_import_megatron(const char *name, const char *text, const pp_import_opts 
 int pp_import_vllm(const char *name, const char *text, const pp_import_opts *o, cJSON **out,
 		   pp_err *err);
 
-/* The mapping table of importer kind ("megatron", "vllm", or "hf": the
+/* The same for a Megatron-Bridge recipe module (NeMo's recipes; Python,
+ * as published): the recipe function o->recipe is read statement by
+ * statement, `cfg.SECTION.KEY = VALUE` with literal or module-constant
+ * values from `_pretrain_common()`'s defaults on. Errors: PP_EINPUT naming
+ * file:line and the statement or field (a statement podplan does not
+ * read, an unknown field, a refused one turned on, a value not a literal). */
+int pp_import_nemo(const char *name, const char *text, const pp_import_opts *o, cJSON **out,
+		   pp_err *err);
+
+/* The mapping table of importer kind ("megatron", "vllm", "nemo", or "hf": the
  * keys of a Hugging Face config.json that model.hf_config reads or
  * accepts; NULL: all of them) as Markdown: argument, what podplan does with it, the scenario
  * key or the reason. -1 for an unknown kind. */

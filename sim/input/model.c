@@ -222,6 +222,11 @@ int pp_model_check(const pp_model *m, const char **key, char *why, size_t n)
 		return PP_EINPUT;                       \
 	} while (0)
 	bool mla = m->multi_latent_attention;
+	if (m->attention_chunk && m->seq_length > m->attention_chunk)
+		FAIL("seq_length", "found %d with chunked attention in chunks of %d (Llama 4's "
+		     "attention_chunk_size on its RoPE layers); expected at most %d: within one chunk "
+		     "it is causal attention, which podplan models; across chunks it is not modelled",
+		     m->seq_length, m->attention_chunk, m->attention_chunk);
 	if (!mla && m->head_dim == 0 && m->hidden_size % m->num_attention_heads)
 		FAIL("num_attention_heads", "found %d heads for hidden_size %d; expected a head count "
 		     "that divides hidden_size", m->num_attention_heads, m->hidden_size);

@@ -29,6 +29,7 @@
 typedef struct pp_model {
 	char id[48];
 	char name[96];
+	char hf_repo[96];          /* the Hugging Face repository it is published as ("org/name"); "" */
 	int num_layers;
 	int hidden_size;
 	int num_attention_heads;
@@ -57,6 +58,11 @@ typedef struct pp_model {
 	 * (Gemma 3: five sliding layers, then one global, from a Hugging Face
 	 * config only) */
 	int window, window_freq;
+	/* chunked attention (Llama 4's attention_chunk_size on its RoPE layers):
+	 * tokens attend within chunks of this many; 0: none. Within one chunk it
+	 * is causal attention, so podplan accepts seq_length <= attention_chunk
+	 * only (pp_model_check) */
+	int attention_chunk;
 	int window_list_len;
 	uint8_t window_list[PP_MOE_LIST_MAX];
 	/* mixture of experts (Megatron's names); num_experts 0: dense */

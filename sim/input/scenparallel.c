@@ -20,7 +20,8 @@ static const char *const parallel_keys[] = {"tensor_model_parallel_size",
 					    "expert_tensor_parallel_size"};
 /* Megatron-Core's pipeline_model_parallel_layout string
  * (transformer/pipeline_parallel_layer_layout.py parse_str_to_list at
- * core_v0.19): commas dropped, "(...)*n" and "x*n" unrolled, '|' splits the
+ * core_v0.19): commas dropped, "(...)*n" and then "x*n" unrolled (so a
+ * group may hold "x*n"), '|' splits the
  * virtual stages, E embedding, t a decoder layer, m an MTP depth, L the
  * loss. podplan runs the embedding on the first virtual stage and the head
  * (with the MTP depths) on the last, so E must open the layout and the m's
@@ -89,7 +90,10 @@ static int parse_layout(pp_scenario *s, const cJSON *p, pp_err *err)
 		if (raw[i] != ',' && raw[i] != ' ')
 			plain[o++] = raw[i];
 	plain[o] = 0;
-	if (unroll(plain, ex, sizeof(ex)))
+	/* twice, as Megatron substitutes the groups and then the single
+	 * characters: "(t*8|)*14" holds a repeat inside a group */
+	char once[8192];
+	if (unroll(plain, once, sizeof(once)) || unroll(once, ex, sizeof(ex)))
 		return pp_jdoc_errf(d, err, K, "found \"%s\": cannot unroll it; expected Megatron's "
 				    "syntax, virtual stages split by '|', \"(...)*n\" or \"x*n\" to "
 				    "repeat (e.g. \"Et|(tt|)*30mL\")", raw);
