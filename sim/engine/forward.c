@@ -5,6 +5,7 @@
 #include "core/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ typedef struct entry {
 	int n[NSEG];
 	mop *ops[NSEG];
 	double min_t;     /* the shortest op (the closed-form launch test) */
+	double p2p_s;     /* the stage-to-stage sends, summed */
 } entry;
 
 #define CACHE 2048
@@ -211,6 +213,12 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 	from = f->w.nops;
 	wl_head_fwd(&c, &x, f->tp, true);
 	keep(f, e, PP_LAYER_KINDS + 1, from);
+	/* vLLM's pipeline stages pass the hidden states and, for Llama-style
+	 * models, the residual (IntermediateTensors); each TP rank sends 1/t */
+	double send_bytes = (f->base.swiglu ? 2.0 : 1.0) * tpad * f->base.h * 2.0 / f->base.t;
+	e->p2p_s = 0;
+	for (int st = 0; st + 1 < f->nstages; st++)
+		e->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
 }
 
 /* The attention ops of this batch, in layer-kind order, costed anew. */
@@ -228,7 +236,9 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 		x.moe = (k & PP_LK_MOE) != 0;
 		x.windowed = (k & PP_LK_WINDOW) != 0;
 		f->w.nops = 0;
-		wl_attention_fwd(&c, &x, f->tp, true, false);
+		/* the attention core alone: the projections around it are the
+		 * entry's, and the core's ops read nothing they set */
+		wl_attention_fwd(&c, &x, f->tp, true, true);
 		for (int i = 0; i < f->w.nops; i++)
 			if (f->w.ops[i].kind == PP_OP_ATTN) {
 				t[k * 4 + n[k]] = f->w.ops[i].time_s;
@@ -267,9 +277,45 @@ double pp_forward_padded(const pp_forward *f, double n, bool decode_only)
 	return 8.0 * ceil(n / 8.0);
 }
 
+/* One segment's ops summed for this batch (its attention ops costed
+ * anew): the same for every stage that holds it. */
+typedef struct segsum {
+	double sum, comp, tpc, epc, fl, by;
+} segsum;
+
+static void seg_sums(const entry *e, int seg, const double *at, const double *afl,
+		     const double *aby, const int *na, segsum *g)
+{
+	double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0, by = 0;
+	int ai = 0;
+	for (int i = 0; i < e->n[seg]; i++) {
+		const mop *m = &e->ops[seg][i];
+		double t = m->t, mf = m->flops, mb = m->bytes;
+		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
+			t = at[seg * 4 + ai];
+			mf = afl[seg * 4 + ai];
+			mb = aby[seg * 4 + ai];
+			ai++;
+		}
+		sum += t;
+		fl += mf;
+		by += mb;
+		if (m->cls == OC_TP)
+			tpc += t;
+		else if (m->cls == OC_EP)
+			epc += t;
+		else
+			comp += t;
+	}
+	*g = (segsum){sum, comp, tpc, epc, fl, by};
+}
+
 void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 {
-	memset(out, 0, sizeof(*out));
+	/* every field but the stages' times, which are written for each of
+	 * the nstages below (the array is most of the struct) */
+	memset(out, 0, offsetof(pp_fwd_cost, stage_s));
+	memset(&out->p2p_s, 0, sizeof(*out) - offsetof(pp_fwd_cost, p2p_s));
 	double tact = b->prefill_tokens + b->decode_tokens;
 	bool decode_only = b->prefill_tokens <= 0 && tact > 0;
 	bool graphed = decode_only && f->o.graph_max_tokens > 0 && tact <= (double)f->o.graph_max_tokens;
@@ -295,9 +341,10 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		if (k % 4 < na[k / 4] && at[k] < min_t)
 			min_t = at[k];
 	bool closed = min_t >= L; /* the GPU never waits for the host after the first launch */
-	/* vLLM's pipeline stages pass the hidden states and, for Llama-style
-	 * models, the residual (IntermediateTensors); each TP rank sends 1/t */
-	double send_bytes = (f->base.swiglu ? 2.0 : 1.0) * tpad * f->base.h * 2.0 / f->base.t;
+	segsum sg[NSEG];
+	for (int seg = 0; seg < NSEG; seg++)
+		if (e->n[seg])
+			seg_sums(e, seg, at, afl, aby, na, &sg[seg]);
 	out->nstages = f->nstages;
 	out->graphed = graphed;
 	out->tokens = tpad;
@@ -308,43 +355,23 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == f->nstages - 1);
 			if (reps <= 0 || !e->n[seg])
 				continue;
-			double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0, by = 0;
-			int ai = 0;
-			for (int i = 0; i < e->n[seg]; i++) {
-				const mop *m = &e->ops[seg][i];
-				double t = m->t, mf = m->flops, mb = m->bytes;
-				if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
-					t = at[seg * 4 + ai];
-					mf = afl[seg * 4 + ai];
-					mb = aby[seg * 4 + ai];
-					ai++;
-				}
-				sum += t;
-				fl += mf;
-				by += mb;
-				if (m->cls == OC_TP)
-					tpc += t;
-				else if (m->cls == OC_EP)
-					epc += t;
-				else
-					comp += t;
-			}
-			out->compute_s += reps * comp;
-			out->tp_comm_s += reps * tpc;
-			out->ep_comm_s += reps * epc;
-			out->flops += reps * fl;
-			out->bytes += reps * by;
+			const segsum *g = &sg[seg];
+			out->compute_s += reps * g->comp;
+			out->tp_comm_s += reps * g->tpc;
+			out->ep_comm_s += reps * g->epc;
+			out->flops += reps * g->fl;
+			out->bytes += reps * g->by;
 			out->kernels += (int)reps * e->n[seg];
-			busy += reps * sum;
+			busy += reps * g->sum;
 			if (closed) {
 				if (cpu == 0)
 					cpu = L;
-				gpu = (gpu > cpu ? gpu : cpu) + reps * sum;
+				gpu = (gpu > cpu ? gpu : cpu) + reps * g->sum;
 				cpu += reps * e->n[seg] * L;
 				continue;
 			}
 			for (int r = 0; r < (int)reps; r++) {
-				ai = 0;
+				int ai = 0;
 				for (int i = 0; i < e->n[seg]; i++) {
 					const mop *m = &e->ops[seg][i];
 					double t = m->t;
@@ -359,8 +386,7 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		out->launch_s += gpu - busy;
 		out->total_s += gpu;
 	}
-	for (int st = 0; st + 1 < f->nstages; st++)
-		out->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
+	out->p2p_s = e->p2p_s;
 	out->total_s += out->p2p_s;
 }
 
