@@ -16,6 +16,12 @@ typedef struct mop {
 	unsigned char cls;
 } mop;
 
+/* Sums over a segment's ops, in op order: all, compute and attention,
+ * TP and EP collectives, executed FLOPs, bytes. */
+typedef struct segsum {
+	double sum, comp, tpc, epc, fl, by;
+} segsum;
+
 /* The op times of one batch shape: each layer kind's, the embedding's,
  * the head's. */
 #define NSEG (PP_LAYER_KINDS + 2)
@@ -26,6 +32,10 @@ typedef struct entry {
 	int parts;        /* prefill (1) and decode (2) tokens present: MLA's attention ops */
 	int n[NSEG];
 	mop *ops[NSEG];
+	/* the sums over each segment's ops before its first attention op
+	 * (a0; n when none): what every batch of the shape adds first */
+	int a0[NSEG];
+	segsum pre[NSEG];
 	double min_t;     /* the shortest op (the closed-form launch test) */
 	double p2p_s;     /* the stage-to-stage sends, summed */
 } entry;
@@ -37,12 +47,16 @@ struct pp_forward {
 	const pp_hw *hw;
 	pp_fwd_opts o;
 	dims base;
+	dims ax;                /* attention_times' scratch: base with a batch's fields */
 	pp_group tp;
 	int nstages;
 	double kinds[PP_FWD_MAX_STAGES][PP_LAYER_KINDS];
+	bool present[PP_LAYER_KINDS]; /* some stage holds layers of the kind */
 	bool ar_applies;
 	const pp_ar_curve *curve;
 	pp_workload w;          /* scratch op list */
+	double *times;          /* scratch: one segment's op times (seg_times) */
+	int ncap;
 	entry cache[CACHE];
 };
 
@@ -78,15 +92,12 @@ static void base_dims(pp_forward *f)
 /* Whether any stage holds layers of kind k. */
 static bool kind_present(const pp_forward *f, int k)
 {
-	for (int st = 0; st < f->nstages; st++)
-		if (f->kinds[st][k] > 0)
-			return true;
-	return false;
+	return f->present[k];
 }
 
-static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, double t)
+/* Sets every field of x that depends on the batch (the rest is f->base's). */
+static void batch_fields(dims *x, const pp_fwd_batch *b, double t)
 {
-	*x = f->base;
 	x->T = x->Tn = x->s = x->sl = t;
 	x->pf_tok = b->prefill_tokens;
 	x->dc_tok = b->decode_tokens;
@@ -107,6 +118,12 @@ static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, doub
 		if (x->El_act < 1 && x->El >= 1)
 			x->El_act = 1;
 	}
+}
+
+static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, double t)
+{
+	*x = f->base;
+	batch_fields(x, b, t);
 }
 
 double pp_forward_experts_hit(double E, double k, double t)
@@ -146,6 +163,35 @@ static void layer_ops(ctx *c, const dims *x, pp_group tp)
 		wl_mlp_fwd(c, x, tp, true);
 }
 
+/* Sums over ops [from, to) of segment seg added to g in op order, its
+ * attention ops (from the first of them on) at[] of this batch. */
+static void seg_add(const entry *e, int seg, int from, int to, const double *at, const double *afl,
+		    const double *aby, const int *na, segsum *g)
+{
+	double sum = g->sum, comp = g->comp, tpc = g->tpc, epc = g->epc, fl = g->fl, by = g->by;
+	int ai = 0;
+	for (int i = from; i < to; i++) {
+		const mop *m = &e->ops[seg][i];
+		double t = m->t, mf = m->flops, mb = m->bytes;
+		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
+			t = at[seg * 4 + ai];
+			mf = afl[seg * 4 + ai];
+			mb = aby[seg * 4 + ai];
+			ai++;
+		}
+		sum += t;
+		fl += mf;
+		by += mb;
+		if (m->cls == OC_TP)
+			tpc += t;
+		else if (m->cls == OC_EP)
+			epc += t;
+		else
+			comp += t;
+	}
+	*g = (segsum){sum, comp, tpc, epc, fl, by};
+}
+
 /* Memoize ops [from, w.nops) as segment seg of e: durations (the TP
  * all-reduces at the custom all-reduce's where it applies) and classes. */
 static void keep(pp_forward *f, entry *e, int seg, int from)
@@ -171,6 +217,12 @@ static void keep(pp_forward *f, entry *e, int seg, int from)
 		if (m->t < e->min_t)
 			e->min_t = m->t;
 	}
+	int a0 = 0;
+	while (a0 < n && e->ops[seg][a0].cls != OC_ATTN)
+		a0++;
+	e->a0[seg] = a0;
+	e->pre[seg] = (segsum){0, 0, 0, 0, 0, 0};
+	seg_add(e, seg, 0, a0, NULL, NULL, NULL, NULL, &e->pre[seg]);
 }
 
 /* The op builder's context of a forward pass: the layers' ops in the
@@ -226,19 +278,19 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 			    double *fl, double *by, int *n)
 {
 	ctx c = fwd_ctx(f);
-	dims x;
-	batch_dims(&x, f, b, tpad);
+	dims *x = &f->ax; /* f->base's but for the batch's fields, set here */
+	batch_fields(x, b, tpad);
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		n[k] = 0;
 		if (!kind_present(f, k))
 			continue;
 		c.kind = k;
-		x.moe = (k & PP_LK_MOE) != 0;
-		x.windowed = (k & PP_LK_WINDOW) != 0;
+		x->moe = (k & PP_LK_MOE) != 0;
+		x->windowed = (k & PP_LK_WINDOW) != 0;
 		f->w.nops = 0;
 		/* the attention core alone: the projections around it are the
 		 * entry's, and the core's ops read nothing they set */
-		wl_attention_fwd(&c, &x, f->tp, true, true);
+		wl_attention_fwd(&c, x, f->tp, true, true);
 		for (int i = 0; i < f->w.nops; i++)
 			if (f->w.ops[i].kind == PP_OP_ATTN) {
 				t[k * 4 + n[k]] = f->w.ops[i].time_s;
@@ -277,37 +329,34 @@ double pp_forward_padded(const pp_forward *f, double n, bool decode_only)
 	return 8.0 * ceil(n / 8.0);
 }
 
-/* One segment's ops summed for this batch (its attention ops costed
- * anew): the same for every stage that holds it. */
-typedef struct segsum {
-	double sum, comp, tpc, epc, fl, by;
-} segsum;
-
+/* Segment seg's sums for this batch: the entry's prefix, then the ops
+ * from the first attention op on, added in the same order as a walk
+ * from the first op would add them. */
 static void seg_sums(const entry *e, int seg, const double *at, const double *afl,
 		     const double *aby, const int *na, segsum *g)
 {
-	double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0, by = 0;
-	int ai = 0;
-	for (int i = 0; i < e->n[seg]; i++) {
-		const mop *m = &e->ops[seg][i];
-		double t = m->t, mf = m->flops, mb = m->bytes;
-		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
-			t = at[seg * 4 + ai];
-			mf = afl[seg * 4 + ai];
-			mb = aby[seg * 4 + ai];
-			ai++;
-		}
-		sum += t;
-		fl += mf;
-		by += mb;
-		if (m->cls == OC_TP)
-			tpc += t;
-		else if (m->cls == OC_EP)
-			epc += t;
-		else
-			comp += t;
+	*g = e->pre[seg];
+	seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
+}
+
+/* Segment seg's op times in order, its attention ops this batch's: the
+ * launch-bound walk below reads them once per layer. In f's scratch. */
+static const double *seg_times(pp_forward *f, const entry *e, int seg, const double *at,
+			       const int *na)
+{
+	int n = e->n[seg];
+	if (n > f->ncap) {
+		f->ncap = n;
+		f->times = pp_xrealloc(f->times, sizeof(double) * (size_t)n);
 	}
-	*g = (segsum){sum, comp, tpc, epc, fl, by};
+	int ai = 0;
+	for (int i = 0; i < n; i++) {
+		const mop *m = &e->ops[seg][i];
+		f->times[i] = m->t;
+		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg])
+			f->times[i] = at[seg * 4 + ai++];
+	}
+	return f->times;
 }
 
 void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
@@ -370,17 +419,12 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 				cpu += reps * e->n[seg] * L;
 				continue;
 			}
-			for (int r = 0; r < (int)reps; r++) {
-				int ai = 0;
+			const double *ts = seg_times(f, e, seg, at, na);
+			for (int r = 0; r < (int)reps; r++)
 				for (int i = 0; i < e->n[seg]; i++) {
-					const mop *m = &e->ops[seg][i];
-					double t = m->t;
-					if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg])
-						t = at[seg * 4 + ai++];
 					cpu += L;
-					gpu = (gpu > cpu ? gpu : cpu) + t;
+					gpu = (gpu > cpu ? gpu : cpu) + ts[i];
 				}
-			}
 		}
 		out->stage_s[st] = gpu;
 		out->launch_s += gpu - busy;
@@ -406,9 +450,13 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 	f->o = *o;
 	f->tp = pp_group_place(p->tp, 1, pp_workload_domain_gpus(s));
 	f->nstages = p->pp;
-	for (int st = 0; st < p->pp; st++)
+	for (int st = 0; st < p->pp; st++) {
 		pp_stage_kinds(s, st, f->kinds[st]);
+		for (int k = 0; k < PP_LAYER_KINDS; k++)
+			f->present[k] |= f->kinds[st][k] > 0;
+	}
 	base_dims(f);
+	f->ax = f->base;
 	/* the measured custom all-reduce: on its fabric, inside a node */
 	f->curve = NULL;
 	for (int i = 0; i < o->nar; i++)
@@ -428,6 +476,7 @@ void pp_forward_free(pp_forward *f)
 		for (int k = 0; k < NSEG; k++)
 			free(f->cache[i].ops[k]);
 	pp_workload_release(&f->w);
+	free(f->times);
 	free(f);
 }
 

@@ -231,9 +231,13 @@ static void pass_running(pp_sched *s, pass *p, int filter)
 	for (int k = 0; k < s->nrun && p->budget > 0 && p->n < p->max;) {
 		int i = s->run[k];
 		pp_sreq *q = &s->r[i];
+		if (q->sched_n > 0) { /* in flight (pipeline parallelism): the commonest skip */
+			k++;
+			continue;
+		}
 		int64_t known = q->prompt + q->generated, need = known - q->computed;
 		bool prefill = q->computed < q->prompt;
-		if (q->sched_n > 0 || need <= 0 || (filter == PREFILL && !prefill) ||
+		if (need <= 0 || (filter == PREFILL && !prefill) ||
 		    (filter == DECODE && prefill)) {
 			k++;
 			continue;
@@ -372,7 +376,7 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 		q->computed += q->sched_n;
 		q->sched_n = 0;
 		/* full blocks of the shared prefix it computed become cached */
-		int64_t pfull = q->prefix / s->bs;
+		int64_t pfull = s->prefix_blocks ? q->prefix / s->bs : 0; /* no division per token */
 		if (pfull > s->prefix_blocks)
 			pfull = s->prefix_blocks;
 		while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed && q->own > 0 &&

@@ -460,6 +460,10 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				s.meas.bound[k] = su->stop_when_missed * b[k];
 			}
 	}
+	size_t gaps = 0; /* every request's tokens after its first */
+	for (size_t i = 0; i < s.N; i++)
+		gaps += s.r[i].output > 1 ? (size_t)(s.r[i].output - 1) : 0;
+	pp_serve_meas_reserve(&s.meas, gaps);
 	bool stopped = false;
 	double now = 0;
 	while (ndone < s.N) {
