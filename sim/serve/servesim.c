@@ -367,6 +367,16 @@ static void stopped_figures(run *s, const int64_t *need)
 	}
 }
 
+/* Replica i has something new to schedule now. */
+static void touch(bool *touched, int *lo, int *hi, int i)
+{
+	touched[i] = true;
+	if (i < *lo)
+		*lo = i;
+	if (i > *hi)
+		*hi = i;
+}
+
 int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 pp_serve_result *out, pp_err *err)
 {
@@ -438,6 +448,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	}
 	s.done = pp_xcalloc((size_t)maxseqs + 2, sizeof(int));
 	bool *touched = pp_xcalloc((size_t)s.R, sizeof(bool));
+	int tlo = s.R, thi = -1; /* the touched ones lie in [tlo, thi]: the loops below skip the rest */
 	size_t next = 0, ndone = 0, tick = s.N / 20 + 1;
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
@@ -497,7 +508,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		while (heap_next_t(&s) <= now) {
 			ev e = heap_pop(&s);
 			rep *R = &s.reps[e.rep];
-			touched[e.rep] = true;
+			touch(touched, &tlo, &thi, e.rep);
 			if (e.slot == EV_WAKE) {
 				if (R->wake == e.t)
 					R->wake = 0;
@@ -507,7 +518,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				pp_sched_loaded(R->sch, e.req);
 				int pr = s.rp[e.req].replica;
 				pp_sched_free_held(s.reps[pr].sch, e.req);
-				touched[pr] = true;
+				touch(touched, &tlo, &thi, pr);
 				continue;
 			}
 			if (R->pool == PP_POOL_PREFILL) {
@@ -522,7 +533,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 					s.r[i].replica = d;
 					s.r[i].remote = true;
 					pp_sched_add(s.reps[d].sch, i);
-					touched[d] = true;
+					touch(touched, &tlo, &thi, d);
 				}
 				continue;
 			}
@@ -536,7 +547,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				su->progress(su->progress_ctx, (double)ndone / (double)s.N);
 		}
 		if (capped && ndone > ended && next < s.N && s.r[next].arrival_s <= now)
-			for (int i = 0; i < s.R; i++)
+			for (int i = tlo; i <= thi; i++)
 				if (touched[i])
 					try_launch(&s, i, now);
 		while (next < s.N && (C == 0 || s.cin < C) && s.r[next].arrival_s <= now) {
@@ -550,17 +561,19 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				q->replica = ri;
 			}
 			pp_sched_add(s.reps[ri].sch, (int)next);
-			touched[ri] = true;
+			touch(touched, &tlo, &thi, ri);
 			s.cin++;
 			if (s.cin > out->max_concurrent_requests)
 				out->max_concurrent_requests = s.cin;
 			next++;
 		}
-		for (int i = 0; i < s.R; i++)
+		for (int i = tlo; i <= thi; i++)
 			if (touched[i]) {
 				touched[i] = false;
 				try_launch(&s, i, now);
 			}
+		tlo = s.R;
+		thi = -1;
 	}
 	for (int i = 0; i < s.R; i++) {
 		int64_t d = pp_kvpool_peak_demand(pp_sched_pool(s.reps[i].sch));
