@@ -388,14 +388,17 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 			continue;
 		q->computed += q->sched_n;
 		q->sched_n = 0;
-		/* full blocks of the shared prefix it computed become cached */
-		int64_t pfull = s->prefix_blocks ? q->prefix / s->bs : 0; /* no division per token */
-		if (pfull > s->prefix_blocks)
-			pfull = s->prefix_blocks;
-		while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed && q->own > 0 &&
-		       pp_kvpool_adopt_prefix(s->pool, q->pblocks)) {
-			q->pblocks++;
-			q->own--;
+		/* full blocks of the shared prefix it computed become cached
+		 * (none to look at, and no division per token, without one) */
+		if (s->prefix_blocks > 0) {
+			int64_t pfull = q->prefix / s->bs;
+			if (pfull > s->prefix_blocks)
+				pfull = s->prefix_blocks;
+			while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed &&
+			       q->own > 0 && pp_kvpool_adopt_prefix(s->pool, q->pblocks)) {
+				q->pblocks++;
+				q->own--;
+			}
 		}
 		if (q->computed < q->prompt + q->generated)
 			continue; /* a prefill chunk: its sampled token is discarded */
