@@ -32,9 +32,11 @@ under valgrind's cachegrind instead, with its caches fixed (CACHEGRIND_CACHES:
 32 KiB L1s, a 32 MiB last level), and is reported in instructions and
 last-level-cache misses: counts that do not depend on the machine's speed or
 load, so a reader can tell a slower machine from a slower podplan. Each such
-limit (max_ginstr in bench/targets.json) is the target's seconds at the
-instructions per CPU second the workload ran at on the build machine (recorded
-beside it); a target passes when its count is within it.
+limit (max_ginstr in bench/targets.json, G instructions) is the count the
+target's command executed at the commit recorded there ("instructions": the
+commit, the date, the margin), times that margin; a target passes when its
+count is within it, so a change that makes podplan do more work shows here
+on any machine, however fast or loaded.
 
 Both modes print the machine: its CPU model, caches and load average.
 

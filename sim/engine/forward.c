@@ -5,6 +5,7 @@
 #include "core/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,12 @@ typedef struct mop {
 	double t, flops, bytes;
 	unsigned char cls;
 } mop;
+
+/* Sums over a segment's ops, in op order: all, compute and attention,
+ * TP and EP collectives, executed FLOPs, bytes. */
+typedef struct segsum {
+	double sum, comp, tpc, epc, fl, by;
+} segsum;
 
 /* The op times of one batch shape: each layer kind's, the embedding's,
  * the head's. */
@@ -25,7 +32,12 @@ typedef struct entry {
 	int parts;        /* prefill (1) and decode (2) tokens present: MLA's attention ops */
 	int n[NSEG];
 	mop *ops[NSEG];
+	/* the sums over each segment's ops before its first attention op
+	 * (a0; n when none): what every batch of the shape adds first */
+	int a0[NSEG];
+	segsum pre[NSEG];
 	double min_t;     /* the shortest op (the closed-form launch test) */
+	double p2p_s;     /* the stage-to-stage sends, summed */
 } entry;
 
 #define CACHE 2048
@@ -35,12 +47,16 @@ struct pp_forward {
 	const pp_hw *hw;
 	pp_fwd_opts o;
 	dims base;
+	dims ax;                /* attention_times' scratch: base with a batch's fields */
 	pp_group tp;
 	int nstages;
 	double kinds[PP_FWD_MAX_STAGES][PP_LAYER_KINDS];
+	bool present[PP_LAYER_KINDS]; /* some stage holds layers of the kind */
 	bool ar_applies;
 	const pp_ar_curve *curve;
 	pp_workload w;          /* scratch op list */
+	double *times;          /* scratch: one segment's op times (seg_times) */
+	int ncap;
 	entry cache[CACHE];
 };
 
@@ -76,15 +92,12 @@ static void base_dims(pp_forward *f)
 /* Whether any stage holds layers of kind k. */
 static bool kind_present(const pp_forward *f, int k)
 {
-	for (int st = 0; st < f->nstages; st++)
-		if (f->kinds[st][k] > 0)
-			return true;
-	return false;
+	return f->present[k];
 }
 
-static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, double t)
+/* Sets every field of x that depends on the batch (the rest is f->base's). */
+static void batch_fields(dims *x, const pp_fwd_batch *b, double t)
 {
-	*x = f->base;
 	x->T = x->Tn = x->s = x->sl = t;
 	x->pf_tok = b->prefill_tokens;
 	x->dc_tok = b->decode_tokens;
@@ -105,6 +118,12 @@ static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, doub
 		if (x->El_act < 1 && x->El >= 1)
 			x->El_act = 1;
 	}
+}
+
+static void batch_dims(dims *x, const pp_forward *f, const pp_fwd_batch *b, double t)
+{
+	*x = f->base;
+	batch_fields(x, b, t);
 }
 
 double pp_forward_experts_hit(double E, double k, double t)
@@ -144,6 +163,35 @@ static void layer_ops(ctx *c, const dims *x, pp_group tp)
 		wl_mlp_fwd(c, x, tp, true);
 }
 
+/* Sums over ops [from, to) of segment seg added to g in op order, its
+ * attention ops (from the first of them on) at[] of this batch. */
+static void seg_add(const entry *e, int seg, int from, int to, const double *at, const double *afl,
+		    const double *aby, const int *na, segsum *g)
+{
+	double sum = g->sum, comp = g->comp, tpc = g->tpc, epc = g->epc, fl = g->fl, by = g->by;
+	int ai = 0;
+	for (int i = from; i < to; i++) {
+		const mop *m = &e->ops[seg][i];
+		double t = m->t, mf = m->flops, mb = m->bytes;
+		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
+			t = at[seg * 4 + ai];
+			mf = afl[seg * 4 + ai];
+			mb = aby[seg * 4 + ai];
+			ai++;
+		}
+		sum += t;
+		fl += mf;
+		by += mb;
+		if (m->cls == OC_TP)
+			tpc += t;
+		else if (m->cls == OC_EP)
+			epc += t;
+		else
+			comp += t;
+	}
+	*g = (segsum){sum, comp, tpc, epc, fl, by};
+}
+
 /* Memoize ops [from, w.nops) as segment seg of e: durations (the TP
  * all-reduces at the custom all-reduce's where it applies) and classes. */
 static void keep(pp_forward *f, entry *e, int seg, int from)
@@ -169,6 +217,12 @@ static void keep(pp_forward *f, entry *e, int seg, int from)
 		if (m->t < e->min_t)
 			e->min_t = m->t;
 	}
+	int a0 = 0;
+	while (a0 < n && e->ops[seg][a0].cls != OC_ATTN)
+		a0++;
+	e->a0[seg] = a0;
+	e->pre[seg] = (segsum){0, 0, 0, 0, 0, 0};
+	seg_add(e, seg, 0, a0, NULL, NULL, NULL, NULL, &e->pre[seg]);
 }
 
 /* The op builder's context of a forward pass: the layers' ops in the
@@ -211,6 +265,12 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 	from = f->w.nops;
 	wl_head_fwd(&c, &x, f->tp, true);
 	keep(f, e, PP_LAYER_KINDS + 1, from);
+	/* vLLM's pipeline stages pass the hidden states and, for Llama-style
+	 * models, the residual (IntermediateTensors); each TP rank sends 1/t */
+	double send_bytes = (f->base.swiglu ? 2.0 : 1.0) * tpad * f->base.h * 2.0 / f->base.t;
+	e->p2p_s = 0;
+	for (int st = 0; st + 1 < f->nstages; st++)
+		e->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
 }
 
 /* The attention ops of this batch, in layer-kind order, costed anew. */
@@ -218,17 +278,19 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 			    double *fl, double *by, int *n)
 {
 	ctx c = fwd_ctx(f);
-	dims x;
-	batch_dims(&x, f, b, tpad);
+	dims *x = &f->ax; /* f->base's but for the batch's fields, set here */
+	batch_fields(x, b, tpad);
 	for (int k = 0; k < PP_LAYER_KINDS; k++) {
 		n[k] = 0;
 		if (!kind_present(f, k))
 			continue;
 		c.kind = k;
-		x.moe = (k & PP_LK_MOE) != 0;
-		x.windowed = (k & PP_LK_WINDOW) != 0;
+		x->moe = (k & PP_LK_MOE) != 0;
+		x->windowed = (k & PP_LK_WINDOW) != 0;
 		f->w.nops = 0;
-		wl_attention_fwd(&c, &x, f->tp, true, false);
+		/* the attention core alone: the projections around it are the
+		 * entry's, and the core's ops read nothing they set */
+		wl_attention_fwd(&c, x, f->tp, true, true);
 		for (int i = 0; i < f->w.nops; i++)
 			if (f->w.ops[i].kind == PP_OP_ATTN) {
 				t[k * 4 + n[k]] = f->w.ops[i].time_s;
@@ -267,9 +329,42 @@ double pp_forward_padded(const pp_forward *f, double n, bool decode_only)
 	return 8.0 * ceil(n / 8.0);
 }
 
+/* Segment seg's sums for this batch: the entry's prefix, then the ops
+ * from the first attention op on, added in the same order as a walk
+ * from the first op would add them. */
+static void seg_sums(const entry *e, int seg, const double *at, const double *afl,
+		     const double *aby, const int *na, segsum *g)
+{
+	*g = e->pre[seg];
+	seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
+}
+
+/* Segment seg's op times in order, its attention ops this batch's: the
+ * launch-bound walk below reads them once per layer. In f's scratch. */
+static const double *seg_times(pp_forward *f, const entry *e, int seg, const double *at,
+			       const int *na)
+{
+	int n = e->n[seg];
+	if (n > f->ncap) {
+		f->ncap = n;
+		f->times = pp_xrealloc(f->times, sizeof(double) * (size_t)n);
+	}
+	int ai = 0;
+	for (int i = 0; i < n; i++) {
+		const mop *m = &e->ops[seg][i];
+		f->times[i] = m->t;
+		if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg])
+			f->times[i] = at[seg * 4 + ai++];
+	}
+	return f->times;
+}
+
 void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 {
-	memset(out, 0, sizeof(*out));
+	/* every field but the stages' times, which are written for each of
+	 * the nstages below (the array is most of the struct) */
+	memset(out, 0, offsetof(pp_fwd_cost, stage_s));
+	memset(&out->p2p_s, 0, sizeof(*out) - offsetof(pp_fwd_cost, p2p_s));
 	double tact = b->prefill_tokens + b->decode_tokens;
 	bool decode_only = b->prefill_tokens <= 0 && tact > 0;
 	bool graphed = decode_only && f->o.graph_max_tokens > 0 && tact <= (double)f->o.graph_max_tokens;
@@ -295,9 +390,10 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 		if (k % 4 < na[k / 4] && at[k] < min_t)
 			min_t = at[k];
 	bool closed = min_t >= L; /* the GPU never waits for the host after the first launch */
-	/* vLLM's pipeline stages pass the hidden states and, for Llama-style
-	 * models, the residual (IntermediateTensors); each TP rank sends 1/t */
-	double send_bytes = (f->base.swiglu ? 2.0 : 1.0) * tpad * f->base.h * 2.0 / f->base.t;
+	segsum sg[NSEG];
+	for (int seg = 0; seg < NSEG; seg++)
+		if (e->n[seg])
+			seg_sums(e, seg, at, afl, aby, na, &sg[seg]);
 	out->nstages = f->nstages;
 	out->graphed = graphed;
 	out->tokens = tpad;
@@ -308,59 +404,33 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == f->nstages - 1);
 			if (reps <= 0 || !e->n[seg])
 				continue;
-			double sum = 0, comp = 0, tpc = 0, epc = 0, fl = 0, by = 0;
-			int ai = 0;
-			for (int i = 0; i < e->n[seg]; i++) {
-				const mop *m = &e->ops[seg][i];
-				double t = m->t, mf = m->flops, mb = m->bytes;
-				if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg]) {
-					t = at[seg * 4 + ai];
-					mf = afl[seg * 4 + ai];
-					mb = aby[seg * 4 + ai];
-					ai++;
-				}
-				sum += t;
-				fl += mf;
-				by += mb;
-				if (m->cls == OC_TP)
-					tpc += t;
-				else if (m->cls == OC_EP)
-					epc += t;
-				else
-					comp += t;
-			}
-			out->compute_s += reps * comp;
-			out->tp_comm_s += reps * tpc;
-			out->ep_comm_s += reps * epc;
-			out->flops += reps * fl;
-			out->bytes += reps * by;
+			const segsum *g = &sg[seg];
+			out->compute_s += reps * g->comp;
+			out->tp_comm_s += reps * g->tpc;
+			out->ep_comm_s += reps * g->epc;
+			out->flops += reps * g->fl;
+			out->bytes += reps * g->by;
 			out->kernels += (int)reps * e->n[seg];
-			busy += reps * sum;
+			busy += reps * g->sum;
 			if (closed) {
 				if (cpu == 0)
 					cpu = L;
-				gpu = (gpu > cpu ? gpu : cpu) + reps * sum;
+				gpu = (gpu > cpu ? gpu : cpu) + reps * g->sum;
 				cpu += reps * e->n[seg] * L;
 				continue;
 			}
-			for (int r = 0; r < (int)reps; r++) {
-				ai = 0;
+			const double *ts = seg_times(f, e, seg, at, na);
+			for (int r = 0; r < (int)reps; r++)
 				for (int i = 0; i < e->n[seg]; i++) {
-					const mop *m = &e->ops[seg][i];
-					double t = m->t;
-					if (m->cls == OC_ATTN && seg < PP_LAYER_KINDS && ai < na[seg])
-						t = at[seg * 4 + ai++];
 					cpu += L;
-					gpu = (gpu > cpu ? gpu : cpu) + t;
+					gpu = (gpu > cpu ? gpu : cpu) + ts[i];
 				}
-			}
 		}
 		out->stage_s[st] = gpu;
 		out->launch_s += gpu - busy;
 		out->total_s += gpu;
 	}
-	for (int st = 0; st + 1 < f->nstages; st++)
-		out->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
+	out->p2p_s = e->p2p_s;
 	out->total_s += out->p2p_s;
 }
 
@@ -380,9 +450,13 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 	f->o = *o;
 	f->tp = pp_group_place(p->tp, 1, pp_workload_domain_gpus(s));
 	f->nstages = p->pp;
-	for (int st = 0; st < p->pp; st++)
+	for (int st = 0; st < p->pp; st++) {
 		pp_stage_kinds(s, st, f->kinds[st]);
+		for (int k = 0; k < PP_LAYER_KINDS; k++)
+			f->present[k] |= f->kinds[st][k] > 0;
+	}
 	base_dims(f);
+	f->ax = f->base;
 	/* the measured custom all-reduce: on its fabric, inside a node */
 	f->curve = NULL;
 	for (int i = 0; i < o->nar; i++)
@@ -402,6 +476,7 @@ void pp_forward_free(pp_forward *f)
 		for (int k = 0; k < NSEG; k++)
 			free(f->cache[i].ops[k]);
 	pp_workload_release(&f->w);
+	free(f->times);
 	free(f);
 }
 

@@ -68,7 +68,8 @@ typedef struct pp_fwd_opts {
 typedef struct pp_fwd_cost {
 	double total_s;             /* the batch through every stage, sends included */
 	int nstages;
-	double stage_s[PP_FWD_MAX_STAGES]; /* per stage: kernels, collectives, launch waits */
+	double stage_s[PP_FWD_MAX_STAGES]; /* per stage: kernels, collectives, launch waits
+					    * (entries past nstages are not written) */
 	double p2p_s;               /* stage-to-stage sends, summed */
 	/* over the stages */
 	double compute_s, tp_comm_s, ep_comm_s, launch_s;

@@ -20,14 +20,24 @@ typedef struct ckey {
 	uint64_t net[5];
 } ckey;
 
-/* A slot of the hash table: the key and where its workload is. The
- * workloads (1.6 KB each) sit in their own array, so that the table a
- * search grows to thousands of keys stays small to zero and rehash. */
+/* A slot of the hash table: where the key and its workload are (their
+ * index + 1; 0: empty) and 32 bits of the key's hash, so that a probe
+ * past other keys reads no workload. The workloads (1.7 KB each) and
+ * their keys sit in blocks of their own, which never move: the table a
+ * search grows to thousands of keys stays small to zero and rehash, and
+ * a new block is the only memory a new workload touches (a growing array
+ * copied at each doubling touched some 2 x its size). */
 typedef struct centry {
-	bool used;
-	ckey k;
-	size_t w;                /* index into ws */
+	uint32_t w1;
+	uint32_t tag;
 } centry;
+
+typedef struct wslot {
+	ckey k;
+	pp_workload w;
+} wslot;
+
+#define WBLK 256         /* workloads a block (some 450 KB) */
 
 /* A quick bound kept: what it reads (pp_fp_bound_quick_ns) and its value.
  * gen: the cache's qgen when it was kept; a slot of another generation is
@@ -49,8 +59,8 @@ typedef struct qentry {
 struct pp_fp_cache {
 	centry *tab;
 	size_t cap, n;
-	pp_workload *ws;
-	size_t wcap;
+	wslot **blk;             /* n workloads in blocks of WBLK */
+	size_t nblk;
 	int builds;
 	qentry *qtab;
 	size_t qcap, qn;
@@ -78,8 +88,10 @@ void pp_fp_cache_free(pp_fp_cache *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++)
-		pp_workload_release(&c->ws[i]);
-	free(c->ws);
+		pp_workload_release(&c->blk[i / WBLK][i % WBLK].w);
+	for (size_t b = 0; b < c->nblk; b++)
+		free(c->blk[b]);
+	free(c->blk);
 	free(c->tab);
 	free(c->qtab);
 	free(c);
@@ -146,10 +158,17 @@ static uint64_t bits(double v)
 	return b;
 }
 
-static centry *slot(pp_fp_cache *c, const ckey *k)
+static wslot *at(const pp_fp_cache *c, size_t i)
 {
-	size_t i = (size_t)(khash(k) & (c->cap - 1));
-	while (c->tab[i].used && !keq(&c->tab[i].k, k))
+	return &c->blk[i / WBLK][i % WBLK];
+}
+
+/* The slot of key k (hash h): its own, or the empty one it would take. */
+static centry *slot(pp_fp_cache *c, const ckey *k, uint64_t h)
+{
+	size_t i = (size_t)(h & (c->cap - 1));
+	uint32_t tag = (uint32_t)(h >> 32);
+	while (c->tab[i].w1 && !(c->tab[i].tag == tag && keq(&at(c, c->tab[i].w1 - 1)->k, k)))
 		i = (i + 1) & (c->cap - 1);
 	return &c->tab[i];
 }
@@ -161,8 +180,13 @@ static void grow(pp_fp_cache *c)
 	c->cap *= 2;
 	c->tab = pp_xcalloc(c->cap, sizeof(centry));
 	for (size_t i = 0; i < ocap; i++)
-		if (old[i].used)
-			*slot(c, &old[i].k) = old[i];
+		if (old[i].w1) { /* the keys are distinct: the first empty slot */
+			const ckey *k = &at(c, old[i].w1 - 1)->k;
+			size_t j = (size_t)(khash(k) & (c->cap - 1));
+			while (c->tab[j].w1)
+				j = (j + 1) & (c->cap - 1);
+			c->tab[j] = old[i];
+		}
 	free(old);
 }
 
@@ -197,34 +221,35 @@ static ckey key_of(const pp_scenario *s, const pp_hw *hw)
 void pp_fp_workload(pp_fp_cache *c, const pp_scenario *s, const pp_hw *hw, pp_workload *w)
 {
 	ckey k = key_of(s, hw);
-	centry *e = slot(c, &k);
-	if (!e->used) {
+	uint64_t h = khash(&k);
+	centry *e = slot(c, &k, h);
+	if (!e->w1) {
 		if (c->n >= c->max) { /* full: emptied, the next keys built afresh */
 			memset(c->tab, 0, sizeof(centry) * c->cap);
 			c->n = 0;
-			e = slot(c, &k);
+			e = slot(c, &k, h);
 		}
 		if (2 * (c->n + 1) > c->cap) {
 			grow(c);
-			e = slot(c, &k);
+			e = slot(c, &k, h);
 		}
-		if (c->n == c->wcap) {
-			c->wcap = c->wcap ? 2 * c->wcap : 256;
-			c->ws = pp_xrealloc(c->ws, sizeof(pp_workload) * c->wcap);
+		if (c->n / WBLK == c->nblk) {
+			c->blk = pp_xrealloc(c->blk, sizeof(wslot *) * (c->nblk + 1));
+			c->blk[c->nblk++] = pp_xmalloc(sizeof(wslot) * WBLK);
 		}
-		e->used = true;
-		e->k = k;
-		e->w = c->n;
-		pp_workload_build(&c->ws[e->w], s, hw);
+		wslot *ws = at(c, c->n);
+		e->w1 = (uint32_t)(c->n + 1);
+		e->tag = (uint32_t)(h >> 32);
+		ws->k = k;
+		pp_workload_build(&ws->w, s, hw);
 		/* the op list is read by nothing the cache serves (fastpath.h) */
-		pp_workload *b = &c->ws[e->w];
-		free(b->ops);
-		b->ops = NULL;
-		b->nops = b->cap = 0;
+		free(ws->w.ops);
+		ws->w.ops = NULL;
+		ws->w.nops = ws->w.cap = 0;
 		c->n++;
 		c->builds++;
 	}
-	*w = c->ws[e->w];
+	*w = at(c, e->w1 - 1)->w;
 	pp_workload_set_layout(w, s);
 }
 

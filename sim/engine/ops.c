@@ -10,13 +10,16 @@
  * half of the time a workload took to build (the search builds thousands). */
 static void name_cat(char *dst, size_t n, const char *a, const char *b)
 {
-	size_t i = 0;
-	for (; i + 1 < n && *a; a++)
-		dst[i++] = *a;
-	for (; i + 1 < n && *b; b++)
-		dst[i++] = *b;
-	if (n)
-		dst[i] = 0;
+	if (!n)
+		return;
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > n - 1)
+		la = n - 1;
+	if (lb > n - 1 - la)
+		lb = n - 1 - la;
+	memcpy(dst, a, la);
+	memcpy(dst + la, b, lb);
+	dst[la + lb] = 0;
 }
 
 pp_op *wl_add(ctx *c, const char *name, pp_op_kind kind)

@@ -53,19 +53,6 @@ int pp_pipe_group(const pp_pipe *pl)
 	return m;
 }
 
-int pp_pipe_vs(const pp_pipe *pl, int st, int chunk)
-{
-	if (pp_schedule_vshape(pl->schedule))
-		return chunk == 0 ? st : 2 * pl->pp - 1 - st;
-	return chunk * pl->pp + st;
-}
-
-int pp_pipe_stage_of(const pp_pipe *pl, int vs)
-{
-	if (pp_schedule_vshape(pl->schedule))
-		return vs < pl->pp ? vs : 2 * pl->pp - 1 - vs;
-	return vs % pl->pp;
-}
 
 int pp_pipe_list_cap(const pp_pipe *pl)
 {

@@ -8,11 +8,6 @@
 #include <limits.h>
 #include <stdlib.h>
 
-pp_pipe pp_pipe_of(const pp_scenario *s)
-{
-	return (pp_pipe){s->parallel.pp, s->parallel.vpp, s->parallel.schedule,
-			 (int)s->training.num_microbatches};
-}
 
 /* A listed order costs O(units) to build, and a search asks for the same
  * shape's unit count and peak once per candidate and stage: the answers

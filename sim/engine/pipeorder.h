@@ -23,7 +23,11 @@ typedef struct pp_pipe {
 	int m;                /* micro-batches per step */
 } pp_pipe;
 /* s's pipeline shape (parallel.pp, vpp, schedule; num_microbatches). */
-pp_pipe pp_pipe_of(const pp_scenario *s);
+static inline pp_pipe pp_pipe_of(const pp_scenario *s)
+{
+	return (pp_pipe){s->parallel.pp, s->parallel.vpp, s->parallel.schedule,
+			 (int)s->training.num_microbatches};
+}
 
 /* The order of (forward?, chunk, micro-batch) units a stage runs; returns
  * the count (2 x micro-batches x chunks). out must hold that many. */
@@ -69,9 +73,20 @@ int pp_pipe_group(const pp_pipe *pl);
 /* The virtual stage (the model's order of chunks) of chunk `chunk` on
  * stage st: chunk x pp + st, or in a V (ZB-V, DualPipeV) st for chunk 0
  * and 2 pp - 1 - st for chunk 1. */
-int pp_pipe_vs(const pp_pipe *pl, int st, int chunk);
-/* The stage that holds virtual stage vs. */
-int pp_pipe_stage_of(const pp_pipe *pl, int vs);
+static inline int pp_pipe_vs(const pp_pipe *pl, int st, int chunk)
+{
+	if (pp_schedule_vshape(pl->schedule))
+		return chunk == 0 ? st : 2 * pl->pp - 1 - st;
+	return chunk * pl->pp + st;
+}
+/* The stage that holds virtual stage vs. (Both inline: the program and
+ * the bounds ask them for every unit they walk.) */
+static inline int pp_pipe_stage_of(const pp_pipe *pl, int vs)
+{
+	if (pp_schedule_vshape(pl->schedule))
+		return vs < pl->pp ? vs : 2 * pl->pp - 1 - vs;
+	return vs % pl->pp;
+}
 /* Stage st's actions of a listed schedule into out (NULL: count only;
  * else at least pp_pipe_list_cap entries); returns the count. */
 int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *out);

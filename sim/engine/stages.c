@@ -38,7 +38,6 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		n[k] = 0;
 	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
-	pp_pipe pl = pp_pipe_of(s);
 	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers &&
 	    !pp_schedule_vshape(p->schedule)) {
 		/* pp_stage_layers' even split summed over the stage's chunks
@@ -48,6 +47,7 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 		n[0] = (double)p->vpp * (s->model.num_layers / nv) + (more < p->vpp ? more : p->vpp);
 		return;
 	}
+	pp_pipe pl = pp_pipe_of(s);
 	for (int c = 0; c < p->vpp; c++) {
 		int vs = pp_pipe_vs(&pl, st, c), L = pp_stage_layers(s, vs);
 		if (dense) {

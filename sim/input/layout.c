@@ -35,10 +35,6 @@ int pp_schedule_lookup(const char *name)
 	return -1;
 }
 
-bool pp_schedule_vshape(pp_schedule s)
-{
-	return s == PP_SCHED_ZBV || s == PP_SCHED_DUALPIPEV;
-}
 const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 {
 	if (p->pp <= 1)

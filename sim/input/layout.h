@@ -45,8 +45,12 @@ extern const char *const pp_schedule_names[PP_SCHED_COUNT];
  * the zero-bubble fork's (ZB1P, ZB2P); -1 for none. Case-insensitive. */
 int pp_schedule_lookup(const char *name);
 /* Whether the schedule holds two chunks per rank in a V (stage r and
- * 2 x pp - 1 - r): ZB-V and DualPipeV. */
-bool pp_schedule_vshape(pp_schedule s);
+ * 2 x pp - 1 - r): ZB-V and DualPipeV. Inline: the pipeline walks ask it
+ * tens of millions of times a search. */
+static inline bool pp_schedule_vshape(pp_schedule s)
+{
+	return s == PP_SCHED_ZBV || s == PP_SCHED_DUALPIPEV;
+}
 
 #define PP_LAYOUT_MAX 1024
 

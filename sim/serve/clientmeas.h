@@ -29,6 +29,10 @@ enum { PP_MEAS_TTFT, PP_MEAS_TPOT, PP_MEAS_E2EL };
 void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now);
 void pp_serve_meas_release(pp_serve_meas *m);
 
+/* Room for n gaps at once (a run's output tokens, known before it
+ * starts), so that the arrays are not grown and copied step by step. */
+void pp_serve_meas_reserve(pp_serve_meas *m, size_t n);
+
 /* The run's client figures into o from the N requests' records r (and,
  * disaggregated, xfer_s[N] each request's KV transfer time, else NULL):
  * counted requests (without the first warmup_requests sent and the last

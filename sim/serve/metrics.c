@@ -100,6 +100,15 @@ void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
 	}
 }
 
+void pp_serve_meas_reserve(pp_serve_meas *m, size_t n)
+{
+	if (n <= m->capitl)
+		return;
+	m->capitl = n;
+	m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
+	m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+}
+
 void pp_serve_meas_release(pp_serve_meas *m)
 {
 	free(m->itl);

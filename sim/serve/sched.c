@@ -168,11 +168,10 @@ static double capped_pairs(double c, double n, double w)
 	return full * c + full * (full + 1) / 2 + (n - full) * w;
 }
 
-static void add_work(const pp_sched *s, const pp_sreq *q, int64_t n, pp_fwd_batch *b)
+static void add_work(const pp_sreq *q, int64_t n, pp_fwd_batch *b)
 {
 	double c = (double)q->computed, nn = (double)n;
 	double pairs = nn * c + nn * (nn + 1) / 2, kv = c + nn;
-	(void)s;
 	bool decode = q->computed >= q->prompt;
 	if (decode) {
 		b->decode_tokens += nn;
@@ -213,33 +212,47 @@ typedef struct pass {
 	double window;
 } pass;
 
-static void put(pp_sched *s, pass *p, int i, int64_t n)
+/* q scheduled for n tokens: its work into the pass's batch. */
+static inline void add(pp_sreq *q, int64_t n, pass *p)
 {
-	pp_sreq *q = &s->r[i];
 	q->sched_n = n;
-	add_work(s, q, n, p->b);
+	add_work(q, n, p->b);
 	if (p->window > 0)
 		add_window_work(q, n, p->window, p->b);
+}
+
+static void put(pp_sched *s, pass *p, int i, int64_t n)
+{
+	add(&s->r[i], n, p);
 	p->ids[p->n++] = i;
 	p->budget -= n;
 }
 
-/* The running requests of the filter's kind, in queue order. */
+/* The running requests of the filter's kind, in queue order. The pass's
+ * budget and count live in locals while it runs (put() and the fields it
+ * writes would otherwise be reloaded at every request). */
 static void pass_running(pp_sched *s, pass *p, int filter)
 {
 	const pp_servespec *sv = s->sv;
-	for (int k = 0; k < s->nrun && p->budget > 0 && p->n < p->max;) {
+	const bool chunked = sv->chunked_prefill;
+	pp_sreq *r = s->r;
+	int64_t budget = p->budget;
+	int n_put = p->n;
+	for (int k = 0; k < s->nrun && budget > 0 && n_put < p->max;) {
 		int i = s->run[k];
-		pp_sreq *q = &s->r[i];
-		int64_t known = q->prompt + q->generated, need = known - q->computed;
-		bool prefill = q->computed < q->prompt;
-		if (q->sched_n > 0 || need <= 0 || (filter == PREFILL && !prefill) ||
-		    (filter == DECODE && prefill)) {
+		pp_sreq *q = &r[i];
+		if (q->sched_n > 0) { /* in flight (pipeline parallelism) */
 			k++;
 			continue;
 		}
-		int64_t n = need < p->budget ? need : p->budget;
-		if (!sv->chunked_prefill && n < need) { /* a prompt runs whole */
+		int64_t known = q->prompt + q->generated, need = known - q->computed;
+		bool prefill = q->computed < q->prompt;
+		if (need <= 0 || (filter == PREFILL && !prefill) || (filter == DECODE && prefill)) {
+			k++;
+			continue;
+		}
+		int64_t n = need < budget ? need : budget;
+		if (!chunked && n < need) { /* a prompt runs whole */
 			k++;
 			continue;
 		}
@@ -264,9 +277,13 @@ static void pass_running(pp_sched *s, pass *p, int filter)
 			k++;
 			continue;
 		}
-		put(s, p, i, n);
+		add(q, n, p);
+		p->ids[n_put++] = i;
+		budget -= n;
 		k++;
 	}
+	p->budget = budget;
+	p->n = n_put;
 }
 
 /* Waiting requests, FCFS, while they fit. */
@@ -371,14 +388,17 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 			continue;
 		q->computed += q->sched_n;
 		q->sched_n = 0;
-		/* full blocks of the shared prefix it computed become cached */
-		int64_t pfull = q->prefix / s->bs;
-		if (pfull > s->prefix_blocks)
-			pfull = s->prefix_blocks;
-		while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed && q->own > 0 &&
-		       pp_kvpool_adopt_prefix(s->pool, q->pblocks)) {
-			q->pblocks++;
-			q->own--;
+		/* full blocks of the shared prefix it computed become cached
+		 * (none to look at, and no division per token, without one) */
+		if (s->prefix_blocks > 0) {
+			int64_t pfull = q->prefix / s->bs;
+			if (pfull > s->prefix_blocks)
+				pfull = s->prefix_blocks;
+			while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed &&
+			       q->own > 0 && pp_kvpool_adopt_prefix(s->pool, q->pblocks)) {
+				q->pblocks++;
+				q->own--;
+			}
 		}
 		if (q->computed < q->prompt + q->generated)
 			continue; /* a prefill chunk: its sampled token is discarded */

@@ -256,6 +256,16 @@ static void stopped_figures(run *s, const int64_t *need)
 	}
 }
 
+/* Replica i has something new to schedule now. */
+static void touch(bool *touched, int *lo, int *hi, int i)
+{
+	touched[i] = true;
+	if (i < *lo)
+		*lo = i;
+	if (i > *hi)
+		*hi = i;
+}
+
 int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		 pp_serve_result *out, pp_err *err)
 {
@@ -327,6 +337,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 	}
 	s.done = pp_xcalloc((size_t)maxseqs + 2, sizeof(int));
 	bool *touched = pp_xcalloc((size_t)s.R, sizeof(bool));
+	int tlo = s.R, thi = -1; /* the touched ones lie in [tlo, thi]: the loops below skip the rest */
 	size_t next = 0, ndone = 0, tick = s.N / 20 + 1;
 	int C = sv->max_concurrency > 0 ? (int)sv->max_concurrency : 0;
 	int front = su->disagg ? s.npre : s.R; /* the instances a client's request reaches */
@@ -349,6 +360,10 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				s.meas.bound[k] = su->stop_when_missed * b[k];
 			}
 	}
+	size_t gaps = 0; /* every request's tokens after its first */
+	for (size_t i = 0; i < s.N; i++)
+		gaps += s.r[i].output > 1 ? (size_t)(s.r[i].output - 1) : 0;
+	pp_serve_meas_reserve(&s.meas, gaps);
 	bool stopped = false;
 	double now = 0;
 	while (ndone < s.N) {
@@ -382,7 +397,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 		while (heap_next_t(&s) <= now) {
 			ev e = heap_pop(&s);
 			rep *R = &s.reps[e.rep];
-			touched[e.rep] = true;
+			touch(touched, &tlo, &thi, e.rep);
 			if (e.slot == EV_WAKE) {
 				if (R->wake == e.t)
 					R->wake = 0;
@@ -392,7 +407,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				pp_sched_loaded(R->sch, e.req);
 				int pr = s.rp[e.req].replica;
 				pp_sched_free_held(s.reps[pr].sch, e.req);
-				touched[pr] = true;
+				touch(touched, &tlo, &thi, pr);
 				continue;
 			}
 			if (R->pool == PP_POOL_PREFILL) {
@@ -407,7 +422,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 					s.r[i].replica = d;
 					s.r[i].remote = true;
 					pp_sched_add(s.reps[d].sch, i);
-					touched[d] = true;
+					touch(touched, &tlo, &thi, d);
 				}
 				continue;
 			}
@@ -421,7 +436,7 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				su->progress(su->progress_ctx, (double)ndone / (double)s.N);
 		}
 		if (capped && ndone > ended && next < s.N && s.r[next].arrival_s <= now)
-			for (int i = 0; i < s.R; i++)
+			for (int i = tlo; i <= thi; i++)
 				if (touched[i])
 					try_launch(&s, i, now);
 		while (next < s.N && (C == 0 || s.cin < C) && s.r[next].arrival_s <= now) {
@@ -435,17 +450,19 @@ int pp_serve_run(const pp_serve_setup *su, double request_rate, uint64_t seed,
 				q->replica = ri;
 			}
 			pp_sched_add(s.reps[ri].sch, (int)next);
-			touched[ri] = true;
+			touch(touched, &tlo, &thi, ri);
 			s.cin++;
 			if (s.cin > out->max_concurrent_requests)
 				out->max_concurrent_requests = s.cin;
 			next++;
 		}
-		for (int i = 0; i < s.R; i++)
+		for (int i = tlo; i <= thi; i++)
 			if (touched[i]) {
 				touched[i] = false;
 				try_launch(&s, i, now);
 			}
+		tlo = s.R;
+		thi = -1;
 	}
 	for (int i = 0; i < s.R; i++) {
 		int64_t d = pp_kvpool_peak_demand(pp_sched_pool(s.reps[i].sch));
