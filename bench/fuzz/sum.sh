@@ -27,6 +27,13 @@
 # (20 and 30 s; their two findings were leaks after a JSON syntax error in
 # pp_cspec_parse and the spot trace reader, fixed before this run, and are
 # not counted here).
+# local-2026-12-07e: serve then servecheck, and hfmoe then costserve, two
+# processes under nice -n 19 with -runs= (the executions each still needed
+# for 1e7) on the 2-core build machine beside five other agents' builds and
+# tests (load average 7-19), from their seed corpora, with the fuzz build of
+# e086f9a; stopped after 91 minutes (SIGINT, final stats printed) before the
+# full test run, so servecheck and costserve had just begun. No device was
+# lent this session.
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
