@@ -50,6 +50,20 @@ a,b,c=[json.load(open(f))["step_time_s"] for f in sys.argv[1:]]
 print("# step %.4g s (5 of 6 sliding), %.4g s (none), %.4g s (all)" % (a, b, c)); sys.exit(0 if c < a < b else 1)' "$tmp/g.json" "$tmp/gnw.out" "$tmp/gall.out"
 ok $? "gemma-3-1b: 5 of 6 layers sliding: between no window and a window on every layer"
 
+# Gemma 2 9B (gemma2, transformers 4.42.0.dev0 save): the hand count of its
+# weight shapes - embedding 256000 x 3584 (tied) + 42 x (q, o 3584 x 4096;
+# k, v 3584 x 2048; gate, up, down 3584 x 14336; four norms 3584) + the final
+# norm = 9,241,705,984 ("9B" on the card); podplan counts two norms a layer
+# (0.003% fewer). The window under both names (sliding_window and the
+# earlier sliding_window_size) is read once; a disagreement is refused.
+card gemma-2-9b-it-config.json 9.2417e9 8 8
+sed 's/"sliding_window_size": 4096/"sliding_window_size": 2048/' tests/data/hf/gemma-2-9b-it-config.json >"$tmp/g2.json"
+scen "$tmp/g2.json" 8 8
+"$bin" predict "$tmp/s.json" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "sliding_window_size: found 2048 beside sliding_window 4096" "$tmp/err"
+ok $? "gemma-2-9b: sliding_window_size 2048 beside sliding_window 4096 refused (exit $rc)"
+
 moe() { # moe FILE GPUS TP EP: a scenario for an expert model without its MTP module
 	printf '{"model": {"hf_config": "%s", "mtp_num_layers": 0}, "cluster": {"gpu": "h100-sxm", "num_gpus": %s}, "parallel": {"tensor_model_parallel_size": %s, "expert_model_parallel_size": %s, "sequence_parallel": true}, "training": {"seq_length": 4096}}\n' "$repo/tests/data/hf/$1" "$2" "$3" "$4" >"$tmp/s.json"
 	"$bin" predict --json "$tmp/s.json" >"$tmp/p.json" 2>"$tmp/err"

@@ -273,10 +273,18 @@ static int read_window(const pp_jdoc *hf, const char *mt, pp_model *m, pp_err *e
 	int rc, win = 0, L = m->num_layers, pat = 0;
 	bool has_win = false, has_pat = false;
 	m->window = m->window_freq = m->window_list_len = 0;
+	int wsz = 0;
+	bool has_wsz = false;
 	if ((rc = get_int(hf, "sliding_window", false, true, 1, MAX_DIM, &win, &has_win, err)) ||
 	    (rc = get_int(hf, "sliding_window_pattern", false, false, 1, MAX_DIM, &pat, &has_pat,
-			  err)))
+			  err)) ||
+	    (rc = get_int(hf, "sliding_window_size", false, false, 1, MAX_DIM, &wsz, &has_wsz, err)))
 		return rc;
+	/* Gemma 2's first releases (transformers 4.42) wrote the window under
+	 * both names: read once, the two must agree */
+	if (has_wsz && wsz != win)
+		return pp_jdoc_errf(hf, err, "sliding_window_size", "found %d beside sliding_window "
+				    "%d; expected the same window under its earlier name", wsz, win);
 	if (win >= m->seq_length)
 		win = 0;
 	if (L > PP_MOE_LIST_MAX)

@@ -60,6 +60,8 @@ static const struct hf_key {
 	{"activation_function", B(F_GPT2), "read: a GeLU MLP (not gated)"},
 	{"n_ctx", B(F_GPT2), "GPT-2's former name for n_positions, equal to it"},
 	{"sliding_window", DENSE | B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
+	{"sliding_window_size", DENSE, "read: Gemma 2's earlier name of sliding_window (transformers "
+	 "4.42 wrote both), which it must equal"},
 	{"use_sliding_window", DENSE | B(F_QWEN_MOE), WIN}, {"max_window_layers", DENSE | B(F_QWEN_MOE), WIN},
 	{"layer_types", DENSE | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
 	{"sliding_window_pattern", DENSE, "read: Gemma 3's layer rule, layer i sliding unless (i + 1) "
