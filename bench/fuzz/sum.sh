@@ -34,6 +34,11 @@
 # e086f9a; stopped after 91 minutes (SIGINT, final stats printed) before the
 # full test run, so servecheck and costserve had just begun. No device was
 # lent this session.
+# local-2026-12-07f: the same four, rebuilt from 0636097 (after the serving
+# speed-ups), on the idle build machine under nice -n 10 after the full test
+# run, one process a core (serve then servecheck, hfmoe then costserve), from
+# the corpora 07e grew; -runs= the executions serve and hfmoe still needed
+# for 1e7; stopped after 21 minutes (SIGINT, final stats printed).
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
