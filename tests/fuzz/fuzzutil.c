@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 static pp_catalog *cat;
-static char tmp[64];
+static char tmp[256];
 
 static void cleanup(void)
 {
@@ -44,7 +44,13 @@ char *fz_text(const uint8_t *data, size_t size)
 const char *fz_tmpdir(void)
 {
 	if (!tmp[0]) {
-		snprintf(tmp, sizeof(tmp), "/tmp/podplan-fuzz.XXXXXX");
+		/* TMPDIR as mkstemp(3)'s callers honour it: the report target
+		 * fsyncs every file it writes, so a tmpfs (/dev/shm) spares a
+		 * campaign the disk's flush latency */
+		const char *d = getenv("TMPDIR");
+		if (!d || !*d || strlen(d) > sizeof(tmp) - 32)
+			d = "/tmp";
+		snprintf(tmp, sizeof(tmp), "%s/podplan-fuzz.XXXXXX", d);
 		if (!mkdtemp(tmp)) {
 			perror("fuzz: mkdtemp");
 			abort();
