@@ -173,6 +173,23 @@ static void test_bad_input(void)
 	CHECK(run_cmd(args, &out) == 2);
 	CHECK_CONTAINS(out, "job huge: found 4096 GPUs");
 	free(out);
+	/* a TRES count past int: 4294967295 once became a job of -1 GPUs
+	 * (a calloc of -1 slots in placement; found by fuzz_cluster) */
+	write("sacct.txt", "JobID|Submit|Start|End|AllocTRES\n"
+	      "7|2024-03-01T10:00:00|2024-03-01T10:00:05|2024-03-01T11:00:05|gres/gpu=4294967295\n",
+	      jp, sizeof(jp));
+	snprintf(args, sizeof(args), D "small.json %s", jp);
+	CHECK(run_cmd(args, &out) == 2);
+	CHECK_CONTAINS(out, "sacct.txt:2: column AllocTRES: found \"gres/gpu=4294967295\"");
+	CHECK_CONTAINS(out, "(0 to 10000000 GPUs)");
+	free(out);
+	/* typed counts summed past the limit */
+	write("sacct.txt", "JobID|Submit|Start|End|AllocTRES\n"
+	      "7|2024-03-01T10:00:00|2024-03-01T10:00:05|2024-03-01T11:00:05|"
+	      "gres/gpu:a=9000000,gres/gpu:b=9000000\n", jp, sizeof(jp));
+	CHECK(run_cmd(args, &out) == 2);
+	CHECK_CONTAINS(out, "sacct.txt:2: column AllocTRES");
+	free(out);
 	write("philly.json", "[{\"jobid\": \"x\", \"attempts\": [], \"submitted_time\": \"tomorrow\"}]",
 	      jp, sizeof(jp));
 	snprintf(args, sizeof(args), D "small.json %s", jp);

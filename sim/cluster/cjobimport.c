@@ -26,7 +26,8 @@ static uint8_t slurm_state(const char *s)
 
 /* GPUs in a TRES string "billing=8,cpu=8,gres/gpu=8,mem=64G,node=1" (or
  * typed "gres/gpu:a100=8"): the untyped count when given, else the sum of
- * the typed ones; -1 when a count is not a number */
+ * the typed ones; -1 when a count is not a number in 0..CJ_MAX_GPUS (or
+ * the typed ones sum past it) */
 static long tres_gpus(const char *s)
 {
 	long untyped = -2, typed = 0;
@@ -42,10 +43,10 @@ static long tres_gpus(const char *s)
 		}
 		char *end;
 		long v = strtol(q + 1, &end, 10);
-		if (end == q + 1 || (*end && *end != ','))
+		if (end == q + 1 || (*end && *end != ',') || v < 0 || v > CJ_MAX_GPUS)
 			return -1;
-		if (is_typed)
-			typed += v;
+		if (is_typed && (typed += v) > CJ_MAX_GPUS)
+			return -1;
 		else
 			untyped = v;
 		p = end;
@@ -89,8 +90,8 @@ int cj_parse_sacct(pp_cjobs *j, const char *file, const pp_csv *c, pp_err *err)
 		long g = tres_gpus(tres);
 		if (g < 0)
 			return pp_errf(err, PP_EINPUT, "%s:%d: column %s: found \"%s\", expected "
-				       "TRES such as cpu=8,gres/gpu=8,node=1", file, row,
-				       ctr >= 0 ? "AllocTRES" : "ReqTRES", tres);
+				       "TRES such as cpu=8,gres/gpu=8,node=1 (0 to %d GPUs)", file,
+				       row, ctr >= 0 ? "AllocTRES" : "ReqTRES", tres, CJ_MAX_GPUS);
 		if (g == 0) {
 			j->skipped++; /* CPU-only */
 			continue;
@@ -126,7 +127,7 @@ int cj_parse_sacct(pp_cjobs *j, const char *file, const pp_csv *c, pp_err *err)
 			x->submit_s = start;
 		const char *v;
 		if (cnn >= 0 && (v = pp_csv_get(c, i, cnn))[0] &&
-		    (rc = cj_int(file, row, "NNodes", v, 1, 1000000, &x->nodes, err)))
+		    (rc = cj_int(file, row, "NNodes", v, 1, CJ_MAX_NODES, &x->nodes, err)))
 			return rc;
 		if (cpa >= 0 && (v = pp_csv_get(c, i, cpa))[0])
 			x->queue = pp_cjobs_queue(j, v);
@@ -173,7 +174,7 @@ int cj_parse_acme(pp_cjobs *j, const char *file, const pp_csv *c, bool helios, p
 	for (int i = 1; i < c->nrows; i++) {
 		int row = i + 1;
 		int32_t g, nn;
-		if ((rc = cj_int(file, row, "gpu_num", pp_csv_get(c, i, idx[1]), 0, 10000000, &g,
+		if ((rc = cj_int(file, row, "gpu_num", pp_csv_get(c, i, idx[1]), 0, CJ_MAX_GPUS, &g,
 				 err)))
 			return rc;
 		const char *st = pp_csv_get(c, i, idx[4]);
@@ -182,7 +183,7 @@ int cj_parse_acme(pp_cjobs *j, const char *file, const pp_csv *c, bool helios, p
 			continue;
 		}
 		double sub, start, dur;
-		if ((rc = cj_int(file, row, "node_num", pp_csv_get(c, i, idx[2]), 0, 1000000, &nn,
+		if ((rc = cj_int(file, row, "node_num", pp_csv_get(c, i, idx[2]), 0, CJ_MAX_NODES, &nn,
 				 err)) ||
 		    (rc = cj_time(file, row, "submit_time", pp_csv_get(c, i, idx[3]), &sub, err)) ||
 		    (rc = cj_time(file, row, "start_time", st, &start, err)) ||

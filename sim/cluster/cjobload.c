@@ -62,7 +62,7 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 				       "expected an id", file, row);
 		pp_cjob *x = pp_cjobs_add(j, id);
 		const char *v;
-		if ((rc = cj_int(file, row, "gpus", pp_csv_get(c, i, idx[1]), 1, 10000000, &x->gpus,
+		if ((rc = cj_int(file, row, "gpus", pp_csv_get(c, i, idx[1]), 1, CJ_MAX_GPUS, &x->gpus,
 				 err)) ||
 		    (rc = cj_num(file, row, "submit_s", pp_csv_get(c, i, idx[2]), 0, 1e12,
 				 &x->submit_s, err)))
@@ -70,7 +70,7 @@ static int parse_podplan(pp_cjobs *j, const char *file, const pp_csv *c, pp_err 
 		if (cq >= 0 && (v = pp_csv_get(c, i, cq))[0])
 			x->queue = pp_cjobs_queue(j, v);
 		if (cn >= 0 && (v = pp_csv_get(c, i, cn))[0] &&
-		    (rc = cj_int(file, row, "nodes", v, 1, 1000000, &x->nodes, err)))
+		    (rc = cj_int(file, row, "nodes", v, 1, CJ_MAX_NODES, &x->nodes, err)))
 			return rc;
 		if (cd >= 0 && (v = pp_csv_get(c, i, cd))[0] &&
 		    (rc = cj_num(file, row, "duration_s", v, 0, 1e10, &x->work_s, err)))

@@ -10,6 +10,10 @@
 
 int cj_num(const char *file, int row, const char *col, const char *s, double lo, double hi,
 	   double *out, pp_err *err);
+/* the most GPUs (and nodes) one job record may name, in every format */
+#define CJ_MAX_GPUS 10000000
+#define CJ_MAX_NODES 1000000
+
 int cj_int(const char *file, int row, const char *col, const char *s, long lo, long hi,
 	   int32_t *out, pp_err *err);
 int cj_time(const char *file, int row, const char *col, const char *s, double *out,
