@@ -39,6 +39,17 @@
 # run, one process a core (serve then servecheck, hfmoe then costserve), from
 # the corpora 07e grew; -runs= the executions serve and hfmoe still needed
 # for 1e7; stopped after 21 minutes (SIGINT, final stats printed).
+# device-2026-12-07g: the fuzz build of bc59e2d on the 16 CPUs of an H100
+# machine (Intel Xeon, no GPU work), 540 s, from the seed corpora plus the
+# cluster and servesearch corpora of a 20 s local run; scratch files on
+# /dev/shm (the report target fsyncs what it writes); report 6 CPUs,
+# servesearch 4, cluster 3, costserve 2, servecheck 1. No finding.
+# device-2026-12-08a: the same build and machine, next call, 500 s: report 6,
+# servesearch 5, cluster 5. cluster's finding: a sacct AllocTRES count of
+# 4294967295 cast to a job of -1 GPUs and a calloc of -1 placement slots
+# (fixed, test_cluster_input); its other kept input, a serving deployment of
+# 190 years, ran 15 s under the sanitizers and 1 s in the release build
+# (6.8M events), a slow unit, not a finding.
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
