@@ -32,7 +32,7 @@
  *    to the nanosecond on real workloads with every listed schedule, and
  *    its bounds stay below it;
  *  - a V (ZB-V, DualPipeV) reads pipeline_model_parallel_layout in the
- *    model's order of virtual stages.
+ *    model's order of virtual stages, DualPipe as its pp stages.
  */
 #include "engine/evgraph.h"
 #include "engine/fastpath.h"

@@ -6,8 +6,10 @@
  * Layers: Megatron-LM's even split over pp x vpp virtual stages (the
  * remainder to the first), Megatron-Core's decoder_first/last_pipeline_
  * num_layers, or its pipeline_model_parallel_layout; virtual stage vs is
- * chunk vs / pp of stage vs % pp, and virtual stages hold consecutive
- * layers in vs order.
+ * chunk vs / pp of stage vs % pp (in a V and under DualPipe as
+ * pipeorder.h pp_pipe_vs places them), and virtual stages hold
+ * consecutive layers in vs order. DualPipe cuts the model into pp virtual
+ * stages, each held by two ranks (pp_parallel_nv).
  *
  * In-flight micro-batches: GPipe m; 1F1B min(p - s, m); interleaved
  * (p - s - 1) x 2 + (v - 1) p + 1 model chunks (Megatron's warm-up, at
