@@ -220,6 +220,8 @@ static void bubble_formulas(void)
 				/* DualPipe(V)'s PP: the stages, 2 P in the V, P
 				 * two-ended (two layers each, a chunk a stage) */
 				int PP = k == 3 ? 2 * P : P;
+				/* ZB-H1's (p - 1)(F + I - W) is the DualPipe README's
+				 * ZB1P row (PP - 1)(F + B - 2 W) with B = I + W */
 				int64_t want = k == 0   ? (P - 1) * (F + B)
 					       : k == 1 ? (P - 1) * (F + I - W)
 					       : k == 2 || k == 4 ? (P - 1) * (F + I - 2 * W)

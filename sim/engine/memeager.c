@@ -138,7 +138,8 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 	 * resharded); the copy-in and reduce-scatter streams' pools */
 	double root = 0, gathered = 0, ag_pool = 0, rs_pool = 0;
 	if (fsdp2) {
-		double rp = (pp_stage_holds_embed(s, st) ? w->params_embed : 0) + (last ? w->params_head : 0);
+		double rp = (pp_stage_holds_embed(s, st) ? w->params_embed : 0) +
+			    (last ? w->params_head : 0);
 		root = e * rp;
 		gathered = 2.0 * e * one_layer;
 		ag_pool = (rp + one_layer) * e * (1.0 + 1.0 / d);
