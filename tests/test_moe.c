@@ -19,8 +19,9 @@
  *    Megatron's warm-up counts, an all-to-all shorter than the compute it
  *    runs beside hidden whole (at the overlap efficiency), one longer than
  *    it hidden in part, a faster step;
- *  - DualPipe's overlapped pairs (DualPipeV): the paired share counted by
- *    hand from dualpipev.py's eight steps, every all-to-all hidden where
+ *  - DualPipe's overlapped pairs (DualPipeV, and DualPipe on 2 ranks):
+ *    the paired share counted by hand from dualpipev.py's (dualpipe.py's)
+ *    eight steps, every all-to-all hidden where
  *    the compute beside it is longer (no overlap efficiency on top), the
  *    compute of a pair slowed by SMs / (SMs - comm SMs) exactly, more SMs
  *    for communication never a faster step, the fast path still equal.
@@ -455,6 +456,15 @@ static void dualpipe_overlap(void)
 	s.training.moe_ep_comm_sms = 40;
 	double t40 = step_of(&s, &hw);
 	CHECK(t0 > 0 && t0 < t20 && t20 < t40);
+	/* DualPipe itself on the same 2 ranks (dualpipe.py: 4 micro-batches
+	 * each way, half_rank 0 of 1 on both, a middle rank): F0 F1, then
+	 * F0 and B1 apart, F1&B0, 2 x (F0&B1, F1&B0), B1 B0, W; 16 forwards
+	 * and backwards a rank, 10 paired; the fast path still equals the
+	 * event simulation */
+	s.parallel.schedule = PP_SCHED_DUALPIPE;
+	s.training.moe_ep_comm_sms = 20;
+	CHECK_NEAR(pp_stepcost_pair_share(&s), 20.0 / 32, 1e-12);
+	check_fast(&s, &hw, "dualpipe ep4, 20 SMs");
 	/* 1F1B has no such pairs */
 	s.parallel.schedule = PP_SCHED_1F1B;
 	s.parallel.vpp = 1;

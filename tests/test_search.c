@@ -2,7 +2,7 @@
  * test_search.c - layout search and sizing (issue 8):
  *  - the fast path equals the event simulation, to the nanosecond, on every
  *    candidate of four spaces (1F1B/GPipe/interleaved, ZB-H1/H2, ZB-V,
- *    DualPipeV, interleaved with any micro-batch count, ZeRO 0-3, every
+ *    DualPipeV, DualPipe, interleaved with any micro-batch count, ZeRO 0-3, every
  *    overlap flag off, uneven stages, tied and untied embeddings, GQA, CP),
  *    and its lower bound never exceeds it;
  *  - the cached workloads equal pp_workload_build() field for field;
@@ -89,6 +89,12 @@ static const char *const spaces[] = {
 	 * 6 on 4: interleaved in groups, pp_pipe_group) */
 	"{\"name\": \"odd\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 12}, "
 	"\"training\": {\"global_batch_size\": 6, \"recompute\": \"none\"}, "
+	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
+	/* DualPipe, which no framework's list has, named: 8 layers on 2 and 4
+	 * ranks of two stages each, even micro-batch counts from 2 PP on */
+	"{\"name\": \"dual\", \"model\": {\"preset\": \"gpt-1.7b\", \"num_layers\": 8}, "
+	"\"training\": {\"global_batch_size\": 16, \"recompute\": \"none\"}, "
+	"\"search\": {\"pipeline_schedules\": [\"1f1b\", \"dualpipe\"]}, "
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}",
 };
 
@@ -179,7 +185,8 @@ static void fastpath_exact(void)
 	pp_t_diag("walk with a limit: %lld layouts where it differs from the step; %lld kept quick "
 	          "bounds that differ", (long long)badl, (long long)badk);
 	pp_t_diag("a cache of 7 workloads built %lld more than one of 32,768", (long long)rebuilt);
-	/* space 0 ranks every schedule but GPipe (given in space 2) */
+	/* space 0 ranks every schedule but GPipe (given in space 2) and DualPipe
+	 * (named in space 7) */
 	for (int k = 0; k < PP_SCHED_COUNT; k++) {
 		pp_t_diag("pipelines with schedule %s: %lld", pp_schedule_names[k],
 			  (long long)by_sched[k]);

@@ -83,9 +83,10 @@ static void dp_only(void)
  * Depths: PP 1 none; PP 2 (8 micro-batches) 1 and every v with
  * 24 % (2 v) == 0: 2, 3, 4, 6, 12; PP 4 (16 micro-batches) 1 and v | 6:
  * 2, 3, 6. Schedules: at depth 1 1F1B, ZB-H1, ZB-H2; at depth 2
- * interleaved, ZB-V, DualPipeV (24 layers split evenly over 2 pp stages,
- * at least 2 pp micro-batches, ZeRO-1); deeper interleaved. 1 + (3 + 3 +
- * 4) + (3 + 3 + 2) = 19 layouts, PP ascending, depths ascending. */
+ * interleaved, ZB-V, DualPipeV, DualPipe (24 layers split evenly over 2 pp
+ * stages, at least 2 pp micro-batches, ZeRO-1; DualPipe an even PP and
+ * micro-batch count); deeper interleaved. 1 + (3 + 4 + 4) + (3 + 4 + 2) =
+ * 21 layouts, PP ascending, depths ascending. */
 static void interleaving(void)
 {
 	char json[1024];
@@ -94,7 +95,7 @@ static void interleaving(void)
 		 "{\"tensor_model_parallel_size\": 2, \"context_parallel_size\": 1, "
 		 "\"zero_stage\": 1, \"sequence_parallel\": false}, \"search\": "
 		 "{\"pipeline_schedules\": [\"1f1b\", \"zb-h1\", \"zb-h2\", \"interleaved\", \"zbv\", "
-		 "\"dualpipev\"]}}", 8);
+		 "\"dualpipev\", \"dualpipe\"]}}", 8);
 	pp_scenario s;
 	if (load(&s, json)) {
 		CHECK(0);
@@ -105,10 +106,10 @@ static void interleaving(void)
 	pp_err err = {0};
 	CHECK(pp_space_enumerate(&s, &l, &n, NULL, 0, &err) == 0);
 	enum { F = PP_SCHED_1F1B, H1 = PP_SCHED_ZBH1, H2 = PP_SCHED_ZBH2, I = PP_SCHED_INTERLEAVED,
-	       V = PP_SCHED_ZBV, D = PP_SCHED_DUALPIPEV };
-	static const int pp[] = {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4};
-	static const int vpp[] = {1, 1, 1, 1, 2, 2, 2, 3, 4, 6, 12, 1, 1, 1, 2, 2, 2, 3, 6};
-	static const int sch[] = {F, F, H1, H2, I, V, D, I, I, I, I, F, H1, H2, I, V, D, I, I};
+	       V = PP_SCHED_ZBV, D = PP_SCHED_DUALPIPEV, T = PP_SCHED_DUALPIPE };
+	static const int pp[] = {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4};
+	static const int vpp[] = {1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 6, 12, 1, 1, 1, 2, 2, 2, 2, 3, 6};
+	static const int sch[] = {F, F, H1, H2, I, V, D, T, I, I, I, I, F, H1, H2, I, V, D, T, I, I};
 	CHECK(n == PP_ARRAY_LEN(pp));
 	for (size_t i = 0; i < n && i < PP_ARRAY_LEN(pp); i++) {
 		CHECK(l[i].pp == pp[i] && l[i].vpp == vpp[i]);

@@ -67,7 +67,7 @@ const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n)
 		snprintf(sched, sizeof(sched), "-");
 	else if (l->vpp > 1 && l->schedule == PP_SCHED_INTERLEAVED)
 		snprintf(sched, sizeof(sched), "v%d", l->vpp);
-	else /* 1f1b, gpipe, zb-h1, zb-h2, zbv, dualpipev */
+	else /* 1f1b, gpipe, zb-h1, zb-h2, zbv, dualpipev, dualpipe */
 		snprintf(sched, sizeof(sched), "%s", pp_schedule_names[l->schedule]);
 	char ep[16] = "";
 	if (l->ep > 1)

@@ -102,23 +102,35 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 	double seen[SEEN][PP_LAYER_KINDS];
 	int64_t seen_opt[SEEN];
 	int nseen = 0;
-	bool vshape = pp_schedule_vshape(f.pipe.schedule), listed = pp_pipe_listed(&f.pipe);
+	bool vshape = pp_schedule_two_chunks(f.pipe.schedule), listed = pp_pipe_listed(&f.pipe);
+	/* each chunk's micro-batches (DualPipe: a direction's, half) */
+	int64_t Mc = pp_pipe_chunk_mbs(&f.pipe);
 	for (int st = 0; st < P; st++) {
 		int64_t b = 0, dpz = 0;
 		for (int k = 0; k < V; k++) {
 			int vs = pp_pipe_vs(&f.pipe, st, k);
 			int64_t L = f.layers[vs];
-			b += M * (pp_stepcost_layers_ns(&f, vs, true) + pp_stepcost_layers_ns(&f, vs, false));
-			dpz += M * L * ((f.z3_bwd_gather ? 2 : 1) * ag_l + rs_l);
+			b += Mc * (pp_stepcost_layers_ns(&f, vs, true) + pp_stepcost_layers_ns(&f, vs, false));
+			dpz += Mc * L * ((f.z3_bwd_gather ? 2 : 1) * ag_l + rs_l);
+			/* each chunk's embedding and head */
+			if (vs == 0) {
+				b += Mc * (u->f_embed + u->b_embed);
+				dpz += Mc * ((f.z3_bwd_gather ? 2 : 1) * ag_e + rs_e);
+			}
+			if (vs == NV - 1) {
+				b += Mc * (u->f_head + u->b_head);
+				dpz += Mc * ((f.z3_bwd_gather ? 2 : 1) * ag_h + rs_h);
+			}
 			if (vshape) {
-				/* in a V the sends go either way, none at the turn */
+				/* in a V (or DualPipe) the sends go either way, none at
+				 * the turn */
 				for (int d = -1; d <= 1; d += 2) {
 					int to = vs + d;
 					if (!blocking || to < 0 || to >= NV)
 						continue;
-					int ts = pp_pipe_stage_of(&f.pipe, to);
+					int ts = pp_pipe_stage_of(&f.pipe, to, k);
 					if (ts != st)
-						b += M * f.p2p_ns[ts < st ? ts : st];
+						b += Mc * f.p2p_ns[ts < st ? ts : st];
 				}
 				continue;
 			}
@@ -126,14 +138,6 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 				b += M * f.p2p_ns[st];
 			if (blocking && vs > 0)
 				b += M * f.p2p_ns[(st + P - 1) % P];
-		}
-		if (st == 0) {
-			b += M * (u->f_embed + u->b_embed);
-			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_e + rs_e);
-		}
-		if (st == pp_stage_head(s)) {
-			b += M * (u->f_head + u->b_head);
-			dpz += M * ((f.z3_bwd_gather ? 2 : 1) * ag_h + rs_h);
 		}
 		busy[st] = b;
 		/* the optimizer reads the stage's trained parameters: a stage
@@ -159,6 +163,9 @@ static int64_t bound_ns(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		tailsend[st] = blocking && st > 0 ? f.p2p_ns[st - 1] : 0;
 		head[st] = h;
 		h += pp_stepcost_unit_ns(&f, st, true) + f.p2p_ns[st];
+		/* DualPipe: the reverse direction starts at the last stage */
+		if (pp_schedule_two_ended(f.pipe.schedule))
+			head[st] = 0;
 		if (f.zero3) /* one stream carries every gather and reduce-scatter */
 			lb = max64(lb, dpz + opt[st]);
 		/* tight: the distributed optimizer's gathers at the start hold the
@@ -247,11 +254,14 @@ int64_t pp_fp_bound_quick_ns(const pp_scenario *s, const pp_hw *hw, const pp_wor
 		int64_t b = 0;
 		for (int k = 0; k < PP_LAYER_KINDS; k++)
 			b += (int64_t)n[k] * (u.f_layer[k] + u.b_layer[k]);
-		if (st == 0)
+		if (pp_stage_holds_embed(s, st))
 			b += u.f_embed + u.b_embed;
-		if (st == pp_stage_head(s))
+		if (pp_stage_holds_head(s, st))
 			b += u.f_head + u.b_head;
-		lb = max64(lb, M * b);
+		/* DualPipe: each of the two stages a rank holds (and the
+		 * embedding and the head at either end) runs half the
+		 * micro-batches, one direction's */
+		lb = max64(lb, (pp_schedule_two_ended(p->schedule) ? M / 2 : M) * b);
 	}
 	return lb;
 }

@@ -93,7 +93,7 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 	bool mixed = tr->precision != PP_DT_FP32 && tr->precision != PP_DT_TF32;
 	bool amp = pp_autocast_fp32(s), full = tr->recompute == PP_RC_FULL;
 	bool fsdp2 = p->zero_stage == 3 && sk->fsdp2_copies;
-	bool last = st == pp_stage_head(s);
+	bool last = pp_stage_holds_head(s, st);
 	double e = w->act_bytes, d = (double)p->dp * p->cp;
 	double T = (double)tr->micro_batch_size * m->seq_length, h = m->hidden_size;
 	double TV = T * m->vocab_size;
@@ -138,7 +138,8 @@ void pp_memory_eager_stage(const pp_scenario *s, const pp_hw *hw, const pp_workl
 	 * resharded); the copy-in and reduce-scatter streams' pools */
 	double root = 0, gathered = 0, ag_pool = 0, rs_pool = 0;
 	if (fsdp2) {
-		double rp = (st == 0 ? w->params_embed : 0) + (last ? w->params_head : 0);
+		double rp = (pp_stage_holds_embed(s, st) ? w->params_embed : 0) +
+			    (last ? w->params_head : 0);
 		root = e * rp;
 		gathered = 2.0 * e * one_layer;
 		ag_pool = (rp + one_layer) * e * (1.0 + 1.0 / d);

@@ -227,10 +227,12 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		if (tr->recompute == PP_RC_FULL ||
 		    (tr->recompute == PP_RC_SELECTIVE && tr->stack.sac == PP_SAC_TORCHTITAN_OP))
 			act += full;
-		if (st == 0) /* embedding output and its dropout mask per micro-batch in flight */
+		/* embedding output and its dropout mask per micro-batch in flight */
+		if (pp_stage_holds_embed(s, st))
 			act += chunks / p->vpp * sq * b * m->hidden_size * (e + 1.0) / (sp ? p->tp : 1);
 		double temp = hw->reserved_bytes;
-		if (st == pp_stage_head(s)) /* the cross-entropy chain's logits at its peak (frameworks.json) */
+		/* the cross-entropy chain's logits at its peak (frameworks.json) */
+		if (pp_stage_holds_head(s, st))
 			temp += tr->stack.ce.peak_bytes * sq * b * m->vocab_size / p->tp;
 		if (p->zero_stage == 3 && !tr->stack.reshard_after_forward)
 			/* no reshard after the forward: every layer's gathered 16-bit
@@ -252,8 +254,8 @@ void pp_memory_estimate(const pp_scenario *s, const pp_hw *hw, const pp_workload
 		 * embedding and the output layer stay 16-bit */
 		double fp8_save = 0;
 		if (tr->fp8_param_gather && p->zero_stage < 3) {
-			double eh = (st == 0 ? w->params_embed : 0) +
-				    (st == pp_stage_head(s) ? w->params_head : 0);
+			double eh = (pp_stage_holds_embed(s, st) ? w->params_embed : 0) +
+				    (pp_stage_holds_head(s, st) ? w->params_head : 0);
 			fp8_save = (trained > eh ? trained - eh : 0) * (wb - 1.0);
 		}
 		double total = (trained - tex) * (wb + gb + ob) + tex * (wb + gb + ob_e) + buckets +

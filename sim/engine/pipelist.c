@@ -18,6 +18,17 @@
  * idle slots PyTorch's lists carry are left out: the engine starts an
  * action once its input is there.
  *
+ * DualPipe (deepseek-ai/DualPipe @3da1bbe dualpipe/dualpipe.py, step()):
+ * rank r of p runs the same eight steps in half_rank h = min(r, p - 1 - r),
+ * num_half_ranks p / 2 and half_num_chunks m / 2 (the micro-batches of
+ * each direction) as dualpipev.py's in rank, num_ranks and num_chunks, its
+ * phases swapped on the second half of the ranks ("phase ^=
+ * is_in_second_half": phase 0 is the forward direction on ranks below
+ * p / 2, the reverse one above); step 1 nF0, 2 nF0F1, 3 nB1W1F1 (zero
+ * bubble), 4 nF0B1F1B0 (overlapped pairs; the middle ranks' first pair
+ * not overlapped), 5 nB1F1B0, 6 nB1B0 (the second half zero bubble),
+ * 7 nWB0, 8 nW.
+ *
  * Interleaved 1F1B with a micro-batch count the stages do not divide
  * (Llama 3, arXiv 2407.21783 Sec. 3.3.2; Megatron-Core's
  * forward_backward_pipelining_with_interleaving, get_schedule_table and
@@ -36,6 +47,7 @@ bool pp_pipe_listed(const pp_pipe *pl)
 {
 	return pl->schedule == PP_SCHED_ZBH1 || pl->schedule == PP_SCHED_ZBH2 ||
 	       pl->schedule == PP_SCHED_ZBV || pl->schedule == PP_SCHED_DUALPIPEV ||
+	       pl->schedule == PP_SCHED_DUALPIPE ||
 	       (pl->schedule == PP_SCHED_INTERLEAVED && pl->vpp > 1 && pl->pp > 1 &&
 		pl->m % pl->pp != 0);
 }
@@ -221,6 +233,25 @@ static void dualpipev(out *o, int p, int r)
 	free(d.qc);
 }
 
+/* dualpipe.py's step() on rank r of p: dualpipev()'s steps on p / 2
+ * ranks in half_rank, each direction's m / 2 micro-batches, then each
+ * action's phase made the direction (chunk) and its micro-batch
+ * numbered in it (chunk 1's from m / 2 on) */
+static void dualpipe(out *o, int p, int r)
+{
+	int half = o->m / 2, h = r < p - 1 - r ? r : p - 1 - r, first = o->n;
+	int swap = r >= p / 2;
+	out d = {o->u, o->n, half};
+	dualpipev(&d, p / 2, h);
+	for (int i = first; o->u && i < d.n; i++) {
+		pp_unit *x = &o->u[i];
+		x->chunk ^= swap;
+		if (x->chunk == 1)
+			x->mb += half;
+	}
+	o->n = d.n;
+}
+
 /* get_schedule_table's entry k: micro-batch *mb, chunk *c */
 static void group_entry(int m, int v, int N, int k, int *mb, int *c)
 {
@@ -272,6 +303,9 @@ int pp_pipe_list(const pp_pipe *pl, int st, pp_unit *u)
 		break;
 	case PP_SCHED_DUALPIPEV:
 		dualpipev(&o, pl->pp, st);
+		break;
+	case PP_SCHED_DUALPIPE:
+		dualpipe(&o, pl->pp, st);
 		break;
 	case PP_SCHED_INTERLEAVED:
 		if (pp_pipe_listed(pl))

@@ -53,12 +53,16 @@ int pp_schedule_count(const pp_pipe *pl);
 pp_unit pp_schedule_unit(const pp_pipe *pl, int stage, int i);
 
 /* ---- the schedules written as per-rank action lists (pipelist.c) ----
- * ZB-H1, ZB-V and DualPipeV: each rank's list of actions (forward, input
- * gradient, weight gradient, full backward, a forward overlapped with a
- * backward), as PyTorch's torch.distributed.pipelining builds them
- * (_Action lists); the sends and receives follow from the placement
- * (pp_pipe_vs): each action whose output another rank reads sends it
- * after it, and the reader waits for it. */
+ * ZB-H1, ZB-H2, ZB-V, DualPipeV and DualPipe: each rank's list of
+ * actions (forward, input gradient, weight gradient, full backward, a
+ * forward overlapped with a backward), as PyTorch's
+ * torch.distributed.pipelining builds them (_Action lists; DualPipe as
+ * deepseek-ai/DualPipe dualpipe.py's step() runs them); the sends and
+ * receives follow from the placement (pp_pipe_vs): each action whose
+ * output another rank reads sends it after it, and the reader waits for
+ * it. Under DualPipe a unit's micro-batch numbers the direction: chunk 0
+ * runs micro-batches 0 .. m/2 - 1 (fed at rank 0), chunk 1 m/2 .. m - 1
+ * (fed at rank pp - 1). */
 
 /* Whether the schedule is such a list (not 1F1B, GPipe, or interleaved
  * with micro-batches the stages divide: those walk pp_pipe_unit_at's
@@ -72,20 +76,35 @@ bool pp_pipe_listed(const pp_pipe *pl);
 int pp_pipe_group(const pp_pipe *pl);
 /* The virtual stage (the model's order of chunks) of chunk `chunk` on
  * stage st: chunk x pp + st, or in a V (ZB-V, DualPipeV) st for chunk 0
- * and 2 pp - 1 - st for chunk 1. */
+ * and 2 pp - 1 - st for chunk 1; DualPipe: the model's stage st of the
+ * forward direction for chunk 0, pp - 1 - st of the reverse one for
+ * chunk 1 (pp virtual stages, each on two ranks; a micro-batch runs
+ * through one direction's, its chunk's). */
 static inline int pp_pipe_vs(const pp_pipe *pl, int st, int chunk)
 {
 	if (pp_schedule_vshape(pl->schedule))
 		return chunk == 0 ? st : 2 * pl->pp - 1 - st;
+	if (pp_schedule_two_ended(pl->schedule))
+		return chunk == 0 ? st : pl->pp - 1 - st;
 	return chunk * pl->pp + st;
 }
-/* The stage that holds virtual stage vs. (Both inline: the program and
- * the bounds ask them for every unit they walk.) */
-static inline int pp_pipe_stage_of(const pp_pipe *pl, int vs)
+/* The stage that holds virtual stage vs for the micro-batches of chunk
+ * `chunk` (read under DualPipe only, where each direction has its own
+ * ranks). (Both inline: the program and the bounds ask them for every
+ * unit they walk.) */
+static inline int pp_pipe_stage_of(const pp_pipe *pl, int vs, int chunk)
 {
 	if (pp_schedule_vshape(pl->schedule))
 		return vs < pl->pp ? vs : 2 * pl->pp - 1 - vs;
+	if (pp_schedule_two_ended(pl->schedule))
+		return chunk == 0 ? vs : pl->pp - 1 - vs;
 	return vs % pl->pp;
+}
+/* The micro-batches each chunk of a stage runs: all of them, but half
+ * under DualPipe (each direction's). */
+static inline int pp_pipe_chunk_mbs(const pp_pipe *pl)
+{
+	return pp_schedule_two_ended(pl->schedule) ? pl->m / 2 : pl->m;
 }
 /* Stage st's actions of a listed schedule into out (NULL: count only;
  * else at least pp_pipe_list_cap entries); returns the count. */

@@ -93,7 +93,7 @@ pp_program *pp_program_new(const pp_stepcost *c, const pp_sink *sink)
 	p->wait_b = sink->dep ? p->wait_f + nk : NULL;
 	for (size_t i = 0; i < na * nk; i++)
 		p->arr_f[i] = -1;
-	if (sink->dep && pl->schedule == PP_SCHED_DUALPIPEV) {
+	if (sink->dep && pp_schedule_dual_pairs(pl->schedule)) {
 		p->wait_pair = pp_xmalloc(sizeof(int64_t) * nk);
 		for (size_t i = 0; i < nk; i++)
 			p->wait_pair[i] = -1;
@@ -278,7 +278,7 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 	pstage *S = &p->st[st];
 	int P = p->P;
 	size_t key = (size_t)vs * p->M + u.mb;
-	int to = pp_pipe_stage_of(&c->pipe, u.fwd ? vs + 1 : vs - 1);
+	int to = pp_pipe_stage_of(&c->pipe, u.fwd ? vs + 1 : vs - 1, u.chunk);
 	if (to == st) {
 		/* the V's turn: the next virtual stage is on this stage */
 		if (u.fwd)
@@ -287,7 +287,9 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 			arrive(p, p->arr_b, p->wait_b, key - (size_t)p->M, after);
 		return;
 	}
-	bool vshape = pp_schedule_vshape(c->pipe.schedule);
+	/* a V or DualPipe: sends go either way between neighbours */
+	bool vshape = pp_schedule_two_chunks(c->pipe.schedule);
+	bool two_ended = pp_schedule_two_ended(c->pipe.schedule);
 	/* the boundary crossed (in a V, down the second leg: the one below) */
 	int bnd = vshape ? (to > st ? st : to) : u.fwd ? st : (st + P - 1) % P;
 	bool up = vshape ? to > st : u.fwd;
@@ -302,7 +304,8 @@ static void send(pp_program *p, int st, int vs, pp_unit u, int64_t after)
 				  pp_prog_comm_tag(cat, u.chunk, -1, u.mb, &cc, PP_GRP_PP), -1, -1, -1);
 		S->last = h;
 	} else {
-		int chunk = vshape ? ((u.fwd ? vs + 1 : vs - 1) >= P) : u.fwd ? vs / P : (vs - 1) / P;
+		int chunk = two_ended ? u.chunk
+			    : vshape ? ((u.fwd ? vs + 1 : vs - 1) >= P) : u.fwd ? vs / P : (vs - 1) / P;
 		h = pp_prog_issue(p, up ? p->link_f[bnd] : p->link_b[bnd], cc.ns,
 			  pp_prog_comm_tag(cat, chunk, -1, u.mb, &cc, PP_GRP_PP), after, -1, -1);
 	}

@@ -20,7 +20,7 @@ int pp_stage_layers(const pp_scenario *s, int vs)
 			: rest / (mid > 0 ? mid : 1);
 		return n / p->vpp;
 	}
-	int nv = p->pp * p->vpp;
+	int nv = pp_parallel_nv(p);
 	return L / nv + (vs < L % nv ? 1 : 0);
 }
 
@@ -39,7 +39,7 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS])
 		n[k] = 0;
 	bool dense = s->model.num_experts <= 0 && s->model.window <= 0;
 	if (dense && p->layout_len <= 0 && !p->first_stage_layers && !p->last_stage_layers &&
-	    !pp_schedule_vshape(p->schedule)) {
+	    !pp_schedule_two_chunks(p->schedule)) {
 		/* pp_stage_layers' even split summed over the stage's chunks
 		 * c P + st: L / nv each, and one more for those below L mod nv */
 		int nv = p->pp * p->vpp, rem = s->model.num_layers % nv;
@@ -72,11 +72,11 @@ pp_stage_count pp_stage_count_of(const pp_scenario *s, const pp_workload *w, int
 			c.trained_expert += n[k] * lc->trainable_expert;
 		}
 	}
-	if (st == 0) {
+	if (pp_stage_holds_embed(s, st)) {
 		c.held += w->params_embed;
 		c.trained += w->trainable_embed;
 	}
-	if (st == pp_stage_head(s)) {
+	if (pp_stage_holds_head(s, st)) {
 		c.held += w->params_head;
 		c.trained += w->trainable_head;
 	}
@@ -105,9 +105,18 @@ double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int
 	return stage_count(s, w, st).trained_expert;
 }
 
-int pp_stage_head(const pp_scenario *s)
+bool pp_stage_holds_head(const pp_scenario *s, int st)
 {
-	return pp_schedule_vshape(s->parallel.schedule) ? 0 : s->parallel.pp - 1;
+	const pp_parallel *p = &s->parallel;
+	if (pp_schedule_two_ended(p->schedule))
+		return st == 0 || st == p->pp - 1;
+	return st == (pp_schedule_vshape(p->schedule) ? 0 : p->pp - 1);
+}
+
+bool pp_stage_holds_embed(const pp_scenario *s, int st)
+{
+	const pp_parallel *p = &s->parallel;
+	return st == 0 || (pp_schedule_two_ended(p->schedule) && st == p->pp - 1);
 }
 
 double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
@@ -131,7 +140,8 @@ double pp_stage_inflight_chunks(const pp_scenario *s, int stage)
 	case PP_SCHED_ZBH1:
 	case PP_SCHED_ZBH2:
 	case PP_SCHED_ZBV:
-	case PP_SCHED_DUALPIPEV: {
+	case PP_SCHED_DUALPIPEV:
+	case PP_SCHED_DUALPIPE: {
 		/* the listed order's peak (pipelist.c) */
 		pp_pipe pl = pp_pipe_of(s);
 		n = pp_pipe_peak_inflight(&pl, stage);

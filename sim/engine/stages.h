@@ -6,8 +6,10 @@
  * Layers: Megatron-LM's even split over pp x vpp virtual stages (the
  * remainder to the first), Megatron-Core's decoder_first/last_pipeline_
  * num_layers, or its pipeline_model_parallel_layout; virtual stage vs is
- * chunk vs / pp of stage vs % pp, and virtual stages hold consecutive
- * layers in vs order.
+ * chunk vs / pp of stage vs % pp (in a V and under DualPipe as
+ * pipeorder.h pp_pipe_vs places them), and virtual stages hold
+ * consecutive layers in vs order. DualPipe cuts the model into pp virtual
+ * stages, each held by two ranks (pp_parallel_nv).
  *
  * In-flight micro-batches: GPipe m; 1F1B min(p - s, m); interleaved
  * (p - s - 1) x 2 + (v - 1) p + 1 model chunks (Megatron's warm-up, at
@@ -24,7 +26,8 @@
 #include "engine/workload.h"
 #include "input/scenario.h"
 
-/* Layers held by virtual stage vs (0 .. pp*vpp-1): the even split (the
+/* Layers held by virtual stage vs (0 .. pp_parallel_nv - 1: pp x vpp, pp
+ * under DualPipe): the even split (the
  * remainder to the first virtual stages), or Megatron-Core's
  * decoder_first/last_pipeline_num_layers or layout. */
 int pp_stage_layers(const pp_scenario *s, int vs);
@@ -36,7 +39,7 @@ void pp_stage_kinds(const pp_scenario *s, int st, double n[PP_LAYER_KINDS]);
 
 /* The parameters pipeline stage st holds per GPU (after the TP split,
  * before ZeRO sharding): its layers over every chunk, the embedding on
- * stage 0, the head on the last. */
+ * stage 0, the head on the last (pp_stage_holds_embed, _head). */
 typedef struct pp_stage_count {
 	double held;            /* every parameter the stage holds */
 	double trained;         /* the trained ones (all, or the adapters under fine-tuning) */
@@ -51,9 +54,13 @@ double pp_stage_params(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable(const pp_scenario *s, const pp_workload *w, int st);
 double pp_stage_trainable_expert(const pp_scenario *s, const pp_workload *w, int st);
 
-/* The stage that holds the output layer (the head, the loss): the last,
- * or in a V (ZB-V, DualPipeV) the first, where the V turns back. */
-int pp_stage_head(const pp_scenario *s);
+/* Whether stage st holds the output layer (the head, the loss): the last,
+ * or in a V (ZB-V, DualPipeV) the first, where the V turns back; under
+ * DualPipe the first and the last (each direction's last stage). */
+bool pp_stage_holds_head(const pp_scenario *s, int st);
+/* Whether stage st holds the input embedding: the first, and under
+ * DualPipe the last too (the reverse direction's first stage). */
+bool pp_stage_holds_embed(const pp_scenario *s, int st);
 /* Micro-batches (model chunks, when interleaved) whose activations stage
  * `stage` holds at its peak (see above). */
 double pp_stage_inflight_chunks(const pp_scenario *s, int stage);

@@ -126,7 +126,7 @@ pp_task_ns pp_task_durations(const pp_workload *w, double k)
 
 bool pp_schedule_dual_pairs(pp_schedule s)
 {
-	return s == PP_SCHED_DUALPIPEV;
+	return s == PP_SCHED_DUALPIPEV || s == PP_SCHED_DUALPIPE;
 }
 
 /* DualPipe: the forwards and backwards of stage st's list that run in an
@@ -359,7 +359,7 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	c->P = p->pp;
 	c->V = p->vpp;
 	c->M = (int)s->training.num_microbatches;
-	c->NV = c->P * c->V;
+	c->NV = pp_parallel_nv(p);
 	c->pipe = pp_pipe_of(s);
 	c->overlap_grad_reduce = s->training.overlap_grad_reduce;
 	c->overlap_param_gather = s->training.overlap_param_gather;
@@ -428,9 +428,10 @@ void pp_stepcost_init(pp_stepcost *c, const pp_scenario *s, const pp_hw *hw, con
 	 * last stage, in fp32 */
 	c->embed_ar.ns = -1;
 	c->embed_ar.slow_ns = -1;
-	/* (in a V the first stage holds both: nothing to reduce) */
+	/* (in a V the first stage holds both, under DualPipe the first and the
+	 * last each: nothing to reduce between stages) */
 	if (c->P > 1 && s->model.tied_embeddings && w->trainable_embed > 0 &&
-	    !pp_schedule_vshape(c->pipe.schedule)) {
+	    !pp_schedule_two_chunks(c->pipe.schedule)) {
 		pp_group g = {2, pp_cluster_domains(&s->cluster) == 1 ? 2 : 1};
 		c->embed_group = g;
 		c->embed_ar.op = PP_COLL_ALL_REDUCE;

@@ -125,7 +125,8 @@ typedef struct pp_stepcost {
 	const pp_hw *hw;
 	const pp_workload *w;
 	pp_sched_opts ab;        /* the ablations applied */
-	int P, V, M, NV;         /* stages, chunks per stage, micro-batches, virtual stages */
+	/* stages, chunks per stage, micro-batches, virtual stages (pp_parallel_nv) */
+	int P, V, M, NV;
 	pp_pipe pipe;            /* the pipeline's shape (the order of each stage's units) */
 	/* the framework's overlaps the step's structure reads (training.overlap_*) */
 	bool overlap_grad_reduce, overlap_param_gather, overlap_p2p_comm;

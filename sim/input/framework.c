@@ -410,7 +410,7 @@ static int load_schedules(const pp_jdoc *d, const cJSON *e, const char *p, fw *x
 		int k = cJSON_IsString(s) ? pp_schedule_lookup(s->valuestring) : -1;
 		if (k < 0)
 			return pp_jdoc_errf(d, err, sq, "found %s, expected a schedule name: one of "
-					    "1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv or dualpipev",
+					    "1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, dualpipev or dualpipe",
 					    pp_jdoc_describe(s, buf, sizeof(buf)));
 		x->schedules |= 1u << k;
 	}

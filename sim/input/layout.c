@@ -7,7 +7,8 @@
 #include <strings.h>
 
 const char *const pp_schedule_names[PP_SCHED_COUNT] = {"1f1b", "gpipe", "interleaved",
-						       "zb-h1", "zbv", "dualpipev", "zb-h2"};
+						       "zb-h1", "zbv", "dualpipev", "zb-h2",
+						       "dualpipe"};
 
 int pp_schedule_lookup(const char *name)
 {
@@ -25,6 +26,7 @@ int pp_schedule_lookup(const char *name)
 		{"ZB2P", PP_SCHED_ZBH2},
 		{"zbh2", PP_SCHED_ZBH2},
 		{"zb-v", PP_SCHED_ZBV},
+		{"DualPipe", PP_SCHED_DUALPIPE},
 	};
 	for (int i = 0; i < PP_SCHED_COUNT; i++)
 		if (!strcasecmp(name, pp_schedule_names[i]))
@@ -51,6 +53,8 @@ const char *pp_parallel_schedule_text(const pp_parallel *p, char *buf, size_t n)
 		snprintf(buf, n, "ZB-V, 2 stages a rank in a V");
 	else if (p->schedule == PP_SCHED_DUALPIPEV)
 		snprintf(buf, n, "DualPipeV, 2 stages a rank in a V");
+	else if (p->schedule == PP_SCHED_DUALPIPE)
+		snprintf(buf, n, "DualPipe, 2 stages a rank, fed from both ends");
 	else
 		snprintf(buf, n, "1F1B");
 	return buf;
@@ -196,7 +200,7 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (p->pp > m->num_layers)
 		FAIL(PPK, "found %d pipeline stages for %d layers; expected at most one stage per layer",
 		     p->pp, m->num_layers);
-	if ((int64_t)p->pp * p->vpp > m->num_layers && !p->layout_len)
+	if (pp_parallel_nv(p) > m->num_layers && !p->layout_len)
 		FAIL(VPP, "found %d x %d model chunks for %d layers; expected at least one layer per chunk",
 		     p->pp, p->vpp, m->num_layers);
 	if (p->layout_len > 0) {
@@ -207,9 +211,11 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 			if (!p->layout_layers[i] && i > 0 && i < p->layout_len - 1 && empty < 0)
 				empty = i;
 		}
-		if (p->layout_len != p->pp * p->vpp)
-			FAIL(LK, "found %d virtual stages for pipeline %d x %d chunks; expected %d",
-			     p->layout_len, p->pp, p->vpp, p->pp * p->vpp);
+		if (p->layout_len != pp_parallel_nv(p))
+			FAIL(LK, "found %d virtual stages for pipeline %d x %d chunks; expected %d%s",
+			     p->layout_len, p->pp, p->vpp, pp_parallel_nv(p),
+			     pp_schedule_two_ended(p->schedule)
+				     ? " (DualPipe: one per stage, each rank holding two of them)" : "");
 		if (sum != m->num_layers)
 			FAIL(LK, "found %d decoder layers (t) for num_layers %d; expected them equal "
 			     "(Megatron-Core: \"Number of decoder layers ... must match num_layers\")", sum,
@@ -273,7 +279,13 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 		     "ranks; expected at least 2 x pipeline_model_parallel_size = %d (PyTorch's "
 		     "ScheduleDualPipeV: as many micro-batches as stages)", (long long)mb, p->pp,
 		     2 * p->pp);
-	if (p->vpp > 1 && !pp_schedule_vshape(p->schedule) && mb < p->pp)
+	if (p->schedule == PP_SCHED_DUALPIPE && (p->pp % 2 || mb % 2 || mb < 2 * p->pp))
+		FAIL("parallel.pipeline_schedule", "found \"dualpipe\" with %lld micro-batches on %d "
+		     "ranks; expected an even number of ranks and an even number of micro-batches, at "
+		     "least 2 x pipeline_model_parallel_size = %d (deepseek-ai/DualPipe dualpipe.py "
+		     "step(): num_ranks %% 2 == 0, num_chunks %% 2 == 0 and >= num_ranks * 2)",
+		     (long long)mb, p->pp, 2 * p->pp);
+	if (p->vpp > 1 && !pp_schedule_two_chunks(p->schedule) && mb < p->pp)
 		FAIL(VPP, "interleaving needs at least pipeline_model_parallel_size %d micro-batches, "
 		     "found %lld (Megatron-Core: microbatch_group_size_per_vp_stage in [pp, m])",
 		     p->pp, (long long)mb);

@@ -23,11 +23,14 @@ typedef struct pp_cluster pp_cluster;
  * are limits.h's). */
 #define PP_LAYOUT_SIZE_MAX 4194304
 
-/* The pipeline schedules (engine/pipelist.h writes the last three as
- * per-rank action lists): 1F1B, GPipe, Megatron's interleaved 1F1B, the
- * zero-bubble ZB-H1 and ZB-H2 (sail-sg/zero-bubble-pipeline-parallelism), ZB-V
- * (PyTorch's ScheduleZBVZeroBubble) and DualPipeV (PyTorch's
- * ScheduleDualPipeV, deepseek-ai/DualPipe dualpipev.py). */
+/* The pipeline schedules (engine/pipelist.c writes all but the first
+ * three as per-rank action lists): 1F1B, GPipe, Megatron's interleaved
+ * 1F1B, the zero-bubble ZB-H1 and ZB-H2
+ * (sail-sg/zero-bubble-pipeline-parallelism), ZB-V (PyTorch's
+ * ScheduleZBVZeroBubble), DualPipeV (PyTorch's ScheduleDualPipeV,
+ * deepseek-ai/DualPipe dualpipev.py) and DualPipe itself (deepseek-ai/
+ * DualPipe dualpipe.py: two-ended, rank r holding stage r of the forward
+ * direction and stage pp - 1 - r of the reverse one). */
 typedef enum pp_schedule {
 	PP_SCHED_1F1B,
 	PP_SCHED_GPIPE,
@@ -35,9 +38,10 @@ typedef enum pp_schedule {
 	PP_SCHED_ZBH1,
 	PP_SCHED_ZBV,
 	PP_SCHED_DUALPIPEV,
-	PP_SCHED_ZBH2
+	PP_SCHED_ZBH2,
+	PP_SCHED_DUALPIPE
 } pp_schedule;
-#define PP_SCHED_COUNT 7
+#define PP_SCHED_COUNT 8
 extern const char *const pp_schedule_names[PP_SCHED_COUNT];
 /* The schedule a name gives: ours (pp_schedule_names), PyTorch's
  * torch.distributed.pipelining class names (Schedule1F1B, ScheduleGPipe,
@@ -50,6 +54,20 @@ int pp_schedule_lookup(const char *name);
 static inline bool pp_schedule_vshape(pp_schedule s)
 {
 	return s == PP_SCHED_ZBV || s == PP_SCHED_DUALPIPEV;
+}
+/* Whether the schedule is two-ended (DualPipe): two chunks per rank,
+ * rank r holding stage r of the direction fed at rank 0 (chunk 0) and
+ * stage pp - 1 - r of the one fed at rank pp - 1 (chunk 1), half the
+ * micro-batches each way; a micro-batch runs through pp stages, not 2 pp. */
+static inline bool pp_schedule_two_ended(pp_schedule s)
+{
+	return s == PP_SCHED_DUALPIPE;
+}
+/* Whether the schedule holds two chunks per rank (vpp 2, never given
+ * otherwise): a V or two-ended. */
+static inline bool pp_schedule_two_chunks(pp_schedule s)
+{
+	return pp_schedule_vshape(s) || pp_schedule_two_ended(s);
 }
 
 #define PP_LAYOUT_MAX 1024
@@ -70,6 +88,15 @@ typedef struct pp_parallel {
 	int layout_mtp;               /* its 'm' (must equal model.mtp_num_layers) */
 	unsigned short layout_layers[PP_LAYOUT_MAX];
 } pp_parallel;
+
+/* The model's pipeline stages (virtual stages: the pieces the layers are
+ * cut into, pipeline_model_parallel_layout's entries): pp x vpp, but pp
+ * under DualPipe, whose two chunks a rank are two stages of one pp-stage
+ * model (each held twice, once per direction). */
+static inline int pp_parallel_nv(const pp_parallel *p)
+{
+	return pp_schedule_two_ended(p->schedule) ? p->pp : p->pp * p->vpp;
+}
 
 /* The pipeline schedule as people name it: "1F1B", "GPipe", "interleaved
  * 1F1B, 5 virtual stages" (Megatron's --virtual-pipeline-model-parallel-size);

@@ -7,6 +7,9 @@ double pp_limit_pipeline_tasks(const pp_training *t, const pp_parallel *p)
 {
 	double per = (double)t->micro_batch_size * (p->dp > 0 ? p->dp : 1);
 	double mb = per > 0 ? floor((double)t->global_batch_size / per) : 0;
+	/* DualPipe: each of a rank's two chunks runs half the micro-batches */
+	if (pp_schedule_two_ended(p->schedule))
+		mb /= 2;
 	return (double)(p->pp > 0 ? p->pp : 1) * (p->vpp > 0 ? p->vpp : 1) * mb;
 }
 

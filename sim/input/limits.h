@@ -39,7 +39,8 @@
 #define PP_LIMIT_IDEAL_STEP_S 1e7
 
 /* The number of pipeline tasks of a layout (pipeline stages x chunks x
- * micro-batches per step), as a double (no overflow). */
+ * micro-batches per step, each chunk half of them under DualPipe), as a
+ * double (no overflow). */
 double pp_limit_pipeline_tasks(const pp_training *t, const pp_parallel *p);
 
 /* The FLOPs of one training step of s, estimated from the shapes alone

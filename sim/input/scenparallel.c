@@ -230,7 +230,8 @@ int pp_scen_parse_parallel(pp_scenario *s, pp_err *err)
 		int e = pp_schedule_lookup(name);
 		if (e < 0)
 			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\"; expected "
-					    "one of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, dualpipev or "
+					    "one of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, dualpipev, "
+					    "dualpipe or "
 					    "PyTorch's Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B, "
 					    "ScheduleZBVZeroBubble, ScheduleDualPipeV", name);
 		pa->schedule = (pp_schedule)e;
@@ -238,21 +239,24 @@ int pp_scen_parse_parallel(pp_scenario *s, pp_err *err)
 	}
 	if (pa->vpp > 1 && !(s->given & PP_GIVEN_SCHEDULE))
 		pa->schedule = PP_SCHED_INTERLEAVED;
-	if (pp_schedule_vshape(pa->schedule)) {
-		/* two stages a rank, in a V (PyTorch: exactly two stages per rank) */
+	if (pp_schedule_two_chunks(pa->schedule)) {
+		/* two stages a rank, in a V (PyTorch: exactly two stages per
+		 * rank) or DualPipe's two directions */
 		if (pa->vpp > 2)
 			return pp_jdoc_errf(d, err, "parallel.virtual_pipeline_model_parallel_size",
 					    "found %d with pipeline_schedule \"%s\"; expected 2 (or left "
 					    "out): the schedule holds two stages a rank", pa->vpp,
 					    pp_schedule_names[pa->schedule]);
 		/* pipeline_model_parallel_layout lists a V's virtual stages in
-		 * the model's order (pp_pipe_vs places them); Megatron's first
-		 * and last stage counts name ranks, which a V does not split */
+		 * the model's order (pp_pipe_vs places them; DualPipe: its pp
+		 * stages); Megatron's first and last stage counts name ranks,
+		 * which a V or DualPipe does not split */
 		if (pa->first_stage_layers || pa->last_stage_layers)
 			return pp_jdoc_errf(d, err, "parallel.pipeline_schedule", "found \"%s\" with "
 					    "decoder_first/last_pipeline_num_layers; expected the even "
-					    "split or a pipeline_model_parallel_layout of 2 x "
-					    "pipeline_model_parallel_size virtual stages", pp_schedule_names[pa->schedule]);
+					    "split or a pipeline_model_parallel_layout of %s"
+					    "pipeline_model_parallel_size virtual stages", pp_schedule_names[pa->schedule],
+					    pp_schedule_two_ended(pa->schedule) ? "" : "2 x ");
 		pa->vpp = 2;
 		return 0;
 	}

@@ -118,7 +118,7 @@ int pp_size_spec_parse(pp_size_spec *spec, const pp_jdoc *d, const cJSON *o, con
 			if (k < 0)
 				return pp_jdoc_errf(d, err, ep, "found %s, expected a schedule name: one "
 						    "of 1f1b, gpipe, interleaved, zb-h1, zb-h2, zbv, "
-						    "dualpipev or PyTorch's",
+						    "dualpipev, dualpipe or PyTorch's",
 						    pp_jdoc_describe(e, buf, sizeof(buf)));
 			spec->schedules |= 1u << k;
 		}

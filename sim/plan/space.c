@@ -127,9 +127,10 @@ unsigned pp_space_schedules(const pp_scenario *s)
  * micro-batches (into vv[], ss[]): the given depth, else 1 and every depth
  * v <= 64 with the layers dividing into pp x v chunks; at depth 1 1F1B,
  * ZB-H1 and ZB-H2, deeper interleaved 1F1B (from pp micro-batches on) and
- * at depth 2 ZB-V and DualPipeV (even layouts only: a V-shaped layout is
- * not read); a given schedule alone. pp_layout_check refuses the rest
- * (ZeRO-3 with the zero-bubble ones, DualPipeV's 2 pp micro-batches).
+ * at depth 2 ZB-V, DualPipeV and DualPipe (even layouts only: a V-shaped
+ * layout is not read); a given schedule alone. pp_layout_check refuses
+ * the rest (ZeRO-3 with the zero-bubble ones, DualPipeV's and DualPipe's
+ * 2 pp micro-batches, DualPipe's odd stage or micro-batch counts).
  * The schedules are pp_space_schedules'. */
 #define MAX_SCHED_OPTIONS (4 + 3 * 63)
 static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, pp_schedule *ss)
@@ -150,7 +151,7 @@ static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, p
 		bool vfit = v == 2 && pp > 1 && even && s->model.num_layers % (2 * pp) == 0;
 		if (v == 1) {
 			if (sched) {
-				if (gs != PP_SCHED_INTERLEAVED && !pp_schedule_vshape(gs)) {
+				if (gs != PP_SCHED_INTERLEAVED && !pp_schedule_two_chunks(gs)) {
 					vv[n] = v;
 					ss[n++] = gs;
 				}
@@ -170,8 +171,8 @@ static int schedule_options(const pp_scenario *s, int pp, int64_t mb, int *vv, p
 			vv[n] = v;
 			ss[n++] = PP_SCHED_INTERLEAVED;
 		}
-		for (int k = 0; k < 2 && vfit; k++) {
-			pp_schedule x = k ? PP_SCHED_DUALPIPEV : PP_SCHED_ZBV;
+		for (int k = 0; k < 3 && vfit; k++) {
+			pp_schedule x = k == 2 ? PP_SCHED_DUALPIPE : k ? PP_SCHED_DUALPIPEV : PP_SCHED_ZBV;
 			if (sched ? gs == x : (mask >> x) & 1) {
 				vv[n] = v;
 				ss[n++] = x;
