@@ -43,7 +43,8 @@ void wl_gdn_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only)
 	double act = c->act, qk, v, heads;
 	double mask = x->dropout ? 1.0 : 0.0;
 	widths(x, &qk, &v, &heads);
-	if (core_only) /* selective recompute of the core: fla's backward recomputes its own states */
+	/* selective recompute of the core: none, fla's backward recomputes its own states */
+	if (core_only)
 		return;
 	wl_mem_n(c, "ln1", e->norm_fwd * act * x->Tn * x->h, e->norm_kernels);
 	int ag = -1, g0 = c->w->nops;

@@ -256,7 +256,7 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 				 &dg);
 	if (have_ag) /* the gradient's all-gather beside the projection's dgrad */
 		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);
-	if (x->qgate > 1.0) /* the output gate's backward: read o, the gate, the gradient; write two */
+	if (x->qgate > 1.0) /* the gate's backward: read o, the gate, the gradient; write two */
 		wl_mem(c, "attn_gate.bwd", 5.0 * act * x->T * x->qw / x->t);
 	if (x->flash) {
 		pp_op *o = wl_add(c, "flash_attn.bwd", PP_OP_ATTN);

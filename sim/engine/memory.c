@@ -89,8 +89,8 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 		 * the output is what fla's chunk function saves), the gate z, the
 		 * fp32 gates beta and g, the chunks' C x C inverse A (fla saves it),
 		 * the core output and out_proj's input */
-		double qkv_w = 2.0 * m->gdn_k_heads * m->gdn_k_dim + (double)m->gdn_v_heads * m->gdn_v_dim;
 		double vw = (double)m->gdn_v_heads * m->gdn_v_dim, nv = m->gdn_v_heads;
+		double qkv_w = 2.0 * m->gdn_k_heads * m->gdn_k_dim + vw;
 		attn = sq * b * (2.0 * qkv_w * e + 2.0 * vw * e + vw * k.lin + nv * 8.0 +
 				 PP_GDN_CHUNK * nv * e) / t;
 	}

@@ -64,7 +64,7 @@ typedef struct dims {
 	bool moe, windowed;
 	bool linear;          /* a Gated DeltaNet layer (gdnops.c) instead of softmax attention */
 	double qgate;         /* q_proj's width over the query's: 2 with an output gate, else 1 */
-	double nk, nv, dk, dvl, conv; /* Gated DeltaNet: key and value heads, their sizes, conv taps */
+	double nk, nv, dk, dvl, conv; /* Gated DeltaNet: key, value heads; their sizes; conv taps */
 	double window;        /* tokens a windowed layer attends to */
 	/* experts (MoE kinds) */
 	double E, topk, Fm, S;     /* experts, per token, one's FFN, the shared FFN */
