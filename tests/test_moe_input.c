@@ -410,12 +410,27 @@ static void hf_refusals(void)
 		 "[\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
 		 "\"sliding_attention\", \"sliding_attention\"]}", "layer_types[5]"},
-		/* linear attention (Qwen3-Next): refused by the key that carries the
-		 * feature, whatever key comes first in the file; a Llama 4 config
-		 * whose text_config is empty: refused naming it */
-		{"hybrid-linear.json", "{\"model_type\": \"qwen3_next\", \"decoder_sparse_step\": 1, "
+		/* linear attention outside Qwen3-Next (Qwen3.5's text model):
+		 * refused by the key that carries the feature, whatever key comes
+		 * first in the file; a Qwen3-Next config whose layer_types does not
+		 * follow its full_attention_interval; value heads not a multiple of
+		 * the key heads; a Llama 4 config whose text_config is empty:
+		 * refused naming it */
+		{"hybrid-linear.json", "{\"model_type\": \"qwen3_5_text\", \"decoder_sparse_step\": 1, "
 		 DENSE_BASE ", \"full_attention_interval\": 4}", "full_attention_interval: found the "
 		 "number 4"},
+		{"qwen3-next-types.json", "{\"model_type\": \"qwen3_next\", " DENSE_BASE
+		 ", \"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 256, "
+		 "\"linear_num_key_heads\": 4, \"linear_num_value_heads\": 8, \"linear_key_head_dim\": "
+		 "64, \"linear_value_head_dim\": 64, \"linear_conv_kernel_dim\": 4, "
+		 "\"full_attention_interval\": 4, \"layer_types\": [\"linear_attention\", "
+		 "\"linear_attention\", \"full_attention\", \"full_attention\", \"linear_attention\", "
+		 "\"linear_attention\", \"linear_attention\", \"full_attention\"]}", "layer_types[2]"},
+		{"qwen3-next-heads.json", "{\"model_type\": \"qwen3_next\", " DENSE_BASE
+		 ", \"num_experts\": 4, \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 256, "
+		 "\"linear_num_key_heads\": 3, \"linear_num_value_heads\": 8, \"linear_key_head_dim\": "
+		 "64, \"linear_value_head_dim\": 64, \"linear_conv_kernel_dim\": 4}",
+		 "linear_num_value_heads: found 8 value heads for 3 key heads"},
 		{"multimodal.json", "{\"model_type\": \"llama4\", \"boi_token_index\": 200080, "
 		 "\"text_config\": {}}", "text_config"},
 		{"llama-window.json", "{\"model_type\": \"llama\", " DENSE_BASE

@@ -148,6 +148,10 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	double mask = x->dropout ? 1.0 : 0.0;
 	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
 	bool recomp_core = c->sac_op && c->phase == PP_PH_RECOMPUTE; /* the core's output is saved */
+	if (x->linear) {
+		wl_gdn_fwd(c, x, tp, count, core_only);
+		return;
+	}
 	if (!core_only) {
 		/* serving: vLLM's fused residual add + RMSNorm (read x and the
 		 * residual, write both) */
@@ -169,9 +173,10 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 		if (x->mla) {
 			mla_qkv_fwd(c, x, count);
 		} else if (x->fused_proj || x->serve) {
-			wl_block_linear(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, count);
+			wl_block_linear(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->qw, 3,
+					count);
 		} else {
-			wl_block_linear(c, x, "q", x->T, x->qw / x->t, x->qw, 1, count);
+			wl_block_linear(c, x, "q", x->T, x->qgate * x->qw / x->t, x->qw, 1, count);
 			wl_block_linear(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, count);
 			wl_block_linear(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, count);
 		}
@@ -210,6 +215,9 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 	}
 	if (core_only)
 		return;
+	/* the output gate (Qwen3-Next): o * sigmoid(gate), read both, write */
+	if (x->qgate > 1.0)
+		wl_mem(c, "attn_gate", 3.0 * act * x->T * x->qw / x->t);
 	int g0 = c->w->nops;
 	wl_block_linear(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1, count);
 	int g1 = c->w->nops - 1, rs = c->w->nops;
@@ -235,6 +243,10 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 	double mask = x->dropout ? 1.0 : 0.0;
 	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
 	int dg, wg;
+	if (x->linear) {
+		wl_gdn_bwd(c, x, tp);
+		return;
+	}
 	wl_mem_n(c, "dropout_add1.bwd", x->Tn * x->h * (e->resid_bwd * act + mask), e->resid_kernels);
 	int ag = c->w->nops;
 	if (x->sp)
@@ -244,6 +256,8 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 				 &dg);
 	if (have_ag) /* the gradient's all-gather beside the projection's dgrad */
 		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);
+	if (x->qgate > 1.0) /* the gate's backward: read o, the gate, the gradient; write two */
+		wl_mem(c, "attn_gate.bwd", 5.0 * act * x->T * x->qw / x->t);
 	if (x->flash) {
 		pp_op *o = wl_add(c, "flash_attn.bwd", PP_OP_ATTN);
 		double model, exec;
@@ -270,13 +284,14 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 	if (x->mla) {
 		mla_qkv_bwd(c, x, tp, &dg, &wg);
 	} else if (x->fused_proj) {
-		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qw + kvw) / x->t, x->qw, 3, &dg);
+		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->qw, 3,
+					 &dg);
 		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 1, true);
 	} else {
 		int d2;
 		wl_block_linear_bwd(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
 		wl_block_linear_bwd(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
-		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qw / x->t, x->qw, 1, &dg);
+		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qgate * x->qw / x->t, x->qw, 1, &dg);
 		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 3, true);
 		/* autograd sums the three input gradients */
 		wl_mem_n(c, "qkv.grad_sum", 2.0 * e->grad_sum * act * x->T * x->h, 2);

@@ -19,7 +19,8 @@ bool pp_memory_eager(const pp_scenario *s, const pp_workload *w)
 	/* the kept_* figures count 16-bit activations */
 	bool b16 = tr->precision == PP_DT_BF16 || tr->precision == PP_DT_FP16;
 	return tr->stack.eager_memory && b16 && eltw_of(s)->kept_norm > 0 && m->num_experts <= 0 &&
-	       m->kv_lora_rank <= 0 && m->swiglu && p->tp == 1 && p->cp == 1 && tr->use_flash_attn &&
+	       m->kv_lora_rank <= 0 && m->linear_attn_interval <= 0 && m->swiglu && p->tp == 1 &&
+	       p->cp == 1 && tr->use_flash_attn &&
 	       w->base_weight_bytes <= 0;
 }
 

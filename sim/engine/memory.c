@@ -82,6 +82,18 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 	/* the projection's input: DeepSeek keeps it in E5M6 (Sec. 3.3.2), 16
 	 * bits here */
 	double attn = qkv + sbh * e / t;
+	if (m->attn_output_gate) /* Qwen3-Next's gate: sigmoid's input, kept */
+		attn += sq * b * a * (m->head_dim > 0 ? m->head_dim : h / a) * e / t;
+	if (kind & PP_LK_LINEAR) {
+		/* Gated DeltaNet (gdnops.c): the conv's input and output (q, k, v;
+		 * the output is what fla's chunk function saves), the gate z, the
+		 * fp32 gates beta and g, the chunks' C x C inverse A (fla saves it),
+		 * the core output and out_proj's input */
+		double vw = (double)m->gdn_v_heads * m->gdn_v_dim, nv = m->gdn_v_heads;
+		double qkv_w = 2.0 * m->gdn_k_heads * m->gdn_k_dim + vw;
+		attn = sq * b * (2.0 * qkv_w * e + 2.0 * vw * e + vw * k.lin + nv * 8.0 +
+				 PP_GDN_CHUNK * nv * e) / t;
+	}
 	double act_in = m->swiglu ? 2.0 * e : e; /* the activation's input */
 	double tp_split = attn + sq * b * f * (act_in + k.lin) / t; /* act in, FC2 in */
 	if (kind & PP_LK_MOE) { /* the experts instead of the dense MLP, and the shared experts */
@@ -108,7 +120,9 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 		return kept;
 	}
 	double core = 0;
-	if (!tr->use_flash_attn) {
+	if (kind & PP_LK_LINEAR) {
+		/* no score matrix and no log-sum-exp */
+	} else if (!tr->use_flash_attn) {
 		if (rc == PP_RC_NONE)
 			core = a * sq * sq * b * (e + (mask > 0 ? e + 1.0 : 0.0)) / t;
 	} else {

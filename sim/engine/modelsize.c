@@ -19,9 +19,31 @@ static double attention_params(const pp_model *m)
 	double d = h / m->num_attention_heads;
 	double qw = m->head_dim > 0 ? a * m->head_dim : h;
 	double kv = 2.0 * m->num_query_groups * (m->head_dim > 0 ? m->head_dim : d);
+	double gate = m->attn_output_gate ? qw : 0; /* q_proj writes the gate too */
 	if (m->swiglu)
-		return h * (qw + kv) + qw * h;
+		return h * (qw + gate + kv) + qw * h;
 	return h * (qw + kv) + (qw + kv) + qw * h + h;
+}
+
+double pp_gdn_params(const pp_model *m)
+{
+	double h = m->hidden_size, nv = m->gdn_v_heads;
+	double dk = (double)m->gdn_k_heads * m->gdn_k_dim, dv = nv * m->gdn_v_dim;
+	double conv = 2.0 * dk + dv;
+	return h * (2.0 * dk + 2.0 * dv) /* in_proj_qkvz */
+	       + h * 2.0 * nv            /* in_proj_ba */
+	       + conv * m->gdn_conv      /* conv1d, depthwise, no bias */
+	       + 2.0 * nv                /* A_log, dt_bias */
+	       + m->gdn_v_dim            /* the gated RMSNorm's weight, shared by the heads */
+	       + dv * h;                 /* out_proj */
+}
+
+double pp_gdn_core_flops(double dk, double dv, double tokens, bool bwd)
+{
+	double C = PP_GDN_CHUNK;
+	double per = bwd ? 16.0 * dk * dv + 16.0 * C * dk + 10.0 * C * dv + 4.0 * C * C
+			 : 6.0 * dk * dv + 6.0 * C * dk + 4.0 * C * dv + C * C / 3.0;
+	return tokens * per;
 }
 
 double pp_expert_params(const pp_model *m, double experts)
@@ -40,7 +62,8 @@ static double moe_mlp_params(const pp_model *m, double experts)
 double pp_layer_params_kind(const pp_model *m, int kind)
 {
 	double h = m->hidden_size, f = m->ffn_hidden_size;
-	if (!(kind & PP_LK_MOE) && !m->multi_latent_attention && m->head_dim <= 0) {
+	if (!(kind & (PP_LK_MOE | PP_LK_LINEAR)) && !m->multi_latent_attention && m->head_dim <= 0 &&
+	    !m->attn_output_gate) {
 		double d = h / m->num_attention_heads;
 		double kv = 2.0 * m->num_query_groups * d;
 		if (m->swiglu) /* Llama style: no biases, RMSNorm (one vector each) */
@@ -51,7 +74,8 @@ double pp_layer_params_kind(const pp_model *m, int kind)
 	double norms = m->swiglu ? 2.0 * h : 4.0 * h;
 	double mlp = (kind & PP_LK_MOE) ? moe_mlp_params(m, m->num_experts)
 		     : m->swiglu ? 3.0 * h * f : 2.0 * h * f + f + h;
-	return attention_params(m) + mlp + norms;
+	double mix = (kind & PP_LK_LINEAR) ? pp_gdn_params(m) : attention_params(m);
+	return mix + mlp + norms;
 }
 
 double pp_layer_params(const pp_model *m)
@@ -71,7 +95,7 @@ void pp_model_kind_counts(const pp_model *m, int n[PP_LAYER_KINDS])
 {
 	for (int k = 0; k < PP_LAYER_KINDS; k++)
 		n[k] = 0;
-	if (m->num_experts <= 0 && m->window <= 0) {
+	if (m->num_experts <= 0 && m->window <= 0 && m->linear_attn_interval <= 0) {
 		n[0] = m->num_layers;
 		return;
 	}

@@ -62,6 +62,9 @@ typedef struct dims {
 	double qlr, kvlr, dqk, drope, dv;
 	/* the kind being built */
 	bool moe, windowed;
+	bool linear;          /* a Gated DeltaNet layer (gdnops.c) instead of softmax attention */
+	double qgate;         /* q_proj's width over the query's: 2 with an output gate, else 1 */
+	double nk, nv, dk, dvl, conv; /* Gated DeltaNet: key, value heads; their sizes; conv taps */
 	double window;        /* tokens a windowed layer attends to */
 	/* experts (MoE kinds) */
 	double E, topk, Fm, S;     /* experts, per token, one's FFN, the shared FFN */
@@ -143,6 +146,11 @@ void wl_embed_fwd(ctx *c, const dims *x, pp_group tp);
 void wl_embed_bwd(ctx *c, const dims *x, pp_group tp);
 void wl_head_fwd(ctx *c, const dims *x, pp_group tp, bool count);
 void wl_head_bwd(ctx *c, const dims *x, pp_group tp);
+
+/* gdnops.c: a Gated DeltaNet layer's token mixer in place of the
+ * attention (wl_attention_fwd/bwd hand over to them when x->linear). */
+void wl_gdn_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only);
+void wl_gdn_bwd(ctx *c, const dims *x, pp_group tp);
 
 /* moeops.c: the MLP of an MoE layer (router, dispatch, experts, combine,
  * shared experts), after the second norm. */

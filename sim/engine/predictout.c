@@ -245,6 +245,14 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 		       r->params_active / 1e9, p->ep, pp_parallel_etp(p),
 		       pp_moe_dispatcher_names[t->moe_token_dispatcher], t->moe_load_imbalance,
 		       t->moe_expert_capacity_factor > 0 ? ", tokens past capacity dropped" : "");
+	if (m->linear_attn_interval > 0) {
+		int lin = 0;
+		for (int i = 0; i < m->num_layers; i++)
+			lin += pp_model_layer_linear(m, i);
+		pp_sb_addf(out, "Linear     %d Gated DeltaNet layers (%d key / %d value heads of %d / %d, "
+		       "conv %d), %d gated-attention layers\n", lin, m->gdn_k_heads, m->gdn_v_heads,
+		       m->gdn_k_dim, m->gdn_v_dim, m->gdn_conv, m->num_layers - lin);
+	}
 	char sched[64];
 	pp_parallel_schedule_text(p, sched, sizeof(sched));
 	/* the memory measures beside the recompute mode (DeepSeek-V3's) */

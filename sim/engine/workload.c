@@ -127,6 +127,12 @@ void wl_dims_model(dims *x, const pp_model *m, int tp)
 	x->dv = m->v_head_dim;
 	x->window = m->window;
 	x->fused_proj = true;
+	x->qgate = m->attn_output_gate ? 2.0 : 1.0;
+	x->nk = m->gdn_k_heads;
+	x->nv = m->gdn_v_heads;
+	x->dk = m->gdn_k_dim;
+	x->dvl = m->gdn_v_dim;
+	x->conv = m->gdn_conv;
 }
 
 /* The dimensions of the layout and of layer kind k. */
@@ -225,7 +231,7 @@ static double kind_params(const pp_model *m, const dims *x, int k, double *exper
 	*experts = 0;
 	if (x->moe)
 		*experts = x->El * (m->swiglu ? 3.0 : 2.0) * x->h * x->Fm / x->etp;
-	if (!x->moe && !x->mla && m->head_dim <= 0)
+	if (!x->moe && !x->mla && m->head_dim <= 0 && !x->linear && !m->attn_output_gate)
 		return pp_layer_params(m) / x->t;
 	return (pp_layer_params_kind(m, k) - (x->moe ? pp_expert_params(m, x->E) : 0)) / x->t + *experts;
 }
@@ -307,6 +313,7 @@ static void mtp_kind(dims *x, const pp_scenario *s, ctx *c)
 	c->kind = k;
 	x->moe = (k & PP_LK_MOE) != 0;
 	x->windowed = (k & PP_LK_WINDOW) != 0;
+	x->linear = (k & PP_LK_LINEAR) != 0;
 }
 
 static void mtp_fwd(pp_workload *w, ctx *c, dims *x, const pp_scenario *s)
@@ -348,6 +355,7 @@ static void build_kind(pp_workload *w, ctx *c, dims *x, const pp_scenario *s, in
 	c->kind = k;
 	x->moe = (k & PP_LK_MOE) != 0;
 	x->windowed = (k & PP_LK_WINDOW) != 0;
+	x->linear = (k & PP_LK_LINEAR) != 0;
 	double experts, base = kind_params(m, x, k, &experts);
 	int a0 = w->nops;
 	c->phase = PP_PH_FWD;

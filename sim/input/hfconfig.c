@@ -125,6 +125,62 @@ out:
 	return rc;
 }
 
+/* Qwen3-Next (transformers Qwen3NextConfig, modeling_qwen3_next.py):
+ * Qwen3-MoE's experts with a shared expert; layer i is Gated DeltaNet
+ * linear attention unless (i + 1) % full_attention_interval == 0 (the
+ * config's layer_types, written out or not, must say the same), the others
+ * gated softmax attention (q_proj writes a sigmoid gate per query element:
+ * Qwen3NextAttention, always). linear_num_value_heads must be a multiple of
+ * linear_num_key_heads (each key head serves that many value heads, as the
+ * model repeats q and k). No sliding window. */
+static int read_qwen_next(const pp_jdoc *hf, pp_model *m, pp_err *err)
+{
+	int rc, L = m->num_layers, every = 4;
+	bool usw = false;
+	if ((rc = get_int(hf, "full_attention_interval", false, false, 1, MAX_DIM, &every, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "linear_num_key_heads", true, false, 1, MAX_DIM, &m->gdn_k_heads, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "linear_num_value_heads", true, false, 1, MAX_DIM, &m->gdn_v_heads,
+			  NULL, err)) ||
+	    (rc = get_int(hf, "linear_key_head_dim", true, false, 1, MAX_DIM, &m->gdn_k_dim, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "linear_value_head_dim", true, false, 1, MAX_DIM, &m->gdn_v_dim, NULL,
+			  err)) ||
+	    (rc = get_int(hf, "linear_conv_kernel_dim", true, false, 1, 1024, &m->gdn_conv, NULL,
+			  err)) ||
+	    (rc = pp_jget_bool(hf, hf->root, "", "use_sliding_window", false, &usw, NULL, err)))
+		return rc;
+	if (m->gdn_v_heads % m->gdn_k_heads)
+		return pp_jdoc_errf(hf, err, "linear_num_value_heads", "found %d value heads for %d "
+				    "key heads; expected a multiple of linear_num_key_heads",
+				    m->gdn_v_heads, m->gdn_k_heads);
+	if (usw)
+		return pp_jdoc_errf(hf, err, "use_sliding_window", "found true; expected false: "
+				    "Qwen3-Next's attention has no sliding window");
+	const cJSON *lt = cJSON_GetObjectItemCaseSensitive(hf->root, "layer_types");
+	if (lt) {
+		char p[64], what[96];
+		if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != L)
+			return pp_jdoc_errf(hf, err, "layer_types", "found %s; expected a list of %d "
+					    "layer types, one per layer",
+					    pp_jdoc_describe(lt, what, sizeof(what)), L);
+		int i = 0;
+		for (const cJSON *e = lt->child; e; e = e->next, i++) {
+			bool lin = (i + 1) % every != 0;
+			const char *want = lin ? "linear_attention" : "full_attention";
+			if (!cJSON_IsString(e) || strcmp(e->valuestring, want))
+				return pp_jdoc_errf(hf, err, pp_jpath_idx(p, sizeof(p), "layer_types", i),
+						    "found %s; expected \"%s\" (full_attention_interval "
+						    "%d: podplan models that layer rule only)",
+						    pp_jdoc_describe(e, what, sizeof(what)), want, every);
+		}
+	}
+	m->linear_attn_interval = every;
+	m->attn_output_gate = true;
+	return read_qwen_moe(hf, m, err);
+}
+
 /* DeepSeek's expert layout (DeepSeek-V2/V3, Kimi K2, GLM-4.5): layer i is
  * MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0 (vLLM
  * deepseek_v2.py _is_moe_layer; glm4_moe.py: i >= first_k_dense_replace),
@@ -419,6 +475,7 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 		return pp_hfllama4_read(m, hf, err);
 	pp_hf_fam f = !strcmp(mt, "mixtral")                                ? F_MIXTRAL
 		      : !strcmp(mt, "qwen2_moe") || !strcmp(mt, "qwen3_moe") ? F_QWEN_MOE
+		      : !strcmp(mt, "qwen3_next")                            ? F_QWEN_NEXT
 		      : !strcmp(mt, "deepseek_v2") || !strcmp(mt, "deepseek_v3") ||
 				!strcmp(mt, "kimi_k2")                       ? F_DEEPSEEK
 		      : !strcmp(mt, "glm4_moe")                              ? F_GLM
@@ -463,7 +520,7 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 	if (f != F_DEEPSEEK &&
 	    (rc = get_int(hf, "head_dim", false, true, 1, MAX_DIM, &m->head_dim, NULL, err)))
 		return rc;
-	if (f != F_DEEPSEEK && (rc = read_window(hf, mt, m, err)))
+	if (f != F_DEEPSEEK && f != F_QWEN_NEXT && (rc = read_window(hf, mt, m, err)))
 		return rc;
 	switch (f) {
 	case F_MIXTRAL: return read_mixtral(hf, m, err);
@@ -471,6 +528,7 @@ int pp_hfconfig_read(pp_model *m, const pp_jdoc *hf, bool drop_mtp, pp_err *err)
 	case F_DEEPSEEK: return read_deepseek(hf, m, drop_mtp, err);
 	case F_GPT_OSS: return read_gpt_oss(hf, m, err);
 	case F_GLM: return read_ds_moe(hf, m, drop_mtp, err);
+	case F_QWEN_NEXT: return read_qwen_next(hf, m, err);
 	default: return 0;
 	}
 }

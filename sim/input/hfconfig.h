@@ -5,7 +5,9 @@
  * Families read (model_type): the dense decoders (llama, mistral, qwen2,
  * qwen3, phi3, gemma, gemma2, olmo2, granite, and any other model_type that
  * sticks to their keys), gpt2 (its own names: n_embd, n_layer, ...), mixtral,
- * qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss and llama4
+ * qwen2_moe, qwen3_moe, qwen3_next (Gated DeltaNet layers between gated
+ * attention ones: full_attention_interval, linear_*), deepseek_v2,
+ * deepseek_v3, glm4_moe, gpt_oss and llama4
  * (its text_config; hfllama4.c: MoE interleave, a shared expert, chunked
  * attention up to one chunk). The fields
  * map to Megatron-LM's names as NVIDIA's Megatron-MoE-ModelZoo converts them

@@ -16,9 +16,10 @@
 /* The families of configs (model_type), each with its own keys and layer
  * rule: the dense decoders; Mixtral; Qwen2/3-MoE; DeepSeek-V2/V3 and Kimi
  * K2; gpt-oss; GPT-2 (its own names); GLM-4.5 (DeepSeek's expert layout
- * without MLA). */
+ * without MLA); Qwen3-Next (Qwen3-MoE's experts, Gated DeltaNet layers
+ * between gated-attention ones). At most 8 (a key's family bits). */
 typedef enum pp_hf_fam {
-	F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2, F_GLM, F_COUNT
+	F_DENSE, F_MIXTRAL, F_QWEN_MOE, F_DEEPSEEK, F_GPT_OSS, F_GPT2, F_GLM, F_QWEN_NEXT, F_COUNT
 } pp_hf_fam;
 
 /* Every key of the config hf (model_type mt, family f) is one the family

@@ -10,7 +10,9 @@
 #define B(f) (1u << (f))
 #define ALL 0xffu
 #define DENSE B(F_DENSE)
-#define MOE (B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS))
+#define MOE (B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS) | B(F_QWEN_NEXT))
+/* Qwen2/3-MoE's expert keys, which Qwen3-Next shares */
+#define QMOE (B(F_QWEN_MOE) | B(F_QWEN_NEXT))
 #define NOT_GPT2 (ALL & ~B(F_GPT2))
 /* DeepSeek's expert layout: routed + shared experts after first_k_dense_replace dense layers */
 #define DSMOE (B(F_DEEPSEEK) | B(F_GLM))
@@ -62,15 +64,26 @@ static const struct hf_key {
 	{"sliding_window", DENSE | B(F_MIXTRAL) | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
 	{"sliding_window_size", DENSE, "read: Gemma 2's earlier name of sliding_window (transformers "
 	 "4.42 wrote both), which it must equal"},
-	{"use_sliding_window", DENSE | B(F_QWEN_MOE), WIN}, {"max_window_layers", DENSE | B(F_QWEN_MOE), WIN},
+	{"use_sliding_window", DENSE | B(F_QWEN_MOE), WIN},
+	{"use_sliding_window", B(F_QWEN_NEXT), "read: false (Qwen3-Next has no sliding window; true "
+	 "is refused)"}, {"max_window_layers", DENSE | B(F_QWEN_MOE), WIN},
 	{"layer_types", DENSE | B(F_QWEN_MOE) | B(F_GPT_OSS), WIN},
 	{"sliding_window_pattern", DENSE, "read: Gemma 3's layer rule, layer i sliding unless (i + 1) "
 	 "is a multiple of it (five local layers per global one at 6)"},
 	{"num_local_experts", B(F_MIXTRAL) | B(F_GPT_OSS), RD},
 	{"num_experts_per_tok", MOE | DSMOE, RD}, {"experts_per_token", B(F_GPT_OSS), RD},
-	{"num_experts", B(F_QWEN_MOE), RD}, {"moe_intermediate_size", B(F_QWEN_MOE) | DSMOE, RD},
-	{"shared_expert_intermediate_size", B(F_QWEN_MOE), RD},
-	{"decoder_sparse_step", B(F_QWEN_MOE), RD}, {"mlp_only_layers", B(F_QWEN_MOE), RD},
+	{"num_experts", QMOE, RD}, {"moe_intermediate_size", QMOE | DSMOE, RD},
+	{"shared_expert_intermediate_size", QMOE, RD},
+	{"decoder_sparse_step", QMOE, RD}, {"mlp_only_layers", QMOE, RD},
+	{"full_attention_interval", B(F_QWEN_NEXT), "read: layer i is Gated DeltaNet linear attention "
+	 "unless (i + 1) is a multiple of it (transformers Qwen3NextConfig's layer_types)"},
+	{"layer_types", B(F_QWEN_NEXT), "read: linear_attention or full_attention, which must follow "
+	 "full_attention_interval"},
+	{"linear_num_key_heads", B(F_QWEN_NEXT), "read: Gated DeltaNet's query/key heads"},
+	{"linear_num_value_heads", B(F_QWEN_NEXT), "read: Gated DeltaNet's value heads (a multiple of "
+	 "the key heads)"},
+	{"linear_key_head_dim", B(F_QWEN_NEXT), RD}, {"linear_value_head_dim", B(F_QWEN_NEXT), RD},
+	{"linear_conv_kernel_dim", B(F_QWEN_NEXT), "read: the causal conv1d's taps over q, k and v"},
 	{"n_routed_experts", DSMOE, RD}, {"n_shared_experts", DSMOE, RD},
 	{"first_k_dense_replace", DSMOE, RD}, {"moe_layer_freq", B(F_DEEPSEEK), RD},
 	{"q_lora_rank", B(F_DEEPSEEK), RD}, {"kv_lora_rank", B(F_DEEPSEEK), RD},
@@ -111,7 +124,7 @@ static const struct hf_key {
 	{"logits_scaling", DENSE, SCAL},
 	{"use_qk_norm", B(F_GLM), "an RMSNorm of each query and key head: elementwise, not costed"},
 	{"router_aux_loss_coef", MOE, ROUT}, {"router_jitter_noise", B(F_MIXTRAL), ROUT},
-	{"output_router_logits", MOE, ROUT}, {"norm_topk_prob", B(F_QWEN_MOE) | DSMOE, ROUT},
+	{"output_router_logits", MOE, ROUT}, {"norm_topk_prob", QMOE | DSMOE, ROUT},
 	{"n_group", DSMOE, "group-limited routing (checked to be possible): the same tokens "
 	 "per expert on average"},
 	{"topk_group", DSMOE, "as n_group"}, {"topk_method", B(F_DEEPSEEK), ROUT},
@@ -132,14 +145,11 @@ static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_r
 static const struct hf_refused {
 	const char *key, *why;
 } hf_refused[] = {
-	{"full_attention_interval", "a hybrid of linear and softmax attention (Qwen3-Next: three Gated "
-	 "DeltaNet layers per gated-attention layer); podplan models softmax attention only (a "
-	 "linear-attention layer's compute is linear in the sequence and it keeps a fixed state, "
-	 "not a KV cache)"},
-	{"linear_num_value_heads", "linear-attention (Gated DeltaNet) heads; podplan models softmax "
-	 "attention only"},
-	{"linear_num_key_heads", "linear-attention (Gated DeltaNet) heads; podplan models softmax "
-	 "attention only"},
+	{"full_attention_interval", "a hybrid of linear and softmax attention, read in a Qwen3-Next "
+	 "config (model_type qwen3_next) only: another family's linear layers (Qwen3.5's, Kimi "
+	 "Linear's) may differ from Qwen3-Next's Gated DeltaNet"},
+	{"linear_num_value_heads", "linear-attention heads, read in a Qwen3-Next config only"},
+	{"linear_num_key_heads", "linear-attention heads, read in a Qwen3-Next config only"},
 	{"vision_config", "a vision encoder (a multimodal model); podplan models the language model "
 	 "only, from a text model's config"},
 	{"text_config", "the language model nested in a multimodal config; podplan reads it in "
@@ -150,9 +160,14 @@ static const struct hf_refused {
 	{"no_rope_layers", "Llama 4's layers without RoPE, read in a Llama 4 config only"},
 };
 
-static int check_refused(const pp_jdoc *hf, const char *mt, pp_err *err)
+static int check_refused(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *err)
 {
 	for (size_t i = 0; i < PP_ARRAY_LEN(hf_refused); i++) {
+		/* Qwen3-Next reads its linear-attention keys (the table's rows) */
+		if (f == F_QWEN_NEXT && !strncmp(hf_refused[i].key, "linear_", 7))
+			continue;
+		if (f == F_QWEN_NEXT && !strcmp(hf_refused[i].key, "full_attention_interval"))
+			continue;
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(hf->root, hf_refused[i].key);
 		char what[96];
 		if (v)
@@ -184,7 +199,7 @@ void pp_hfconfig_accepted(pp_sb *out)
 {
 	pp_sb_adds(out, "| key | families | what podplan does with it |\n|---|---|---|\n");
 	static const char *const fn[F_COUNT] = {"dense", "mixtral", "qwen MoE", "deepseek",
-						"gpt-oss", "gpt2", "glm4_moe"};
+						"gpt-oss", "gpt2", "glm4_moe", "qwen3_next"};
 	for (size_t i = 0; i < PP_ARRAY_LEN(hf_keys); i++) {
 		const struct hf_key *k = &hf_keys[i];
 		pp_sb_addf(out, "| `%s` | ", k->key);
@@ -200,7 +215,11 @@ void pp_hfconfig_accepted(pp_sb *out)
 	}
 	pp_hfllama4_accepted(out);
 	for (size_t i = 0; i < PP_ARRAY_LEN(hf_refused); i++)
-		pp_sb_addf(out, "| `%s` | all but llama4 | refused: %s |\n", hf_refused[i].key,
+		pp_sb_addf(out, "| `%s` | all but llama4%s | refused: %s |\n", hf_refused[i].key,
+			   strncmp(hf_refused[i].key, "linear_", 7) &&
+					   strcmp(hf_refused[i].key, "full_attention_interval")
+				   ? ""
+				   : ", qwen3_next",
 			   hf_refused[i].why);
 }
 
@@ -221,7 +240,7 @@ static int check_keys(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *er
 		if (f == F_DENSE && in(k, k_experts, PP_ARRAY_LEN(k_experts)))
 			return pp_jdoc_errf(hf, err, k, "found an expert key in a config of model_type "
 					    "\"%s\"; expected expert keys only with model_type mixtral, "
-					    "qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe or gpt_oss (a "
+					    "qwen2_moe, qwen3_moe, qwen3_next, deepseek_v2, deepseek_v3, kimi_k2, glm4_moe or gpt_oss (a "
 					    "mixture of experts is never read as a dense model)", mt);
 		return pp_jdoc_errf(hf, err, k, "found a key podplan does not model in a config of "
 				    "model_type \"%s\"; expected only keys it reads or knows to leave "
@@ -234,6 +253,6 @@ static int check_keys(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *er
 
 int pp_hf_check_keys(const pp_jdoc *hf, pp_hf_fam f, const char *mt, pp_err *err)
 {
-	int rc = check_refused(hf, mt, err);
+	int rc = check_refused(hf, f, mt, err);
 	return rc ? rc : check_keys(hf, f, mt, err);
 }

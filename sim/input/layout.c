@@ -189,6 +189,19 @@ int pp_layout_check(const pp_model *m, const pp_training *t, const pp_parallel *
 	if (!m->multi_latent_attention && m->num_query_groups % p->tp && p->tp % m->num_query_groups)
 		FAIL(TP, "found %d, which neither divides nor is a multiple of num_query_groups = %d; "
 		     "expected one of them", p->tp, m->num_query_groups);
+	/* Gated DeltaNet: TP splits the key heads (and their value heads) */
+	if (m->linear_attn_interval > 0 && m->gdn_k_heads % p->tp)
+		FAIL(TP, "found %d, which does not divide the %d Gated DeltaNet key heads "
+		     "(linear_num_key_heads); expected a divisor", p->tp, m->gdn_k_heads);
+	if (m->linear_attn_interval > 0 && p->cp > 1)
+		FAIL("parallel.context_parallel_size", "found %d with Gated DeltaNet linear-attention "
+		     "layers; expected 1: context parallelism is modelled as softmax attention's "
+		     "ring exchange, and a linear-attention layer's (its states passed along the "
+		     "ranks) is not", p->cp);
+	if (m->linear_attn_interval > 0 && (t->finetune == PP_FT_LORA || t->finetune == PP_FT_QLORA))
+		FAIL("training.finetune", "found \"%s\" with Gated DeltaNet linear-attention layers; "
+		     "expected \"full\": podplan's LoRA adapters are those of softmax attention's "
+		     "q, k, v and o", t->finetune == PP_FT_LORA ? "lora" : "qlora");
 	if (has_dense_layer(m) && m->ffn_hidden_size % p->tp)
 		FAIL(TP, "found %d, which does not divide ffn_hidden_size = %d; expected a divisor",
 		     p->tp, m->ffn_hidden_size);

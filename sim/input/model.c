@@ -13,9 +13,16 @@ bool pp_model_layer_moe(const pp_model *m, int i)
 	return i % f == 0;
 }
 
+bool pp_model_layer_linear(const pp_model *m, int i)
+{
+	return m->linear_attn_interval > 0 && (i + 1) % m->linear_attn_interval != 0;
+}
+
 int pp_model_layer_kind(const pp_model *m, int i)
 {
 	int k = pp_model_layer_moe(m, i) ? PP_LK_MOE : 0;
+	if (pp_model_layer_linear(m, i))
+		return k | PP_LK_LINEAR;
 	if (m->window <= 0)
 		return k;
 	if (m->window_list_len > 0 ? i < m->window_list_len && m->window_list[i]

@@ -78,13 +78,29 @@ typedef struct pp_model {
 	 * embedding, two RMSNorms, a 2h -> h projection, one layer of the last
 	 * layer's kind, a norm and the output layer's logits and loss; 0: none */
 	int mtp_num_layers;
+	/* Gated DeltaNet linear attention (Yang et al., arXiv:2412.06464;
+	 * Qwen3-Next, transformers modeling_qwen3_next.py): layer i is a
+	 * linear-attention layer unless (i + 1) % linear_attn_interval == 0
+	 * (the config's full_attention_interval); 0: none. Its heads: gdn_k_heads
+	 * query/key heads of gdn_k_dim, gdn_v_heads value heads of gdn_v_dim
+	 * (each key head shared by gdn_v_heads / gdn_k_heads value heads), a
+	 * causal depthwise convolution of gdn_conv taps over q, k and v */
+	int linear_attn_interval;
+	int gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+	/* the softmax attention's sigmoid output gate (Qwen3-Next's gated
+	 * attention, Qiu et al. arXiv:2505.06708): q_proj also writes one gate
+	 * per query element, so it is twice as wide */
+	bool attn_output_gate;
 } pp_model;
 
 /* Layer kinds the step engine costs separately: MoE or dense, windowed
- * attention or full. */
-enum { PP_LK_MOE = 1, PP_LK_WINDOW = 2, PP_LAYER_KINDS = 4 };
-/* Whether layer i (0-based) of m is an MoE layer / windowed, and its kind. */
+ * attention or full, Gated DeltaNet linear attention or softmax (a linear
+ * layer is never windowed). */
+enum { PP_LK_MOE = 1, PP_LK_WINDOW = 2, PP_LK_LINEAR = 4, PP_LAYER_KINDS = 8 };
+/* Whether layer i (0-based) of m is an MoE layer / a linear-attention
+ * layer, and its kind. */
 bool pp_model_layer_moe(const pp_model *m, int i);
+bool pp_model_layer_linear(const pp_model *m, int i);
 int pp_model_layer_kind(const pp_model *m, int i);
 /* The head size of m's (non-MLA) attention. */
 int pp_model_head_dim(const pp_model *m);

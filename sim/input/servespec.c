@@ -182,6 +182,17 @@ static bool big_gpu(const pp_gpu *g, double min_gib, const char *exclude)
 static int check_layout(const pp_jdoc *d, const pp_servespec *sv, const pp_model *m,
 			const pp_cluster *cl, const char *TP, pp_err *err)
 {
+	/* a Gated DeltaNet layer keeps a fixed recurrent state per sequence
+	 * (gdn_v_heads x gdn_k_dim x gdn_v_dim and the conv's last taps), not a
+	 * KV cache: the serving model's cache, its block pool and its decode
+	 * kernels are softmax attention's on every layer */
+	if (m->linear_attn_interval > 0)
+		return pp_jdoc_errf(d, err, "model", "found a model with Gated DeltaNet linear-attention "
+				    "layers (Qwen3-Next: %d of every %d layers); expected a model with "
+				    "softmax attention on every layer: podplan serves no linear-attention "
+				    "model (its fixed recurrent state in place of a KV cache is not "
+				    "modelled); training predict reads it", m->linear_attn_interval - 1,
+				    m->linear_attn_interval);
 	if (m->num_attention_heads % sv->tp)
 		return pp_jdoc_errf(d, err, TP, "found %d, which does not divide num_attention_heads "
 				    "= %d; expected a divisor of the head count", sv->tp,
