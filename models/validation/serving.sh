@@ -34,6 +34,7 @@ mlperf-offline|mlperf41-llama2-70b-h100x8-offline|mlperf41-llama2-70b-h100x8-off
 mlperf-offline|mlperf41-llama2-70b-h200x8-offline|mlperf41-llama2-70b-h200x8-offline|output_throughput
 mlperf-offline|mlperf51-llama2-70b-b200x8-offline|mlperf51-llama2-70b-b200x8-offline|output_throughput
 mlperf-offline|mlperf51-llama2-70b-gb200x4-offline|mlperf51-llama2-70b-gb200x4-offline|output_throughput
+mlperf-offline|mlperf51-llama2-70b-rtxpro6000x8-offline|mlperf51-llama2-70b-rtxpro6000x8-offline|output_throughput
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|output_throughput
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|median_ttft_ms
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|p99_ttft_ms
