@@ -127,6 +127,22 @@ printf 'vllm serve Qwen/Qwen3-30B-A3B --speculative-config {}\n' >"$tmp/spec.sh"
 "$bin" import vllm "$tmp/spec.sh" 2>"$tmp/err" >/dev/null
 [ $? -eq 2 ] && grep -q -- "--speculative-config: refused" "$tmp/err"
 ok $? "vllm --speculative-config refused by name"
+# FP4: vLLM's --quantization names and NVIDIA's -FP4 checkpoints
+printf 'vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization modelopt_fp4\n' >"$tmp/nvfp4.sh"
+printf 'vllm serve meta-llama/Llama-3.1-8B-Instruct --quantization mxfp4\n' >"$tmp/mxfp4.sh"
+printf 'vllm serve nvidia/Llama-3.1-8B-Instruct-FP4\n' >"$tmp/fp4name.sh"
+"$bin" import vllm "$tmp/nvfp4.sh" --model llama3-8b --gpu b200 -o "$tmp/nvfp4.json" 2>"$tmp/err" &&
+	"$bin" import vllm "$tmp/mxfp4.sh" --model llama3-8b --gpu mi355x -o "$tmp/mxfp4.json" 2>>"$tmp/err" &&
+	"$bin" import vllm "$tmp/fp4name.sh" --model llama3-8b --gpu b200 -o "$tmp/fp4name.json" 2>>"$tmp/err" &&
+	[ "$(key "$tmp/nvfp4.json" serving.precision)" = '"nvfp4"' ] &&
+	[ "$(key "$tmp/mxfp4.json" serving.precision)" = '"mxfp4"' ] &&
+	[ "$(key "$tmp/fp4name.json" serving.precision)" = '"nvfp4"' ] &&
+	"$bin" serve "$tmp/nvfp4.json" >"$tmp/out" 2>&1 && grep -q 'nvfp4 weights' "$tmp/out"
+ok $? "vllm --quantization modelopt_fp4: nvfp4, mxfp4: mxfp4, a -FP4 name: nvfp4; serves on B200"
+printf 'vllm serve amd/Llama-3.1-8B-Instruct-MXFP4 --quantization quark\n' >"$tmp/quark.sh"
+"$bin" import vllm "$tmp/quark.sh" --model llama3-8b 2>"$tmp/err" >/dev/null
+[ $? -eq 2 ] && grep -q -- '--quantization: found "quark": refused' "$tmp/err"
+ok $? "vllm --quantization quark refused: the format is in the checkpoint"
 
 # Megatron-Bridge recipes (NeMo's), the Python modules as published
 br() { # br FILE RECIPE: import nemo into $tmp/RECIPE.json, then predict

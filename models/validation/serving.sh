@@ -32,6 +32,9 @@ fi
 cat > "$tmp/rows" <<'EOF'
 mlperf-offline|mlperf41-llama2-70b-h100x8-offline|mlperf41-llama2-70b-h100x8-offline|output_throughput
 mlperf-offline|mlperf41-llama2-70b-h200x8-offline|mlperf41-llama2-70b-h200x8-offline|output_throughput
+mlperf-offline|mlperf51-llama2-70b-b200x8-offline|mlperf51-llama2-70b-b200x8-offline|output_throughput
+mlperf-offline|mlperf51-llama2-70b-gb200x4-offline|mlperf51-llama2-70b-gb200x4-offline|output_throughput
+mlperf-offline|mlperf51-llama2-70b-rtxpro6000x8-offline|mlperf51-llama2-70b-rtxpro6000x8-offline|output_throughput
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|output_throughput
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|median_ttft_ms
 mlperf-server|mlperf41-llama2-70b-h100x8-server|mlperf41-llama2-70b-h100x8-server|p99_ttft_ms
@@ -47,6 +50,7 @@ amd-mlperf-offline|mlperf41-llama2-70b-mi300x8-offline|mlperf41-llama2-70b-mi300
 amd-mlperf-offline|mlperf41-llama2-70b-mi300x8-turin-offline|mlperf41-llama2-70b-mi300x8-turin-offline|output_throughput
 amd-mlperf-offline|mlperf51-llama2-70b-mi300x8-offline|mlperf51-llama2-70b-mi300x8-offline|output_throughput
 amd-mlperf-offline|mlperf51-llama2-70b-mi325x8-offline|mlperf51-llama2-70b-mi325x8-offline|output_throughput
+amd-mlperf-offline|mlperf51-llama2-70b-mi355x8-offline|mlperf51-llama2-70b-mi355x8-offline|output_throughput
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|output_throughput
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|median_ttft_ms
 amd-mlperf-server|mlperf41-llama2-70b-mi300x1-server|mlperf41-llama2-70b-mi300x1-server|p99_ttft_ms

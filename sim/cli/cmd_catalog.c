@@ -60,24 +60,30 @@ static void walk_figures(const pp_catalog *cat, const char *kind, const cJSON *n
 static void print_gpus(const pp_catalog *cat)
 {
 	printf("GPUs (%zu)\n", pp_catalog_ngpus(cat));
-	printf("  %-10s %-30s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "id", "name", "fp32", "tf32",
-	       "bf16", "fp8", "mem", "mem bw", "NVLink", "PCIe", "TDP");
-	printf("  %-10s %-30s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "", "", "TFLOP/s", "TFLOP/s",
-	       "TFLOP/s", "TFLOP/s", "GiB", "TB/s", "GB/s/dir", "gen", "W");
+	printf("  %-10s %-30s %8s %8s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "id", "name", "fp32",
+	       "tf32", "bf16", "fp8", "nvfp4", "mxfp4", "mem", "mem bw", "NVLink", "PCIe", "TDP");
+	printf("  %-10s %-30s %8s %8s %8s %8s %8s %8s %7s %8s %8s %5s %6s\n", "", "", "TFLOP/s",
+	       "TFLOP/s", "TFLOP/s", "TFLOP/s", "TFLOP/s", "TFLOP/s", "GiB", "TB/s", "GB/s/dir", "gen",
+	       "W");
 	for (size_t i = 0; i < pp_catalog_ngpus(cat); i++) {
 		const pp_gpu *g = pp_catalog_gpu_at(cat, i);
-		char fp8[16], nv[16];
-		if (g->peak_flops[PP_DT_FP8] > 0)
-			snprintf(fp8, sizeof(fp8), "%.1f", g->peak_flops[PP_DT_FP8] / PP_TERA);
-		else
-			snprintf(fp8, sizeof(fp8), "-");
+		/* the optional dtypes: "-" where the SKU has no such tensor cores */
+		char opt[3][16], nv[16];
+		const pp_dtype od[3] = {PP_DT_FP8, PP_DT_NVFP4, PP_DT_MXFP4};
+		for (int j = 0; j < 3; j++) {
+			if (g->peak_flops[od[j]] > 0)
+				snprintf(opt[j], sizeof(opt[j]), "%.1f", g->peak_flops[od[j]] / PP_TERA);
+			else
+				snprintf(opt[j], sizeof(opt[j]), "-");
+		}
 		if (g->nvlink_gen)
 			snprintf(nv, sizeof(nv), "%.0f", g->nvlink_Bps / PP_GB);
 		else
 			snprintf(nv, sizeof(nv), "none");
-		printf("  %-10s %-30.30s %8.1f %8.1f %8.1f %8s %7.0f %8.2f %8s %5d %6.0f\n", g->id,
-		       g->name, g->peak_flops[PP_DT_FP32] / PP_TERA, g->peak_flops[PP_DT_TF32] / PP_TERA,
-		       g->peak_flops[PP_DT_BF16] / PP_TERA, fp8, g->mem_bytes / PP_GIB,
+		printf("  %-10s %-30.30s %8.1f %8.1f %8.1f %8s %8s %8s %7.0f %8.2f %8s %5d %6.0f\n",
+		       g->id, g->name, g->peak_flops[PP_DT_FP32] / PP_TERA,
+		       g->peak_flops[PP_DT_TF32] / PP_TERA, g->peak_flops[PP_DT_BF16] / PP_TERA, opt[0],
+		       opt[1], opt[2], g->mem_bytes / PP_GIB,
 		       g->mem_Bps / PP_TERA, nv, g->pcie_gen, g->tdp_w);
 	}
 }

@@ -226,12 +226,12 @@ static void keep(pp_forward *f, entry *e, int seg, int from)
 }
 
 /* The op builder's context of a forward pass: the layers' ops in the
- * scenario's precision (FP8 GEMMs keep 16-bit attention), no framework
+ * scenario's precision (FP8 and FP4 GEMMs keep 16-bit attention), no framework
  * stack. */
 static ctx fwd_ctx(pp_forward *f)
 {
 	pp_dtype dt = f->s->training.precision;
-	ctx c = {&f->w, f->hw, dt, dt == PP_DT_FP8 ? PP_DT_BF16 : dt, 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
+	ctx c = {&f->w, f->hw, dt, pp_dtype_attn(dt), 2.0, PP_PART_LAYER, PP_PH_FWD, 0,
 		 NULL, PP_ATTN_CATALOG, false, false, 0, false};
 	return c;
 }

@@ -415,7 +415,7 @@ void pp_workload_build(pp_workload *w, const pp_scenario *s, const pp_hw *hw)
 	pp_workload_set_layout(w, s);
 	dims_of(&x, s, w);
 
-	ctx c = {w, hw, tr->precision, tr->precision == PP_DT_FP8 ? PP_DT_BF16 : tr->precision,
+	ctx c = {w, hw, tr->precision, pp_dtype_attn(tr->precision),
 		 (tr->precision == PP_DT_FP32 || tr->precision == PP_DT_TF32) ? 4.0 : 2.0,
 		 PP_PART_LAYER, PP_PH_FWD, 0, &tr->stack,
 		 pp_stack_attention(&tr->stack, s->cluster.gpu ? s->cluster.gpu->arch : NULL), false,

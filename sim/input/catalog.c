@@ -55,6 +55,12 @@ static int load_dtype_figs(const pp_jdoc *d, const cJSON *e, const char *p, cons
 	}
 	if (given[PP_DT_BF16] && !given[PP_DT_FP16])
 		out[PP_DT_FP16] = out[PP_DT_BF16];
+	/* nvfp4 and mxfp4 take fp8's figure unless given their own: the same
+	 * tensor cores, block-scaled (an estimate where no FP4 GEMM share is
+	 * published; docs/serving.md "FP4") */
+	for (int t = PP_DT_NVFP4; t <= PP_DT_MXFP4; t++)
+		if (given[PP_DT_FP8] && !given[t])
+			out[t] = out[PP_DT_FP8];
 	return 0;
 }
 
@@ -86,7 +92,9 @@ static int load_gpus(pp_catalog *c, pp_err *err)
 		pp_jpath(q, sizeof(q), p, "peak_dense_tflops");
 		for (int t = 0; t < PP_DT_COUNT; t++) {
 			pp_prov pv;
-			if ((rc = pp_cat_fig(d, pk, q, pp_dtype_names[t], t != PP_DT_FP8, true, PP_TERA,
+			/* fp8 and the FP4 formats are optional: a SKU without
+			 * their tensor cores has no figure */
+			if ((rc = pp_cat_fig(d, pk, q, pp_dtype_names[t], t < PP_DT_FP8, true, PP_TERA,
 					   &g->peak_flops[t], &pv, err)))
 				return rc;
 			if (t == PP_DT_BF16)
@@ -420,10 +428,10 @@ static int load_plausibility(pp_catalog *c, pp_err *err)
 						    cJSON_IsString(gi) ? gi->valuestring : "a non-string");
 			for (const cJSON *pi = pr->child; pi; pi = pi->next) {
 				int t = 0;
-				while (t < PP_DT_COUNT && !(cJSON_IsString(pi) &&
-							    !strcmp(pi->valuestring, pp_dtype_names[t])))
+				while (t < PP_DT_TRAIN_COUNT && !(cJSON_IsString(pi) &&
+								  !strcmp(pi->valuestring, pp_dtype_names[t])))
 					t++;
-				if (t == PP_DT_COUNT)
+				if (t == PP_DT_TRAIN_COUNT)
 					return pp_jdoc_errf(d, err, pp_jpath(q, sizeof(q), p, "precision"),
 							    "expected precisions fp32, tf32, bf16, fp16, fp8");
 				pp_best_mfu *b = &c->best[c->nbest++];

@@ -29,10 +29,14 @@ int pp_cat_load_kernels(pp_catalog *c, pp_err *err)
 			return rc;
 		pp_jpath(q, sizeof(q), p, "gemm_peak_fraction");
 		for (int t = 0; t < PP_DT_COUNT; t++)
-			if ((rc = pp_cat_fig(d, g, q, pp_dtype_names[t], true, true, 1,
+			if ((rc = pp_cat_fig(d, g, q, pp_dtype_names[t], !pp_dtype_is_fp4(t), true, 1,
 					   &k->gemm_peak_fraction[t], t == PP_DT_BF16 ? &k->gemm_prov : NULL,
 					   err)))
 				return rc;
+		/* nvfp4 and mxfp4 not given: fp8's share (see load_dtype_figs) */
+		for (int t = PP_DT_NVFP4; t <= PP_DT_MXFP4; t++)
+			if (!cJSON_GetObjectItemCaseSensitive(g, pp_dtype_names[t]))
+				k->gemm_peak_fraction[t] = k->gemm_peak_fraction[PP_DT_FP8];
 		double gmin = 0, ovh = 0;
 		if ((rc = pp_cat_int(d, e, p, "tile_m", 1, 1024, &k->tile_m, err)) ||
 		    (rc = pp_cat_int(d, e, p, "tile_n", 1, 1024, &k->tile_n, err)) ||

@@ -21,7 +21,8 @@ static const char OUT[] = "where and how the client reports: not part of the wor
 
 const pp_imp_rule pp_imp_vllm_rules[] = {
 	SPC("--model", 1, "model", "the served model: import --model, else the repository's name "
-	    "as a preset id (a name ending -FP8: serving.precision fp8)"),
+	    "as a preset id (a name ending -FP8: serving.precision fp8; -FP4, NVIDIA's ModelOpt "
+	    "checkpoints: nvfp4)"),
 	MAP("--tensor-parallel-size", 1, PP_IMPV_INT, "serving.tensor_parallel_size", "as given"),
 	MAP("-tp", 1, PP_IMPV_INT, "serving.tensor_parallel_size", "as given"),
 	MAP("--pipeline-parallel-size", 1, PP_IMPV_INT, "serving.pipeline_parallel_size", "as given"),
@@ -43,7 +44,8 @@ const pp_imp_rule pp_imp_vllm_rules[] = {
 	MAP("--enforce-eager", 0, PP_IMPV_TRUE, "serving.enforce_eager", "true"),
 	SPC("--dtype", 1, "serving.precision", "auto, bfloat16, float16 or half: bf16 (16-bit "
 	    "weights and activations, the same bytes and tensor rate); float32 is refused"),
-	SPC("--quantization", 1, "serving.precision", "fp8: fp8; any other method is refused"),
+	SPC("--quantization", 1, "serving.precision", "fp8: fp8; modelopt_fp4: nvfp4; mxfp4: "
+	    "mxfp4; any other method is refused"),
 	REF("--speculative-config", 1, "speculative decoding (a draft model or MTP heads "
 	    "proposing tokens): not modelled"),
 	REF("--async-scheduling", 0, "the scheduler running an iteration ahead of the GPU: not modelled"),
@@ -109,23 +111,25 @@ static bool ends_with(const char *s, const char *suf)
 
 /* The model: import --model (a preset id, or a config.json path), else the
  * served repository's name ("Qwen/Qwen3-235B-A22B-FP8") as a preset id
- * ("qwen3-235b-a22b"), a -FP8 suffix read as FP8 weights. */
+ * ("qwen3-235b-a22b"), a -FP8 suffix read as FP8 weights and -FP4 as
+ * NVFP4 (NVIDIA's ModelOpt checkpoints, "nvidia/Llama-3.3-70B-Instruct-FP4":
+ * quant_algo NVFP4). *prec: "fp8", "nvfp4" or NULL. */
 static int model(const char *name, const pp_imp_args *a, const pp_import_opts *o, cJSON *root,
-		 bool *fp8, pp_err *err)
+		 const char **prec, pp_err *err)
 {
 	const char *repo = pp_imp_get(a, "--model", NULL);
 	if (!repo && a->npositional)
 		repo = a->positional[0];
 	cJSON *mo = cJSON_AddObjectToObject(root, "model");
-	*fp8 = false;
+	*prec = NULL;
 	if (repo) {
 		char id[128];
 		const char *b = strrchr(repo, '/');
 		snprintf(id, sizeof(id), "%s", b ? b + 1 : repo);
 		lower(id);
-		if (ends_with(id, "-fp8")) {
+		if (ends_with(id, "-fp8") || ends_with(id, "-fp4")) {
+			*prec = ends_with(id, "-fp8") ? "fp8" : "nvfp4";
 			id[strlen(id) - 4] = 0;
-			*fp8 = true;
 		}
 		if (!o->model)
 			cJSON_AddStringToObject(mo, "preset", id);
@@ -142,12 +146,12 @@ static int model(const char *name, const pp_imp_args *a, const pp_import_opts *o
 	return 0;
 }
 
-static int serve_section(const char *name, const pp_imp_args *a, bool fp8, cJSON *root, pp_err *err)
+static int serve_section(const char *name, const pp_imp_args *a, const char *prec, cJSON *root,
+			 pp_err *err)
 {
 	cJSON *sv = cJSON_GetObjectItemCaseSensitive(root, "serving");
 	int line = 0;
 	const char *dt = pp_imp_get(a, "--dtype", &line);
-	const char *prec = fp8 ? "fp8" : NULL;
 	if (dt) {
 		if (!strcmp(dt, "float32") || !strcmp(dt, "float"))
 			return pp_errf(err, PP_EINPUT, "%s:%d: --dtype: found \"%s\": refused: podplan "
@@ -160,10 +164,18 @@ static int serve_section(const char *name, const pp_imp_args *a, bool fp8, cJSON
 	}
 	const char *q = pp_imp_get(a, "--quantization", &line);
 	if (q) {
-		if (strcmp(q, "fp8"))
+		/* vLLM's method names (vllm/model_executor/layers/quantization) */
+		if (!strcmp(q, "fp8"))
+			prec = "fp8";
+		else if (!strcmp(q, "modelopt_fp4"))
+			prec = "nvfp4";
+		else if (!strcmp(q, "mxfp4"))
+			prec = "mxfp4";
+		else
 			return pp_errf(err, PP_EINPUT, "%s:%d: --quantization: found \"%s\": refused: "
-				       "podplan models FP8 weights only; expected fp8", name, line, q);
-		prec = "fp8";
+				       "podplan models FP8, NVFP4 and MXFP4 weights (a method such as "
+				       "quark names its format in the checkpoint: set serving.precision "
+				       "by hand); expected fp8, modelopt_fp4 or mxfp4", name, line, q);
 	}
 	cJSON_AddStringToObject(sv, "precision", prec ? prec : "bf16");
 	return 0;
@@ -217,14 +229,14 @@ int pp_import_vllm(const char *name, const char *text, const pp_import_opts *o, 
 		 "(each argument's rule: podplan import --mapping vllm)", base, sline,
 		 bench ? " and vllm bench serve" : ", vllm bench serve's default random workload");
 	cJSON_AddStringToObject(root, "description", desc);
-	bool fp8;
-	if ((rc = model(name, &s, o, root, &fp8, err)))
+	const char *prec;
+	if ((rc = model(name, &s, o, root, &prec, err)))
 		goto out;
 	cJSON *cl = cJSON_AddObjectToObject(root, "cluster");
 	cJSON_AddObjectToObject(root, "serving");
 	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(root, "serving"), "engine", "vllm");
 	if ((rc = pp_imp_apply(name, &s, pp_imp_vllm_rules, pp_imp_vllm_nrules, root, err)) ||
-	    (rc = serve_section(name, &s, fp8, root, err)))
+	    (rc = serve_section(name, &s, prec, root, err)))
 		goto out;
 	if (bench && ((rc = pp_imp_apply(name, &b, pp_imp_bench_rules, pp_imp_bench_nrules, root,
 					 err)) ||

@@ -275,8 +275,10 @@ int pp_scen_parse_training(pp_scenario *s, const pp_catalog *cat, pp_err *err)
 		return rc;
 	if (present)
 		s->given |= PP_GIVEN_MBS;
-	if ((rc = pp_jget_enum(d, t, "training", "precision", false, pp_dtype_names, PP_DT_COUNT, &e,
-			       &present, err)))
+	/* the FP4 formats are serving precisions: not among the first
+	 * PP_DT_TRAIN_COUNT names, so refused here with the list of these */
+	if ((rc = pp_jget_enum(d, t, "training", "precision", false, pp_dtype_names,
+			       PP_DT_TRAIN_COUNT, &e, &present, err)))
 		return rc;
 	if (present)
 		tr->precision = (pp_dtype)e;

@@ -20,8 +20,14 @@ static const char *const serving_keys[] = {
 	"disaggregation"};
 static const char *const slo_keys[] = {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "percentile"};
 static const char *const kv_dtypes[] = {"auto", "bf16", "fp16", "fp8", "fp8_e4m3", "fp8_e5m2"};
-static const char *const precisions[] = {"bf16", "fp16", "fp8"};
-static const pp_dtype precision_dt[] = {PP_DT_BF16, PP_DT_FP16, PP_DT_FP8};
+/* serving.precision as users type it: podplan's dtype names, vLLM's
+ * --quantization for NVIDIA ModelOpt NVFP4 checkpoints ("modelopt_fp4")
+ * and TensorRT-LLM's quant_algo ("NVFP4", "MXFP4"; hf_quant_config.json,
+ * tensorrt_llm.quantization.mode.QuantAlgo) */
+static const char *const precisions[] = {"bf16", "fp16", "fp8", "nvfp4", "mxfp4", "modelopt_fp4",
+					 "NVFP4", "MXFP4"};
+static const pp_dtype precision_dt[] = {PP_DT_BF16, PP_DT_FP16, PP_DT_FP8, PP_DT_NVFP4,
+					PP_DT_MXFP4, PP_DT_NVFP4, PP_DT_NVFP4, PP_DT_MXFP4};
 
 #define MAX_TOKENS_KEY 100000000
 
@@ -229,10 +235,23 @@ static int check_layout(const pp_jdoc *d, const pp_servespec *sv, const pp_model
 				    "divisor (data_parallel_size is derived)", sv->tp, sv->pp,
 				    (long long)per, cl->num_gpus);
 	}
-	if (cl->gpu->peak_flops[sv->precision] <= 0)
+	if (cl->gpu->peak_flops[sv->precision] <= 0) {
+		char have[64] = "";
+		for (int t = PP_DT_BF16; t < PP_DT_COUNT; t++)
+			if (cl->gpu->peak_flops[t] > 0)
+				snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+					 have[0] ? ", " : "", pp_dtype_names[t]);
+		if (pp_dtype_is_fp4(sv->precision))
+			return pp_jdoc_errf(d, err, "serving.precision", "found \"%s\", but GPU \"%s\" "
+					    "(%s) has no %s tensor cores (gpus.json peak_dense_tflops "
+					    "gives no %s figure); expected one of its datatypes: %s",
+					    pp_dtype_names[sv->precision], cl->gpu->id, cl->gpu->name,
+					    sv->precision == PP_DT_NVFP4 ? "NVFP4" : "MXFP4",
+					    pp_dtype_names[sv->precision], have);
 		return pp_jdoc_errf(d, err, "serving.precision", "found \"%s\", which %s does not "
 				    "support; expected one of its datatypes", pp_dtype_names[sv->precision],
 				    cl->gpu->id);
+	}
 	return 0;
 }
 

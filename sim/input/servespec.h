@@ -8,7 +8,9 @@
  * enable_expert_parallel, max_num_seqs, max_num_batched_tokens,
  * max_model_len, block_size, gpu_memory_utilization,
  * enable_chunked_prefill, enable_prefix_caching, kv_cache_dtype,
- * enforce_eager) plus precision (bf16 | fp8 weights and GEMMs), engine
+ * enforce_eager) plus precision (weights and GEMMs: bf16 | fp16 | fp8 |
+ * nvfp4 | mxfp4, also as vLLM's modelopt_fp4 and TensorRT-LLM's NVFP4 /
+ * MXFP4; a GPU without that dtype's peak in gpus.json refuses it), engine
  * (vllm | sglang | trtllm) and, for TensorRT-LLM, its
  * capacity_scheduler_policy (GUARANTEED_NO_EVICT | MAX_UTILIZATION); the
  * workload uses `vllm bench serve`'s names
@@ -122,7 +124,7 @@ typedef struct pp_servespec {
 	/* one replica's layout and precision */
 	int tp, pp, dp;               /* dp: replicas */
 	bool expert_parallel;         /* experts split over the replica's TP ranks */
-	pp_dtype precision;           /* weights and GEMMs: bf16 or fp8 */
+	pp_dtype precision;           /* weights and GEMMs: bf16, fp16, fp8, nvfp4 or mxfp4 */
 	char kv_cache_dtype[16];      /* "auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bf16" */
 	double kv_bytes;              /* bytes per cached K or V element */
 	int64_t max_num_seqs, max_num_batched_tokens, max_model_len;

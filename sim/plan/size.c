@@ -25,7 +25,7 @@ static double step_bound_s(const pp_scenario *s, const pp_scenario *x, const pp_
 	double per_mb = pp_workload_layer_flops(&w, PP_FL_PASSES | PP_FL_RECOMPUTE) +
 			w.embed.fwd.flops + w.embed.bwd.flops + w.head.fwd.flops + w.head.bwd.flops;
 	pp_workload_release(&w);
-	pp_dtype dt = y.training.precision, adt = dt == PP_DT_FP8 ? PP_DT_BF16 : dt;
+	pp_dtype dt = y.training.precision, adt = pp_dtype_attn(dt);
 	double tile = 1.0;
 	if (hw->half_tile_eff > tile)
 		tile = hw->half_tile_eff;
