@@ -121,9 +121,14 @@ const char *pp_fmt_usd_range(double lo, double hi, const char *sep, char *buf, s
 
 const char *pp_fmt_unit_price(double usd, char *buf, size_t n)
 {
+	return pp_fmt_usd_sig(usd, 3, buf, n);
+}
+
+const char *pp_fmt_usd_sig(double usd, int sig, char *buf, size_t n)
+{
 	if (!isfinite(usd))
 		return dash(buf, n);
-	snprintf(buf, n, "$%.3g", usd);
+	snprintf(buf, n, "$%.*g", sig, usd);
 	return buf;
 }
 

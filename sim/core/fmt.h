@@ -29,6 +29,9 @@ const char *pp_fmt_usd(double usd, char *buf, size_t n);
 const char *pp_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
 /* A unit price to three significant digits: "$0.123", "$15.6". */
 const char *pp_fmt_unit_price(double usd, char *buf, size_t n);
+/* Dollars to sig significant digits, as printf's %g: "$98.31", "$1.234e+04"
+ * (a price or a rate quoted to its precision, where pp_fmt_usd rounds). */
+const char *pp_fmt_usd_sig(double usd, int sig, char *buf, size_t n);
 /* A token count: "2T", "15.6B", "3.2M", "512". */
 const char *pp_fmt_tokens(double t, char *buf, size_t n);
 /* A whole number with thousands separators: "-1,234,567". */

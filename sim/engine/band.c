@@ -17,6 +17,15 @@ static const char *step_text(double s, char *buf, size_t n)
 	return buf;
 }
 
+const char *pp_band_short(const pp_band *b, char *buf, size_t n)
+{
+	if (!b || !b->on)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.3g-%.3g s%s", b->lo_s, b->hi_s, b->near ? "" : "*");
+	return buf;
+}
+
 void pp_band_text(const pp_band *b, const char *prefix, pp_sb *out)
 {
 	if (!b || !b->on) {
