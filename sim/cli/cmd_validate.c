@@ -7,6 +7,7 @@
  */
 #include "cli/cli.h"
 #include "calib/evidence.h"
+#include "calib/hwres.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
 #include "core/csv.h"
@@ -21,6 +22,10 @@
 
 /* podplan validate --replay FILE.csv: replayed steps (podplan-calibrate
  * replay) against the predictions. */
+/* each published row's scenario runs on the hardware every command
+ * resolves (calib/hwres.h) */
+static const pp_hw_resolver hw_of = {pp_hw_of_scenario, NULL};
+
 static int validate_replay(const char *path, bool csv, bool repredict)
 {
 	pp_replayset v;
@@ -427,7 +432,7 @@ int pp_cmd_validate(int argc, char **argv)
 		return rc;
 	pp_valset v;
 	pp_err err = {0};
-	if ((rc = pp_validate_csv(cat, argv[optind], &v, &err))) {
+	if ((rc = pp_validate_csv(cat, &hw_of, argv[optind], &v, &err))) {
 		rc = pp_cli_fail(&err);
 		goto out;
 	}
