@@ -33,6 +33,25 @@ const char *pp_fmt_duration(double s, char *buf, size_t n)
 	return buf;
 }
 
+const char *pp_fmt_step(double s, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		return dash(buf, n);
+	if (s < 1)
+		snprintf(buf, n, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, n, "%.3f s", s);
+	return buf;
+}
+
+const char *pp_fmt_ms(double s, int dec, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		return dash(buf, n);
+	snprintf(buf, n, "%.*f ms", dec, s * 1e3);
+	return buf;
+}
+
 const char *pp_fmt_wait(double s, char *buf, size_t n)
 {
 	if (isnan(s))

@@ -11,6 +11,12 @@
 
 /* Seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days"; "-" when negative. */
 const char *pp_fmt_duration(double s, char *buf, size_t n);
+/* A step time as predict prints one: "412.3 ms" below a second, "3.208 s"
+ * from there. */
+const char *pp_fmt_step(double s, char *buf, size_t n);
+/* Seconds in milliseconds with dec decimals, whatever the size: "38.2 ms"
+ * (a latency beside its bound or SLO). */
+const char *pp_fmt_ms(double s, int dec, char *buf, size_t n);
 /* A waiting time: "-" when NaN (none), "0.42 s" below a second, else as
  * pp_fmt_duration. */
 const char *pp_fmt_wait(double s, char *buf, size_t n);

@@ -399,8 +399,8 @@ static void serving_text(const pp_cost_result *r, pp_sb *sb)
 				snprintf(mr, sizeof(mr), "%.3g", v->max_rate_rps);
 				snprintf(it, sizeof(it), "%.0f", v->input_tokens_per_s);
 				snprintf(ot, sizeof(ot), "%.0f", v->output_tokens_per_s);
-				snprintf(tt, sizeof(tt), "%.0f ms", v->at_max.ttft_s * 1e3);
-				snprintf(tp, sizeof(tp), "%.1f ms", v->at_max.tpot_s * 1e3);
+				pp_fmt_ms(v->at_max.ttft_s, 0, tt, sizeof(tt));
+				pp_fmt_ms(v->at_max.tpot_s, 1, tp, sizeof(tp));
 				snprintf(rp, sizeof(rp), "%d", v->replicas_needed);
 			}
 			snprintf(kv, sizeof(kv), "%lld", (long long)v->kv_tokens);
