@@ -13,6 +13,7 @@
  * runs that give the breakdown; "events" counts task completions over all
  * four runs.
  */
+#include "calib/hwres.h"
 #include "input/catalog.h"
 #include "input/hw.h"
 #include "engine/predict.h"
@@ -38,7 +39,7 @@ static void bench(const pp_catalog *cat, const char *name, const char *json, dou
 	pp_hw hw;
 	pp_err err = {0};
 	if (pp_scenario_parse(&s, name, json, strlen(json), cat, &err) ||
-	    pp_hw_from_catalog(&hw, cat, &s.cluster, &err)) {
+	    pp_hw_of_scenario(NULL, cat, &s, &s.cluster, &hw, &err)) {
 		printf("%-44s error: %s\n", name, err.msg);
 		exit(1);
 	}

@@ -41,7 +41,7 @@ static void expect_pass(const char *id)
 static void test_compute(void)
 {
 	pp_err err = {0};
-	int rc = pp_canchor_compute(tu_catalog(), "models", true, &v, &n, &err);
+	int rc = pp_canchor_compute(tu_catalog(), NULL, "models", true, &v, &n, &err);
 	if (rc)
 		pp_t_diag("%s", err.msg);
 	CHECK(rc == 0 && n >= 15);

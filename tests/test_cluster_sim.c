@@ -293,7 +293,8 @@ static void test_scenario_job(void)
 		char json[] = "job_id,gpus,submit_s,scenario,tokens\nt,16,0,llama7b-16gpu.json,1e9\n";
 		CHECK(pp_cjobs_parse(&j, "tests/data/cluster/jobs-scen.csv", json, strlen(json),
 				     PP_CJF_AUTO, &err) == 0);
-		CHECK(pp_cscen_new(&sc, &j, "tests/data/cluster/jobs-scen.csv", &s, cat, &err) == 0);
+		CHECK(pp_cscen_new(&sc, &j, "tests/data/cluster/jobs-scen.csv", &s, cat, NULL,
+				   &err) == 0);
 		double step, tps, mfu;
 		CHECK(pp_cscen_step(sc, 0, span, &step, &tps, &mfu, &err) == 0);
 		pp_csim_opts o = {0};

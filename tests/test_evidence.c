@@ -144,6 +144,14 @@ static void default_band(void)
 	pp_band_text(&b, "", &sb);
 	CHECK_CONTAINS(sb.buf, "no validated run near this layout");
 	pp_sb_release(&sb);
+	/* the table column: the interval, a star for the default band */
+	char col[48];
+	pp_band t = {.on = true, .near = false, .lo_s = 2.914, .hi_s = 4.0612};
+	CHECK(!strcmp(pp_band_short(&t, col, sizeof(col)), "2.91-4.06 s*"));
+	t.near = true;
+	CHECK(!strcmp(pp_band_short(&t, col, sizeof(col)), "2.91-4.06 s"));
+	t.on = false;
+	CHECK(!strcmp(pp_band_short(&t, col, sizeof(col)), "-"));
 	/* an MoE layout: no MoE run at all, so every run */
 	far.moe = true;
 	pp_evidence_band(&ev, &far, 1.0, -1, NULL, &b);

@@ -73,6 +73,13 @@ static void test_others(void)
 	IS(pp_fmt_pct(0.1234, 1, b, sizeof(b)), "12.3%");
 	IS(pp_fmt_pct(1, 0, b, sizeof(b)), "100%");
 	IS(pp_fmt_unit_price(0.12345, b, sizeof(b)), "$0.123");
+	IS(pp_fmt_usd_sig(98.3149, 4, b, sizeof(b)), "$98.31");
+	IS(pp_fmt_usd_sig(12345, 4, b, sizeof(b)), "$1.234e+04");
+	IS(pp_fmt_usd_sig(2.5, 3, b, sizeof(b)), "$2.5");
+	IS(pp_fmt_step(0.41234, b, sizeof(b)), "412.3 ms");
+	IS(pp_fmt_step(3.2084, b, sizeof(b)), "3.208 s");
+	IS(pp_fmt_ms(0.03824, 1, b, sizeof(b)), "38.2 ms");
+	IS(pp_fmt_ms(2.5, 0, b, sizeof(b)), "2500 ms");
 	IS(pp_fmt_utc(1700000000, "%Y-%m-%d %H:%M", b, sizeof(b)), "2023-11-14 22:13");
 	/* the shortest text that reads back as the double */
 	IS(pp_fmt_num(-3.99, b, sizeof(b)), "-3.99");
@@ -100,6 +107,9 @@ static void test_not_finite(void)
 		IS(pp_fmt_usd_range(v, 1, "-", b, sizeof(b)), "-");
 		IS(pp_fmt_usd_range(1, v, "-", b, sizeof(b)), "-");
 		IS(pp_fmt_unit_price(v, b, sizeof(b)), "-");
+		IS(pp_fmt_usd_sig(v, 4, b, sizeof(b)), "-");
+		IS(pp_fmt_step(v, b, sizeof(b)), "-");
+		IS(pp_fmt_ms(v, 1, b, sizeof(b)), "-");
 		IS(pp_fmt_tokens(v, b, sizeof(b)), "-");
 		IS(pp_fmt_count(v, b, sizeof(b)), "-");
 		IS(pp_fmt_pct(v, 1, b, sizeof(b)), "-");

@@ -4,13 +4,19 @@
  * engine pricing the options on that hardware with the profile (a profile
  * that doubles the fabric's bandwidth makes those options faster and
  * cheaper and leaves the others as they were) and with the calibrated
- * step-time uncertainty, only there; and every command refusing a
- * scenario whose profile is not there, with one message.
+ * step-time uncertainty, only there; a cluster job's scenario that names
+ * the profile run on that hardware too (`podplan cluster`), as `podplan
+ * predict` runs it; and every command refusing a scenario whose profile
+ * is not there, with one message.
  */
 #include "harness.h"
 #include "testutil.h"
 #include "calib/hwres.h"
 #include "calib/profile.h"
+#include "calib/validate.h"
+#include "cluster/cjobs.h"
+#include "cluster/cscen.h"
+#include "cluster/cspec.h"
 #include "core/store.h"
 #include "core/util.h"
 #include "cost/cost.h"
@@ -205,6 +211,135 @@ static void test_cost_uses_profile(void)
 	CHECK(strstr(err.msg, "no calibration profile \"nope\"") != NULL);
 }
 
+/* Write text to file name in the test's folder; path gets its path. */
+static bool write_tmp(const char *name, const char *text, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s", pp_t_tmpdir(), name);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	fputs(text, f);
+	fclose(f);
+	return true;
+}
+
+/* The step a cluster job on scenario file name gets (pp_cscen, with the
+ * resolver `podplan cluster` passes), inside one leaf. */
+static int job_step(const char *name, double *step, pp_err *err)
+{
+	char jobs[700], csv[256];
+	snprintf(csv, sizeof(csv), "job_id,gpus,submit_s,scenario,tokens\nt,16,0,%s,1e9\n", name);
+	if (!write_tmp("jobs.csv", csv, jobs, sizeof(jobs)))
+		return PP_EIO;
+	pp_cjobs j;
+	pp_cspec spec;
+	memset(&spec, 0, sizeof(spec));
+	spec.oversubscription = 2;
+	int rc = pp_cjobs_parse(&j, jobs, csv, strlen(csv), PP_CJF_AUTO, err);
+	if (rc)
+		return rc;
+	pp_hw_resolver hwr = {pp_hw_of_scenario, NULL};
+	pp_cscen *sc = NULL;
+	double tps, mfu;
+	if (!(rc = pp_cscen_new(&sc, &j, jobs, &spec, tu_catalog(), &hwr, err)))
+		rc = pp_cscen_step(sc, 0, false, step, &tps, &mfu, err);
+	pp_cscen_free(sc);
+	pp_cjobs_release(&j);
+	return rc;
+}
+
+/* The step `podplan predict` gives scenario file path: the command
+ * prologue's hardware (pp_hwcal_init from the scenario, pp_hw_resolve). */
+static int predict_step(const char *path, double *step, pp_err *err)
+{
+	pp_scenario s;
+	int rc = pp_scenario_load(&s, path, tu_catalog(), err);
+	if (rc)
+		return rc;
+	pp_hwcal *c = pp_xmalloc(sizeof(*c));
+	pp_hw hw;
+	pp_result r;
+	if (!(rc = pp_hwcal_init(c, &s, NULL, NULL, NULL, err)) &&
+	    !(rc = pp_hw_resolve(&hw, tu_catalog(), &s.cluster, c, err)) &&
+	    !(rc = pp_predict(&s, &hw, NULL, &r, err)))
+		*step = r.step_time_s;
+	free(c);
+	pp_scenario_release(&s);
+	return rc;
+}
+
+/* A cluster job whose scenario names a profile that doubles its fabrics'
+ * bandwidth runs faster than one naming the 1x profile, and each runs the
+ * step `podplan predict` gives its scenario (before, the cluster layer
+ * resolved hardware from the catalog alone: every job got the same
+ * step, the profile ignored). */
+static void test_cluster_uses_profile(void)
+{
+	make_db();
+	const char *names[] = {"job-none.json", "job-1x.json", "job-2x.json"};
+	const char *profiles[] = {NULL, "fabric-1x", "fabric-2x"};
+	double job[3] = {0}, pred[3] = {0};
+	for (int i = 0; i < 3; i++) {
+		char cal[800], path[700];
+		snprintf(cal, sizeof(cal), "{\"db\": \"%s\", \"profile\": \"%s\"}", dbpath,
+			 profiles[i] ? profiles[i] : "");
+		char *j = scenario(profiles[i] ? cal : NULL);
+		bool ok = write_tmp(names[i], j, path, sizeof(path));
+		free(j);
+		if (!ok)
+			return;
+		pp_err err = {0};
+		CHECK(job_step(names[i], &job[i], &err) == 0);
+		CHECK(predict_step(path, &pred[i], &err) == 0);
+		if (err.msg[0])
+			pp_t_diag("%s: %s", names[i], err.msg);
+		CHECK(job[i] == pred[i]);
+	}
+	pp_t_diag("cluster job step: %.4f s (catalog), %.4f s (1x fits), %.4f s (2x fits)", job[0],
+		  job[1], job[2]);
+	CHECK(job[2] < job[1]);
+	/* the command: `podplan cluster` on a jobs file naming each scenario
+	 * (the "jobs:" line ends with the makespan) */
+	char line[2][256] = {"", ""};
+	for (int i = 1; i < 3; i++) {
+		char jobs[700], csv[256], cmd[2048];
+		snprintf(csv, sizeof(csv), "job_id,gpus,submit_s,scenario,tokens\nt,16,0,%s,1e12\n",
+			 names[i]);
+		if (!write_tmp(i == 1 ? "jobs-1x.csv" : "jobs-2x.csv", csv, jobs, sizeof(jobs)))
+			return;
+		snprintf(cmd, sizeof(cmd), "%s cluster tests/data/cluster/small.json %s", pp_t_bin(),
+			 jobs);
+		char *out = NULL;
+		CHECK(pp_t_sh(cmd, &out) == 0);
+		const char *p = out ? strstr(out, "\njobs: ") : NULL;
+		CHECK(p != NULL);
+		if (p)
+			snprintf(line[i - 1], sizeof(line[i - 1]), "%.*s", (int)strcspn(p + 1, "\n"),
+				 p + 1);
+		free(out);
+	}
+	pp_t_diag("podplan cluster, 1x: %s", line[0]);
+	pp_t_diag("podplan cluster, 2x: %s", line[1]);
+	CHECK(line[0][0] && strcmp(line[0], line[1]) != 0);
+	/* the published table's rows name no profile: validate resolves them
+	 * as before, the catalog's figures */
+	pp_hw_resolver hwr = {pp_hw_of_scenario, NULL};
+	pp_valset a, b;
+	pp_err err = {0};
+	CHECK(pp_validate_csv(tu_catalog(), &hwr, "models/validation/validation-public.csv", &a,
+			      &err) == 0);
+	CHECK(pp_validate_csv(tu_catalog(), NULL, "models/validation/validation-public.csv", &b,
+			      &err) == 0);
+	CHECK(a.n == b.n && a.n > 0);
+	int differ = 0;
+	for (int i = 0; i < a.n && i < b.n; i++)
+		differ += a.rows[i].predicted != b.rows[i].predicted;
+	CHECK(differ == 0);
+	pp_valset_release(&a);
+	pp_valset_release(&b);
+}
+
 /* The line of out that holds "calibration.db: ", from there on. */
 static const char *reason(const char *out)
 {
@@ -267,6 +402,7 @@ int main(void)
 {
 	RUN(test_covers);
 	RUN(test_cost_uses_profile);
+	RUN(test_cluster_uses_profile);
 	RUN(test_refused_everywhere);
 	return pp_t_done("test_hwres");
 }

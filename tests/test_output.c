@@ -395,7 +395,7 @@ static void validate_quoted_model(void)
 		fclose(f);
 	pp_sb_release(&text);
 	pp_valset v;
-	CHECK(pp_validate_csv(tu_catalog(), path, &v, &err) == 0);
+	CHECK(pp_validate_csv(tu_catalog(), NULL, path, &v, &err) == 0);
 	CHECK(v.n >= 1 && v.skipped == 0);
 	CHECK(v.n >= 1 && !strcmp(v.rows[0].model, "GPT \"1.7B\" \\ v2"));
 	pp_valset_release(&v);

@@ -254,6 +254,11 @@ static void in_words(void)
 		      "none, EP 4"));
 	pp_layout c = {1, 4, 2, 1, 1, 0, false, PP_SCHED_GPIPE, PP_RC_FULL, 1, 1};
 	CHECK_CONTAINS(pp_layout_str(&c, buf, sizeof(buf)), "PP 4 x DP 2 x CP 1, GPipe,");
+	/* the short form of tables */
+	CHECK(!strcmp(pp_layout_short(&a, buf, sizeof(buf)),
+		      "TP8 PP16 DP40 CP1 v2 mb1 ZeRO-1 SP selective"));
+	CHECK(!strcmp(pp_layout_short(&b, buf, sizeof(buf)), "TP1 PP1 DP8 CP1 EP4 - mb4 ZeRO-0 none"));
+	CHECK(!strcmp(pp_layout_short(&c, buf, sizeof(buf)), "TP1 PP4 DP2 CP1 gpipe mb1 ZeRO-0 full"));
 }
 
 /* A batch of 100 on 64 GPUs with TP, PP and CP fixed at 1: DP 64 does not

@@ -35,7 +35,8 @@ static bool loaded(void)
 	if (!done) {
 		pp_err err = {0};
 		done = true;
-		rc = pp_validate_csv(tu_catalog(), "models/validation/validation-public.csv", &v, &err);
+		rc = pp_validate_csv(tu_catalog(), NULL, "models/validation/validation-public.csv",
+				     &v, &err);
 		if (rc)
 			pp_t_diag("%s", err.msg);
 	}
@@ -157,7 +158,7 @@ static void hostile_csv(void)
 	pp_valset w;
 	pp_err err = {0};
 	double t0 = pp_mono_s();
-	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == PP_EINPUT);
+	CHECK(pp_validate_csv(tu_catalog(), NULL, path, &w, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "missing column \"source\"");
 	CHECK(pp_mono_s() - t0 < 2);
 	f = fopen(path, "w");
@@ -180,7 +181,7 @@ static void hostile_csv(void)
 	}
 	if (f)
 		fclose(f);
-	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == PP_EINPUT);
+	CHECK(pp_validate_csv(tu_catalog(), NULL, path, &w, &err) == PP_EINPUT);
 	CHECK_CONTAINS(err.msg, "more than 2000 rows");
 	/* micro-batch x DP past a long: skipped, not undefined */
 	f = fopen(path, "w");
@@ -192,7 +193,7 @@ static void hostile_csv(void)
 	}
 	if (f)
 		fclose(f);
-	CHECK(pp_validate_csv(tu_catalog(), path, &w, &err) == 0);
+	CHECK(pp_validate_csv(tu_catalog(), NULL, path, &w, &err) == 0);
 	CHECK(w.n == 0 && w.skipped == 1);
 	pp_valset_release(&w);
 	/* escapes in a row's texts: printed as \xNN */

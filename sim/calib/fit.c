@@ -2,6 +2,7 @@
 #include "calib/fit.h"
 #include "calib/calibdb.h"
 #include "calib/fitstat.h"
+#include "calib/hwres.h"
 #include "engine/collective.h"
 #include "engine/compute.h"
 #include "core/jsonget.h"
@@ -169,7 +170,9 @@ static int hw_for_gpu(const pp_catalog *cat, const pp_gpu *g, pp_hw *hw, pp_err 
 		return pp_errf(err, PP_EINPUT, "catalog lacks the fabrics or storage to fit %s", g->id);
 	cl.storage_read_Bps = cl.storage->read_Bps_per_node;
 	cl.storage_write_Bps = cl.storage->write_Bps_per_node;
-	return pp_hw_from_catalog(hw, cat, &cl, err);
+	/* the baseline a profile is fitted against: the catalog's figures, no
+	 * profile (one fitted over another would compound) */
+	return pp_hw_resolve(hw, cat, &cl, NULL, err);
 }
 
 static int coll_of(const char *op)

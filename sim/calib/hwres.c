@@ -4,6 +4,7 @@
 #include "core/store.h"
 #include "core/util.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,4 +58,15 @@ int pp_hw_resolve(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, const 
 	if (pp_hwcal_covers(c, cl))
 		pp_profile_apply(hw, &c->prof);
 	return 0;
+}
+
+int pp_hw_of_scenario(void *ctx, const pp_catalog *cat, const pp_scenario *s,
+		      const pp_cluster *cl, pp_hw *hw, pp_err *err)
+{
+	pp_hwcal *c = pp_xmalloc(sizeof(*c)); /* a profile's fits: too big for the stack */
+	int rc = pp_hwcal_init(c, s, NULL, NULL, ctx, err);
+	if (!rc)
+		rc = pp_hw_resolve(hw, cat, cl, c, err);
+	free(c);
+	return rc;
 }

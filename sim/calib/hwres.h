@@ -54,4 +54,13 @@ bool pp_hwcal_covers(const pp_hwcal *c, const pp_cluster *cl);
 int pp_hw_resolve(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, const pp_hwcal *c,
 		  pp_err *err);
 
+/* A pp_hw_resolve_fn: the hardware of cluster cl of scenario s as the
+ * command prologue resolves it, with the profile s's calibration section
+ * names (none: the catalog's figures), loaded for this call. ctx: the
+ * default store path for a section that names no db (a const char *;
+ * NULL: pp_store_default_path()). Errors: pp_hwcal_init's (the scenario
+ * refused, as every command refuses it) and pp_hw_resolve's. */
+int pp_hw_of_scenario(void *ctx, const pp_catalog *cat, const pp_scenario *s,
+		      const pp_cluster *cl, pp_hw *hw, pp_err *err);
+
 #endif

@@ -228,20 +228,21 @@ static void skip(pp_valset *v, int line, const char *why)
 			 len ? "; " : "", line, why);
 }
 
-int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *v, pp_err *err)
+int pp_validate_csv(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *path,
+		    pp_valset *v, pp_err *err)
 {
 	char *text = NULL;
 	memset(v, 0, sizeof(*v));
 	int rc = pp_read_file(path, PP_VALIDATE_MAX_BYTES, &text, NULL, err);
 	if (rc)
 		return rc;
-	rc = pp_validate_text(cat, path, text, v, err);
+	rc = pp_validate_text(cat, hwr, path, text, v, err);
 	free(text);
 	return rc;
 }
 
-int pp_validate_text(const pp_catalog *cat, const char *path, const char *text, pp_valset *v,
-		     pp_err *err)
+int pp_validate_text(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *path,
+		     const char *text, pp_valset *v, pp_err *err)
 {
 	pp_csv c;
 	int rc;
@@ -341,7 +342,8 @@ int pp_validate_text(const pp_catalog *cat, const char *path, const char *text, 
 		pp_hw hw;
 		pp_result res;
 		pp_err e = {0};
-		if (pp_hw_from_catalog(&hw, cat, &s.cluster, &e) || pp_predict(&s, &hw, NULL, &res, &e)) {
+		if (pp_hw_resolve_with(hwr, cat, &s, &s.cluster, &hw, &e) ||
+		    pp_predict(&s, &hw, NULL, &res, &e)) {
 			skip(v, i + 1, e.msg);
 			pp_scenario_release(&s);
 			continue;

@@ -24,6 +24,7 @@
 #define PP_VALIDATE_H
 
 #include "input/catalog.h"
+#include "input/hw.h"
 #include "core/util.h"
 
 typedef struct pp_valrow {
@@ -50,12 +51,16 @@ typedef struct pp_valset {
 #define PP_VALIDATE_MAX_BYTES ((size_t)4 << 20)
 #define PP_VALIDATE_MAX_ROWS 2000
 
-/* Predict every usable row of the CSV at path. The header is checked
- * before the rows are parsed. */
-int pp_validate_csv(const pp_catalog *cat, const char *path, pp_valset *out, pp_err *err);
+/* Predict every usable row of the CSV at path, on the hardware hwr
+ * resolves for the row's scenario (input/hw.h: the caller passes
+ * calib/hwres.h's pp_hw_of_scenario, as every command resolves hardware;
+ * NULL: the catalog's figures). The header is checked before the rows
+ * are parsed. */
+int pp_validate_csv(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *path,
+		    pp_valset *out, pp_err *err);
 /* The same for a CSV text already read (path names it in messages). */
-int pp_validate_text(const pp_catalog *cat, const char *path, const char *text, pp_valset *out,
-		     pp_err *err);
+int pp_validate_text(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *path,
+		     const char *text, pp_valset *out, pp_err *err);
 void pp_valset_release(pp_valset *v);
 
 /* Mean and max absolute error of the rows of a group (all groups when

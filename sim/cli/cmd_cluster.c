@@ -5,6 +5,7 @@
  * share the points) and a report page (reports/clusterrep.h).
  */
 #include "cli/cli.h"
+#include "calib/hwres.h"
 #include "cluster/canchor.h"
 #include "cluster/cfgd.h"
 #include "cluster/cgen.h"
@@ -23,6 +24,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* a job's scenario runs on the hardware every command resolves for it: its
+ * own calibration profile applied (calib/hwres.h) */
+static const pp_hw_resolver hw_of = {pp_hw_of_scenario, NULL};
 
 static void help(void)
 {
@@ -104,7 +109,7 @@ static int simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs
 	o.progress = progress;
 	o.progress_ctx = &p;
 	o.per_job = per_job;
-	int rc = pp_cscen_simulate(spec, jobs, jobs_path, cat, &o, r, err);
+	int rc = pp_cscen_simulate(spec, jobs, jobs_path, cat, &hw_of, &o, r, err);
 	progress_end(&p);
 	return rc;
 }
@@ -157,7 +162,8 @@ static int sweep(const pp_csweep *w, const pp_cspec *spec, const pp_cjobs *jobs,
 	sweep_prog sp = {{out0 && pp_cli_tty(), false}, w};
 	pp_csweep_row *rows = NULL;
 	pp_err err = {0};
-	int rc = pp_csweep_run(w, spec, jobs, jobs_path, cat, sweep_progress, &sp, &rows, &err);
+	int rc = pp_csweep_run(w, spec, jobs, jobs_path, cat, &hw_of, sweep_progress, &sp, &rows,
+			       &err);
 	if (sp.p.shown)
 		fprintf(stderr, "\r%100s\r", "");
 	if (rc) {
@@ -190,7 +196,7 @@ static int validate(bool csv)
 	int rc = pp_cli_catalog(&cat);
 	if (rc)
 		return rc;
-	rc = pp_canchor_run(cat, pp_data_dir(), csv, &out, &err);
+	rc = pp_canchor_run(cat, &hw_of, pp_data_dir(), csv, &out, &err);
 	pp_catalog_free(cat);
 	if (rc) {
 		pp_sb_release(&out);

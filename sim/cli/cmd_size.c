@@ -8,22 +8,15 @@
  */
 #include "cli/plancmd.h"
 #include "calib/headroom.h"
-#include "plan/answer.h"
-#include "core/fmt.h"
-#include "cost/costout.h"
 #include "core/dist.h"
 #include "cost/cost.h"
-#include "engine/breakdown.h"
 #include "core/util.h"
-#include "input/plausible.h"
+#include "plan/sizeout.h"
 
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SIG PP_PLAN_SIG
-#define SIG_RATIO PP_PLAN_SIG_RATIO
 
 /* Apply a comma-separated list of catalog ids to a spec list. */
 static int parse_ids(const char *cmd, const char *arg, const pp_catalog *cat, bool gpus,
@@ -116,293 +109,6 @@ static void help_size(void)
 	       "financing, goodput), beside the hosted-API and one-node options of the scenario's\n"
 	       "\"costs\" section, with podplan cost's engine: the cheapest option whose time to\n"
 	       "result (lead time + one run) meets the deadline, or the fastest within the budget.\n");
-}
-
-/* The weighed options (rent, build, lower tiers) as a table. */
-static void print_weighed_text(const pp_cost_result *w)
-{
-	char g[96], t[32], u[32], rg[64];
-	printf("\nPriced every way (podplan cost's engine: goodput, lead time, capex and financing, "
-	       "lower tiers):\n");
-	printf("  %-28s %-6s %-18s %14s %10s %21s  %s\n", "option", "kind", "GPUs", "time to result",
-	       "total", "P10 - P90", "verdict");
-	for (int i = 0; i < w->noptions; i++) {
-		const pp_cost_option *o = &w->options[i];
-		double tr = o->time_to_train_s + o->lead_time_s;
-		const char *v = i == w->recommended ? "ANSWER"
-				: !o->feasible ? "cannot"
-				: !o->obtainable ? "may not be obtainable"
-				: o->meets_target ? "meets" : "misses";
-		printf("  %-28.28s %-6s %-18.18s %14s %10s %21s  %s\n", o->name,
-		       pp_option_kind_names[o->kind], pp_cost_gpus_text(o, g, sizeof(g)),
-		       pp_fmt_duration(tr, t, sizeof(t)),
-		       o->feasible ? pp_fmt_usd(o->usd_total, u, sizeof(u)) : "-",
-		       pp_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
-	}
-	printf("  Monte Carlo %d draws, seed %lu; prices as of %s ('podplan cost' on a scenario with "
-	       "these options gives every figure and its source).\n", w->draws, w->seed, w->as_of);
-}
-
-/* One option's interval (the runs it rests on), its time to train at
- * both ends and, above the best published MFU, its time and rent at that
- * figure. */
-static void option_evidence(const pp_plan_loaded *l, const pp_size_option *o, const char *what,
-			    bool conservative)
-{
-	pp_scenario x = l->c.s;
-	x.cluster.gpu = o->gpu;
-	x.cluster.num_gpus = o->num_gpus;
-	pp_answer a;
-	pp_answer_of(l->c.cat, &x, &o->best.layout, &o->best.result, &a);
-	char b1[32], b2[32], pre[160];
-	snprintf(pre, sizeof(pre), "Uncertainty %s (%d x %s, %s): ", what, o->num_gpus, o->gpu->id,
-		 o->inter->id);
-	pp_sb u = {0};
-	pp_band_text(&a.band, pre, &u);
-	printf("%s\n", u.buf);
-	pp_sb_release(&u);
-	/* the time to train as predicted (size's own is the pessimistic end
-	 * under --conservative) */
-	double train_s = conservative && a.band.on ? o->train_s / a.band.f_hi : o->train_s;
-	if (a.band.on)
-		printf("            its time to train %s to %s (80%%)\n",
-		       pp_fmt_duration(train_s * a.band.f_lo, b1, sizeof(b1)),
-		       pp_fmt_duration(train_s * a.band.f_hi, b2, sizeof(b2)));
-	if (a.above_best) {
-		double f = a.step_at_best_s / o->best.result.step_time_s;
-		printf("            %.1f%% MFU is above the best published for %s (%.1f%%); if it runs "
-		       "like the best published run: time to train %s, rent %s\n",
-		       100 * o->best.result.mfu, o->gpu->id, 100 * a.best_mfu,
-		       pp_fmt_duration(train_s * f, b1, sizeof(b1)),
-		       pp_fmt_usd(o->usd * train_s / o->train_s * f, b2, sizeof(b2)));
-	}
-}
-
-/* The evidence of the answer's cluster (the cost engine's recommendation)
- * and of the fastest searched option where that is another. */
-static void evidence_text(const pp_plan_loaded *l, const pp_size_result *r,
-			  const pp_cost_result *w, bool conservative)
-{
-	int best = -1, ans = -1;
-	for (int i = 0; i < r->n; i++)
-		if (r->opt[i].status == PP_SIZE_SEARCHED &&
-		    (best < 0 || r->opt[i].train_s < r->opt[best].train_s))
-			best = i;
-	const pp_cost_option *x = w && w->recommended >= 0 ? &w->options[w->recommended] : NULL;
-	for (int i = 0; x && i < r->n && ans < 0; i++) {
-		const pp_size_option *o = &r->opt[i];
-		if (o->status == PP_SIZE_SEARCHED && !strcmp(o->gpu->id, x->gpu) &&
-		    o->num_gpus == x->num_gpus && (!x->fabric[0] || !strcmp(o->inter->id, x->fabric)))
-			ans = i;
-	}
-	if (ans >= 0)
-		option_evidence(l, &r->opt[ans], "the answer", conservative);
-	if (best >= 0 && best != ans)
-		option_evidence(l, &r->opt[best], "the fastest", conservative);
-}
-
-static void print_size_text(const pp_plan_loaded *l, const pp_size_result *r,
-			    const pp_cost_result *w, const pp_headroom *hr, bool conservative)
-{
-	const pp_scenario *s = &l->c.s;
-	char b1[32], b2[32], b3[32], b4[32], lay[200];
-	printf("Sizing     %s: %s, %.3g tokens, global batch %lld x %d tokens, %s\n", s->name,
-	       s->model.name, r->train_tokens, (long long)s->training.global_batch_size,
-	       s->model.seq_length, pp_dtype_names[s->training.precision]);
-	if (r->deadline_s > 0)
-		printf("Target     deadline %.1f days: the cheapest option that meets it\n",
-		       r->deadline_s / 86400);
-	else if (r->budget_usd > 0)
-		printf("Target     budget %s: the fastest option within it\n",
-		       pp_fmt_usd(r->budget_usd, b1, sizeof(b1)));
-	int skipped = 0;
-	for (int i = 0; i < r->n; i++)
-		skipped += r->opt[i].status == PP_SIZE_SKIP_SLOW || r->opt[i].status == PP_SIZE_SKIP_DEAR;
-	printf("Options    %d: %d searched (%lld layouts evaluated, %lld simulated), %d ruled out by "
-	       "bounds\n", r->n, r->searches, (long long)r->evaluated, (long long)r->simulated,
-	       skipped);
-	printf("Answer     %s\n", w && w->recommendation[0] ? w->recommendation : r->why);
-	printf("Memory     %s\n", hr->what);
-	if (conservative)
-		printf("Ranked     at the pessimistic end of each layout's 80%% step-time interval "
-		       "(--conservative): times and costs below are there\n");
-	evidence_text(l, r, w, conservative);
-	printf("\n");
-	printf("Layouts    the fastest layout of each cluster, rented (before goodput): %s\n", r->why);
-	printf("  %-2s %-28s %8s %-48s %9s %10s %9s  %s\n", "#", "option", "$/GPU-h", "best layout",
-	       "step", "train", "rent", "verdict");
-	for (int i = 0; i < r->n; i++) {
-		const pp_size_option *o = &r->opt[i];
-		char opt[64], price[16] = "-";
-		snprintf(opt, sizeof(opt), "%d x %s (%s)", o->num_gpus, o->gpu->id, o->inter->id);
-		if (isfinite(o->usd_per_gpu_hour))
-			snprintf(price, sizeof(price), "$%.3g", o->usd_per_gpu_hour);
-		if (o->status == PP_SIZE_SEARCHED) {
-			printf("  %-2d %-28s %8s %-48s %9s %10s %9s  %s\n", i + 1, opt, price,
-			       pp_plan_short_layout(&o->best.layout, lay, sizeof(lay)),
-			       pp_fmt_duration(o->best.result.step_time_s, b1, sizeof(b1)),
-			       pp_fmt_duration(o->train_s, b2, sizeof(b2)),
-			       pp_fmt_usd(o->usd, b3, sizeof(b3)),
-			       i == r->answer ? "best rent" : o->meets ? "meets" : "misses");
-		} else {
-			char bound[64] = "";
-			if (isfinite(o->lb_train_s))
-				snprintf(bound, sizeof(bound), ">= %s, >= %s",
-					 pp_fmt_duration(o->lb_train_s, b1, sizeof(b1)),
-					 pp_fmt_usd(o->lb_usd, b4, sizeof(b4)));
-			printf("  %-2d %-28s %8s %-48s %9s %10s %9s  %s: %s\n", i + 1, opt, price, bound,
-			       "", "", "", pp_size_status_names[o->status], o->why);
-		}
-	}
-	/* a searched layout above the best published MFU of its GPU */
-	for (int i = 0; i < r->n; i++) {
-		const pp_size_option *o = &r->opt[i];
-		char why[1024];
-		if (o->status == PP_SIZE_SEARCHED &&
-		    pp_catalog_mfu_check(l->c.cat, o->gpu, s->training.precision, o->best.result.mfu, why,
-					 sizeof(why)))
-			printf("  Warning: #%d's %s\n", i + 1, why);
-	}
-	if (w)
-		print_weighed_text(w);
-}
-
-static void option_json(cJSON *arr, const pp_size_option *p, int64_t gbs,
-			const pp_plan_loaded *l)
-{
-	cJSON *j = pp_json_obj(arr, NULL);
-	pp_json_str(j, "gpu", p->gpu->id);
-	pp_json_int(j, "num_gpus", p->num_gpus);
-	pp_json_int(j, "gpus_per_node", p->gpus_per_node);
-	pp_json_int(j, "nics_per_node", p->nics_per_node);
-	pp_json_str(j, "fabric", p->inter->id);
-	pp_json_num(j, "usd_per_gpu_hour", p->usd_per_gpu_hour, SIG);
-	pp_json_str(j, "price_source", p->price_what);
-	pp_json_str(j, "status", pp_size_status_names[p->status]);
-	pp_json_str(j, "why", p->why);
-	pp_json_num(j, "time_to_train_bound_s", p->lb_train_s, SIG);
-	pp_json_num(j, "usd_bound", p->lb_usd, SIG);
-	if (p->status != PP_SIZE_SEARCHED)
-		return;
-	const pp_search_hit *h = &p->best;
-	pp_json_int(j, "evaluated", p->evaluated);
-	pp_json_int(j, "simulated", p->simulated);
-	cJSON *b = pp_json_obj(j, "best");
-	pp_plan_layout_json(b, &h->layout, gbs / (h->layout.micro_batch_size * h->layout.dp));
-	pp_json_num(b, "step_time_s", h->result.step_time_s, SIG);
-	pp_json_num(b, "mfu", h->result.mfu, SIG_RATIO);
-	char why[1024];
-	if (pp_catalog_mfu_check(l->c.cat, p->gpu, l->c.s.training.precision, h->result.mfu, why,
-				 sizeof(why)))
-		pp_json_str(b, "plausibility_warning", why);
-	pp_json_num(b, "memory_per_gpu_bytes", h->result.memory.total_bytes, SIG);
-	pp_breakdown_json(b, "breakdown", &h->result.breakdown, SIG);
-	pp_json_num(j, "time_to_train_s", p->train_s, SIG);
-	pp_json_num(j, "usd", p->usd, SIG);
-	pp_json_bool(j, "meets", p->meets);
-}
-
-static void print_size_json(const pp_plan_loaded *l, const pp_size_result *r,
-			    const pp_cost_result *w, const pp_headroom *hr)
-{
-	cJSON *j = pp_json_obj(NULL, NULL);
-	pp_json_str(j, "scenario", l->c.s.name);
-	pp_json_num(j, "memory_headroom", hr->share, SIG_RATIO);
-	pp_json_str(j, "memory_headroom_source", hr->what);
-	pp_json_num(j, "train_tokens", r->train_tokens, SIG);
-	pp_json_num(j, "deadline_s", r->deadline_s > 0 ? r->deadline_s : NAN, SIG);
-	pp_json_num(j, "budget_usd", r->budget_usd > 0 ? r->budget_usd : NAN, SIG);
-	pp_json_int(j, "options_total", r->n);
-	pp_json_int(j, "searches", r->searches);
-	pp_json_int(j, "evaluated", r->evaluated);
-	pp_json_int(j, "feasible", r->feasible);
-	pp_json_int(j, "simulated", r->simulated);
-	pp_json_num(j, "elapsed_s", pp_round_us(r->elapsed_s), 15);
-	if (r->answer >= 0)
-		pp_json_int(j, "answer", r->answer);
-	else
-		pp_json_null(j, "answer");
-	pp_json_str(j, "why", r->why);
-	/* the one answer: the weighed options' recommendation */
-	pp_json_str(j, "recommended",
-		    w && w->recommended >= 0 ? w->options[w->recommended].name : NULL);
-	pp_json_str(j, "recommendation", w ? w->recommendation : NULL);
-	cJSON *opts = pp_json_arr(j, "options");
-	for (int i = 0; i < r->n; i++)
-		option_json(opts, &r->opt[i], l->c.s.training.global_batch_size, l);
-	if (w) {
-		pp_sb cj = {0};
-		pp_cost_to_json(w, &cj);
-		pp_json_add(j, "weighed", cJSON_Parse(cj.buf));
-		pp_sb_release(&cj);
-	} else {
-		pp_json_null(j, "weighed");
-	}
-	pp_sb o = {0};
-	pp_json_print(j, true, &o);
-	fputs(o.buf, stdout);
-	pp_sb_release(&o);
-	cJSON_Delete(j);
-}
-
-/* Whether the weighed answer is size option p, rented or built ("rent",
- * "build"; "" otherwise). */
-static const char *answer_kind(const pp_size_option *p, const pp_cost_result *w)
-{
-	if (!w || w->recommended < 0)
-		return "";
-	const pp_cost_option *a = &w->options[w->recommended];
-	if ((a->kind != PP_OPT_RENT && a->kind != PP_OPT_BUILD) || strcmp(a->gpu, p->gpu->id) ||
-	    a->num_gpus != p->num_gpus || (a->fabric[0] && strcmp(a->fabric, p->inter->id)))
-		return "";
-	return pp_option_kind_names[a->kind];
-}
-
-static void print_size_csv(const pp_size_result *r, const pp_cost_result *wr)
-{
-	pp_sb o = {0};
-	pp_csvw w;
-	pp_csvw_init(&w, &o);
-	pp_csvw_header(&w, "rank,gpu,num_gpus,fabric,usd_per_gpu_hour,status,tensor_model_parallel_size,"
-			   "pipeline_model_parallel_size,data_parallel_size,context_parallel_size,"
-			   "virtual_pipeline_model_parallel_size,sequence_parallel,zero_stage,"
-			   "micro_batch_size,recompute,step_time_s,time_to_train_s,usd,meets,"
-			   "time_to_train_bound_s,usd_bound,answer,answer_kind");
-	for (int i = 0; i < r->n; i++) {
-		const pp_size_option *p = &r->opt[i];
-		pp_csvw_int(&w, i + 1);
-		pp_csvw_text(&w, p->gpu->id);
-		pp_csvw_int(&w, p->num_gpus);
-		pp_csvw_text(&w, p->inter->id);
-		pp_csvw_num(&w, p->usd_per_gpu_hour, SIG_RATIO);
-		pp_csvw_text(&w, pp_size_status_names[p->status]);
-		if (p->status == PP_SIZE_SEARCHED) {
-			const pp_layout *y = &p->best.layout;
-			const int n[] = {y->tp, y->pp, y->dp, y->cp, y->vpp};
-			for (size_t k = 0; k < PP_ARRAY_LEN(n); k++)
-				pp_csvw_int(&w, n[k]);
-			pp_csvw_bool(&w, y->sp);
-			pp_csvw_int(&w, y->zero_stage);
-			pp_csvw_int(&w, y->micro_batch_size);
-			pp_csvw_text(&w, pp_recompute_names[y->recompute]);
-			pp_csvw_num(&w, p->best.result.step_time_s, SIG);
-			pp_csvw_num(&w, p->train_s, SIG);
-			pp_csvw_num(&w, p->usd, SIG);
-			pp_csvw_bool(&w, p->meets);
-		} else {
-			for (int k = 0; k < 13; k++)
-				pp_csvw_empty(&w);
-		}
-		bool bound = isfinite(p->lb_train_s);
-		pp_csvw_num(&w, bound ? p->lb_train_s : NAN, SIG);
-		pp_csvw_num(&w, bound ? p->lb_usd : NAN, SIG);
-		const char *ak = answer_kind(p, wr);
-		pp_csvw_bool(&w, *ak != 0);
-		pp_csvw_text(&w, ak);
-		pp_csvw_end(&w);
-	}
-	fputs(o.buf, stdout);
-	pp_sb_release(&o);
 }
 
 /* The searched clusters, cheapest rent first, as the cost engine's
@@ -553,12 +259,19 @@ int pp_cmd_size(int argc, char **argv)
 		goto out;
 	}
 	if (out0) {
+		pp_size_weighed v;
+		pp_sb table = {0}, wj = {0}, out = {0};
+		pp_plan_weighed(&w, &v, &table, &wj);
 		if (json)
-			print_size_json(&l, &r, &w, &hr);
+			pp_size_to_json(l.c.cat, &l.c.s, &r, &v, &hr, &out);
 		else if (csv)
-			print_size_csv(&r, &w);
+			pp_size_to_csv(&r, &v, &out);
 		else
-			print_size_text(&l, &r, &w, &hr, conservative);
+			pp_size_to_text(l.c.cat, &l.c.s, &r, &v, &hr, conservative, &out);
+		fputs(out.buf ? out.buf : "", stdout);
+		pp_sb_release(&out);
+		pp_sb_release(&wj);
+		pp_sb_release(&table);
 		fflush(stdout);
 		if (verbose || pp_cli_tty())
 			fprintf(stderr, "size: %d options, %d searches, %lld candidates in %.3f s; %s\n",

@@ -7,9 +7,11 @@
  */
 #include "cli/cli.h"
 #include "calib/evidence.h"
+#include "calib/hwres.h"
 #include "calib/replayval.h"
 #include "calib/validate.h"
 #include "core/csv.h"
+#include "core/fmt.h"
 #include "core/jsonout.h"
 #include "serve/servecheck.h"
 #include "core/util.h"
@@ -21,6 +23,10 @@
 
 /* podplan validate --replay FILE.csv: replayed steps (podplan-calibrate
  * replay) against the predictions. */
+/* each published row's scenario runs on the hardware every command
+ * resolves (calib/hwres.h) */
+static const pp_hw_resolver hw_of = {pp_hw_of_scenario, NULL};
+
 static int validate_replay(const char *path, bool csv, bool repredict)
 {
 	pp_replayset v;
@@ -240,14 +246,6 @@ out:
 /* podplan validate --coverage: the stated 80% intervals (calib/evidence.h)
  * checked on the validation sets, each row's interval computed without
  * it and without its model's family. */
-static void pct_or_dash(double v, char *buf, size_t n)
-{
-	if (isfinite(v))
-		snprintf(buf, n, "%.1f%%", 100 * v);
-	else
-		snprintf(buf, n, "-");
-}
-
 static int validate_coverage(bool rows)
 {
 	pp_catalog *cat;
@@ -293,8 +291,8 @@ static int validate_coverage(bool rows)
 	for (int i = 0; i < n; i++) {
 		const pp_evcov *c = &cv[i];
 		char h1[16], h2[16];
-		pct_or_dash(c->loo_med_hw_near, h1, sizeof(h1));
-		pct_or_dash(c->loo_med_hw, h2, sizeof(h2));
+		pp_fmt_pct(c->loo_med_hw_near, 1, h1, sizeof(h1));
+		pp_fmt_pct(c->loo_med_hw, 1, h2, sizeof(h2));
 		printf("%-12s %5d %5d (%3.0f%%) %5d (%3.0f%%) %11d %11s %13s %11d\n", c->set, c->n,
 		       c->loo_in, c->n ? 100.0 * c->loo_in / c->n : 0, c->lofo_in,
 		       c->n ? 100.0 * c->lofo_in / c->n : 0, c->loo_near, h1, h2, c->lofo_near);
@@ -427,7 +425,7 @@ int pp_cmd_validate(int argc, char **argv)
 		return rc;
 	pp_valset v;
 	pp_err err = {0};
-	if ((rc = pp_validate_csv(cat, argv[optind], &v, &err))) {
+	if ((rc = pp_validate_csv(cat, &hw_of, argv[optind], &v, &err))) {
 		rc = pp_cli_fail(&err);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* plancmd.c - see plancmd.h. */
 #include "cli/plancmd.h"
 #include "core/util.h"
+#include "cost/costout.h"
 
 #include <math.h>
 #include <string.h>
@@ -60,37 +61,21 @@ void pp_plan_unload(pp_plan_loaded *l)
 	pp_cli_scenario_release(&l->c);
 }
 
-const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n)
+void pp_plan_weighed(const pp_cost_result *w, pp_size_weighed *v, pp_sb *table, pp_sb *json)
 {
-	char sched[16];
-	if (l->pp == 1)
-		snprintf(sched, sizeof(sched), "-");
-	else if (l->vpp > 1 && l->schedule == PP_SCHED_INTERLEAVED)
-		snprintf(sched, sizeof(sched), "v%d", l->vpp);
-	else /* 1f1b, gpipe, zb-h1, zb-h2, zbv, dualpipev, dualpipe */
-		snprintf(sched, sizeof(sched), "%s", pp_schedule_names[l->schedule]);
-	char ep[16] = "";
-	if (l->ep > 1)
-		snprintf(ep, sizeof(ep), " EP%d", l->ep);
-	snprintf(buf, n, "TP%d PP%d DP%d CP%d%s %s mb%lld ZeRO-%d%s %s", l->tp, l->pp, l->dp, l->cp,
-		 ep, sched, (long long)l->micro_batch_size, l->zero_stage, l->sp ? " SP" : "",
-		 pp_recompute_names[l->recompute]);
-	return buf;
-}
-
-void pp_plan_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count)
-{
-	pp_json_int(o, "tensor_model_parallel_size", l->tp);
-	pp_json_int(o, "pipeline_model_parallel_size", l->pp);
-	pp_json_int(o, "data_parallel_size", l->dp);
-	pp_json_int(o, "context_parallel_size", l->cp);
-	pp_json_int(o, "virtual_pipeline_model_parallel_size", l->vpp);
-	if (l->ep > 1)
-		pp_json_int(o, "expert_model_parallel_size", l->ep);
-	pp_json_bool(o, "sequence_parallel", l->sp);
-	pp_json_int(o, "zero_stage", l->zero_stage);
-	pp_json_str(o, "pipeline_schedule", pp_schedule_names[l->schedule]);
-	pp_json_int(o, "micro_batch_size", l->micro_batch_size);
-	pp_json_str(o, "recompute", pp_recompute_names[l->recompute]);
-	pp_json_int(o, "num_microbatches", mbs_count);
+	memset(v, 0, sizeof(*v));
+	v->recommendation = w->recommendation;
+	if (w->recommended >= 0) {
+		const pp_cost_option *a = &w->options[w->recommended];
+		v->recommended = a->name;
+		v->gpu = a->gpu;
+		v->num_gpus = a->num_gpus;
+		v->fabric = a->fabric;
+		v->kind = a->kind == PP_OPT_RENT || a->kind == PP_OPT_BUILD
+				  ? pp_option_kind_names[a->kind] : "";
+	}
+	pp_cost_weighed_text(w, table);
+	v->table = table->buf;
+	pp_cost_to_json(w, json);
+	v->json = json->buf;
 }

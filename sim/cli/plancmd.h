@@ -1,8 +1,8 @@
 /*
  * plancmd.h - what the two planning commands, `podplan search`
  * (cmd_search.c) and `podplan size` (cmd_size.c), share: progress on a
- * terminal, loading a scenario for planning, and a layout in words, JSON
- * and CSV.
+ * terminal, loading a scenario for planning, and what size's formatters
+ * print of the cost engine's weighing (plan/ may not include cost/).
  */
 #ifndef PP_PLANCMD_H
 #define PP_PLANCMD_H
@@ -11,12 +11,10 @@
 #include "core/csv.h"
 #include "core/jsonout.h"
 #include "plan/search.h"
+#include "cost/cost.h"
 #include "plan/size.h"
+#include "plan/sizeout.h"
 #include <stdbool.h>
-
-/* Engine times and sizes carry nine significant digits, ratios six. */
-#define PP_PLAN_SIG 9
-#define PP_PLAN_SIG_RATIO 6
 
 /* Progress on stderr when it is a terminal. */
 typedef struct pp_plan_prog {
@@ -43,10 +41,10 @@ typedef struct pp_plan_loaded {
 int pp_plan_load(pp_plan_loaded *l, const char *path, const char *cmd, const char *calib);
 void pp_plan_unload(pp_plan_loaded *l);
 
-/* "TP8 PP16 DP40 CP1 1f1b mb1 ZeRO-1 SP selective" for tables. */
-const char *pp_plan_short_layout(const pp_layout *l, char *buf, size_t n);
-/* The layout's keys (as the scenario's parallel and training sections
- * name them) added to the object o; mbs_count is its micro-batch count. */
-void pp_plan_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count);
+/* What the size formatters (plan/sizeout.h) print of the cost engine's
+ * weighing w: v's strings point into w, table (w's options as text) and
+ * json (w whole, podplan cost --json), which the caller releases after
+ * printing. */
+void pp_plan_weighed(const pp_cost_result *w, pp_size_weighed *v, pp_sb *table, pp_sb *json);
 
 #endif

@@ -128,8 +128,8 @@ static int sim_mttf(int nodes, double horizon_s, double *mttf_s, pp_err *err)
 }
 
 /* the engine's checkpoint of a model (weights and optimizer state) */
-static int ckpt_bytes(const pp_catalog *cat, const char *preset, int gpus, int tp, int pp,
-		      double *bytes, pp_err *err)
+static int ckpt_bytes(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *preset,
+		      int gpus, int tp, int pp, double *bytes, pp_err *err)
 {
 	char json[1024];
 	snprintf(json, sizeof(json),
@@ -148,7 +148,7 @@ static int ckpt_bytes(const pp_catalog *cat, const char *preset, int gpus, int t
 	int rc = pp_scenario_parse_unchecked(&sc, "anchor", json, strlen(json), cat, err);
 	if (rc)
 		return rc;
-	if (!(rc = pp_hw_from_catalog(&hw, cat, &sc.cluster, err)) &&
+	if (!(rc = pp_hw_resolve_with(hwr, cat, &sc, &sc.cluster, &hw, err)) &&
 	    !(rc = pp_predict(&sc, &hw, NULL, &r, err)))
 		*bytes = r.checkpoint_bytes;
 	pp_scenario_release(&sc);
@@ -318,8 +318,8 @@ out:
 	return rc;
 }
 
-int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick,
-		       pp_canchor **out, int *n, pp_err *err)
+int pp_canchor_compute(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *models_dir,
+		       bool quick, pp_canchor **out, int *n, pp_err *err)
 {
 	pp_canchor *v = NULL;
 	int k = 0, rc;
@@ -363,7 +363,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 	/* --- Llama 3: 54 days on 2,048 nodes --- */
 	{
 		double bytes;
-		if ((rc = ckpt_bytes(cat, "llama3-405b", 16384, 8, 16, &bytes, err)))
+		if ((rc = ckpt_bytes(cat, hwr, "llama3-405b", 16384, 8, 16, &bytes, err)))
 			goto fail;
 		double r3 = 419.0 / (2048 * 54.0); /* per 1,000 node-days: x 1000 */
 		double lam = 2048 * r3 / DAY, w = bytes / 2e12, u0 = 900;
@@ -487,7 +487,7 @@ int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick
 	{
 		/* async vs sync blocking, 7B */
 		double bytes;
-		if ((rc = ckpt_bytes(cat, "llama2-7b", 64, 1, 1, &bytes, err)))
+		if ((rc = ckpt_bytes(cat, hwr, "llama2-7b", 64, 1, 1, &bytes, err)))
 			goto fail;
 		/* IBM's earlier post with the same team (pytorch.org/blog/
 		 * performant-distributed-checkpointing, 2023): a 30B model with
@@ -546,12 +546,12 @@ fail:
 	return rc;
 }
 
-int pp_canchor_run(const pp_catalog *cat, const char *models_dir, bool csv, pp_sb *out,
-		   pp_err *err)
+int pp_canchor_run(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *models_dir,
+		   bool csv, pp_sb *out, pp_err *err)
 {
 	pp_canchor *v;
 	int n;
-	int rc = pp_canchor_compute(cat, models_dir, false, &v, &n, err);
+	int rc = pp_canchor_compute(cat, hwr, models_dir, false, &v, &n, err);
 	if (rc)
 		return rc;
 	if (csv) {

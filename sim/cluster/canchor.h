@@ -12,6 +12,7 @@
 #define PP_CANCHOR_H
 
 #include "input/catalog.h"
+#include "input/hw.h"
 #include "core/pp.h"
 #include "core/util.h"
 #include <stdbool.h>
@@ -31,12 +32,14 @@ typedef struct pp_canchor {
  * simulate 663,813 and 19,907 jobs, each with 5 generator seeds; the openb
  * rows add about 10 s where the trace is fetched: 10 seeds, 2 with quick).
  * *out is heap (caller frees), *n its count.
- * quick: the Acme replays on their first 100,000 jobs (tests). */
-int pp_canchor_compute(const pp_catalog *cat, const char *models_dir, bool quick,
-		       pp_canchor **out, int *n, pp_err *err);
+ * quick: the Acme replays on their first 100,000 jobs (tests). hwr: how
+ * the checkpoint rows' scenarios get their hardware (input/hw.h; NULL:
+ * the catalog's figures). */
+int pp_canchor_compute(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *models_dir,
+		       bool quick, pp_canchor **out, int *n, pp_err *err);
 /* Compute and print: a table, or the CSV of models/validation/cluster.csv. */
-int pp_canchor_run(const pp_catalog *cat, const char *models_dir, bool csv, pp_sb *out,
-		   pp_err *err);
+int pp_canchor_run(const pp_catalog *cat, const pp_hw_resolver *hwr, const char *models_dir,
+		   bool csv, pp_sb *out, pp_err *err);
 
 /* The analytic pieces, exported for the tests: */
 /* Mean time to an infrastructure failure of a job on nodes nodes at r_f

@@ -20,16 +20,20 @@ struct pp_cscen {
 	entry *e;
 	int n;
 	const pp_catalog *cat;
+	pp_hw_resolver hwr;    /* fn NULL: the catalog's figures */
 	double oversub;        /* across leaves */
 };
 
 int pp_cscen_new(pp_cscen **out, const pp_cjobs *jobs, const char *jobs_path,
-		 const pp_cspec *spec, const pp_catalog *cat, pp_err *err)
+		 const pp_cspec *spec, const pp_catalog *cat, const pp_hw_resolver *hwr,
+		 pp_err *err)
 {
 	pp_cscen *c = pp_xcalloc(1, sizeof(*c));
 	c->n = jobs->nscenarios;
 	c->e = pp_xcalloc((size_t)c->n + 1, sizeof(entry));
 	c->cat = cat;
+	if (hwr)
+		c->hwr = *hwr;
 	c->oversub = spec->oversubscription;
 	*out = c;
 	char dir[4096] = ".";
@@ -88,7 +92,7 @@ int pp_cscen_step(void *ctx, int s, bool spans_leaf, double *step_s, double *tok
 		x.cluster.oversubscription = spans_leaf ? c->oversub : 1.0;
 		pp_hw hw;
 		pp_result r;
-		int rc = pp_hw_from_catalog(&hw, c->cat, &x.cluster, err);
+		int rc = pp_hw_resolve_with(&c->hwr, c->cat, &x, &x.cluster, &hw, err);
 		if (!rc)
 			rc = pp_predict(&x, &hw, NULL, &r, err);
 		if (rc)
@@ -105,13 +109,13 @@ int pp_cscen_step(void *ctx, int s, bool spans_leaf, double *step_s, double *tok
 }
 
 int pp_cscen_simulate(const pp_cspec *spec, const pp_cjobs *jobs, const char *jobs_path,
-		      const pp_catalog *cat, const pp_csim_opts *o, pp_csim_result *r,
-		      pp_err *err)
+		      const pp_catalog *cat, const pp_hw_resolver *hwr, const pp_csim_opts *o,
+		      pp_csim_result *r, pp_err *err)
 {
 	pp_cscen *sc = NULL;
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if (jobs->nscenarios && (rc = pp_cscen_new(&sc, jobs, jobs_path, spec, cat, err)))
+	if (jobs->nscenarios && (rc = pp_cscen_new(&sc, jobs, jobs_path, spec, cat, hwr, err)))
 		return rc;
 	pp_csim_opts x = {0};
 	if (o)

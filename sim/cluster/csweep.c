@@ -179,8 +179,9 @@ static int cmp_row(const void *a, const void *b)
 }
 
 int pp_csweep_run(const pp_csweep *w, const pp_cspec *base, const pp_cjobs *jobs,
-		  const char *jobs_path, const pp_catalog *cat, pp_csweep_progress_fn progress,
-		  void *progress_ctx, pp_csweep_row **rows, pp_err *err)
+		  const char *jobs_path, const pp_catalog *cat, const pp_hw_resolver *hwr,
+		  pp_csweep_progress_fn progress, void *progress_ctx, pp_csweep_row **rows,
+		  pp_err *err)
 {
 	int n = w->npoints;
 	pp_csweep_row *mine = pp_xcalloc((size_t)n + 1, sizeof(*mine));
@@ -207,7 +208,7 @@ int pp_csweep_run(const pp_csweep *w, const pp_cspec *base, const pp_cjobs *jobs
 			pp_csim_opts o = {0};
 			o.progress = progress ? on_jobs : NULL;
 			o.progress_ctx = &pc;
-			row->rc = pp_cscen_simulate(&s, jobs, jobs_path, cat, &o, &row->r, &row->err);
+			row->rc = pp_cscen_simulate(&s, jobs, jobs_path, cat, hwr, &o, &row->r, &row->err);
 			pp_csim_result_release(&row->r);
 			pp_cspec_release(&s);
 		}

@@ -29,6 +29,7 @@
 #include "cluster/cspec.h"
 #include "core/util.h"
 #include "input/catalog.h"
+#include "input/hw.h"
 
 #define PP_CSWEEP_MAX_AXES 8
 #define PP_CSWEEP_MAX_VALUES 64
@@ -78,13 +79,14 @@ const char *pp_csweep_value(const pp_csweep *w, int i, int a);
 typedef void (*pp_csweep_progress_fn)(void *ctx, int point, int points_done, int npoints,
 				       int jobs_done, int njobs);
 
-/* Run every point; every rank of an MPI job calls it alike. *rows (heap,
+/* Run every point (hwr: as pp_cscen_simulate's); every rank of an MPI job calls it alike. *rows (heap,
  * w->npoints, point order; caller frees) on every rank. Returns 0, or the
  * first failing point's code with its message in err (the same point the
  * serial run stops at; the other points still ran). */
 int pp_csweep_run(const pp_csweep *w, const pp_cspec *base, const pp_cjobs *jobs,
-		  const char *jobs_path, const pp_catalog *cat, pp_csweep_progress_fn progress,
-		  void *progress_ctx, pp_csweep_row **rows, pp_err *err);
+		  const char *jobs_path, const pp_catalog *cat, const pp_hw_resolver *hwr,
+		  pp_csweep_progress_fn progress, void *progress_ctx, pp_csweep_row **rows,
+		  pp_err *err);
 
 /* The table for people: one line a point, the axes' values, then GPUs,
  * makespan, scheduling / runtime goodput and their product, mean, median

@@ -33,6 +33,25 @@ const char *pp_fmt_duration(double s, char *buf, size_t n)
 	return buf;
 }
 
+const char *pp_fmt_step(double s, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		return dash(buf, n);
+	if (s < 1)
+		snprintf(buf, n, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, n, "%.3f s", s);
+	return buf;
+}
+
+const char *pp_fmt_ms(double s, int dec, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		return dash(buf, n);
+	snprintf(buf, n, "%.*f ms", dec, s * 1e3);
+	return buf;
+}
+
 const char *pp_fmt_wait(double s, char *buf, size_t n)
 {
 	if (isnan(s))
@@ -121,9 +140,14 @@ const char *pp_fmt_usd_range(double lo, double hi, const char *sep, char *buf, s
 
 const char *pp_fmt_unit_price(double usd, char *buf, size_t n)
 {
+	return pp_fmt_usd_sig(usd, 3, buf, n);
+}
+
+const char *pp_fmt_usd_sig(double usd, int sig, char *buf, size_t n)
+{
 	if (!isfinite(usd))
 		return dash(buf, n);
-	snprintf(buf, n, "$%.3g", usd);
+	snprintf(buf, n, "$%.*g", sig, usd);
 	return buf;
 }
 

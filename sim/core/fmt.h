@@ -11,6 +11,12 @@
 
 /* Seconds as "3.2 ms", "14.1 s", "2.3 h", "41.0 days"; "-" when negative. */
 const char *pp_fmt_duration(double s, char *buf, size_t n);
+/* A step time as predict prints one: "412.3 ms" below a second, "3.208 s"
+ * from there. */
+const char *pp_fmt_step(double s, char *buf, size_t n);
+/* Seconds in milliseconds with dec decimals, whatever the size: "38.2 ms"
+ * (a latency beside its bound or SLO). */
+const char *pp_fmt_ms(double s, int dec, char *buf, size_t n);
 /* A waiting time: "-" when NaN (none), "0.42 s" below a second, else as
  * pp_fmt_duration. */
 const char *pp_fmt_wait(double s, char *buf, size_t n);
@@ -29,6 +35,9 @@ const char *pp_fmt_usd(double usd, char *buf, size_t n);
 const char *pp_fmt_usd_range(double lo, double hi, const char *sep, char *buf, size_t n);
 /* A unit price to three significant digits: "$0.123", "$15.6". */
 const char *pp_fmt_unit_price(double usd, char *buf, size_t n);
+/* Dollars to sig significant digits, as printf's %g: "$98.31", "$1.234e+04"
+ * (a price or a rate quoted to its precision, where pp_fmt_usd rounds). */
+const char *pp_fmt_usd_sig(double usd, int sig, char *buf, size_t n);
 /* A token count: "2T", "15.6B", "3.2M", "512". */
 const char *pp_fmt_tokens(double t, char *buf, size_t n);
 /* A whole number with thousands separators: "-1,234,567". */

@@ -8,6 +8,7 @@
  * result says which in utilization_from and in its sources.
  */
 #include "cost/costcluster.h"
+#include "calib/hwres.h"
 #include "cluster/cscen.h"
 #include "cost/costdata.h"
 #include "core/fmt.h"
@@ -51,8 +52,9 @@ int cost_cluster_utilization(ctx *c, char *source, size_t n)
 	/* per job: the report's queueing-delay distribution */
 	pp_csim_opts o = {0};
 	o.per_job = true;
-	if ((rc = pp_cscen_simulate(&k->spec, &k->jobs, cs->utilization_jobs, c->cat, &o, &k->r,
-				    c->err))) {
+	pp_hw_resolver hwr = {pp_hw_of_scenario, NULL};
+	if ((rc = pp_cscen_simulate(&k->spec, &k->jobs, cs->utilization_jobs, c->cat, &hwr, &o,
+				    &k->r, c->err))) {
 		pp_cost_cluster_free(k);
 		return rc;
 	}

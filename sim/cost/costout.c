@@ -399,8 +399,8 @@ static void serving_text(const pp_cost_result *r, pp_sb *sb)
 				snprintf(mr, sizeof(mr), "%.3g", v->max_rate_rps);
 				snprintf(it, sizeof(it), "%.0f", v->input_tokens_per_s);
 				snprintf(ot, sizeof(ot), "%.0f", v->output_tokens_per_s);
-				snprintf(tt, sizeof(tt), "%.0f ms", v->at_max.ttft_s * 1e3);
-				snprintf(tp, sizeof(tp), "%.1f ms", v->at_max.tpot_s * 1e3);
+				pp_fmt_ms(v->at_max.ttft_s, 0, tt, sizeof(tt));
+				pp_fmt_ms(v->at_max.tpot_s, 1, tp, sizeof(tp));
 				snprintf(rp, sizeof(rp), "%d", v->replicas_needed);
 			}
 			snprintf(kv, sizeof(kv), "%lld", (long long)v->kv_tokens);
@@ -550,4 +550,29 @@ void pp_cost_to_text(const pp_cost_result *r, pp_sb *sb)
 		   r->nsources, est);
 	pp_sb_addf(sb, "Computed in %.2f s (Monte Carlo and tornado %.2f s).\n", r->elapsed_s,
 		   r->mc_elapsed_s);
+}
+
+void pp_cost_weighed_text(const pp_cost_result *w, pp_sb *out)
+{
+	char g[96], t[32], u[32], rg[64];
+	pp_sb_addf(out, "\nPriced every way (podplan cost's engine: goodput, lead time, capex and "
+		   "financing, lower tiers):\n");
+	pp_sb_addf(out, "  %-28s %-6s %-18s %14s %10s %21s  %s\n", "option", "kind", "GPUs",
+		   "time to result", "total", "P10 - P90", "verdict");
+	for (int i = 0; i < w->noptions; i++) {
+		const pp_cost_option *o = &w->options[i];
+		double tr = o->time_to_train_s + o->lead_time_s;
+		const char *v = i == w->recommended ? "ANSWER"
+				: !o->feasible ? "cannot"
+				: !o->obtainable ? "may not be obtainable"
+				: o->meets_target ? "meets" : "misses";
+		pp_sb_addf(out, "  %-28.28s %-6s %-18.18s %14s %10s %21s  %s\n", o->name,
+			   pp_option_kind_names[o->kind], pp_cost_gpus_text(o, g, sizeof(g)),
+			   pp_fmt_duration(tr, t, sizeof(t)),
+			   o->feasible ? pp_fmt_usd(o->usd_total, u, sizeof(u)) : "-",
+			   pp_fmt_usd_range(o->p10_usd, o->p90_usd, " - ", rg, sizeof(rg)), v);
+	}
+	pp_sb_addf(out, "  Monte Carlo %d draws, seed %lu; prices as of %s ('podplan cost' on a "
+		   "scenario with these options gives every figure and its source).\n", w->draws,
+		   w->seed, w->as_of);
 }

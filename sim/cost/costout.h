@@ -29,6 +29,11 @@ void pp_cost_to_csv(const pp_cost_result *r, pp_sb *out);
 /* The readable table and recommendation `podplan cost` prints. */
 void pp_cost_to_text(const pp_cost_result *r, pp_sb *out);
 
+/* Every option weighed, one line each (time to result, total, P10 - P90,
+ * verdict), and the Monte Carlo's draws, seed and price date: what `podplan
+ * size` prints under its layouts. Appends to out. */
+void pp_cost_weighed_text(const pp_cost_result *r, pp_sb *out);
+
 /* An inference work's SLO in one phrase ("p99 TTFT <= 450 ms, TPOT <= 40
  * ms", "no SLO"). Returns buf. */
 const char *pp_cost_fmt_slo(const pp_cost_inference *f, char *buf, size_t n);

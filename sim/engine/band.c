@@ -2,18 +2,19 @@
  * band.c - the printing of a step-time interval (band.h).
  */
 #include "engine/band.h"
+#include "core/fmt.h"
 #include "core/jsonout.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* a step time as predict prints one: ms below a second */
-static const char *step_text(double s, char *buf, size_t n)
+
+const char *pp_band_short(const pp_band *b, char *buf, size_t n)
 {
-	if (s < 1)
-		snprintf(buf, n, "%.1f ms", s * 1e3);
+	if (!b || !b->on)
+		snprintf(buf, n, "-");
 	else
-		snprintf(buf, n, "%.3f s", s);
+		snprintf(buf, n, "%.3g-%.3g s%s", b->lo_s, b->hi_s, b->near ? "" : "*");
 	return buf;
 }
 
@@ -25,8 +26,8 @@ void pp_band_text(const pp_band *b, const char *prefix, pp_sb *out)
 	}
 	char lo[32], hi[32];
 	pp_sb_addf(out, "%s80%% interval %s to %s (%+.0f%%/%+.0f%% of the prediction), ", prefix,
-		   step_text(b->lo_s, lo, sizeof(lo)), step_text(b->hi_s, hi, sizeof(hi)), 100 * (b->f_lo - 1),
-		   100 * (b->f_hi - 1));
+		   pp_fmt_step(b->lo_s, lo, sizeof(lo)), pp_fmt_step(b->hi_s, hi, sizeof(hi)),
+		   100 * (b->f_lo - 1), 100 * (b->f_hi - 1));
 	if (b->near)
 		pp_sb_addf(out, "from %d validated run%s near this layout (%s)\n%*srests on: ", b->n,
 			   b->n == 1 ? "" : "s", b->method, (int)strlen(prefix), "");

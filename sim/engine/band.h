@@ -37,6 +37,10 @@ typedef struct pp_band {
  * where none is near, one line "... no validated run near this layout: the
  * band of all N validated dense runs (...)". No final newline. */
 void pp_band_text(const pp_band *b, const char *prefix, pp_sb *out);
+/* The interval for a table column: "2.91-4.06 s", "*" after it where no
+ * validated run is near (the default band); "-" where there is none.
+ * Returns buf. */
+const char *pp_band_short(const pp_band *b, char *buf, size_t n);
 /* The same under parent's key "interval": lo_s, hi_s, factor_lo,
  * factor_hi, near, runs (count), rows (the listed ids), method. */
 void pp_band_json(const pp_band *b, cJSON *parent);

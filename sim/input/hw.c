@@ -162,3 +162,11 @@ int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, p
 	prov_origin(hw, "storage_bandwidth", cat, "storage", &cl->storage->prov);
 	return 0;
 }
+
+int pp_hw_resolve_with(const pp_hw_resolver *r, const pp_catalog *cat, const pp_scenario *s,
+		       const pp_cluster *cl, pp_hw *hw, pp_err *err)
+{
+	if (r && r->fn)
+		return r->fn(r->ctx, cat, s, cl, hw, err);
+	return pp_hw_from_catalog(hw, cat, cl, err);
+}

@@ -123,6 +123,26 @@ typedef struct pp_hw {
 /* Resolve the parameters for a scenario's cluster from the catalog. */
 int pp_hw_from_catalog(pp_hw *hw, const pp_catalog *cat, const pp_cluster *cl, pp_err *err);
 
+/* The way from cluster cl of scenario s to the hardware a prediction runs
+ * on, handed down to a layer that loads or builds scenarios but may not
+ * include calib/ (cluster/; sim/LAYERS): its callers pass
+ * calib/hwres.h's pp_hw_of_scenario, the resolution every command's
+ * prologue uses (the catalog's figures, then the calibration profile s
+ * names where it describes cl). ctx: the resolver's own. Errors: the
+ * resolver's. */
+typedef int (*pp_hw_resolve_fn)(void *ctx, const pp_catalog *cat, const pp_scenario *s,
+				const pp_cluster *cl, pp_hw *hw, pp_err *err);
+typedef struct pp_hw_resolver {
+	pp_hw_resolve_fn fn;
+	void *ctx;
+} pp_hw_resolver;
+
+/* Cluster cl of scenario s resolved by r: r->fn, or pp_hw_from_catalog
+ * where r is NULL (a test of a layer alone: the catalog's figures, no
+ * profile). */
+int pp_hw_resolve_with(const pp_hw_resolver *r, const pp_catalog *cat, const pp_scenario *s,
+		       const pp_cluster *cl, pp_hw *hw, pp_err *err);
+
 /* Whether the SKU has a sustained share below 1 for some dtype
  * (dense_sustained): whether a GEMM-dense step runs slower on it. */
 bool pp_hw_has_sustained(const pp_hw *hw);

@@ -44,12 +44,6 @@ static int tightest(const bounds *b)
 	return k;
 }
 
-static const char *ms(double s, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.1f ms", s * 1e3);
-	return buf;
-}
-
 /* Why option q misses: its tightest bound over the SLO, or (its bounds met
  * by a run that did not keep up) the rate it completes. */
 static void miss_words(const pp_splan_option *q, const bounds *bq, int kq, double offered,
@@ -60,8 +54,8 @@ static void miss_words(const pp_splan_option *q, const bounds *bq, int kq, doubl
 		pp_sb_addf(w, "it completes %.4g req/s with every request sent at once, below the "
 			      "%.4g offered (its run drained a backlog).", q->capacity_rps, offered);
 	else
-		pp_sb_addf(w, "%s %s over %s.", bq->name[kq], ms(bq->v[kq], b1, sizeof(b1)),
-			   ms(bq->bound[kq], b2, sizeof(b2)));
+		pp_sb_addf(w, "%s %s over %s.", bq->name[kq], pp_fmt_ms(bq->v[kq], 1, b1, sizeof(b1)),
+			   pp_fmt_ms(bq->bound[kq], 1, b2, sizeof(b2)));
 }
 
 static double usd_per_million_output(const pp_splan_result *r, const pp_splan_option *o)
@@ -114,7 +108,7 @@ static void explain_disagg(const pp_scenario *s, const pp_splan_result *r, pp_sb
 		pp_sb_addf(w, " Disaggregated wins: its decode iterations never carry a prefill chunk "
 			      "and its prompts never wait behind decodes, for a KV transfer of %s a "
 			      "request (%.1f%% of TTFT on average).",
-			   ms(p->mean_transfer_s, b1, sizeof(b1)), 100 * p->transfer_ttft_share);
+			   pp_fmt_ms(p->mean_transfer_s, 1, b1, sizeof(b1)), 100 * p->transfer_ttft_share);
 		/* the co-located option on the most GPUs run within the pick's: what it misses */
 		int c = -1;
 		for (int i = 0; i < r->nopts; i++) {
@@ -162,8 +156,9 @@ static void explain(const pp_scenario *s, const pp_splan_result *r, pp_sb *w)
 	int k = tightest(&b);
 	pp_sb_addf(w, "%s meets the SLO at %.4g req/s on %d GPU%s, the fewest of any option run; "
 		      "its tightest bound is %s at %s of %s (%.1f%% headroom).",
-		   lb, r->offered_rps, p->gpus, p->gpus == 1 ? "" : "s", b.name[k], ms(b.v[k], b1, sizeof(b1)),
-		   ms(b.bound[k], b2, sizeof(b2)), 100 * p->headroom);
+		   lb, r->offered_rps, p->gpus, p->gpus == 1 ? "" : "s", b.name[k],
+		   pp_fmt_ms(b.v[k], 1, b1, sizeof(b1)), pp_fmt_ms(b.bound[k], 1, b2, sizeof(b2)),
+		   100 * p->headroom);
 	/* the closest cheaper option */
 	int c = -1;
 	for (int i = 0; i < r->nopts; i++)
@@ -222,7 +217,8 @@ static const char *slo_words(const pp_servespec *sv, char *buf, size_t n)
 	char t[32];
 	pp_sb_addf(&o, "p%g", sv->slo_percentile);
 	for (int i = 0; i < b.n; i++)
-		pp_sb_addf(&o, "%s %s <= %s", i ? "," : "", b.name[i], ms(b.bound[i], t, sizeof(t)));
+		pp_sb_addf(&o, "%s %s <= %s", i ? "," : "", b.name[i],
+			   pp_fmt_ms(b.bound[i], 1, t, sizeof(t)));
 	snprintf(buf, n, "%s", o.buf);
 	pp_sb_release(&o);
 	return buf;

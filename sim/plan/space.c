@@ -1,5 +1,6 @@
 /* space.c - see space.h. */
 #include "plan/space.h"
+#include "core/jsonout.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -435,4 +436,39 @@ const char *pp_layout_str(const pp_layout *l, char *buf, size_t n)
 		 "recompute %s%s", l->tp, l->pp, l->dp, l->cp, sched, (long long)l->micro_batch_size,
 		 l->zero_stage, l->sp ? ", SP" : "", pp_recompute_names[l->recompute], ep);
 	return buf;
+}
+
+const char *pp_layout_short(const pp_layout *l, char *buf, size_t n)
+{
+	char sched[16];
+	if (l->pp == 1)
+		snprintf(sched, sizeof(sched), "-");
+	else if (l->vpp > 1 && l->schedule == PP_SCHED_INTERLEAVED)
+		snprintf(sched, sizeof(sched), "v%d", l->vpp);
+	else /* 1f1b, gpipe, zb-h1, zb-h2, zbv, dualpipev, dualpipe */
+		snprintf(sched, sizeof(sched), "%s", pp_schedule_names[l->schedule]);
+	char ep[16] = "";
+	if (l->ep > 1)
+		snprintf(ep, sizeof(ep), " EP%d", l->ep);
+	snprintf(buf, n, "TP%d PP%d DP%d CP%d%s %s mb%lld ZeRO-%d%s %s", l->tp, l->pp, l->dp, l->cp,
+		 ep, sched, (long long)l->micro_batch_size, l->zero_stage, l->sp ? " SP" : "",
+		 pp_recompute_names[l->recompute]);
+	return buf;
+}
+
+void pp_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count)
+{
+	pp_json_int(o, "tensor_model_parallel_size", l->tp);
+	pp_json_int(o, "pipeline_model_parallel_size", l->pp);
+	pp_json_int(o, "data_parallel_size", l->dp);
+	pp_json_int(o, "context_parallel_size", l->cp);
+	pp_json_int(o, "virtual_pipeline_model_parallel_size", l->vpp);
+	if (l->ep > 1)
+		pp_json_int(o, "expert_model_parallel_size", l->ep);
+	pp_json_bool(o, "sequence_parallel", l->sp);
+	pp_json_int(o, "zero_stage", l->zero_stage);
+	pp_json_str(o, "pipeline_schedule", pp_schedule_names[l->schedule]);
+	pp_json_int(o, "micro_batch_size", l->micro_batch_size);
+	pp_json_str(o, "recompute", pp_recompute_names[l->recompute]);
+	pp_json_int(o, "num_microbatches", mbs_count);
 }

@@ -29,6 +29,7 @@
 #define PP_SPACE_H
 
 #include "input/scenario.h"
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,5 +80,12 @@ void pp_layout_apply(pp_scenario *s, const pp_layout *l);
 /* "TP 8 x PP 16 x DP 40 x CP 1, interleaved x2, micro-batch 1, ZeRO-1,
  * SP, recompute selective" into buf[n]; returns buf. */
 const char *pp_layout_str(const pp_layout *l, char *buf, size_t n);
+/* "TP8 PP16 DP40 CP1 v2 mb1 ZeRO-1 SP selective" (the schedule "-"
+ * without a pipeline, "vN" interleaved, else its name; " EPn" after CP
+ * where EP > 1) for tables; returns buf. */
+const char *pp_layout_short(const pp_layout *l, char *buf, size_t n);
+/* The layout's keys, as the scenario's parallel and training sections
+ * name them, added to object o; mbs_count is its micro-batch count. */
+void pp_layout_json(cJSON *o, const pp_layout *l, int64_t mbs_count);
 
 #endif

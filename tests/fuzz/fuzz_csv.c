@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 1: {
 		pp_valset v;
-		rc = pp_validate_text(fz_catalog(), "fuzz.csv", text, &v, &err);
+		rc = pp_validate_text(fz_catalog(), NULL, "fuzz.csv", text, &v, &err);
 		fz_check_err(rc, err.msg, "pp_validate_text");
 		if (!rc) {
 			double mean, max;
