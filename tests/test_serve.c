@@ -308,11 +308,12 @@ static pp_servespec small_spec(int64_t budget, int64_t seqs)
 }
 
 static int emitted[8];
-static void count_emit(void *ctx, int i, double now)
+static void count_emit(void *ctx, const int *tok, int n, double now)
 {
 	(void)ctx;
 	(void)now;
-	emitted[i]++;
+	for (int k = 0; k < n; k++)
+		emitted[tok[k]]++;
 }
 
 static void sched_one(void)

@@ -75,29 +75,41 @@ static void watch(pp_serve_meas *m, int k, double v)
 	}
 }
 
-void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
+void pp_serve_meas_tokens(pp_serve_meas *m, pp_sreq *r, const int *ids, int n, double now)
 {
-	pp_sreq *q = &r[i];
-	if (q->generated == 1) {
-		q->first_s = now;
-		watch(m, PP_MEAS_TTFT, q->first_s - q->send_s);
-	} else {
-		if (m->nitl == m->capitl) {
-			m->capitl = m->capitl ? 2 * m->capitl : 4096;
-			m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
-			m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+	if (m->nitl + (size_t)n > m->capitl) {
+		size_t cap = m->capitl ? 2 * m->capitl : 4096;
+		if (cap < m->nitl + (size_t)n)
+			cap = m->nitl + (size_t)n;
+		m->capitl = cap;
+		m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
+		m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+	}
+	/* the gaps' cursor in locals: stores through q would reload them */
+	double *itl = m->itl;
+	int *itl_req = m->itl_req;
+	size_t nitl = m->nitl;
+	const bool ends = m->bound[PP_MEAS_TPOT] > 0 || m->bound[PP_MEAS_E2EL] > 0;
+	for (int k = 0; k < n; k++) {
+		int i = ids[k];
+		pp_sreq *q = &r[i];
+		if (q->generated == 1) {
+			q->first_s = now;
+			watch(m, PP_MEAS_TTFT, q->first_s - q->send_s);
+		} else {
+			itl_req[nitl] = i;
+			itl[nitl++] = now - q->last_s;
 		}
-		m->itl_req[m->nitl] = i;
-		m->itl[m->nitl++] = now - q->last_s;
+		q->last_s = now;
+		if (ends && q->generated == q->output) {
+			/* as pp_serve_finish computes them */
+			double ttft = q->first_s - q->send_s, e2el = q->last_s - q->send_s;
+			watch(m, PP_MEAS_E2EL, e2el);
+			if (q->output > 1)
+				watch(m, PP_MEAS_TPOT, (e2el - ttft) / (double)(q->output - 1));
+		}
 	}
-	q->last_s = now;
-	if (q->generated == q->output && (m->bound[PP_MEAS_TPOT] > 0 || m->bound[PP_MEAS_E2EL] > 0)) {
-		/* as pp_serve_finish computes them */
-		double ttft = q->first_s - q->send_s, e2el = q->last_s - q->send_s;
-		watch(m, PP_MEAS_E2EL, e2el);
-		if (q->output > 1)
-			watch(m, PP_MEAS_TPOT, (e2el - ttft) / (double)(q->output - 1));
-	}
+	m->nitl = nitl;
 }
 
 void pp_serve_meas_reserve(pp_serve_meas *m, size_t n)
