@@ -51,6 +51,12 @@ struct pp_forward {
 	pp_group tp;
 	int nstages;
 	double kinds[PP_FWD_MAX_STAGES][PP_LAYER_KINDS];
+	/* per stage, the segments it runs (their layers, or its embedding
+	 * or head: reps > 0) in segment order: the iteration's walk skips
+	 * the rest without testing each */
+	int nsegs[PP_FWD_MAX_STAGES];
+	unsigned char segs[PP_FWD_MAX_STAGES][NSEG];
+	double reps[PP_FWD_MAX_STAGES][NSEG];
 	bool present[PP_LAYER_KINDS]; /* some stage holds layers of the kind */
 	bool ar_applies;
 	const pp_ar_curve *curve;
@@ -346,7 +352,8 @@ static void seg_sums(const entry *e, int seg, const double *at, const double *af
 		     const double *aby, const int *na, segsum *g)
 {
 	*g = e->pre[seg];
-	seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
+	if (e->a0[seg] < e->n[seg]) /* else no attention op: the prefix is the whole */
+		seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
 }
 
 /* Segment seg's op times in order, its attention ops this batch's: the
@@ -410,10 +417,10 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 	out->tokens = tpad;
 	for (int st = 0; st < f->nstages; st++) {
 		double cpu = 0, gpu = 0, busy = 0;
-		for (int seg = 0; seg < NSEG; seg++) {
-			double reps = seg < PP_LAYER_KINDS ? f->kinds[st][seg]
-				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == f->nstages - 1);
-			if (reps <= 0 || !e->n[seg])
+		for (int j = 0; j < f->nsegs[st]; j++) {
+			int seg = f->segs[st][j];
+			double reps = f->reps[st][j];
+			if (!e->n[seg])
 				continue;
 			const segsum *g = &sg[seg];
 			out->compute_s += reps * g->comp;
@@ -466,6 +473,14 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 		pp_stage_kinds(s, st, f->kinds[st]);
 		for (int k = 0; k < PP_LAYER_KINDS; k++)
 			f->present[k] |= f->kinds[st][k] > 0;
+		for (int seg = 0; seg < NSEG; seg++) {
+			double reps = seg < PP_LAYER_KINDS ? f->kinds[st][seg]
+				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == p->pp - 1);
+			if (reps <= 0)
+				continue;
+			f->segs[st][f->nsegs[st]] = (unsigned char)seg;
+			f->reps[st][f->nsegs[st]++] = reps;
+		}
 	}
 	base_dims(f);
 	f->ax = f->base;

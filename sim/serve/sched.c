@@ -252,25 +252,24 @@ static void pass_running(pp_sched *s, pass *p, int filter)
 	int64_t budget = p->budget;
 	int n_put = p->n;
 	pp_fwd_batch b = *p->b;
-	for (int k = 0; k < nrun && budget > 0 && n_put < max;) {
+	/* the budget and the count change only where a request is put: they
+	 * are tested once here (none left: no request is looked at) and
+	 * after each put, not at every request passed over */
+	if (budget <= 0 || n_put >= max)
+		nrun = 0;
+	for (int k = 0; k < nrun; k++) {
 		int i = run[k];
 		pp_sreq *q = &r[i];
-		if (q->sched_n > 0) { /* in flight (pipeline parallelism) */
-			k++;
+		if (q->sched_n > 0) /* in flight (pipeline parallelism) */
 			continue;
-		}
 		int64_t computed = q->computed, prompt = q->prompt;
 		int64_t need = prompt + q->generated - computed;
 		bool prefill = computed < prompt;
-		if (need <= 0 || (filter == PREFILL && !prefill) || (filter == DECODE && prefill)) {
-			k++;
+		if (need <= 0 || (filter == PREFILL && !prefill) || (filter == DECODE && prefill))
 			continue;
-		}
 		int64_t n = need < budget ? need : budget;
-		if (!chunked && n < need) { /* a prompt runs whole */
-			k++;
+		if (!chunked && n < need) /* a prompt runs whole */
 			continue;
-		}
 		if (computed + n > (q->own + q->pblocks) * bs) { /* grow() has blocks to find */
 			bool stop = false, skip = false;
 			while (!grow(s, q, computed + n)) {
@@ -290,10 +289,8 @@ static void pass_running(pp_sched *s, pass *p, int filter)
 			nrun = s->nrun; /* preempt() removed victims after k */
 			if (stop)
 				break;
-			if (skip) {
-				k++;
+			if (skip)
 				continue;
-			}
 		}
 		q->sched_n = n;
 		add_work(q, n, &b);
@@ -301,7 +298,8 @@ static void pass_running(pp_sched *s, pass *p, int filter)
 			add_window_work(q, n, window, &b);
 		ids[n_put++] = i;
 		budget -= n;
-		k++;
+		if (budget <= 0 || n_put >= max)
+			break;
 	}
 	*p->b = b;
 	p->budget = budget;
