@@ -34,6 +34,66 @@ void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	out->pct = pp_serve_percentile(v, n, pct);
 }
 
+/* A high percentile of many values (the SLO's p99 over a run's 10^5
+ * inter-token gaps): a threshold below rank lhs from a sample, the values
+ * not under it copied out in one pass (a few per cent of them), and
+ * gsl_stats_select on those alone, instead of quickselect's partitions
+ * over all n. The threshold is checked, not assumed: when fewer than lhs
+ * + 1 values lie under it, ranks lhs and lhs + 1 are among the copies
+ * (there at lhs - under and one above); then v[lhs] and v[lhs + 1] are
+ * set to them and 1 returned. Else (or for a low percentile, few values,
+ * a copy overflowing its room) 0, v untouched: the caller selects over
+ * all. */
+static int top_pair(double *v, size_t n, size_t lhs)
+{
+	enum { STRIDE = 32 };
+	size_t K = n - lhs;
+	if (n < 4096 || K * 16 > n)
+		return 0;
+	size_t ns = n / STRIDE, cap = K + n / 16 + 64;
+	double *smp = pp_xmalloc(sizeof(double) * ns), *top = pp_xmalloc(sizeof(double) * cap);
+	for (size_t j = 0; j < ns; j++)
+		smp[j] = v[j * STRIDE];
+	/* the sample's order statistic some four standard deviations below
+	 * lhs's share of it: almost always under rank lhs, and checked below */
+	double q = (double)lhs / (double)n, sd = sqrt((double)ns * q * (1 - q));
+	double at = q * (double)ns - 4 * sd - 2;
+	size_t j = at > 0 ? (size_t)at : 0;
+	double tau = gsl_stats_select(smp, 1, ns, j);
+	size_t m = 0, under = 0;
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < tau) {
+			under++;
+			continue;
+		}
+		if (m == cap) {
+			ok = 0;
+			break;
+		}
+		top[m++] = v[i];
+	}
+	if (ok && under <= lhs) {
+		size_t r = lhs - under; /* rank lhs among the copies */
+		double lo = gsl_stats_select(top, 1, m, r), hi = 0;
+		if (r + 1 < m) { /* the least of those after it: rank lhs + 1 */
+			size_t b = r + 1;
+			for (size_t i = r + 2; i < m; i++)
+				if (top[i] < top[b])
+					b = i;
+			hi = top[b];
+		}
+		v[lhs] = lo;
+		if (lhs + 1 < n)
+			v[lhs + 1] = hi;
+	} else {
+		ok = 0;
+	}
+	free(smp);
+	free(top);
+	return ok;
+}
+
 void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -50,6 +110,10 @@ void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	size_t lhs = (size_t)(int)(pct / 100.0 * (double)(n - 1));
 	if (lhs >= n)
 		lhs = n - 1;
+	if (top_pair(v, n, lhs)) {
+		out->pct = pp_serve_percentile(v, n, pct);
+		return;
+	}
 	(void)gsl_stats_select(v, 1, n, lhs);
 	if (lhs + 1 < n) {
 		size_t m = lhs + 1;
