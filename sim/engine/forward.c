@@ -51,13 +51,24 @@ struct pp_forward {
 	pp_group tp;
 	int nstages;
 	double kinds[PP_FWD_MAX_STAGES][PP_LAYER_KINDS];
+	/* per stage, the segments it runs (their layers, or its embedding
+	 * or head: reps > 0) in segment order: the iteration's walk skips
+	 * the rest without testing each */
+	int nsegs[PP_FWD_MAX_STAGES];
+	unsigned char segs[PP_FWD_MAX_STAGES][NSEG];
+	double reps[PP_FWD_MAX_STAGES][NSEG];
 	bool present[PP_LAYER_KINDS]; /* some stage holds layers of the kind */
 	bool ar_applies;
 	const pp_ar_curve *curve;
 	pp_workload w;          /* scratch op list */
 	double *times;          /* scratch: one segment's op times (seg_times) */
 	int ncap;
-	entry cache[CACHE];
+	/* the memo of batch shapes: entries are set up when first hashed
+	 * to (seen), so a replica that costs a few hundred shapes (the
+	 * serving search sets up hundreds of replicas) does not clear and
+	 * walk all CACHE of them */
+	entry *cache;
+	unsigned char seen[CACHE];
 };
 
 /* ---- dimensions ---- */
@@ -273,7 +284,9 @@ static void build(pp_forward *f, entry *e, const pp_fwd_batch *b, double tpad)
 		e->p2p_s += pp_p2p_time(f->hw, send_bytes, pp_stage_link_same_domain(f->s, st));
 }
 
-/* The attention ops of this batch, in layer-kind order, costed anew. */
+/* The attention ops of this batch, in layer-kind order, costed anew:
+ * the core's ops alone (the projections around it are the entry's, and
+ * the core's ops read nothing they set), without building an op list. */
 static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, double *t,
 			    double *fl, double *by, int *n)
 {
@@ -287,17 +300,14 @@ static void attention_times(pp_forward *f, const pp_fwd_batch *b, double tpad, d
 		c.kind = k;
 		x->moe = (k & PP_LK_MOE) != 0;
 		x->windowed = (k & PP_LK_WINDOW) != 0;
-		f->w.nops = 0;
-		/* the attention core alone: the projections around it are the
-		 * entry's, and the core's ops read nothing they set */
-		wl_attention_fwd(&c, x, f->tp, true, true);
-		for (int i = 0; i < f->w.nops; i++)
-			if (f->w.ops[i].kind == PP_OP_ATTN) {
-				t[k * 4 + n[k]] = f->w.ops[i].time_s;
-				fl[k * 4 + n[k]] = f->w.ops[i].flops;
-				by[k * 4 + n[k]] = f->w.ops[i].bytes;
-				n[k]++;
-			}
+		wl_attn_fig a[WL_SERVE_ATTN_MAX];
+		int na = wl_serve_attention_core(&c, x, a);
+		for (int i = 0; i < na; i++) {
+			t[k * 4 + i] = a[i].time_s;
+			fl[k * 4 + i] = a[i].flops;
+			by[k * 4 + i] = a[i].bytes;
+		}
+		n[k] = na;
 	}
 }
 
@@ -308,7 +318,13 @@ static entry *lookup(pp_forward *f, double tpad, double tact, double rows, bool 
 	uint64_t h = (uint64_t)tpad * 1000003u ^ (uint64_t)tact * 10007u ^ (uint64_t)rows * 101u ^
 		     (uint64_t)graphed ^ (uint64_t)parts << 40;
 	h ^= h >> 29;
-	entry *e = &f->cache[h % CACHE];
+	size_t slot = h % CACHE;
+	entry *e = &f->cache[slot];
+	if (!f->seen[slot]) {
+		memset(e, 0, sizeof(*e));
+		f->seen[slot] = 1;
+		return e;
+	}
 	if (e->used && e->tpad == tpad && e->tact == tact && e->rows == rows && e->graphed == graphed &&
 	    e->parts == parts)
 		return e;
@@ -336,7 +352,8 @@ static void seg_sums(const entry *e, int seg, const double *at, const double *af
 		     const double *aby, const int *na, segsum *g)
 {
 	*g = e->pre[seg];
-	seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
+	if (e->a0[seg] < e->n[seg]) /* else no attention op: the prefix is the whole */
+		seg_add(e, seg, e->a0[seg], e->n[seg], at, afl, aby, na, g);
 }
 
 /* Segment seg's op times in order, its attention ops this batch's: the
@@ -386,9 +403,10 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 	attention_times(f, b, tpad, at, afl, aby, na);
 	double L = graphed ? f->o.launch_graph_s : f->o.launch_eager_s;
 	double min_t = e->min_t;
-	for (int k = 0; k < PP_LAYER_KINDS * 4; k++)
-		if (k % 4 < na[k / 4] && at[k] < min_t)
-			min_t = at[k];
+	for (int k = 0; k < PP_LAYER_KINDS; k++)
+		for (int i = 0; i < na[k]; i++)
+			if (at[k * 4 + i] < min_t)
+				min_t = at[k * 4 + i];
 	bool closed = min_t >= L; /* the GPU never waits for the host after the first launch */
 	segsum sg[NSEG];
 	for (int seg = 0; seg < NSEG; seg++)
@@ -399,10 +417,10 @@ void pp_forward_cost(pp_forward *f, const pp_fwd_batch *b, pp_fwd_cost *out)
 	out->tokens = tpad;
 	for (int st = 0; st < f->nstages; st++) {
 		double cpu = 0, gpu = 0, busy = 0;
-		for (int seg = 0; seg < NSEG; seg++) {
-			double reps = seg < PP_LAYER_KINDS ? f->kinds[st][seg]
-				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == f->nstages - 1);
-			if (reps <= 0 || !e->n[seg])
+		for (int j = 0; j < f->nsegs[st]; j++) {
+			int seg = f->segs[st][j];
+			double reps = f->reps[st][j];
+			if (!e->n[seg])
 				continue;
 			const segsum *g = &sg[seg];
 			out->compute_s += reps * g->comp;
@@ -445,6 +463,7 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 		return pp_errf(err, PP_EINPUT, "%d pipeline stages; podplan serve models at most %d",
 			       p->pp, PP_FWD_MAX_STAGES);
 	pp_forward *f = pp_xcalloc(1, sizeof(*f));
+	f->cache = pp_xmalloc(sizeof(entry) * CACHE);
 	f->s = s;
 	f->hw = hw;
 	f->o = *o;
@@ -454,6 +473,14 @@ int pp_forward_new(pp_forward **out, const pp_scenario *s, const pp_hw *hw, cons
 		pp_stage_kinds(s, st, f->kinds[st]);
 		for (int k = 0; k < PP_LAYER_KINDS; k++)
 			f->present[k] |= f->kinds[st][k] > 0;
+		for (int seg = 0; seg < NSEG; seg++) {
+			double reps = seg < PP_LAYER_KINDS ? f->kinds[st][seg]
+				      : seg == PP_LAYER_KINDS ? (st == 0) : (st == p->pp - 1);
+			if (reps <= 0)
+				continue;
+			f->segs[st][f->nsegs[st]] = (unsigned char)seg;
+			f->reps[st][f->nsegs[st]++] = reps;
+		}
 	}
 	base_dims(f);
 	f->ax = f->base;
@@ -473,8 +500,10 @@ void pp_forward_free(pp_forward *f)
 	if (!f)
 		return;
 	for (int i = 0; i < CACHE; i++)
-		for (int k = 0; k < NSEG; k++)
-			free(f->cache[i].ops[k]);
+		if (f->seen[i])
+			for (int k = 0; k < NSEG; k++)
+				free(f->cache[i].ops[k]);
+	free(f->cache);
 	pp_workload_release(&f->w);
 	free(f->times);
 	free(f);

@@ -78,36 +78,52 @@ static void mla_qkv_bwd(ctx *c, const dims *x, pp_group tp, int *dg, int *wg)
  * over the cached latent itself (kvlr + drope for Q.K, kvlr for V); the
  * absorption GEMMs have kv_up's shape and FLOPs, which mla_qkv_fwd already
  * counts. */
-static void serve_attention(ctx *c, const dims *x, double qk, double v)
+int wl_serve_attention_core(const ctx *c, const dims *x, wl_attn_fig *out)
 {
 	double act = c->act, heads_t = x->a / x->t;
+	double qk = x->mla ? x->dqk + x->drope : x->d, v = x->mla ? x->dv : x->d;
 	bool w = x->windowed && x->window > 0;
 	double pf_pairs = w ? x->pf_pairs_w : x->pf_pairs, dc_pairs = w ? x->dc_pairs_w : x->dc_pairs;
 	double pf_kv = w ? x->pf_kv_w : x->pf_kv, dc_kv = w ? x->dc_kv_w : x->dc_kv;
+	int n = 0;
+	if (!x->mla) {
+		out[n].name = "attn_paged";
+		out[n].flops = 2.0 * (pf_pairs + dc_pairs) * heads_t * (qk + v);
+		out[n].bytes = 2.0 * x->T * x->qw / x->t * act + (pf_kv + dc_kv) * x->kvb;
+		n++;
+	} else {
+		if (x->pf_tok > 0) {
+			out[n].name = "mla_prefill_attn";
+			out[n].flops = 2.0 * pf_pairs * heads_t * (qk + v);
+			out[n].bytes = x->pf_tok * heads_t * (2.0 * qk + 2.0 * v) * act + pf_kv * x->kvb;
+			n++;
+		}
+		if (x->dc_tok > 0) {
+			double lq = x->kvlr + x->drope, lv = x->kvlr;
+			out[n].name = "mla_decode_attn";
+			out[n].flops = 2.0 * dc_pairs * heads_t * (lq + lv);
+			out[n].bytes = x->dc_tok * heads_t * (lq + lv) * act + dc_kv * x->kvb;
+			n++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		out[i].time_s = pp_attn_time(c->hw, c->attn_dt, out[i].flops, out[i].bytes);
+	return n;
+}
+
+static void serve_attention(ctx *c, const dims *x)
+{
+	double act = c->act;
 	double kv_in = x->mla ? (x->kvlr + x->drope) * act : 2.0 * x->g / x->t * x->d * act;
 	wl_mem(c, "kv_cache_write", x->kv_write * (x->kvb + kv_in));
-	if (!x->mla) {
-		pp_op *o = wl_add(c, "attn_paged", PP_OP_ATTN);
+	wl_attn_fig f[WL_SERVE_ATTN_MAX];
+	int n = wl_serve_attention_core(c, x, f);
+	for (int i = 0; i < n; i++) {
+		pp_op *o = wl_add(c, f[i].name, PP_OP_ATTN);
 		o->dtype = c->attn_dt;
-		o->flops = 2.0 * (pf_pairs + dc_pairs) * heads_t * (qk + v);
-		o->bytes = 2.0 * x->T * x->qw / x->t * act + (pf_kv + dc_kv) * x->kvb;
-		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
-		return;
-	}
-	if (x->pf_tok > 0) {
-		pp_op *o = wl_add(c, "mla_prefill_attn", PP_OP_ATTN);
-		o->dtype = c->attn_dt;
-		o->flops = 2.0 * pf_pairs * heads_t * (qk + v);
-		o->bytes = x->pf_tok * heads_t * (2.0 * qk + 2.0 * v) * act + pf_kv * x->kvb;
-		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
-	}
-	if (x->dc_tok > 0) {
-		double lq = x->kvlr + x->drope, lv = x->kvlr;
-		pp_op *o = wl_add(c, "mla_decode_attn", PP_OP_ATTN);
-		o->dtype = c->attn_dt;
-		o->flops = 2.0 * dc_pairs * heads_t * (lq + lv);
-		o->bytes = x->dc_tok * heads_t * (lq + lv) * act + dc_kv * x->kvb;
-		o->time_s = pp_attn_time(c->hw, c->attn_dt, o->flops, o->bytes);
+		o->flops = f[i].flops;
+		o->bytes = f[i].bytes;
+		o->time_s = f[i].time_s;
 	}
 }
 
@@ -190,7 +206,7 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 			repeat_op(c, x, "repeat_kv");
 	}
 	if (x->serve) {
-		serve_attention(c, x, qk, v);
+		serve_attention(c, x);
 	} else if (x->flash) {
 		if ((!core_only || c->core_attn) && !recomp_core) {
 			pp_op *o = wl_add(c, "flash_attn", PP_OP_ATTN);

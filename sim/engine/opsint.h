@@ -139,6 +139,17 @@ void wl_colpar_grad_comm(ctx *c, const dims *x, pp_group tp, int dg, int wg, int
 
 /* layerops.c */
 void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only);
+/* Serving (x->serve): the attention core's ops of one iteration, as
+ * wl_attention_fwd adds them after the KV cache write (attn_paged, or
+ * MLA's prefill and decode ops of the parts present), into out[] without
+ * an op list: what forward.c recosts for every batch. Returns how many
+ * (at most WL_SERVE_ATTN_MAX). */
+#define WL_SERVE_ATTN_MAX 2
+typedef struct wl_attn_fig {
+	const char *name;
+	double flops, bytes, time_s;
+} wl_attn_fig;
+int wl_serve_attention_core(const ctx *c, const dims *x, wl_attn_fig *out);
 void wl_attention_bwd(ctx *c, const dims *x, pp_group tp);
 void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count);
 void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp);

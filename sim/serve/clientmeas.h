@@ -24,9 +24,10 @@ typedef struct pp_serve_meas {
 } pp_serve_meas;
 enum { PP_MEAS_TTFT, PP_MEAS_TPOT, PP_MEAS_E2EL };
 
-/* Request i's next token reached the client at now: its first sets its
- * TTFT's end, each later one adds a gap. */
-void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now);
+/* The next token of each request ids[0 .. n) reached the client at now,
+ * in that order: a request's first sets its TTFT's end, each later one
+ * adds a gap. */
+void pp_serve_meas_tokens(pp_serve_meas *m, pp_sreq *r, const int *ids, int n, double now);
 void pp_serve_meas_release(pp_serve_meas *m);
 
 /* Room for n gaps at once (a run's output tokens, known before it

@@ -34,6 +34,66 @@ void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	out->pct = pp_serve_percentile(v, n, pct);
 }
 
+/* A high percentile of many values (the SLO's p99 over a run's 10^5
+ * inter-token gaps): a threshold below rank lhs from a sample, the values
+ * not under it copied out in one pass (a few per cent of them), and
+ * gsl_stats_select on those alone, instead of quickselect's partitions
+ * over all n. The threshold is checked, not assumed: when fewer than lhs
+ * + 1 values lie under it, ranks lhs and lhs + 1 are among the copies
+ * (there at lhs - under and one above); then v[lhs] and v[lhs + 1] are
+ * set to them and 1 returned. Else (or for a low percentile, few values,
+ * a copy overflowing its room) 0, v untouched: the caller selects over
+ * all. */
+static int top_pair(double *v, size_t n, size_t lhs)
+{
+	enum { STRIDE = 32 };
+	size_t K = n - lhs;
+	if (n < 4096 || K * 16 > n)
+		return 0;
+	size_t ns = n / STRIDE, cap = K + n / 16 + 64;
+	double *smp = pp_xmalloc(sizeof(double) * ns), *top = pp_xmalloc(sizeof(double) * cap);
+	for (size_t j = 0; j < ns; j++)
+		smp[j] = v[j * STRIDE];
+	/* the sample's order statistic some four standard deviations below
+	 * lhs's share of it: almost always under rank lhs, and checked below */
+	double q = (double)lhs / (double)n, sd = sqrt((double)ns * q * (1 - q));
+	double at = q * (double)ns - 4 * sd - 2;
+	size_t j = at > 0 ? (size_t)at : 0;
+	double tau = gsl_stats_select(smp, 1, ns, j);
+	size_t m = 0, under = 0;
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < tau) {
+			under++;
+			continue;
+		}
+		if (m == cap) {
+			ok = 0;
+			break;
+		}
+		top[m++] = v[i];
+	}
+	if (ok && under <= lhs) {
+		size_t r = lhs - under; /* rank lhs among the copies */
+		double lo = gsl_stats_select(top, 1, m, r), hi = 0;
+		if (r + 1 < m) { /* the least of those after it: rank lhs + 1 */
+			size_t b = r + 1;
+			for (size_t i = r + 2; i < m; i++)
+				if (top[i] < top[b])
+					b = i;
+			hi = top[b];
+		}
+		v[lhs] = lo;
+		if (lhs + 1 < n)
+			v[lhs + 1] = hi;
+	} else {
+		ok = 0;
+	}
+	free(smp);
+	free(top);
+	return ok;
+}
+
 void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -50,6 +110,10 @@ void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out)
 	size_t lhs = (size_t)(int)(pct / 100.0 * (double)(n - 1));
 	if (lhs >= n)
 		lhs = n - 1;
+	if (top_pair(v, n, lhs)) {
+		out->pct = pp_serve_percentile(v, n, pct);
+		return;
+	}
 	(void)gsl_stats_select(v, 1, n, lhs);
 	if (lhs + 1 < n) {
 		size_t m = lhs + 1;
@@ -75,29 +139,41 @@ static void watch(pp_serve_meas *m, int k, double v)
 	}
 }
 
-void pp_serve_meas_token(pp_serve_meas *m, pp_sreq *r, int i, double now)
+void pp_serve_meas_tokens(pp_serve_meas *m, pp_sreq *r, const int *ids, int n, double now)
 {
-	pp_sreq *q = &r[i];
-	if (q->generated == 1) {
-		q->first_s = now;
-		watch(m, PP_MEAS_TTFT, q->first_s - q->send_s);
-	} else {
-		if (m->nitl == m->capitl) {
-			m->capitl = m->capitl ? 2 * m->capitl : 4096;
-			m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
-			m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+	if (m->nitl + (size_t)n > m->capitl) {
+		size_t cap = m->capitl ? 2 * m->capitl : 4096;
+		if (cap < m->nitl + (size_t)n)
+			cap = m->nitl + (size_t)n;
+		m->capitl = cap;
+		m->itl = pp_xrealloc(m->itl, sizeof(double) * m->capitl);
+		m->itl_req = pp_xrealloc(m->itl_req, sizeof(int) * m->capitl);
+	}
+	/* the gaps' cursor in locals: stores through q would reload them */
+	double *itl = m->itl;
+	int *itl_req = m->itl_req;
+	size_t nitl = m->nitl;
+	const bool ends = m->bound[PP_MEAS_TPOT] > 0 || m->bound[PP_MEAS_E2EL] > 0;
+	for (int k = 0; k < n; k++) {
+		int i = ids[k];
+		pp_sreq *q = &r[i];
+		if (q->generated == 1) {
+			q->first_s = now;
+			watch(m, PP_MEAS_TTFT, q->first_s - q->send_s);
+		} else {
+			itl_req[nitl] = i;
+			itl[nitl++] = now - q->last_s;
 		}
-		m->itl_req[m->nitl] = i;
-		m->itl[m->nitl++] = now - q->last_s;
+		q->last_s = now;
+		if (ends && q->generated == q->output) {
+			/* as pp_serve_finish computes them */
+			double ttft = q->first_s - q->send_s, e2el = q->last_s - q->send_s;
+			watch(m, PP_MEAS_E2EL, e2el);
+			if (q->output > 1)
+				watch(m, PP_MEAS_TPOT, (e2el - ttft) / (double)(q->output - 1));
+		}
 	}
-	q->last_s = now;
-	if (q->generated == q->output && (m->bound[PP_MEAS_TPOT] > 0 || m->bound[PP_MEAS_E2EL] > 0)) {
-		/* as pp_serve_finish computes them */
-		double ttft = q->first_s - q->send_s, e2el = q->last_s - q->send_s;
-		watch(m, PP_MEAS_E2EL, e2el);
-		if (q->output > 1)
-			watch(m, PP_MEAS_TPOT, (e2el - ttft) / (double)(q->output - 1));
-	}
+	m->nitl = nitl;
 }
 
 void pp_serve_meas_reserve(pp_serve_meas *m, size_t n)

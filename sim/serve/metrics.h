@@ -24,9 +24,11 @@ typedef struct pp_serve_stat {
  * besides the median and p99. An empty set gives zeros. */
 void pp_serve_stat_of(double *v, size_t n, double pct, pp_serve_stat *out);
 
-/* Only out->n and out->pct (the rest NAN) of v[n], v reordered: the
- * percentile's two order statistics found by selection (gsl_stats_select,
- * O(n)) instead of a sort, then np.percentile's rule on them as
+/* Only out->n and out->pct (the rest NAN) of v[n], v reordered and
+ * partly overwritten: the percentile's two order statistics found by
+ * selection (gsl_stats_select, O(n); for a high percentile of many
+ * values, over the few not under a threshold drawn from a sample and
+ * checked) instead of a sort, then np.percentile's rule on them as
  * pp_serve_percentile applies it, so pct equals pp_serve_stat_of's bit for
  * bit. For the searches that read a run's SLO percentiles alone. */
 void pp_serve_pct_of(double *v, size_t n, double pct, pp_serve_stat *out);

@@ -19,6 +19,8 @@ struct pp_sched {
 	int64_t preemptions, hit_tokens;
 	int *loads;               /* remote requests admitted to load their KV, not yet taken */
 	int nloads, caploads;
+	int *tok;                 /* pp_sched_complete's scratch: the requests that sampled */
+	int captok;
 	double window;            /* the model's sliding window, tokens; 0 none */
 };
 
@@ -44,6 +46,7 @@ void pp_sched_free(pp_sched *s)
 	free(s->run);
 	free(s->wait);
 	free(s->loads);
+	free(s->tok);
 	free(s);
 }
 
@@ -229,59 +232,76 @@ static void put(pp_sched *s, pass *p, int i, int64_t n)
 }
 
 /* The running requests of the filter's kind, in queue order. The pass's
- * budget and count live in locals while it runs (put() and the fields it
- * writes would otherwise be reloaded at every request). */
+ * budget, count and batch sums live in locals while it runs: the build's
+ * -fno-strict-aliasing would otherwise have every store to a request
+ * reload them (and the queue) at every request. The sums are added in
+ * the same order as before, so the batch is the same to the bit. A
+ * request that holds blocks for its tokens already (the common decode)
+ * is checked by a product, not blocks_for()'s division; grow() and its
+ * pool calls run only when a block is needed. */
 static void pass_running(pp_sched *s, pass *p, int filter)
 {
 	const pp_servespec *sv = s->sv;
 	const bool chunked = sv->chunked_prefill;
+	const int64_t bs = s->bs;
+	const double window = p->window;
+	const int max = p->max;
 	pp_sreq *r = s->r;
+	int *run = s->run, *ids = p->ids;
+	int nrun = s->nrun;
 	int64_t budget = p->budget;
 	int n_put = p->n;
-	for (int k = 0; k < s->nrun && budget > 0 && n_put < p->max;) {
-		int i = s->run[k];
+	pp_fwd_batch b = *p->b;
+	/* the budget and the count change only where a request is put: they
+	 * are tested once here (none left: no request is looked at) and
+	 * after each put, not at every request passed over */
+	if (budget <= 0 || n_put >= max)
+		nrun = 0;
+	for (int k = 0; k < nrun; k++) {
+		int i = run[k];
 		pp_sreq *q = &r[i];
-		if (q->sched_n > 0) { /* in flight (pipeline parallelism) */
-			k++;
+		if (q->sched_n > 0) /* in flight (pipeline parallelism) */
 			continue;
-		}
-		int64_t known = q->prompt + q->generated, need = known - q->computed;
-		bool prefill = q->computed < q->prompt;
-		if (need <= 0 || (filter == PREFILL && !prefill) || (filter == DECODE && prefill)) {
-			k++;
+		int64_t computed = q->computed, prompt = q->prompt;
+		int64_t need = prompt + q->generated - computed;
+		bool prefill = computed < prompt;
+		if (need <= 0 || (filter == PREFILL && !prefill) || (filter == DECODE && prefill))
 			continue;
-		}
 		int64_t n = need < budget ? need : budget;
-		if (!chunked && n < need) { /* a prompt runs whole */
-			k++;
+		if (!chunked && n < need) /* a prompt runs whole */
 			continue;
-		}
-		bool stop = false, skip = false;
-		while (!grow(s, q, q->computed + n)) {
-			int v = sv->preemption ? victim(s) : -1;
-			if (v < 0) {
-				skip = true;
-				break;
+		if (computed + n > (q->own + q->pblocks) * bs) { /* grow() has blocks to find */
+			bool stop = false, skip = false;
+			while (!grow(s, q, computed + n)) {
+				int v = sv->preemption ? victim(s) : -1;
+				if (v < 0) {
+					skip = true;
+					break;
+				}
+				bool self = s->run[v] == i;
+				preempt(s, v);
+				p->preempted = true;
+				if (self) {
+					stop = true;
+					break;
+				}
 			}
-			bool self = s->run[v] == i;
-			preempt(s, v);
-			p->preempted = true;
-			if (self) {
-				stop = true;
+			nrun = s->nrun; /* preempt() removed victims after k */
+			if (stop)
 				break;
-			}
+			if (skip)
+				continue;
 		}
-		if (stop)
-			break;
-		if (skip) {
-			k++;
-			continue;
-		}
-		add(q, n, p);
-		p->ids[n_put++] = i;
+		q->sched_n = n;
+		add_work(q, n, &b);
+		if (window > 0)
+			add_window_work(q, n, window, &b);
+		ids[n_put++] = i;
 		budget -= n;
-		k++;
+		if (budget <= 0 || n_put >= max)
+			break;
 	}
+	*p->b = b;
 	p->budget = budget;
 	p->n = n_put;
 }
@@ -378,22 +398,29 @@ int pp_sched_next(pp_sched *s, int *ids, int max, pp_fwd_batch *b)
 }
 
 int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
-		      void (*emit)(void *ctx, int i, double now), void *ctx)
+		      void (*emit)(void *ctx, const int *ids, int n, double now), void *ctx)
 {
-	int nd = 0;
+	if (n > s->captok) {
+		s->captok = n > 2 * s->captok ? n : 2 * s->captok;
+		s->tok = pp_xrealloc(s->tok, sizeof(int) * (size_t)s->captok);
+	}
+	pp_sreq *r = s->r;
+	int *tok = s->tok;
+	const int64_t prefix_blocks = s->prefix_blocks;
+	int nd = 0, nt = 0;
 	for (int k = 0; k < n; k++) {
 		int i = ids[k];
-		pp_sreq *q = &s->r[i];
+		pp_sreq *q = &r[i];
 		if (q->state != PP_RQ_RUNNING || q->sched_n == 0) /* preempted while in flight */
 			continue;
 		q->computed += q->sched_n;
 		q->sched_n = 0;
 		/* full blocks of the shared prefix it computed become cached
 		 * (none to look at, and no division per token, without one) */
-		if (s->prefix_blocks > 0) {
+		if (prefix_blocks > 0) {
 			int64_t pfull = q->prefix / s->bs;
-			if (pfull > s->prefix_blocks)
-				pfull = s->prefix_blocks;
+			if (pfull > prefix_blocks)
+				pfull = prefix_blocks;
 			while (q->pblocks < pfull && (q->pblocks + 1) * s->bs <= q->computed &&
 			       q->own > 0 && pp_kvpool_adopt_prefix(s->pool, q->pblocks)) {
 				q->pblocks++;
@@ -403,19 +430,21 @@ int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
 		if (q->computed < q->prompt + q->generated)
 			continue; /* a prefill chunk: its sampled token is discarded */
 		q->generated++;
-		emit(ctx, i, now);
+		tok[nt++] = i;
 		if (q->generated < q->output)
 			continue;
 		if (!q->hold)
 			release(s, q);
 		q->state = PP_RQ_DONE;
-		for (int r = 0; r < s->nrun; r++)
-			if (s->run[r] == i) {
-				run_remove(s, r);
+		for (int j = 0; j < s->nrun; j++)
+			if (s->run[j] == i) {
+				run_remove(s, j);
 				break;
 			}
 		done[nd++] = i;
 	}
+	if (nt)
+		emit(ctx, tok, nt, now);
 	return nd;
 }
 

@@ -81,9 +81,12 @@ int pp_sched_next(pp_sched *s, int *ids, int max, pp_fwd_batch *b);
 /* The iteration of ids[n] finished at now: computed tokens advance; a
  * request whose computed tokens reach its known tokens samples one (its
  * first, or the next); *done[] gets the requests that finished (returns
- * their count). emit(ctx, i, now) is called for every token. */
+ * their count). emit(ctx, tok, ntok, now) is called once, when any
+ * sampled, with the requests that did (each one token, in ids' order;
+ * tok is the scheduler's, valid during the call): the caller's work per
+ * token runs in one loop rather than a call per token. */
 int pp_sched_complete(pp_sched *s, const int *ids, int n, double now, int *done,
-		      void (*emit)(void *ctx, int i, double now), void *ctx);
+		      void (*emit)(void *ctx, const int *tok, int ntok, double now), void *ctx);
 
 /* Disaggregated serving, vLLM's KV-connector path (Scheduler.schedule
  * and _update_waiting_for_remote_kv in vllm/v1/core/sched/scheduler.py;

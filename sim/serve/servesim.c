@@ -82,10 +82,10 @@ static ev heap_pop(run *s)
 	return top;
 }
 
-static void emit(void *ctx, int i, double now)
+static void emit(void *ctx, const int *tok, int n, double now)
 {
 	run *s = ctx;
-	pp_serve_meas_token(&s->meas, s->r, i, now);
+	pp_serve_meas_tokens(&s->meas, s->r, tok, n, now);
 }
 
 /* Decode instance ri admitted remote requests: their KV transfers start
@@ -181,9 +181,9 @@ static int pick_replica(run *s, int lo, int hi, size_t *rr)
 	return best;
 }
 
-static void emit_none(void *ctx, int i, double now)
+static void emit_none(void *ctx, const int *tok, int n, double now)
 {
-	(void)ctx, (void)i, (void)now; /* the prefill instance's token: the proxy drops it */
+	(void)ctx, (void)tok, (void)n, (void)now; /* the prefill instance's token: the proxy drops it */
 }
 
 static void new_rep(run *s, rep *R, const pp_servespec *sv, pp_forward *f,
