@@ -185,16 +185,16 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 		}
 		/* autocast: q, k and v each cast the fp32 norm output */
 		if (!x->mla)
-			wl_amp_cast(c, "qkv.input_cast", x->T * x->qw, x->fused_proj ? 1 : 3, false);
+			wl_amp_cast(c, "qkv.input_cast", x->T * x->h, x->fused_proj ? 1 : 3, false);
 		if (x->mla) {
 			mla_qkv_fwd(c, x, count);
 		} else if (x->fused_proj || x->serve) {
-			wl_block_linear(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->qw, 3,
+			wl_block_linear(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->h, 3,
 					count);
 		} else {
-			wl_block_linear(c, x, "q", x->T, x->qgate * x->qw / x->t, x->qw, 1, count);
-			wl_block_linear(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, count);
-			wl_block_linear(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, count);
+			wl_block_linear(c, x, "q", x->T, x->qgate * x->qw / x->t, x->h, 1, count);
+			wl_block_linear(c, x, "k", x->T, x->g * x->d / x->t, x->h, 1, count);
+			wl_block_linear(c, x, "v", x->T, x->g * x->d / x->t, x->h, 1, count);
 		}
 		if (ag >= 0)
 			wl_tp_overlap(c, ag, g0, c->w->nops - 1, WL_OV_RING);
@@ -300,15 +300,15 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 	if (x->mla) {
 		mla_qkv_bwd(c, x, tp, &dg, &wg);
 	} else if (x->fused_proj) {
-		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->qw, 3,
+		wg = wl_block_linear_bwd(c, x, "qkv", x->T, (x->qgate * x->qw + kvw) / x->t, x->h, 3,
 					 &dg);
-		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 1, true);
+		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->h, 1, true);
 	} else {
 		int d2;
-		wl_block_linear_bwd(c, x, "v", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
-		wl_block_linear_bwd(c, x, "k", x->T, x->g * x->d / x->t, x->qw, 1, &d2);
-		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qgate * x->qw / x->t, x->qw, 1, &dg);
-		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->qw, 3, true);
+		wl_block_linear_bwd(c, x, "v", x->T, x->g * x->d / x->t, x->h, 1, &d2);
+		wl_block_linear_bwd(c, x, "k", x->T, x->g * x->d / x->t, x->h, 1, &d2);
+		wg = wl_block_linear_bwd(c, x, "q", x->T, x->qgate * x->qw / x->t, x->h, 1, &dg);
+		wl_amp_cast(c, "qkv.input_cast.bwd", x->T * x->h, 3, true);
 		/* autograd sums the three input gradients */
 		wl_mem_n(c, "qkv.grad_sum", 2.0 * e->grad_sum * act * x->T * x->h, 2);
 	}
