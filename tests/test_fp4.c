@@ -146,7 +146,11 @@ static void gemm_time(void)
 		return;
 	CHECK_NEAR(hw.peak_flops[PP_DT_MXFP4], 10000e12, 1e-12);
 	CHECK(hw.peak_flops[PP_DT_NVFP4] == 0);
-	CHECK_NEAR(hw.gemm_frac[PP_DT_MXFP4], hw.gemm_frac[PP_DT_FP8], 1e-12);
+	/* its own measured shares (gpus.json gemm_peak_fraction: AMD's Gluon
+	 * GEMM tutorial on MI355X, 5255 of 10,000 and 3257 of 5,000 TFLOP/s),
+	 * so MXFP4 does not take FP8's */
+	CHECK_NEAR(hw.gemm_frac[PP_DT_MXFP4], 0.526, 1e-12);
+	CHECK_NEAR(hw.gemm_frac[PP_DT_FP8], 0.651, 1e-12);
 }
 
 static void refused(void)
