@@ -35,6 +35,7 @@ typedef struct bld {
 	pp_workload w;
 	pp_des *d;
 	int *pred_off, *pred;   /* CSR of predecessors per task */
+	int *dst;               /* [task]: a stage-to-stage send's receiving stage; -1 */
 	int T, P, t, cp, dp;
 	bool blocking;          /* pipeline sends on the compute stream */
 	pp_rplan_opts o;
@@ -329,6 +330,44 @@ static void preds(bld *b)
 	free(fill);
 }
 
+static int rank_of(const pp_des *d, int t)
+{
+	return pp_des_resource_rank(d, pp_des_task_resource(d, t));
+}
+
+/* The stage each stage-to-stage send goes to: the stage of the unit that
+ * consumes it, which the event graph has as the send's successor on
+ * another stage. The program placed that unit (program.c send(),
+ * pp_pipe_stage_of): rank + 1 or rank - 1 in a line, but in a V (ZB-V,
+ * DualPipeV) the second chunk's forwards flow from the last rank back to
+ * the first, and under DualPipe the reverse direction's micro-batches
+ * flow down, so neither the category nor the link says where it goes. */
+static int send_dsts(bld *b)
+{
+	int n = pp_des_ntasks(b->d), ne = pp_des_nedges(b->d);
+	b->dst = pp_xmalloc(sizeof(int) * (size_t)(n + 1));
+	for (int t = 0; t < n; t++)
+		b->dst[t] = -1;
+	for (int e = 0; e < ne; e++) {
+		int pr, su;
+		pp_des_edge(b->d, e, &pr, &su);
+		if (pp_des_task_tag(b->d, pr).group != PP_GRP_PP)
+			continue;
+		int r = rank_of(b->d, su);
+		if (r == rank_of(b->d, pr))
+			continue; /* the sender's own next task (a blocking send) */
+		if (b->dst[pr] >= 0 && b->dst[pr] != r)
+			return pp_errf(b->err, PP_EINTERNAL, "replay plan: send task %d feeds stages "
+				       "%d and %d", pr, b->dst[pr], r);
+		b->dst[pr] = r;
+	}
+	for (int t = 0; t < n; t++)
+		if (pp_des_task_tag(b->d, t).group == PP_GRP_PP && b->dst[t] < 0)
+			return pp_errf(b->err, PP_EINTERNAL, "replay plan: send task %d has no "
+				       "consumer on another stage", t);
+	return 0;
+}
+
 static int unit_cmp(const void *a, const void *bb)
 {
 	const unit *x = a, *y = bb;
@@ -357,7 +396,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 	for (int t = 0; t < n; t++) {
 		G->own[t] = G->recv[t] = -1;
 		pp_des_tag tg = pp_des_task_tag(d, t);
-		int rank = pp_des_resource_rank(d, pp_des_task_resource(d, t)); /* issuing stage */
+		int rank = rank_of(d, t); /* issuing stage */
 		bool fwd = tg.cat == PP_CAT_P2P_FWD;
 		unit x = {pp_des_start(d, t), pp_des_end(d, t), t, t, -1, 0, PP_RS_COMPUTE, -1, false, 0, 0};
 		bool mine = rank == st;
@@ -389,8 +428,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 			G->own[t] = G->n;
 			G->u[G->n++] = x;
 		}
-		int dst = fwd ? (rank + 1) % b->P : (rank + b->P - 1) % b->P;
-		if (tg.group == PP_GRP_PP && dst == st) {
+		if (tg.group == PP_GRP_PP && b->dst[t] == st) {
 			x.kind = U_RECV;
 			x.stream = fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
 			G->recv[t] = G->n;
@@ -454,7 +492,7 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 	pp_des *d = b->d;
 	int rc = 0, st = g->stage;
 	pp_des_tag tg = pp_des_task_tag(d, x->task);
-	int rank = pp_des_resource_rank(d, pp_des_task_resource(d, x->task));
+	int rank = rank_of(d, x->task);
 	bool fwd = tg.cat == PP_CAT_P2P_FWD;
 	pp_rinstr *r = NULL;
 	switch (x->kind) {
@@ -494,7 +532,7 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 	case U_SEND:
 		r = push(g);
 		r->kind = PP_RI_SEND;
-		r->comm = (int16_t)p2p_comm(b, g, st, fwd ? (st + 1) % b->P : (st + b->P - 1) % b->P, fwd);
+		r->comm = (int16_t)p2p_comm(b, g, st, b->dst[x->task], fwd);
 		r->arg = 1;
 		break;
 	case U_RECV:
@@ -615,6 +653,8 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	p->graph_tasks = pp_des_ntasks(b.d);
 	p->graph_edges = pp_des_nedges(b.d);
 	preds(&b);
+	if ((rc = send_dsts(&b)))
+		goto out;
 	p->ngpus = (int)ng;
 	p->gpu = pp_xcalloc((size_t)ng, sizeof(pp_rgpu));
 	for (int gi = 0; gi < p->ngpus && !rc; gi++) {
@@ -629,6 +669,7 @@ out:
 	free(busy);
 	free(b.pred_off);
 	free(b.pred);
+	free(b.dst);
 	pp_des_free(b.d);
 	pp_workload_release(&b.w);
 	if (rc)

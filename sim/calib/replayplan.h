@@ -29,7 +29,11 @@
  *  - Stage-to-stage transfers: a send on the sender (on the compute stream
  *    when training.overlap_p2p_comm is false, else on a send stream after
  *    the forward/backward it carries) and a receive on the receiver's
- *    receive stream, posted when the receiver's compute stream reaches the
+ *    receive stream (the receiver: the stage of the unit that consumes it,
+ *    the send's successor in the graph, as the schedule places it: the
+ *    next or previous rank in a line, but a V's second chunk flows from
+ *    the last rank back to the first and DualPipe's reverse direction
+ *    from the last rank down), posted when the receiver's compute stream reaches the
  *    consumer (as frameworks post them: the communication stream waits for
  *    the compute stream first); the consumer waits for it. One NCCL
  *    communicator per direction and kind, so each has one sender and one
