@@ -11,7 +11,8 @@
 #include <string.h>
 
 const char *const pp_rs_names[PP_RS_COUNT] = {"compute", "tp", "dp", "embed",
-					      "send-f", "send-b", "recv-f", "recv-b"};
+					      "send-f", "send-b", "recv-f", "recv-b",
+					      "send-f-rev", "send-b-rev", "recv-f-rev", "recv-b-rev"};
 
 /* One thing a GPU issues: a graph task of its stage, or the receive of a
  * transfer some other stage sends to it. */
@@ -383,6 +384,17 @@ static int unit_cmp(const void *a, const void *bb)
 	return x->task < y->task ? -1 : x->task > y->task;
 }
 
+/* The stream of send task t from stage src (or of its receive): by
+ * kind, and whether it flows with its kind's line (activations to the
+ * next rank, gradients to the previous, around the ring) or against it. */
+static int p2p_stream(const bld *b, int t, int src, bool fwd, bool recv)
+{
+	bool rev = b->dst[t] != (fwd ? (src + 1) % b->P : (src + b->P - 1) % b->P);
+	if (recv)
+		return rev ? (fwd ? PP_RS_RECV_F_REV : PP_RS_RECV_B_REV) : fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
+	return rev ? (fwd ? PP_RS_SEND_F_REV : PP_RS_SEND_B_REV) : fwd ? PP_RS_SEND_F : PP_RS_SEND_B;
+}
+
 /* The units of GPU g: the tasks of its stage (what each is follows from
  * its tag's group, its resource's stage and the category) and the
  * receives of what other stages send it. */
@@ -412,7 +424,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 			break;
 		case PP_GRP_PP:
 			x.kind = b->blocking ? U_SEND_BLOCKING : U_SEND;
-			x.stream = b->blocking ? PP_RS_COMPUTE : fwd ? PP_RS_SEND_F : PP_RS_SEND_B;
+			x.stream = b->blocking ? PP_RS_COMPUTE : p2p_stream(b, t, rank, fwd, false);
 			break;
 		case PP_GRP_EMBED:
 			mine = st == 0 || st == b->P - 1;
@@ -430,7 +442,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 		}
 		if (tg.group == PP_GRP_PP && b->dst[t] == st) {
 			x.kind = U_RECV;
-			x.stream = fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
+			x.stream = p2p_stream(b, t, rank, fwd, true);
 			G->recv[t] = G->n;
 			G->u[G->n++] = x;
 		}

@@ -37,7 +37,10 @@
  *    consumer (as frameworks post them: the communication stream waits for
  *    the compute stream first); the consumer waits for it. One NCCL
  *    communicator per direction and kind, so each has one sender and one
- *    receiver.
+ *    receiver; one send and one receive stream per kind and way (with the
+ *    kind's line or against it), so a stream's transfers all go to, or
+ *    come from, one peer and keep the order the consumer needs them in
+ *    (sharing one, a V's two flows block each other).
  *  - The optimizer is a memory-bound copy of its byte count.
  *  - Every dependency edge of the graph between tasks of one GPU on
  *    different streams becomes an event record after the predecessor and
@@ -72,6 +75,14 @@ enum {
 	PP_RS_SEND_B,   /* ... of gradients */
 	PP_RS_RECV_F,
 	PP_RS_RECV_B,
+	/* the same four for transfers that flow against their kind's line
+	 * (a V's second chunk, DualPipe's reverse direction: activations to
+	 * the previous rank, gradients to the next), so that one stream never
+	 * serves two peers whose transfers the schedule interleaves */
+	PP_RS_SEND_F_REV,
+	PP_RS_SEND_B_REV,
+	PP_RS_RECV_F_REV,
+	PP_RS_RECV_B_REV,
 	PP_RS_COUNT
 };
 extern const char *const pp_rs_names[PP_RS_COUNT];
