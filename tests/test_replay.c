@@ -209,6 +209,14 @@ static void pipeline_directions(void)
 			for (int g = 0; g < p.ngpus; g++) {
 				pp_rplan_counts c;
 				pp_rplan_count(&p, g, &c);
+				/* a split backward's I and W parts issue the backward's
+				 * GEMMs once between them: on 2 ranks ZB-H1's first
+				 * stage runs 1F1B's, 12 layers x 18 GEMMs a micro-batch */
+				if (k == 2 && P == 2 && g == 0 && c.gemms != m * 12 * 18) {
+					pp_t_diag("zb-h1 pp 2: GPU 0 issues %d GEMMs (hand count %d)",
+						  c.gemms, m * 12 * 18);
+					bad++;
+				}
 				int want = m * (g == 0 || g == P - 1 ? per_end[k] : per_mid[k]);
 				if (c.sends != want || c.recvs != want) {
 					pp_t_diag("%s pp %d: GPU %d sends %d, receives %d (hand count %d)",
@@ -260,6 +268,8 @@ static void pipeline_directions(void)
 				if (rc)
 					pp_t_diag("%s pp %d%s: %s", sched[k], P, early ? " early" : "", err.msg);
 				CHECK(rc == 0);
+				if (early && !rc)
+					CHECK_NEAR(paper, q.des_step_s, 1e-6);
 				if (early)
 					pp_rplan_release(&q);
 			}

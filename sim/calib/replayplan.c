@@ -2,6 +2,7 @@
 #include "calib/replayplan.h"
 #include "engine/des.h"
 #include "engine/evgraph.h"
+#include "engine/pipeorder.h"
 #include "core/util.h"
 #include "engine/workload.h"
 
@@ -259,8 +260,13 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 
 /* The ops of one pass (part, phase) in order, with each overlapped TP
  * collective on the TP stream around the GEMM it hides behind (the
- * workload names it: pp_op.overlap_op). */
-static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, int task, int cat)
+ * workload names it: pp_op.overlap_op). act: of a backward split as the
+ * zero-bubble schedules split it, PP_ACT_I leaves out the weight-gradient
+ * GEMMs (pp_op_wgrad) and PP_ACT_W keeps only them (stepcost.c's I and W
+ * passes); PP_ACT_WHOLE every op. A collective whose GEMM is left out
+ * runs blocking. */
+static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, int act, int task,
+		     int cat)
 {
 	const pp_workload *w = &b->w;
 	int n = 0, rc = 0;
@@ -269,7 +275,11 @@ static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, i
 	int *partner = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1)); /* position -> position */
 	for (int i = 0; i < w->nops; i++) {
 		at[i] = -1;
-		if (w->ops[i].part == part && w->ops[i].phase == ph &&
+		bool wg = pp_op_wgrad(&w->ops[i]);
+		bool keep = act == PP_ACT_WHOLE || (act == PP_ACT_W) == wg;
+		if (act == PP_ACT_W && w->ops[i].kind == PP_OP_COMM)
+			keep = false;
+		if (keep && w->ops[i].part == part && w->ops[i].phase == ph &&
 		    (part != PP_PART_LAYER || w->ops[i].layer_kind == lkind)) {
 			at[i] = n;
 			idx[n++] = i;
@@ -512,11 +522,17 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 		pp_part part = tg.layer == PP_LAYER_EMBED ? PP_PART_EMBED
 			       : tg.layer == PP_LAYER_HEAD ? PP_PART_HEAD : PP_PART_LAYER;
 		if (tg.cat == PP_CAT_FWD)
-			return emit_pass(b, g, part, tg.lkind, PP_PH_FWD, x->task, tg.cat);
-		if (part == PP_PART_LAYER)
-			rc = emit_pass(b, g, part, tg.lkind, PP_PH_RECOMPUTE, x->task, tg.cat);
+			return emit_pass(b, g, part, tg.lkind, PP_PH_FWD, PP_ACT_WHOLE, x->task, tg.cat);
+		/* a zero-bubble schedule's split backward: the layers' input-
+		 * gradient part (with the recompute) and weight-gradient part
+		 * apart; the head's and the embedding's backward run whole in the
+		 * input-gradient part (program.c unit_bwd) */
+		int act = part == PP_PART_LAYER ? (tg.act & 3) : PP_ACT_WHOLE;
+		if (part == PP_PART_LAYER && act != PP_ACT_W)
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_RECOMPUTE, PP_ACT_WHOLE, x->task,
+				       tg.cat);
 		if (!rc)
-			rc = emit_pass(b, g, part, tg.lkind, PP_PH_BWD, x->task, tg.cat);
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_BWD, act, x->task, tg.cat);
 		return rc;
 	}
 	case U_NONE:

@@ -18,7 +18,10 @@
  *    the TP side stream, launched
  *    before that GEMM and joined after it (Megatron's async TP
  *    all-reduce / SP all-gather and reduce-scatter). A backward task runs
- *    the layer's recompute ops first.
+ *    the layer's recompute ops first; of a backward the zero-bubble
+ *    schedules split, the input-gradient task runs the recompute and the
+ *    backward less its weight-gradient GEMMs, the weight-gradient task
+ *    those GEMMs only (pp_op_wgrad).
  *  - Data-parallel gradient reductions and parameter all-gathers (and
  *    ZeRO-3's per-layer ones) go on the DP stream; the tied-embedding
  *    all-reduce on the embedding stream; each task's collective, size and
