@@ -165,9 +165,9 @@ static void flops_of_one_layer(void)
  * flash attention), per token in bf16: the linear layer keeps q, k, v
  * before and after the conv (2 x 8192), the gate z, the core output and
  * out_proj's input (3 x 4096), beta and g in fp32 (2 x 32 x 4 bytes) and
- * the chunks' 64 x 64 inverse per value head (64 x 32); the full one Q, K,
- * V (2048 + 2 x 2048 x 2 / 16, podplan's hidden-wide rule), the
- * projection's input (2048), the output gate (16 x 256) and the fp32
+ * the chunks' 64 x 64 inverse per value head (64 x 32); the full one Q
+ * (16 heads x 256), K and V (2 groups x 256 each), the projection's input
+ * (the core's output, 16 x 256), the output gate (16 x 256) and the fp32
  * log-sum-exp of 16 heads. */
 static void activations_of_one_layer(void)
 {
@@ -179,7 +179,7 @@ static void activations_of_one_layer(void)
 	}
 	double T = 4096, e = 2;
 	double lin = T * (e * (2 * 8192 + 3 * 4096 + 64 * 32) + 2 * 32 * 4);
-	double full = T * (e * (2048 * (1 + 2 * 2.0 / 16) + 2048 + 16 * 256) + 4 * 16);
+	double full = T * (e * (16 * 256 + 2 * 2 * 256 + 16 * 256 + 16 * 256) + 4 * 16);
 	double got = pp_layer_activation_bytes_kind(&s, PP_LK_MOE | PP_LK_LINEAR) -
 		     pp_layer_activation_bytes_kind(&s, PP_LK_MOE);
 	pp_t_diag("linear - full layer: %.0f bytes kept (hand %.0f)", got, lin - full);

@@ -563,6 +563,39 @@ static void memory_measures(void)
  * combine (forward and backward) as all-to-alls over the EP communicator,
  * of T k h bytes each, and the plan on paper equal to the event
  * simulation (overlap_eff 1: no slowdown tasks, which the plan omits). */
+/* Qwen3-30B-A3B (hidden 2048, 32 query heads x 128 = 4096 wide, 4 KV
+ * groups x 128 = 512), seq 4096, micro-batch 1, TP 1, bf16, flash
+ * attention, no recompute, balanced routing: an MoE layer keeps per token
+ * (bytes; Megatron-Core/TE save for backward)
+ *   the norms' inputs and outputs (the QKV and router/FC1 inputs): 4 x 2048 x 2
+ *   Q, K, V for the attention core:             (4096 + 2 x 512) x 2
+ *   the core's output, linear_proj's input:     4096 x 2
+ *   the log-sum-exp, fp32 per head:             32 x 4
+ *   the routed experts, 8 rows a token: token copies 2048 x 2, fc1's
+ *   SwiGLU output 2 x 768 x 2 and fc2's input 768 x 2; the router's fp32
+ *   scores 128 x 4.
+ * Sized at the hidden width (Q 2048, K and V 256, the core output 2048)
+ * the attention's part would be 4608 x 2 bytes a token short. */
+static void memory_head_dim(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario("{\"model\": {\"preset\": \"qwen3-30b-a3b\"}, \"training\": "
+			"{\"global_batch_size\": 64, \"micro_batch_size\": 1, \"precision\": \"bf16\", "
+			"\"use_flash_attn\": true, \"recompute\": \"none\", "
+			"\"moe_load_imbalance\": 1.0}, \"parallel\": {\"pipeline_model_parallel_size\": 1, "
+			"\"expert_model_parallel_size\": 8}, \"cluster\": {\"gpu\": \"h100-sxm\", "
+			"\"num_gpus\": 8}}", &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	double S = 4096, h = 2048;
+	double per_token = 4 * h * 2 + (4096 + 2 * 512) * 2 + 4096 * 2 + 32 * 4 +
+			   8 * (h * 2 + 2 * 768 * 2 + 768 * 2) + 128 * 4;
+	CHECK_NEAR(pp_layer_activation_bytes_kind(&s, PP_LK_MOE), S * per_token, 1e-12);
+	pp_scenario_release(&s);
+}
+
 static void replay_plan(void)
 {
 	pp_scenario s;
@@ -620,6 +653,7 @@ int main(void)
 	RUN(ep_overlap);
 	RUN(dualpipe_overlap);
 	RUN(memory_measures);
+	RUN(memory_head_dim);
 	RUN(replay_plan);
 	return pp_t_done("test_moe");
 }

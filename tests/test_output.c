@@ -19,6 +19,8 @@
 #include "core/store.h"
 #include "core/warn.h"
 #include "engine/breakdown.h"
+#include "engine/predict.h"
+#include "engine/predictout.h"
 #include "harness.h"
 #include "testutil.h"
 
@@ -401,6 +403,35 @@ static void validate_quoted_model(void)
 	pp_valset_release(&v);
 }
 
+/* predict's Experts line: Qwen3-30B-A3B routes each token to 8 of 128
+ * experts, each 768 wide (moe_ffn_hidden_size); the width is not the pool
+ * the top 8 are drawn from. */
+static void predict_experts_line(void)
+{
+	pp_scenario s;
+	pp_hw hw;
+	if (tu_scenario("{\"model\": {\"preset\": \"qwen3-30b-a3b\"}, \"training\": "
+			"{\"global_batch_size\": 64}, \"parallel\": {\"expert_model_parallel_size\": 8}, "
+			"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 8}}", &s, &hw)) {
+		CHECK(0);
+		return;
+	}
+	pp_result r;
+	pp_err err = {0};
+	if (pp_predict(&s, &hw, NULL, &r, &err)) {
+		pp_t_diag("predict: %s", err.msg);
+		CHECK(0);
+		pp_scenario_release(&s);
+		return;
+	}
+	pp_sb out = {0};
+	pp_predict_to_text(&s, &hw, &r, NULL, tu_catalog(), NULL, 0, &out);
+	CHECK_CONTAINS(out.buf, "\nExperts    128 routed (top 8), 768 wide, ");
+	CHECK(!strstr(out.buf, " of 768"));
+	pp_sb_release(&out);
+	pp_scenario_release(&s);
+}
+
 int main(void)
 {
 	RUN(csv_quoting);
@@ -414,5 +445,6 @@ int main(void)
 	RUN(breakdown_table);
 	RUN(no_formula_cells);
 	RUN(validate_quoted_model);
+	RUN(predict_experts_line);
 	return pp_t_done("test_output");
 }

@@ -166,6 +166,117 @@ static void pipeline(void)
 	}
 }
 
+/* Sends and receives pair up on every rank under every schedule: a V
+ * (zbv, dualpipev) turns its second chunk back from the last rank to the
+ * first, DualPipe runs half the micro-batches from the last rank down, so
+ * a forward send need not go to rank + 1 nor a backward one to rank - 1.
+ * Hand count: each rank sends as many transfers as it receives (every
+ * virtual stage but the first receives its forward input, every one but
+ * the last its output gradient; a rank holds as many of each end as the
+ * placement gives it), and every send on a communicator is matched by a
+ * receive of the same bytes, in the same order, on its other member. */
+static void pipeline_directions(void)
+{
+	const char *sched[] = {"1f1b", "interleaved", "zb-h1", "zbv", "dualpipev", "dualpipe"};
+	/* Per micro-batch, a virtual stage sends and receives one transfer
+	 * each way (forward input in, output out; gradients back) less the
+	 * model's two ends (the first receives no input, sends no input
+	 * gradient; the last the reverse), and a V's turn (virtual stages pp - 1
+	 * and pp on one rank) passes its transfer locally. Sends = receives per
+	 * rank, in units of m (per-direction halves under DualPipe add up to m):
+	 * 1F1B, ZB-H1: an end rank 1, a middle one 2; interleaved (2 chunks):
+	 * an end 1 + 2, a middle 2 + 2; ZB-V, DualPipeV: rank 0 holds both
+	 * model ends (1 + 1), rank pp - 1 the turn (1 + 1), a middle 2 + 2;
+	 * DualPipe: each direction's end 1/2 + 1/2 of m, a middle 2/2 + 2/2. */
+	const int per_end[] = {1, 3, 1, 2, 2, 1}, per_mid[] = {2, 4, 2, 4, 4, 2};
+	const int ranks[] = {2, 4, 8};
+	for (int k = 0; k < 6; k++)
+		for (int r = 0; r < 3; r++) {
+			int P = ranks[r], m = 2 * P;
+			char json[640];
+			snprintf(json, sizeof(json), "{" GPT17 "\"training\": {\"framework\": "
+				 "\"podplan-replay\", \"global_batch_size\": %d, \"use_flash_attn\": "
+				 "false}, \"parallel\": {\"pipeline_model_parallel_size\": %d%s, "
+				 "\"pipeline_schedule\": \"%s\"}, \"cluster\": {\"gpu\": \"h200\", "
+				 "\"num_gpus\": %d}}", m, P,
+				 k == 1 ? ", \"virtual_pipeline_model_parallel_size\": 2" : "", sched[k], P);
+			pp_rplan p;
+			if (plan_of(json, NULL, &p, NULL)) {
+				CHECK(0);
+				continue;
+			}
+			int bad = 0;
+			for (int g = 0; g < p.ngpus; g++) {
+				pp_rplan_counts c;
+				pp_rplan_count(&p, g, &c);
+				/* a split backward's I and W parts issue the backward's
+				 * GEMMs once between them: on 2 ranks ZB-H1's first
+				 * stage runs 1F1B's, 12 layers x 18 GEMMs a micro-batch */
+				if (k == 2 && P == 2 && g == 0 && c.gemms != m * 12 * 18) {
+					pp_t_diag("zb-h1 pp 2: GPU 0 issues %d GEMMs (hand count %d)",
+						  c.gemms, m * 12 * 18);
+					bad++;
+				}
+				int want = m * (g == 0 || g == P - 1 ? per_end[k] : per_mid[k]);
+				if (c.sends != want || c.recvs != want) {
+					pp_t_diag("%s pp %d: GPU %d sends %d, receives %d (hand count %d)",
+						  sched[k], P, g, c.sends, c.recvs, want);
+					bad++;
+				}
+			}
+			/* per communicator: one sender, one receiver, same sequence */
+			for (int ci = 0; ci < p.ncomms; ci++) {
+				const pp_rcomm *cm = &p.comms[ci];
+				if (strncmp(cm->name, "p2p-", 4))
+					continue;
+				int src = cm->gpus[0], dst = cm->gpus[1], ns = 0, nr = 0;
+				double bs = 0, br = 0;
+				for (int g = 0; g < p.ngpus; g++)
+					for (int i = 0; i < p.gpu[g].nins; i++) {
+						const pp_rinstr *x = &p.gpu[g].ins[i];
+						if (x->comm != ci)
+							continue;
+						if (x->kind == PP_RI_SEND) {
+							bad += g != src;
+							ns++;
+							bs += x->bytes * ns;
+						} else if (x->kind == PP_RI_RECV) {
+							bad += g != dst;
+							nr++;
+							br += x->bytes * nr;
+						}
+					}
+				if (ns != nr || bs != br || src == dst) {
+					pp_t_diag("%s pp %d: %s carries %d sends, %d receives", sched[k], P,
+						  cm->name, ns, nr);
+					bad++;
+				}
+			}
+			CHECK(bad == 0);
+			/* it runs on paper without deadlock, receives posted when the
+			 * consumer is reached (the default) or at the sender's time */
+			for (int early = 0; early < 2; early++) {
+				pp_rplan_opts o = {early != 0, false};
+				pp_rplan q;
+				double paper;
+				pp_err err = {0};
+				if (early && plan_of(json, &o, &q, NULL)) {
+					CHECK(0);
+					continue;
+				}
+				int rc = pp_rplan_simulate(early ? &q : &p, &paper, &err);
+				if (rc)
+					pp_t_diag("%s pp %d%s: %s", sched[k], P, early ? " early" : "", err.msg);
+				CHECK(rc == 0);
+				if (early && !rc)
+					CHECK_NEAR(paper, q.des_step_s, 1e-6);
+				if (early)
+					pp_rplan_release(&q);
+			}
+			pp_rplan_release(&p);
+		}
+}
+
 /* TP with SP: the overlapped collectives on the TP stream, joined. */
 static void tensor_parallel(void)
 {
@@ -498,6 +609,7 @@ int main(void)
 	RUN(ddp_counts);
 	RUN(zero3_counts);
 	RUN(pipeline);
+	RUN(pipeline_directions);
 	RUN(tensor_parallel);
 	RUN(refusals);
 	RUN(payload);

@@ -2,6 +2,7 @@
 #include "calib/replayplan.h"
 #include "engine/des.h"
 #include "engine/evgraph.h"
+#include "engine/pipeorder.h"
 #include "core/util.h"
 #include "engine/workload.h"
 
@@ -11,7 +12,8 @@
 #include <string.h>
 
 const char *const pp_rs_names[PP_RS_COUNT] = {"compute", "tp", "dp", "embed",
-					      "send-f", "send-b", "recv-f", "recv-b"};
+					      "send-f", "send-b", "recv-f", "recv-b",
+					      "send-f-rev", "send-b-rev", "recv-f-rev", "recv-b-rev"};
 
 /* One thing a GPU issues: a graph task of its stage, or the receive of a
  * transfer some other stage sends to it. */
@@ -35,6 +37,7 @@ typedef struct bld {
 	pp_workload w;
 	pp_des *d;
 	int *pred_off, *pred;   /* CSR of predecessors per task */
+	int *dst;               /* [task]: a stage-to-stage send's receiving stage; -1 */
 	int T, P, t, cp, dp;
 	bool blocking;          /* pipeline sends on the compute stream */
 	pp_rplan_opts o;
@@ -257,8 +260,13 @@ static int emit_op(bld *b, pp_rgpu *g, int oi, int stream, int task, int cat)
 
 /* The ops of one pass (part, phase) in order, with each overlapped TP
  * collective on the TP stream around the GEMM it hides behind (the
- * workload names it: pp_op.overlap_op). */
-static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, int task, int cat)
+ * workload names it: pp_op.overlap_op). act: of a backward split as the
+ * zero-bubble schedules split it, PP_ACT_I leaves out the weight-gradient
+ * GEMMs (pp_op_wgrad) and PP_ACT_W keeps only them (stepcost.c's I and W
+ * passes); PP_ACT_WHOLE every op. A collective whose GEMM is left out
+ * runs blocking. */
+static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, int act, int task,
+		     int cat)
 {
 	const pp_workload *w = &b->w;
 	int n = 0, rc = 0;
@@ -267,7 +275,11 @@ static int emit_pass(bld *b, pp_rgpu *g, pp_part part, int lkind, pp_phase ph, i
 	int *partner = pp_xmalloc(sizeof(int) * (size_t)(w->nops + 1)); /* position -> position */
 	for (int i = 0; i < w->nops; i++) {
 		at[i] = -1;
-		if (w->ops[i].part == part && w->ops[i].phase == ph &&
+		bool wg = pp_op_wgrad(&w->ops[i]);
+		bool keep = act == PP_ACT_WHOLE || (act == PP_ACT_W) == wg;
+		if (act == PP_ACT_W && w->ops[i].kind == PP_OP_COMM)
+			keep = false;
+		if (keep && w->ops[i].part == part && w->ops[i].phase == ph &&
 		    (part != PP_PART_LAYER || w->ops[i].layer_kind == lkind)) {
 			at[i] = n;
 			idx[n++] = i;
@@ -329,6 +341,44 @@ static void preds(bld *b)
 	free(fill);
 }
 
+static int rank_of(const pp_des *d, int t)
+{
+	return pp_des_resource_rank(d, pp_des_task_resource(d, t));
+}
+
+/* The stage each stage-to-stage send goes to: the stage of the unit that
+ * consumes it, which the event graph has as the send's successor on
+ * another stage. The program placed that unit (program.c send(),
+ * pp_pipe_stage_of): rank + 1 or rank - 1 in a line, but in a V (ZB-V,
+ * DualPipeV) the second chunk's forwards flow from the last rank back to
+ * the first, and under DualPipe the reverse direction's micro-batches
+ * flow down, so neither the category nor the link says where it goes. */
+static int send_dsts(bld *b)
+{
+	int n = pp_des_ntasks(b->d), ne = pp_des_nedges(b->d);
+	b->dst = pp_xmalloc(sizeof(int) * (size_t)(n + 1));
+	for (int t = 0; t < n; t++)
+		b->dst[t] = -1;
+	for (int e = 0; e < ne; e++) {
+		int pr, su;
+		pp_des_edge(b->d, e, &pr, &su);
+		if (pp_des_task_tag(b->d, pr).group != PP_GRP_PP)
+			continue;
+		int r = rank_of(b->d, su);
+		if (r == rank_of(b->d, pr))
+			continue; /* the sender's own next task (a blocking send) */
+		if (b->dst[pr] >= 0 && b->dst[pr] != r)
+			return pp_errf(b->err, PP_EINTERNAL, "replay plan: send task %d feeds stages "
+				       "%d and %d", pr, b->dst[pr], r);
+		b->dst[pr] = r;
+	}
+	for (int t = 0; t < n; t++)
+		if (pp_des_task_tag(b->d, t).group == PP_GRP_PP && b->dst[t] < 0)
+			return pp_errf(b->err, PP_EINTERNAL, "replay plan: send task %d has no "
+				       "consumer on another stage", t);
+	return 0;
+}
+
 static int unit_cmp(const void *a, const void *bb)
 {
 	const unit *x = a, *y = bb;
@@ -344,6 +394,17 @@ static int unit_cmp(const void *a, const void *bb)
 	return x->task < y->task ? -1 : x->task > y->task;
 }
 
+/* The stream of send task t from stage src (or of its receive): by
+ * kind, and whether it flows with its kind's line (activations to the
+ * next rank, gradients to the previous, around the ring) or against it. */
+static int p2p_stream(const bld *b, int t, int src, bool fwd, bool recv)
+{
+	bool rev = b->dst[t] != (fwd ? (src + 1) % b->P : (src + b->P - 1) % b->P);
+	if (recv)
+		return rev ? (fwd ? PP_RS_RECV_F_REV : PP_RS_RECV_B_REV) : fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
+	return rev ? (fwd ? PP_RS_SEND_F_REV : PP_RS_SEND_B_REV) : fwd ? PP_RS_SEND_F : PP_RS_SEND_B;
+}
+
 /* The units of GPU g: the tasks of its stage (what each is follows from
  * its tag's group, its resource's stage and the category) and the
  * receives of what other stages send it. */
@@ -357,7 +418,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 	for (int t = 0; t < n; t++) {
 		G->own[t] = G->recv[t] = -1;
 		pp_des_tag tg = pp_des_task_tag(d, t);
-		int rank = pp_des_resource_rank(d, pp_des_task_resource(d, t)); /* issuing stage */
+		int rank = rank_of(d, t); /* issuing stage */
 		bool fwd = tg.cat == PP_CAT_P2P_FWD;
 		unit x = {pp_des_start(d, t), pp_des_end(d, t), t, t, -1, 0, PP_RS_COMPUTE, -1, false, 0, 0};
 		bool mine = rank == st;
@@ -373,7 +434,7 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 			break;
 		case PP_GRP_PP:
 			x.kind = b->blocking ? U_SEND_BLOCKING : U_SEND;
-			x.stream = b->blocking ? PP_RS_COMPUTE : fwd ? PP_RS_SEND_F : PP_RS_SEND_B;
+			x.stream = b->blocking ? PP_RS_COMPUTE : p2p_stream(b, t, rank, fwd, false);
 			break;
 		case PP_GRP_EMBED:
 			mine = st == 0 || st == b->P - 1;
@@ -389,10 +450,9 @@ static void collect_units(bld *b, const pp_rgpu *g, gunits *G)
 			G->own[t] = G->n;
 			G->u[G->n++] = x;
 		}
-		int dst = fwd ? (rank + 1) % b->P : (rank + b->P - 1) % b->P;
-		if (tg.group == PP_GRP_PP && dst == st) {
+		if (tg.group == PP_GRP_PP && b->dst[t] == st) {
 			x.kind = U_RECV;
-			x.stream = fwd ? PP_RS_RECV_F : PP_RS_RECV_B;
+			x.stream = p2p_stream(b, t, rank, fwd, true);
 			G->recv[t] = G->n;
 			G->u[G->n++] = x;
 		}
@@ -454,7 +514,7 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 	pp_des *d = b->d;
 	int rc = 0, st = g->stage;
 	pp_des_tag tg = pp_des_task_tag(d, x->task);
-	int rank = pp_des_resource_rank(d, pp_des_task_resource(d, x->task));
+	int rank = rank_of(d, x->task);
 	bool fwd = tg.cat == PP_CAT_P2P_FWD;
 	pp_rinstr *r = NULL;
 	switch (x->kind) {
@@ -462,11 +522,17 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 		pp_part part = tg.layer == PP_LAYER_EMBED ? PP_PART_EMBED
 			       : tg.layer == PP_LAYER_HEAD ? PP_PART_HEAD : PP_PART_LAYER;
 		if (tg.cat == PP_CAT_FWD)
-			return emit_pass(b, g, part, tg.lkind, PP_PH_FWD, x->task, tg.cat);
-		if (part == PP_PART_LAYER)
-			rc = emit_pass(b, g, part, tg.lkind, PP_PH_RECOMPUTE, x->task, tg.cat);
+			return emit_pass(b, g, part, tg.lkind, PP_PH_FWD, PP_ACT_WHOLE, x->task, tg.cat);
+		/* a zero-bubble schedule's split backward: the layers' input-
+		 * gradient part (with the recompute) and weight-gradient part
+		 * apart; the head's and the embedding's backward run whole in the
+		 * input-gradient part (program.c unit_bwd) */
+		int act = part == PP_PART_LAYER ? (tg.act & 3) : PP_ACT_WHOLE;
+		if (part == PP_PART_LAYER && act != PP_ACT_W)
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_RECOMPUTE, PP_ACT_WHOLE, x->task,
+				       tg.cat);
 		if (!rc)
-			rc = emit_pass(b, g, part, tg.lkind, PP_PH_BWD, x->task, tg.cat);
+			rc = emit_pass(b, g, part, tg.lkind, PP_PH_BWD, act, x->task, tg.cat);
 		return rc;
 	}
 	case U_NONE:
@@ -494,7 +560,7 @@ static int emit_unit(bld *b, pp_rgpu *g, unit *x)
 	case U_SEND:
 		r = push(g);
 		r->kind = PP_RI_SEND;
-		r->comm = (int16_t)p2p_comm(b, g, st, fwd ? (st + 1) % b->P : (st + b->P - 1) % b->P, fwd);
+		r->comm = (int16_t)p2p_comm(b, g, st, b->dst[x->task], fwd);
 		r->arg = 1;
 		break;
 	case U_RECV:
@@ -615,6 +681,8 @@ int pp_rplan_build(pp_rplan *p, const pp_scenario *s, const pp_hw *hw, const pp_
 	p->graph_tasks = pp_des_ntasks(b.d);
 	p->graph_edges = pp_des_nedges(b.d);
 	preds(&b);
+	if ((rc = send_dsts(&b)))
+		goto out;
 	p->ngpus = (int)ng;
 	p->gpu = pp_xcalloc((size_t)ng, sizeof(pp_rgpu));
 	for (int gi = 0; gi < p->ngpus && !rc; gi++) {
@@ -629,6 +697,7 @@ out:
 	free(busy);
 	free(b.pred_off);
 	free(b.pred);
+	free(b.dst);
 	pp_des_free(b.d);
 	pp_workload_release(&b.w);
 	if (rc)

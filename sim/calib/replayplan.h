@@ -18,7 +18,10 @@
  *    the TP side stream, launched
  *    before that GEMM and joined after it (Megatron's async TP
  *    all-reduce / SP all-gather and reduce-scatter). A backward task runs
- *    the layer's recompute ops first.
+ *    the layer's recompute ops first; of a backward the zero-bubble
+ *    schedules split, the input-gradient task runs the recompute and the
+ *    backward less its weight-gradient GEMMs, the weight-gradient task
+ *    those GEMMs only (pp_op_wgrad).
  *  - Data-parallel gradient reductions and parameter all-gathers (and
  *    ZeRO-3's per-layer ones) go on the DP stream; the tied-embedding
  *    all-reduce on the embedding stream; each task's collective, size and
@@ -29,11 +32,18 @@
  *  - Stage-to-stage transfers: a send on the sender (on the compute stream
  *    when training.overlap_p2p_comm is false, else on a send stream after
  *    the forward/backward it carries) and a receive on the receiver's
- *    receive stream, posted when the receiver's compute stream reaches the
+ *    receive stream (the receiver: the stage of the unit that consumes it,
+ *    the send's successor in the graph, as the schedule places it: the
+ *    next or previous rank in a line, but a V's second chunk flows from
+ *    the last rank back to the first and DualPipe's reverse direction
+ *    from the last rank down), posted when the receiver's compute stream reaches the
  *    consumer (as frameworks post them: the communication stream waits for
  *    the compute stream first); the consumer waits for it. One NCCL
  *    communicator per direction and kind, so each has one sender and one
- *    receiver.
+ *    receiver; one send and one receive stream per kind and way (with the
+ *    kind's line or against it), so a stream's transfers all go to, or
+ *    come from, one peer and keep the order the consumer needs them in
+ *    (sharing one, a V's two flows block each other).
  *  - The optimizer is a memory-bound copy of its byte count.
  *  - Every dependency edge of the graph between tasks of one GPU on
  *    different streams becomes an event record after the predecessor and
@@ -68,6 +78,14 @@ enum {
 	PP_RS_SEND_B,   /* ... of gradients */
 	PP_RS_RECV_F,
 	PP_RS_RECV_B,
+	/* the same four for transfers that flow against their kind's line
+	 * (a V's second chunk, DualPipe's reverse direction: activations to
+	 * the previous rank, gradients to the next), so that one stream never
+	 * serves two peers whose transfers the schedule interleaves */
+	PP_RS_SEND_F_REV,
+	PP_RS_SEND_B_REV,
+	PP_RS_RECV_F_REV,
+	PP_RS_RECV_B_REV,
 	PP_RS_COUNT
 };
 extern const char *const pp_rs_names[PP_RS_COUNT];

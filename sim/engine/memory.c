@@ -72,18 +72,24 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 	keep k = keep_of(m, tr, e);
 	double mask = m->swiglu ? 0.0 : 1.0; /* dropout masks, GPT recipes only */
 	double sbh = sq * b * h;
+	/* the attention's widths: Q and the core's output heads x head_dim,
+	 * K and V query groups x head_dim, which differ from the hidden size
+	 * where head_dim is set (Qwen3, Gemma, GPT-OSS) */
+	double qw = m->head_dim > 0 ? a * m->head_dim : h, kvw = g * qw / a;
 	double rep = sbh * (2.0 * e + 2.0 * mask) / (sp ? t : 1.0) /* LN inputs, masks */
 		     + sbh * (k.norm ? 0.0 : 2.0 * k.lin) / (sp ? t : 1.0); /* QKV and FC1 inputs */
-	/* Q, K, V, or with MLA's up-projections recomputed their inputs, the
-	 * latents (not split by TP) and the decoupled RoPE key */
+	/* Q, K, V (the core attention's inputs, as Megatron-Core's
+	 * DotProductAttention / TE's fused attention save them), or with MLA's
+	 * up-projections recomputed their inputs, the latents (not split by
+	 * TP) and the decoupled RoPE key */
 	double qkv = k.mla ? sq * b * (m->q_lora_rank + m->kv_lora_rank) * k.lin +
 				     sq * b * m->qk_pos_emb_head_dim * e
-			   : sbh * e * (1.0 + 2.0 * g / a) / t;
-	/* the projection's input: DeepSeek keeps it in E5M6 (Sec. 3.3.2), 16
-	 * bits here */
-	double attn = qkv + sbh * e / t;
+			   : sq * b * e * (qw + 2.0 * kvw) / t;
+	/* the projection's input, the core's output: DeepSeek keeps it in
+	 * E5M6 (Sec. 3.3.2), 16 bits here */
+	double attn = qkv + sq * b * qw * e / t;
 	if (m->attn_output_gate) /* Qwen3-Next's gate: sigmoid's input, kept */
-		attn += sq * b * a * (m->head_dim > 0 ? m->head_dim : h / a) * e / t;
+		attn += sq * b * qw * e / t;
 	if (kind & PP_LK_LINEAR) {
 		/* Gated DeltaNet (gdnops.c): the conv's input and output (q, k, v;
 		 * the output is what fla's chunk function saves), the gate z, the
@@ -108,11 +114,9 @@ static double act_bytes_kind(const pp_model *m, const pp_parallel *p, const pp_t
 		 * output (wq, wv, w1, w2 with separate projections; qkv and fc1
 		 * fused), the attention output with its fp32 log-sum-exp, the
 		 * reduce-scatters' outputs; the block's backward recomputes the rest */
-		double d = m->head_dim > 0 ? m->head_dim : h / a;
-		double qw = a * d;
 		double mm = tr->stack.fused_proj
-				    ? (qw + 2.0 * g * d) / t + (m->swiglu ? 2.0 : 1.0) * f / t
-				    : qw / t + g * d / t + f / t + h;
+				    ? (qw + 2.0 * kvw) / t + (m->swiglu ? 2.0 : 1.0) * f / t
+				    : qw / t + kvw / t + f / t + h;
 		double kept = sbh * e / (sp ? t : 1.0) + sq * b * e * mm + sq * b * qw / t * e +
 			      4.0 * a / t * sq * b;
 		if (sp)

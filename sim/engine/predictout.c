@@ -238,7 +238,7 @@ void pp_predict_to_text(const pp_scenario *s, const pp_hw *hw, const pp_result *
 	       "seq %d\n", s->model_origin, r->params_total / 1e9, m->num_layers, m->hidden_size,
 	       m->num_attention_heads, m->num_query_groups, m->seq_length);
 	if (m->num_experts > 0)
-		pp_sb_addf(out, "Experts    %d routed (top %d) of %d, %s%.1fB active per token; EP %d, expert TP %d, "
+		pp_sb_addf(out, "Experts    %d routed (top %d), %d wide, %s%.1fB active per token; EP %d, expert TP %d, "
 		       "%s dispatcher, load imbalance %.2f%s\n", m->num_experts, m->moe_router_topk,
 		       m->moe_ffn_hidden_size,
 		       m->moe_shared_expert_intermediate_size ? "shared experts, " : "",

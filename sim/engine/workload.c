@@ -21,8 +21,7 @@ static void sum_pass(const pp_workload *w, int from, int to, pp_pass_cost *pc)
 			pc->comm_s += o->exposed_s;
 		} else {
 			pc->compute_s += o->time_s;
-			size_t n = strlen(o->name);
-			if (n >= 6 && !strcmp(o->name + n - 6, ".wgrad"))
+			if (pp_op_wgrad(o))
 				pc->wgrad_s += o->time_s;
 			pc->flops += o->flops;
 			pc->model_flops += o->model_flops;

@@ -21,6 +21,9 @@
 #include "input/hw.h"
 #include "input/scenario.h"
 
+#include <stdbool.h>
+#include <string.h>
+
 typedef enum pp_op_kind { PP_OP_GEMM, PP_OP_ATTN, PP_OP_MEM, PP_OP_COMM } pp_op_kind;
 typedef enum pp_phase { PP_PH_FWD, PP_PH_BWD, PP_PH_RECOMPUTE } pp_phase;
 typedef enum pp_part { PP_PART_LAYER, PP_PART_EMBED, PP_PART_HEAD } pp_part;
@@ -55,6 +58,15 @@ typedef struct pp_op {
 	int gkind;                /* collectives: whose ranks (PP_GK_*) */
 	int kernels;              /* kernels the host issues for it (an eager chain: several) */
 } pp_op;
+
+/* Whether op o is a weight-gradient GEMM (named *.wgrad): what a
+ * zero-bubble schedule's W pass runs, the rest of the backward its I
+ * pass. */
+static inline bool pp_op_wgrad(const pp_op *o)
+{
+	size_t n = strlen(o->name);
+	return o->kind != PP_OP_COMM && n >= 6 && !strcmp(o->name + n - 6, ".wgrad");
+}
 
 /* Per-pass cost of one part (a layer, the embedding, the head). */
 typedef struct pp_pass_cost {
