@@ -50,6 +50,13 @@
 # (fixed, test_cluster_input); its other kept input, a serving deployment of
 # 190 years, ran 15 s under the sanitizers and 1 s in the release build
 # (6.8M events), a slow unit, not a finding.
+# local-2026-12-08a: servecheck and costserve, the fuzz build of bc59e2d, one
+# process each under nice -n 19 with -runs= the executions each still
+# needed, on the 2-core build machine beside the helpers' builds and two
+# full test runs (load average 4-7), from their seed corpora grown by a 1 s
+# seeding run; stopped by SIGINT (final stats printed) once past 1e7 in
+# all. No finding; costserve kept one slow unit (27 s on the loaded machine,
+# a costs section refused at parse, 0.03 s in the release build).
 #   sh bench/fuzz/sum.sh            every bench/fuzz/device-*.txt and local-*.txt
 [ $# -gt 0 ] || set -- "$(dirname "$0")"/device-*.txt "$(dirname "$0")"/local-*.txt
 awk 'FNR > 1 && NF >= 4 { ex[$1] += $2; fi[$1] += $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
