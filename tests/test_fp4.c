@@ -49,13 +49,7 @@ static int setup70(const char *gpu, const char *prec, pp_scenario *s, pp_hw *hw,
 		 "\"trtllm\", \"precision\": \"%s\", \"kv_cache_dtype\": \"fp8\", "
 		 "\"max_model_len\": 2048}, \"workload\": {\"num_prompts\": 1, \"input_len\": 16, "
 		 "\"output_len\": 4}}", gpu, prec);
-	if (tu_scenario(j, s, hw))
-		return -1;
-	pp_err err = {0};
-	int rc = pp_serve_setup_init(su, s, hw, &err);
-	if (rc)
-		pp_t_diag("setup: %s", err.msg);
-	return rc;
+	return tu_serve_setup(j, s, hw, su);
 }
 
 static void weights_70b(void)

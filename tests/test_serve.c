@@ -35,17 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int setup(const char *json, pp_scenario *s, pp_hw *hw, pp_serve_setup *su)
-{
-	if (tu_scenario(json, s, hw))
-		return -1;
-	pp_err err = {0};
-	int rc = pp_serve_setup_init(su, s, hw, &err);
-	if (rc)
-		pp_t_diag("setup: %s", err.msg);
-	return rc;
-}
-
 #define H100_8B(serving, workload)                                                               \
 	"{\"name\": \"t\", \"model\": {\"preset\": \"llama3-8b\"}, "                           \
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 1}, \"serving\": {" serving "}, "   \
@@ -92,7 +81,7 @@ static void kv_capacity(void)
 	const char *j = H100_8B("\"max_num_seqs\": 256, \"max_num_batched_tokens\": 8192, "
 				"\"enable_chunked_prefill\": false, \"gpu_memory_utilization\": 0.9",
 				"\"num_prompts\": 1, \"input_len\": 16, \"output_len\": 4");
-	if (setup(j, &s, &hw, &su)) {
+	if (tu_serve_setup(j, &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
 		return;
@@ -132,7 +121,7 @@ static void forward_flops(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(H100_8B("\"tensor_parallel_size\": 1", "\"num_prompts\": 1"), &s, &hw, &su)) {
+	if (tu_serve_setup(H100_8B("\"tensor_parallel_size\": 1", "\"num_prompts\": 1"), &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
 		return;
@@ -460,7 +449,7 @@ static void one_request(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(H100_8B("\"tensor_parallel_size\": 1",
+	if (tu_serve_setup(H100_8B("\"tensor_parallel_size\": 1",
 			  "\"num_prompts\": 1, \"input_len\": 100, \"output_len\": 4"), &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
@@ -503,7 +492,7 @@ static void littles_law(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(H100_8B("\"tensor_parallel_size\": 1",
+	if (tu_serve_setup(H100_8B("\"tensor_parallel_size\": 1",
 			  "\"num_prompts\": 3000, \"input_len\": 512, \"output_len\": 128, "
 			  "\"request_rate\": 15"), &s, &hw, &su)) {
 		CHECK(!"setup");
@@ -546,7 +535,7 @@ static void stop_and_reuse(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(H100_8B("\"tensor_parallel_size\": 1",
+	if (tu_serve_setup(H100_8B("\"tensor_parallel_size\": 1",
 			  "\"num_prompts\": 400, \"input_len\": 1024, \"output_len\": 64, "
 			  "\"request_rate\": 20"), &s, &hw, &su)) {
 		CHECK(!"setup");
@@ -612,7 +601,7 @@ static void trtllm_policies(void)
 		pp_scenario s;
 		pp_hw hw;
 		pp_serve_setup su;
-		if (setup(json, &s, &hw, &su)) {
+		if (tu_serve_setup(json, &s, &hw, &su)) {
 			CHECK(!"setup");
 			pp_scenario_release(&s);
 			return;
@@ -652,7 +641,7 @@ static void warmup_window(void)
 		char json[512];
 		snprintf(json, sizeof(json), H100_8B("", "\"num_prompts\": 96, \"input_len\": 2048, "
 			 "\"output_len\": 64, \"max_concurrency\": 8, \"warmup_requests\": %d"), k ? 8 : 0);
-		if (setup(json, &s, &hw, &su)) {
+		if (tu_serve_setup(json, &s, &hw, &su)) {
 			CHECK(!"setup");
 			pp_scenario_release(&s);
 			return;
@@ -695,7 +684,7 @@ static void closed_loop_reply(void)
 			 H100_8B("\"tensor_parallel_size\": 1, \"max_num_batched_tokens\": 3072",
 				 "\"num_prompts\": 40, \"input_len\": 2048, \"output_len\": 16, "
 				 "\"max_concurrency\": %d"), c);
-		if (setup(json, &s, &hw, &su)) {
+		if (tu_serve_setup(json, &s, &hw, &su)) {
 			CHECK(!"setup");
 			pp_scenario_release(&s);
 			return;
@@ -743,7 +732,7 @@ static void monotone(void)
 	pp_hw hw, hw2;
 	pp_serve_setup su, su2;
 	const char *wl = "\"num_prompts\": 800, \"input_len\": 1024, \"output_len\": 128";
-	if (setup(H100_8B("\"tensor_parallel_size\": 1", "\"num_prompts\": 800, \"input_len\": 1024, "
+	if (tu_serve_setup(H100_8B("\"tensor_parallel_size\": 1", "\"num_prompts\": 800, \"input_len\": 1024, "
 			  "\"output_len\": 128"), &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
@@ -766,7 +755,7 @@ static void monotone(void)
 			  "\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": 2}, \"serving\": "
 			  "{\"data_parallel_size\": 2}, \"workload\": {\"num_prompts\": 800, "
 			  "\"input_len\": 1024, \"output_len\": 128}}";
-	if (setup(two, &s2, &hw2, &su2) == 0) {
+	if (tu_serve_setup(two, &s2, &hw2, &su2) == 0) {
 		pp_serve_result a, c;
 		CHECK(pp_serve_run(&su, 24, 3, &a, &err) == 0);
 		CHECK(pp_serve_run(&su2, 24, 3, &c, &err) == 0);

@@ -35,17 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int setup(const char *json, pp_scenario *s, pp_hw *hw, pp_serve_setup *su)
-{
-	if (tu_scenario(json, s, hw))
-		return -1;
-	pp_err err = {0};
-	int rc = pp_serve_setup_init(su, s, hw, &err);
-	if (rc)
-		pp_t_diag("setup: %s", err.msg);
-	return rc;
-}
-
 #define DISAGG_8B(gpus, serving, workload)                                                      \
 	"{\"name\": \"t\", \"model\": {\"preset\": \"llama3-8b\"}, "                           \
 	"\"cluster\": {\"gpu\": \"h100-sxm\", \"num_gpus\": " gpus "}, \"serving\": {" serving   \
@@ -80,7 +69,7 @@ static void one_request(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(DISAGG_8B("2", ONE_P_ONE_D, "\"num_prompts\": 1, \"input_len\": 100, "
+	if (tu_serve_setup(DISAGG_8B("2", ONE_P_ONE_D, "\"num_prompts\": 1, \"input_len\": 100, "
 			    "\"output_len\": 4"), &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
@@ -128,7 +117,7 @@ static void ideal_link(void)
 	char j[1200], k[1200];
 	snprintf(j, sizeof(j), DISAGG_8B("2", ONE_P_ONE_D, "%s"), w);
 	snprintf(k, sizeof(k), DISAGG_8B("1", "\"tensor_parallel_size\": 1", "%s"), w);
-	if (setup(j, &s, &hw, &su) || setup(k, &c, &hwc, &sc)) {
+	if (tu_serve_setup(j, &s, &hw, &su) || tu_serve_setup(k, &c, &hwc, &sc)) {
 		CHECK(!"setup");
 		return;
 	}
@@ -164,7 +153,7 @@ static void conservation(void)
 				  "\"mean\": 1500, \"range_ratio\": 0.5}, \"output_len\": "
 				  "{\"distribution\": \"uniform\", \"mean\": 300, \"range_ratio\": 0.9}, "
 				  "\"request_rate\": 40");
-	if (setup(j, &s, &hw, &su)) {
+	if (tu_serve_setup(j, &s, &hw, &su)) {
 		CHECK(!"setup");
 		pp_scenario_release(&s);
 		return;
@@ -207,7 +196,7 @@ static void pipeline(void)
 	pp_scenario s;
 	pp_hw hw;
 	pp_serve_setup su;
-	if (setup(DISAGG_8B("4", "\"pipeline_parallel_size\": 2, " ONE_P_ONE_D,
+	if (tu_serve_setup(DISAGG_8B("4", "\"pipeline_parallel_size\": 2, " ONE_P_ONE_D,
 			    "\"num_prompts\": 100, \"input_len\": 1000, \"output_len\": 100, "
 			    "\"request_rate\": 20"), &s, &hw, &su)) {
 		CHECK(!"setup");
@@ -321,7 +310,7 @@ static void search_picks(void)
 			pp_scenario s2;
 			pp_hw hw2;
 			pp_serve_setup su2;
-			if (setup(text, &s2, &hw2, &su2) == 0) {
+			if (tu_serve_setup(text, &s2, &hw2, &su2) == 0) {
 				pp_err err = {0};
 				pp_serve_result x;
 				CHECK(su2.disagg && pp_serve_run(&su2, 4, 0, &x, &err) == 0);

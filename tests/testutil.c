@@ -51,6 +51,17 @@ int tu_scenario_unchecked(const char *json, pp_scenario *s, pp_hw *hw)
 	return load(json, s, hw, false);
 }
 
+int tu_serve_setup(const char *json, pp_scenario *s, pp_hw *hw, pp_serve_setup *su)
+{
+	if (tu_scenario(json, s, hw))
+		return -1;
+	pp_err err = {0};
+	int rc = pp_serve_setup_init(su, s, hw, &err);
+	if (rc)
+		pp_t_diag("setup: %s", err.msg);
+	return rc;
+}
+
 double tu_step(const char *json, pp_result *r)
 {
 	pp_scenario s;

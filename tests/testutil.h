@@ -9,6 +9,7 @@
 #include "input/hw.h"
 #include "engine/predict.h"
 #include "input/scenario.h"
+#include "serve/servesim.h"
 
 /* The catalog from $PODPLAN_DATA (tests run from the repo root). Aborts the
  * test program when it cannot be loaded. */
@@ -19,6 +20,9 @@ int tu_scenario(const char *json, pp_scenario *s, pp_hw *hw);
 /* The same without the size limits' check (pp_scenario_parse_unchecked):
  * for the engine tests that build large layouts on purpose. */
 int tu_scenario_unchecked(const char *json, pp_scenario *s, pp_hw *hw);
+/* tu_scenario, then the serving setup of the scenario (pp_serve_setup_init);
+ * returns 0 or -1 / the error code (message printed). */
+int tu_serve_setup(const char *json, pp_scenario *s, pp_hw *hw, pp_serve_setup *su);
 /* Predict a JSON scenario; returns the step time (negative on error). */
 double tu_step(const char *json, pp_result *r);
 

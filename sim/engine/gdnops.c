@@ -47,14 +47,7 @@ void wl_gdn_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_only)
 	if (core_only)
 		return;
 	wl_mem_n(c, "ln1", e->norm_fwd * act * x->Tn * x->h, e->norm_kernels);
-	int ag = -1, g0 = c->w->nops;
-	if (x->sp) {
-		ag = c->w->nops;
-		wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-		if (c->w->nops == ag)
-			ag = -1;
-		g0 = c->w->nops;
-	}
+	int ag = wl_sp_gather(c, x, "sp.allgather1", tp), g0 = c->w->nops;
 	wl_amp_cast(c, "in_proj.input_cast", x->T * x->h, 2, false);
 	wl_block_linear(c, x, "in_proj_qkvz", x->T, qk + 2.0 * v, x->h, 4, count);
 	wl_block_linear(c, x, "in_proj_ba", x->T, 2.0 * heads, x->h, 2, count);
@@ -94,10 +87,8 @@ void wl_gdn_bwd(ctx *c, const dims *x, pp_group tp)
 	int dg, wg, d2;
 	widths(x, &qk, &v, &heads);
 	wl_mem_n(c, "dropout_add1.bwd", x->Tn * x->h * (e->resid_bwd * act + mask), e->resid_kernels);
-	int ag = c->w->nops;
-	if (x->sp)
-		wl_comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	bool have_ag = c->w->nops > ag;
+	int ag = wl_sp_gather(c, x, "sp.allgather_grad1", tp);
+	bool have_ag = ag >= 0;
 	wg = wl_block_linear_bwd(c, x, "out_proj", x->T, x->h, v, 1, &dg);
 	if (have_ag)
 		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);

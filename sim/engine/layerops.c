@@ -175,14 +175,7 @@ void wl_attention_fwd(ctx *c, const dims *x, pp_group tp, bool count, bool core_
 			wl_mem(c, "ln1", 4.0 * act * x->Tn * x->h);
 		else
 			wl_mem_n(c, "ln1", e->norm_fwd * act * x->Tn * x->h, e->norm_kernels);
-		int ag = -1, g0 = c->w->nops;
-		if (x->sp) {
-			ag = c->w->nops;
-			wl_comm(c, "sp.allgather1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-			if (c->w->nops == ag)
-				ag = -1;
-			g0 = c->w->nops;
-		}
+		int ag = wl_sp_gather(c, x, "sp.allgather1", tp), g0 = c->w->nops;
 		/* autocast: q, k and v each cast the fp32 norm output */
 		if (!x->mla)
 			wl_amp_cast(c, "qkv.input_cast", x->T * x->h, x->fused_proj ? 1 : 3, false);
@@ -264,10 +257,8 @@ void wl_attention_bwd(ctx *c, const dims *x, pp_group tp)
 		return;
 	}
 	wl_mem_n(c, "dropout_add1.bwd", x->Tn * x->h * (e->resid_bwd * act + mask), e->resid_kernels);
-	int ag = c->w->nops;
-	if (x->sp)
-		wl_comm(c, "sp.allgather_grad1", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	bool have_ag = c->w->nops > ag;
+	int ag = wl_sp_gather(c, x, "sp.allgather_grad1", tp);
+	bool have_ag = ag >= 0;
 	wg = wl_block_linear_bwd(c, x, "proj", x->T, x->h, (x->mla ? x->a * x->dv : x->qw) / x->t, 1,
 				 &dg);
 	if (have_ag) /* the gradient's all-gather beside the projection's dgrad */
@@ -322,10 +313,8 @@ void wl_mlp_fwd(ctx *c, const dims *x, pp_group tp, bool count)
 {
 	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
-	int ag = c->w->nops;
-	if (x->sp)
-		wl_comm(c, "sp.allgather2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	bool have_ag = c->w->nops > ag;
+	int ag = wl_sp_gather(c, x, "sp.allgather2", tp);
+	bool have_ag = ag >= 0;
 	int g0 = c->w->nops;
 	double fc1_n = (x->swiglu ? 2.0 : 1.0) * x->f / x->t;
 	/* autocast: gate and up each cast the fp32 norm output */
@@ -355,10 +344,8 @@ void wl_mlp_bwd(ctx *c, const dims *x, pp_group tp)
 	const pp_eltw_impl *e = wl_eltw(c);
 	double act = c->act;
 	int dg, wg;
-	int ag = c->w->nops;
-	if (x->sp)
-		wl_comm(c, "sp.allgather_grad2", PP_COLL_ALL_GATHER, x->T * x->h * act, tp, -1);
-	bool have_ag = c->w->nops > ag;
+	int ag = wl_sp_gather(c, x, "sp.allgather_grad2", tp);
+	bool have_ag = ag >= 0;
 	wg = wl_block_linear_bwd(c, x, "fc2", x->T, x->h, x->f / x->t, 1, &dg);
 	if (have_ag)
 		wl_tp_overlap(c, ag, dg, dg, WL_OV_RING);

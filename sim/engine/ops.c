@@ -158,6 +158,14 @@ void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int
 	comm_op(c, name, op, bytes, g, hide);
 }
 
+int wl_sp_gather(ctx *c, const dims *x, const char *name, pp_group tp)
+{
+	int ag = c->w->nops;
+	if (x->sp)
+		comm_op(c, name, PP_COLL_ALL_GATHER, x->T * x->h * c->act, tp, -1);
+	return c->w->nops > ag ? ag : -1;
+}
+
 void wl_cp_op(ctx *c, const char *name, int op, double bytes, double msg_bytes, pp_group g,
 	      double time_s, double exposed_s)
 {

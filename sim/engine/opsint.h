@@ -115,6 +115,10 @@ void wl_tp_overlap(ctx *c, int ci, int g0, int g1, int mode);
 /* A TP/SP collective on the compute stream; hide >= 0: the op (a GEMM of
  * this pass) it overlaps. Nothing over a group of one. */
 void wl_comm(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int hide);
+/* Under sequence parallelism, the all-gather of a block's hidden-wide
+ * input (or of its output's gradient) over tp, named name: its op index,
+ * or -1 where none was listed (no SP, or a group of one). */
+int wl_sp_gather(ctx *c, const dims *x, const char *name, pp_group tp);
 /* The same for the expert-parallel dispatch and combine (booked apart);
  * gk: the ranks (PP_GK_EP, PP_GK_ETP or PP_GK_TPEP). */
 void wl_comm_ep(ctx *c, const char *name, pp_coll op, double bytes, pp_group g, int gk, int hide);
